@@ -1,0 +1,26 @@
+# The two commands of the README:
+#   make demo   install what is missing, build, run the default experiment
+#   make test   install what is missing, check and run every test
+GO          ?= go
+BIN         := bin/obsbench
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: demo test deps build lint
+
+demo: deps build
+	./$(BIN) run
+
+test: deps lint
+	$(GO) test -count=1 -timeout 30m ./...
+
+deps:
+	@./scripts/install-deps.sh
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/obsbench
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...

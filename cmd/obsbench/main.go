@@ -1,0 +1,88 @@
+// Command obsbench measures what watching a database costs: it runs a
+// workload with and without each observer (statement logs, plan capture,
+// audit, statistics extensions), interleaved and repeated, and reports the
+// overhead with a confidence interval.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1 // the experiment could not be completed
+	exitUsage       = 2 // invalid input; nothing was touched
+	exitInterrupted = 130
+)
+
+// usageError marks invalid input: exit code 2, and nothing was changed.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: obsbench <command> [flags]
+
+commands:
+  run         measure the overhead of observers on a workload
+  observers   list the observer catalog
+  version     print the version
+
+'obsbench <command> -h' lists a command's flags.
+`
+
+// run is the whole CLI, callable from tests with its own output streams.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = runCmd(ctx, args[1:], stdout, stderr)
+	case "observers":
+		err = observersCmd(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = usagef("unknown command %q\n%s", args[0], usage)
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "obsbench: %v\n", err)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "obsbench: interrupted; changes reverted, server stopped")
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "obsbench: %v\n", err)
+		return exitFailure
+	}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Defaults of the default experiment: baseline and four observers, five
+// rounds, about five minutes on a 2-core machine. Five rounds is the least
+// at which a rank test over four comparisons can be significant at all.
+const (
+	defaultRounds   = 5
+	defaultDuration = 8 * time.Second
+	defaultWarmup   = 2 * time.Second
+	datasetDatabase = "obsbench"
+)
+
+type runFlags struct {
+	engine, dsn, workload, observers, observerFile, out string
+	rounds, clients                                     int
+	duration, warmup                                    time.Duration
+	seed                                                uint64
+	allowChanges                                        bool
+}
+
+// runConfig is a validated run command.
+type runConfig struct {
+	runFlags
+	wl        workload.Meta
+	ds        dataset.Dataset
+	observers []observer.Observer
+}
+
+func parseRun(args []string, stderr io.Writer) (runConfig, error) {
+	var f runFlags
+	fs := flag.NewFlagSet("obsbench run", flag.ContinueOnError)
+	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres")
+	fs.StringVar(&f.dsn, "dsn", "", "external server to measure (libpq connection string or URL); default: a managed server started from the local binaries")
+	fs.StringVar(&f.workload, "workload", "credit-top1", "workload to run")
+	fs.StringVar(&f.observers, "observers", "", "comma-separated observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')")
+	fs.StringVar(&f.observerFile, "observer-file", "", "YAML file with more observers (same schema as the catalog)")
+	fs.IntVar(&f.rounds, "rounds", defaultRounds, "rounds; each runs every condition once, in a seeded random order")
+	fs.DurationVar(&f.duration, "duration", defaultDuration, "measured time of each run")
+	fs.DurationVar(&f.warmup, "warmup", defaultWarmup, "unmeasured warm-up before each run's measured time")
+	fs.IntVar(&f.clients, "clients", 0, "client sessions (default: the workload's, 16 for credit-top1)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the run order (default: from the clock; printed either way)")
+	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
+	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return runConfig{}, err
+	}
+	c := runConfig{runFlags: f}
+	if err := checkEngine(f.engine); err != nil {
+		return c, err
+	}
+	var err error
+	if c.wl, err = workload.Lookup(f.workload); err != nil {
+		return c, usageError{err}
+	}
+	if c.ds, err = dataset.Lookup(c.wl.Dataset); err != nil {
+		return c, err
+	}
+	switch {
+	case f.rounds < 2 || f.rounds > 1000:
+		return c, usagef("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", f.rounds)
+	case f.duration < time.Second || f.duration > 24*time.Hour:
+		return c, usagef("--duration %v: want 1s to 24h", f.duration)
+	case f.warmup < 0 || f.warmup > time.Hour:
+		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
+	case f.clients < 0 || f.clients > 1000:
+		return c, usagef("--clients %d: want 1 to 1000", f.clients)
+	}
+	if c.clients == 0 {
+		c.clients = c.wl.DefaultClients
+	}
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	if c.out == "" {
+		c.out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
+	}
+	cat, err := loadCatalog(f.observerFile)
+	if err != nil {
+		return c, err
+	}
+	base, err := cat.Lookup(f.engine, observer.Baseline)
+	if err != nil {
+		return c, err
+	}
+	c.observers = []observer.Observer{base}
+	if f.observers == "" {
+		c.observers = append(c.observers, cat.Defaults(f.engine)...)
+	}
+	seen := map[string]bool{observer.Baseline: true}
+	for _, name := range splitList(f.observers) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		o, err := cat.Lookup(f.engine, name)
+		if err != nil {
+			return c, usageError{err}
+		}
+		c.observers = append(c.observers, o)
+	}
+	if f.dsn != "" && len(c.observers) > 1 && !f.allowChanges {
+		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
+	}
+	return c, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseRun(args, stderr)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+
+	var target pgTarget
+	var tgt experiment.Target
+	if c.dsn != "" {
+		target.Server = postgres.New(c.dsn, postgres.Options{})
+		if err := target.Ping(ctx); err != nil {
+			return usagef("--dsn: %v", err)
+		}
+		tgt = target
+	} else {
+		bin, err := server.FindPostgresBin()
+		if err != nil {
+			return usageError{err}
+		}
+		pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := pg.Stop(); err != nil {
+				logf("stopping the managed server: %v", err)
+			}
+		}()
+		dsn := pg.DSN(datasetDatabase)
+		if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+			return err
+		}
+		target = pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart}), managed: pg}
+		tgt = managedTarget{target}
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return fmt.Errorf("create --out directory: %w", err)
+	}
+	logf("loading dataset %s", c.ds.Name)
+	if err := target.Load(ctx, c.ds); err != nil {
+		return err
+	}
+	ver, err := target.Version(ctx)
+	if err != nil {
+		return err
+	}
+	logf("seed %d; results in %s", c.seed, c.out)
+
+	names := make([]string, len(c.observers))
+	for i, o := range c.observers {
+		names[i] = o.Name
+	}
+	head := result.Summary{
+		Engine: c.engine, Server: ver, Workload: c.wl.Name, Clients: c.clients, Seed: c.seed,
+		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(),
+	}
+	runs, runErr := experiment.Run(ctx, experiment.Config{
+		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Rounds: c.rounds, Seed: c.seed, Out: c.out,
+		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration},
+		Progress: progressPrinter(stderr),
+	})
+	if runErr != nil && len(runs) == 0 {
+		return runErr
+	}
+	sum := analysis.Summarize(head, names, runs)
+	if runErr != nil {
+		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
+	}
+	if err := result.WriteSummary(filepath.Join(c.out, "summary.json"), sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	if err := report.Text(stdout, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", c.out)
+	return runErr
+}
+
+func progressPrinter(w io.Writer) func(experiment.Progress) {
+	return func(p experiment.Progress) {
+		if !p.Done {
+			return
+		}
+		status := fmt.Sprintf("%8.0f stmt/s", p.Run.Driver.Throughput)
+		if p.Run.Error != "" {
+			status = "FAILED: " + p.Run.Error
+		}
+		fmt.Fprintf(w, "[%3d/%d] round %d/%d  %-22s %s  (%s elapsed, ~%s left)\n",
+			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, status,
+			p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
+	}
+}

@@ -1,0 +1,90 @@
+// Package dataset defines the schemas and deterministic generators of the
+// data the workloads read. A dataset is data: tables with portable column
+// types and a function that produces row i, so that any engine can load it
+// and every load of the same dataset is identical.
+package dataset
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Column is a table column with a portable SQL type.
+type Column struct {
+	Name string
+	Type string // int, varchar(n), date, numeric(p,s)
+}
+
+// Index is a secondary index.
+type Index struct {
+	Name    string
+	Columns []string
+}
+
+// Table is one generated table.
+type Table struct {
+	Name       string
+	Columns    []Column
+	PrimaryKey string
+	Indexes    []Index
+	// Rows is the number of rows; loading is verified against it.
+	Rows int
+	// Row returns row i (0 <= i < Rows); the same i gives the same row.
+	Row func(i int) []any
+}
+
+// Dataset is a named set of tables.
+type Dataset struct {
+	Name        string
+	Description string
+	Tables      []Table
+}
+
+// ColumnNames lists t's column names in order.
+func (t Table) ColumnNames() []string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// CreateSQL is the CREATE TABLE statement for t, without indexes.
+func (t Table) CreateSQL() string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = c.Name + " " + c.Type + " NOT NULL"
+	}
+	return fmt.Sprintf("CREATE TABLE %s (%s)", t.Name, strings.Join(cols, ", "))
+}
+
+// IndexSQL are the statements that add t's primary key and indexes; they
+// run after the data is loaded, which is faster than maintaining them.
+func (t Table) IndexSQL() []string {
+	var out []string
+	if t.PrimaryKey != "" {
+		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (%s)", t.Name, t.PrimaryKey))
+	}
+	for _, ix := range t.Indexes {
+		out = append(out, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", ix.Name, t.Name, strings.Join(ix.Columns, ", ")))
+	}
+	return out
+}
+
+var registry = map[string]Dataset{}
+
+func register(d Dataset) { registry[d.Name] = d }
+
+// Lookup returns the dataset called name.
+func Lookup(name string) (Dataset, error) {
+	if d, ok := registry[name]; ok {
+		return d, nil
+	}
+	var names []string
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return Dataset{}, fmt.Errorf("unknown dataset %q; known: %s", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,194 @@
+// Package driver runs a workload's client sessions in a closed loop for a
+// warm-up and a measured window, counting completed statements per session
+// per second and recording their latency. It knows nothing about particular
+// workloads or engines.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Session is one client connection.
+type Session interface {
+	workload.Conn
+	Close(ctx context.Context) error
+}
+
+// Dialer opens a session.
+type Dialer func(ctx context.Context) (Session, error)
+
+// Config says how long and how wide to run.
+type Config struct {
+	Clients  int
+	Warmup   time.Duration // run but not measured
+	Duration time.Duration // the measured window
+	// Window is called when the measured window opens (start=true) and
+	// closes (start=false), so that other measurements can cover exactly it.
+	Window func(start bool)
+}
+
+// Latency percentiles of the measured statements, in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Result is what one run of the driver measured.
+type Result struct {
+	Clients int `json:"clients"`
+	// Seconds is the length of the measured window.
+	Seconds float64 `json:"seconds"`
+	// Measured counts statements completed inside the window.
+	Measured int64 `json:"measured"`
+	// Executed counts every statement completed, warm-up and the statements
+	// in flight when the window closed included: what an observer that
+	// records every statement must have recorded.
+	Executed int64 `json:"executed"`
+	// Throughput is Measured / Seconds.
+	Throughput float64 `json:"throughput"`
+	// PerSecond[s][i] counts statements session s completed in second i of
+	// the window.
+	PerSecond [][]int64 `json:"per_second"`
+	Latency   Latency   `json:"latency_ms"`
+}
+
+const (
+	minLatencyMicros = 1
+	maxLatencyMicros = 60_000_000
+)
+
+// Run connects cfg.Clients sessions, prepares each one's operation, then
+// runs them together. Statements are attributed to the second in which they
+// completed; the loop ends after the window by letting each session finish
+// its statement in flight (not by cancelling it), so that every statement
+// the server saw is counted.
+func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Result, error) {
+	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 {
+		return Result{}, fmt.Errorf("driver: invalid config %+v", cfg)
+	}
+	sessions := make([]Session, 0, cfg.Clients)
+	defer func() {
+		for _, s := range sessions {
+			s.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	ops := make([]workload.Op, cfg.Clients)
+	for i := range cfg.Clients {
+		s, err := dial(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		sessions = append(sessions, s)
+		if ops[i], err = w.Worker(ctx, s, i); err != nil {
+			return Result{}, fmt.Errorf("session %d: %w", i, err)
+		}
+	}
+
+	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
+	workers := make([]*worker, cfg.Clients)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range workers {
+		workers[i] = &worker{
+			perSecond: make([]int64, seconds),
+			hist:      hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3),
+		}
+		wg.Add(1)
+		go func(wk *worker, op workload.Op) {
+			defer wg.Done()
+			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration)
+		}(workers[i], ops[i])
+	}
+	timer := func(d time.Duration) bool {
+		t := time.NewTimer(time.Until(start.Add(d)))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if timer(cfg.Warmup) && cfg.Window != nil {
+		cfg.Window(true)
+		if timer(cfg.Warmup+cfg.Duration) && cfg.Window != nil {
+			cfg.Window(false)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return collate(cfg, workers)
+}
+
+type worker struct {
+	perSecond []int64
+	executed  int64
+	hist      *hdrhistogram.Histogram
+	err       error
+}
+
+func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration) {
+	for !stop.Load() {
+		t := time.Now()
+		if err := op(ctx); err != nil {
+			if ctx.Err() == nil {
+				wk.err = err
+			}
+			return
+		}
+		end := time.Now()
+		wk.executed++
+		since := end.Sub(start) - warmup
+		if since < 0 || since >= dur {
+			continue
+		}
+		wk.perSecond[since/time.Second]++
+		us := end.Sub(t).Microseconds()
+		wk.hist.RecordValue(min(max(us, minLatencyMicros), maxLatencyMicros))
+	}
+}
+
+func collate(cfg Config, workers []*worker) (Result, error) {
+	r := Result{Clients: cfg.Clients, Seconds: cfg.Duration.Seconds()}
+	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
+	var errs []error
+	for i, wk := range workers {
+		if wk.err != nil {
+			errs = append(errs, fmt.Errorf("session %d: %w", i, wk.err))
+		}
+		r.PerSecond = append(r.PerSecond, wk.perSecond)
+		for _, n := range wk.perSecond {
+			r.Measured += n
+		}
+		r.Executed += wk.executed
+		hist.Merge(wk.hist)
+	}
+	if len(errs) > 0 {
+		return r, errors.Join(errs...)
+	}
+	r.Throughput = float64(r.Measured) / r.Seconds
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	r.Latency = Latency{
+		P50: ms(hist.ValueAtQuantile(50)), P90: ms(hist.ValueAtQuantile(90)),
+		P99: ms(hist.ValueAtQuantile(99)), P999: ms(hist.ValueAtQuantile(99.9)),
+		Max: ms(hist.Max()), Mean: hist.Mean() / 1000,
+	}
+	return r, nil
+}

@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// ErrNotCollected means the observer's events cannot be counted here, e.g.
+// the log directory of an external server is not on this machine.
+var ErrNotCollected = errors.New("events not collected")
+
+// EventCount counts the events an applied observer records during a run.
+// StartEvents marks where the run begins; Count reads what was recorded since.
+type EventCount struct {
+	s       *Server
+	counter observer.EventCounter
+	tag     string
+	logDir  string
+	offsets map[string]int64 // log file -> size at the start
+	before  int64            // SQL counter value at the start
+}
+
+// StartEvents begins counting the events of a's observer for statements
+// carrying tag. It returns nil when the observer records no events.
+func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+	if a.obs.Events == nil {
+		return nil, nil
+	}
+	e := &EventCount{s: a.s, counter: *a.obs.Events, tag: tag}
+	switch e.counter.Source {
+	case observer.SourceServerLog:
+		dir, err := a.s.logDirectory(ctx)
+		if err != nil {
+			return nil, err
+		}
+		e.logDir = dir
+		e.offsets, err = logSizes(dir)
+		return e, err
+	case observer.SourceSQL:
+		n, err := a.s.countSQL(ctx, e.query())
+		e.before = n
+		return e, err
+	}
+	return nil, fmt.Errorf("unknown event source %q", e.counter.Source)
+}
+
+func (e *EventCount) query() string { return strings.ReplaceAll(e.counter.Query, "{{tag}}", e.tag) }
+
+// Count returns the events recorded since StartEvents. For log files it
+// first waits until the logging collector has written everything sent to
+// it: the files stop growing.
+func (e *EventCount) Count(ctx context.Context) (int64, error) {
+	if e.counter.Source == observer.SourceSQL {
+		n, err := e.s.countSQL(ctx, e.query())
+		return n - e.before, err
+	}
+	if err := waitStable(ctx, e.logDir); err != nil {
+		return 0, err
+	}
+	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
+	if err != nil {
+		return 0, err
+	}
+	sizes, err := logSizes(e.logDir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for name := range sizes {
+		n, err := countMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func (s *Server) countSQL(ctx context.Context, query string) (int64, error) {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, query).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count events with %q: %w", query, err)
+	}
+	return n, nil
+}
+
+// logDirectory is the absolute path of the server's log_directory, if it is
+// on this machine.
+func (s *Server) logDirectory(ctx context.Context) (string, error) {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	var data, dir string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('data_directory'), current_setting('log_directory')").Scan(&data, &dir); err != nil {
+		return "", fmt.Errorf("find log directory: %w", err)
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(data, dir)
+	}
+	if _, err := os.Stat(data); err != nil {
+		return "", fmt.Errorf("%w: data directory %s is not on this machine", ErrNotCollected, data)
+	}
+	return dir, nil
+}
+
+func logSizes(dir string) (map[string]int64, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]int64{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read log directory: %w", err)
+	}
+	out := map[string]int64{}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			out[e.Name()] = info.Size()
+		}
+	}
+	return out, nil
+}
+
+// waitStable waits until the log directory has not grown for 300 ms (at most
+// 30 s): every backend's write to the collector's pipe finished before the
+// driver saw its statement complete, so once the collector is idle the
+// files hold them all.
+func waitStable(ctx context.Context, dir string) error {
+	var last int64 = -1
+	stable := 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		sizes, err := logSizes(dir)
+		if err != nil {
+			return err
+		}
+		var sum int64
+		for _, n := range sizes {
+			sum += n
+		}
+		if sum == last {
+			if stable++; stable >= 3 {
+				return nil
+			}
+		} else {
+			stable, last = 0, sum
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return errors.New("server log kept growing for 30s after the run")
+}
+
+// countMatches counts lines from offset on that contain tag and match re.
+// The cheap byte search comes first: most lines of a busy log are other
+// statements' or the plan's.
+func countMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var n int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, tag) && re.Match(line) {
+			n++
+		}
+	}
+	return n, sc.Err()
+}

@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+)
+
+// CreateDatabase creates the database named in dsn by connecting to the
+// `postgres` maintenance database of the same server. Only used on managed
+// servers: an external server's database is the user's to create.
+func CreateDatabase(ctx context.Context, dsn string) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("parse dsn: %w", err)
+	}
+	name := cfg.Database
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// Load creates d's tables in the dataset database, fills them with COPY,
+// adds keys and indexes and analyzes them. Tables that already hold exactly
+// d's row counts are kept; any other contents is an error, never
+// overwritten.
+func (s *Server) Load(ctx context.Context, d dataset.Dataset) error {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if err := s.Verify(ctx, d); err == nil {
+		return nil
+	}
+	for _, t := range d.Tables {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", t.Name).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("table %s exists but does not hold dataset %s; use an empty database", t.Name, d.Name)
+		}
+	}
+	for _, t := range d.Tables {
+		if _, err := conn.Exec(ctx, t.CreateSQL()); err != nil {
+			return fmt.Errorf("create %s: %w", t.Name, err)
+		}
+		i := 0
+		n, err := conn.CopyFrom(ctx, pgx.Identifier{t.Name}, t.ColumnNames(), pgx.CopyFromFunc(func() ([]any, error) {
+			if i >= t.Rows {
+				return nil, nil
+			}
+			i++
+			return t.Row(i - 1), nil
+		}))
+		if err != nil {
+			return fmt.Errorf("copy into %s: %w", t.Name, err)
+		}
+		if n != int64(t.Rows) {
+			return fmt.Errorf("copy into %s: %d rows, want %d", t.Name, n, t.Rows)
+		}
+		for _, stmt := range t.IndexSQL() {
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", stmt, err)
+			}
+		}
+	}
+	// VACUUM sets the visibility map, so index-only scans and hint bits do not
+	// change under the first measured runs; ANALYZE gives stable plans.
+	names := make([]string, len(d.Tables))
+	for i, t := range d.Tables {
+		names[i] = t.Name
+	}
+	if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) "+strings.Join(names, ", ")); err != nil {
+		return fmt.Errorf("vacuum analyze: %w", err)
+	}
+	return s.Verify(ctx, d)
+}
+
+// Verify checks that every table of d holds its expected number of rows.
+func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, t := range d.Tables {
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{t.Name}.Sanitize()).Scan(&n); err != nil {
+			return fmt.Errorf("dataset %s: count %s: %w", d.Name, t.Name, err)
+		}
+		if n != int64(t.Rows) {
+			return fmt.Errorf("dataset %s: table %s has %d rows, want %d", d.Name, t.Name, n, t.Rows)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// MissingError says an observer needs something that is not installed.
+type MissingError struct {
+	Observer, Library, Package string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("observer %s needs %s, which is not installed: apt-get install %s", e.Observer, e.Library, e.Package)
+}
+
+// RestartError says an observer needs a restart obsbench may not do.
+type RestartError struct {
+	Observer string
+	Settings []string
+}
+
+func (e *RestartError) Error() string {
+	return fmt.Sprintf("observer %s changes %s, which needs a server restart; obsbench restarts only servers it manages (run without --dsn)",
+		e.Observer, strings.Join(e.Settings, ", "))
+}
+
+// change is one applied step, with what undoes it.
+type change struct {
+	setting string
+	prior   *string // the postgresql.auto.conf value before; nil = none
+	restart bool    // needs a restart to take effect
+	ext     string  // an extension obsbench created
+}
+
+// Applied is an observer in force on the server. Revert undoes it.
+type Applied struct {
+	s       *Server
+	obs     observer.Observer
+	changes []change
+}
+
+// Apply puts o in force: preload libraries and restart-only settings first
+// (restarting once), then extensions, then the remaining settings (one
+// reload). Settings of a library, such as auto_explain.*, are unknown to the
+// server until the library is loaded, which is why the order matters. On
+// error, what was already applied is reverted.
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
+	a := &Applied{s: s, obs: o}
+	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0) {
+		return a, nil
+	}
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if conn != nil {
+			conn.Close(context.WithoutCancel(ctx))
+		}
+		if err != nil {
+			if rerr := a.Revert(context.WithoutCancel(ctx)); rerr != nil {
+				err = fmt.Errorf("%w (and reverting the partial change failed: %v)", err, rerr)
+			}
+		}
+	}()
+	if err := checkRequirements(ctx, conn, o); err != nil {
+		return nil, err
+	}
+
+	libs, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	if err != nil {
+		return nil, err
+	}
+	contexts, err := settingContexts(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	var restartNames, later []string
+	if preloadChanged {
+		restartNames = append(restartNames, "shared_preload_libraries")
+	}
+	for _, name := range o.SettingNames() {
+		if contexts[name] == "postmaster" {
+			restartNames = append(restartNames, name)
+		} else {
+			later = append(later, name)
+		}
+	}
+	if len(restartNames) > 0 && s.restart == nil {
+		return nil, &RestartError{Observer: o.Name, Settings: restartNames}
+	}
+	for _, name := range restartNames {
+		value := libs
+		if name != "shared_preload_libraries" {
+			value = o.Settings[name]
+		}
+		if err := a.set(ctx, conn, name, value, true); err != nil {
+			return nil, err
+		}
+	}
+	if len(restartNames) > 0 {
+		conn.Close(ctx)
+		conn = nil
+		if err := s.restart(ctx); err != nil {
+			return nil, fmt.Errorf("restart for %s: %w", o.Name, err)
+		}
+		if conn, err = s.connect(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, ext := range o.Extensions {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", ext).Scan(&exists); err != nil {
+			return nil, fmt.Errorf("check extension %s: %w", ext, err)
+		}
+		if exists {
+			continue
+		}
+		a.changes = append(a.changes, change{ext: ext})
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION "+pgx.Identifier{ext}.Sanitize()); err != nil {
+			return nil, fmt.Errorf("create extension %s: %w", ext, err)
+		}
+	}
+	for _, name := range later {
+		if err := a.set(ctx, conn, name, o.Settings[name], false); err != nil {
+			return nil, err
+		}
+	}
+	if len(later) > 0 {
+		if err := waitReload(ctx, conn, s.dsn); err != nil {
+			return nil, err
+		}
+	}
+	return a, fileErrors(ctx, conn)
+}
+
+// Check fails when o cannot be applied to this server: a library it needs
+// is not installed, or it needs a restart and the server is not obsbench's
+// to restart. Nothing is changed.
+func (s *Server) Check(ctx context.Context, o observer.Observer) error {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if err := checkRequirements(ctx, conn, o); err != nil {
+		return err
+	}
+	if s.restart != nil {
+		return nil
+	}
+	_, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	if err != nil {
+		return err
+	}
+	contexts, err := settingContexts(ctx, conn)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if preloadChanged {
+		names = append(names, "shared_preload_libraries")
+	}
+	for _, n := range o.SettingNames() {
+		if contexts[n] == "postmaster" {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		return &RestartError{Observer: o.Name, Settings: names}
+	}
+	return nil
+}
+
+// set changes one setting with ALTER SYSTEM, first recording the value it
+// had in postgresql.auto.conf so that Revert restores exactly that.
+func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, restart bool) error {
+	var prior *string
+	err := conn.QueryRow(ctx, `SELECT setting FROM pg_file_settings
+		WHERE name = $1 AND sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1`, name).Scan(&prior)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("read prior value of %s: %w", name, err)
+	}
+	a.changes = append(a.changes, change{setting: name, prior: prior, restart: restart})
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, quoteLiteral(value))); err != nil {
+		return fmt.Errorf("set %s = %s: %w", name, value, err)
+	}
+	return nil
+}
+
+// Revert undoes the changes in reverse order: library settings while the
+// library is still loaded, then extensions, then restart-only settings with
+// one restart.
+func (a *Applied) Revert(ctx context.Context) error {
+	if len(a.changes) == 0 {
+		return nil
+	}
+	conn, err := a.s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { conn.Close(ctx) }()
+	reload, restart := false, false
+	for i := len(a.changes) - 1; i >= 0; i-- {
+		c := a.changes[i]
+		switch {
+		case c.ext != "":
+			if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.ext}.Sanitize()); err != nil {
+				return fmt.Errorf("drop extension %s: %w", c.ext, err)
+			}
+		default:
+			stmt := "ALTER SYSTEM RESET " + c.setting
+			if c.prior != nil {
+				stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, quoteLiteral(*c.prior))
+			}
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("revert %s: %w", c.setting, err)
+			}
+			restart = restart || c.restart
+			reload = reload || !c.restart
+		}
+	}
+	a.changes = nil
+	if restart && a.s.restart != nil {
+		conn.Close(ctx)
+		if err := a.s.restart(ctx); err != nil {
+			return fmt.Errorf("restart to revert %s: %w", a.obs.Name, err)
+		}
+		if conn, err = a.s.connect(ctx); err != nil {
+			return err
+		}
+	} else if reload {
+		if err := waitReload(ctx, conn, a.s.dsn); err != nil {
+			return err
+		}
+	}
+	return fileErrors(ctx, conn)
+}
+
+// Observer is the observer that was applied.
+func (a *Applied) Observer() observer.Observer { return a.obs }
+
+func mergedPreload(ctx context.Context, conn *pgx.Conn, want []string) (string, bool, error) {
+	var cur string
+	if err := conn.QueryRow(ctx, "SHOW shared_preload_libraries").Scan(&cur); err != nil {
+		return "", false, fmt.Errorf("read shared_preload_libraries: %w", err)
+	}
+	var libs []string
+	for _, l := range strings.Split(cur, ",") {
+		if l = strings.Trim(strings.TrimSpace(l), `"`); l != "" {
+			libs = append(libs, l)
+		}
+	}
+	changed := false
+	for _, w := range want {
+		if !slices.Contains(libs, w) {
+			libs = append(libs, w)
+			changed = true
+		}
+	}
+	return strings.Join(libs, ","), changed, nil
+}
+
+func settingContexts(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
+	rows, err := conn.Query(ctx, "SELECT name, context FROM pg_settings")
+	if err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	out := map[string]string{}
+	var name, c string
+	_, err = pgx.ForEachRow(rows, []any{&name, &c}, func() error { out[name] = c; return nil })
+	return out, err
+}
+
+// fileErrors reports settings the server could not apply from its files.
+func fileErrors(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, "SELECT sourcefile || ':' || sourceline || ': ' || coalesce(name, '') || ': ' || error FROM pg_file_settings WHERE error IS NOT NULL")
+	if err != nil {
+		return fmt.Errorf("read pg_file_settings: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("server rejected settings: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// checkRequirements verifies that each library o needs is in the server's
+// library directory, and says which package installs it when not.
+func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer) error {
+	if len(o.Requires) == 0 {
+		return nil
+	}
+	var libdir, num string
+	if err := conn.QueryRow(ctx, "SELECT setting FROM pg_config WHERE name = 'PKGLIBDIR'").Scan(&libdir); err != nil {
+		return fmt.Errorf("find library directory: %w", err)
+	}
+	if err := conn.QueryRow(ctx, "SHOW server_version_num").Scan(&num); err != nil {
+		return err
+	}
+	if _, err := os.Stat(libdir); err != nil {
+		// Not this machine's server: let the server itself complain on load.
+		return nil
+	}
+	major := strings.TrimLeft(num[:len(num)-4], "0")
+	for _, r := range o.Requires {
+		if _, err := os.Stat(filepath.Join(libdir, r.Library+".so")); err != nil {
+			return &MissingError{Observer: o.Name, Library: r.Library, Package: r.PackageFor(major)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+// Package postgres is obsbench's PostgreSQL engine: it applies and reverts
+// observers from the catalog, counts the events they record, loads datasets
+// and opens the driver's sessions, all through pgx.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Server is a PostgreSQL server under test, managed or external.
+type Server struct {
+	dsn     string // the dataset database
+	restart func(ctx context.Context) error
+}
+
+// Options configure a Server.
+type Options struct {
+	// Restart restarts the server; nil for servers obsbench may not restart,
+	// which then refuse observers that need one.
+	Restart func(ctx context.Context) error
+}
+
+// New returns the server reached by dsn. The database named in dsn is where
+// datasets are loaded and extensions created.
+func New(dsn string, opts Options) *Server {
+	return &Server{dsn: dsn, restart: opts.Restart}
+}
+
+// DSN is the connection string of the dataset database.
+func (s *Server) DSN() string { return s.dsn }
+
+// connect opens a control connection. Each operation uses a fresh one, since
+// restarts break connections and new sessions see reloaded settings.
+func (s *Server) connect(ctx context.Context) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(s.dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse dsn: %w", err)
+	}
+	cfg.RuntimeParams["application_name"] = "obsbench-control"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	return conn, nil
+}
+
+// Ping checks the server can be reached and obsbench is a superuser there,
+// which applying observers needs.
+func (s *Server) Ping(ctx context.Context) error {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var super bool
+	if err := conn.QueryRow(ctx, "SELECT usesuper FROM pg_user WHERE usename = current_user").Scan(&super); err != nil {
+		return fmt.Errorf("check privileges: %w", err)
+	}
+	if !super {
+		return errors.New("the user in the dsn is not a superuser; observers are changed with ALTER SYSTEM, which needs one")
+	}
+	return nil
+}
+
+// Version is the server's version string, e.g. "15.18".
+func (s *Server) Version(ctx context.Context) (string, error) {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	var v string
+	err = conn.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	v, _, _ = strings.Cut(v, " ")
+	return v, err
+}
+
+// Settings returns every setting as a fresh session sees it, name to value.
+// Comparing the map before an observer is applied and after it is reverted
+// proves the revert complete.
+func (s *Server) Settings(ctx context.Context) (map[string]string, error) {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT name, coalesce(setting, '') FROM pg_settings")
+	if err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	out := map[string]string{}
+	var name, value string
+	_, err = pgx.ForEachRow(rows, []any{&name, &value}, func() error {
+		out[name] = value
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	// application_name is the reading session's own.
+	delete(out, "application_name")
+	return out, nil
+}
+
+// waitReload signals a configuration reload and waits until new sessions
+// see it: pg_reload_conf only signals the postmaster, which rereads the files
+// asynchronously, and a session forked before that would run with the old
+// settings.
+func waitReload(ctx context.Context, conn *pgx.Conn, dsn string) error {
+	var before time.Time
+	if err := conn.QueryRow(ctx, "SELECT pg_conf_load_time()").Scan(&before); err != nil {
+		return fmt.Errorf("read pg_conf_load_time: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		return fmt.Errorf("reload configuration: %w", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		fresh, err := pgconn.Connect(ctx, dsn)
+		if err != nil {
+			return fmt.Errorf("connect after reload: %w", err)
+		}
+		res := fresh.ExecParams(ctx, "SELECT pg_conf_load_time() > $1", [][]byte{[]byte(before.Format(time.RFC3339Nano))}, nil, nil, nil).Read()
+		fresh.Close(ctx)
+		if res.Err != nil {
+			return fmt.Errorf("check reload: %w", res.Err)
+		}
+		if len(res.Rows) == 1 && string(res.Rows[0][0]) == "t" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return errors.New("the server did not reload its configuration within 30s")
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}

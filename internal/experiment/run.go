@@ -1,0 +1,248 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Target is the server under test, as the experiment uses it.
+type Target interface {
+	// Check fails when o cannot be applied here (not installed, needs a
+	// restart obsbench may not do), before anything is changed.
+	Check(ctx context.Context, o observer.Observer) error
+	Apply(ctx context.Context, o observer.Observer) (Applied, error)
+	// Settings returns every server setting, name to value.
+	Settings(ctx context.Context) (map[string]string, error)
+	Verify(ctx context.Context, d dataset.Dataset) error
+	Dial(ctx context.Context) (driver.Session, error)
+	// ServerPID is the server's main process on this machine, 0 if none.
+	ServerPID() int
+}
+
+// Applied is an observer in force.
+type Applied interface {
+	// StartEvents starts counting events for statements carrying tag; nil
+	// when the observer records none.
+	StartEvents(ctx context.Context, tag string) (EventCounter, error)
+	Revert(ctx context.Context) error
+}
+
+// Resetter is a Target that can bring the server to the same state before
+// every run. A managed server restarts: observers that need a restart
+// would otherwise always run on a freshly started server and the others on
+// a warm one, and that difference would be counted as their overhead.
+type Resetter interface {
+	Reset(ctx context.Context) error
+}
+
+// EventCounter counts events recorded since it was started.
+type EventCounter interface {
+	Count(ctx context.Context) (int64, error)
+}
+
+// Config is one experiment.
+type Config struct {
+	Target    Target
+	Workload  workload.Meta
+	Dataset   dataset.Dataset
+	Observers []observer.Observer // the conditions; baseline among them
+	Rounds    int
+	Seed      uint64
+	Driver    driver.Config
+	Out       string // directory for results.jsonl
+	// Progress, if set, is called before and after each run.
+	Progress func(Progress)
+}
+
+// Progress reports where the experiment is.
+type Progress struct {
+	Seq, Total    int
+	Round, Rounds int
+	Condition     string
+	Done          bool        // false: the run starts; true: it ended
+	Run           *result.Run // when Done
+	Elapsed       time.Duration
+	Remaining     time.Duration // estimate
+}
+
+// SettingsChangedError means a revert left the server's settings different
+// from before the observer was applied.
+type SettingsChangedError struct {
+	Observer string
+	Diffs    []string
+}
+
+func (e *SettingsChangedError) Error() string {
+	return fmt.Sprintf("after reverting %s the server's settings differ from before: %s", e.Observer, strings.Join(e.Diffs, "; "))
+}
+
+// Run executes the experiment and returns its runs. A run whose workload
+// fails is recorded with its error and the experiment goes on; a failure to
+// apply, revert or verify stops it, since later runs could not be trusted.
+func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
+	for _, o := range cfg.Observers {
+		if err := cfg.Target.Check(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
+		return nil, err
+	}
+	w, err := result.Create(filepath.Join(cfg.Out, "results.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	steps := Plan(len(cfg.Observers), cfg.Rounds, cfg.Seed)
+	start := time.Now()
+	var runs []result.Run
+	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
+		o := cfg.Observers[st.Condition]
+		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: cfg.Rounds, Condition: o.Name, Elapsed: time.Since(start)}
+		if i > 0 {
+			p.Remaining = p.Elapsed / time.Duration(i) * time.Duration(len(steps)-i)
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(p)
+		}
+		r, err := runOne(ctx, cfg, o)
+		r.Seq, r.Round = i+1, st.Round
+		if err != nil && r.Started.IsZero() {
+			return runs, err
+		}
+		if werr := w.Append(r); werr != nil {
+			return runs, werr
+		}
+		runs = append(runs, r)
+		if err != nil {
+			return runs, err
+		}
+		if cfg.Progress != nil {
+			p.Done, p.Run, p.Elapsed = true, &r, time.Since(start)
+			p.Remaining = p.Elapsed / time.Duration(i+1) * time.Duration(len(steps)-i-1)
+			cfg.Progress(p)
+		}
+	}
+	return runs, nil
+}
+
+// runOne applies o, runs the workload, counts events, reverts and checks
+// the revert. It returns a Run with a zero Started time when nothing was
+// measured, and a non-nil error when the experiment must stop.
+func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run, err error) {
+	r.Condition = o.Name
+	if rs, ok := cfg.Target.(Resetter); ok {
+		if err := rs.Reset(ctx); err != nil {
+			return r, fmt.Errorf("reset server before %s: %w", o.Name, err)
+		}
+	}
+	before, err := cfg.Target.Settings(ctx)
+	if err != nil {
+		return r, err
+	}
+	t := time.Now()
+	applied, err := cfg.Target.Apply(ctx, o)
+	if err != nil {
+		return r, fmt.Errorf("apply %s: %w", o.Name, err)
+	}
+	r.ApplySeconds = time.Since(t).Seconds()
+	defer func() {
+		// Revert even when the run was interrupted: with a fresh context,
+		// since ctx may be what was cancelled.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		t := time.Now()
+		rerr := applied.Revert(rctx)
+		r.RevertSeconds = time.Since(t).Seconds()
+		if rerr == nil {
+			rerr = checkSettings(rctx, cfg.Target, o.Name, before)
+		}
+		if rerr != nil {
+			err = errors.Join(err, fmt.Errorf("revert %s: %w", o.Name, rerr))
+		}
+	}()
+
+	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
+		return r, err
+	}
+	events, err := applied.StartEvents(ctx, cfg.Workload.Tag)
+	if err != nil {
+		return r, fmt.Errorf("count events of %s: %w", o.Name, err)
+	}
+	r.Started = time.Now()
+	var (
+		window *collect.CPUWindow
+		cpuErr error
+	)
+	dcfg := cfg.Driver
+	dcfg.Window = func(start bool) {
+		if start {
+			window, cpuErr = collect.StartCPU(cfg.Target.ServerPID())
+			return
+		}
+		if window != nil {
+			r.ServerCPU, r.DriverCPU, cpuErr = window.Stop()
+		}
+	}
+	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
+	if ctx.Err() != nil {
+		r.Error = "interrupted"
+		return r, ctx.Err()
+	}
+	r.Driver = res
+	if derr != nil {
+		r.Error = derr.Error()
+		return r, nil
+	}
+	if cpuErr != nil {
+		r.Error = "cpu: " + cpuErr.Error()
+	}
+	if events != nil {
+		n, err := events.Count(ctx)
+		r.Events = &result.Events{Recorded: n, Executed: res.Executed}
+		if err != nil {
+			r.Events.Error = err.Error()
+		}
+	}
+	return r, nil
+}
+
+func checkSettings(ctx context.Context, t Target, name string, before map[string]string) error {
+	after, err := t.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	var diffs []string
+	for k, v := range before {
+		if a, ok := after[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s=%q is gone", k, v))
+		} else if a != v {
+			diffs = append(diffs, fmt.Sprintf("%s: %q -> %q", k, v, a))
+		}
+	}
+	for k, a := range after {
+		if _, ok := before[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s=%q is new", k, a))
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		return &SettingsChangedError{Observer: name, Diffs: diffs}
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package observer
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+//go:embed catalog/*.yaml
+var builtinFiles embed.FS
+
+// Catalog is the set of known observers, keyed by engine and name.
+type Catalog struct {
+	byKey map[string]Observer // engine + "/" + name
+}
+
+// UnknownError is returned for an observer name the catalog does not have.
+type UnknownError struct {
+	Engine, Name string
+	Suggestion   string // closest known name, if any is close
+	Known        []string
+}
+
+func (e *UnknownError) Error() string {
+	msg := fmt.Sprintf("unknown observer %q for engine %s", e.Name, e.Engine)
+	if e.Suggestion != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", e.Suggestion)
+	}
+	return msg + "; known: " + strings.Join(e.Known, ", ")
+}
+
+// Builtin returns the catalog shipped with obsbench.
+func Builtin() (*Catalog, error) {
+	c := &Catalog{byKey: map[string]Observer{}}
+	entries, err := builtinFiles.ReadDir("catalog")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := "catalog/" + e.Name()
+		data, err := builtinFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		obs, err := Parse(name, data)
+		if err != nil {
+			return nil, fmt.Errorf("built-in catalog: %w", err)
+		}
+		if err := c.Add(obs...); err != nil {
+			return nil, fmt.Errorf("built-in catalog: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// LoadFile parses a user's observer file and adds its entries to c.
+func (c *Catalog) LoadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("observer file: %w", err)
+	}
+	obs, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	return c.Add(obs...)
+}
+
+// Add puts observers into the catalog; a name already known for the same
+// engine is an error, so a user file cannot silently replace a built-in.
+func (c *Catalog) Add(obs ...Observer) error {
+	for _, o := range obs {
+		key := o.Engine + "/" + o.Name
+		if prev, ok := c.byKey[key]; ok {
+			return fmt.Errorf("%s: observer %q for engine %s is already defined at %s", o.Source, o.Name, o.Engine, prev.Source)
+		}
+		c.byKey[key] = o
+	}
+	return nil
+}
+
+// Lookup returns the observer called name for engine.
+func (c *Catalog) Lookup(engine, name string) (Observer, error) {
+	if o, ok := c.byKey[engine+"/"+name]; ok {
+		return o, nil
+	}
+	known := c.Names(engine)
+	return Observer{}, &UnknownError{Engine: engine, Name: name, Suggestion: closest(name, known), Known: known}
+}
+
+// All returns engine's observers, baseline first, then by name.
+func (c *Catalog) All(engine string) []Observer {
+	var out []Observer
+	for _, o := range c.byKey {
+		if o.Engine == engine {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i].Name == Baseline) != (out[j].Name == Baseline) {
+			return out[i].Name == Baseline
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Names lists engine's observer names in the order of All.
+func (c *Catalog) Names(engine string) []string {
+	var names []string
+	for _, o := range c.All(engine) {
+		names = append(names, o.Name)
+	}
+	return names
+}
+
+// Defaults returns the observers of engine's default experiment.
+func (c *Catalog) Defaults(engine string) []Observer {
+	var out []Observer
+	for _, o := range c.All(engine) {
+		if o.Default {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+var (
+	nameRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	settingRE = regexp.MustCompile(`^[a-z_][a-z0-9_.]*$`)
+	libRE     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+)
+
+// Engines observers may be defined for.
+var Engines = []string{"postgres"}
+
+// validate checks one entry; the returned error names the offending field
+// so that the parser can point at its line.
+func validate(o Observer) (field string, err error) {
+	switch {
+	case !nameRE.MatchString(o.Name):
+		return "name", fmt.Errorf("name %q must be lower-case letters, digits and dashes", o.Name)
+	case !contains(Engines, o.Engine):
+		return "engine", fmt.Errorf("engine %q is not one of %s", o.Engine, strings.Join(Engines, ", "))
+	case o.Description == "":
+		return "description", errors.New("description is missing (one line saying what it records)")
+	}
+	for _, n := range o.SettingNames() {
+		if !settingRE.MatchString(n) {
+			return "settings", fmt.Errorf("setting name %q is not a server setting name", n)
+		}
+		if n == "shared_preload_libraries" {
+			return "settings", errors.New("shared_preload_libraries is set with preload:, so observers can be combined")
+		}
+	}
+	for _, l := range append(append([]string{}, o.Preload...), o.Extensions...) {
+		if !libRE.MatchString(l) {
+			return "preload", fmt.Errorf("library or extension name %q is not valid", l)
+		}
+	}
+	for _, r := range o.Requires {
+		if !libRE.MatchString(r.Library) || r.Package == "" {
+			return "requires", fmt.Errorf("each requirement needs library: (a name like pgaudit) and package: (what installs it)")
+		}
+	}
+	if ev := o.Events; ev != nil {
+		switch ev.Source {
+		case SourceServerLog:
+			if ev.Match == "" {
+				return "events", errors.New("events with source server-log need match: (a regular expression)")
+			}
+			if _, err := regexp.Compile(strings.ReplaceAll(ev.Match, "{{tag}}", "tag")); err != nil {
+				return "events", fmt.Errorf("events match: %w", err)
+			}
+		case SourceSQL:
+			if ev.Query == "" {
+				return "events", errors.New("events with source sql need query: (returning one number)")
+			}
+		default:
+			return "events", fmt.Errorf("events source %q is not one of %s, %s", ev.Source, SourceServerLog, SourceSQL)
+		}
+	}
+	return "", nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the known name nearest to name by edit distance, when it
+// is near enough to be a plausible typo.
+func closest(name string, known []string) string {
+	best, bestD := "", len(name)/2+2
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD || (strings.HasPrefix(k, name) && best == "") {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,101 @@
+// Package observer describes observers: named, reversible changes to a
+// server that collect diagnostics (statement logs, plan capture, audit
+// trails, statistics extensions). Observers are data, kept in a catalog; the
+// engine that applies them knows no observer by name.
+package observer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Baseline is the name of the empty observer: the server as it is.
+const Baseline = "baseline"
+
+// Observer is one catalog entry for one engine.
+type Observer struct {
+	Name        string `yaml:"name" json:"name"`
+	Engine      string `yaml:"engine" json:"engine"`
+	Description string `yaml:"description" json:"description"`
+	// Default marks the observers of the default experiment.
+	Default bool `yaml:"default" json:"default,omitempty"`
+	// Preload lists libraries added to shared_preload_libraries (which needs
+	// a restart) before anything else is applied.
+	Preload []string `yaml:"preload" json:"preload,omitempty"`
+	// Extensions are created after the preload and dropped on revert,
+	// unless they already existed.
+	Extensions []string `yaml:"extensions" json:"extensions,omitempty"`
+	// Settings are server settings (name to value). Whether one needs a
+	// restart or a reload is the engine's business, not the catalog's.
+	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
+	// Requires names what must be installed, with the package that has it.
+	Requires []Requirement `yaml:"requires" json:"requires,omitempty"`
+	// Events says how to count the events the observer recorded; nil for
+	// observers that record no events (or only samples).
+	Events *EventCounter `yaml:"events" json:"events,omitempty"`
+
+	// Source is where the entry was defined ("file:line").
+	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// Requirement is a server library that must be installed.
+type Requirement struct {
+	// Library is a shared library in the server's library directory, without
+	// its suffix (e.g. "pgaudit").
+	Library string `yaml:"library" json:"library"`
+	// Package installs it; "{{major}}" is replaced by the server's major
+	// version (e.g. "postgresql-{{major}}-pgaudit").
+	Package string `yaml:"package" json:"package"`
+}
+
+// Event counter sources.
+const (
+	// SourceServerLog counts lines in the server's log files that the
+	// observer wrote during the run and that match Match.
+	SourceServerLog = "server-log"
+	// SourceSQL runs Query before and after the run; the difference of the
+	// single number it returns is the count.
+	SourceSQL = "sql"
+)
+
+// EventCounter says how to count the events an observer recorded, so that
+// they can be compared with the statements the driver executed. In Match and
+// Query, "{{tag}}" stands for the workload's tag, a string in the text of
+// every statement it runs.
+type EventCounter struct {
+	Source string `yaml:"source" json:"source"`
+	Match  string `yaml:"match" json:"match,omitempty"`
+	Query  string `yaml:"query" json:"query,omitempty"`
+}
+
+// PackageFor is the package that provides r for a server of major version
+// major.
+func (r Requirement) PackageFor(major string) string {
+	return strings.ReplaceAll(r.Package, "{{major}}", major)
+}
+
+// SettingNames returns the names of o's settings, sorted.
+func (o Observer) SettingNames() []string {
+	names := make([]string, 0, len(o.Settings))
+	for n := range o.Settings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Summary is a one-line description of what o changes.
+func (o Observer) Summary() string {
+	var parts []string
+	if len(o.Preload) > 0 {
+		parts = append(parts, "preload "+strings.Join(o.Preload, ","))
+	}
+	for _, n := range o.SettingNames() {
+		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, " ")
+}

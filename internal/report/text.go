@@ -1,0 +1,91 @@
+// Package report renders a Summary for people (a terminal table). It only
+// formats: every figure comes computed in the Summary.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// Text writes s as a table with a header line and notes.
+func Text(w io.Writer, s result.Summary) error {
+	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %d rounds x %gs (+%gs warm-up), seed %d\n\n",
+		s.Engine, s.Server, s.Workload, s.Clients, s.Rounds, s.Seconds, s.Warmup, s.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\t")
+	for _, c := range s.Conditions {
+		ov, verdict := "-", "-"
+		if o := c.Overhead; o != nil {
+			verdict = o.Verdict
+			if !strings.HasPrefix(o.Verdict, "not measured") {
+				ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+			}
+		}
+		if c.Failed > 0 {
+			verdict += fmt.Sprintf(" (%d failed)", c.Failed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t\n",
+			c.Name, thousands(c.Throughput.Median), ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
+			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nnoise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", s.NoiseFloorPct)
+	fmt.Fprintf(w, "method: %s\n", s.Method)
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+func events(e *result.Events) string {
+	switch {
+	case e == nil:
+		return "-"
+	case e.Error != "":
+		return "not collected"
+	case e.Recorded == e.Executed:
+		return fmt.Sprintf("%s/%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)))
+	case e.Recorded < e.Executed:
+		return fmt.Sprintf("%s/%s LOST %s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Executed-e.Recorded)))
+	default:
+		return fmt.Sprintf("%s/%s EXTRA %s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Recorded-e.Executed)))
+	}
+}
+
+func pct(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", *p)
+}
+
+func perStmt(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", *p)
+}
+
+// thousands formats a count with thousands separators.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

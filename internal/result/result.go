@@ -1,0 +1,95 @@
+// Package result holds obsbench's result types as plain data, and reads and
+// writes them: one Run per line of results.jsonl, written durably before the
+// next run starts, and the Summary of an experiment that other tools read.
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/driver"
+)
+
+// Version is the schema version of Run and Summary.
+const Version = 1
+
+// Run is one workload execution under one condition: one sample.
+type Run struct {
+	Version   int       `json:"version"`
+	Seq       int       `json:"seq"`   // position in the experiment, from 1
+	Round     int       `json:"round"` // from 1
+	Condition string    `json:"condition"`
+	Started   time.Time `json:"started"`
+	// ApplySeconds and RevertSeconds time the observer's change, restarts
+	// included.
+	ApplySeconds  float64       `json:"apply_seconds"`
+	RevertSeconds float64       `json:"revert_seconds"`
+	Driver        driver.Result `json:"driver"`
+	ServerCPU     *collect.CPU  `json:"server_cpu"` // nil: server not on this machine
+	DriverCPU     collect.CPU   `json:"driver_cpu"`
+	Events        *Events       `json:"events"` // nil: the observer records no events
+	Error         string        `json:"error,omitempty"`
+}
+
+// Events compares what an observer recorded with what was executed.
+type Events struct {
+	Recorded int64 `json:"recorded"`
+	Executed int64 `json:"executed"`
+	// Error says why events could not be counted (then Recorded is 0).
+	Error string `json:"error,omitempty"`
+}
+
+// Writer appends runs to a results.jsonl file.
+type Writer struct {
+	f *os.File
+}
+
+// Create opens path for appending, creating it if needed.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	return &Writer{f: f}, nil
+}
+
+// Append writes r as one line and fsyncs it: a run that was reported done
+// survives a crash of obsbench or of the machine.
+func (w *Writer) Append(r Run) error {
+	r.Version = Version
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	return w.f.Sync()
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// ReadRuns reads a results.jsonl file.
+func ReadRuns(path string) ([]Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Run
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		var r Run
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, sc.Err()
+}

@@ -1,0 +1,84 @@
+package result
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// Summary is an experiment's outcome per condition, as written to
+// summary.json. Percentages are percent numbers (12.5 means 12.5%).
+type Summary struct {
+	Version    int                `json:"version"`
+	Engine     string             `json:"engine"`
+	Server     string             `json:"server_version"`
+	Workload   string             `json:"workload"`
+	Clients    int                `json:"clients"`
+	Seed       uint64             `json:"seed"`
+	Rounds     int                `json:"rounds"`
+	Seconds    float64            `json:"duration_seconds"`
+	Warmup     float64            `json:"warmup_seconds"`
+	Conditions []ConditionSummary `json:"conditions"`
+	// NoiseFloorPct is the 95th percentile of the differences between pairs
+	// of baseline runs: overheads below it are not resolvable here.
+	NoiseFloorPct float64 `json:"noise_floor_pct"`
+	// Method names the statistics used, multiple-comparison correction
+	// included.
+	Method   string   `json:"method"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ConditionSummary aggregates the runs of one condition.
+type ConditionSummary struct {
+	Name       string            `json:"name"`
+	Throughput ThroughputSummary `json:"throughput"`
+	// Overhead is nil for the baseline itself.
+	Overhead  *OverheadSummary `json:"overhead"`
+	LatencyMS LatencySummary   `json:"latency_ms"`
+	Events    *Events          `json:"events"`
+	CPU       CPUSummary       `json:"cpu"`
+	Failed    int              `json:"failed_runs,omitempty"`
+}
+
+// ThroughputSummary is statements per second.
+type ThroughputSummary struct {
+	Median float64   `json:"median"`
+	Runs   []float64 `json:"runs"`
+}
+
+// OverheadSummary is 1 - T(condition)/T(baseline) in percent, with its
+// confidence interval.
+type OverheadSummary struct {
+	Pct         float64  `json:"pct"`
+	CILow       float64  `json:"ci_low"`
+	CIHigh      float64  `json:"ci_high"`
+	Confidence  float64  `json:"confidence"`
+	Significant bool     `json:"significant"`
+	Verdict     string   `json:"verdict"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// LatencySummary is the median over runs of each run's percentile.
+type LatencySummary struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// CPUSummary is the median over runs, as % of the machine; ServerPct is nil
+// when the server is not on this machine.
+type CPUSummary struct {
+	ServerPct *float64 `json:"server_pct"`
+	DriverPct float64  `json:"driver_pct"`
+	// Per-statement CPU in microseconds.
+	ServerUSPerStmt *float64 `json:"server_us_per_stmt"`
+	DriverUSPerStmt float64  `json:"driver_us_per_stmt"`
+}
+
+// WriteSummary writes s as indented JSON to path.
+func WriteSummary(path string, s Summary) error {
+	s.Version = Version
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,298 @@
+// Package server starts and stops managed database servers: disposable
+// instances that obsbench creates in a temporary directory from the locally
+// installed binaries, so that a measurement needs no set-up and changes
+// nothing the user owns.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNoBinaries is returned when no PostgreSQL installation can be found.
+var ErrNoBinaries = errors.New("postgresql binaries not found")
+
+// tempPrefix names every directory a managed PostgreSQL lives in, so that
+// directories left behind by a killed obsbench can be recognised and reaped.
+const tempPrefix = "obsbench-pg-"
+
+// PostgresOptions configures a managed PostgreSQL server.
+type PostgresOptions struct {
+	// BinDir holds initdb, pg_ctl and postgres; empty means FindPostgresBin.
+	BinDir string
+	// Settings are written to postgresql.conf after the benchmark defaults
+	// and override them.
+	Settings map[string]string
+	// Log receives progress lines (nil discards them).
+	Log func(format string, args ...any)
+}
+
+// Postgres is a running managed PostgreSQL server. Its zero value is not
+// usable; create one with StartPostgres and always call Stop.
+type Postgres struct {
+	binDir  string
+	base    string // temp directory: socket, server log, data directory
+	dataDir string
+	port    int
+	cred    *syscall.Credential
+	log     func(format string, args ...any)
+}
+
+// benchmarkSettings size the server for a CPU-bound benchmark on a small
+// machine: the data set fits in shared_buffers, checkpoints stay out of the
+// measured window, and JIT (whose compile time varies run to run) is off.
+var benchmarkSettings = map[string]string{
+	"shared_buffers":     "256MB",
+	"max_connections":    "200",
+	"max_wal_size":       "4GB",
+	"checkpoint_timeout": "30min",
+	"jit":                "off",
+	"huge_pages":         "off",
+	"log_line_prefix":    "'%m [%p] '",
+	"lc_messages":        "'C'",
+}
+
+// FindPostgresBin locates the directory with PostgreSQL's server binaries:
+// `pg_config --bindir` when that holds initdb, else the newest
+// /usr/lib/postgresql/*/bin.
+func FindPostgresBin() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if isExecutable(filepath.Join(dir, "initdb")) {
+			return dir, nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
+	for _, d := range dirs {
+		if isExecutable(filepath.Join(d, "initdb")) {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no initdb in `pg_config --bindir` or /usr/lib/postgresql/*/bin (apt-get install postgresql-15)", ErrNoBinaries)
+}
+
+func versionOf(binDir string) float64 {
+	v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(binDir)), 64)
+	return v
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+// StartPostgres initialises a new cluster in a temporary directory and starts
+// it listening on a free port on 127.0.0.1 and on a unix socket in that
+// directory. When obsbench runs as root, the server runs as the unprivileged
+// `postgres` user, since PostgreSQL refuses to run as root.
+func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	binDir := opts.BinDir
+	if binDir == "" {
+		var err error
+		if binDir, err = FindPostgresBin(); err != nil {
+			return nil, err
+		}
+	}
+	cred, uid, gid, err := serverCredential()
+	if err != nil {
+		return nil, err
+	}
+	ReapStale(logf)
+	base, err := os.MkdirTemp("", tempPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("create server directory: %w", err)
+	}
+	p := &Postgres{binDir: binDir, base: base, dataDir: filepath.Join(base, "data"), cred: cred, log: logf}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Stop()
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(base, uid, gid); err != nil {
+			return nil, fmt.Errorf("hand server directory to the postgres user: %w", err)
+		}
+	}
+	if p.port, err = freePort(); err != nil {
+		return nil, err
+	}
+	logf("initdb %s", p.dataDir)
+	if _, err := p.command(ctx, "initdb", "-D", p.dataDir, "-U", "postgres", "--auth=trust",
+		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		return nil, err
+	}
+	if err := p.writeConfig(opts.Settings); err != nil {
+		return nil, err
+	}
+	if err := p.pgctl(ctx, "start", "-l", p.ServerLog(), "-t", "120"); err != nil {
+		return nil, err
+	}
+	ok = true
+	logf("postgres running on 127.0.0.1:%d and %s", p.port, base)
+	return p, nil
+}
+
+// serverCredential says which OS user the server runs as: the current one,
+// or `postgres` when the current one is root.
+func serverCredential() (*syscall.Credential, int, int, error) {
+	if os.Geteuid() != 0 {
+		return nil, os.Geteuid(), os.Getegid(), nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("running as root needs the unprivileged user `postgres` to run the server (created by apt-get install postgresql-15): %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
+}
+
+func (p *Postgres) writeConfig(extra map[string]string) error {
+	settings := map[string]string{
+		"listen_addresses":        "'127.0.0.1'",
+		"port":                    strconv.Itoa(p.port),
+		"unix_socket_directories": "'" + p.base + "'",
+	}
+	for k, v := range benchmarkSettings {
+		settings[k] = v
+	}
+	for k, v := range extra {
+		settings[k] = v
+	}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("\n# obsbench managed server\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s = %s\n", k, settings[k])
+	}
+	f, err := os.OpenFile(filepath.Join(p.dataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write postgresql.conf: %w", err)
+	}
+	defer f.Close()
+	_, err = f.WriteString(b.String())
+	return err
+}
+
+// DSN is a libpq connection string for database db over the unix socket.
+func (p *Postgres) DSN(db string) string {
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", p.base, p.port, db)
+}
+
+// Port is the TCP port on 127.0.0.1.
+func (p *Postgres) Port() int { return p.port }
+
+// SocketDir is the directory holding the unix socket.
+func (p *Postgres) SocketDir() string { return p.base }
+
+// DataDir is the cluster's data directory.
+func (p *Postgres) DataDir() string { return p.dataDir }
+
+// BinDir is where the server binaries came from.
+func (p *Postgres) BinDir() string { return p.binDir }
+
+// ServerLog is the file pg_ctl sends the server's stderr to.
+func (p *Postgres) ServerLog() string { return filepath.Join(p.base, "server.log") }
+
+// PID is the postmaster's process id, read from postmaster.pid.
+func (p *Postgres) PID() (int, error) {
+	return readPID(filepath.Join(p.dataDir, "postmaster.pid"))
+}
+
+// Restart stops the server (fast shutdown) and starts it again, which is how
+// settings of context `postmaster` such as shared_preload_libraries change.
+func (p *Postgres) Restart(ctx context.Context) error {
+	return p.pgctl(ctx, "restart", "-m", "fast", "-l", p.ServerLog(), "-t", "120")
+}
+
+// Stop shuts the server down and removes its directory. It is safe to call
+// more than once and on a partly started server.
+func (p *Postgres) Stop() error {
+	if p.base == "" {
+		return nil
+	}
+	var err error
+	if _, statErr := os.Stat(filepath.Join(p.dataDir, "postmaster.pid")); statErr == nil {
+		// A fresh context: Stop runs after the caller's context was cancelled.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err = p.pgctl(ctx, "stop", "-m", "fast", "-t", "30"); err != nil {
+			err = p.pgctl(ctx, "stop", "-m", "immediate", "-t", "30")
+		}
+	}
+	if rmErr := os.RemoveAll(p.base); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	p.base = ""
+	return err
+}
+
+func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) error {
+	_, err := p.command(ctx, "pg_ctl", append([]string{action, "-D", p.dataDir, "-w"}, args...)...)
+	if err != nil && action != "stop" {
+		if tail := p.logTail(); tail != "" {
+			err = fmt.Errorf("%w\nserver log:\n%s", err, tail)
+		}
+	}
+	return err
+}
+
+// command runs one of the server binaries as the server's OS user, in its own
+// process group so that a Ctrl-C on the terminal reaches obsbench only:
+// obsbench reverts its changes first and then stops the server itself.
+func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
+	cmd.Dir = p.base
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return out, nil
+}
+
+func (p *Postgres) logTail() string {
+	b, err := os.ReadFile(p.ServerLog())
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

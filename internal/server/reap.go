@@ -1,0 +1,53 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ReapStale stops and removes managed servers whose obsbench process is gone
+// (killed with SIGKILL, or the machine's session ended), so that a crash does
+// not leave servers running and temp directories filling the disk.
+func ReapStale(logf func(format string, args ...any)) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
+	for _, dir := range dirs {
+		owner, err := readPID(filepath.Join(dir, "owner.pid"))
+		if err != nil || alive(owner) {
+			continue
+		}
+		if pm, err := readPID(filepath.Join(dir, "data", "postmaster.pid")); err == nil && alive(pm) {
+			logf("stopping postgres %d left by obsbench process %d", pm, owner)
+			// SIGQUIT is PostgreSQL's immediate shutdown; the cluster is
+			// disposable, so there is nothing to flush.
+			_ = syscall.Kill(pm, syscall.SIGQUIT)
+			for i := 0; i < 100 && alive(pm); i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		logf("removing %s left by obsbench process %d", dir, owner)
+		_ = os.RemoveAll(dir)
+	}
+}
+
+func readPID(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return strconv.Atoi(strings.TrimSpace(string(line)))
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,304 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func near(got, want, tol float64) bool {
+	return math.Abs(got-want) <= tol
+}
+
+// TestCompareThroughputKnown checks cases whose pairwise ratios, and hence
+// estimate and interval, can be worked out by hand.
+func TestCompareThroughputKnown(t *testing.T) {
+	// cond = 1.01^c, base = 1.01^a with a = {0,2,4,6,8}, c = {1,3,5,7,9}:
+	// d/ln(1.01) = c - a takes the values -7..9 (odd) with multiplicities
+	// 1,2,3,4,5,4,3,2,1, so d_(3) = -5, d_(13) = 1, d_(23) = 7 (log 1.01).
+	// With 5 vs 5 runs at alpha = 0.05, P(U <= 2) = 4/252 <= 0.025 <
+	// P(U <= 3) = 7/252, so k = 3.
+	var powBase, powCond []float64
+	for _, e := range []float64{0, 2, 4, 6, 8} {
+		powBase = append(powBase, 1000*math.Pow(1.01, e))
+		powCond = append(powCond, 1000*math.Pow(1.01, e+1))
+	}
+	ov := func(r float64) float64 { return (1 - r) * 100 }
+
+	for _, c := range []struct {
+		name           string
+		base, cond     []float64
+		alpha          float64
+		pct, low, high float64
+		reachable, sig bool
+		ties           bool
+	}{
+		{
+			// Every condition run is 0.9x every baseline run.
+			name: "constant 10%", alpha: 0.05,
+			base: []float64{100, 100, 100, 100, 100}, cond: []float64{90, 90, 90, 90, 90},
+			pct: 10, low: 10, high: 10, reachable: true, sig: true, ties: true,
+		},
+		{
+			// Identical samples: every ratio between 100/110 and 110/100.
+			name: "identical", alpha: 0.05,
+			base: []float64{100, 105, 110, 95, 102}, cond: []float64{100, 105, 110, 95, 102},
+			pct: 0, reachable: true, sig: false, ties: true,
+			low: math.NaN(), high: math.NaN(),
+		},
+		{
+			// cond = 0.9 * base, every cond run below every baseline run.
+			// k = 1 at alpha/2 = 0.00625 (1/252 <= 0.00625 < 2/252), so the
+			// interval is [min ratio, max ratio] = [891/1010, 909/990]; the
+			// ratios b_j/b_i are symmetric about 1, so HL = ln 0.9 exactly.
+			name: "clear 10% slowdown", alpha: 0.05 / 4,
+			base:      []float64{990, 995, 1000, 1005, 1010},
+			cond:      []float64{891, 895.5, 900, 904.5, 909},
+			pct:       10,
+			low:       ov(909.0 / 990),  // 8.18%
+			high:      ov(891.0 / 1010), // 11.78%
+			reachable: true, sig: true,
+		},
+		{
+			name: "interleaved, k = 3", alpha: 0.05,
+			base: powBase, cond: powCond,
+			pct: ov(1.01), low: ov(math.Pow(1.01, 7)), high: ov(math.Pow(1.01, -5)),
+			reachable: true, sig: false,
+		},
+		{
+			// 2 vs 2 runs: P(U <= 0) = 1/6 > 0.025, no interval exists.
+			// Ratios 90/100, 90/110, 99/100, 99/110 = 0.9, 0.818, 0.99, 0.9.
+			name: "unreachable 2 vs 2", alpha: 0.05,
+			base: []float64{100, 110}, cond: []float64{90, 99},
+			pct: 10, low: 1, high: ov(90.0 / 110),
+			reachable: false, sig: false,
+		},
+		{
+			// Faster condition: negative overhead.
+			name: "20% faster", alpha: 0.05,
+			base: []float64{100, 101, 102, 103}, cond: []float64{120, 121.2, 122.4, 123.6},
+			pct: -20, low: ov(123.6 / 100), high: ov(120.0 / 103),
+			reachable: true, sig: true,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := CompareThroughput(c.base, c.cond, c.alpha)
+			if err != nil {
+				t.Fatalf("CompareThroughput(%v, %v, %v) error %v", c.base, c.cond, c.alpha, err)
+			}
+			if !near(got.Pct, c.pct, 1e-9) {
+				t.Errorf("Pct = %v; want %v", got.Pct, c.pct)
+			}
+			if !math.IsNaN(c.low) && (!near(got.CILow, c.low, 1e-9) || !near(got.CIHigh, c.high, 1e-9)) {
+				t.Errorf("CI = [%v, %v]; want [%v, %v]", got.CILow, got.CIHigh, c.low, c.high)
+			}
+			if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
+				t.Errorf("CI = [%v, %v] does not contain Pct = %v", got.CILow, got.CIHigh, got.Pct)
+			}
+			if got.Reachable != c.reachable || got.Significant != c.sig {
+				t.Errorf("Reachable, Significant = %v, %v; want %v, %v", got.Reachable, got.Significant, c.reachable, c.sig)
+			}
+			if got.N1 != len(c.base) || got.N2 != len(c.cond) || got.Confidence != 1-c.alpha {
+				t.Errorf("N1, N2, Confidence = %d, %d, %v; want %d, %d, %v", got.N1, got.N2, got.Confidence, len(c.base), len(c.cond), 1-c.alpha)
+			}
+			hasTies := slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "ties") })
+			if hasTies != c.ties {
+				t.Errorf("tie warning = %v; want %v (warnings %q)", hasTies, c.ties, got.Warnings)
+			}
+			needRuns := slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "need at least 4 runs") })
+			if needRuns != !c.reachable {
+				t.Errorf("'need at least 4 runs' warning = %v; want %v (warnings %q)", needRuns, !c.reachable, got.Warnings)
+			}
+		})
+	}
+}
+
+// TestCompareThroughputMatchesRankSumTest checks on random tie-free samples
+// that the interval excludes 0 exactly when the two-sided Mann–Whitney
+// p-value, from brute-force enumeration of all rank assignments, is <=
+// alpha, and that the interval is [d_(k), d_(N+1-k)] with k from the same
+// enumeration.
+func TestCompareThroughputMatchesRankSumTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	counts := map[[2]int][]int{}
+	alphas := []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01}
+	var nSig, nNot int
+	for iter := 0; iter < 2000; iter++ {
+		n1, n2 := 1+rng.IntN(7), 1+rng.IntN(7)
+		alpha := alphas[rng.IntN(len(alphas))]
+		shift := 0.3 * (2*rng.Float64() - 1)
+		base := make([]float64, n1)
+		cond := make([]float64, n2)
+		for i := range base {
+			base[i] = 1000 * math.Exp(0.1*rng.NormFloat64())
+		}
+		for j := range cond {
+			cond[j] = 1000 * math.Exp(shift+0.1*rng.NormFloat64())
+		}
+
+		key := [2]int{n1, n2}
+		if counts[key] == nil {
+			counts[key] = bruteCounts(n1, n2)
+		}
+		cnt := counts[key]
+		total := 0
+		for _, v := range cnt {
+			total += v
+		}
+		w := 0 // pairs with the condition run below the baseline run
+		var d []float64
+		for _, b := range base {
+			for _, c := range cond {
+				if c < b {
+					w++
+				}
+				d = append(d, math.Log(c)-math.Log(b))
+			}
+		}
+		slices.Sort(d)
+		lo, hi := 0, 0
+		for u, v := range cnt {
+			if u <= w {
+				lo += v
+			}
+			if u >= w {
+				hi += v
+			}
+		}
+		p := min(1, 2*float64(min(lo, hi))/float64(total))
+		k, cum := 0, 0
+		for u, v := range cnt {
+			cum += v
+			if float64(cum)/float64(total) > alpha/2*(1+1e-9) {
+				break
+			}
+			k = u + 1
+		}
+
+		got, err := CompareThroughput(base, cond, alpha)
+		if err != nil {
+			t.Fatalf("CompareThroughput(%v, %v, %v) error %v", base, cond, alpha, err)
+		}
+		wantSig := p <= alpha*(1+1e-9)
+		if got.Significant != wantSig {
+			t.Errorf("CompareThroughput(%v, %v, %v).Significant = %v; want %v (p = %v, CI [%v, %v])",
+				base, cond, alpha, got.Significant, wantSig, p, got.CILow, got.CIHigh)
+		}
+		if got.Reachable != (k > 0) {
+			t.Errorf("CompareThroughput(%v, %v, %v).Reachable = %v; want %v", base, cond, alpha, got.Reachable, k > 0)
+		}
+		wantLow, wantHigh := pct(d[len(d)-1]), pct(d[0])
+		if k > 0 {
+			wantLow, wantHigh = pct(d[len(d)-k]), pct(d[k-1])
+		}
+		if got.CILow != wantLow || got.CIHigh != wantHigh {
+			t.Errorf("CompareThroughput(%v, %v, %v) CI = [%v, %v]; want [%v, %v]", base, cond, alpha, got.CILow, got.CIHigh, wantLow, wantHigh)
+		}
+		if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
+			t.Errorf("CompareThroughput(%v, %v, %v) CI = [%v, %v] does not contain Pct = %v", base, cond, alpha, got.CILow, got.CIHigh, got.Pct)
+		}
+		if got.Significant {
+			nSig++
+		} else {
+			nNot++
+		}
+	}
+	if nSig < 200 || nNot < 200 {
+		t.Errorf("significant/not = %d/%d; want both >= 200 for a meaningful check", nSig, nNot)
+	}
+}
+
+// TestCompareThroughputSameDistribution checks that samples drawn from one
+// distribution are rarely significant (at most about alpha of the time).
+func TestCompareThroughputSameDistribution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const trials, alpha = 1000, 0.05
+	sig := 0
+	for range trials {
+		base := make([]float64, 10)
+		cond := make([]float64, 10)
+		for i := range base {
+			base[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
+			cond[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
+		}
+		got, err := CompareThroughput(base, cond, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Significant {
+			sig++
+		}
+	}
+	if sig > 80 { // expectation <= 50, sd about 7
+		t.Errorf("significant in %d of %d null trials; want about <= %d", sig, trials, int(alpha*trials))
+	}
+}
+
+// TestCompareThroughputLarge exercises the normal approximation
+// (n1*n2 > maxExactPairs).
+func TestCompareThroughputLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := make([]float64, 120)
+	slow := make([]float64, 120)
+	same := make([]float64, 120)
+	for i := range base {
+		base[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
+		slow[i] = 950 * math.Exp(0.05*rng.NormFloat64())
+		same[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
+	}
+	got, err := CompareThroughput(base, slow, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Significant || !got.Reachable || got.CILow > 5 || got.CIHigh < 5 {
+		t.Errorf("CompareThroughput(5%% slower, 120 vs 120) = %+v; want significant, CI containing 5", got)
+	}
+	got, err = CompareThroughput(base, same, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Significant || got.CILow > 0 || got.CIHigh < 0 {
+		t.Errorf("CompareThroughput(same, 120 vs 120) = %+v; want not significant", got)
+	}
+}
+
+func TestCompareThroughputErrors(t *testing.T) {
+	ok := []float64{100, 101, 102}
+	for _, c := range []struct {
+		name       string
+		base, cond []float64
+		alpha      float64
+	}{
+		{"empty baseline", nil, ok, 0.05},
+		{"empty cond", ok, []float64{}, 0.05},
+		{"zero", ok, []float64{100, 0}, 0.05},
+		{"negative", []float64{-1, 100}, ok, 0.05},
+		{"NaN", ok, []float64{math.NaN()}, 0.05},
+		{"+Inf", []float64{math.Inf(1)}, ok, 0.05},
+		{"-Inf", ok, []float64{math.Inf(-1)}, 0.05},
+		{"alpha 0", ok, ok, 0},
+		{"alpha 1", ok, ok, 1},
+		{"alpha negative", ok, ok, -0.05},
+		{"alpha NaN", ok, ok, math.NaN()},
+	} {
+		if got, err := CompareThroughput(c.base, c.cond, c.alpha); err == nil {
+			t.Errorf("%s: CompareThroughput(%v, %v, %v) = %+v, nil; want error", c.name, c.base, c.cond, c.alpha, got)
+		}
+	}
+}
+
+func TestBonferroni(t *testing.T) {
+	for _, c := range []struct {
+		alpha float64
+		m     int
+		want  float64
+	}{
+		{0.05, 1, 0.05}, {0.05, 4, 0.0125}, {0.05, 10, 0.005}, {0.05, 0, 0.05},
+	} {
+		if got := Bonferroni(c.alpha, c.m); !near(got, c.want, 1e-15) {
+			t.Errorf("Bonferroni(%v, %d) = %v; want %v", c.alpha, c.m, got, c.want)
+		}
+	}
+}
