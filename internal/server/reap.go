@@ -44,10 +44,19 @@ func readPID(path string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(line)))
 }
 
+// alive reports whether pid is a running process; a zombie (exited, not yet
+// reaped by its parent) is not.
 func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }

@@ -1,0 +1,92 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// The driver's per-session, per-second counts add up to its measured total,
+// the window callbacks bracket the measured time, and every statement is
+// counted in Executed.
+func TestCountsAddUp(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	dsn := pg.DSN("obsbench")
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	s := postgres.New(dsn, postgres.Options{})
+	wl, _ := workload.Lookup("credit-top1")
+	ds, _ := dataset.Lookup(wl.Dataset)
+	if err := s.Load(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	var opened, closed time.Time
+	cfg := driver.Config{
+		Clients: 3, Warmup: 500 * time.Millisecond, Duration: 2500 * time.Millisecond,
+		Window: func(start bool) {
+			if start {
+				opened = time.Now()
+			} else {
+				closed = time.Now()
+			}
+		},
+	}
+	began := time.Now()
+	res, err := driver.Run(ctx, cfg, func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, wl.New())
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(res.PerSecond) != 3 {
+		t.Fatalf("PerSecond has %d sessions; want 3", len(res.PerSecond))
+	}
+	var sum int64
+	for i, secs := range res.PerSecond {
+		if len(secs) != 3 {
+			t.Errorf("session %d has %d seconds; want 3 (2.5 s rounded up)", i, len(secs))
+		}
+		for j, n := range secs {
+			if n <= 0 {
+				t.Errorf("session %d second %d completed %d statements; want > 0", i, j, n)
+			}
+			sum += n
+		}
+	}
+	if sum != res.Measured || res.Measured == 0 {
+		t.Errorf("per-second counts sum to %d; Measured = %d", sum, res.Measured)
+	}
+	if res.Executed <= res.Measured {
+		t.Errorf("Executed = %d; want more than Measured = %d (warm-up statements count too)", res.Executed, res.Measured)
+	}
+	if want := float64(res.Measured) / 2.5; res.Throughput != want {
+		t.Errorf("Throughput = %v; want %v", res.Throughput, want)
+	}
+	if l := res.Latency; !(l.P50 > 0 && l.P50 <= l.P99 && l.P99 <= l.Max) {
+		t.Errorf("Latency = %+v; want 0 < p50 <= p99 <= max", l)
+	}
+	if w := closed.Sub(opened); w < 2400*time.Millisecond || w > 2700*time.Millisecond {
+		t.Errorf("window lasted %v; want about 2.5s", w)
+	}
+	if d := opened.Sub(began); d < 400*time.Millisecond {
+		t.Errorf("window opened %v after start; want after the 500ms warm-up", d)
+	}
+}
+
+func TestInvalidConfig(t *testing.T) {
+	for _, cfg := range []driver.Config{
+		{Clients: 0, Duration: time.Second},
+		{Clients: 1, Duration: 0},
+		{Clients: 1, Duration: time.Second, Warmup: -time.Second},
+	} {
+		if _, err := driver.Run(context.Background(), cfg, nil, nil); err == nil {
+			t.Errorf("Run(%+v) = nil error; want an error", cfg)
+		}
+	}
+}

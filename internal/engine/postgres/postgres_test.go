@@ -1,0 +1,244 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// newServer starts a managed server with the credit dataset loaded.
+func newServer(t *testing.T) *postgres.Server {
+	t.Helper()
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	dsn := pg.DSN("obsbench")
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	s := postgres.New(dsn, postgres.Options{Restart: pg.Restart})
+	ds, _ := dataset.Lookup("credit")
+	if err := s.Load(ctx, ds); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return s
+}
+
+func query(t *testing.T, s *postgres.Server, sql string, args ...any) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v string
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+// Every catalog entry applies (its settings, libraries and extensions are in
+// force) and reverts to exactly the settings the server had before.
+func TestCatalogAppliesAndReverts(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range cat.All("postgres") {
+		t.Run(o.Name, func(t *testing.T) {
+			before, err := s.Settings(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := s.Apply(ctx, o)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			for _, name := range o.SettingNames() {
+				got := query(t, s, "SELECT setting FROM pg_settings WHERE name = $1", name)
+				if got != o.Settings[name] {
+					t.Errorf("after Apply %s = %q; want %q", name, got, o.Settings[name])
+				}
+			}
+			libs := query(t, s, "SHOW shared_preload_libraries")
+			for _, l := range o.Preload {
+				if !strings.Contains(libs, l) {
+					t.Errorf("shared_preload_libraries = %q; want it to hold %s", libs, l)
+				}
+			}
+			for _, e := range o.Extensions {
+				if n := query(t, s, "SELECT count(*)::text FROM pg_extension WHERE extname = $1", e); n != "1" {
+					t.Errorf("extension %s not created", e)
+				}
+			}
+			if err := a.Revert(ctx); err != nil {
+				t.Fatalf("Revert: %v", err)
+			}
+			after, err := s.Settings(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("after Revert %s = %q; want %q", k, after[k], v)
+				}
+			}
+			if len(after) != len(before) {
+				t.Errorf("after Revert %d settings; want %d", len(after), len(before))
+			}
+			for _, e := range o.Extensions {
+				if n := query(t, s, "SELECT count(*)::text FROM pg_extension WHERE extname = $1", e); n != "0" {
+					t.Errorf("extension %s left behind", e)
+				}
+			}
+		})
+	}
+}
+
+// Each observer that records events recorded exactly the statements the
+// driver executed: the logging collector and the statistics extension block
+// rather than drop.
+func TestEventsRecordedEqualExecuted(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, _ := workload.Lookup("credit-top1")
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	counted := 0
+	for _, o := range cat.All("postgres") {
+		if o.Events == nil {
+			continue
+		}
+		counted++
+		t.Run(o.Name, func(t *testing.T) {
+			a, err := s.Apply(ctx, o)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			defer func() {
+				if err := a.Revert(ctx); err != nil {
+					t.Errorf("Revert: %v", err)
+				}
+			}()
+			ev, err := a.StartEvents(ctx, wl.Tag)
+			if err != nil || ev == nil {
+				t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+			}
+			res, err := driver.Run(ctx, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: time.Second}, dial, wl.New())
+			if err != nil {
+				t.Fatalf("driver.Run: %v", err)
+			}
+			got, err := ev.Count(ctx)
+			if err != nil {
+				t.Fatalf("Count: %v", err)
+			}
+			if got != res.Executed || got == 0 {
+				t.Errorf("events recorded = %d; want %d (statements executed)", got, res.Executed)
+			}
+		})
+	}
+	if counted < 5 {
+		t.Errorf("%d observers with event counters; want at least 5", counted)
+	}
+}
+
+func TestMissingLibraryNamesPackage(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	o := observer.Observer{Name: "needs-nothing-real", Engine: "postgres", Description: "x",
+		Preload:  []string{"obsbench_no_such_lib"},
+		Requires: []observer.Requirement{{Library: "obsbench_no_such_lib", Package: "postgresql-{{major}}-nothing"}}}
+	err := s.Check(ctx, o)
+	var missing *postgres.MissingError
+	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install postgresql-15-nothing") {
+		t.Errorf("Check = %v; want a MissingError naming postgresql-15-nothing", err)
+	}
+	before := query(t, s, "SHOW shared_preload_libraries")
+	if _, err := s.Apply(ctx, o); !errors.As(err, &missing) {
+		t.Errorf("Apply = %v; want a MissingError", err)
+	}
+	if after := query(t, s, "SHOW shared_preload_libraries"); after != before {
+		t.Errorf("shared_preload_libraries = %q after a refused Apply; want %q", after, before)
+	}
+}
+
+// A server obsbench may not restart refuses observers that need a restart,
+// before changing anything, but takes those that reload.
+func TestRestartRefusedWithoutRestarter(t *testing.T) {
+	ctx := context.Background()
+	managed := newServer(t)
+	s := postgres.New(managed.DSN(), postgres.Options{})
+	cat, _ := observer.Builtin()
+	o, _ := cat.Lookup("postgres", "pg-stat-statements")
+	var re *postgres.RestartError
+	if err := s.Check(ctx, o); !errors.As(err, &re) {
+		t.Errorf("Check(pg-stat-statements) = %v; want a RestartError", err)
+	}
+	if _, err := s.Apply(ctx, o); !errors.As(err, &re) {
+		t.Errorf("Apply(pg-stat-statements) = %v; want a RestartError", err)
+	}
+	if n := query(t, s, "SELECT count(*)::text FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'"); n != "0" {
+		t.Errorf("postgresql.auto.conf has %s entries after a refused Apply; want 0", n)
+	}
+	reload := observer.Observer{Name: "log-all-no-collector", Engine: "postgres", Description: "x",
+		Settings: map[string]string{"log_statement": "all"}}
+	a, err := s.Apply(ctx, reload)
+	if err != nil {
+		t.Fatalf("Apply(reload-only) = %v", err)
+	}
+	if got := query(t, s, "SHOW log_statement"); got != "all" {
+		t.Errorf("log_statement = %q after Apply; want all", got)
+	}
+	if err := a.Revert(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, s, "SHOW log_statement"); got != "none" {
+		t.Errorf("log_statement = %q after Revert; want none", got)
+	}
+}
+
+func TestLoadVerifiesAndNeverOverwrites(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	ds, _ := dataset.Lookup("credit")
+	for _, tb := range ds.Tables {
+		if got := query(t, s, "SELECT count(*)::text FROM "+tb.Name); got != strconv.Itoa(tb.Rows) {
+			t.Errorf("%s has %s rows; want %d", tb.Name, got, tb.Rows)
+		}
+	}
+	if err := s.Load(ctx, ds); err != nil {
+		t.Errorf("second Load = %v; want nil (already loaded)", err)
+	}
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DELETE FROM payment WHERE payment_no = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Verify(ctx, ds); err == nil || !strings.Contains(err.Error(), "payment has 15553 rows, want 15554") {
+		t.Errorf("Verify = %v; want a row-count error", err)
+	}
+	if err := s.Load(ctx, ds); err == nil || !strings.Contains(err.Error(), "does not hold dataset credit") {
+		t.Errorf("Load over other contents = %v; want a refusal", err)
+	}
+}

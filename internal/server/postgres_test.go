@@ -1,0 +1,140 @@
+package server_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+func TestStartRestartStop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
+	if err != nil {
+		t.Fatalf("StartPostgres: %v", err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			pg.Stop()
+		}
+	}()
+	base := pg.SocketDir()
+
+	// Reachable on the unix socket and on loopback TCP, as a superuser.
+	for _, dsn := range []string{
+		pg.DSN("postgres"),
+		"host=127.0.0.1 port=" + strconv.Itoa(pg.Port()) + " user=postgres dbname=postgres sslmode=disable",
+	} {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatalf("connect %q: %v", dsn, err)
+		}
+		var listen, buffers string
+		if err := conn.QueryRow(ctx, "SELECT current_setting('listen_addresses'), current_setting('shared_buffers')").Scan(&listen, &buffers); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(ctx)
+		if listen != "127.0.0.1" || buffers != "256MB" {
+			t.Errorf("listen_addresses, shared_buffers = %q, %q; want 127.0.0.1, 256MB", listen, buffers)
+		}
+	}
+
+	pid, err := pg.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(st), "\n") {
+			if strings.HasPrefix(line, "Uid:") && strings.Fields(line)[1] == "0" {
+				t.Errorf("postgres runs as root: %s", line)
+			}
+		}
+	}
+
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	pid2, err := pg.PID()
+	if err != nil || pid2 == pid {
+		t.Errorf("PID after restart = %d, %v; want a new postmaster (was %d)", pid2, err, pid)
+	}
+
+	if err := pg.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	if _, err := os.Stat(base); !os.IsNotExist(err) {
+		t.Errorf("server directory %s still exists after Stop (err %v)", base, err)
+	}
+	if waitGone(pid2) {
+		t.Errorf("postmaster %d still running after Stop", pid2)
+	}
+	if err := pg.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+// A server whose obsbench was killed is stopped and removed by the next
+// start.
+func TestReapStale(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
+	if err != nil {
+		t.Fatalf("StartPostgres: %v", err)
+	}
+	defer pg.Stop()
+	pid, _ := pg.PID()
+	// Pretend the owner died: a process that has exited.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	owner := filepath.Join(pg.SocketDir(), "owner.pid")
+	if err := os.WriteFile(owner, []byte(strconv.Itoa(dead.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	server.ReapStale(t.Logf)
+	if _, err := os.Stat(pg.SocketDir()); !os.IsNotExist(err) {
+		t.Errorf("stale server directory still exists (err %v)", err)
+	}
+	if waitGone(pid) {
+		t.Errorf("stale postmaster %d still running", pid)
+	}
+}
+
+func TestFindPostgresBin(t *testing.T) {
+	dir, err := server.FindPostgresBin()
+	if err != nil {
+		t.Fatalf("FindPostgresBin: %v", err)
+	}
+	for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+}
+
+// waitGone waits up to 5 s for pid to exit and reports whether it is still
+// running: pg_ctl stop returns when postmaster.pid is removed, which the
+// postmaster does just before it exits.
+func waitGone(pid int) bool {
+	for i := 0; i < 50 && server.Alive(pid); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	return server.Alive(pid)
+}

@@ -1,0 +1,30 @@
+// Package servertest starts real managed servers for tests. It never skips:
+// the README's test command installs the engines, so a missing one is a
+// failure, not a reason to pass silently.
+package servertest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+// Postgres starts a managed PostgreSQL that is stopped and removed when the
+// test ends.
+func Postgres(t testing.TB) *server.Postgres {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
+	if err != nil {
+		t.Fatalf("start managed postgres (make test installs it): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := pg.Stop(); err != nil {
+			t.Errorf("stop managed postgres: %v", err)
+		}
+	})
+	return pg
+}
