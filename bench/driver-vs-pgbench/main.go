@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -148,44 +150,75 @@ func run(ctx context.Context, c config) error {
 	return writeReport(c, sql, samples)
 }
 
-// workloadSQL returns the one statement the workload prepares, taken from
-// the workload itself so that pgbench runs exactly the driver's text.
-func workloadSQL(ctx context.Context, meta workload.Meta) (string, error) {
-	var rec recorder
-	if _, err := meta.New().Worker(ctx, &rec, 0); err != nil {
-		return "", err
+// Goals of the project for the driver, against pgbench.
+const (
+	goalRate = 0.95 // obsbench statements/s ÷ pgbench statements/s, at least
+	goalCPU  = 1.2  // obsbench CPU/statement ÷ pgbench CPU/statement, at most
+)
+
+// writeReport writes the markdown report to c.out and prints it.
+func writeReport(c config, sql string, samples []sample) error {
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	p("# obsbench driver vs pgbench\n")
+	p("- command: `%s`", c.command)
+	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
+	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- server: managed PostgreSQL %s; workload %s, %d sessions, prepared", c.postgres, workloadName, c.clients)
+	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
+	p("- query: `%s`\n", sql)
+	p("statements/s: obsbench `result.Measured` ÷ duration; pgbench transactions processed ÷ `-T`.")
+	p("CPU µs/statement: CPU of the whole measured run ÷ every statement it ran (obsbench `result.Executed`).\n")
+	p("## Rounds\n")
+	p("| round | # | tool | statements/s | client CPU s | client CPU µs/stmt | server CPU µs/stmt | pgbench tps |")
+	p("|---:|---:|---|---:|---:|---:|---:|---:|")
+	for _, s := range samples {
+		tps := "–"
+		if s.tool == toolPgbench {
+			tps = fmt.Sprintf("%.0f", s.tps)
+		}
+		p("| %d | %d | %s | %.0f | %.2f | %.2f | %.2f | %s |",
+			s.round, s.position, s.tool, s.rate(), s.clientCPU, s.clientMicros(), s.serverMicros(), tps)
 	}
-	if len(rec.sql) != 1 || strings.Contains(rec.sql[0], "$1") {
-		return "", fmt.Errorf("workload %s: want one statement without parameters, got %q", meta.Name, rec.sql)
+	med := map[string][3]float64{}
+	p("\n## Medians\n")
+	p("| tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
+	p("|---|---:|---:|---:|")
+	for _, tool := range []string{toolDriver, toolPgbench} {
+		var rate, cpu, srv []float64
+		for _, s := range samples {
+			if s.tool == tool {
+				rate, cpu, srv = append(rate, s.rate()), append(cpu, s.clientMicros()), append(srv, s.serverMicros())
+			}
+		}
+		med[tool] = [3]float64{stats.Median(rate), stats.Median(cpu), stats.Median(srv)}
+		p("| %s | %.0f | %.2f | %.2f |", tool, med[tool][0], med[tool][1], med[tool][2])
 	}
-	return rec.sql[0], nil
+	rateRatio := med[toolDriver][0] / med[toolPgbench][0]
+	cpuRatio := med[toolDriver][1] / med[toolPgbench][1]
+	p("\n## Goals (ratios of the medians)\n")
+	p("| ratio | value | goal | result |")
+	p("|---|---:|---|---|")
+	p("| obsbench statements/s ÷ pgbench statements/s | %.3f | ≥ %.2f | %s |", rateRatio, goalRate, verdict(rateRatio >= goalRate))
+	p("| obsbench CPU/statement ÷ pgbench CPU/statement | %.3f | ≤ %.1f | %s |", cpuRatio, goalCPU, verdict(cpuRatio <= goalCPU))
+	if c.rounds < 3 {
+		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
+	}
+	fmt.Print(w.String())
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.out, []byte(w.String()), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s", c.out)
+	return nil
 }
 
-type recorder struct{ sql []string }
-
-func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
-	r.sql = append(r.sql, sql)
-	return nil, nil
-}
-
-// writeScript writes sql as a pgbench script, readable by anyone so that
-// pgbench may run as another user. pgbench ends a command at the semicolon
-// and does not send the semicolon, so the server receives sql unchanged.
-func writeScript(sql string) (string, error) {
-	f, err := os.CreateTemp("", "driver-vs-pgbench-*.sql")
-	if err != nil {
-		return "", err
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
 	}
-	_, err = f.WriteString(sql + ";\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	return "FAIL"
 }

@@ -83,10 +83,12 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
 	case f.warmup < 0 || f.warmup > time.Hour:
 		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
-	case f.clients < 0 || f.clients > 1000:
-		return c, usagef("--clients %d: want 1 to 1000", f.clients)
 	}
-	if c.clients == 0 {
+	if flagSet(fs, "clients") {
+		if f.clients < 1 || f.clients > 1000 {
+			return c, usagef("--clients %d: want 1 to 1000", f.clients)
+		}
+	} else {
 		c.clients = c.wl.DefaultClients
 	}
 	if c.seed == 0 {
@@ -219,4 +221,10 @@ func progressPrinter(w io.Writer) func(experiment.Progress) {
 			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, status,
 			p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
 	}
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -43,7 +43,7 @@ func Parse(file string, data []byte) ([]Observer, error) {
 		if err := yaml.NodeToValue(node, &o, yaml.DisallowUnknownField()); err != nil {
 			return nil, fromYAML(file, err)
 		}
-		line, col := position(node)
+		line, col := entryPosition(node)
 		o.Source = fmt.Sprintf("%s:%d", file, line)
 		if field, err := validate(o); err != nil {
 			if fl, fc, ok := fieldPosition(node, field); ok {
@@ -77,6 +77,18 @@ func position(n ast.Node) (int, int) {
 		return tk.Position.Line, tk.Position.Column
 	}
 	return 1, 1
+}
+
+// entryPosition is where a list entry starts: its first key, not the
+// mapping's first ':' that the parser records as its token.
+func entryPosition(n ast.Node) (int, int) {
+	if m, ok := n.(*ast.MappingNode); ok && len(m.Values) > 0 {
+		return position(m.Values[0].Key)
+	}
+	if mv, ok := n.(*ast.MappingValueNode); ok {
+		return position(mv.Key)
+	}
+	return position(n)
 }
 
 // fieldPosition finds the key called field in a mapping node.

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+const (
+	toolDriver  = "obsbench"
+	toolPgbench = "pgbench"
+	userHZ      = 100 // unit of the CPU times in /proc/PID/stat
+)
+
+// bench is what both tools run against.
+type bench struct {
+	srv              *postgres.Server
+	pg               *server.Postgres
+	wl               workload.Meta
+	clients          int
+	warmup, duration time.Duration
+	pgbench, script  string
+	pmPID            int // the postmaster
+}
+
+// sample is one measured run of one tool.
+type sample struct {
+	tool            string
+	round, position int
+	rated           int64   // statements counted for statements/s
+	executed        int64   // statements the CPU times are divided by
+	seconds         float64 // the measured duration
+	clientCPU       float64 // seconds, the tool's own process
+	serverCPU       float64 // seconds, every server process
+	tps             float64 // pgbench's own tps, for reference
+}
+
+func (s sample) rate() float64         { return float64(s.rated) / s.seconds }
+func (s sample) clientMicros() float64 { return 1e6 * s.clientCPU / float64(s.executed) }
+func (s sample) serverMicros() float64 { return 1e6 * s.serverCPU / float64(s.executed) }
+
+// measure runs tool's warm-up, then its measured run, and returns the
+// measured run. Each run opens and closes its own sessions; the CPU times
+// cover the whole measured run, connecting and preparing included.
+func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
+	s := sample{tool: tool, seconds: b.duration.Seconds()}
+	runTool := b.runDriver
+	if tool == toolPgbench {
+		runTool = b.runPgbench
+	}
+	if b.warmup > 0 {
+		if err := runTool(ctx, b.warmup, nil); err != nil {
+			return s, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	before, err := b.serverSeconds(ctx)
+	if err != nil {
+		return s, err
+	}
+	if err := runTool(ctx, b.duration, &s); err != nil {
+		return s, err
+	}
+	after, err := b.serverSeconds(ctx)
+	s.serverCPU = after - before
+	return s, err
+}
+
+// runDriver runs driver.Run for d with no warm-up of its own. Statements/s
+// counts result.Measured (completed inside the window); CPU per statement
+// divides by result.Executed (also the few in flight when it closed), since
+// the CPU was spent on all of them.
+func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
+	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
+	// Window must be set: driver.Run ends right after the warm-up when it is
+	// nil (internal/driver/driver.go, `if timer(cfg.Warmup) && cfg.Window != nil`).
+	cfg := driver.Config{Clients: b.clients, Duration: d, Window: func(bool) {}}
+	t0, start := selfCPU(), time.Now()
+	res, err := driver.Run(ctx, cfg, dial, b.wl.New())
+	cpu := selfCPU() - t0
+	if err != nil {
+		return err
+	}
+	if took := time.Since(start); took < d {
+		return fmt.Errorf("driver.Run returned after %v, before its %v window ended", took, d)
+	}
+	if s == nil {
+		return nil
+	}
+	s.clientCPU = cpu.Seconds()
+	s.rated, s.executed = res.Measured, res.Executed
+	return nil
+}
+
+var (
+	reTxns = regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)`)
+	reTPS  = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+)
+
+// runPgbench runs pgbench for d. Statements/s is transactions processed / d
+// (one statement per transaction), the driver's count over the same nominal
+// duration; pgbench's tps, which divides by its own timing without the
+// connection time, is kept for reference.
+func (b *bench) runPgbench(ctx context.Context, d time.Duration, s *sample) error {
+	cmd := exec.CommandContext(ctx, b.pgbench, "-n", "-M", "prepared", "-f", b.script,
+		"-c", strconv.Itoa(b.clients), "-j", strconv.Itoa(min(2, b.clients)),
+		"-T", strconv.Itoa(int(d/time.Second)), "-h", b.pg.SocketDir(),
+		"-p", strconv.Itoa(b.pg.Port()), "-U", "postgres", database)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	// Its own process group: Ctrl-C reaches this program, which cancels ctx.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
+	}
+	if s == nil {
+		return nil
+	}
+	txns, tps := reTxns.FindSubmatch(out.Bytes()), reTPS.FindSubmatch(out.Bytes())
+	if txns == nil || tps == nil {
+		return fmt.Errorf("cannot parse pgbench output:\n%s", out.String())
+	}
+	s.rated, _ = strconv.ParseInt(string(txns[1]), 10, 64)
+	s.executed = s.rated
+	s.tps, _ = strconv.ParseFloat(string(tps[1]), 64)
+	s.clientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return nil
+}
+
+// selfCPU is the user and system CPU time of this process, all threads.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// serverSeconds is the CPU time the server has used so far: the postmaster's
+// own, its live children's (every server process is one), and that of its
+// children that exited (cutime+cstime, added when the postmaster reaps
+// them). It first waits until the previous run's sessions are gone and
+// reaped, so that none is counted in neither place or in both.
+func (b *bench) serverSeconds(ctx context.Context) (float64, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ticks, busy, err := serverTicks(b.pmPID)
+		if err != nil || !busy {
+			return float64(ticks) / userHZ, err
+		}
+		if time.Now().After(deadline) {
+			return 0, errors.New("client backends still running 10s after the run")
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// serverTicks sums the ticks described at serverSeconds. busy says a client
+// backend of the benchmark database is still running or unreaped.
+func serverTicks(pm int) (ticks int64, busy bool, err error) {
+	f, err := statFields(strconv.Itoa(pm))
+	if err != nil {
+		return 0, false, fmt.Errorf("read postmaster stat: %w", err)
+	}
+	ticks = f[11] + f[12] + f[13] + f[14] // utime stime cutime cstime
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		pid := filepath.Base(dir)
+		f, err := statFields(pid)
+		if err != nil || f[1] != int64(pm) {
+			continue // exited meanwhile, or not a server process
+		}
+		ticks += f[11] + f[12]
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if f[0] == 'Z' || bytes.HasPrefix(cmdline, []byte("postgres: postgres "+database+" ")) {
+			busy = true
+		}
+	}
+	return ticks, busy, nil
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name:
+// [0] the state letter, [1] ppid, ..., [11] utime, [12] stime, [13] cutime,
+// [14] cstime; the others are parsed as numbers where they are.
+func statFields(pid string) ([]int64, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
+	}
+	words := bytes.Fields(b[i+1:])
+	if len(words) < 15 {
+		return nil, fmt.Errorf("malformed /proc/%s/stat", pid)
+	}
+	f := make([]int64, 15)
+	f[0] = int64(words[0][0])
+	for j := 1; j < 15; j++ {
+		f[j], _ = strconv.ParseInt(string(words[j]), 10, 64)
+	}
+	return f, nil
+}
+
+// workloadSQL returns the one statement the workload prepares, taken from
+// the workload itself so that pgbench runs exactly the driver's text.
+func workloadSQL(ctx context.Context, meta workload.Meta) (string, error) {
+	var rec recorder
+	if _, err := meta.New().Worker(ctx, &rec, 0); err != nil {
+		return "", err
+	}
+	if len(rec.sql) != 1 || strings.Contains(rec.sql[0], "$1") {
+		return "", fmt.Errorf("workload %s: want one statement without parameters, got %q", meta.Name, rec.sql)
+	}
+	return rec.sql[0], nil
+}
+
+type recorder struct{ sql []string }
+
+func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	r.sql = append(r.sql, sql)
+	return nil, nil
+}
+
+// writeScript writes sql as a pgbench script, readable by anyone so that
+// pgbench may run as another user. pgbench ends a command at the semicolon
+// and does not send the semicolon, so the server receives sql unchanged.
+func writeScript(sql string) (string, error) {
+	f, err := os.CreateTemp("", "driver-vs-pgbench-*.sql")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(sql + ";\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// privateTemp points os.TempDir at a directory of the test's own, so that
+// the managed servers a test starts can be counted without seeing those of
+// tests running in parallel in other packages. It must be traversable by the
+// server's unprivileged user.
+func privateTemp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "obsbench-clitest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("TMPDIR", dir)
+	return dir
+}
+
+func serverDirs(t *testing.T, tmp string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "obsbench-pg-*"))
+	return dirs
+}
+
+func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
+	tmp := privateTemp(t)
+	bad := filepath.Join(tmp, "bad.yaml")
+	os.WriteFile(bad, []byte("- name: x\n  engine: postgres\n  description: d\n  setings: {}\n"), 0o644)
+	out := filepath.Join(tmp, "out")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--observers", "log-statement"}, `unknown observer "log-statement" for engine postgres (did you mean "log-statements-file"?)`},
+		{[]string{"run", "--clients", "0"}, "--clients 0: want 1 to 1000"},
+		{[]string{"run", "--duration", "abc"}, `invalid value "abc" for flag -duration`},
+		{[]string{"run", "--duration", "10ms"}, "--duration 10ms: want 1s to 24h"},
+		{[]string{"run", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
+		{[]string{"run", "--workload", "tpcc"}, `unknown workload "tpcc"; known: credit-top1`},
+		{[]string{"run", "--engine", "oracle"}, `--engine "oracle" is not supported yet; valid: postgres`},
+		{[]string{"run", "--observer-file", bad}, bad + `:4:3: unknown field "setings"`},
+		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres dbname=x sslmode=disable connect_timeout=2", "--observers", "baseline"}, "--dsn: connect to postgres"},
+		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres"}, "pass --allow-changes to agree"},
+		{[]string{"run", "extra"}, `unexpected argument "extra"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported yet`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{}, tt.args...), "--out", out)
+			if tt.args[0] == "frobnicate" || tt.args[0] == "observers" {
+				args = tt.args
+			}
+			code := run(context.Background(), args, &stdout, &stderr)
+			if code != exitUsage {
+				t.Errorf("exit code = %d; want %d (stderr %q)", code, exitUsage, stderr.String())
+			}
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			if !strings.HasPrefix(first, "obsbench: ") || !strings.Contains(first, tt.want) {
+				t.Errorf("stderr = %q; want one line containing %q", stderr.String(), tt.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out directory created for invalid input")
+			}
+			if d := serverDirs(t, tmp); len(d) > 0 {
+				t.Errorf("server directories left: %v", d)
+			}
+		})
+	}
+}
+
+func TestVersionAndObservers(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"version"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stdout.String(), "obsbench ") {
+		t.Errorf("version: exit %d, %q", code, stdout.String())
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"observers"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("observers: exit %d, %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 10 || !strings.HasPrefix(lines[1], "baseline ") {
+		t.Errorf("observers printed %d lines, first entry %q; want a header and 9 entries, baseline first", len(lines), lines[1])
+	}
+}
+
+// A small real experiment: results.jsonl has every run, summary.json the
+// fields other tools read, the statement log recorded every statement, and
+// the managed server is gone afterwards.
+func TestRunEndToEnd(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--clients", "4", "--observers", "log-statements-file", "--seed", "7", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 4", len(runs), err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"engine", "workload", "seed", "rounds", "conditions", "noise_floor_pct"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("summary.json lacks %q", k)
+		}
+	}
+	conds := raw["conditions"].([]any)
+	for _, c := range conds {
+		cm := c.(map[string]any)
+		for _, k := range []string{"name", "throughput", "overhead", "latency_ms", "events", "cpu"} {
+			if _, ok := cm[k]; !ok {
+				t.Errorf("condition %v lacks %q", cm["name"], k)
+			}
+		}
+		for _, k := range []string{"median", "runs"} {
+			if _, ok := cm["throughput"].(map[string]any)[k]; !ok {
+				t.Errorf("throughput lacks %q", k)
+			}
+		}
+		for _, k := range []string{"server_pct", "driver_pct"} {
+			if _, ok := cm["cpu"].(map[string]any)[k]; !ok {
+				t.Errorf("cpu lacks %q", k)
+			}
+		}
+	}
+	var s result.Summary
+	json.Unmarshal(b, &s)
+	if s.Seed != 7 || s.Rounds != 2 || len(s.Conditions) != 2 {
+		t.Errorf("summary seed %d, rounds %d, %d conditions; want 7, 2, 2", s.Seed, s.Rounds, len(s.Conditions))
+	}
+	if s.Conditions[0].Events != nil {
+		t.Errorf("baseline events = %+v; want null", s.Conditions[0].Events)
+	}
+	if ev := s.Conditions[1].Events; ev == nil || ev.Recorded != ev.Executed || ev.Recorded == 0 {
+		t.Errorf("log-statements-file events = %+v; want recorded = executed > 0", ev)
+	}
+	if o := s.Conditions[1].Overhead; o == nil || o.CILow > o.Pct || o.Pct > o.CIHigh {
+		t.Errorf("overhead = %+v; want ci_low <= pct <= ci_high", o)
+	}
+	for _, want := range []string{"log-statements-file", "overhead % [CI]", "noise floor", "Bonferroni"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// Ctrl-C in the middle of a run: the observer is reverted, the server
+// stopped and removed, the runs finished so far kept, exit code 130.
+func TestInterruptCleansUp(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the first run is under way.
+		for i := 0; i < 600; i++ {
+			time.Sleep(100 * time.Millisecond)
+			if runs, _ := result.ReadRuns(filepath.Join(out, "results.jsonl")); len(runs) >= 1 {
+				time.Sleep(1500 * time.Millisecond)
+				break
+			}
+		}
+		cancel()
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"run", "--rounds", "3", "--duration", "3s", "--warmup", "500ms", "--clients", "2",
+		"--observers", "log-statements-file", "--out", out}, &stdout, &stderr)
+	if code != exitInterrupted {
+		t.Errorf("exit %d; want %d\nstderr:\n%s", code, exitInterrupted, stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) < 1 {
+		t.Errorf("results.jsonl: %d runs, %v; want the finished ones kept", len(runs), err)
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}

@@ -1,0 +1,105 @@
+package observer_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+func TestBuiltinCatalog(t *testing.T) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatalf("Builtin: %v", err)
+	}
+	want := []string{"baseline", "log-statements-file", "log-duration-csv", "log-filtered-out", "auto-explain",
+		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling"}
+	for _, name := range want {
+		if _, err := cat.Lookup("postgres", name); err != nil {
+			t.Errorf("Lookup(postgres, %s) = %v", name, err)
+		}
+	}
+	if got := cat.Names("postgres"); got[0] != observer.Baseline || len(got) != len(want) {
+		t.Errorf("Names = %v; want baseline first and %d entries", got, len(want))
+	}
+	if n := len(cat.Defaults("postgres")); n < 4 || n > 5 {
+		t.Errorf("%d default observers; want 4 or 5", n)
+	}
+}
+
+func TestLookupSuggests(t *testing.T) {
+	cat, _ := observer.Builtin()
+	tests := []struct{ name, suggestion string }{
+		{"log-statement", "log-statements-file"},
+		{"pgaudit", "pgaudit-read"},
+		{"pg-stat-statement", "pg-stat-statements"},
+		{"zzzzzzzzzzzzzz", ""},
+	}
+	for _, tt := range tests {
+		_, err := cat.Lookup("postgres", tt.name)
+		var ue *observer.UnknownError
+		if !errors.As(err, &ue) {
+			t.Fatalf("Lookup(%q) = %v; want an UnknownError", tt.name, err)
+		}
+		if ue.Suggestion != tt.suggestion {
+			t.Errorf("Lookup(%q) suggests %q; want %q", tt.name, ue.Suggestion, tt.suggestion)
+		}
+	}
+}
+
+// Each bad file is reported with file:line:column of what is wrong.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"not a list", "name: x\n", "f.yaml:1:5: expected a list of observers"},
+		{"unknown field", "- name: x\n  engine: postgres\n  description: d\n  setings: {a: b}\n", "f.yaml:4:3: unknown field \"setings\""},
+		{"bad name", "- name: Bad_Name\n  engine: postgres\n  description: d\n", "f.yaml:1:3: name \"Bad_Name\""},
+		{"bad engine", "- name: x\n  engine: oracle\n  description: d\n", "f.yaml:2:3: engine \"oracle\" is not one of postgres"},
+		{"no description", "- name: x\n  engine: postgres\n", "f.yaml:1:3: description is missing"},
+		{"wrong type", "- name: x\n  engine: postgres\n  description: d\n  preload: 5\n", "f.yaml:4:"},
+		{"bad event source", "- name: x\n  engine: postgres\n  description: d\n  events: {source: syslog}\n", "f.yaml:4:3: events source \"syslog\""},
+		{"bad regexp", "- name: x\n  engine: postgres\n  description: d\n  events: {source: server-log, match: '('}\n", "f.yaml:4:3: events match"},
+		{"preload as setting", "- name: x\n  engine: postgres\n  description: d\n  settings: {shared_preload_libraries: a}\n", "f.yaml:4:3: shared_preload_libraries is set with preload:"},
+		{"duplicate", "- name: x\n  engine: postgres\n  description: d\n- name: x\n  engine: postgres\n  description: e\n", "f.yaml:4:3: observer \"x\" for postgres is defined twice (first at f.yaml:1)"},
+		{"syntax", "- name: [x\n", "f.yaml:1:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := observer.Parse("f.yaml", []byte(tt.yaml))
+			var se *observer.SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse = %v; want a SyntaxError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Parse = %q; want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadFileAddsObservers(t *testing.T) {
+	cat, _ := observer.Builtin()
+	if err := cat.LoadFile(filepath.Join("testdata", "extra.yaml")); err != nil {
+		t.Fatalf("LoadFile: %v", err)
+	}
+	o, err := cat.Lookup("postgres", "log-connections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Settings["log_connections"] != "on" || o.Source != "testdata/extra.yaml:3" {
+		t.Errorf("log-connections = %+v", o)
+	}
+	// A user file cannot silently replace a built-in entry.
+	dup := filepath.Join(t.TempDir(), "dup.yaml")
+	os.WriteFile(dup, []byte("- name: baseline\n  engine: postgres\n  description: mine\n"), 0o644)
+	if err := cat.LoadFile(dup); err == nil || !strings.Contains(err.Error(), "already defined at catalog/postgres.yaml") {
+		t.Errorf("LoadFile(dup) = %v; want an already-defined error", err)
+	}
+	if err := cat.LoadFile("testdata/missing.yaml"); err == nil {
+		t.Error("LoadFile(missing) = nil; want an error")
+	}
+}
