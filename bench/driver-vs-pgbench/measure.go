@@ -31,7 +31,7 @@ type bench struct {
 	srv              *postgres.Server
 	pg               *server.Postgres
 	wl               workload.Meta
-	clients          int
+	clients, procs   int
 	warmup, duration time.Duration
 	pgbench, script  string
 	pmPID            int // the postmaster
@@ -85,9 +85,7 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 // the CPU was spent on all of them.
 func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
 	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
-	// Window must be set: driver.Run ends right after the warm-up when it is
-	// nil (internal/driver/driver.go, `if timer(cfg.Warmup) && cfg.Window != nil`).
-	cfg := driver.Config{Clients: b.clients, Duration: d, Window: func(bool) {}}
+	cfg := driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}
 	t0, start := selfCPU(), time.Now()
 	res, err := driver.Run(ctx, cfg, dial, b.wl.New())
 	cpu := selfCPU() - t0

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
@@ -33,7 +34,7 @@ const (
 
 type runFlags struct {
 	engine, dsn, workload, observers, observerFile, out string
-	rounds, clients                                     int
+	rounds, clients, driverProcs                        int
 	duration, warmup                                    time.Duration
 	seed                                                uint64
 	allowChanges                                        bool
@@ -59,6 +60,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.DurationVar(&f.duration, "duration", defaultDuration, "measured time of each run")
 	fs.DurationVar(&f.warmup, "warmup", defaultWarmup, "unmeasured warm-up before each run's measured time")
 	fs.IntVar(&f.clients, "clients", 0, "client sessions (default: the workload's, 16 for credit-top1)")
+	fs.IntVar(&f.driverProcs, "driver-threads", defaultDriverProcs(), "OS threads of the load driver (GOMAXPROCS while it runs); one per 8 cores keeps its CPU per statement near pgbench's")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the run order (default: from the clock; printed either way)")
 	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
@@ -83,6 +85,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
 	case f.warmup < 0 || f.warmup > time.Hour:
 		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
+	case f.driverProcs < 1 || f.driverProcs > 256:
+		return c, usagef("--driver-threads %d: want 1 to 256", f.driverProcs)
 	}
 	if flagSet(fs, "clients") {
 		if f.clients < 1 || f.clients > 1000 {
@@ -187,7 +191,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
 		Rounds: c.rounds, Seed: c.seed, Out: c.out,
-		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration},
+		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
@@ -228,3 +232,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// defaultDriverProcs is one driver thread per 8 cores, at least one.
+func defaultDriverProcs() int { return max(1, runtime.NumCPU()/8) }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,13 @@ type Config struct {
 	Clients  int
 	Warmup   time.Duration // run but not measured
 	Duration time.Duration // the measured window
+	// Procs, when > 0, is the number of OS threads that run Go code
+	// (GOMAXPROCS) while the sessions run; the previous value is restored
+	// after. One thread multiplexes the sessions the way pgbench's -j
+	// threads do, waking once for several answers; more threads wake each
+	// other for every answer, and on a small machine those context switches
+	// cost more than the driver's own work (bench/driver-vs-pgbench).
+	Procs int
 	// Window is called when the measured window opens (start=true) and
 	// closes (start=false), so that other measurements can cover exactly it.
 	Window func(start bool)
@@ -97,6 +105,9 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		}
 	}
 
+	if cfg.Procs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Procs))
+	}
 	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
 	workers := make([]*worker, cfg.Clients)
 	var stop atomic.Bool
@@ -123,8 +134,10 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			return false
 		}
 	}
-	if timer(cfg.Warmup) && cfg.Window != nil {
-		cfg.Window(true)
+	if timer(cfg.Warmup) {
+		if cfg.Window != nil {
+			cfg.Window(true)
+		}
 		if timer(cfg.Warmup+cfg.Duration) && cfg.Window != nil {
 			cfg.Window(false)
 		}

@@ -39,11 +39,35 @@ func TestCountsAddUp(t *testing.T) {
 			}
 		},
 	}
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	began := time.Now()
-	res, err := driver.Run(ctx, cfg, func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, wl.New())
+	res, err := driver.Run(ctx, cfg, dial, wl.New())
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
+	checkCounts(t, res)
+	if w := closed.Sub(opened); w < 2400*time.Millisecond || w > 2700*time.Millisecond {
+		t.Errorf("window lasted %v; want about 2.5s", w)
+	}
+	if d := opened.Sub(began); d < 400*time.Millisecond {
+		t.Errorf("window opened %v after start; want after the 500ms warm-up", d)
+	}
+
+	// Without a Window callback the run lasts just as long.
+	cfg.Window = nil
+	began = time.Now()
+	res, err = driver.Run(ctx, cfg, dial, wl.New())
+	if err != nil {
+		t.Fatalf("Run without Window: %v", err)
+	}
+	if d := time.Since(began); d < 3*time.Second {
+		t.Errorf("Run without Window took %v; want at least warm-up + duration = 3s", d)
+	}
+	checkCounts(t, res)
+}
+
+func checkCounts(t *testing.T, res driver.Result) {
+	t.Helper()
 	if len(res.PerSecond) != 3 {
 		t.Fatalf("PerSecond has %d sessions; want 3", len(res.PerSecond))
 	}
@@ -70,12 +94,6 @@ func TestCountsAddUp(t *testing.T) {
 	}
 	if l := res.Latency; !(l.P50 > 0 && l.P50 <= l.P99 && l.P99 <= l.Max) {
 		t.Errorf("Latency = %+v; want 0 < p50 <= p99 <= max", l)
-	}
-	if w := closed.Sub(opened); w < 2400*time.Millisecond || w > 2700*time.Millisecond {
-		t.Errorf("window lasted %v; want about 2.5s", w)
-	}
-	if d := opened.Sub(began); d < 400*time.Millisecond {
-		t.Errorf("window opened %v after start; want after the 500ms warm-up", d)
 	}
 }
 

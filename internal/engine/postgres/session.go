@@ -2,21 +2,39 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// Session is one client session of the driver. It uses pgconn, pgx's
-// low-level layer, directly: the driver only needs to run prepared
-// statements and read their results, and skipping row decoding keeps the
-// driver's CPU per statement close to pgbench's.
+// Session is one client session of the driver.
+//
+// pgx opens and authenticates the connection; then the session takes the
+// socket over (pgconn's Hijack) and speaks the extended query protocol
+// itself: each Exec is one write of a pre-encoded Bind/Describe/Execute/Sync
+// and reads until ReadyForQuery, checking message types without decoding
+// rows. That is what libpq does for pgbench -M prepared, and it keeps the
+// driver's CPU per statement near pgbench's (bench/driver-vs-pgbench): the
+// driver must not compete with the server it measures. pgconn's general
+// machinery (context watching, a background reader during writes, message
+// decoding) cost about twice pgbench's CPU per statement.
 type Session struct {
-	conn *pgconn.PgConn
-	n    int
+	conn    net.Conn
+	raw     syscall.RawConn // nil when conn is not a plain socket (TLS)
+	buf     []byte          // read buffer; buf[r:w] is unread
+	r, w    int
+	n       int
+	watched context.Context
+	stop    func() bool
 }
 
 // Connect opens a driver session on the dataset database.
@@ -26,43 +44,280 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
 	cfg.RuntimeParams["application_name"] = "obsbench-driver"
-	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect driver session: %w", err)
 	}
-	return &Session{conn: conn}, nil
+	hc, err := pc.Hijack()
+	if err != nil {
+		pc.Close(ctx)
+		return nil, fmt.Errorf("take over driver session: %w", err)
+	}
+	c := &Session{conn: hc.Conn, buf: make([]byte, 16<<10)}
+	if sc, ok := hc.Conn.(syscall.Conn); ok {
+		if c.raw, err = sc.SyscallConn(); err != nil {
+			c.raw = nil
+		}
+	}
+	return c, nil
 }
 
-// Prepare prepares sql under a name of the session's own.
+// Prepare prepares sql under a name of the session's own (Parse, Sync).
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
+	c.watch(ctx)
 	c.n++
 	name := "obsbench_" + strconv.Itoa(c.n)
-	if _, err := c.conn.Prepare(ctx, name, sql, nil); err != nil {
+	msg := message(nil, 'P', cstring(cstring(nil, name), sql), []byte{0, 0})
+	msg = message(msg, 'S')
+	if err := c.roundTrip(msg); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	return &stmt{conn: c.conn, name: name}, nil
+	return &stmt{s: c, name: name, noArgs: bind(name, nil)}, nil
 }
 
-// Close ends the session.
-func (c *Session) Close(ctx context.Context) error { return c.conn.Close(ctx) }
+// Close ends the session (Terminate) and closes the socket.
+func (c *Session) Close(context.Context) error {
+	if c.stop != nil {
+		c.stop()
+	}
+	c.conn.SetWriteDeadline(time.Now().Add(time.Second))
+	c.conn.Write(message(nil, 'X'))
+	return c.conn.Close()
+}
+
+// watch makes a cancelled ctx interrupt a blocked read or write, by setting
+// a past deadline. It is registered once per context, not per statement.
+func (c *Session) watch(ctx context.Context) {
+	if ctx == c.watched || ctx.Done() == nil {
+		return
+	}
+	if c.stop != nil {
+		c.stop()
+	}
+	c.watched = ctx
+	c.stop = context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Unix(1, 0)) })
+}
 
 type stmt struct {
-	conn *pgconn.PgConn
-	name string
+	s      *Session
+	name   string
+	noArgs []byte // the encoded execution without arguments
 }
 
 // Exec runs the statement with its arguments in text format and reads the
 // whole result.
-func (s *stmt) Exec(ctx context.Context, args ...any) error {
-	var params [][]byte
+func (st *stmt) Exec(ctx context.Context, args ...any) error {
+	st.s.watch(ctx)
+	msg := st.noArgs
 	if len(args) > 0 {
-		params = make([][]byte, len(args))
+		params := make([][]byte, len(args))
 		for i, a := range args {
 			if a != nil {
 				params[i] = []byte(fmt.Sprint(a))
 			}
 		}
+		msg = bind(st.name, params)
 	}
-	_, err := s.conn.ExecPrepared(ctx, s.name, params, nil, nil).Close()
-	return err
+	return st.s.roundTrip(msg)
 }
+
+// roundTrip writes msg and reads messages up to ReadyForQuery. An
+// ErrorResponse becomes the returned error, after the session is in sync
+// again.
+func (c *Session) roundTrip(msg []byte) error {
+	if c.r == c.w {
+		c.r, c.w = 0, 0 // nothing unread: the answer goes to the start
+	}
+	if err := c.send(msg); err != nil {
+		return err
+	}
+	var failed error
+	for {
+		typ, body, err := c.next()
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case 'E':
+			failed = errorResponse(body)
+		case 'Z':
+			return failed
+		}
+	}
+}
+
+// next returns the next message's type and body; the body is valid until
+// the following call.
+func (c *Session) next() (byte, []byte, error) {
+	if err := c.fill(5); err != nil {
+		return 0, nil, err
+	}
+	typ := c.buf[c.r]
+	n := int(binary.BigEndian.Uint32(c.buf[c.r+1:])) + 1
+	if n < 5 {
+		return 0, nil, fmt.Errorf("malformed message %q of length %d", typ, n-1)
+	}
+	if err := c.fill(n); err != nil {
+		return 0, nil, err
+	}
+	body := c.buf[c.r+5 : c.r+n]
+	c.r += n
+	return typ, body, nil
+}
+
+// fill makes at least n unread bytes available.
+func (c *Session) fill(n int) error {
+	if c.w-c.r >= n {
+		return nil
+	}
+	if c.r > 0 {
+		c.w = copy(c.buf, c.buf[c.r:c.w])
+		c.r = 0
+	}
+	if n > len(c.buf) {
+		c.buf = append(c.buf, make([]byte, n-len(c.buf))...)
+	}
+	for c.w < n {
+		m, err := c.conn.Read(c.buf[c.w:])
+		c.w += m
+		if err != nil && c.w < n {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// send writes msg and waits until the server has answered something.
+//
+// A plain write followed by a net.Conn read costs a failed read(2) per
+// statement: Go tries the socket before it waits, and right after a request
+// the answer is never there yet. Here the write happens inside the raw
+// read's callback, after the poller was armed for this read, so every
+// arrival from then on is recorded and the first read(2) finds the answer:
+// one write and one read per statement, as in pgbench. Anything unusual (a
+// partial write, a socket that is not a plain one) takes the ordinary path.
+func (c *Session) send(msg []byte) error {
+	if c.raw == nil {
+		_, err := c.conn.Write(msg)
+		return err
+	}
+	var (
+		written  int
+		writeErr error
+		readErr  error
+		calls    int
+	)
+	err := c.raw.Read(func(fd uintptr) bool {
+		calls++
+		if calls == 1 {
+			written, writeErr = rawIO(syscall.SYS_WRITE, fd, msg)
+			return writeErr != nil || written != len(msg) // done unless wait
+		}
+		m, err := rawIO(syscall.SYS_READ, fd, c.buf[c.w:])
+		if err == syscall.EAGAIN {
+			return false
+		}
+		if m > 0 {
+			c.w += m
+		} else if err == nil {
+			err = io.EOF
+		}
+		readErr = err
+		return true
+	})
+	switch {
+	case err != nil:
+		return err
+	case writeErr == syscall.EAGAIN || (writeErr == nil && written < len(msg)):
+		_, err := c.conn.Write(msg[max(written, 0):])
+		return err
+	case writeErr != nil:
+		return writeErr
+	}
+	return readErr
+}
+
+// rawIO is read(2) or write(2) on the non-blocking socket without telling
+// the Go scheduler about it (RawSyscall). With syscall.Read/Write the
+// scheduler marks the thread as in a system call; the wake-up of the
+// server's backend that a write causes often preempts the thread inside
+// the call, the runtime's monitor then hands its processor to another
+// thread, and the context switches that follow cost more than the I/O
+// (perf: most driver time in finish_task_switch). A non-blocking call
+// returns at once, so nothing else needs the processor meanwhile.
+func rawIO(trap, fd uintptr, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
+// errorResponse turns an ErrorResponse body into a *pgconn.PgError, so that
+// callers can classify it by SQLSTATE.
+func errorResponse(body []byte) error {
+	e := &pgconn.PgError{}
+	for len(body) > 1 {
+		field := body[0]
+		end := 1
+		for end < len(body) && body[end] != 0 {
+			end++
+		}
+		v := string(body[1:end])
+		switch field {
+		case 'S':
+			e.Severity = v
+		case 'C':
+			e.Code = v
+		case 'M':
+			e.Message = v
+		case 'D':
+			e.Detail = v
+		}
+		body = body[min(end+1, len(body)):]
+	}
+	return e
+}
+
+// bind encodes Bind (text parameters, text results), Describe of the
+// portal, Execute and Sync: the messages libpq sends for PQexecPrepared.
+func bind(name string, params [][]byte) []byte {
+	b := cstring(cstring(nil, ""), name)
+	b = binary.BigEndian.AppendUint16(b, 0) // all parameters in text format
+	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
+	for _, p := range params {
+		if p == nil {
+			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF) // NULL
+			continue
+		}
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	b = binary.BigEndian.AppendUint16(b, 0) // all results in text format
+	msg := message(nil, 'B', b)
+	msg = message(msg, 'D', []byte{'P', 0})
+	msg = message(msg, 'E', []byte{0, 0, 0, 0, 0})
+	return message(msg, 'S')
+}
+
+// message appends a protocol message of type typ with the given body parts.
+func message(dst []byte, typ byte, parts ...[]byte) []byte {
+	n := 4
+	for _, p := range parts {
+		n += len(p)
+	}
+	dst = append(dst, typ)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	for _, p := range parts {
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
+func cstring(dst []byte, s string) []byte { return append(append(dst, s...), 0) }

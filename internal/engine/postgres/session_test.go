@@ -1,0 +1,63 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The driver's session speaks the protocol itself: errors arrive as
+// *pgconn.PgError with their SQLSTATE, leave the session usable, and a
+// cancelled context interrupts a statement that does not return.
+func TestSessionProtocol(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	sess, err := s.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+
+	var pgErr *pgconn.PgError
+	if _, err := sess.Prepare(ctx, "SELECT * FROM no_such_table"); !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
+		t.Errorf("Prepare(bad table) = %v; want SQLSTATE 42P01", err)
+	}
+	div, err := sess.Prepare(ctx, "SELECT 10 / $1::int")
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	if err := div.Exec(ctx, 2); err != nil {
+		t.Errorf("Exec(2) = %v", err)
+	}
+	if err := div.Exec(ctx, 0); !errors.As(err, &pgErr) || pgErr.Code != "22012" {
+		t.Errorf("Exec(0) = %v; want SQLSTATE 22012 (division by zero)", err)
+	}
+	// Large results are read whole, across many reads.
+	big, err := sess.Prepare(ctx, "SELECT repeat('x', 1000) FROM generate_series(1, $1::int)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Exec(ctx, 5000); err != nil {
+		t.Errorf("Exec(5000 rows) = %v", err)
+	}
+	if err := div.Exec(ctx, nil); err != nil {
+		t.Errorf("Exec(NULL) = %v; want the session usable after an error", err)
+	}
+
+	sleep, err := sess.Prepare(ctx, "SELECT pg_sleep(30)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := sleep.Exec(cctx); err == nil {
+		t.Error("Exec(pg_sleep(30)) with a 300ms context = nil; want an error")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancelled Exec returned after %v; want about 300ms", d)
+	}
+}
