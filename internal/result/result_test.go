@@ -1,0 +1,55 @@
+package result_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+func TestAppendAndRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	runs := []result.Run{
+		{Seq: 1, Round: 1, Condition: "baseline", Started: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+			Driver: driver.Result{Clients: 2, Measured: 10, Executed: 12, PerSecond: [][]int64{{5}, {5}}}},
+		{Seq: 2, Round: 1, Condition: "log-statements-file", Events: &result.Events{Recorded: 12, Executed: 12}, Error: "x"},
+	}
+	w, err := result.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	// Appending continues the file; it never truncates earlier runs.
+	w, _ = result.Create(path)
+	w.Append(runs[0])
+	w.Close()
+
+	got, err := result.ReadRuns(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("ReadRuns: %d runs; want 3", len(got))
+	}
+	for i, want := range append(runs, runs[0]) {
+		want.Version = result.Version
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("run %d = %+v; want %+v", i, got[i], want)
+		}
+	}
+
+	os.WriteFile(path, []byte(`{"seq":1}`+"\n"+`{"seq":2,"condi`), 0o644)
+	if _, err := result.ReadRuns(path); err == nil || !strings.Contains(err.Error(), "results.jsonl:2:") {
+		t.Errorf("ReadRuns(truncated) = %v; want an error at line 2", err)
+	}
+}
