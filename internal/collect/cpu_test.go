@@ -1,8 +1,8 @@
 package collect_test
 
 import (
-	"strconv"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
