@@ -35,6 +35,9 @@ type Session struct {
 	n       int
 	watched context.Context
 	stop    func() bool
+
+	exchange exchange
+	onReady  func(fd uintptr) bool // c.ready, bound once
 }
 
 // Connect opens a driver session on the dataset database.
@@ -54,6 +57,7 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
 	c := &Session{conn: hc.Conn, buf: make([]byte, 16<<10)}
+	c.onReady = c.ready
 	if sc, ok := hc.Conn.(syscall.Conn); ok {
 		if c.raw, err = sc.SyscallConn(); err != nil {
 			c.raw = nil
@@ -204,40 +208,49 @@ func (c *Session) send(msg []byte) error {
 		_, err := c.conn.Write(msg)
 		return err
 	}
-	var (
-		written  int
-		writeErr error
-		readErr  error
-		calls    int
-	)
-	err := c.raw.Read(func(fd uintptr) bool {
-		calls++
-		if calls == 1 {
-			written, writeErr = rawIO(syscall.SYS_WRITE, fd, msg)
-			return writeErr != nil || written != len(msg) // done unless wait
-		}
-		m, err := rawIO(syscall.SYS_READ, fd, c.buf[c.w:])
-		if err == syscall.EAGAIN {
-			return false
-		}
-		if m > 0 {
-			c.w += m
-		} else if err == nil {
-			err = io.EOF
-		}
-		readErr = err
-		return true
-	})
-	switch {
-	case err != nil:
+	x := &c.exchange
+	*x = exchange{msg: msg}
+	if err := c.raw.Read(c.onReady); err != nil {
 		return err
-	case writeErr == syscall.EAGAIN || (writeErr == nil && written < len(msg)):
-		_, err := c.conn.Write(msg[max(written, 0):])
-		return err
-	case writeErr != nil:
-		return writeErr
 	}
-	return readErr
+	switch {
+	case x.writeErr == syscall.EAGAIN || (x.writeErr == nil && x.written < len(msg)):
+		_, err := c.conn.Write(msg[max(x.written, 0):])
+		return err
+	case x.writeErr != nil:
+		return x.writeErr
+	}
+	return x.readErr
+}
+
+// exchange is the state of one send, kept in the Session so that the
+// callback (c.onReady, bound once) allocates nothing per statement.
+type exchange struct {
+	msg               []byte
+	calls, written    int
+	writeErr, readErr error
+}
+
+// ready is the raw read callback of send: the first call writes, later
+// calls read once the socket is readable.
+func (c *Session) ready(fd uintptr) bool {
+	x := &c.exchange
+	x.calls++
+	if x.calls == 1 {
+		x.written, x.writeErr = rawIO(syscall.SYS_WRITE, fd, x.msg)
+		return x.writeErr != nil || x.written != len(x.msg) // done unless wait
+	}
+	m, err := rawIO(syscall.SYS_READ, fd, c.buf[c.w:])
+	if err == syscall.EAGAIN {
+		return false
+	}
+	if m > 0 {
+		c.w += m
+	} else if err == nil {
+		err = io.EOF
+	}
+	x.readErr = err
+	return true
 }
 
 // rawIO is read(2) or write(2) on the non-blocking socket without telling
