@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"time"
 )
 
 // userHZ is the unit of utime and stime in /proc/PID/stat. Linux reports
@@ -19,8 +17,9 @@ const userHZ = 100
 
 // procStat is what CPU accounting needs from /proc/PID/stat.
 type procStat struct {
-	ppid     int
-	cpuTicks int64 // utime + stime
+	ppid       int
+	cpuTicks   int64 // utime + stime
+	childTicks int64 // cutime + cstime: exited children it has reaped
 }
 
 func readStat(pid string) (procStat, error) {
@@ -35,21 +34,25 @@ func readStat(pid string) (procStat, error) {
 		return procStat{}, fmt.Errorf("malformed /proc/%s/stat", pid)
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 13 {
+	if len(f) < 15 {
 		return procStat{}, fmt.Errorf("malformed /proc/%s/stat", pid)
 	}
 	ppid, _ := strconv.Atoi(string(f[1]))
 	utime, _ := strconv.ParseInt(string(f[11]), 10, 64)
 	stime, _ := strconv.ParseInt(string(f[12]), 10, 64)
-	return procStat{ppid: ppid, cpuTicks: utime + stime}, nil
+	cutime, _ := strconv.ParseInt(string(f[13]), 10, 64)
+	cstime, _ := strconv.ParseInt(string(f[14]), 10, 64)
+	return procStat{ppid: ppid, cpuTicks: utime + stime, childTicks: cutime + cstime}, nil
 }
 
 // treeTicks returns the CPU ticks of root and every process descended from
-// it, by pid.
-func treeTicks(root int) (map[int]int64, error) {
+// it, plus those of the children root has reaped: the sum only grows, even
+// as connections come and go, because an exited backend's time moves into
+// the postmaster's cutime.
+func treeTicks(root int) (int64, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	stats := map[int]procStat{}
 	children := map[int][]int{}
@@ -65,18 +68,19 @@ func treeTicks(root int) (map[int]int64, error) {
 		stats[pid] = st
 		children[st.ppid] = append(children[st.ppid], pid)
 	}
-	if _, ok := stats[root]; !ok {
-		return nil, fmt.Errorf("process %d not found", root)
+	rootStat, ok := stats[root]
+	if !ok {
+		return 0, fmt.Errorf("process %d not found", root)
 	}
-	out := map[int]int64{}
+	total := rootStat.childTicks
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		out[pid] = stats[pid].cpuTicks
+		total += stats[pid].cpuTicks
 		queue = append(queue, children[pid]...)
 	}
-	return out, nil
+	return total, nil
 }
 
 // CPU is CPU time used during a window.
@@ -84,58 +88,4 @@ type CPU struct {
 	Seconds float64 `json:"seconds"`
 	// Pct is Seconds as a share of all the machine's cores over the window.
 	Pct float64 `json:"pct"`
-}
-
-// CPUWindow measures the CPU time of a process tree and of this process
-// between Start and Stop.
-type CPUWindow struct {
-	root   int
-	t0     time.Time
-	server map[int]int64
-	self   int64
-}
-
-// StartCPU starts measuring. serverRoot is the server's main process (0 when
-// the server is not on this machine: only the driver is measured then).
-func StartCPU(serverRoot int) (*CPUWindow, error) {
-	w := &CPUWindow{root: serverRoot, t0: time.Now()}
-	self, err := readStat("self")
-	if err != nil {
-		return nil, err
-	}
-	w.self = self.cpuTicks
-	if serverRoot > 0 {
-		if w.server, err = treeTicks(serverRoot); err != nil {
-			return nil, err
-		}
-	}
-	return w, nil
-}
-
-// Stop returns the CPU used by the server tree and by this process (the
-// driver) since Start. Processes that started during the window count from
-// zero; those that exited during it are lost, which is why the driver's
-// sessions are connected before the window opens.
-func (w *CPUWindow) Stop() (server *CPU, driver CPU, err error) {
-	elapsed := time.Since(w.t0).Seconds()
-	capacity := elapsed * float64(runtime.NumCPU())
-	self, err := readStat("self")
-	if err != nil {
-		return nil, CPU{}, err
-	}
-	ds := float64(self.cpuTicks-w.self) / userHZ
-	driver = CPU{Seconds: ds, Pct: 100 * ds / capacity}
-	if w.root <= 0 {
-		return nil, driver, nil
-	}
-	now, err := treeTicks(w.root)
-	if err != nil {
-		return nil, driver, err
-	}
-	var ticks int64
-	for pid, t := range now {
-		ticks += t - w.server[pid] // absent at the start: counts from zero
-	}
-	ss := float64(ticks) / userHZ
-	return &CPU{Seconds: ss, Pct: 100 * ss / capacity}, driver, nil
 }

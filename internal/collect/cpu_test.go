@@ -11,7 +11,7 @@ import (
 
 // The window counts the CPU of a whole process tree (a shell whose child
 // spins) and of this process, and nothing while both idle.
-func TestCPUWindow(t *testing.T) {
+func TestSampler(t *testing.T) {
 	tree := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
 	if err := tree.Start(); err != nil {
 		t.Fatal(err)
@@ -23,40 +23,51 @@ func TestCPUWindow(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond) // let the child start
 
-	w, err := collect.StartCPU(tree.Process.Pid)
+	w, err := collect.StartSampler(tree.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(2100 * time.Millisecond)
 	for time.Now().Before(deadline) { // spin in this process too
 	}
-	server, driver, err := w.Stop()
+	server, driver, noise, perSecond, err := w.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The spinning child had one core at most; on a shared machine it may
 	// get less, but never none and never more than the elapsed time.
-	if server == nil || server.Seconds < 0.2 || server.Seconds > 1.3 {
-		t.Errorf("server CPU = %+v; want 0.2-1.3 s for a child spinning 1 s", server)
+	if server == nil || server.Seconds < 0.4 || server.Seconds > 2.4 {
+		t.Errorf("server CPU = %+v; want 0.4-2.4 s for a child spinning 2.1 s", server)
 	}
-	if driver.Seconds < 0.2 || driver.Seconds > 1.5 {
-		t.Errorf("driver CPU = %+v; want 0.2-1.5 s for 1 s of spinning", driver)
+	if driver.Seconds < 0.4 || driver.Seconds > 2.6 {
+		t.Errorf("driver CPU = %+v; want 0.4-2.6 s for 2.1 s of spinning", driver)
 	}
-	if server.Pct <= 0 || server.Pct > 100 {
-		t.Errorf("server Pct = %v; want (0, 100]", server.Pct)
+	if server.Pct <= 0 || server.Pct > 100 || noise.OtherPct < 0 || noise.OtherPct > 100 {
+		t.Errorf("server Pct = %v, noise %+v; want (0, 100]", server.Pct, noise)
+	}
+	// Two whole seconds and a bit: three entries that add up to the totals.
+	if len(perSecond) != 3 {
+		t.Fatalf("%d per-second entries; want 3", len(perSecond))
+	}
+	var sum float64
+	for _, s := range perSecond {
+		sum += s.Server
+	}
+	if d := sum - server.Seconds; d > 0.011 || d < -0.011 {
+		t.Errorf("per-second server CPU sums to %v; total %v", sum, server.Seconds)
 	}
 
 	// Only this process, while it sleeps: almost nothing.
-	w, err = collect.StartCPU(0)
+	w, err = collect.StartSampler(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	server, driver, err = w.Stop()
+	server, driver, _, _, err = w.Stop()
 	if err != nil || server != nil || driver.Seconds > 0.1 {
 		t.Errorf("idle window = %+v, %+v, %v; want nil server and ~0 driver", server, driver, err)
 	}
-	if _, err := collect.StartCPU(1 << 30); err == nil {
-		t.Error("StartCPU(no such pid) = nil error")
+	if _, err := collect.StartSampler(1 << 30); err == nil {
+		t.Error("StartSampler(no such pid) = nil error")
 	}
 }

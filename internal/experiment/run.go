@@ -186,17 +186,17 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	}
 	r.Started = time.Now()
 	var (
-		window *collect.CPUWindow
-		cpuErr error
+		sampler *collect.Sampler
+		cpuErr  error
 	)
 	dcfg := cfg.Driver
 	dcfg.Window = func(start bool) {
 		if start {
-			window, cpuErr = collect.StartCPU(cfg.Target.ServerPID())
+			sampler, cpuErr = collect.StartSampler(cfg.Target.ServerPID())
 			return
 		}
-		if window != nil {
-			r.ServerCPU, r.DriverCPU, cpuErr = window.Stop()
+		if sampler != nil {
+			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
 		}
 	}
 	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())

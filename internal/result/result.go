@@ -32,8 +32,12 @@ type Run struct {
 	Driver        driver.Result `json:"driver"`
 	ServerCPU     *collect.CPU  `json:"server_cpu"` // nil: server not on this machine
 	DriverCPU     collect.CPU   `json:"driver_cpu"`
-	Events        *Events       `json:"events"` // nil: the observer records no events
-	Error         string        `json:"error,omitempty"`
+	// Noise is the CPU other processes and the hypervisor took meanwhile.
+	Noise collect.Noise `json:"noise"`
+	// CPUPerSecond is the CPU of each second of the window.
+	CPUPerSecond []collect.Second `json:"cpu_per_second,omitempty"`
+	Events       *Events          `json:"events"` // nil: the observer records no events
+	Error        string           `json:"error,omitempty"`
 }
 
 // Events compares what an observer recorded with what was executed.

@@ -1,0 +1,151 @@
+package collect
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Second is the CPU spent in one second of the measured window, in seconds
+// of CPU (2.0 is both cores of a 2-core machine).
+type Second struct {
+	Server float64 `json:"server"`
+	Driver float64 `json:"driver"`
+	// Other is every other process's CPU: the machine's busy time less the
+	// server's and the driver's. On a shared machine it is the noise.
+	Other float64 `json:"other"`
+	// Steal is time the hypervisor gave this machine's CPUs to others.
+	Steal float64 `json:"steal"`
+}
+
+// Noise summarises how disturbed a window was, as % of the machine.
+type Noise struct {
+	OtherPct float64 `json:"other_pct"`
+	StealPct float64 `json:"steal_pct"`
+}
+
+// snapshot is cumulative CPU ticks at one moment.
+type snapshot struct {
+	at                          time.Time
+	server, driver, busy, steal int64
+}
+
+// Sampler records CPU every second of a window: the server's process tree,
+// this process (the driver), and the whole machine from /proc/stat.
+type Sampler struct {
+	root  int
+	mu    sync.Mutex
+	snaps []snapshot
+	err   error
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// StartSampler takes the first snapshot now and one every second after,
+// until Stop. serverRoot is the server's main process, 0 when the server is
+// not on this machine.
+func StartSampler(serverRoot int) (*Sampler, error) {
+	s := &Sampler{root: serverRoot, stop: make(chan struct{}), done: make(chan struct{})}
+	first, err := s.take(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	s.snaps = append(s.snaps, first)
+	go s.loop(first.at)
+	return s, nil
+}
+
+func (s *Sampler) loop(start time.Time) {
+	defer close(s.done)
+	for k := 1; ; k++ {
+		t := time.NewTimer(time.Until(start.Add(time.Duration(k) * time.Second)))
+		select {
+		case <-s.stop:
+			t.Stop()
+			return
+		case now := <-t.C:
+			snap, err := s.take(now)
+			s.mu.Lock()
+			if err != nil && s.err == nil {
+				s.err = err
+			}
+			if err == nil {
+				s.snaps = append(s.snaps, snap)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+// Stop takes the last snapshot and returns the window's totals and its
+// per-second series (the last entry may cover less than a second).
+func (s *Sampler) Stop() (server *CPU, driver CPU, noise Noise, perSecond []Second, err error) {
+	close(s.stop)
+	<-s.done
+	last, err := s.take(time.Now())
+	if err != nil {
+		return nil, CPU{}, Noise{}, nil, err
+	}
+	if s.err != nil {
+		return nil, CPU{}, Noise{}, nil, s.err
+	}
+	snaps := append(s.snaps, last)
+	first := snaps[0]
+	elapsed := last.at.Sub(first.at).Seconds()
+	capacity := elapsed * float64(runtime.NumCPU())
+	sec := func(ticks int64) float64 { return float64(ticks) / userHZ }
+	ds := sec(last.driver - first.driver)
+	driver = CPU{Seconds: ds, Pct: 100 * ds / capacity}
+	if s.root > 0 {
+		ss := sec(last.server - first.server)
+		server = &CPU{Seconds: ss, Pct: 100 * ss / capacity}
+	}
+	other := sec(last.busy-first.busy) - sec(last.server-first.server) - ds
+	noise = Noise{OtherPct: 100 * max(other, 0) / capacity, StealPct: 100 * sec(last.steal-first.steal) / capacity}
+	for i := 1; i < len(snaps); i++ {
+		a, b := snaps[i-1], snaps[i]
+		o := sec(b.busy-a.busy) - sec(b.server-a.server) - sec(b.driver-a.driver)
+		perSecond = append(perSecond, Second{
+			Server: sec(b.server - a.server), Driver: sec(b.driver - a.driver),
+			Other: max(o, 0), Steal: sec(b.steal - a.steal),
+		})
+	}
+	return server, driver, noise, perSecond, nil
+}
+
+func (s *Sampler) take(now time.Time) (snapshot, error) {
+	snap := snapshot{at: now}
+	self, err := readStat("self")
+	if err != nil {
+		return snap, err
+	}
+	snap.driver = self.cpuTicks
+	if s.root > 0 {
+		if snap.server, err = treeTicks(s.root); err != nil {
+			return snap, err
+		}
+	}
+	snap.busy, snap.steal, err = machineTicks()
+	return snap, err
+}
+
+// machineTicks reads the machine's busy and steal time from /proc/stat.
+func machineTicks() (busy, steal int64, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	// cpu user nice system idle iowait irq softirq steal guest guest_nice;
+	// guest time is already counted in user.
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0, 0, fmt.Errorf("malformed /proc/stat: %q", line)
+	}
+	v := func(i int) int64 { n, _ := strconv.ParseInt(string(f[i]), 10, 64); return n }
+	return v(1) + v(2) + v(3) + v(6) + v(7), v(8), nil
+}

@@ -1,0 +1,319 @@
+package stats
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func hasWarning(ws []string, sub string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool { return strings.Contains(w, sub) })
+}
+
+// TestPairedOverheadKnown checks cases whose Walsh averages, and hence
+// estimate and interval, can be worked out by hand.
+func TestPairedOverheadKnown(t *testing.T) {
+	// r_i = 1.01^-e, e = 1..6: in units of -ln 1.01 the 21 Walsh averages
+	// are symmetric about 3.5 (the median) and sorted run 1, 1.5, 2, 2,
+	// 2.5, ... 5, 5, 5.5, 6. With 6 pairs P(T+ <= 0) = 1/64 <= 0.025 <
+	// P(T+ <= 1) = 2/64, so k = 1 at alpha = 0.05; at alpha = 0.1,
+	// P(T+ <= 2) = 3/64 <= 0.05 < P(T+ <= 3) = 5/64, so k = 3, giving the
+	// interval [W_(3), W_(19)] = [2, 5].
+	var six, mirror []float64
+	for e := 1; e <= 6; e++ {
+		six = append(six, math.Pow(1.01, -float64(e)))
+	}
+	for _, e := range []float64{1, 3, 4, 8, 9, 12} {
+		mirror = append(mirror, math.Exp(0.001*e), math.Exp(-0.001*e))
+	}
+	ov := func(r float64) float64 { return (1 - r) * 100 }
+
+	for _, c := range []struct {
+		name           string
+		ratios         []float64
+		alpha          float64
+		pct, low, high float64 // low, high NaN: only check Pct in CI
+		reachable, sig bool
+		ties, zeros    bool
+		anyTies        bool // do not check the tie warning
+		need           int  // > 0: expect "need at least need pairs"
+	}{
+		{
+			name: "six, k = 1", ratios: six, alpha: 0.05,
+			pct: ov(math.Pow(1.01, -3.5)), low: ov(1 / 1.01), high: ov(math.Pow(1.01, -6)),
+			reachable: true, sig: true,
+		},
+		{
+			name: "six, k = 3", ratios: six, alpha: 0.1,
+			pct: ov(math.Pow(1.01, -3.5)), low: ov(math.Pow(1.01, -2)), high: ov(math.Pow(1.01, -5)),
+			reachable: true, sig: true,
+		},
+		{
+			// Five pairs at 0.05: 2^-5 > 0.025, no interval; the range of
+			// the Walsh averages is [e = 1, e = 5].
+			name: "five, unreachable", ratios: six[:5], alpha: 0.05,
+			pct: ov(math.Pow(1.01, -3)), low: ov(1 / 1.01), high: ov(math.Pow(1.01, -5)),
+			reachable: false, sig: false, need: 6,
+		},
+		{
+			name: "one pair", ratios: []float64{0.9}, alpha: 0.05,
+			pct: 10, low: 10, high: 10, reachable: false, need: 6,
+		},
+		{
+			// Mirrored noise: Walsh averages symmetric about 0 (up to
+			// rounding, which also decides whether |ln r| tie).
+			name: "symmetric around 1", ratios: mirror, alpha: 0.05,
+			pct: 0, low: math.NaN(), high: math.NaN(),
+			reachable: true, sig: false, anyTies: true,
+		},
+		{
+			name: "constant", ratios: []float64{0.97, 0.97, 0.97, 0.97, 0.97, 0.97, 0.97}, alpha: 0.05,
+			pct: 3, low: 3, high: 3, reachable: true, sig: true, ties: true,
+		},
+		{
+			name: "zeros", ratios: []float64{1, 1, 1, 1, 1, 1, 1.01}, alpha: 0.05,
+			pct: 0, low: ov(math.Sqrt(1.01)), high: 0, reachable: true, sig: false, zeros: true,
+		},
+		{
+			// Faster with the observer on: negative overhead.
+			name: "faster", ratios: []float64{1.10, 1.12, 1.09, 1.11, 1.13, 1.08, 1.105, 1.115}, alpha: 0.01,
+			pct: math.NaN(), low: ov(1.13), high: ov(1.08), reachable: true, sig: true,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := PairedOverhead(c.ratios, c.alpha)
+			if err != nil {
+				t.Fatalf("PairedOverhead(%v, %v) error %v", c.ratios, c.alpha, err)
+			}
+			if !math.IsNaN(c.pct) && !near(got.Pct, c.pct, 1e-9) {
+				t.Errorf("Pct = %v; want %v", got.Pct, c.pct)
+			}
+			if !math.IsNaN(c.low) && (!near(got.CILow, c.low, 1e-9) || !near(got.CIHigh, c.high, 1e-9)) {
+				t.Errorf("CI = [%v, %v]; want [%v, %v]", got.CILow, got.CIHigh, c.low, c.high)
+			}
+			if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
+				t.Errorf("CI = [%v, %v] does not contain Pct = %v", got.CILow, got.CIHigh, got.Pct)
+			}
+			if got.Reachable != c.reachable || got.Significant != c.sig {
+				t.Errorf("Reachable, Significant = %v, %v; want %v, %v", got.Reachable, got.Significant, c.reachable, c.sig)
+			}
+			n := len(c.ratios)
+			if got.N1 != n || got.N2 != n || got.Confidence != 1-c.alpha {
+				t.Errorf("N1, N2, Confidence = %d, %d, %v; want %d, %d, %v", got.N1, got.N2, got.Confidence, n, n, 1-c.alpha)
+			}
+			if w := hasWarning(got.Warnings, "ties"); w != c.ties && !c.anyTies {
+				t.Errorf("tie warning = %v; want %v (warnings %q)", w, c.ties, got.Warnings)
+			}
+			if w := hasWarning(got.Warnings, "exactly 1"); w != c.zeros {
+				t.Errorf("zero warning = %v; want %v (warnings %q)", w, c.zeros, got.Warnings)
+			}
+			if w := hasWarning(got.Warnings, "need at least"); w != (c.need > 0) {
+				t.Errorf("'need at least' warning = %v; want %v (warnings %q)", w, c.need > 0, got.Warnings)
+			}
+			if c.need > 0 && !hasWarning(got.Warnings, fmt.Sprintf("need at least %d pairs", c.need)) {
+				t.Errorf("warnings = %q; want one saying 'need at least %d pairs'", got.Warnings, c.need)
+			}
+		})
+	}
+}
+
+// TestPairedOverheadMatchesSignedRankTest checks on random tie-free samples
+// that the interval excludes 0 exactly when the two-sided Wilcoxon
+// signed-rank p-value, from brute-force enumeration of all sign
+// assignments, is <= alpha, and that the interval is [W_(k), W_(M+1-k)]
+// with k from the same enumeration.
+func TestPairedOverheadMatchesSignedRankTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	counts := map[int][]int{}
+	alphas := []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01}
+	var nSig, nNot int
+	for range 3000 {
+		n := 1 + rng.IntN(14)
+		alpha := alphas[rng.IntN(len(alphas))]
+		shift := 0.05 * (2*rng.Float64() - 1)
+		ratios := make([]float64, n)
+		d := make([]float64, n)
+		for i := range ratios {
+			ratios[i] = math.Exp(shift + 0.03*rng.NormFloat64())
+			d[i] = math.Log(ratios[i])
+		}
+		if counts[n] == nil {
+			counts[n] = bruteSignedRankCounts(n)
+		}
+		cnt := counts[n]
+		total := 1 << n
+
+		// T+ = sum of the ranks of |d_i| over the positive d_i.
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(math.Abs(d[a]), math.Abs(d[b])) })
+		tplus := 0
+		for r, i := range order {
+			if d[i] > 0 {
+				tplus += r + 1
+			}
+		}
+		lo, hi := 0, 0
+		for v, c := range cnt {
+			if v <= tplus {
+				lo += c
+			}
+			if v >= tplus {
+				hi += c
+			}
+		}
+		p := min(1, 2*float64(min(lo, hi))/float64(total))
+		k, cum := 0, 0
+		for v, c := range cnt {
+			cum += c
+			if float64(cum)/float64(total) > alpha/2*(1+1e-9) {
+				break
+			}
+			k = v + 1
+		}
+		var w []float64
+		for i := range d {
+			for j := i; j < n; j++ {
+				w = append(w, (d[i]+d[j])/2)
+			}
+		}
+		slices.Sort(w)
+
+		got, err := PairedOverhead(ratios, alpha)
+		if err != nil {
+			t.Fatalf("PairedOverhead(%v, %v) error %v", ratios, alpha, err)
+		}
+		if wantSig := p <= alpha*(1+1e-9); got.Significant != wantSig {
+			t.Errorf("PairedOverhead(%v, %v).Significant = %v; want %v (p = %v, CI [%v, %v])",
+				ratios, alpha, got.Significant, wantSig, p, got.CILow, got.CIHigh)
+		}
+		if got.Reachable != (k > 0) {
+			t.Errorf("PairedOverhead(%v, %v).Reachable = %v; want %v", ratios, alpha, got.Reachable, k > 0)
+		}
+		wantLow, wantHigh := pct(w[len(w)-1]), pct(w[0])
+		if k > 0 {
+			wantLow, wantHigh = pct(w[len(w)-k]), pct(w[k-1])
+		}
+		if got.CILow != wantLow || got.CIHigh != wantHigh {
+			t.Errorf("PairedOverhead(%v, %v) CI = [%v, %v]; want [%v, %v]", ratios, alpha, got.CILow, got.CIHigh, wantLow, wantHigh)
+		}
+		if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
+			t.Errorf("PairedOverhead(%v, %v) CI = [%v, %v] does not contain Pct = %v", ratios, alpha, got.CILow, got.CIHigh, got.Pct)
+		}
+		if len(got.Warnings) > 0 && k > 0 {
+			t.Errorf("PairedOverhead(%v, %v).Warnings = %q; want none for tie-free data", ratios, alpha, got.Warnings)
+		}
+		if got.Significant {
+			nSig++
+		} else {
+			nNot++
+		}
+	}
+	if nSig < 300 || nNot < 300 {
+		t.Errorf("significant/not = %d/%d; want both >= 300 for a meaningful check", nSig, nNot)
+	}
+}
+
+// TestPairedOverheadRecoversSlowdown: a constant 3% slowdown with small
+// noise is found with 12 pairs at alpha = 0.05.
+func TestPairedOverheadRecoversSlowdown(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		ratios := make([]float64, 12)
+		for i := range ratios {
+			ratios[i] = 0.97 * math.Exp(0.005*rng.NormFloat64())
+		}
+		got, err := PairedOverhead(ratios, 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Reachable || !got.Significant || got.CILow > 3 || got.CIHigh < 3 || !near(got.Pct, 3, 0.5) {
+			t.Errorf("PairedOverhead(%v, 0.05) = %+v; want significant, Pct about 3, CI containing 3", ratios, got)
+		}
+	}
+}
+
+// TestPairedOverheadNull checks that symmetric noise around 1 is rarely
+// significant (at most about alpha of the time) and that the interval
+// covers 0 otherwise.
+func TestPairedOverheadNull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	const trials, alpha = 1000, 0.05
+	sig := 0
+	for range trials {
+		ratios := make([]float64, 15)
+		for i := range ratios {
+			// Uniform, hence symmetric, log noise.
+			ratios[i] = math.Exp(0.02 * (2*rng.Float64() - 1))
+		}
+		got, err := PairedOverhead(ratios, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Significant {
+			sig++
+		} else if got.CILow > 0 || got.CIHigh < 0 {
+			t.Errorf("PairedOverhead(%v, %v) = %+v; want CI containing 0 when not significant", ratios, alpha, got)
+		}
+	}
+	if sig > 80 { // expectation <= 50, sd about 7
+		t.Errorf("significant in %d of %d null trials; want about <= %d", sig, trials, int(alpha*trials))
+	}
+}
+
+// TestPairedOverheadLarge exercises the normal approximation
+// (n > maxExactSignedRank).
+func TestPairedOverheadLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	slow := make([]float64, 400)
+	same := make([]float64, 400)
+	for i := range slow {
+		slow[i] = 0.99 * math.Exp(0.02*rng.NormFloat64())
+		same[i] = math.Exp(0.02 * rng.NormFloat64())
+	}
+	got, err := PairedOverhead(slow, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Significant || !got.Reachable || got.CILow > 1 || got.CIHigh < 1 {
+		t.Errorf("PairedOverhead(1%% slower, 400 pairs) = %+v; want significant, CI containing 1", got)
+	}
+	got, err = PairedOverhead(same, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Significant || got.CILow > 0 || got.CIHigh < 0 {
+		t.Errorf("PairedOverhead(no shift, 400 pairs) = %+v; want not significant", got)
+	}
+}
+
+func TestPairedOverheadErrors(t *testing.T) {
+	ok := []float64{0.99, 1.01, 0.98}
+	for _, c := range []struct {
+		name   string
+		ratios []float64
+		alpha  float64
+	}{
+		{"nil", nil, 0.05},
+		{"empty", []float64{}, 0.05},
+		{"zero", []float64{0.99, 0}, 0.05},
+		{"negative", []float64{-1, 1}, 0.05},
+		{"NaN", []float64{math.NaN()}, 0.05},
+		{"+Inf", []float64{1, math.Inf(1)}, 0.05},
+		{"-Inf", []float64{math.Inf(-1)}, 0.05},
+		{"alpha 0", ok, 0},
+		{"alpha 1", ok, 1},
+		{"alpha negative", ok, -0.05},
+		{"alpha NaN", ok, math.NaN()},
+	} {
+		if got, err := PairedOverhead(c.ratios, c.alpha); err == nil {
+			t.Errorf("%s: PairedOverhead(%v, %v) = %+v, nil; want error", c.name, c.ratios, c.alpha, got)
+		}
+	}
+}
