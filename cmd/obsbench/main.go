@@ -44,6 +44,7 @@ const usage = `usage: obsbench <command> [flags]
 
 commands:
   run         measure the overhead of observers on a workload
+  calibrate   check that obsbench recovers a known, synthetic overhead
   observers   list the observer catalog
   version     print the version
 
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = runCmd(ctx, args[1:], stdout, stderr)
+	case "calibrate":
+		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":
 		err = observersCmd(args[1:], stdout, stderr)
 	case "version":

@@ -54,6 +54,9 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres dbname=x sslmode=disable connect_timeout=2", "--observers", "baseline"}, "--dsn: connect to postgres"},
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres"}, "pass --allow-changes to agree"},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
+		{[]string{"run", "--method", "sometimes"}, `--method "sometimes": want auto, alternation or rounds`},
+		{[]string{"run", "--phase-min", "1"}, "--phase-min 1 --phase-max 4: want 2 <= min <= max"},
+		{[]string{"run", "--alt-duration", "5s"}, "--alt-duration 5s: want at least 5 phases"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported yet`},
 	}
@@ -104,7 +107,7 @@ func TestRunEndToEnd(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+	code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
 		"--clients", "4", "--observers", "log-statements-file", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -187,7 +190,7 @@ func TestInterruptCleansUp(t *testing.T) {
 		cancel()
 	}()
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"run", "--rounds", "3", "--duration", "3s", "--warmup", "500ms", "--clients", "2",
+	code := run(ctx, []string{"run", "--method", "rounds", "--rounds", "3", "--duration", "3s", "--warmup", "500ms", "--clients", "2",
 		"--observers", "log-statements-file", "--out", out}, &stdout, &stderr)
 	if code != exitInterrupted {
 		t.Errorf("exit %d; want %d\nstderr:\n%s", code, exitInterrupted, stderr.String())
@@ -195,6 +198,51 @@ func TestInterruptCleansUp(t *testing.T) {
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) < 1 {
 		t.Errorf("results.jsonl: %d runs, %v; want the finished ones kept", len(runs), err)
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// Alternation: the observer is switched on and off inside one run; the
+// summary compares on phases with their neighbours, the A/A arm runs too,
+// the events check counts every statement, and nothing is left behind.
+func TestRunAlternation(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "16s", "--warmup", "500ms",
+		"--clients", "4", "--observers", "log-statements-file", "--seed", "3", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 (A/A and the observer)", len(runs), err)
+	}
+	for _, r := range runs {
+		if r.Method != "alternation" || len(r.Phases) < 5 || r.Phases[0].On || r.Phases[len(r.Phases)-1].On {
+			t.Errorf("run %s: method %q, phases %+v; want alternation starting and ending off", r.Condition, r.Method, r.Phases)
+		}
+	}
+	var s result.Summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Conditions) != 2 || s.Conditions[0].Name != "baseline A/A" || s.MDEPct == nil {
+		t.Fatalf("conditions %+v, mde %v; want baseline A/A first and an MDE", s.Conditions, s.MDEPct)
+	}
+	c := s.Conditions[1]
+	if !strings.HasPrefix(c.Method, "alternation: ") || !strings.Contains(c.Method, "logging_collector=on") {
+		t.Errorf("method = %q; want alternation with logging_collector held", c.Method)
+	}
+	if c.Events == nil || c.Events.Recorded != c.Events.Executed || c.Events.Recorded == 0 {
+		t.Errorf("events = %+v; want recorded = executed > 0", c.Events)
+	}
+	// Logging every statement costs CPU per statement: measured pairwise.
+	if c.CPUChange == nil || c.CPUChange.Pct <= 0 {
+		t.Errorf("cpu change = %+v; want more server CPU per statement with statement logging", c.CPUChange)
 	}
 	if d := serverDirs(t, tmp); len(d) > 0 {
 		t.Errorf("server directories left: %v", d)

@@ -13,12 +13,10 @@ import (
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -29,6 +27,12 @@ const (
 	defaultRounds   = 5
 	defaultDuration = 8 * time.Second
 	defaultWarmup   = 2 * time.Second
+	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
+	// phases on both sides: enough for a paired interval over four
+	// comparisons (8 pairs needed), and five such runs take 5.5 minutes.
+	defaultAltDuration = 60 * time.Second
+	// eventsCheck is the run that counts an alternating observer's events.
+	eventsCheck     = 2 * time.Second
 	datasetDatabase = "obsbench"
 )
 
@@ -38,6 +42,9 @@ type runFlags struct {
 	duration, warmup                                    time.Duration
 	seed                                                uint64
 	allowChanges                                        bool
+	method                                              string
+	altDuration                                         time.Duration
+	phaseMin, phaseMax, altRounds                       int
 }
 
 // runConfig is a validated run command.
@@ -62,6 +69,11 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.IntVar(&f.clients, "clients", 0, "client sessions (default: the workload's, 16 for credit-top1)")
 	fs.IntVar(&f.driverProcs, "driver-threads", defaultDriverProcs(), "OS threads of the load driver (GOMAXPROCS while it runs); one per 8 cores keeps its CPU per statement near pgbench's")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the run order (default: from the clock; printed either way)")
+	fs.StringVar(&f.method, "method", "auto", "how observers are compared: auto (alternation where a reload switches the observer, else rounds), alternation, rounds")
+	fs.DurationVar(&f.altDuration, "alt-duration", defaultAltDuration, "measured time of each alternation run")
+	fs.IntVar(&f.phaseMin, "phase-min", 2, "shortest alternation phase, seconds (its first second is dropped)")
+	fs.IntVar(&f.phaseMax, "phase-max", 4, "longest alternation phase, seconds")
+	fs.IntVar(&f.altRounds, "alt-rounds", 1, "alternation runs per observer")
 	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -85,6 +97,14 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
 	case f.warmup < 0 || f.warmup > time.Hour:
 		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
+	case f.method != "auto" && f.method != "alternation" && f.method != "rounds":
+		return c, usagef("--method %q: want auto, alternation or rounds", f.method)
+	case f.phaseMin < 2 || f.phaseMax < f.phaseMin || f.phaseMax > 600:
+		return c, usagef("--phase-min %d --phase-max %d: want 2 <= min <= max <= 600 seconds", f.phaseMin, f.phaseMax)
+	case f.altDuration < time.Duration(5*f.phaseMin)*time.Second || f.altDuration > 24*time.Hour:
+		return c, usagef("--alt-duration %v: want at least 5 phases (%ds) and at most 24h", f.altDuration, 5*f.phaseMin)
+	case f.altRounds < 1 || f.altRounds > 1000:
+		return c, usagef("--alt-rounds %d: want 1 to 1000", f.altRounds)
 	case f.driverProcs < 1 || f.driverProcs > 256:
 		return c, usagef("--driver-threads %d: want 1 to 256", f.driverProcs)
 	}
@@ -138,40 +158,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 
-	var target pgTarget
-	var tgt experiment.Target
-	if c.dsn != "" {
-		target.Server = postgres.New(c.dsn, postgres.Options{})
-		if err := target.Ping(ctx); err != nil {
-			return usagef("--dsn: %v", err)
-		}
-		tgt = target
-	} else {
-		bin, err := server.FindPostgresBin()
-		if err != nil {
-			return usageError{err}
-		}
-		pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if err := pg.Stop(); err != nil {
-				logf("stopping the managed server: %v", err)
-			}
-		}()
-		dsn := pg.DSN(datasetDatabase)
-		if err := postgres.CreateDatabase(ctx, dsn); err != nil {
-			return err
-		}
-		target = pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart}), managed: pg}
-		tgt = managedTarget{target}
+	target, tgt, stop, err := openTarget(ctx, c.dsn, logf)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fmt.Errorf("create --out directory: %w", err)
 	}
-	logf("loading dataset %s", c.ds.Name)
-	if err := target.Load(ctx, c.ds); err != nil {
+	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	ver, err := target.Version(ctx)
@@ -190,7 +185,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
-		Rounds: c.rounds, Seed: c.seed, Out: c.out,
+		Rounds: c.rounds, Seed: c.seed, Out: c.out, Method: experiment.Method(c.method),
+		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
+			Reps: c.altRounds, CheckDuration: eventsCheck},
 		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),
 	})

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // pgTarget adapts the PostgreSQL engine (and, when managed, its server) to
@@ -55,3 +57,44 @@ func (a pgApplied) StartEvents(ctx context.Context, tag string) (experiment.Even
 type managedTarget struct{ pgTarget }
 
 func (t managedTarget) Reset(ctx context.Context) error { return t.managed.Restart(ctx) }
+
+// openTarget connects to the --dsn server, or starts a managed one when dsn
+// is empty. stop stops a managed server (and is a no-op otherwise).
+func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
+	if dsn != "" {
+		t := pgTarget{Server: postgres.New(dsn, postgres.Options{})}
+		if err := t.Ping(ctx); err != nil {
+			return t, nil, nil, usagef("--dsn: %v", err)
+		}
+		return t, t, func() {}, nil
+	}
+	bin, err := server.FindPostgresBin()
+	if err != nil {
+		return pgTarget{}, nil, nil, usageError{err}
+	}
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
+	if err != nil {
+		return pgTarget{}, nil, nil, err
+	}
+	stop := func() {
+		if err := pg.Stop(); err != nil {
+			logf("stopping the managed server: %v", err)
+		}
+	}
+	dsn = pg.DSN(datasetDatabase)
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		stop()
+		return pgTarget{}, nil, nil, err
+	}
+	t := pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart}), managed: pg}
+	return t, managedTarget{t}, stop, nil
+}
+
+// prepareData loads the workload's dataset and runs its set-up.
+func prepareData(ctx context.Context, t pgTarget, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
+	logf("loading dataset %s", ds.Name)
+	if err := t.Load(ctx, ds); err != nil {
+		return err
+	}
+	return t.Setup(ctx, wl.Setup)
+}

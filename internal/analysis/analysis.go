@@ -5,6 +5,8 @@ package analysis
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -19,9 +21,17 @@ const FamilyAlpha = 0.05
 // stealing CPU from the server and distorting every comparison.
 const DriverCPUWarnPct = 25
 
+// DisturbedPct is the share of the machine other processes may use during
+// a run before the run is flagged as disturbed (it is kept either way).
+const DisturbedPct = 10
+
+// aaName is experiment.AAName; analysis reads results, not the runner.
+const aaName = "baseline A/A"
+
 // Summarize aggregates runs. head carries the experiment's description
-// (engine, workload, seed, ...); conditions gives their order, baseline
-// first.
+// (engine, workload, seed, ...); conditions gives the observers' order.
+// Round-based conditions are compared with the baseline runs next to them in
+// time, alternation runs phase by phase with their neighbouring off phases.
 func Summarize(head result.Summary, conditions []string, runs []result.Run) result.Summary {
 	s := head
 	s.Conditions = nil
@@ -29,26 +39,55 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	for _, r := range runs {
 		byCond[r.Condition] = append(byCond[r.Condition], r)
 	}
+	names := []string{}
+	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
+		if len(byCond[n]) > 0 && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
 	m := 0
-	for _, c := range conditions {
-		if c != observer.Baseline {
+	for _, n := range names {
+		if n != observer.Baseline && n != aaName {
 			m++
 		}
 	}
 	alpha := stats.Bonferroni(FamilyAlpha, max(m, 1))
-	s.Method = fmt.Sprintf("overhead = 1 - T/T(baseline): Hodges-Lehmann estimate on log throughput, "+
-		"Moses interval (inverted Mann-Whitney test), exact; Bonferroni correction over %d comparisons "+
-		"(each interval at %.4g%%, together 95%%)", m, 100*(1-alpha))
+	s.Method = fmt.Sprintf("overhead = 1 - T/T(baseline), Hodges-Lehmann estimate on log throughput with an exact "+
+		"distribution-free interval (Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise); "+
+		"Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)", m, 100*(1-alpha))
 	base := throughputs(byCond[observer.Baseline])
-	s.NoiseFloorPct = stats.NoiseFloor(base)
-	for _, name := range conditions {
+	if len(base) > 0 {
+		s.NoiseFloorPct = stats.NoiseFloor(base)
+	}
+	if aa := byCond[aaName]; len(aa) > 0 {
+		var logs []float64
+		for _, r := range aa {
+			tput, _ := phaseRatios(r)
+			for _, x := range tput {
+				logs = append(logs, math.Log(x))
+			}
+		}
+		if mde := stats.MDE(logs, alpha, 0.8); !math.IsNaN(mde) {
+			s.MDEPct = &mde
+		}
+	}
+	for _, name := range names {
 		cs := summarizeCondition(name, byCond[name])
-		if name != observer.Baseline {
-			cs.Overhead = overhead(base, cs.Throughput.Runs, alpha)
+		switch {
+		case name == observer.Baseline:
+		case byCond[name][0].Method == "alternation":
+			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
+			onPhases(&cs, byCond[name])
+		default:
+			cs.Overhead, cs.Method = roundsOverhead(runs, name, alpha)
 		}
 		if cs.CPU.DriverPct > DriverCPUWarnPct {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
 				name, cs.CPU.DriverPct, DriverCPUWarnPct))
+		}
+		if cs.Disturbed > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d run(s) disturbed: other processes used over %d%% of the machine (kept in the statistics)",
+				name, cs.Disturbed, DisturbedPct))
 		}
 		if cs.Events != nil && cs.Events.Recorded != cs.Events.Executed && cs.Events.Error == "" {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
@@ -56,9 +95,11 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 		s.Conditions = append(s.Conditions, cs)
 	}
-	if need := stats.MinRuns(alpha); len(base) < need {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%d baseline runs cannot show any overhead as significant with %d comparisons: use --rounds %d or more",
-			len(base), m, need))
+	if len(base) > 0 && m > 0 {
+		if need := stats.MinRuns(alpha); len(base) < need {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%d baseline runs cannot show any overhead as significant with %d comparisons: use --rounds %d or more",
+				len(base), m, need))
+		}
 	}
 	return s
 }
@@ -94,6 +135,9 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		if r.ServerCPU != nil {
 			srv = append(srv, r.ServerCPU.Pct)
 		}
+		if r.Noise.OtherPct > DisturbedPct {
+			cs.Disturbed++
+		}
 		if r.Events != nil {
 			if cs.Events == nil {
 				cs.Events = &result.Events{}
@@ -116,18 +160,15 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 	return cs
 }
 
-func overhead(base, cond []float64, alpha float64) *result.OverheadSummary {
-	if len(base) == 0 || len(cond) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}
-	}
-	o, err := stats.CompareThroughput(base, cond, alpha)
+// summarizeOverhead turns a stats result into the summary's form.
+func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 	if err != nil {
 		return &result.OverheadSummary{Verdict: "not measured: " + err.Error()}
 	}
 	v := "no detectable difference"
 	switch {
 	case !o.Reachable:
-		v = "too few runs to tell"
+		v = "too few samples to tell"
 	case o.Significant && o.Pct > 0:
 		v = "slower"
 	case o.Significant:

@@ -85,7 +85,7 @@ func TestSummarizeWarns(t *testing.T) {
 			t.Errorf("Warnings = %q; want one containing %q", s.Warnings, w)
 		}
 	}
-	if v := s.Conditions[1].Overhead.Verdict; v != "too few runs to tell" {
-		t.Errorf("verdict with 2 runs = %q; want too few runs to tell", v)
+	if v := s.Conditions[1].Overhead.Verdict; v != "too few samples to tell" {
+		t.Errorf("verdict with 2 runs = %q; want too few samples to tell", v)
 	}
 }

@@ -1,27 +1,35 @@
 // Package experiment plans and executes an experiment: rounds of runs, each
-// round running every condition once in a seeded random order, each run
-// applied, measured, reverted, checked and written durably before the next.
+// round running every arm once in a seeded random order, each run applied,
+// measured, reverted, checked and written durably before the next.
 package experiment
 
 import "math/rand/v2"
 
 // Step is one planned run.
 type Step struct {
-	Round     int // from 1
-	Condition int // index into the experiment's conditions
+	Round int // from 1
+	Arm   int // index into the experiment's arms
 }
 
-// Plan orders rounds x conditions. Every round holds each condition once,
-// shuffled with a generator seeded by (seed, round): slow drift of the
-// machine then falls on all conditions alike instead of on whichever ran
-// last, and the same seed gives the same order.
-func Plan(conditions, rounds int, seed uint64) []Step {
-	steps := make([]Step, 0, conditions*rounds)
-	for r := 1; r <= rounds; r++ {
+// Plan orders the runs of arms that are repeated reps[i] times. Round r
+// holds each arm with reps >= r once, shuffled with a generator seeded by
+// (seed, r): slow drift of the machine then falls on all arms alike instead
+// of on whichever ran last, and the same seed gives the same order.
+func Plan(reps []int, seed uint64) []Step {
+	var steps []Step
+	for r := 1; ; r++ {
+		var arms []int
+		for i, n := range reps {
+			if n >= r {
+				arms = append(arms, i)
+			}
+		}
+		if len(arms) == 0 {
+			return steps
+		}
 		rng := rand.New(rand.NewPCG(seed, uint64(r)))
-		for _, c := range rng.Perm(conditions) {
-			steps = append(steps, Step{Round: r, Condition: c})
+		for _, k := range rng.Perm(len(arms)) {
+			steps = append(steps, Step{Round: r, Arm: arms[k]})
 		}
 	}
-	return steps
 }

@@ -29,6 +29,9 @@ type Target interface {
 	Dial(ctx context.Context) (driver.Session, error)
 	// ServerPID is the server's main process on this machine, 0 if none.
 	ServerPID() int
+	// Split divides o into the part that needs a restart (held) and the
+	// part a reload switches (switched, which keeps o's event counter).
+	Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error)
 }
 
 // Applied is an observer in force.
@@ -58,10 +61,15 @@ type Config struct {
 	Workload  workload.Meta
 	Dataset   dataset.Dataset
 	Observers []observer.Observer // the conditions; baseline among them
-	Rounds    int
-	Seed      uint64
-	Driver    driver.Config
-	Out       string // directory for results.jsonl
+	// Method chooses how each observer is compared with the baseline.
+	Method Method
+	// Rounds is how often each round-based condition runs.
+	Rounds int
+	// Alternation configures the alternation runs.
+	Alternation Alternation
+	Seed        uint64
+	Driver      driver.Config
+	Out         string // directory for results.jsonl
 	// Progress, if set, is called before and after each run.
 	Progress func(Progress)
 }
@@ -100,28 +108,45 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
 		return nil, err
 	}
+	arms, err := Arms(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	w, err := result.Create(filepath.Join(cfg.Out, "results.jsonl"))
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	steps := Plan(len(cfg.Observers), cfg.Rounds, cfg.Seed)
+	reps := make([]int, len(arms))
+	for i, a := range arms {
+		reps[i] = a.Reps
+	}
+	steps := Plan(reps, cfg.Seed)
+	rounds := 0
+	for _, st := range steps {
+		rounds = max(rounds, st.Round)
+	}
 	start := time.Now()
 	var runs []result.Run
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return runs, err
 		}
-		o := cfg.Observers[st.Condition]
-		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: cfg.Rounds, Condition: o.Name, Elapsed: time.Since(start)}
+		a := arms[st.Arm]
+		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: rounds, Condition: a.Name, Elapsed: time.Since(start)}
 		if i > 0 {
 			p.Remaining = p.Elapsed / time.Duration(i) * time.Duration(len(steps)-i)
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(p)
 		}
-		r, err := runOne(ctx, cfg, o)
-		r.Seq, r.Round = i+1, st.Round
+		var r result.Run
+		if a.Method == MethodAlternation {
+			r, err = runAlternation(ctx, cfg, a, uint64(i))
+		} else {
+			r, err = runOne(ctx, cfg, a.Observer)
+		}
+		r.Seq, r.Round, r.Condition, r.Method = i+1, st.Round, a.Name, string(a.Method)
 		if err != nil && r.Started.IsZero() {
 			return runs, err
 		}

@@ -162,6 +162,9 @@ func validate(o Observer) (field string, err error) {
 			return "preload", fmt.Errorf("library or extension name %q is not valid", l)
 		}
 	}
+	if len(o.EnableSQL) > 0 && len(o.DisableSQL) == 0 {
+		return "disable_sql", errors.New("enable_sql needs disable_sql: what undoes it")
+	}
 	for _, r := range o.Requires {
 		if !libRE.MatchString(r.Library) || r.Package == "" {
 			return "requires", fmt.Errorf("each requirement needs library: (a name like pgaudit) and package: (what installs it)")

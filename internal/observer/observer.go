@@ -29,6 +29,11 @@ type Observer struct {
 	// Settings are server settings (name to value). Whether one needs a
 	// restart or a reload is the engine's business, not the catalog's.
 	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
+	// EnableSQL runs after the settings are in force, DisableSQL before
+	// they are reverted: for observers that are switched by statements
+	// rather than settings (obsbench's calibration observer).
+	EnableSQL  []string `yaml:"enable_sql" json:"enable_sql,omitempty"`
+	DisableSQL []string `yaml:"disable_sql" json:"disable_sql,omitempty"`
 	// Requires names what must be installed, with the package that has it.
 	Requires []Requirement `yaml:"requires" json:"requires,omitempty"`
 	// Events says how to count the events the observer recorded; nil for
@@ -94,6 +99,7 @@ func (o Observer) Summary() string {
 	for _, n := range o.SettingNames() {
 		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
 	}
+	parts = append(parts, o.EnableSQL...)
 	if len(parts) == 0 {
 		return "no change"
 	}

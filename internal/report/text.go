@@ -16,7 +16,7 @@ func Text(w io.Writer, s result.Summary) error {
 	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %d rounds x %gs (+%gs warm-up), seed %d\n\n",
 		s.Engine, s.Server, s.Workload, s.Clients, s.Rounds, s.Seconds, s.Warmup, s.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\t")
+	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
 		ov, verdict := "-", "-"
 		if o := c.Overhead; o != nil {
@@ -28,19 +28,44 @@ func Text(w io.Writer, s result.Summary) error {
 		if c.Failed > 0 {
 			verdict += fmt.Sprintf(" (%d failed)", c.Failed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t\n",
+		cpu := "-"
+		if d := c.CPUChange; d != nil {
+			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
 			c.Name, thousands(c.Throughput.Median), ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
-			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt))
+			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nnoise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", s.NoiseFloorPct)
+	fmt.Fprintln(w)
+	for _, c := range s.Conditions {
+		if c.Method != "" {
+			fmt.Fprintf(w, "%s: %s\n", c.Name, c.Method)
+		}
+	}
+	if s.MDEPct != nil {
+		fmt.Fprintf(w, "resolution: alternation detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", *s.MDEPct)
+	}
+	if hasRounds(s) {
+		fmt.Fprintf(w, "noise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", s.NoiseFloorPct)
+	}
 	fmt.Fprintf(w, "method: %s\n", s.Method)
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
+}
+
+// hasRounds reports whether s has round-based baseline runs.
+func hasRounds(s result.Summary) bool {
+	for _, c := range s.Conditions {
+		if c.Name == "baseline" {
+			return true
+		}
+	}
+	return false
 }
 
 func events(e *result.Events) string {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
@@ -14,9 +15,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// The table for a recorded summary matches the golden file.
+// The table for each recorded summary (testdata/*.json) matches its golden
+// file (the same name, .txt).
 func TestTextGolden(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "summary.json"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	if len(files) < 2 {
+		t.Fatalf("%d summaries in testdata; want a rounds and an alternation one", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { checkGolden(t, f) })
+	}
+}
+
+func checkGolden(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +40,7 @@ func TestTextGolden(t *testing.T) {
 	if err := report.Text(&got, s); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "summary.txt")
+	golden := strings.TrimSuffix(path, ".json") + ".txt"
 	if *update {
 		os.WriteFile(golden, got.Bytes(), 0o644)
 	}

@@ -20,11 +20,19 @@ const Version = 1
 
 // Run is one workload execution under one condition: one sample.
 type Run struct {
-	Version   int       `json:"version"`
-	Seq       int       `json:"seq"`   // position in the experiment, from 1
-	Round     int       `json:"round"` // from 1
-	Condition string    `json:"condition"`
-	Started   time.Time `json:"started"`
+	Version   int    `json:"version"`
+	Seq       int    `json:"seq"`   // position in the experiment, from 1
+	Round     int    `json:"round"` // from 1
+	Condition string `json:"condition"`
+	// Method is "rounds" (one condition for the whole run) or
+	// "alternation" (the observer switched on and off during the run).
+	Method string `json:"method"`
+	// Held describes what stayed in force in both phases of an
+	// alternation run (what needs a restart to change).
+	Held string `json:"held,omitempty"`
+	// Phases is the alternation schedule as it ran.
+	Phases  []Phase   `json:"phases,omitempty"`
+	Started time.Time `json:"started"`
 	// ApplySeconds and RevertSeconds time the observer's change, restarts
 	// included.
 	ApplySeconds  float64       `json:"apply_seconds"`
@@ -38,6 +46,17 @@ type Run struct {
 	CPUPerSecond []collect.Second `json:"cpu_per_second,omitempty"`
 	Events       *Events          `json:"events"` // nil: the observer records no events
 	Error        string           `json:"error,omitempty"`
+}
+
+// Phase is one stretch of an alternation run, in whole seconds of the
+// measured window: [Start, End).
+type Phase struct {
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	On    bool `json:"on"`
+	// SwitchMS is how long switching into this phase took (reload and
+	// wait), in milliseconds; 0 for the first phase.
+	SwitchMS float64 `json:"switch_ms"`
 }
 
 // Events compares what an observer recorded with what was executed.

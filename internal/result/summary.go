@@ -21,6 +21,10 @@ type Summary struct {
 	// NoiseFloorPct is the 95th percentile of the differences between pairs
 	// of baseline runs: overheads below it are not resolvable here.
 	NoiseFloorPct float64 `json:"noise_floor_pct"`
+	// MDEPct is the smallest overhead an alternation comparison of this
+	// experiment would detect with 80% power, from its A/A phases; nil
+	// without alternation runs.
+	MDEPct *float64 `json:"mde_pct"`
 	// Method names the statistics used, multiple-comparison correction
 	// included.
 	Method   string   `json:"method"`
@@ -32,11 +36,20 @@ type ConditionSummary struct {
 	Name       string            `json:"name"`
 	Throughput ThroughputSummary `json:"throughput"`
 	// Overhead is nil for the baseline itself.
-	Overhead  *OverheadSummary `json:"overhead"`
-	LatencyMS LatencySummary   `json:"latency_ms"`
-	Events    *Events          `json:"events"`
-	CPU       CPUSummary       `json:"cpu"`
-	Failed    int              `json:"failed_runs,omitempty"`
+	Overhead *OverheadSummary `json:"overhead"`
+	// Method says how the overhead was measured.
+	Method string `json:"method,omitempty"`
+	// CPUChange is the change of server CPU per statement with the
+	// observer on, in percent (positive: more CPU), where it was measured
+	// pairwise.
+	CPUChange *ChangeSummary `json:"cpu_per_stmt_change,omitempty"`
+	// Disturbed counts runs during which other processes used more than a
+	// set share of the machine.
+	Disturbed int            `json:"disturbed_runs,omitempty"`
+	LatencyMS LatencySummary `json:"latency_ms"`
+	Events    *Events        `json:"events"`
+	CPU       CPUSummary     `json:"cpu"`
+	Failed    int            `json:"failed_runs,omitempty"`
 }
 
 // ThroughputSummary is statements per second.
@@ -55,6 +68,14 @@ type OverheadSummary struct {
 	Significant bool     `json:"significant"`
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// ChangeSummary is a relative change in percent with its interval, at the
+// confidence of the experiment's overheads.
+type ChangeSummary struct {
+	Pct    float64 `json:"pct"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
 }
 
 // LatencySummary is the median over runs of each run's percentile.

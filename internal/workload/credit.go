@@ -1,6 +1,9 @@
 package workload
 
-import "context"
+import (
+	"context"
+	"strconv"
+)
 
 // creditTop1SQL is study 1's query: the first row of a join of payment and
 // member, run in a tight loop. TOP 1 becomes LIMIT 1. The trailing comment is
@@ -28,4 +31,39 @@ func (l loop) Worker(ctx context.Context, conn Conn, _ int) (Op, error) {
 		return nil, err
 	}
 	return func(ctx context.Context) error { return stmt.Exec(ctx) }, nil
+}
+
+// creditCalibratedSQL is creditTop1SQL plus a call of obsbench_calibrate(),
+// which does as many loop iterations of server work as the one row of
+// obsbench_calibration says: 0 in the baseline, more under obsbench's
+// calibration observer, whose cost per statement is therefore known.
+const creditCalibratedSQL = "SELECT m.member_no, m.lastname, p.payment_no, p.payment_dt, p.payment_amt, obsbench_calibrate() " +
+	"FROM payment p JOIN member m ON m.member_no = p.member_no LIMIT 1 /* obsbench-credit-top1-calibrated */"
+
+func init() {
+	Register(Meta{
+		Name:           "credit-top1-calibrated",
+		Description:    "credit-top1 plus a server function whose work per statement obsbench's calibration observer sets",
+		Dataset:        "credit",
+		Tag:            "obsbench-credit-top1-calibrated",
+		DefaultClients: 16,
+		Setup: []string{
+			"CREATE TABLE IF NOT EXISTS obsbench_calibration (loops int NOT NULL)",
+			"INSERT INTO obsbench_calibration SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM obsbench_calibration)",
+			`CREATE OR REPLACE FUNCTION obsbench_calibrate() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n int; s bigint := 0;
+BEGIN
+  SELECT loops INTO n FROM obsbench_calibration;
+  FOR i IN 1..n LOOP s := s + i; END LOOP;
+  RETURN s;
+END $$`,
+		},
+		New: func() Workload { return loop{sql: creditCalibratedSQL} },
+	})
+}
+
+// CalibrationSQL returns the statements that set the calibration work to
+// loops iterations per statement (credit-top1-calibrated).
+func CalibrationSQL(loops int) string {
+	return "UPDATE obsbench_calibration SET loops = " + strconv.Itoa(loops)
 }

@@ -42,6 +42,9 @@ type Meta struct {
 	// that an observer's records of the workload's statements can be told
 	// from those of obsbench's own statements.
 	Tag string
+	// Setup are statements run once after the dataset is loaded (each must
+	// be safe to run again): objects the workload's statements use.
+	Setup []string
 	// DefaultClients is the number of sessions when the user gives none.
 	DefaultClients int
 	New            func() Workload

@@ -114,3 +114,21 @@ func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	}
 	return nil
 }
+
+// Setup runs a workload's set-up statements in the dataset database.
+func (s *Server) Setup(ctx context.Context, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("workload set-up: %w", err)
+		}
+	}
+	return nil
+}

@@ -37,9 +37,10 @@ func (e *RestartError) Error() string {
 // change is one applied step, with what undoes it.
 type change struct {
 	setting string
-	prior   *string // the postgresql.auto.conf value before; nil = none
-	restart bool    // needs a restart to take effect
-	ext     string  // an extension obsbench created
+	prior   *string  // the postgresql.auto.conf value before; nil = none
+	restart bool     // needs a restart to take effect
+	ext     string   // an extension obsbench created
+	sql     []string // statements that undo the observer's enable_sql
 }
 
 // Applied is an observer in force on the server. Revert undoes it.
@@ -56,7 +57,7 @@ type Applied struct {
 // error, what was already applied is reverted.
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
 	a := &Applied{s: s, obs: o}
-	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0) {
+	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0) {
 		return a, nil
 	}
 	conn, err := s.connect(ctx)
@@ -141,6 +142,14 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 			return nil, err
 		}
 	}
+	if len(o.EnableSQL) > 0 {
+		a.changes = append(a.changes, change{sql: o.DisableSQL})
+		for _, stmt := range o.EnableSQL {
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				return nil, fmt.Errorf("enable %s: %s: %w", o.Name, stmt, err)
+			}
+		}
+	}
 	return a, fileErrors(ctx, conn)
 }
 
@@ -214,6 +223,12 @@ func (a *Applied) Revert(ctx context.Context) error {
 	for i := len(a.changes) - 1; i >= 0; i-- {
 		c := a.changes[i]
 		switch {
+		case c.sql != nil:
+			for _, stmt := range c.sql {
+				if _, err := conn.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("disable %s: %s: %w", a.obs.Name, stmt, err)
+				}
+			}
 		case c.ext != "":
 			if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.ext}.Sanitize()); err != nil {
 				return fmt.Errorf("drop extension %s: %w", c.ext, err)
@@ -322,4 +337,38 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 		}
 	}
 	return nil
+}
+
+// Split divides o into what needs a restart (preload libraries, extensions,
+// settings of context postmaster) and what a reload switches (the rest), so
+// that the switchable part can be turned on and off while the workload runs.
+// The events counter goes with the switchable part, which is what records.
+// switched has no settings when nothing of o can be switched.
+func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
+	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
+		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Settings: map[string]string{}}
+	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
+		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
+	if len(o.Settings) == 0 {
+		return held, switched, nil
+	}
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return held, switched, err
+	}
+	defer conn.Close(ctx)
+	contexts, err := settingContexts(ctx, conn)
+	if err != nil {
+		return held, switched, err
+	}
+	for name, v := range o.Settings {
+		// A library's settings are unknown until it is loaded; they are
+		// all reloadable in the catalog's libraries.
+		if contexts[name] == "postmaster" {
+			held.Settings[name] = v
+		} else {
+			switched.Settings[name] = v
+		}
+	}
+	return held, switched, nil
 }

@@ -242,3 +242,35 @@ func TestLoadVerifiesAndNeverOverwrites(t *testing.T) {
 		t.Errorf("Load over other contents = %v; want a refusal", err)
 	}
 }
+
+// Split puts what needs a restart in the held part and what a reload
+// switches in the other, with the event counter.
+func TestSplit(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	cat, _ := observer.Builtin()
+	tests := []struct {
+		name           string
+		held, switched []string
+	}{
+		{"log-statements-file", []string{"logging_collector"}, []string{"log_destination", "log_statement"}},
+		{"pgaudit-read", []string{"logging_collector"}, []string{"log_destination", "pgaudit.log"}},
+		{"pg-wait-sampling", nil, nil},
+	}
+	for _, tt := range tests {
+		o, _ := cat.Lookup("postgres", tt.name)
+		held, sw, err := s.Split(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := held.SettingNames(); strings.Join(got, ",") != strings.Join(tt.held, ",") {
+			t.Errorf("Split(%s) held %v; want %v", tt.name, got, tt.held)
+		}
+		if got := sw.SettingNames(); strings.Join(got, ",") != strings.Join(tt.switched, ",") {
+			t.Errorf("Split(%s) switched %v; want %v", tt.name, got, tt.switched)
+		}
+		if strings.Join(held.Preload, ",") != strings.Join(o.Preload, ",") || sw.Events != o.Events || len(sw.Preload) > 0 {
+			t.Errorf("Split(%s): preload held %v switched %v, events %v; want preload held, events switched", tt.name, held.Preload, sw.Preload, sw.Events)
+		}
+	}
+}

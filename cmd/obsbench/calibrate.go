@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// calibrationWorkload calls obsbench_calibrate() in every statement.
+const calibrationWorkload = "credit-top1-calibrated"
+
+// Calibration is what obsbench calibrate expected and measured for one
+// synthetic observer; written to calibration.json.
+type Calibration struct {
+	Name        string  `json:"name"`
+	TargetPct   float64 `json:"target_pct"`
+	Loops       int     `json:"loops"`
+	ExtraUS     float64 `json:"extra_server_us_per_stmt"`
+	ExpectedPct float64 `json:"expected_overhead_pct"`
+	// ExpectedCPUPct is the expected rise of server CPU per statement.
+	ExpectedCPUPct float64                 `json:"expected_cpu_per_stmt_change_pct"`
+	Measured       *result.OverheadSummary `json:"measured"`
+	MeasuredCPU    *result.ChangeSummary   `json:"measured_cpu_per_stmt_change"`
+	Recovered      bool                    `json:"recovered"`
+}
+
+// loopCost is what the calibration's known effect is computed from.
+type loopCost struct {
+	LoopUS   float64 `json:"loop_us"`            // server CPU per loop iteration
+	ServerUS float64 `json:"server_us_per_stmt"` // without calibration work
+	DriverUS float64 `json:"driver_us_per_stmt"`
+}
+
+// calibrateCmd checks that obsbench recovers a known overhead: a synthetic
+// observer adds server work of a measured size to every statement, sized to
+// cost each --effects percentage, and is measured like any observer.
+func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
+	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
+	altDuration := fs.Duration("alt-duration", defaultAltDuration, "measured time of each alternation run")
+	altRounds := fs.Int("alt-rounds", 1, "alternation runs per calibration observer")
+	clients := fs.Int("clients", 16, "client sessions")
+	seed := fs.Uint64("seed", 0, "seed of the run order and phases (default: from the clock)")
+	out := fs.String("out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	var targets []float64
+	for _, e := range splitList(*effects) {
+		v, err := strconv.ParseFloat(e, 64)
+		if err != nil || v < 0.5 || v > 50 {
+			return usagef("--effects %q: want percentages from 0.5 to 50, e.g. 3,10", *effects)
+		}
+		targets = append(targets, v)
+	}
+	switch {
+	case len(targets) == 0:
+		return usagef("--effects is empty")
+	case *altDuration < 20*time.Second:
+		return usagef("--alt-duration %v: want at least 20s", *altDuration)
+	case *clients < 1 || *clients > 1000:
+		return usagef("--clients %d: want 1 to 1000", *clients)
+	case *altRounds < 1 || *altRounds > 100:
+		return usagef("--alt-rounds %d: want 1 to 100", *altRounds)
+	}
+	if *seed == 0 {
+		*seed = uint64(time.Now().UnixNano())
+	}
+	if *out == "" {
+		*out = filepath.Join("obsbench-results", "calibrate-"+time.Now().Format("20060102-150405"))
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	wl, err := workload.Lookup(calibrationWorkload)
+	if err != nil {
+		return err
+	}
+	ds, err := dataset.Lookup(wl.Dataset)
+	if err != nil {
+		return err
+	}
+	target, tgt, stop, err := openTarget(ctx, "", logf)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := prepareData(ctx, target, wl, ds, logf); err != nil {
+		return err
+	}
+	dcfg := driver.Config{Clients: *clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
+	cost, err := measureLoopCost(ctx, target, wl, dcfg)
+	if err != nil {
+		return err
+	}
+	logf("calibration: %.4f µs of server CPU per loop; without it %.1f µs server + %.1f µs driver CPU per statement",
+		cost.LoopUS, cost.ServerUS, cost.DriverUS)
+
+	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
+	cals := make([]Calibration, len(targets))
+	for i, e := range targets {
+		// Throughput on a CPU-saturated machine is capacity / CPU per
+		// statement, so X more µs cost X / (S + D + X) of it.
+		extra := e / (100 - e) * (cost.ServerUS + cost.DriverUS)
+		loops := int(math.Round(extra / cost.LoopUS))
+		x := float64(loops) * cost.LoopUS
+		cals[i] = Calibration{
+			Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops, ExtraUS: x,
+			ExpectedPct:    100 * x / (cost.ServerUS + cost.DriverUS + x),
+			ExpectedCPUPct: 100 * x / cost.ServerUS,
+		}
+		observers = append(observers, observer.Observer{
+			Name: cals[i].Name, Engine: "postgres",
+			Description: fmt.Sprintf("synthetic: %d loop iterations (%.2f µs of server CPU) per statement", loops, x),
+			EnableSQL:   []string{workload.CalibrationSQL(loops)},
+			DisableSQL:  []string{workload.CalibrationSQL(0)},
+		})
+	}
+	names := make([]string, len(observers))
+	for i, o := range observers {
+		names[i] = o.Name
+	}
+	runs, runErr := experiment.Run(ctx, experiment.Config{
+		Target: tgt, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
+		Alternation: experiment.Alternation{Duration: *altDuration, MinPhase: 2, MaxPhase: 4, Reps: *altRounds, CheckDuration: eventsCheck},
+		Seed:        *seed, Out: *out, Driver: dcfg, Progress: progressPrinter(stderr),
+	})
+	if runErr != nil && len(runs) == 0 {
+		return runErr
+	}
+	ver, _ := target.Version(ctx)
+	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: *clients,
+		Seed: *seed, Rounds: *altRounds, Seconds: altDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
+	if err := result.WriteSummary(filepath.Join(*out, "summary.json"), sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	if err := report.Text(stdout, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; without calibration %.1f µs server + %.1f µs driver CPU per statement\n",
+		cost.LoopUS, cost.ServerUS, cost.DriverUS)
+	for i := range cals {
+		c := &cals[i]
+		for _, cs := range sum.Conditions {
+			if cs.Name == c.Name {
+				c.Measured, c.MeasuredCPU = cs.Overhead, cs.CPUChange
+			}
+		}
+		verdict := "not measured"
+		if m := c.Measured; m != nil && !math.IsNaN(m.Pct) && m.Verdict != "" {
+			c.Recovered = c.ExpectedPct >= m.CILow && c.ExpectedPct <= m.CIHigh
+			verdict = fmt.Sprintf("measured %.1f%% [%.1f, %.1f]: ", m.Pct, m.CILow, m.CIHigh)
+			if c.Recovered {
+				verdict += "recovered"
+			} else {
+				verdict += "NOT recovered"
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %d loops = %.2f µs/stmt: expected overhead %.1f%% (server CPU/stmt %+.1f%%), %s\n",
+			c.Name, c.Loops, c.ExtraUS, c.ExpectedPct, c.ExpectedCPUPct, verdict)
+	}
+	b, _ := json.MarshalIndent(struct {
+		Cost         loopCost      `json:"cost"`
+		Calibrations []Calibration `json:"calibrations"`
+	}{cost, cals}, "", "  ")
+	if err := os.WriteFile(filepath.Join(*out, "calibration.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", *out)
+	return runErr
+}
+
+// measureLoopCost measures the server CPU of one loop iteration (one
+// session, so the backend's CPU is the statement's alone: with and without
+// many iterations) and the CPU per statement of the plain workload.
+func measureLoopCost(ctx context.Context, t pgTarget, wl workload.Meta, dcfg driver.Config) (loopCost, error) {
+	const loops = 20000
+	one := dcfg
+	one.Clients, one.Warmup, one.Duration = 1, time.Second, 3*time.Second
+	if err := t.Setup(ctx, []string{workload.CalibrationSQL(loops)}); err != nil {
+		return loopCost{}, err
+	}
+	withLoops, _, err := cpuPerStmt(ctx, t, wl, one)
+	if err != nil {
+		return loopCost{}, err
+	}
+	if err := t.Setup(ctx, []string{workload.CalibrationSQL(0)}); err != nil {
+		return loopCost{}, err
+	}
+	without, _, err := cpuPerStmt(ctx, t, wl, one)
+	if err != nil {
+		return loopCost{}, err
+	}
+	full := dcfg
+	full.Duration = 5 * time.Second
+	server, drv, err := cpuPerStmt(ctx, t, wl, full)
+	if err != nil {
+		return loopCost{}, err
+	}
+	c := loopCost{LoopUS: (withLoops - without) / loops, ServerUS: server, DriverUS: drv}
+	if !(c.LoopUS > 0) {
+		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
+	}
+	return c, nil
+}
+
+// cpuPerStmt runs the workload and returns server and driver CPU per
+// statement of the measured window, in µs.
+func cpuPerStmt(ctx context.Context, t pgTarget, wl workload.Meta, cfg driver.Config) (server, drv float64, err error) {
+	var (
+		s      *collect.Sampler
+		srv    *collect.CPU
+		dcpu   collect.CPU
+		cpuErr error
+	)
+	cfg.Window = func(open bool) {
+		if open {
+			s, cpuErr = collect.StartSampler(t.ServerPID())
+		} else if s != nil {
+			srv, dcpu, _, _, cpuErr = s.Stop()
+		}
+	}
+	res, err := driver.Run(ctx, cfg, t.Dial, wl.New())
+	if err == nil {
+		err = cpuErr
+	}
+	if err != nil || srv == nil || res.Measured == 0 {
+		return 0, 0, fmt.Errorf("calibration run: %v (server CPU %v, %d statements)", err, srv, res.Measured)
+	}
+	n := float64(res.Measured)
+	return 1e6 * srv.Seconds / n, 1e6 * dcpu.Seconds / n, nil
+}
