@@ -45,6 +45,8 @@ type runFlags struct {
 	method                                              string
 	altDuration                                         time.Duration
 	phaseMin, phaseMax, altRounds                       int
+	targetResolution                                    float64
+	maxTime                                             time.Duration
 }
 
 // runConfig is a validated run command.
@@ -74,6 +76,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.IntVar(&f.phaseMin, "phase-min", 2, "shortest alternation phase, seconds (its first second is dropped)")
 	fs.IntVar(&f.phaseMax, "phase-max", 4, "longest alternation phase, seconds")
 	fs.IntVar(&f.altRounds, "alt-rounds", 1, "alternation runs per observer")
+	fs.Float64Var(&f.targetResolution, "target-resolution", 0, "overhead in percent each alternation comparison should detect (80% power): an A/A pilot run sizes the observers' runs")
+	fs.DurationVar(&f.maxTime, "max-time", 30*time.Minute, "with --target-resolution: the longest the whole experiment may take")
 	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -103,6 +107,10 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		return c, usagef("--phase-min %d --phase-max %d: want 2 <= min <= max <= 600 seconds", f.phaseMin, f.phaseMax)
 	case f.altDuration < time.Duration(5*f.phaseMin)*time.Second || f.altDuration > 24*time.Hour:
 		return c, usagef("--alt-duration %v: want at least 5 phases (%ds) and at most 24h", f.altDuration, 5*f.phaseMin)
+	case f.targetResolution < 0 || f.targetResolution > 50:
+		return c, usagef("--target-resolution %g: want a percentage above 0 and at most 50", f.targetResolution)
+	case f.maxTime < time.Minute || f.maxTime > 7*24*time.Hour:
+		return c, usagef("--max-time %v: want 1m to 168h", f.maxTime)
 	case f.altRounds < 1 || f.altRounds > 1000:
 		return c, usagef("--alt-rounds %d: want 1 to 1000", f.altRounds)
 	case f.driverProcs < 1 || f.driverProcs > 256:
@@ -188,6 +196,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Rounds: c.rounds, Seed: c.seed, Out: c.out, Method: experiment.Method(c.method),
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
+		TargetResolution: c.targetResolution, MaxTime: c.maxTime, Log: logf,
 		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),
 	})

@@ -62,6 +62,9 @@ func phases(r result.Run) []*phase {
 // phaseRatios compares every usable on phase that has usable off phases on
 // both sides with the mean of those two: throughput on/off, and server CPU
 // per statement on/off (empty when CPU was not measured).
+// PhaseRatios is exported for the runner's resolution planning.
+func PhaseRatios(r result.Run) (tput, cpu []float64) { return phaseRatios(r) }
+
 func phaseRatios(r result.Run) (tput, cpu []float64) {
 	ps := phases(r)
 	for i := 1; i+1 < len(ps); i++ {

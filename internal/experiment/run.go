@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,9 +68,17 @@ type Config struct {
 	Rounds int
 	// Alternation configures the alternation runs.
 	Alternation Alternation
-	Seed        uint64
-	Driver      driver.Config
-	Out         string // directory for results.jsonl
+	// TargetResolution, when > 0, is the overhead in percent each
+	// alternation comparison should be able to detect (80% power): the A/A
+	// arm runs first and the observers' runs are made long enough, within
+	// MaxTime for the whole experiment.
+	TargetResolution float64
+	MaxTime          time.Duration
+	// Log, if set, receives notes for the user (the resolution plan).
+	Log    func(format string, args ...any)
+	Seed   uint64
+	Driver driver.Config
+	Out    string // directory for results.jsonl
 	// Progress, if set, is called before and after each run.
 	Progress func(Progress)
 }
@@ -121,7 +130,19 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	for i, a := range arms {
 		reps[i] = a.Reps
 	}
-	steps := Plan(reps, cfg.Seed)
+	var steps []Step
+	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
+	if cfg.TargetResolution > 0 && aa >= 0 {
+		// The A/A arm runs first as the pilot that sizes the rest.
+		steps = append(steps, Step{Round: 1, Arm: aa})
+		reps[aa]--
+	}
+	for _, st := range Plan(reps, cfg.Seed) {
+		if len(steps) > 0 && st.Arm == aa && cfg.TargetResolution > 0 {
+			st.Round++
+		}
+		steps = append(steps, st)
+	}
 	rounds := 0
 	for _, st := range steps {
 		rounds = max(rounds, st.Round)
@@ -156,6 +177,13 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		runs = append(runs, r)
 		if err != nil {
 			return runs, err
+		}
+		if i == 0 && cfg.TargetResolution > 0 && st.Arm == aa && r.Error == "" {
+			plan := planResolution(cfg, arms, r, time.Since(start))
+			cfg.Alternation.Duration = plan.Duration
+			if cfg.Log != nil {
+				cfg.Log("%s", plan.Message)
+			}
 		}
 		if cfg.Progress != nil {
 			p.Done, p.Run, p.Elapsed = true, &r, time.Since(start)

@@ -56,6 +56,15 @@ func MDE(logDiffs []float64, alpha, power float64) float64 {
 	return math.Expm1(zSum(alpha, power)*sd/math.Sqrt(float64(n))) * 100
 }
 
+// MDEFromSD is MDE for n pairs whose log ratios have standard deviation
+// sdLog: what a planned number of pairs will resolve.
+func MDEFromSD(sdLog float64, n int, alpha, power float64) float64 {
+	if n < 1 || !(sdLog >= 0) {
+		return math.NaN()
+	}
+	return math.Expm1(zSum(alpha, power)*sdLog/math.Sqrt(float64(n))) * 100
+}
+
 // RequiredPairs returns the number of pairs for which the MDE at level alpha
 // and the given power is at most targetPct, given the per-pair standard
 // deviation sdLog of the log ratios (e.g. from an A/A run):
