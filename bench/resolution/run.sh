@@ -13,6 +13,7 @@ make build >/dev/null
 out=${OUT:-$(mktemp -d /tmp/obsbench-resolution.XXXXXX)}
 aa_repeats=${AA_REPEATS:-10}
 bin=./bin/obsbench
+mkdir -p "$out"
 echo "results under $out" >&2
 
 # 1. Same budget, two methods. Rounds: baseline, noop (A/A) and the

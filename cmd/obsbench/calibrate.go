@@ -148,7 +148,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	ver, _ := target.Version(ctx)
 	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: *clients,
-		Seed: *seed, Rounds: *altRounds, Seconds: altDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
+		Seed: *seed, Rounds: *altRounds, AltSeconds: altDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
 	if err := result.WriteSummary(filepath.Join(*out, "summary.json"), sum); err != nil {
 		return err
 	}
@@ -189,34 +189,29 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return runErr
 }
 
-// measureLoopCost measures the server CPU of one loop iteration (one
-// session, so the backend's CPU is the statement's alone: with and without
-// many iterations) and the CPU per statement of the plain workload.
+// measureLoopCost measures the server CPU of one loop iteration under the
+// experiment's own load (all sessions: a loop costs more when the cores are
+// shared than in one session alone), from CPU per statement with and
+// without many iterations, and the CPU per statement of the plain workload.
 func measureLoopCost(ctx context.Context, t pgTarget, wl workload.Meta, dcfg driver.Config) (loopCost, error) {
-	const loops = 20000
-	one := dcfg
-	one.Clients, one.Warmup, one.Duration = 1, time.Second, 3*time.Second
+	const loops = 1000
+	cfg := dcfg
+	cfg.Warmup, cfg.Duration = time.Second, 5*time.Second
 	if err := t.Setup(ctx, []string{workload.CalibrationSQL(loops)}); err != nil {
 		return loopCost{}, err
 	}
-	withLoops, _, err := cpuPerStmt(ctx, t, wl, one)
+	withLoops, _, err := cpuPerStmt(ctx, t, wl, cfg)
 	if err != nil {
 		return loopCost{}, err
 	}
 	if err := t.Setup(ctx, []string{workload.CalibrationSQL(0)}); err != nil {
 		return loopCost{}, err
 	}
-	without, _, err := cpuPerStmt(ctx, t, wl, one)
+	server, drv, err := cpuPerStmt(ctx, t, wl, cfg)
 	if err != nil {
 		return loopCost{}, err
 	}
-	full := dcfg
-	full.Duration = 5 * time.Second
-	server, drv, err := cpuPerStmt(ctx, t, wl, full)
-	if err != nil {
-		return loopCost{}, err
-	}
-	c := loopCost{LoopUS: (withLoops - without) / loops, ServerUS: server, DriverUS: drv}
+	c := loopCost{LoopUS: (withLoops - server) / loops, ServerUS: server, DriverUS: drv}
 	if !(c.LoopUS > 0) {
 		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
 	}

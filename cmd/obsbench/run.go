@@ -189,7 +189,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	head := result.Summary{
 		Engine: c.engine, Server: ver, Workload: c.wl.Name, Clients: c.clients, Seed: c.seed,
-		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(),
+		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(), AltSeconds: c.altDuration.Seconds(),
 	}
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,

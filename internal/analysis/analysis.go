@@ -79,7 +79,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
 			onPhases(&cs, byCond[name])
 		default:
-			cs.Overhead, cs.Method = roundsOverhead(runs, name, alpha)
+			cs.Overhead, cs.CPUChange, cs.Method = roundsOverhead(runs, name, alpha)
 		}
 		if cs.CPU.DriverPct > DriverCPUWarnPct {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",

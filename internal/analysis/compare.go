@@ -114,26 +114,34 @@ func alternationOverhead(runs []result.Run, alpha float64) (*result.OverheadSumm
 // roundsOverhead compares each run of condition name with the baseline runs
 // right before and after it in time: neighbours share the machine's state,
 // pooled medians do not. With too few runs for a paired interval it falls
-// back to comparing the two groups of runs, and says so.
-func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.OverheadSummary, string) {
-	var ratios, base, cond []float64
+// back to comparing the two groups of runs, and says so. Server CPU per
+// statement is compared the same way, when there are enough pairs.
+func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string) {
+	var ratios, cpuRatios, base, cond []float64
 	for i, r := range runs {
 		if r.Condition != name || r.Error != "" {
 			continue
 		}
 		cond = append(cond, r.Driver.Throughput)
-		var sum, n float64
+		var sum, cpuSum, n, cpuN float64
 		for _, step := range []int{-1, 1} {
 			for j := i + step; j >= 0 && j < len(runs); j += step {
-				if runs[j].Condition == observer.Baseline && runs[j].Error == "" {
-					sum += runs[j].Driver.Throughput
+				if b := runs[j]; b.Condition == observer.Baseline && b.Error == "" {
+					sum += b.Driver.Throughput
 					n++
+					if c := cpuPerStmt(b); c > 0 {
+						cpuSum += c
+						cpuN++
+					}
 					break
 				}
 			}
 		}
 		if n > 0 {
 			ratios = append(ratios, r.Driver.Throughput/(sum/n))
+		}
+		if c := cpuPerStmt(r); c > 0 && cpuN > 0 {
+			cpuRatios = append(cpuRatios, c/(cpuSum/cpuN))
 		}
 	}
 	for _, r := range runs {
@@ -142,14 +150,29 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 		}
 	}
 	if len(cond) == 0 || len(base) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, "rounds"
+		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, nil, "rounds"
 	}
-	if need := stats.MinPairs(alpha); len(ratios) >= need {
-		return summarizeOverhead(stats.PairedOverhead(ratios, alpha)),
+	need := stats.MinPairs(alpha)
+	var change *result.ChangeSummary
+	if len(cpuRatios) >= need {
+		if o, err := stats.PairedOverhead(cpuRatios, alpha); err == nil {
+			change = &result.ChangeSummary{Pct: -o.Pct, CILow: -o.CIHigh, CIHigh: -o.CILow}
+		}
+	}
+	if len(ratios) >= need {
+		return summarizeOverhead(stats.PairedOverhead(ratios, alpha)), change,
 			fmt.Sprintf("rounds: %d runs, each against the baseline runs next to it in time", len(ratios))
 	}
-	return summarizeOverhead(stats.CompareThroughput(base, cond, alpha)),
-		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), stats.MinPairs(alpha))
+	return summarizeOverhead(stats.CompareThroughput(base, cond, alpha)), change,
+		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), need)
+}
+
+// cpuPerStmt is a run's server CPU per measured statement, 0 if unknown.
+func cpuPerStmt(r result.Run) float64 {
+	if r.ServerCPU == nil || r.Driver.Measured == 0 {
+		return 0
+	}
+	return r.ServerCPU.Seconds / float64(r.Driver.Measured)
 }
 
 // onPhases replaces the whole-run throughput and server CPU per statement

@@ -13,8 +13,15 @@ import (
 
 // Text writes s as a table with a header line and notes.
 func Text(w io.Writer, s result.Summary) error {
-	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %d rounds x %gs (+%gs warm-up), seed %d\n\n",
-		s.Engine, s.Server, s.Workload, s.Clients, s.Rounds, s.Seconds, s.Warmup, s.Seed)
+	var parts []string
+	if s.AltSeconds > 0 && uses(s, "alternation") {
+		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
+	}
+	if uses(s, "rounds") || hasRounds(s) {
+		parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
+	}
+	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d\n\n",
+		s.Engine, s.Server, s.Workload, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
@@ -56,6 +63,16 @@ func Text(w io.Writer, s result.Summary) error {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
+}
+
+// uses reports whether a condition of s was measured by method.
+func uses(s result.Summary, method string) bool {
+	for _, c := range s.Conditions {
+		if strings.HasPrefix(c.Method, method) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasRounds reports whether s has round-based baseline runs.

@@ -8,14 +8,16 @@ import (
 // Summary is an experiment's outcome per condition, as written to
 // summary.json. Percentages are percent numbers (12.5 means 12.5%).
 type Summary struct {
-	Version    int                `json:"version"`
-	Engine     string             `json:"engine"`
-	Server     string             `json:"server_version"`
-	Workload   string             `json:"workload"`
-	Clients    int                `json:"clients"`
-	Seed       uint64             `json:"seed"`
-	Rounds     int                `json:"rounds"`
-	Seconds    float64            `json:"duration_seconds"`
+	Version  int     `json:"version"`
+	Engine   string  `json:"engine"`
+	Server   string  `json:"server_version"`
+	Workload string  `json:"workload"`
+	Clients  int     `json:"clients"`
+	Seed     uint64  `json:"seed"`
+	Rounds   int     `json:"rounds"`
+	Seconds  float64 `json:"duration_seconds"`
+	// AltSeconds is the measured time of each alternation run.
+	AltSeconds float64            `json:"alternation_seconds,omitempty"`
 	Warmup     float64            `json:"warmup_seconds"`
 	Conditions []ConditionSummary `json:"conditions"`
 	// NoiseFloorPct is the 95th percentile of the differences between pairs

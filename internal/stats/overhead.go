@@ -27,14 +27,16 @@ type Overhead struct {
 	// Confidence is the nominal two-sided confidence level, 1 - alpha. The
 	// exact coverage of the interval is at least this (ranks are discrete).
 	Confidence float64
-	// N1 and N2 are the numbers of baseline and condition runs.
+	// N1 and N2 are the numbers of baseline and condition samples (for a
+	// paired comparison both are the number of pairs).
 	N1, N2 int
 	// Reachable is false when n1 and n2 are too small for any interval at
 	// this confidence. CILow and CIHigh then span all pairwise estimates
 	// and Significant is false.
 	Reachable bool
 	// Significant reports that the interval excludes 0: equivalently, the
-	// two-sided Mann–Whitney test rejects "no shift" at level alpha.
+	// two-sided rank test (Mann–Whitney, or Wilcoxon signed-rank for pairs)
+	// rejects "no shift" at level alpha.
 	Significant bool
 	// Warnings explain why the result may be less trustworthy than it looks.
 	Warnings []string
