@@ -86,6 +86,9 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *out == "" {
 		*out = filepath.Join("obsbench-results", "calibrate-"+time.Now().Format("20060102-150405"))
 	}
+	if err := checkOut(*out); err != nil {
+		return err
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 	wl, err := workload.Lookup(calibrationWorkload)
 	if err != nil {

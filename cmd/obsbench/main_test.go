@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,9 @@ func serverDirs(t *testing.T, tmp string) []string {
 
 func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	tmp := privateTemp(t)
+	used := filepath.Join(tmp, "used")
+	os.MkdirAll(used, 0o755)
+	os.WriteFile(filepath.Join(used, "results.jsonl"), []byte("{}\n"), 0o644)
 	bad := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(bad, []byte("- name: x\n  engine: postgres\n  description: d\n  setings: {}\n"), 0o644)
 	out := filepath.Join(tmp, "out")
@@ -58,13 +62,15 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--phase-min", "1"}, "--phase-min 1 --phase-max 4: want 2 <= min <= max"},
 		{[]string{"run", "--alt-duration", "5s"}, "--alt-duration 5s: want at least 5 phases"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--out", used}, "already holds an experiment's results"},
+		{[]string{"calibrate", "--effects", "70"}, `--effects "70": want percentages from 0.5 to 50`},
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported yet`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append(append([]string{}, tt.args...), "--out", out)
-			if tt.args[0] == "frobnicate" || tt.args[0] == "observers" {
+			if tt.args[0] != "run" || slices.Contains(tt.args, "--out") {
 				args = tt.args
 			}
 			code := run(context.Background(), args, &stdout, &stderr)

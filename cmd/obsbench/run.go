@@ -129,6 +129,9 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if c.out == "" {
 		c.out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
 	}
+	if err := checkOut(c.out); err != nil {
+		return c, err
+	}
 	cat, err := loadCatalog(f.observerFile)
 	if err != nil {
 		return c, err
@@ -241,3 +244,12 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 // defaultDriverProcs is one driver thread per 8 cores, at least one.
 func defaultDriverProcs() int { return max(1, runtime.NumCPU()/8) }
+
+// checkOut refuses an --out directory that already holds results, before
+// anything starts.
+func checkOut(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "results.jsonl")); err == nil {
+		return usagef("--out %s already holds an experiment's results; choose another directory", dir)
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -72,9 +73,14 @@ type Writer struct {
 	f *os.File
 }
 
-// Create opens path for appending, creating it if needed.
+// Create creates path for appending runs. An existing file is an error:
+// the runs of two experiments must not mix in one file, and a finished
+// experiment's results must not be overwritten.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_APPEND|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("%s already holds an experiment's results; choose another --out", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open results: %w", err)
 	}

@@ -29,19 +29,19 @@ func TestAppendAndRead(t *testing.T) {
 		}
 	}
 	w.Close()
-	// Appending continues the file; it never truncates earlier runs.
-	w, _ = result.Create(path)
-	w.Append(runs[0])
-	w.Close()
+	// A second experiment never appends to, or truncates, the first's.
+	if _, err := result.Create(path); err == nil || !strings.Contains(err.Error(), "choose another --out") {
+		t.Errorf("Create(existing) = %v; want a refusal", err)
+	}
 
 	got, err := result.ReadRuns(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 {
-		t.Fatalf("ReadRuns: %d runs; want 3", len(got))
+	if len(got) != 2 {
+		t.Fatalf("ReadRuns: %d runs; want 2", len(got))
 	}
-	for i, want := range append(runs, runs[0]) {
+	for i, want := range runs {
 		want.Version = result.Version
 		if !reflect.DeepEqual(got[i], want) {
 			t.Errorf("run %d = %+v; want %+v", i, got[i], want)
