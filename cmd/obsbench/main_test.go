@@ -254,3 +254,40 @@ func TestRunAlternation(t *testing.T) {
 		t.Errorf("server directories left: %v", d)
 	}
 }
+
+// Calibration builds a synthetic observer of known cost, measures it like
+// any other and writes what it expected next to what it measured.
+func TestCalibrate(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"calibrate", "--effects", "10", "--alt-duration", "20s", "--clients", "8",
+		"--seed", "2", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal struct {
+		Cost         loopCost      `json:"cost"`
+		Calibrations []Calibration `json:"calibrations"`
+	}
+	if err := json.Unmarshal(b, &cal); err != nil {
+		t.Fatal(err)
+	}
+	if cal.Cost.LoopUS <= 0 || cal.Cost.ServerUS <= 0 || len(cal.Calibrations) != 1 {
+		t.Fatalf("calibration.json = %+v", cal)
+	}
+	c := cal.Calibrations[0]
+	if c.Loops <= 0 || c.ExpectedPct < 9 || c.ExpectedPct > 11 || c.Measured == nil || c.Measured.CILow > c.Measured.CIHigh {
+		t.Errorf("calibration = %+v; want loops > 0, about 10%% expected, an interval measured", c)
+	}
+	if !strings.Contains(stdout.String(), "calibration-10%: ") || !strings.Contains(stdout.String(), "expected overhead 10.0%") {
+		t.Errorf("stdout lacks the calibration line:\n%s", stdout.String())
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
