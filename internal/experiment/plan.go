@@ -33,3 +33,24 @@ func Plan(reps []int, seed uint64) []Step {
 		}
 	}
 }
+
+// planArms plans the experiment's arms. With a pilot, arm aa (the A/A arm)
+// runs first on its own and its remaining runs are planned from round 2.
+func planArms(arms []Arm, aa int, pilot bool, seed uint64) []Step {
+	reps := make([]int, len(arms))
+	for i, a := range arms {
+		reps[i] = a.Reps
+	}
+	var steps []Step
+	if pilot {
+		steps = append(steps, Step{Round: 1, Arm: aa})
+		reps[aa]--
+	}
+	for _, st := range Plan(reps, seed) {
+		if pilot && st.Arm == aa {
+			st.Round++
+		}
+		steps = append(steps, st)
+	}
+	return steps
+}

@@ -51,3 +51,25 @@ func TestPlanResolution(t *testing.T) {
 		t.Errorf("short: %v %q; want a refusal with a shorter run", short.Duration, short.Message)
 	}
 }
+
+// With a pilot, the A/A arm runs first and still runs its planned number
+// of times in all.
+func TestPlanArmsPilot(t *testing.T) {
+	arms := []Arm{{Name: AAName, Reps: 2}, {Name: "x", Reps: 2}, {Name: "y", Reps: 2}}
+	steps := planArms(arms, 0, true, 9)
+	if len(steps) != 6 || steps[0] != (Step{Round: 1, Arm: 0}) {
+		t.Fatalf("planArms = %+v; want 6 steps, the A/A arm first", steps)
+	}
+	n := 0
+	for _, s := range steps[1:] {
+		if s.Arm == 0 {
+			n++
+			if s.Round < 2 {
+				t.Errorf("A/A's second run is in round %d; want round 2 or later", s.Round)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("A/A runs %d more times after the pilot; want 1", n)
+	}
+}

@@ -126,23 +126,9 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		return nil, err
 	}
 	defer w.Close()
-	reps := make([]int, len(arms))
-	for i, a := range arms {
-		reps[i] = a.Reps
-	}
-	var steps []Step
 	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
-	if cfg.TargetResolution > 0 && aa >= 0 {
-		// The A/A arm runs first as the pilot that sizes the rest.
-		steps = append(steps, Step{Round: 1, Arm: aa})
-		reps[aa]--
-	}
-	for _, st := range Plan(reps, cfg.Seed) {
-		if len(steps) > 0 && st.Arm == aa && cfg.TargetResolution > 0 {
-			st.Round++
-		}
-		steps = append(steps, st)
-	}
+	pilot := cfg.TargetResolution > 0 && aa >= 0
+	steps := planArms(arms, aa, pilot, cfg.Seed)
 	rounds := 0
 	for _, st := range steps {
 		rounds = max(rounds, st.Round)
@@ -178,7 +164,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		if err != nil {
 			return runs, err
 		}
-		if i == 0 && cfg.TargetResolution > 0 && st.Arm == aa && r.Error == "" {
+		if i == 0 && pilot && r.Error == "" {
 			plan := planResolution(cfg, arms, r, time.Since(start))
 			cfg.Alternation.Duration = plan.Duration
 			if cfg.Log != nil {
