@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/server"
@@ -23,7 +24,6 @@ import (
 const (
 	toolDriver  = "obsbench"
 	toolPgbench = "pgbench"
-	userHZ      = 100 // unit of the CPU times in /proc/PID/stat
 )
 
 // bench is what both tools run against.
@@ -67,16 +67,26 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 			return s, fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	before, err := b.serverSeconds(ctx)
+	// Wait until the warm-up's sessions are gone, then measure the server
+	// with obsbench's own sampler (its process tree plus what the
+	// postmaster reaped), until the measured run's sessions are gone too.
+	if err := b.waitIdle(ctx); err != nil {
+		return s, err
+	}
+	sampler, err := collect.StartSampler(b.pmPID)
 	if err != nil {
 		return s, err
 	}
 	if err := runTool(ctx, b.duration, &s); err != nil {
+		sampler.Stop()
 		return s, err
 	}
-	after, err := b.serverSeconds(ctx)
-	s.serverCPU = after - before
-	return s, err
+	werr := b.waitIdle(ctx)
+	server, _, _, _, err := sampler.Stop()
+	if err == nil && server != nil {
+		s.serverCPU = server.Seconds
+	}
+	return s, errors.Join(werr, err)
 }
 
 // runDriver runs driver.Run for d with no warm-up of its own. Statements/s
@@ -148,37 +158,29 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// serverSeconds is the CPU time the server has used so far: the postmaster's
-// own, its live children's (every server process is one), and that of its
-// children that exited (cutime+cstime, added when the postmaster reaps
-// them). It first waits until the previous run's sessions are gone and
-// reaped, so that none is counted in neither place or in both.
-func (b *bench) serverSeconds(ctx context.Context) (float64, error) {
+// waitIdle waits until the previous run's sessions are gone and reaped, so
+// that the sampler counts each of them once.
+func (b *bench) waitIdle(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		ticks, busy, err := serverTicks(b.pmPID)
+		busy, err := sessionsLeft(b.pmPID)
 		if err != nil || !busy {
-			return float64(ticks) / userHZ, err
+			return err
 		}
 		if time.Now().After(deadline) {
-			return 0, errors.New("client backends still running 10s after the run")
+			return errors.New("client backends still running 10s after the run")
 		}
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
 
-// serverTicks sums the ticks described at serverSeconds. busy says a client
-// backend of the benchmark database is still running or unreaped.
-func serverTicks(pm int) (ticks int64, busy bool, err error) {
-	f, err := statFields(strconv.Itoa(pm))
-	if err != nil {
-		return 0, false, fmt.Errorf("read postmaster stat: %w", err)
-	}
-	ticks = f[11] + f[12] + f[13] + f[14] // utime stime cutime cstime
+// sessionsLeft says whether a client backend of the benchmark database is
+// still running or unreaped.
+func sessionsLeft(pm int) (bool, error) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, dir := range dirs {
 		pid := filepath.Base(dir)
@@ -186,13 +188,12 @@ func serverTicks(pm int) (ticks int64, busy bool, err error) {
 		if err != nil || f[1] != int64(pm) {
 			continue // exited meanwhile, or not a server process
 		}
-		ticks += f[11] + f[12]
 		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 		if f[0] == 'Z' || bytes.HasPrefix(cmdline, []byte("postgres: postgres "+database+" ")) {
-			busy = true
+			return true, nil
 		}
 	}
-	return ticks, busy, nil
+	return false, nil
 }
 
 // statFields returns the fields of /proc/PID/stat after the command name:
