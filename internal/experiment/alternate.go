@@ -22,39 +22,16 @@ import (
 // throughout then counts its events against the statements executed.
 func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r result.Run, err error) {
 	t := cfg.Target
-	if rs, ok := t.(Resetter); ok {
-		if err := rs.Reset(ctx); err != nil {
-			return r, fmt.Errorf("reset server before %s: %w", a.Name, err)
-		}
-	}
-	before, err := t.Settings(ctx)
-	if err != nil {
-		return r, err
-	}
 	held, switched, err := t.Split(ctx, a.Observer)
 	if err != nil {
 		return r, err
 	}
 	r.Held = held.Summary()
-	start := time.Now()
-	heldApplied, err := t.Apply(ctx, held)
+	_, revert, err := applyChecked(ctx, cfg, held, a.Name, &r)
 	if err != nil {
-		return r, fmt.Errorf("apply %s: %w", held.Name, err)
+		return r, err
 	}
-	r.ApplySeconds = time.Since(start).Seconds()
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer cancel()
-		t0 := time.Now()
-		rerr := heldApplied.Revert(rctx)
-		r.RevertSeconds = time.Since(t0).Seconds()
-		if rerr == nil {
-			rerr = checkSettings(rctx, t, a.Name, before)
-		}
-		if rerr != nil {
-			err = errors.Join(err, fmt.Errorf("revert %s: %w", a.Name, rerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, revert()) }()
 	if err := t.Verify(ctx, cfg.Dataset); err != nil {
 		return r, err
 	}

@@ -185,36 +185,11 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 // measured, and a non-nil error when the experiment must stop.
 func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run, err error) {
 	r.Condition = o.Name
-	if rs, ok := cfg.Target.(Resetter); ok {
-		if err := rs.Reset(ctx); err != nil {
-			return r, fmt.Errorf("reset server before %s: %w", o.Name, err)
-		}
-	}
-	before, err := cfg.Target.Settings(ctx)
+	applied, revert, err := applyChecked(ctx, cfg, o, o.Name, &r)
 	if err != nil {
 		return r, err
 	}
-	t := time.Now()
-	applied, err := cfg.Target.Apply(ctx, o)
-	if err != nil {
-		return r, fmt.Errorf("apply %s: %w", o.Name, err)
-	}
-	r.ApplySeconds = time.Since(t).Seconds()
-	defer func() {
-		// Revert even when the run was interrupted: with a fresh context,
-		// since ctx may be what was cancelled.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer cancel()
-		t := time.Now()
-		rerr := applied.Revert(rctx)
-		r.RevertSeconds = time.Since(t).Seconds()
-		if rerr == nil {
-			rerr = checkSettings(rctx, cfg.Target, o.Name, before)
-		}
-		if rerr != nil {
-			err = errors.Join(err, fmt.Errorf("revert %s: %w", o.Name, rerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, revert()) }()
 
 	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
 		return r, err
@@ -259,6 +234,44 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		}
 	}
 	return r, nil
+}
+
+// applyChecked brings the server to its starting state (a managed server
+// restarts), records its settings, and applies o. The returned revert undoes
+// o, even after ctx was cancelled, and checks that every setting is back as
+// it was; it records the time both took in r.
+func applyChecked(ctx context.Context, cfg Config, o observer.Observer, name string, r *result.Run) (Applied, func() error, error) {
+	if rs, ok := cfg.Target.(Resetter); ok {
+		if err := rs.Reset(ctx); err != nil {
+			return nil, nil, fmt.Errorf("reset server before %s: %w", name, err)
+		}
+	}
+	before, err := cfg.Target.Settings(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t0 := time.Now()
+	applied, err := cfg.Target.Apply(ctx, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("apply %s: %w", name, err)
+	}
+	r.ApplySeconds = time.Since(t0).Seconds()
+	revert := func() error {
+		// A fresh context: ctx may be what was cancelled.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		t0 := time.Now()
+		err := applied.Revert(rctx)
+		r.RevertSeconds = time.Since(t0).Seconds()
+		if err == nil {
+			err = checkSettings(rctx, cfg.Target, name, before)
+		}
+		if err != nil {
+			return fmt.Errorf("revert %s: %w", name, err)
+		}
+		return nil
+	}
+	return applied, revert, nil
 }
 
 func checkSettings(ctx context.Context, t Target, name string, before map[string]string) error {
