@@ -96,7 +96,7 @@ func (s *Sampler) Stop() (server *CPU, driver CPU, noise Noise, perSecond []Seco
 	snaps := append(s.snaps, last)
 	first := snaps[0]
 	elapsed := last.at.Sub(first.at).Seconds()
-	capacity := elapsed * float64(runtime.NumCPU())
+	capacity := elapsed * float64(machineCPUs())
 	sec := func(ticks int64) float64 { return float64(ticks) / userHZ }
 	ds := sec(last.driver - first.driver)
 	driver = CPU{Seconds: ds, Pct: 100 * ds / capacity}
@@ -131,6 +131,22 @@ func (s *Sampler) take(now time.Time) (snapshot, error) {
 	}
 	snap.busy, snap.steal, err = machineTicks()
 	return snap, err
+}
+
+// machineCPUs counts the machine's CPUs in /proc/stat: /proc/stat's totals
+// cover all of them, even when this process may use fewer (taskset).
+func machineCPUs() int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(line) > 3 && bytes.HasPrefix(line, []byte("cpu")) && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // machineTicks reads the machine's busy and steal time from /proc/stat.

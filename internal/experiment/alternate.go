@@ -48,20 +48,27 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	)
 	dcfg := cfg.Driver
 	dcfg.Duration = time.Duration(seconds) * time.Second
+	stopSampler := func() {
+		if sampler != nil {
+			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
+			sampler = nil
+		}
+	}
 	dcfg.Window = func(open bool) {
 		if open {
-			sampler, cpuErr = collect.StartSampler(t.ServerPID())
+			// The driver counts seconds from this moment: take it before
+			// anything else, so that the switches line up with its seconds.
+			opened := time.Now()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				sw.follow(ctx, phases, time.Now(), stop)
+				sw.follow(ctx, phases, opened, stop)
 			}()
+			sampler, cpuErr = collect.StartSampler(t.ServerPID())
 			return
 		}
 		close(stop)
-		if sampler != nil {
-			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
-		}
+		stopSampler()
 	}
 	r.Started = time.Now()
 	res, derr := driver.Run(ctx, dcfg, t.Dial, cfg.Workload.New())
@@ -69,9 +76,11 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	case <-stop:
 	default:
 		close(stop) // the window never closed: interrupted or failed early
+		stopSampler()
 	}
 	wg.Wait()
 	if serr := sw.off(context.WithoutCancel(ctx)); serr != nil {
+		r.Error = "switching off: " + serr.Error()
 		return r, fmt.Errorf("switch %s off: %w", a.Name, serr)
 	}
 	r.Phases = phases
@@ -85,8 +94,9 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		r.Error = derr.Error()
 		return r, nil
 	case sw.err != nil:
+		// The observer may be half on: later runs could not be trusted.
 		r.Error = "switching: " + sw.err.Error()
-		return r, nil
+		return r, fmt.Errorf("switch %s: %w", a.Name, sw.err)
 	case cpuErr != nil:
 		r.Error = "cpu: " + cpuErr.Error()
 	}
@@ -119,14 +129,15 @@ func (s *switcher) follow(ctx context.Context, phases []result.Phase, start time
 			return
 		case <-t.C:
 		}
-		t0 := time.Now()
 		var err error
 		if phases[i].On {
 			err = s.on(ctx)
 		} else {
 			err = s.off(ctx)
 		}
-		phases[i].SwitchMS = float64(time.Since(t0).Microseconds()) / 1000
+		// From the scheduled start: a late timer counts against the phase.
+		due := start.Add(time.Duration(phases[i].Start) * time.Second)
+		phases[i].SwitchMS = float64(time.Since(due).Microseconds()) / 1000
 		if err != nil && s.err == nil {
 			s.err = err
 			return
@@ -145,22 +156,26 @@ func (s *switcher) on(ctx context.Context) error {
 	return err
 }
 
+// off reverts the switched part; after a failed revert it stays marked on,
+// so that the next off tries again.
 func (s *switcher) off(ctx context.Context) error {
 	if s.applied == nil {
 		return nil
 	}
-	err := s.applied.Revert(ctx)
+	if err := s.applied.Revert(ctx); err != nil {
+		return err
+	}
 	s.applied = nil
-	return err
+	return nil
 }
 
 // checkEvents runs the workload briefly with the whole observer in force
 // and counts the events it recorded against the statements executed.
-func checkEvents(ctx context.Context, cfg Config, sw *switcher) (*result.Events, error) {
+func checkEvents(ctx context.Context, cfg Config, sw *switcher) (_ *result.Events, err error) {
 	if err := sw.on(ctx); err != nil {
 		return nil, err
 	}
-	defer sw.off(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, sw.off(context.WithoutCancel(ctx))) }()
 	events, err := sw.applied.StartEvents(ctx, cfg.Workload.Tag)
 	if err != nil || events == nil {
 		return nil, err

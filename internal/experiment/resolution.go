@@ -28,13 +28,22 @@ func planResolution(cfg Config, arms []Arm, pilot result.Run, spent time.Duratio
 	for i, r := range ratios {
 		logs[i] = math.Log(r)
 	}
+	// What is left to run: alternation runs (the A/A arm's after the
+	// pilot included), which the plan lengthens, and round-based runs,
+	// which keep their length.
 	alt, m := 0, 0
+	var rounds time.Duration
 	for _, a := range arms {
+		switch {
+		case a.Name == AAName:
+			alt += a.Reps - 1
+		case a.Method == MethodAlternation:
+			alt += a.Reps
+		default:
+			rounds += time.Duration(a.Reps) * (cfg.Driver.Duration + cfg.Driver.Warmup + 3*time.Second)
+		}
 		if a.Name != AAName && a.Name != "baseline" {
 			m++
-			if a.Method == MethodAlternation {
-				alt += a.Reps
-			}
 		}
 	}
 	alpha := stats.Bonferroni(0.05, max(m, 1))
@@ -54,14 +63,14 @@ func planResolution(cfg Config, arms []Arm, pilot result.Run, spent time.Duratio
 	// Each run also restarts, warms up and checks events: about 8 s more.
 	overhead := cfg.Driver.Warmup + 8*time.Second
 	dur := max(need, cfg.Alternation.Duration)
-	total := time.Duration(alt) * (dur + overhead)
+	total := time.Duration(alt)*(dur+overhead) + rounds
 	budget := cfg.MaxTime - spent
 	if total <= budget {
 		return resolutionPlan{Duration: dur, Message: fmt.Sprintf(
 			"resolution plan: one phase pair varies by %.1f%% (A/A); %.1f%% needs %d on phases per observer: %v per alternation run, about %v more",
 			100*sd, cfg.TargetResolution, pairs, dur.Round(time.Second), total.Round(time.Second))}
 	}
-	fit := budget/time.Duration(alt) - overhead
+	fit := (budget-rounds)/time.Duration(alt) - overhead
 	if fit < perRun(stats.MinPairs(alpha)) {
 		fit = perRun(stats.MinPairs(alpha))
 	}
@@ -70,7 +79,7 @@ func planResolution(cfg Config, arms []Arm, pilot result.Run, spent time.Duratio
 	return resolutionPlan{Duration: fit, Message: fmt.Sprintf(
 		"resolution plan: %.1f%% cannot be reached within --max-time %v: it needs %d on phases per observer (about %v in all); "+
 			"running %v per alternation run instead, which resolves about %.1f%%",
-		cfg.TargetResolution, cfg.MaxTime, pairs, (time.Duration(alt) * (need + overhead)).Round(time.Second), fit.Round(time.Second), mde)}
+		cfg.TargetResolution, cfg.MaxTime, pairs, (time.Duration(alt)*(need+overhead) + rounds).Round(time.Second), fit.Round(time.Second), mde)}
 }
 
 func stddev(xs []float64) float64 {

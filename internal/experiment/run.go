@@ -211,9 +211,13 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		}
 		if sampler != nil {
 			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
+			sampler = nil
 		}
 	}
 	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
+	if sampler != nil { // the window never closed: stop the sampler's goroutine
+		sampler.Stop()
+	}
 	if ctx.Err() != nil {
 		r.Error = "interrupted"
 		return r, ctx.Err()

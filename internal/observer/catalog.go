@@ -162,6 +162,11 @@ func validate(o Observer) (field string, err error) {
 			return "preload", fmt.Errorf("library or extension name %q is not valid", l)
 		}
 	}
+	for n := range o.AlternateOff {
+		if _, ok := o.Settings[n]; !ok {
+			return "alternate_off", fmt.Errorf("alternate_off names %s, which is not among the settings", n)
+		}
+	}
 	if len(o.EnableSQL) > 0 && len(o.DisableSQL) == 0 {
 		return "disable_sql", errors.New("enable_sql needs disable_sql: what undoes it")
 	}

@@ -29,6 +29,10 @@ type Observer struct {
 	// Settings are server settings (name to value). Whether one needs a
 	// restart or a reload is the engine's business, not the catalog's.
 	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
+	// AlternateOff gives, for settings whose server default still records
+	// (pg_stat_statements.track defaults to top), the value they take in
+	// alternation's off phases, so that off means off.
+	AlternateOff map[string]string `yaml:"alternate_off" json:"alternate_off,omitempty"`
 	// EnableSQL runs after the settings are in force, DisableSQL before
 	// they are reverted: for observers that are switched by statements
 	// rather than settings (obsbench's calibration observer).

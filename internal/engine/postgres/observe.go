@@ -219,47 +219,64 @@ func (a *Applied) Revert(ctx context.Context) error {
 		return err
 	}
 	defer func() { conn.Close(ctx) }()
+	// Every step is tried even when one fails, and the server reloads or
+	// restarts whatever happened, so that a failure leaves as little
+	// changed as possible; the failed steps stay for another Revert.
+	var errs []error
+	var failed []change
 	reload, restart := false, false
 	for i := len(a.changes) - 1; i >= 0; i-- {
 		c := a.changes[i]
-		switch {
-		case c.sql != nil:
-			for _, stmt := range c.sql {
-				if _, err := conn.Exec(ctx, stmt); err != nil {
-					return fmt.Errorf("disable %s: %s: %w", a.obs.Name, stmt, err)
-				}
-			}
-		case c.ext != "":
-			if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.ext}.Sanitize()); err != nil {
-				return fmt.Errorf("drop extension %s: %w", c.ext, err)
-			}
-		default:
-			stmt := "ALTER SYSTEM RESET " + c.setting
-			if c.prior != nil {
-				stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, quoteLiteral(*c.prior))
-			}
-			if _, err := conn.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("revert %s: %w", c.setting, err)
-			}
+		if err := a.undo(ctx, conn, c); err != nil {
+			errs = append(errs, err)
+			failed = append([]change{c}, failed...)
+			continue
+		}
+		if c.setting != "" {
 			restart = restart || c.restart
 			reload = reload || !c.restart
 		}
 	}
-	a.changes = nil
+	a.changes = failed
 	if restart && a.s.restart != nil {
 		conn.Close(ctx)
 		if err := a.s.restart(ctx); err != nil {
-			return fmt.Errorf("restart to revert %s: %w", a.obs.Name, err)
+			return errors.Join(append(errs, fmt.Errorf("restart to revert %s: %w", a.obs.Name, err))...)
 		}
 		if conn, err = a.s.connect(ctx); err != nil {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 	} else if reload {
 		if err := waitReload(ctx, conn, a.s.dsn); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	return fileErrors(ctx, conn)
+	return errors.Join(append(errs, fileErrors(ctx, conn))...)
+}
+
+// undo undoes one change.
+func (a *Applied) undo(ctx context.Context, conn *pgx.Conn, c change) error {
+	switch {
+	case c.sql != nil:
+		for _, stmt := range c.sql {
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("disable %s: %s: %w", a.obs.Name, stmt, err)
+			}
+		}
+	case c.ext != "":
+		if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.ext}.Sanitize()); err != nil {
+			return fmt.Errorf("drop extension %s: %w", c.ext, err)
+		}
+	default:
+		stmt := "ALTER SYSTEM RESET " + c.setting
+		if c.prior != nil {
+			stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, quoteLiteral(*c.prior))
+		}
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("revert %s: %w", c.setting, err)
+		}
+	}
+	return nil
 }
 
 // Observer is the observer that was applied.
@@ -343,6 +360,8 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 // settings of context postmaster) and what a reload switches (the rest), so
 // that the switchable part can be turned on and off while the workload runs.
 // The events counter goes with the switchable part, which is what records.
+// A setting with an AlternateOff value is held at that value, so that
+// switching it off does not fall back to a default that still records.
 // switched has no settings when nothing of o can be switched.
 func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
 	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
@@ -364,9 +383,14 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 	for name, v := range o.Settings {
 		// A library's settings are unknown until it is loaded; they are
 		// all reloadable in the catalog's libraries.
-		if contexts[name] == "postmaster" {
+		switch off, hasOff := o.AlternateOff[name]; {
+		case contexts[name] == "postmaster":
 			held.Settings[name] = v
-		} else {
+		case hasOff:
+			// Held at its off value; the switch sets v on top of it.
+			held.Settings[name] = off
+			switched.Settings[name] = v
+		default:
 			switched.Settings[name] = v
 		}
 	}

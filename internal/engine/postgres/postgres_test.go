@@ -256,6 +256,8 @@ func TestSplit(t *testing.T) {
 		{"log-statements-file", []string{"logging_collector"}, []string{"log_destination", "log_statement"}},
 		{"pgaudit-read", []string{"logging_collector"}, []string{"log_destination", "pgaudit.log"}},
 		{"pg-wait-sampling", nil, nil},
+		// Off is track=none, held; on is track=all, switched.
+		{"pg-stat-statements", []string{"pg_stat_statements.track"}, []string{"pg_stat_statements.track"}},
 	}
 	for _, tt := range tests {
 		o, _ := cat.Lookup("postgres", tt.name)
@@ -268,6 +270,11 @@ func TestSplit(t *testing.T) {
 		}
 		if got := sw.SettingNames(); strings.Join(got, ",") != strings.Join(tt.switched, ",") {
 			t.Errorf("Split(%s) switched %v; want %v", tt.name, got, tt.switched)
+		}
+		for n, off := range o.AlternateOff {
+			if held.Settings[n] != off || sw.Settings[n] != o.Settings[n] {
+				t.Errorf("Split(%s) %s: held %q, switched %q; want off value %q held, %q switched", tt.name, n, held.Settings[n], sw.Settings[n], off, o.Settings[n])
+			}
 		}
 		if strings.Join(held.Preload, ",") != strings.Join(o.Preload, ",") || sw.Events != o.Events || len(sw.Preload) > 0 {
 			t.Errorf("Split(%s): preload held %v switched %v, events %v; want preload held, events switched", tt.name, held.Preload, sw.Preload, sw.Events)
