@@ -36,8 +36,16 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	s := head
 	s.Conditions = nil
 	byCond := map[string][]result.Run{}
+	altSeconds := 0.0
 	for _, r := range runs {
 		byCond[r.Condition] = append(byCond[r.Condition], r)
+		if r.Method == "alternation" && r.Error == "" {
+			altSeconds = max(altSeconds, r.Driver.Seconds)
+		}
+	}
+	if altSeconds > 0 {
+		// As run: a resolution plan may have changed the runs' length.
+		s.AltSeconds = altSeconds
 	}
 	names := []string{}
 	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
