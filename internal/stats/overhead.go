@@ -104,22 +104,28 @@ func CompareThroughput(baseline, cond []float64, alpha float64) (Overhead, error
 			"ties among the pooled runs (%d repeated values): the exact rank distribution assumes none, so the %.4g%% level is approximate", t, 100*o.Confidence))
 	}
 
-	k := criticalK(n1, n2, alpha)
+	// Even "every condition run on one side of every baseline run" may not
+	// be significant with few runs: then the range of pairwise estimates
+	// stands in for the interval.
+	o.setInterval(d, criticalK(n1, n2, alpha), fmt.Sprintf(
+		"%d baseline and %d condition runs cannot give a %.4g%% interval: need at least %d runs of each; CI is the range of all pairwise estimates",
+		n1, n2, 100*o.Confidence, MinRuns(alpha)))
+	return o, nil
+}
+
+// setInterval sets the interval [est_(k), est_(N+1-k)] from the sorted
+// log-ratio estimates, or, for k = 0 (no interval at this level), their
+// whole range with the warning unreachable.
+func (o *Overhead) setInterval(sorted []float64, k int, unreachable string) {
 	if k == 0 {
-		// Even "every condition run on one side of every baseline run"
-		// would not be significant; report the full range of pairwise
-		// estimates instead of an interval.
-		o.CILow, o.CIHigh = pct(d[len(d)-1]), pct(d[0])
-		o.Warnings = append(o.Warnings, fmt.Sprintf(
-			"%d baseline and %d condition runs cannot give a %.4g%% interval: need at least %d runs of each; CI is the range of all pairwise estimates",
-			n1, n2, 100*o.Confidence, MinRuns(alpha)))
-		return o, nil
+		o.CILow, o.CIHigh = pct(sorted[len(sorted)-1]), pct(sorted[0])
+		o.Warnings = append(o.Warnings, unreachable)
+		return
 	}
-	lo, hi := d[k-1], d[len(d)-k]
+	lo, hi := sorted[k-1], sorted[len(sorted)-k]
 	o.Reachable = true
 	o.CILow, o.CIHigh = pct(hi), pct(lo) // pct is decreasing in d
 	o.Significant = lo > 0 || hi < 0
-	return o, nil
 }
 
 // Bonferroni returns the per-comparison alpha that keeps the familywise

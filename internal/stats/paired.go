@@ -76,18 +76,9 @@ func PairedOverhead(ratios []float64, alpha float64) (Overhead, error) {
 	}
 	o.Warnings = pairedWarnings(d, o.Confidence)
 
-	k := signedRankK(n, alpha)
-	if k == 0 {
-		o.CILow, o.CIHigh = pct(w[len(w)-1]), pct(w[0])
-		o.Warnings = append(o.Warnings, fmt.Sprintf(
-			"%d pairs cannot give a %.4g%% interval: need at least %d pairs; CI is the range of all Walsh averages",
-			n, 100*o.Confidence, MinPairs(alpha)))
-		return o, nil
-	}
-	lo, hi := w[k-1], w[len(w)-k]
-	o.Reachable = true
-	o.CILow, o.CIHigh = pct(hi), pct(lo) // pct is decreasing in d
-	o.Significant = lo > 0 || hi < 0
+	o.setInterval(w, signedRankK(n, alpha), fmt.Sprintf(
+		"%d pairs cannot give a %.4g%% interval: need at least %d pairs; CI is the range of all Walsh averages",
+		n, 100*o.Confidence, MinPairs(alpha)))
 	return o, nil
 }
 
