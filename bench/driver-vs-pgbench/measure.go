@@ -82,9 +82,9 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 		return s, err
 	}
 	werr := b.waitIdle(ctx)
-	server, _, _, _, err := sampler.Stop()
-	if err == nil && server != nil {
-		s.serverCPU = server.Seconds
+	u, err := sampler.Stop()
+	if err == nil && u.Server != nil {
+		s.serverCPU = u.Server.Seconds
 	}
 	return s, errors.Join(werr, err)
 }

@@ -224,23 +224,14 @@ func measureLoopCost(ctx context.Context, t pgTarget, wl workload.Meta, dcfg dri
 // cpuPerStmt runs the workload and returns server and driver CPU per
 // statement of the measured window, in µs.
 func cpuPerStmt(ctx context.Context, t pgTarget, wl workload.Meta, cfg driver.Config) (server, drv float64, err error) {
-	var (
-		s      *collect.Sampler
-		srv    *collect.CPU
-		dcpu   collect.CPU
-		cpuErr error
-	)
-	cfg.Window = func(open bool) {
-		if open {
-			s, cpuErr = collect.StartSampler(t.ServerPID())
-		} else if s != nil {
-			srv, dcpu, _, _, cpuErr = s.Stop()
-		}
-	}
+	cpu := &collect.Window{Root: t.ServerPID()}
+	cfg.Window = cpu.Toggle
 	res, err := driver.Run(ctx, cfg, t.Dial, wl.New())
+	cpu.Close()
 	if err == nil {
-		err = cpuErr
+		err = cpu.Err
 	}
+	srv, dcpu := cpu.Usage.Server, cpu.Usage.Driver
 	if err != nil || srv == nil || res.Measured == 0 {
 		return 0, 0, fmt.Errorf("calibration run: %v (server CPU %v, %d statements)", err, srv, res.Measured)
 	}

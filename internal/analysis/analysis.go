@@ -133,15 +133,15 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		cs.Throughput.Runs = append(cs.Throughput.Runs, r.Driver.Throughput)
 		p50 = append(p50, r.Driver.Latency.P50)
 		p99 = append(p99, r.Driver.Latency.P99)
-		drv = append(drv, r.DriverCPU.Pct)
+		drv = append(drv, r.Usage.Driver.Pct)
 		if n := float64(r.Driver.Measured); n > 0 {
-			drvPer = append(drvPer, 1e6*r.DriverCPU.Seconds/n)
-			if r.ServerCPU != nil {
-				srvPer = append(srvPer, 1e6*r.ServerCPU.Seconds/n)
+			drvPer = append(drvPer, 1e6*r.Usage.Driver.Seconds/n)
+			if r.Usage.Server != nil {
+				srvPer = append(srvPer, 1e6*r.Usage.Server.Seconds/n)
 			}
 		}
-		if r.ServerCPU != nil {
-			srv = append(srv, r.ServerCPU.Pct)
+		if r.Usage.Server != nil {
+			srv = append(srv, r.Usage.Server.Pct)
 		}
 		if r.Noise.OtherPct > DisturbedPct {
 			cs.Disturbed++

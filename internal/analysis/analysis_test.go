@@ -15,9 +15,11 @@ func run(cond string, tput float64, events *result.Events) result.Run {
 	return result.Run{
 		Condition: cond,
 		Driver:    driver.Result{Throughput: tput, Measured: int64(tput * 10), Seconds: 10, Latency: driver.Latency{P50: 1000 / tput, P99: 5000 / tput}},
-		ServerCPU: &collect.CPU{Seconds: 12, Pct: 60},
-		DriverCPU: collect.CPU{Seconds: 4, Pct: 20},
-		Events:    events,
+		Usage: collect.Usage{
+			Server: &collect.CPU{Seconds: 12, Pct: 60},
+			Driver: collect.CPU{Seconds: 4, Pct: 20},
+		},
+		Events: events,
 	}
 }
 
@@ -75,7 +77,7 @@ func TestSummarize(t *testing.T) {
 
 func TestSummarizeWarns(t *testing.T) {
 	hot := run("baseline", 1000, nil)
-	hot.DriverCPU.Pct = 40 // median with the other baseline run (20%): 30%
+	hot.Usage.Driver.Pct = 40 // median with the other baseline run (20%): 30%
 	lost := run("logger", 900, &result.Events{Recorded: 90, Executed: 100})
 	s := analysis.Summarize(result.Summary{}, []string{"baseline", "logger"}, []result.Run{hot, run("baseline", 1000, nil), lost, lost})
 	want := []string{"driver used 30% of the machine", "recorded 180 events for 200 statements executed (-20)", "use --rounds 4 or more"}

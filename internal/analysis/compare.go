@@ -44,8 +44,8 @@ func phases(r result.Run) []*phase {
 		for sec := ph.Start + 1; sec < ph.End && sec < len(perSecond); sec++ {
 			p.stmts += perSecond[sec]
 			p.seconds++
-			if sec < len(r.CPUPerSecond) && p.serverCPU >= 0 {
-				p.serverCPU += r.CPUPerSecond[sec].Server
+			if sec < len(r.Usage.PerSecond) && p.serverCPU >= 0 {
+				p.serverCPU += r.Usage.PerSecond[sec].Server
 			} else {
 				p.serverCPU = -1
 			}
@@ -169,10 +169,10 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 
 // cpuPerStmt is a run's server CPU per measured statement, 0 if unknown.
 func cpuPerStmt(r result.Run) float64 {
-	if r.ServerCPU == nil || r.Driver.Measured == 0 {
+	if r.Usage.Server == nil || r.Driver.Measured == 0 {
 		return 0
 	}
-	return r.ServerCPU.Seconds / float64(r.Driver.Measured)
+	return r.Usage.Server.Seconds / float64(r.Driver.Measured)
 }
 
 // onPhases replaces the whole-run throughput and server CPU per statement

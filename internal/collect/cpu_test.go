@@ -30,7 +30,8 @@ func TestSampler(t *testing.T) {
 	deadline := time.Now().Add(2100 * time.Millisecond)
 	for time.Now().Before(deadline) { // spin in this process too
 	}
-	server, driver, noise, perSecond, err := w.Stop()
+	u, err := w.Stop()
+	server, driver, noise, perSecond := u.Server, u.Driver, u.Noise, u.PerSecond
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,8 @@ func TestSampler(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	server, driver, _, _, err = w.Stop()
+	u, err = w.Stop()
+	server, driver = u.Server, u.Driver
 	if err != nil || server != nil || driver.Seconds > 0.1 {
 		t.Errorf("idle window = %+v, %+v, %v; want nil server and ~0 driver", server, driver, err)
 	}

@@ -81,40 +81,83 @@ func (s *Sampler) loop(start time.Time) {
 	}
 }
 
-// Stop takes the last snapshot and returns the window's totals and its
-// per-second series (the last entry may cover less than a second).
-func (s *Sampler) Stop() (server *CPU, driver CPU, noise Noise, perSecond []Second, err error) {
+// Usage is the CPU a window used.
+type Usage struct {
+	// Server is nil when the server is not on this machine.
+	Server *CPU  `json:"server_cpu"`
+	Driver CPU   `json:"driver_cpu"`
+	Noise  Noise `json:"noise"`
+	// PerSecond is the CPU of each second (the last may be shorter).
+	PerSecond []Second `json:"cpu_per_second,omitempty"`
+}
+
+// Stop takes the last snapshot and returns the window's usage.
+func (s *Sampler) Stop() (Usage, error) {
 	close(s.stop)
 	<-s.done
 	last, err := s.take(time.Now())
 	if err != nil {
-		return nil, CPU{}, Noise{}, nil, err
+		return Usage{}, err
 	}
 	if s.err != nil {
-		return nil, CPU{}, Noise{}, nil, s.err
+		return Usage{}, s.err
 	}
 	snaps := append(s.snaps, last)
 	first := snaps[0]
 	elapsed := last.at.Sub(first.at).Seconds()
 	capacity := elapsed * float64(machineCPUs())
 	sec := func(ticks int64) float64 { return float64(ticks) / userHZ }
+	var u Usage
 	ds := sec(last.driver - first.driver)
-	driver = CPU{Seconds: ds, Pct: 100 * ds / capacity}
+	u.Driver = CPU{Seconds: ds, Pct: 100 * ds / capacity}
 	if s.root > 0 {
 		ss := sec(last.server - first.server)
-		server = &CPU{Seconds: ss, Pct: 100 * ss / capacity}
+		u.Server = &CPU{Seconds: ss, Pct: 100 * ss / capacity}
 	}
 	other := sec(last.busy-first.busy) - sec(last.server-first.server) - ds
-	noise = Noise{OtherPct: 100 * max(other, 0) / capacity, StealPct: 100 * sec(last.steal-first.steal) / capacity}
+	u.Noise = Noise{OtherPct: 100 * max(other, 0) / capacity, StealPct: 100 * sec(last.steal-first.steal) / capacity}
 	for i := 1; i < len(snaps); i++ {
 		a, b := snaps[i-1], snaps[i]
 		o := sec(b.busy-a.busy) - sec(b.server-a.server) - sec(b.driver-a.driver)
-		perSecond = append(perSecond, Second{
+		u.PerSecond = append(u.PerSecond, Second{
 			Server: sec(b.server - a.server), Driver: sec(b.driver - a.driver),
 			Other: max(o, 0), Steal: sec(b.steal - a.steal),
 		})
 	}
-	return server, driver, noise, perSecond, nil
+	return u, nil
+}
+
+// Window samples CPU over a driver's measured window. Toggle fits
+// driver.Config.Window; Close, safe to call again, also stops a window the
+// driver never closed (an interrupted or failed run), so that the
+// sampler's goroutine ends.
+type Window struct {
+	Root  int // the server's main process, 0 if not on this machine
+	Usage Usage
+	Err   error
+	s     *Sampler
+}
+
+// Toggle opens (starts sampling) or closes the window.
+func (w *Window) Toggle(open bool) {
+	if open {
+		w.s, w.Err = StartSampler(w.Root)
+		return
+	}
+	w.Close()
+}
+
+// Close stops sampling and keeps the usage; it does nothing when the
+// window is not open.
+func (w *Window) Close() {
+	if w.s == nil {
+		return
+	}
+	u, err := w.s.Stop()
+	w.s, w.Usage = nil, u
+	if w.Err == nil {
+		w.Err = err
+	}
 }
 
 func (s *Sampler) take(now time.Time) (snapshot, error) {

@@ -41,19 +41,12 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	phases := Schedule(seconds, ac.MinPhase, ac.MaxPhase, rand.New(rand.NewPCG(cfg.Seed, salt)))
 	sw := &switcher{target: t, observer: switched, enabled: len(switched.Settings) > 0 || len(switched.EnableSQL) > 0}
 	var (
-		sampler *collect.Sampler
-		cpuErr  error
-		wg      sync.WaitGroup
-		stop    = make(chan struct{})
+		cpu  = &collect.Window{Root: t.ServerPID()}
+		wg   sync.WaitGroup
+		stop = make(chan struct{})
 	)
 	dcfg := cfg.Driver
 	dcfg.Duration = time.Duration(seconds) * time.Second
-	stopSampler := func() {
-		if sampler != nil {
-			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
-			sampler = nil
-		}
-	}
 	dcfg.Window = func(open bool) {
 		if open {
 			// The driver counts seconds from this moment: take it before
@@ -64,11 +57,11 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 				defer wg.Done()
 				sw.follow(ctx, phases, opened, stop)
 			}()
-			sampler, cpuErr = collect.StartSampler(t.ServerPID())
+			cpu.Toggle(true)
 			return
 		}
 		close(stop)
-		stopSampler()
+		cpu.Close()
 	}
 	r.Started = time.Now()
 	res, derr := driver.Run(ctx, dcfg, t.Dial, cfg.Workload.New())
@@ -76,8 +69,9 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	case <-stop:
 	default:
 		close(stop) // the window never closed: interrupted or failed early
-		stopSampler()
 	}
+	cpu.Close()
+	r.Usage = cpu.Usage
 	wg.Wait()
 	if serr := sw.off(context.WithoutCancel(ctx)); serr != nil {
 		r.Error = "switching off: " + serr.Error()
@@ -97,8 +91,8 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		// The observer may be half on: later runs could not be trusted.
 		r.Error = "switching: " + sw.err.Error()
 		return r, fmt.Errorf("switch %s: %w", a.Name, sw.err)
-	case cpuErr != nil:
-		r.Error = "cpu: " + cpuErr.Error()
+	case cpu.Err != nil:
+		r.Error = "cpu: " + cpu.Err.Error()
 	}
 	if switched.Events != nil {
 		r.Events, err = checkEvents(ctx, cfg, sw)

@@ -199,25 +199,12 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		return r, fmt.Errorf("count events of %s: %w", o.Name, err)
 	}
 	r.Started = time.Now()
-	var (
-		sampler *collect.Sampler
-		cpuErr  error
-	)
+	cpu := &collect.Window{Root: cfg.Target.ServerPID()}
 	dcfg := cfg.Driver
-	dcfg.Window = func(start bool) {
-		if start {
-			sampler, cpuErr = collect.StartSampler(cfg.Target.ServerPID())
-			return
-		}
-		if sampler != nil {
-			r.ServerCPU, r.DriverCPU, r.Noise, r.CPUPerSecond, cpuErr = sampler.Stop()
-			sampler = nil
-		}
-	}
+	dcfg.Window = cpu.Toggle
 	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
-	if sampler != nil { // the window never closed: stop the sampler's goroutine
-		sampler.Stop()
-	}
+	cpu.Close()
+	r.Usage = cpu.Usage
 	if ctx.Err() != nil {
 		r.Error = "interrupted"
 		return r, ctx.Err()
@@ -227,8 +214,8 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		r.Error = derr.Error()
 		return r, nil
 	}
-	if cpuErr != nil {
-		r.Error = "cpu: " + cpuErr.Error()
+	if cpu.Err != nil {
+		r.Error = "cpu: " + cpu.Err.Error()
 	}
 	if events != nil {
 		n, err := events.Count(ctx)

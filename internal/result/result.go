@@ -39,14 +39,11 @@ type Run struct {
 	ApplySeconds  float64       `json:"apply_seconds"`
 	RevertSeconds float64       `json:"revert_seconds"`
 	Driver        driver.Result `json:"driver"`
-	ServerCPU     *collect.CPU  `json:"server_cpu"` // nil: server not on this machine
-	DriverCPU     collect.CPU   `json:"driver_cpu"`
-	// Noise is the CPU other processes and the hypervisor took meanwhile.
-	Noise collect.Noise `json:"noise"`
-	// CPUPerSecond is the CPU of each second of the window.
-	CPUPerSecond []collect.Second `json:"cpu_per_second,omitempty"`
-	Events       *Events          `json:"events"` // nil: the observer records no events
-	Error        string           `json:"error,omitempty"`
+	// Usage is the CPU of the server, the driver and everything else
+	// during the measured window (its JSON fields are inlined).
+	collect.Usage
+	Events *Events `json:"events"` // nil: the observer records no events
+	Error  string  `json:"error,omitempty"`
 }
 
 // Phase is one stretch of an alternation run, in whole seconds of the
