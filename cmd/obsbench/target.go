@@ -31,6 +31,10 @@ func (t pgTarget) Dial(ctx context.Context) (driver.Session, error) {
 	return t.Server.Connect(ctx)
 }
 
+func (t pgTarget) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+	return t.Server.OpenWaits(ctx)
+}
+
 func (t pgTarget) ServerPID() int {
 	if t.managed == nil {
 		return 0

@@ -40,6 +40,21 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	seconds := int(ac.Duration / time.Second)
 	phases := Schedule(seconds, ac.MinPhase, ac.MaxPhase, rand.New(rand.NewPCG(cfg.Seed, salt)))
 	sw := &switcher{target: t, observer: switched, enabled: len(switched.Settings) > 0 || len(switched.EnableSQL) > 0}
+	probes, err := newProbeWindow(ctx, cfg.Probes, t)
+	if err != nil {
+		return r, err
+	}
+	defer probes.release(ctx)
+	if probes.sampler != nil {
+		// The first phase is off; the sampler files its samples by phase.
+		probes.sampler.SetObserverOn(false)
+		sw.phase = probes.sampler.SetObserverOn
+		if a.Name == CollectorArm {
+			// This arm switches the sampler itself: paused in off phases.
+			probes.sampler.Pause(true)
+			sw.phase = func(on bool) { probes.sampler.Pause(!on) }
+		}
+	}
 	var (
 		cpu  = &collect.Window{Root: t.ServerPID()}
 		wg   sync.WaitGroup
@@ -58,10 +73,12 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 				sw.follow(ctx, phases, opened, stop)
 			}()
 			cpu.Toggle(true)
+			probes.open(ctx)
 			return
 		}
 		close(stop)
 		cpu.Close()
+		probes.close(ctx)
 	}
 	r.Started = time.Now()
 	res, derr := driver.Run(ctx, dcfg, t.Dial, cfg.Workload.New())
@@ -71,8 +88,10 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		close(stop) // the window never closed: interrupted or failed early
 	}
 	cpu.Close()
+	probes.close(ctx)
 	r.Usage = cpu.Usage
 	wg.Wait()
+	probes.record(&r, a.Name != CollectorArm)
 	if serr := sw.off(context.WithoutCancel(ctx)); serr != nil {
 		r.Error = "switching off: " + serr.Error()
 		return r, fmt.Errorf("switch %s off: %w", a.Name, serr)
@@ -107,6 +126,8 @@ type switcher struct {
 	enabled  bool // false for the A/A arm: phases are marked, nothing switches
 	applied  Applied
 	err      error
+	// phase, if set, learns of every switch once it took effect.
+	phase func(on bool)
 }
 
 // follow switches at each phase start (whole seconds after start) until
@@ -128,6 +149,9 @@ func (s *switcher) follow(ctx context.Context, phases []result.Phase, start time
 			err = s.on(ctx)
 		} else {
 			err = s.off(ctx)
+		}
+		if s.phase != nil {
+			s.phase(phases[i].On)
 		}
 		// From the scheduled start: a late timer counts against the phase.
 		due := start.Add(time.Duration(phases[i].Start) * time.Second)

@@ -83,6 +83,11 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 		}
 		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: m, Reps: reps})
 	}
+	if cfg.Probes.MeasureCost && cfg.Probes.WaitInterval > 0 {
+		// The baseline with the wait sampler paused in off phases.
+		arms = append(arms, Arm{Name: CollectorArm, Observer: base, Method: MethodAlternation, Reps: cfg.Alternation.Reps})
+		anyAlt = true
+	}
 	var head []Arm
 	if len(arms) == 0 && cfg.Method == MethodAlternation {
 		anyAlt = true // baseline alone, alternating: an A/A experiment

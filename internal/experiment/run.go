@@ -79,6 +79,8 @@ type Config struct {
 	Seed   uint64
 	Driver driver.Config
 	Out    string // directory for results.jsonl
+	// Probes are the collectors besides CPU.
+	Probes Probes
 	// Progress, if set, is called before and after each run.
 	Progress func(Progress)
 }
@@ -198,13 +200,27 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	if err != nil {
 		return r, fmt.Errorf("count events of %s: %w", o.Name, err)
 	}
+	probes, err := newProbeWindow(ctx, cfg.Probes, cfg.Target)
+	if err != nil {
+		return r, err
+	}
+	defer probes.release(ctx)
 	r.Started = time.Now()
 	cpu := &collect.Window{Root: cfg.Target.ServerPID()}
 	dcfg := cfg.Driver
-	dcfg.Window = cpu.Toggle
+	dcfg.Window = func(open bool) {
+		cpu.Toggle(open)
+		if open {
+			probes.open(ctx)
+		} else {
+			probes.close(ctx)
+		}
+	}
 	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
 	cpu.Close()
+	probes.close(ctx)
 	r.Usage = cpu.Usage
+	probes.record(&r, false)
 	if ctx.Err() != nil {
 		r.Error = "interrupted"
 		return r, ctx.Err()

@@ -43,6 +43,21 @@ type Run struct {
 	// during the measured window (its JSON fields are inlined).
 	collect.Usage
 	Events *Events `json:"events"` // nil: the observer records no events
+	// Waits is the wait profile of the active client sessions while the
+	// observer was in force (the whole window of a rounds run); WaitsOff
+	// that of an alternation run's off phases. WaitInterval is the
+	// sampling period in seconds. Nil when the wait sampler was off.
+	Waits        *collect.Waits `json:"waits,omitempty"`
+	WaitsOff     *collect.Waits `json:"waits_off,omitempty"`
+	WaitInterval float64        `json:"wait_interval,omitempty"`
+	// EngineWaits is the growth of the engine's own wait profile over the
+	// window (pg_wait_sampling: every process, not only client sessions).
+	EngineWaits map[string]int64 `json:"engine_waits,omitempty"`
+	// Counters are the engine's activity counters as rates per second over
+	// the window (both phases of an alternation run together).
+	Counters map[string]float64 `json:"counters,omitempty"`
+	// ProbeErrors say which collectors failed; the run itself stands.
+	ProbeErrors []string `json:"probe_errors,omitempty"`
 	Error  string  `json:"error,omitempty"`
 }
 

@@ -39,11 +39,16 @@ func (s *Server) DSN() string { return s.dsn }
 // connect opens a control connection. Each operation uses a fresh one, since
 // restarts break connections and new sessions see reloaded settings.
 func (s *Server) connect(ctx context.Context) (*pgx.Conn, error) {
+	return s.connectAs(ctx, "obsbench-control")
+}
+
+// connectAs opens a connection named app in pg_stat_activity.
+func (s *Server) connectAs(ctx context.Context, app string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(s.dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
-	cfg.RuntimeParams["application_name"] = "obsbench-control"
+	cfg.RuntimeParams["application_name"] = app
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)

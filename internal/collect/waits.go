@@ -1,0 +1,213 @@
+package collect
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SessionWait is what one active session of the server is doing at one
+// moment, as the engine reports it.
+type SessionWait struct {
+	// PID is the session's server process on this machine, 0 if unknown.
+	PID int
+	// Wait is the engine's wait ("Lock:transactionid"); empty when the
+	// session is active and reports no wait, which engines count as CPU.
+	Wait string
+}
+
+// WaitSource reports the waits of the server's active client sessions
+// right now. Engines implement it over their own session view.
+type WaitSource interface {
+	ActiveWaits(ctx context.Context) ([]SessionWait, error)
+}
+
+// CPULabel is the label of active sessions that report no wait and whose
+// process is not blocked in the kernel either.
+const CPULabel = "CPU"
+
+// Waits is a wait profile: how many session samples showed each wait.
+type Waits struct {
+	// Ticks is how many times the sessions were sampled.
+	Ticks int64 `json:"ticks"`
+	// Counts maps a label to the number of active-session samples with it:
+	// the engine's wait ("Lock:tuple"), "OS:<kernel function>" for a
+	// session the engine calls running but that the kernel has blocked
+	// (a write to a full pipe shows as OS:pipe_write), or CPU.
+	Counts map[string]int64 `json:"counts"`
+}
+
+// Add adds o's samples to w.
+func (w *Waits) Add(o Waits) {
+	if w.Counts == nil {
+		w.Counts = map[string]int64{}
+	}
+	w.Ticks += o.Ticks
+	for k, n := range o.Counts {
+		w.Counts[k] += n
+	}
+}
+
+// Total is the number of session samples.
+func (w Waits) Total() int64 {
+	var t int64
+	for _, n := range w.Counts {
+		t += n
+	}
+	return t
+}
+
+// WaitSampler samples a WaitSource at a fixed interval. Samples are kept in
+// two profiles, one for while an observer is switched on and one for while
+// it is off, so that an alternation run yields both; a run with one
+// condition throughout uses the "on" profile only. Sampling can be paused,
+// which is how the sampler's own cost is measured.
+type WaitSampler struct {
+	src      WaitSource
+	interval time.Duration
+	os       bool // read /proc/PID/wchan for sessions reporting no wait
+
+	on     atomic.Bool // the observer's state: which profile gets samples
+	paused atomic.Bool
+
+	mu      sync.Mutex
+	onW     Waits
+	offW    Waits
+	err     error
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+}
+
+// NewWaitSampler samples src every interval. When local is true the
+// server's processes are on this machine and a session that reports no
+// wait is looked up in /proc: its kernel wait channel, when it has one,
+// replaces CPU.
+func NewWaitSampler(src WaitSource, interval time.Duration, local bool) *WaitSampler {
+	s := &WaitSampler{src: src, interval: interval, os: local}
+	s.on.Store(true)
+	s.onW.Counts = map[string]int64{}
+	s.offW.Counts = map[string]int64{}
+	return s
+}
+
+// SetObserverOn says whether the observer is in force from now on.
+func (s *WaitSampler) SetObserverOn(on bool) { s.on.Store(on) }
+
+// Pause stops taking samples (true) or resumes (false); the ticker keeps
+// running so that resuming needs no set-up.
+func (s *WaitSampler) Pause(p bool) { s.paused.Store(p) }
+
+// Start begins sampling in a goroutine.
+func (s *WaitSampler) Start(ctx context.Context) {
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	s.started = true
+	go s.loop(ctx)
+}
+
+func (s *WaitSampler) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s.paused.Load() {
+			continue
+		}
+		on := s.on.Load()
+		waits, err := s.src.ActiveWaits(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = err
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Lock()
+		w := &s.offW
+		if on {
+			w = &s.onW
+		}
+		w.Ticks++
+		for _, sw := range waits {
+			w.Counts[s.label(sw)]++
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *WaitSampler) label(sw SessionWait) string {
+	if sw.Wait != "" {
+		return sw.Wait
+	}
+	if s.os && sw.PID > 0 {
+		if k := KernelWait(sw.PID); k != "" {
+			return "OS:" + k
+		}
+	}
+	return CPULabel
+}
+
+// Stop ends sampling and returns the profiles taken while the observer was
+// on and while it was off.
+func (s *WaitSampler) Stop() (on, off Waits, err error) {
+	if s.started {
+		s.cancel()
+		<-s.done
+		s.started = false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.onW, s.offW, s.err
+}
+
+// KernelWait names what process pid is blocked on in the kernel: its wait
+// channel (/proc/PID/wchan, e.g. "pipe_write"), or "" when it is running
+// or cannot be read. A process sleeping in a system call with no wait
+// channel shown is named by the call ("syscall:write"), when
+// /proc/PID/syscall is readable.
+func KernelWait(pid int) string {
+	p := "/proc/" + strconv.Itoa(pid)
+	b, err := os.ReadFile(p + "/wchan")
+	if err == nil {
+		if w := strings.TrimSpace(string(b)); w != "" && w != "0" {
+			return w
+		}
+	}
+	b, err = os.ReadFile(p + "/syscall")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 || f[0] == "running" {
+		return ""
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 0 {
+		return ""
+	}
+	if name, ok := syscallNames[n]; ok {
+		return "syscall:" + name
+	}
+	return "syscall:" + f[0]
+}
+
+// syscallNames names the x86-64 system calls a database backend blocks in.
+var syscallNames = map[int]string{
+	0: "read", 1: "write", 7: "poll", 17: "pread64", 18: "pwrite64", 20: "writev",
+	23: "select", 44: "sendto", 45: "recvfrom", 74: "fsync", 75: "fdatasync",
+	202: "futex", 232: "epoll_wait", 270: "pselect6", 281: "epoll_pwait",
+}

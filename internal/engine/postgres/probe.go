@@ -1,0 +1,157 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/collect"
+)
+
+// activeWaitsSQL lists the client sessions that are running a statement
+// now, with what they wait for. A session with no wait event is on CPU as
+// far as PostgreSQL knows; a write to the logging collector's pipe is not
+// instrumented and shows the same way.
+const activeWaitsSQL = `SELECT pid, coalesce(wait_event_type || ':' || wait_event, '')
+FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()`
+
+// WaitSource samples pg_stat_activity over a connection of its own.
+type WaitSource struct {
+	conn *pgx.Conn
+	buf  []collect.SessionWait
+}
+
+// OpenWaits opens a WaitSource; Close it when done.
+func (s *Server) OpenWaits(ctx context.Context) (*WaitSource, error) {
+	conn, err := s.connectAs(ctx, "obsbench-waits")
+	if err != nil {
+		return nil, err
+	}
+	return &WaitSource{conn: conn}, nil
+}
+
+// ActiveWaits implements collect.WaitSource. The returned slice is reused
+// by the next call.
+func (w *WaitSource) ActiveWaits(ctx context.Context) ([]collect.SessionWait, error) {
+	rows, err := w.conn.Query(ctx, activeWaitsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
+	}
+	w.buf = w.buf[:0]
+	var pid int32
+	var wait string
+	_, err = pgx.ForEachRow(rows, []any{&pid, &wait}, func() error {
+		w.buf = append(w.buf, collect.SessionWait{PID: int(pid), Wait: wait})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
+	}
+	return w.buf, nil
+}
+
+// Close closes the source's connection.
+func (w *WaitSource) Close(ctx context.Context) error { return w.conn.Close(ctx) }
+
+// counterQueries read PostgreSQL's cumulative counters. Every query returns
+// one row of (name, value) pairs by column name; a query that fails (a view
+// this version lacks, an extension not loaded) is skipped.
+var counterQueries = []struct {
+	name, sql string
+	optional  bool
+}{
+	{"database", `SELECT xact_commit, xact_rollback, blks_read, blks_hit, temp_files, temp_bytes, tup_inserted, tup_updated, tup_deleted
+		FROM pg_stat_database WHERE datname = current_database()`, false},
+	{"wal", `SELECT wal_records, wal_fpi, wal_bytes::float8, wal_buffers_full, wal_write, wal_sync FROM pg_stat_wal`, true},
+	{"bgwriter", `SELECT checkpoints_timed + checkpoints_req AS checkpoints, buffers_checkpoint, buffers_clean, buffers_backend, buffers_alloc FROM pg_stat_bgwriter`, true},
+	{"statements", `SELECT sum(calls)::float8 AS statements FROM pg_stat_statements`, true},
+	{"log", `SELECT coalesce(sum(size), 0)::float8 AS log_bytes FROM pg_ls_logdir()`, true},
+}
+
+// Counters returns the server's cumulative activity counters by name
+// (transactions, WAL, checkpoints and buffers, temp bytes, statements when
+// pg_stat_statements is loaded, bytes in the log directory). Rates are
+// differences of two calls. Backends publish their statistics at most once
+// a second, so a difference over a short window may lag by up to a second.
+func (s *Server) Counters(ctx context.Context) (map[string]float64, error) {
+	conn, err := s.connectAs(ctx, "obsbench-counters")
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	// One transaction, optional queries under savepoints: a failed query
+	// then counts as no rollback in the very counters being read.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	out := map[string]float64{}
+	for _, q := range counterQueries {
+		if q.optional {
+			if _, err := tx.Exec(ctx, "SAVEPOINT counter"); err != nil {
+				return nil, err
+			}
+		}
+		rows, err := tx.Query(ctx, q.sql)
+		if err == nil {
+			err = scanNamed(rows, out)
+		}
+		switch {
+		case err != nil && !q.optional:
+			return nil, fmt.Errorf("read %s counters: %w", q.name, err)
+		case err != nil:
+			if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT counter"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, tx.Commit(ctx)
+}
+
+// WaitProfile returns pg_wait_sampling's cumulative profile (wait to sample
+// count, over all processes) when that extension is loaded, else nil.
+func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
+	conn, err := s.connectAs(ctx, "obsbench-counters")
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8
+		FROM pg_wait_sampling_profile GROUP BY 1`)
+	if err != nil {
+		return nil, nil // not installed here: not an error
+	}
+	out := map[string]int64{}
+	var k string
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil }); err != nil {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func scanNamed(rows pgx.Rows, out map[string]float64) error {
+	defer rows.Close()
+	if !rows.Next() {
+		return rows.Err()
+	}
+	vals, err := rows.Values()
+	if err != nil {
+		return err
+	}
+	for i, fd := range rows.FieldDescriptions() {
+		switch v := vals[i].(type) {
+		case int64:
+			out[fd.Name] = float64(v)
+		case int32:
+			out[fd.Name] = float64(v)
+		case float64:
+			out[fd.Name] = v
+		}
+	}
+	rows.Close()
+	return rows.Err()
+}

@@ -1,0 +1,150 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/collect"
+)
+
+// A row lock that one session holds and another waits for shows in the
+// wait sampler as a Lock wait, and the blocked session's process is the one
+// sampled.
+func TestWaitSamplerSeesLockWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := newServer(t)
+	holder, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	waiter, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close(ctx)
+
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "UPDATE member SET lastname = lastname WHERE member_no = 1"); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := waiter.Exec(ctx, "UPDATE member SET lastname = 'x' WHERE member_no = 1")
+		blocked <- err
+	}()
+
+	src, err := s.OpenWaits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	ws := collect.NewWaitSampler(src, 10*time.Millisecond, true)
+	ws.Start(ctx)
+	time.Sleep(500 * time.Millisecond)
+	on, off, err := ws.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-blocked; err != nil {
+		t.Fatalf("blocked update: %v", err)
+	}
+	if off.Total() != 0 {
+		t.Errorf("off profile has samples %v; the observer was never off", off.Counts)
+	}
+	lock := on.Counts["Lock:transactionid"] + on.Counts["Lock:tuple"]
+	if on.Ticks < 20 || lock < on.Ticks/2 {
+		t.Fatalf("%d ticks, lock samples %d, want most ticks to see the lock: %v", on.Ticks, lock, on.Counts)
+	}
+}
+
+// A session blocked in the kernel while PostgreSQL calls it running is
+// named by its wait channel.
+func TestKernelWaitNamesASleepingProcess(t *testing.T) {
+	// A process that does nothing but sleep is blocked in the kernel.
+	p, err := os.StartProcess("/bin/sleep", []string{"sleep", "5"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	time.Sleep(200 * time.Millisecond)
+	if w := collect.KernelWait(p.Pid); w == "" || strings.HasPrefix(w, "syscall:") {
+		t.Fatalf("KernelWait of a sleeping process = %q, want its wait channel", w)
+	}
+}
+
+// The counters' difference over a window is the work done in it: a known
+// number of committed and rolled-back transactions, and their WAL.
+func TestCountersCountTransactions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := newServer(t)
+	before, err := s.Counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const commits, rollbacks = 300, 40
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < commits; i++ {
+		if _, err := conn.Exec(ctx, fmt.Sprintf("UPDATE payment SET payment_amt = payment_amt WHERE payment_no = %d", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < rollbacks; i++ {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A backend publishes its statistics when it exits, at the latest.
+	conn.Close(ctx)
+
+	var after map[string]float64
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if after, err = s.Counters(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if after["xact_rollback"]-before["xact_rollback"] >= rollbacks && after["xact_commit"]-before["xact_commit"] >= commits {
+			break
+		}
+	}
+	// Besides the test's own: the Counters queries and the connection's
+	// start-up queries, a handful of commits at most.
+	dc, dr := after["xact_commit"]-before["xact_commit"], after["xact_rollback"]-before["xact_rollback"]
+	if dc < commits || dc > commits+10 {
+		t.Errorf("xact_commit grew by %v, want %d (+ a few of obsbench's own)", dc, commits)
+	}
+	if dr != rollbacks {
+		t.Errorf("xact_rollback grew by %v, want %d", dr, rollbacks)
+	}
+	if after["wal_records"]-before["wal_records"] < commits {
+		t.Errorf("wal_records grew by %v for %d updates", after["wal_records"]-before["wal_records"], commits)
+	}
+	if d := after["tup_updated"] - before["tup_updated"]; d != commits {
+		t.Errorf("tup_updated grew by %v, want %d", d, commits)
+	}
+	for _, k := range []string{"wal_bytes", "wal_sync", "checkpoints", "temp_bytes"} {
+		if _, ok := after[k]; !ok {
+			t.Errorf("counter %s missing: %v", k, after)
+		}
+	}
+}

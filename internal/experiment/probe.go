@@ -1,0 +1,158 @@
+package experiment
+
+import (
+	"context"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// Prober is a Target whose engine reports waits and activity counters.
+type Prober interface {
+	// OpenWaits opens a wait source on a connection of its own.
+	OpenWaits(ctx context.Context) (WaitSource, error)
+	// Counters returns cumulative activity counters by name.
+	Counters(ctx context.Context) (map[string]float64, error)
+	// WaitProfile returns the engine's own cumulative wait profile (a
+	// wait-sampling extension), nil when it has none.
+	WaitProfile(ctx context.Context) (map[string]int64, error)
+}
+
+// WaitSource is a collect.WaitSource that must be closed.
+type WaitSource interface {
+	collect.WaitSource
+	Close(ctx context.Context) error
+}
+
+// Probes configures the collectors that run beside the CPU sampler in every
+// measured window.
+type Probes struct {
+	// WaitInterval is how often active sessions' waits are sampled; 0
+	// leaves the wait sampler off.
+	WaitInterval time.Duration
+	// Counters takes the engine's counters at the window's start and end.
+	Counters bool
+	// MeasureCost adds an arm that pauses and resumes the wait sampler on
+	// an alternation schedule, with no observer: the sampler's own cost.
+	MeasureCost bool
+}
+
+// CollectorArm names the arm that measures the wait sampler's cost.
+const CollectorArm = "collector: wait sampler"
+
+// probeWindow runs the probes over one measured window.
+type probeWindow struct {
+	cfg     Probes
+	target  Target
+	prober  Prober
+	src     WaitSource
+	sampler *collect.WaitSampler
+
+	opened                time.Time
+	counters0             map[string]float64
+	profile0              map[string]int64
+	seconds               float64
+	counters1             map[string]float64
+	profile1              map[string]int64
+	waitsOn, waitsOff     collect.Waits
+	waitErr, counterErr   error
+	sampled, countersRead bool
+}
+
+// newProbeWindow prepares the probes cfg asks for and the target supports;
+// it opens the wait source now, outside the window.
+func newProbeWindow(ctx context.Context, cfg Probes, t Target) (*probeWindow, error) {
+	p := &probeWindow{cfg: cfg, target: t}
+	pr, ok := t.(Prober)
+	if !ok {
+		return p, nil
+	}
+	p.prober = pr
+	if cfg.WaitInterval > 0 {
+		src, err := pr.OpenWaits(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.src = src
+		p.sampler = collect.NewWaitSampler(src, cfg.WaitInterval, t.ServerPID() > 0)
+	}
+	return p, nil
+}
+
+// open starts the window: counters first, then the sampler.
+func (p *probeWindow) open(ctx context.Context) {
+	if p.prober == nil {
+		return
+	}
+	if p.cfg.Counters {
+		p.counters0, p.counterErr = p.prober.Counters(ctx)
+		p.profile0, _ = p.prober.WaitProfile(ctx)
+	}
+	p.opened = time.Now()
+	if p.sampler != nil {
+		p.sampler.Start(ctx)
+	}
+}
+
+// close ends the window; it is safe to call again or without open.
+func (p *probeWindow) close(ctx context.Context) {
+	if p.opened.IsZero() || p.seconds > 0 {
+		return
+	}
+	p.seconds = time.Since(p.opened).Seconds()
+	if p.sampler != nil {
+		p.waitsOn, p.waitsOff, p.waitErr = p.sampler.Stop()
+		p.sampled = true
+	}
+	if p.cfg.Counters && p.counterErr == nil {
+		ctx = context.WithoutCancel(ctx)
+		p.counters1, p.counterErr = p.prober.Counters(ctx)
+		p.profile1, _ = p.prober.WaitProfile(ctx)
+		p.countersRead = p.counterErr == nil
+	}
+}
+
+// release closes the wait source.
+func (p *probeWindow) release(ctx context.Context) {
+	if p.src != nil {
+		p.src.Close(context.WithoutCancel(ctx))
+		p.src = nil
+	}
+}
+
+// record stores what the probes saw in r. alternated says whether the
+// run switched an observer (then the off-phase waits are kept apart).
+func (p *probeWindow) record(r *result.Run, alternated bool) {
+	if p.sampled {
+		on := p.waitsOn
+		r.Waits = &on
+		if alternated {
+			off := p.waitsOff
+			r.WaitsOff = &off
+		}
+		r.WaitInterval = p.cfg.WaitInterval.Seconds()
+		if p.waitErr != nil {
+			r.ProbeErrors = append(r.ProbeErrors, "waits: "+p.waitErr.Error())
+		}
+	}
+	if p.counterErr != nil {
+		r.ProbeErrors = append(r.ProbeErrors, "counters: "+p.counterErr.Error())
+	}
+	if p.countersRead && p.seconds > 0 {
+		r.Counters = map[string]float64{}
+		for k, v1 := range p.counters1 {
+			if v0, ok := p.counters0[k]; ok {
+				r.Counters[k] = (v1 - v0) / p.seconds
+			}
+		}
+		if p.profile0 != nil && p.profile1 != nil {
+			r.EngineWaits = map[string]int64{}
+			for k, v1 := range p.profile1 {
+				if d := v1 - p.profile0[k]; d > 0 {
+					r.EngineWaits[k] = d
+				}
+			}
+		}
+	}
+}
