@@ -33,6 +33,8 @@ const (
 	defaultAltDuration = 60 * time.Second
 	// eventsCheck is the run that counts an alternating observer's events.
 	eventsCheck     = 2 * time.Second
+	// defaultWaits is the wait sampler's interval in the default run.
+	defaultWaits = "10ms"
 	datasetDatabase = "obsbench"
 )
 
@@ -47,14 +49,17 @@ type runFlags struct {
 	phaseMin, phaseMax, altRounds                       int
 	targetResolution                                    float64
 	maxTime                                             time.Duration
+	waits                                               string
+	counters, measureCollectors                         bool
 }
 
 // runConfig is a validated run command.
 type runConfig struct {
 	runFlags
-	wl        workload.Meta
-	ds        dataset.Dataset
-	observers []observer.Observer
+	wl           workload.Meta
+	ds           dataset.Dataset
+	observers    []observer.Observer
+	waitInterval time.Duration // 0: wait sampler off
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
@@ -80,10 +85,16 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.DurationVar(&f.maxTime, "max-time", 30*time.Minute, "with --target-resolution: the longest the whole experiment may take")
 	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
+	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
+	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
+	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
 	c := runConfig{runFlags: f}
+	if err := c.parseWaits(); err != nil {
+		return c, err
+	}
 	if err := checkEngine(f.engine); err != nil {
 		return c, err
 	}
@@ -200,6 +211,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
 		TargetResolution: c.targetResolution, MaxTime: c.maxTime, Log: logf,
+		Probes: experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
 		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),
 	})
@@ -219,6 +231,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", c.out)
 	return runErr
+}
+
+// parseWaits reads --waits: off, or an interval from 1ms to 10s.
+func (c *runConfig) parseWaits() error {
+	if c.waits == "off" || c.waits == "0" {
+		if c.measureCollectors {
+			return usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(c.waits)
+	if err != nil || d < time.Millisecond || d > 10*time.Second {
+		return usagef("--waits %q: want an interval from 1ms to 10s (e.g. 10ms), or off", c.waits)
+	}
+	c.waitInterval = d
+	return nil
 }
 
 func progressPrinter(w io.Writer) func(experiment.Progress) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -79,8 +80,19 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			s.MDEPct = &mde
 		}
 	}
+	baseWaits, _, _ := waitProfiles(byCond[observer.Baseline])
 	for _, name := range names {
 		cs := summarizeCondition(name, byCond[name])
+		on, off, engine := waitProfiles(byCond[name])
+		switch {
+		case name == observer.Baseline:
+			cs.Waits = summarizeWaits(on, collect.Waits{}, engine)
+		case byCond[name][0].Method == "alternation":
+			cs.Waits = summarizeWaits(on, off, engine)
+		default:
+			cs.Waits = summarizeWaits(on, baseWaits, engine)
+		}
+		cs.Counters = medianCounters(byCond[name])
 		switch {
 		case name == observer.Baseline:
 		case byCond[name][0].Method == "alternation":
@@ -96,6 +108,10 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		if cs.Disturbed > 0 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d run(s) disturbed: other processes used over %d%% of the machine (kept in the statistics)",
 				name, cs.Disturbed, DisturbedPct))
+		}
+		if o := cs.Overhead; o != nil && o.Significant && o.Pct > 0 && cs.Waits != nil && cs.Waits.Top[0].BaselinePct != nil && len(cs.Waits.Signatures) == 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
+				name, o.Pct))
 		}
 		if cs.Events != nil && cs.Events.Recorded != cs.Events.Executed && cs.Events.Error == "" {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",

@@ -46,6 +46,8 @@ func Text(w io.Writer, s result.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	Waits(w, s)
+	Counters(w, s)
 	fmt.Fprintln(w)
 	for _, c := range s.Conditions {
 		if c.Method != "" {

@@ -51,7 +51,40 @@ type ConditionSummary struct {
 	LatencyMS LatencySummary `json:"latency_ms"`
 	Events    *Events        `json:"events"`
 	CPU       CPUSummary     `json:"cpu"`
-	Failed    int            `json:"failed_runs,omitempty"`
+	// Waits is the condition's wait profile against the baseline's; nil
+	// when waits were not sampled.
+	Waits *WaitSummary `json:"waits,omitempty"`
+	// Counters are the engine's activity counters, per second, median
+	// over runs.
+	Counters map[string]float64 `json:"counters,omitempty"`
+	Failed   int                `json:"failed_runs,omitempty"`
+}
+
+// WaitSummary is a condition's wait profile: the share of active-session
+// samples each wait took, against the baseline's (an alternation run's off
+// phases, or the baseline runs).
+type WaitSummary struct {
+	// Samples is the number of active-session samples; ActiveSessions the
+	// mean number of sessions active at a sample.
+	Samples        int64   `json:"samples"`
+	ActiveSessions float64 `json:"active_sessions"`
+	// Top are the ten largest waits, benign ones included.
+	Top []WaitShare `json:"top"`
+	// Signatures are waits absent or negligible in the baseline and
+	// material here: what would point a DBA at this observer.
+	Signatures []string `json:"signatures"`
+	// Engine is the top of the engine's own wait profile (pg_wait_sampling),
+	// over every process, as shares of its samples.
+	Engine []WaitShare `json:"engine,omitempty"`
+}
+
+// WaitShare is one wait's share of samples, in percent.
+type WaitShare struct {
+	Wait string  `json:"wait"`
+	Pct  float64 `json:"pct"`
+	// BaselinePct is its share in the baseline, nil where there is none.
+	BaselinePct *float64 `json:"baseline_pct,omitempty"`
+	Signature   bool     `json:"signature,omitempty"`
 }
 
 // ThroughputSummary is statements per second.

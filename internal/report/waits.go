@@ -1,0 +1,87 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// shownWaits is how many waits a condition's line shows; summary.json has
+// ten.
+const shownWaits = 5
+
+// Waits writes each condition's top waits against the baseline, marking
+// signatures with "*".
+func Waits(w io.Writer, s result.Summary) {
+	any := false
+	for _, c := range s.Conditions {
+		if c.Waits == nil {
+			continue
+		}
+		if !any {
+			fmt.Fprintln(w, "\nwaits: % of active-session samples (baseline % in parentheses; * = signature: negligible in baseline, material here)")
+			any = true
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", c.Name, WaitLine(c.Waits, shownWaits))
+		if len(c.Waits.Engine) > 0 {
+			var parts []string
+			for _, e := range c.Waits.Engine[:min(shownWaits, len(c.Waits.Engine))] {
+				parts = append(parts, fmt.Sprintf("%s %.1f", e.Wait, e.Pct))
+			}
+			fmt.Fprintf(w, "  %-28s pg_wait_sampling (all processes): %s\n", "", strings.Join(parts, ", "))
+		}
+	}
+}
+
+// WaitLine is a condition's n largest waits on one line.
+func WaitLine(ws *result.WaitSummary, n int) string {
+	var parts []string
+	for _, sh := range ws.Top[:min(n, len(ws.Top))] {
+		p := fmt.Sprintf("%s %.1f", sh.Wait, sh.Pct)
+		if sh.BaselinePct != nil {
+			p += fmt.Sprintf(" (%.1f)", *sh.BaselinePct)
+		}
+		if sh.Signature {
+			p += "*"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// counterOrder lists the counters the report shows, in order.
+var counterOrder = []struct{ key, label string }{
+	{"xact_commit", "commits/s"},
+	{"statements", "statements/s"},
+	{"wal_bytes", "WAL B/s"},
+	{"wal_sync", "WAL syncs/s"},
+	{"log_bytes", "log B/s"},
+	{"temp_bytes", "temp B/s"},
+	{"buffers_backend", "backend buf writes/s"},
+}
+
+// Counters writes the engine counters that moved, per condition.
+func Counters(w io.Writer, s result.Summary) {
+	any := false
+	for _, c := range s.Conditions {
+		if len(c.Counters) == 0 {
+			continue
+		}
+		var parts []string
+		for _, k := range counterOrder {
+			if v, ok := c.Counters[k.key]; ok && v >= 0.5 {
+				parts = append(parts, fmt.Sprintf("%s %s", k.label, thousands(v)))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if !any {
+			fmt.Fprintln(w, "\ncounters (per second, median of runs):")
+			any = true
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", c.Name, strings.Join(parts, ", "))
+	}
+}
