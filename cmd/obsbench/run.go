@@ -32,9 +32,9 @@ const (
 	// comparisons (8 pairs needed), and five such runs take 5.5 minutes.
 	defaultAltDuration = 60 * time.Second
 	// eventsCheck is the run that counts an alternating observer's events.
-	eventsCheck     = 2 * time.Second
+	eventsCheck = 2 * time.Second
 	// defaultWaits is the wait sampler's interval in the default run.
-	defaultWaits = "10ms"
+	defaultWaits    = "10ms"
 	datasetDatabase = "obsbench"
 )
 
@@ -211,7 +211,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
 		TargetResolution: c.targetResolution, MaxTime: c.maxTime, Log: logf,
-		Probes: experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
+		Probes:   experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
 		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),
 	})

@@ -58,7 +58,7 @@ type Run struct {
 	Counters map[string]float64 `json:"counters,omitempty"`
 	// ProbeErrors say which collectors failed; the run itself stands.
 	ProbeErrors []string `json:"probe_errors,omitempty"`
-	Error  string  `json:"error,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // Phase is one stretch of an alternation run, in whole seconds of the
