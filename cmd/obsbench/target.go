@@ -90,7 +90,7 @@ func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgT
 		stop()
 		return pgTarget{}, nil, nil, err
 	}
-	t := pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart}), managed: pg}
+	t := pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart, Host: pg}), managed: pg}
 	return t, managedTarget{t}, stop, nil
 }
 

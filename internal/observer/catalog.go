@@ -175,11 +175,16 @@ func validate(o Observer) (field string, err error) {
 			return "requires", fmt.Errorf("each requirement needs library: (a name like pgaudit) and package: (what installs it)")
 		}
 	}
+	if o.Sink != nil {
+		if err := validateSink(o); err != nil {
+			return "sink", err
+		}
+	}
 	if ev := o.Events; ev != nil {
 		switch ev.Source {
-		case SourceServerLog:
+		case SourceServerLog, SourceStream:
 			if ev.Match == "" {
-				return "events", errors.New("events with source server-log need match: (a regular expression)")
+				return "events", fmt.Errorf("events with source %s need match: (a regular expression)", ev.Source)
 			}
 			if _, err := regexp.Compile(strings.ReplaceAll(ev.Match, "{{tag}}", "tag")); err != nil {
 				return "events", fmt.Errorf("events match: %w", err)
@@ -189,7 +194,10 @@ func validate(o Observer) (field string, err error) {
 				return "events", errors.New("events with source sql need query: (returning one number)")
 			}
 		default:
-			return "events", fmt.Errorf("events source %q is not one of %s, %s", ev.Source, SourceServerLog, SourceSQL)
+			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL)
+		}
+		if ev.Source == SourceStream && (o.Sink == nil || o.Sink.Kind != SinkStream) {
+			return "events", errors.New("events source stream counts what a stream sink delivered: it needs sink: {kind: stream}")
 		}
 	}
 	return "", nil

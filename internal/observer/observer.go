@@ -40,6 +40,9 @@ type Observer struct {
 	DisableSQL []string `yaml:"disable_sql" json:"disable_sql,omitempty"`
 	// Requires names what must be installed, with the package that has it.
 	Requires []Requirement `yaml:"requires" json:"requires,omitempty"`
+	// Sink, if set, is the destination obsbench provides for the
+	// observer's output (a managed server only).
+	Sink *Sink `yaml:"sink" json:"sink,omitempty"`
 	// Events says how to count the events the observer recorded; nil for
 	// observers that record no events (or only samples).
 	Events *EventCounter `yaml:"events" json:"events,omitempty"`
@@ -66,6 +69,9 @@ const (
 	// SourceSQL runs Query before and after the run; the difference of the
 	// single number it returns is the count.
 	SourceSQL = "sql"
+	// SourceStream counts lines matching Match that a stream sink's client
+	// received during the run.
+	SourceStream = "stream"
 )
 
 // EventCounter says how to count the events an observer recorded, so that
@@ -104,6 +110,9 @@ func (o Observer) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
 	}
 	parts = append(parts, o.EnableSQL...)
+	if o.Sink != nil {
+		parts = append(parts, "sink: "+o.Sink.String())
+	}
 	if len(parts) == 0 {
 		return "no change"
 	}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // ErrNoBinaries is returned when no PostgreSQL installation can be found.
@@ -47,6 +49,8 @@ type Postgres struct {
 	port    int
 	cred    *syscall.Credential
 	log     func(format string, args ...any)
+	stream  *LogStream // the server's stderr, read by obsbench
+	mounts  []*slowfs.Mount
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
@@ -144,7 +148,10 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err := p.writeConfig(opts.Settings); err != nil {
 		return nil, err
 	}
-	if err := p.pgctl(ctx, "start", "-l", p.ServerLog(), "-t", "120"); err != nil {
+	if p.stream, err = openLogStream(filepath.Join(base, "server.log"), uid, gid); err != nil {
+		return nil, err
+	}
+	if err := p.pgctl(ctx, "start", "-t", "120"); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -215,8 +222,11 @@ func (p *Postgres) DataDir() string { return p.dataDir }
 // BinDir is where the server binaries came from.
 func (p *Postgres) BinDir() string { return p.binDir }
 
-// ServerLog is the file pg_ctl sends the server's stderr to.
+// ServerLog is the file obsbench appends the server's stderr to.
 func (p *Postgres) ServerLog() string { return filepath.Join(p.base, "server.log") }
+
+// Stream is the server's stderr as obsbench reads it.
+func (p *Postgres) Stream() *LogStream { return p.stream }
 
 // PID is the postmaster's process id, read from postmaster.pid.
 func (p *Postgres) PID() (int, error) {
@@ -226,7 +236,7 @@ func (p *Postgres) PID() (int, error) {
 // Restart stops the server (fast shutdown) and starts it again, which is how
 // settings of context `postmaster` such as shared_preload_libraries change.
 func (p *Postgres) Restart(ctx context.Context) error {
-	return p.pgctl(ctx, "restart", "-m", "fast", "-l", p.ServerLog(), "-t", "120")
+	return p.pgctl(ctx, "restart", "-m", "fast", "-t", "120")
 }
 
 // Stop shuts the server down and removes its directory. It is safe to call
@@ -244,6 +254,13 @@ func (p *Postgres) Stop() error {
 			err = p.pgctl(ctx, "stop", "-m", "immediate", "-t", "30")
 		}
 	}
+	if p.stream != nil {
+		p.stream.close()
+		p.stream = nil
+	}
+	if mErr := p.closeMounts(); mErr != nil && err == nil {
+		err = mErr
+	}
 	if rmErr := os.RemoveAll(p.base); rmErr != nil && err == nil {
 		err = rmErr
 	}
@@ -252,7 +269,13 @@ func (p *Postgres) Stop() error {
 }
 
 func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) error {
-	_, err := p.command(ctx, "pg_ctl", append([]string{action, "-D", p.dataDir, "-w"}, args...)...)
+	args = append([]string{action, "-D", p.dataDir, "-w"}, args...)
+	var err error
+	if action == "stop" {
+		_, err = p.command(ctx, "pg_ctl", args...)
+	} else {
+		err = p.startCommand(ctx, "pg_ctl", args...)
+	}
 	if err != nil && action != "stop" {
 		if tail := p.logTail(); tail != "" {
 			err = fmt.Errorf("%w\nserver log:\n%s", err, tail)
@@ -274,6 +297,22 @@ func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]
 		return out, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return out, nil
+}
+
+// startCommand runs pg_ctl start or restart with its output, and so the
+// postmaster's stdout and stderr, on the log stream: the postmaster
+// inherits them from pg_ctl.
+func (p *Postgres) startCommand(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
+	cmd.Dir = p.base
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	cmd.Stdout, cmd.Stderr = p.stream.writer(), p.stream.writer()
+	if err := cmd.Run(); err != nil {
+		time.Sleep(200 * time.Millisecond) // let the stream's client write out pg_ctl's words
+		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return nil
 }
 
 func (p *Postgres) logTail() string {

@@ -30,6 +30,7 @@ func ReapStale(logf func(format string, args ...any)) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
+		unmountAll(dir, logf)
 		logf("removing %s left by obsbench process %d", dir, owner)
 		_ = os.RemoveAll(dir)
 	}

@@ -27,6 +27,7 @@ type EventCount struct {
 	counter observer.EventCounter
 	tag     string
 	logDir  string
+	only    string           // the one file in logDir to count, if set
 	offsets map[string]int64 // log file -> size at the start
 	before  int64            // SQL counter value at the start
 }
@@ -45,7 +46,16 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 			return nil, err
 		}
 		e.logDir = dir
-		e.offsets, err = logSizes(dir)
+		e.offsets, err = e.sizes()
+		return e, err
+	case observer.SourceStream:
+		if a.s.host == nil {
+			return nil, fmt.Errorf("%w: the server's log stream is read only on a managed server", ErrNotCollected)
+		}
+		path := a.s.host.StreamLog()
+		e.logDir, e.only = filepath.Dir(path), filepath.Base(path)
+		var err error
+		e.offsets, err = e.sizes()
 		return e, err
 	case observer.SourceSQL:
 		n, err := a.s.countSQL(ctx, e.query())
@@ -65,14 +75,14 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		n, err := e.s.countSQL(ctx, e.query())
 		return n - e.before, err
 	}
-	if err := waitStable(ctx, e.logDir); err != nil {
+	if err := waitStable(ctx, e.sizes); err != nil {
 		return 0, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
 	if err != nil {
 		return 0, err
 	}
-	sizes, err := logSizes(e.logDir)
+	sizes, err := e.sizes()
 	if err != nil {
 		return 0, err
 	}
@@ -121,6 +131,15 @@ func (s *Server) logDirectory(ctx context.Context) (string, error) {
 	return dir, nil
 }
 
+// sizes is the size of every file counted.
+func (e *EventCount) sizes() (map[string]int64, error) {
+	all, err := logSizes(e.logDir)
+	if err != nil || e.only == "" {
+		return all, err
+	}
+	return map[string]int64{e.only: all[e.only]}, nil
+}
+
 func logSizes(dir string) (map[string]int64, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -138,15 +157,15 @@ func logSizes(dir string) (map[string]int64, error) {
 	return out, nil
 }
 
-// waitStable waits until the log directory has not grown for 300 ms (at most
+// waitStable waits until the log files have not grown for 300 ms (at most
 // 30 s): every backend's write to the collector's pipe finished before the
 // driver saw its statement complete, so once the collector is idle the
 // files hold them all.
-func waitStable(ctx context.Context, dir string) error {
+func waitStable(ctx context.Context, sizesNow func() (map[string]int64, error)) error {
 	var last int64 = -1
 	stable := 0
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		sizes, err := logSizes(dir)
+		sizes, err := sizesNow()
 		if err != nil {
 			return err
 		}

@@ -48,6 +48,9 @@ type Applied struct {
 	s       *Server
 	obs     observer.Observer
 	changes []change
+	// closeSink takes down the observer's sink, after the server stopped
+	// writing to it.
+	closeSink func() error
 }
 
 // Apply puts o in force: preload libraries and restart-only settings first
@@ -56,8 +59,9 @@ type Applied struct {
 // server until the library is loaded, which is why the order matters. On
 // error, what was already applied is reverted.
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
+	o = s.withSinkDir(o)
 	a := &Applied{s: s, obs: o}
-	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0) {
+	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
 		return a, nil
 	}
 	conn, err := s.connect(ctx)
@@ -75,6 +79,9 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 		}
 	}()
 	if err := checkRequirements(ctx, conn, o); err != nil {
+		return nil, err
+	}
+	if err := a.openSink(ctx, o); err != nil {
 		return nil, err
 	}
 
@@ -165,6 +172,9 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if err := checkRequirements(ctx, conn, o); err != nil {
 		return err
 	}
+	if o.Sink != nil && s.host == nil {
+		return &SinkError{Observer: o.Name, Sink: *o.Sink}
+	}
 	if s.restart != nil {
 		return nil
 	}
@@ -210,7 +220,16 @@ func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, r
 // Revert undoes the changes in reverse order: library settings while the
 // library is still loaded, then extensions, then restart-only settings with
 // one restart.
-func (a *Applied) Revert(ctx context.Context) error {
+func (a *Applied) Revert(ctx context.Context) (err error) {
+	defer func() {
+		// The sink goes last, once the server writes elsewhere; after a
+		// failed revert it stays, for the next attempt.
+		if err == nil && a.closeSink != nil {
+			if err = a.closeSink(); err == nil {
+				a.closeSink = nil
+			}
+		}
+	}()
 	if len(a.changes) == 0 {
 		return nil
 	}
@@ -364,8 +383,9 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 // switching it off does not fall back to a default that still records.
 // switched has no settings when nothing of o can be switched.
 func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
+	o = s.withSinkDir(o)
 	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
-		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Settings: map[string]string{}}
+		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
 	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
 		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
 	if len(o.Settings) == 0 {

@@ -18,6 +18,7 @@ import (
 type Server struct {
 	dsn     string // the dataset database
 	restart func(ctx context.Context) error
+	host    Host
 }
 
 // Options configure a Server.
@@ -25,12 +26,15 @@ type Options struct {
 	// Restart restarts the server; nil for servers obsbench may not restart,
 	// which then refuse observers that need one.
 	Restart func(ctx context.Context) error
+	// Host provides observers' sinks; nil for a server obsbench does not
+	// manage, which then refuses observers with a sink.
+	Host Host
 }
 
 // New returns the server reached by dsn. The database named in dsn is where
 // datasets are loaded and extensions created.
 func New(dsn string, opts Options) *Server {
-	return &Server{dsn: dsn, restart: opts.Restart}
+	return &Server{dsn: dsn, restart: opts.Restart, host: opts.Host}
 }
 
 // DSN is the connection string of the dataset database.

@@ -1,0 +1,84 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// Host is the machine a managed server runs on, as far as observers' sinks
+// need it: the server's stderr stream, which obsbench reads, and a
+// directory on a slow I/O path.
+type Host interface {
+	// SetStream sets how fast obsbench reads the server's stderr (bytes
+	// per second, 0: as fast as it can) and whether the server drops
+	// messages rather than wait when the stream is full.
+	SetStream(rate int64, lossy bool) error
+	// StreamLog is the file obsbench appends the stream to.
+	StreamLog() string
+	// SinkDir is where MountSlowDir mounts the slow directory.
+	SinkDir() string
+	// MountSlowDir makes SinkDir slow: every write waits delay. release
+	// unmounts it once the server no longer writes there.
+	MountSlowDir(ctx context.Context, delay time.Duration) (release func() error, err error)
+}
+
+// SinkError says an observer's sink cannot be provided here.
+type SinkError struct {
+	Observer string
+	Sink     observer.Sink
+}
+
+func (e *SinkError) Error() string {
+	return fmt.Sprintf("observer %s writes to a %s, which obsbench provides only on a server it manages (run without --dsn)", e.Observer, e.Sink)
+}
+
+// withSinkDir returns o's settings with the sink directory filled in.
+func (s *Server) withSinkDir(o observer.Observer) observer.Observer {
+	if s.host == nil || o.Settings == nil {
+		return o
+	}
+	settings := maps.Clone(o.Settings)
+	for k, v := range settings {
+		settings[k] = strings.ReplaceAll(v, observer.SinkDirPlaceholder, s.host.SinkDir())
+	}
+	o.Settings = settings
+	return o
+}
+
+// openSink sets up o's sink before its settings are applied, and records in
+// a how to take it down.
+func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
+	if o.Sink == nil {
+		return nil
+	}
+	h := a.s.host
+	if h == nil {
+		return &SinkError{Observer: o.Name, Sink: *o.Sink}
+	}
+	switch o.Sink.Kind {
+	case observer.SinkStream:
+		rate, err := o.Sink.RateBytes()
+		if err != nil {
+			return err
+		}
+		a.closeSink = func() error { return h.SetStream(0, false) }
+		return h.SetStream(rate, o.Sink.Lossy)
+	case observer.SinkSlowDir:
+		delay, err := o.Sink.Delay()
+		if err != nil {
+			return err
+		}
+		release, err := h.MountSlowDir(ctx, delay)
+		if err != nil {
+			return err
+		}
+		a.closeSink = release
+		return nil
+	}
+	return fmt.Errorf("observer %s: unknown sink kind %q", o.Name, o.Sink.Kind)
+}

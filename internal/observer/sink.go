@@ -1,0 +1,113 @@
+package observer
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sink kinds.
+const (
+	// SinkStream sends the server's log to obsbench as a live stream: with
+	// logging_collector off, every backend writes its messages into a pipe
+	// that obsbench reads (the analogue of a trace streamed to a client).
+	SinkStream = "stream"
+	// SinkSlowDir is a directory on a slow I/O path; "{{sink_dir}}" in the
+	// observer's settings stands for it (e.g. log_directory).
+	SinkSlowDir = "slow-dir"
+)
+
+// SinkDirPlaceholder is replaced by a slow-dir sink's path in settings.
+const SinkDirPlaceholder = "{{sink_dir}}"
+
+// Sink says where an observer's output goes when that is not simply the
+// server's own log file, and how that destination behaves. Sinks are set up
+// by obsbench on a server it manages.
+type Sink struct {
+	Kind string `yaml:"kind" json:"kind"`
+	// Rate is how fast the stream's client reads, in bytes per second with
+	// an optional KiB or MiB suffix ("256KiB"); empty: as fast as it can.
+	Rate string `yaml:"rate" json:"rate,omitempty"`
+	// Lossy makes the server drop a message, instead of waiting, when the
+	// stream is full (stream only).
+	Lossy bool `yaml:"lossy" json:"lossy,omitempty"`
+	// WriteDelay is how long every write into a slow-dir takes ("1ms").
+	WriteDelay string `yaml:"write_delay" json:"write_delay,omitempty"`
+}
+
+// RateBytes is Rate in bytes per second, 0 for unlimited.
+func (s Sink) RateBytes() (int64, error) {
+	if s.Rate == "" {
+		return 0, nil
+	}
+	num, mult := s.Rate, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"B", 1}} {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSuffix(num, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("rate %q: want a positive number of bytes per second, e.g. 256KiB", s.Rate)
+	}
+	return n * mult, nil
+}
+
+// Delay is WriteDelay as a duration.
+func (s Sink) Delay() (time.Duration, error) {
+	d, err := time.ParseDuration(s.WriteDelay)
+	if err != nil || d <= 0 || d > time.Second {
+		return 0, fmt.Errorf("write_delay %q: want a duration from 1us to 1s, e.g. 1ms", s.WriteDelay)
+	}
+	return d, nil
+}
+
+// String describes the sink in a few words.
+func (s Sink) String() string {
+	switch s.Kind {
+	case SinkStream:
+		out := "log stream to obsbench"
+		if s.Rate != "" {
+			out += " read at " + s.Rate + "/s"
+		}
+		if s.Lossy {
+			out += ", lossy"
+		}
+		return out
+	case SinkSlowDir:
+		return "slow directory, " + s.WriteDelay + " per write"
+	}
+	return s.Kind
+}
+
+func validateSink(o Observer) error {
+	s := o.Sink
+	switch s.Kind {
+	case SinkStream:
+		if s.WriteDelay != "" {
+			return errors.New("sink write_delay is for kind slow-dir; a stream is slowed with rate:")
+		}
+		_, err := s.RateBytes()
+		return err
+	case SinkSlowDir:
+		if s.Rate != "" || s.Lossy {
+			return errors.New("sink rate and lossy are for kind stream")
+		}
+		if _, err := s.Delay(); err != nil {
+			return err
+		}
+		for _, v := range o.Settings {
+			if strings.Contains(v, SinkDirPlaceholder) {
+				return nil
+			}
+		}
+		return fmt.Errorf("a slow-dir sink needs a setting that uses %s (e.g. log_directory: '%s')", SinkDirPlaceholder, SinkDirPlaceholder)
+	}
+	return fmt.Errorf("sink kind %q is not one of %s, %s", s.Kind, SinkStream, SinkSlowDir)
+}

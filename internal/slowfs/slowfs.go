@@ -1,0 +1,150 @@
+// Package slowfs mounts a directory on a slow I/O path: a FUSE file system
+// that passes everything through to a backing directory and holds every
+// write for a fixed delay, one write at a time, like a slow device.
+//
+// It is how obsbench reproduces "a trace file on a slow disk" on machines
+// without device-mapper's dm-delay, nbd or cgroup I/O limits (see
+// ../shared/machine-facts.md): FUSE needs only /dev/fuse and root, and it
+// slows buffered writes too, which a block-device throttle does not.
+package slowfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// Mount is a mounted slow directory.
+type Mount struct {
+	Dir     string // the mount point: write here
+	Backing string // where the data lands
+	server  *fuse.Server
+	dev     *device
+}
+
+// device serialises writes and holds each for delay.
+type device struct {
+	delay  time.Duration
+	mu     sync.Mutex
+	writes int64
+}
+
+func (d *device) write() {
+	d.mu.Lock()
+	time.Sleep(d.delay)
+	d.writes++
+	d.mu.Unlock()
+}
+
+// New mounts dir as a slow view of backing: every write to a file under
+// dir waits delay, and writes from all processes queue behind each other.
+// Other users may use the mount (allow_other), so that a server running as
+// its own user can write to it. Both directories must exist.
+func New(dir, backing string, delay time.Duration) (*Mount, error) {
+	if os.Geteuid() != 0 {
+		return nil, errors.New("a slow directory is a FUSE mount, which needs root here (/dev/fuse is root-only)")
+	}
+	dev := &device{delay: delay}
+	root := &fs.LoopbackRoot{Path: backing}
+	var st syscall.Stat_t
+	if err := syscall.Stat(backing, &st); err != nil {
+		return nil, fmt.Errorf("slow directory backing %s: %w", backing, err)
+	}
+	root.Dev = uint64(st.Dev)
+	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
+		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, dev: dev}
+	}
+	rootNode := &node{LoopbackNode: fs.LoopbackNode{RootData: root}, dev: dev}
+	root.RootNode = rootNode
+	srv, err := fs.Mount(dir, rootNode, &fs.Options{MountOptions: fuse.MountOptions{
+		AllowOther: true, DirectMountStrict: true, FsName: "obsbench-slowfs", Name: "slowfs",
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("mount slow directory %s (FUSE): %w", dir, err)
+	}
+	return &Mount{Dir: dir, Backing: backing, server: srv, dev: dev}, nil
+}
+
+// Writes is how many writes the mount has delayed.
+func (m *Mount) Writes() int64 {
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	return m.dev.writes
+}
+
+// Close unmounts. It fails while a process still has a file open under
+// the mount; the caller must first make the server close its files.
+func (m *Mount) Close() error {
+	if m.server == nil {
+		return nil
+	}
+	if err := m.server.Unmount(); err != nil {
+		return fmt.Errorf("unmount slow directory %s: %w", m.Dir, err)
+	}
+	m.server = nil
+	return nil
+}
+
+// Unmount detaches a mount left behind by a killed process, so that its
+// directory can be removed.
+func Unmount(dir string) error {
+	return syscall.Unmount(dir, syscall.MNT_DETACH)
+}
+
+// node is a loopback node whose files are slow to write.
+type node struct {
+	fs.LoopbackNode
+	dev *device
+}
+
+var (
+	_ fs.NodeOpener  = (*node)(nil)
+	_ fs.NodeCreater = (*node)(nil)
+)
+
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	fh, fl, errno := n.LoopbackNode.Open(ctx, flags)
+	if errno != 0 {
+		return fh, fl, errno
+	}
+	lf, ok := fh.(*fs.LoopbackFile)
+	if !ok {
+		return fh, fl, 0
+	}
+	return &file{LoopbackFile: lf, dev: n.dev}, fl, 0
+}
+
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	in, fh, fl, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
+	if errno != 0 {
+		return in, fh, fl, errno
+	}
+	if lf, ok := fh.(*fs.LoopbackFile); ok {
+		fh = &file{LoopbackFile: lf, dev: n.dev}
+	}
+	return in, fh, fl, 0
+}
+
+// file delays its writes.
+type file struct {
+	*fs.LoopbackFile
+	dev *device
+}
+
+var _ fs.FileWriter = (*file)(nil)
+
+func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	f.dev.write()
+	return f.LoopbackFile.Write(ctx, data, off)
+}
+
+// PassthroughFd refuses the kernel's FUSE passthrough, which would send
+// reads and writes straight to the backing file, past the delay.
+func (f *file) PassthroughFd() (int, bool) { return -1, false }
