@@ -44,6 +44,8 @@ const usage = `usage: obsbench <command> [flags]
 
 commands:
   run         measure the overhead of observers on a workload
+  study       run a built-in study (obsbench study list)
+  inspect     list the observers active on a server now
   calibrate   check that obsbench recovers a known, synthetic overhead
   observers   list the observer catalog
   version     print the version
@@ -61,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = runCmd(ctx, args[1:], stdout, stderr)
+	case "study":
+		err = studyCmd(ctx, args[1:], stdout, stderr)
+	case "inspect":
+		err = inspectCmd(ctx, args[1:], stdout, stderr)
 	case "calibrate":
 		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":

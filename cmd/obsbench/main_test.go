@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // privateTemp points os.TempDir at a directory of the test's own, so that
@@ -101,8 +104,8 @@ func TestVersionAndObservers(t *testing.T) {
 		t.Fatalf("observers: exit %d, %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 10 || !strings.HasPrefix(lines[1], "baseline ") {
-		t.Errorf("observers printed %d lines, first entry %q; want a header and 9 entries, baseline first", len(lines), lines[1])
+	if len(lines) != 14 || !strings.HasPrefix(lines[1], "baseline ") {
+		t.Errorf("observers printed %d lines, first entry %q; want a header and 13 entries, baseline first", len(lines), lines[1])
 	}
 }
 
@@ -168,7 +171,19 @@ func TestRunEndToEnd(t *testing.T) {
 	if o := s.Conditions[1].Overhead; o == nil || o.CILow > o.Pct || o.Pct > o.CIHigh {
 		t.Errorf("overhead = %+v; want ci_low <= pct <= ci_high", o)
 	}
-	for _, want := range []string{"log-statements-file", "overhead % [CI]", "noise floor", "Bonferroni"} {
+	for _, c := range s.Conditions {
+		// The wait sampler and the counters are on by default.
+		if c.Waits == nil || c.Waits.Samples == 0 || len(c.Waits.Top) == 0 {
+			t.Errorf("%s: waits %+v; want sampled waits", c.Name, c.Waits)
+		}
+		if c.Counters["xact_commit"] <= 0 {
+			t.Errorf("%s: counters %v; want commits per second", c.Name, c.Counters)
+		}
+	}
+	if s.Conditions[1].Counters["log_bytes"] <= 0 {
+		t.Errorf("log-statements-file wrote no log bytes: %v", s.Conditions[1].Counters)
+	}
+	for _, want := range []string{"log-statements-file", "overhead % [CI]", "noise floor", "Bonferroni", "waits: % of active-session samples", "commits/s"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
@@ -289,5 +304,80 @@ func TestCalibrate(t *testing.T) {
 	}
 	if d := serverDirs(t, tmp); len(d) > 0 {
 		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// The study runs its set-ups and prints its table: a blocking sink shows a
+// kernel wait the baseline lacks, and the lossy stream loses events.
+func TestStudyWaitSignatures(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "2s", "--warmup", "500ms",
+		"--seed", "3", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Clients != 16 || len(s.Conditions) != 6 {
+		t.Fatalf("%d clients, %d conditions; want the study's 16 and 6", s.Clients, len(s.Conditions))
+	}
+	by := map[string]result.ConditionSummary{}
+	for _, c := range s.Conditions {
+		by[c.Name] = c
+	}
+	if w := by["plans-stream-slow"].Waits; w == nil || !slices.ContainsFunc(w.Signatures, func(x string) bool { return strings.HasPrefix(x, "OS:") }) {
+		t.Errorf("plans-stream-slow: waits %+v; want a kernel wait as its signature (backends blocked writing to the pipe)", w)
+	}
+	if ev := by["plans-stream-lossy"].Events; ev == nil || ev.Recorded >= ev.Executed {
+		t.Errorf("plans-stream-lossy events %+v; want fewer recorded than executed", ev)
+	}
+	if ev := by["plans-file-slow"].Events; ev == nil || ev.Recorded != ev.Executed {
+		t.Errorf("plans-file-slow events %+v; want recorded = executed (the collector blocks, it does not drop)", ev)
+	}
+	for _, want := range []string{"Study 1: do wait statistics reveal an observer?", "Profiler: live stream", "LOST", "not reproduced: event session to an in-memory ring buffer"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// inspect names the catalog observers in force on a server, with the
+// overhead a results directory measured for them.
+func TestInspect(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--clients", "4", "--observers", "log-statements-file", "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr.String())
+	}
+	pg := servertest.Postgres(t)
+	ctx := context.Background()
+	srv := postgres.New(pg.DSN("postgres"), postgres.Options{Restart: pg.Restart})
+	cat, _ := observer.Builtin()
+	o, _ := cat.Lookup("postgres", "log-statements-file")
+	a, err := srv.Apply(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Revert(ctx)
+	stdout.Reset()
+	if code := run(ctx, []string{"inspect", "--dsn", pg.DSN("postgres"), "--results", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"catalog observers in force:\n  log-statements-file  overhead ", "log_statement = all", "logging collector writing "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if code := run(ctx, []string{"inspect", "--dsn", pg.DSN("postgres"), "--results", filepath.Join(tmp, "none")}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("inspect with a missing results directory: exit %d; want %d", code, exitUsage)
 	}
 }

@@ -178,22 +178,30 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	_, err = runExperiment(ctx, c, stdout, stderr)
+	return err
+}
+
+// runExperiment runs a parsed run command, writes results.jsonl and
+// summary.json, and prints the report. It returns the summary whenever
+// some runs were made, also with an error.
+func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (*result.Summary, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 
 	target, tgt, stop, err := openTarget(ctx, c.dsn, logf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer stop()
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return fmt.Errorf("create --out directory: %w", err)
+		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
 	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
-		return err
+		return nil, err
 	}
 	ver, err := target.Version(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	logf("seed %d; results in %s", c.seed, c.out)
 
@@ -216,21 +224,21 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Progress: progressPrinter(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
-		return runErr
+		return nil, runErr
 	}
 	sum := analysis.Summarize(head, names, runs)
 	if runErr != nil {
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
 	}
 	if err := result.WriteSummary(filepath.Join(c.out, "summary.json"), sum); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintln(stdout)
 	if err := report.Text(stdout, sum); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", c.out)
-	return runErr
+	return &sum, runErr
 }
 
 // parseWaits reads --waits: off, or an interval from 1ms to 10s.

@@ -35,6 +35,16 @@ func (t pgTarget) OpenWaits(ctx context.Context) (experiment.WaitSource, error) 
 	return t.Server.OpenWaits(ctx)
 }
 
+// Counters adds, on a managed server, the bytes of its stderr stream that
+// obsbench read: the log volume of observers that write to the stream.
+func (t pgTarget) Counters(ctx context.Context) (map[string]float64, error) {
+	c, err := t.Server.Counters(ctx)
+	if err == nil && t.managed != nil {
+		c["log_stream_bytes"] = float64(t.managed.Stream().Bytes())
+	}
+	return c, err
+}
+
 func (t pgTarget) ServerPID() int {
 	if t.managed == nil {
 		return 0

@@ -58,6 +58,7 @@ var counterOrder = []struct{ key, label string }{
 	{"wal_bytes", "WAL B/s"},
 	{"wal_sync", "WAL syncs/s"},
 	{"log_bytes", "log B/s"},
+	{"log_stream_bytes", "stream B/s"},
 	{"temp_bytes", "temp B/s"},
 	{"buffers_backend", "backend buf writes/s"},
 }

@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 )
 
@@ -137,4 +138,20 @@ func WriteSummary(path string, s Summary) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadSummary reads a summary.json written by WriteSummary.
+func ReadSummary(path string) (Summary, error) {
+	var s Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Version != Version {
+		return s, fmt.Errorf("%s: summary version %d; this obsbench reads version %d", path, s.Version, Version)
+	}
+	return s, nil
 }

@@ -211,7 +211,7 @@ func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, r
 		return fmt.Errorf("read prior value of %s: %w", name, err)
 	}
 	a.changes = append(a.changes, change{setting: name, prior: prior, restart: restart})
-	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, quoteLiteral(value))); err != nil {
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, settingValue(name, value))); err != nil {
 		return fmt.Errorf("set %s = %s: %w", name, value, err)
 	}
 	return nil
@@ -289,7 +289,7 @@ func (a *Applied) undo(ctx context.Context, conn *pgx.Conn, c change) error {
 	default:
 		stmt := "ALTER SYSTEM RESET " + c.setting
 		if c.prior != nil {
-			stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, quoteLiteral(*c.prior))
+			stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, settingValue(c.setting, *c.prior))
 		}
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("revert %s: %w", c.setting, err)

@@ -153,6 +153,30 @@ func waitReload(ctx context.Context, conn *pgx.Conn, dsn string) error {
 	return errors.New("the server did not reload its configuration within 30s")
 }
 
+// listSettings take a list of values. ALTER SYSTEM writes a single quoted
+// 'a,b' as one element named "a,b", so their elements are quoted one by one.
+var listSettings = map[string]bool{
+	"shared_preload_libraries": true, "session_preload_libraries": true, "local_preload_libraries": true,
+	"search_path": true, "temp_tablespaces": true, "unix_socket_directories": true,
+}
+
+// settingValue is value as the right-hand side of ALTER SYSTEM SET name.
+func settingValue(name, value string) string {
+	if !listSettings[name] {
+		return quoteLiteral(value)
+	}
+	var parts []string
+	for _, p := range strings.Split(value, ",") {
+		if p = strings.Trim(strings.TrimSpace(p), `"`); p != "" {
+			parts = append(parts, quoteLiteral(p))
+		}
+	}
+	if len(parts) == 0 {
+		return "''"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // quoteLiteral quotes s as an SQL string literal.
 func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench inspect", flag.ContinueOnError)
+	engine := fs.String("engine", "postgres", "database engine: postgres")
+	dsn := fs.String("dsn", "", "server to inspect (libpq connection string or URL); default: libpq's defaults (PGHOST, PGPORT, PGUSER, ... or the local socket)")
+	results := fs.String("results", "", "an obsbench results directory (with summary.json): show the overhead measured for each observer found")
+	file := fs.String("observer-file", "", "YAML file with more observers to look for (same schema as the catalog)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := checkEngine(*engine); err != nil {
+		return err
+	}
+	cat, err := loadCatalog(*file)
+	if err != nil {
+		return err
+	}
+	var measured map[string]result.ConditionSummary
+	var sum result.Summary
+	if *results != "" {
+		if sum, err = result.ReadSummary(filepath.Join(*results, "summary.json")); err != nil {
+			return usagef("--results: %v", err)
+		}
+		measured = map[string]result.ConditionSummary{}
+		for _, c := range sum.Conditions {
+			measured[c.Name] = c
+		}
+	}
+	srv := postgres.New(*dsn, postgres.Options{})
+	in, err := srv.Inspect(ctx, cat.All(*engine))
+	if err != nil {
+		return fmt.Errorf("inspect %s: %w", describeDSN(*dsn), err)
+	}
+	fmt.Fprintf(stdout, "observers on postgres %s (%s)\n\n", in.Version, describeDSN(*dsn))
+	fmt.Fprintln(stdout, "catalog observers in force:")
+	if len(in.Observers) == 0 {
+		fmt.Fprintln(stdout, "  none")
+	}
+	for _, name := range in.Observers {
+		line := "  " + name
+		if measured != nil {
+			line += "  " + overheadNote(measured, name, sum)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	section(stdout, "observing settings (not at their defaults)", func() []string {
+		var out []string
+		for _, s := range in.Settings {
+			out = append(out, fmt.Sprintf("%s = %s  (%s)", s.Name, s.Value, s.Source))
+		}
+		return out
+	}())
+	section(stdout, "libraries preloaded in every process", in.Preload)
+	section(stdout, "libraries preloaded in every new session", in.SessionPreload)
+	section(stdout, "extensions in this database", in.Extensions)
+	section(stdout, "observing processes", in.Processes)
+	section(stdout, "replication slots", in.Slots)
+	section(stdout, "connected standbys", in.Standbys)
+	fmt.Fprintln(stdout, "\nnot visible from here: LOAD or SET inside other sessions, per-role settings (pg_db_role_setting)")
+	return nil
+}
+
+// overheadNote is what the results say about observer name.
+func overheadNote(measured map[string]result.ConditionSummary, name string, sum result.Summary) string {
+	c, ok := measured[name]
+	if !ok || c.Overhead == nil {
+		return "(not measured in --results)"
+	}
+	o := c.Overhead
+	if strings.HasPrefix(o.Verdict, "not measured") {
+		return "(" + o.Verdict + ")"
+	}
+	return fmt.Sprintf("overhead %.1f%% [%.1f, %.1f] on %s, %s (%s)", o.Pct, o.CILow, o.CIHigh, sum.Workload, o.Verdict, sum.Server)
+}
+
+func section(w io.Writer, title string, items []string) {
+	fmt.Fprintf(w, "\n%s:\n", title)
+	if len(items) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, it := range items {
+		fmt.Fprintln(w, "  "+it)
+	}
+}
+
+// describeDSN names the server without its password.
+func describeDSN(dsn string) string {
+	if dsn == "" {
+		return "libpq defaults"
+	}
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		return u.Redacted()
+	}
+	var parts []string
+	for _, f := range strings.Fields(dsn) {
+		if !strings.HasPrefix(f, "password=") {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(parts, " ")
+}

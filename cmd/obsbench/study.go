@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+const studyUsage = `usage: obsbench study <name> [run flags]
+       obsbench study list
+
+Runs a built-in study: a fixed workload, observers and method that
+reproduce one of the published studies obsbench grew from, and prints the
+study's own table after the usual report. Any flag of 'obsbench run' may be
+given to change the defaults (e.g. --rounds 10, --duration 30s).
+`
+
+func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, studyUsage)
+		if len(args) == 0 {
+			return usagef("name a study (obsbench study list)")
+		}
+		return errHelp
+	}
+	engine := engineOf(args[1:])
+	if args[0] == "list" {
+		for _, name := range study.Names(engine) {
+			st, _ := study.Lookup(name, engine)
+			fmt.Fprintf(stdout, "%-18s %s\n", name, st.Title)
+		}
+		return nil
+	}
+	st, err := study.Lookup(args[0], engine)
+	if err != nil {
+		return usageError{err}
+	}
+	// The study's settings come first, so that flags given after them win.
+	runArgs := append([]string{
+		"--engine", st.Engine, "--workload", st.Workload, "--clients", strconv.Itoa(st.Clients),
+		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
+	}, args[1:]...)
+	c, err := parseRun(runArgs, stderr)
+	if err != nil {
+		return err
+	}
+	sum, err := runExperiment(ctx, c, stdout, stderr)
+	if sum != nil {
+		fmt.Fprintln(stdout)
+		if rerr := report.Study(stdout, st, *sum); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// engineOf finds --engine among run flags, postgres by default.
+func engineOf(args []string) string {
+	for i, a := range args {
+		switch {
+		case (a == "--engine" || a == "-engine") && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--engine="), strings.HasPrefix(a, "-engine="):
+			return a[strings.Index(a, "=")+1:]
+		}
+	}
+	return "postgres"
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+// studyWaits is how many waits a study row shows.
+const studyWaits = 3
+
+// Study writes a study's own table: each set-up with the original set-up
+// it stands for, throughput, overhead, top waits with signatures marked,
+// and events recorded against statements executed.
+func Study(w io.Writer, st study.Study, s result.Summary) error {
+	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	byName := map[string]result.ConditionSummary{}
+	for _, c := range s.Conditions {
+		byName[c.Name] = c
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "set-up\tstands for\tstmts/s\toverhead % [CI]\ttop waits, % of samples (* = signature)\tevents rec/exec\t")
+	for _, r := range st.Rows {
+		c, ok := byName[r.Observer]
+		if !ok {
+			fmt.Fprintf(tw, "%s\t%s\tnot run\t\t\t\t\n", r.Observer, r.Original)
+			continue
+		}
+		ov := "-"
+		if o := c.Overhead; o != nil && !strings.HasPrefix(o.Verdict, "not measured") {
+			ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+		}
+		waits, sig := "-", ""
+		if c.Waits != nil {
+			waits = WaitLine(c.Waits, studyWaits)
+			if c.Overhead != nil && c.Overhead.Significant && len(c.Waits.Signatures) == 0 {
+				sig = " (no signature)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\t\n", r.Observer, r.Original, thousands(c.Throughput.Median), ov, waits, sig, events(c.Events))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, u := range st.Unmapped {
+		fmt.Fprintf(w, "not reproduced: %s\n", u)
+	}
+	return nil
+}
