@@ -313,7 +313,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "2s", "--warmup", "500ms",
+	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4",
 		"--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -322,8 +322,8 @@ func TestStudyWaitSignatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Clients != 16 || len(s.Conditions) != 6 {
-		t.Fatalf("%d clients, %d conditions; want the study's 16 and 6", s.Clients, len(s.Conditions))
+	if s.Clients != 4 || len(s.Conditions) != 6 {
+		t.Fatalf("%d clients, %d conditions; want 4 (given) and 6", s.Clients, len(s.Conditions))
 	}
 	by := map[string]result.ConditionSummary{}
 	for _, c := range s.Conditions {

@@ -16,7 +16,8 @@ func TestBuiltinCatalog(t *testing.T) {
 		t.Fatalf("Builtin: %v", err)
 	}
 	want := []string{"baseline", "log-statements-file", "log-duration-csv", "log-filtered-out", "auto-explain",
-		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling"}
+		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling",
+		"plans-stream", "plans-stream-slow", "plans-stream-lossy", "plans-file-slow"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)

@@ -91,7 +91,7 @@ func validateSink(o Observer) error {
 	switch s.Kind {
 	case SinkStream:
 		if s.WriteDelay != "" {
-			return errors.New("sink write_delay is for kind slow-dir; a stream is slowed with rate:")
+			return errors.New("sink write_delay is for kind slow-dir; a stream is slowed with its rate")
 		}
 		_, err := s.RateBytes()
 		return err

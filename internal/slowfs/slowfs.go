@@ -52,16 +52,12 @@ func New(dir, backing string, delay time.Duration) (*Mount, error) {
 		return nil, errors.New("a slow directory is a FUSE mount, which needs root here (/dev/fuse is root-only)")
 	}
 	dev := &device{delay: delay}
-	root := &fs.LoopbackRoot{Path: backing}
 	var st syscall.Stat_t
 	if err := syscall.Stat(backing, &st); err != nil {
 		return nil, fmt.Errorf("slow directory backing %s: %w", backing, err)
 	}
-	root.Dev = uint64(st.Dev)
-	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
-		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, dev: dev}
-	}
-	rootNode := &node{LoopbackNode: fs.LoopbackNode{RootData: root}, dev: dev}
+	root := &fs.LoopbackRoot{Path: backing, Dev: uint64(st.Dev)}
+	rootNode := &node{LoopbackNode: &fs.LoopbackNode{RootData: root}, dev: dev}
 	root.RootNode = rootNode
 	srv, err := fs.Mount(dir, rootNode, &fs.Options{MountOptions: fuse.MountOptions{
 		AllowOther: true, DirectMountStrict: true, FsName: "obsbench-slowfs", Name: "slowfs",
@@ -100,14 +96,23 @@ func Unmount(dir string) error {
 
 // node is a loopback node whose files are slow to write.
 type node struct {
-	fs.LoopbackNode
+	*fs.LoopbackNode
 	dev *device
 }
 
 var (
-	_ fs.NodeOpener  = (*node)(nil)
-	_ fs.NodeCreater = (*node)(nil)
+	_ fs.NodeOpener      = (*node)(nil)
+	_ fs.NodeCreater     = (*node)(nil)
+	_ fs.NodeWrapChilder = (*node)(nil)
 )
+
+// WrapChild makes every node below the root slow too.
+func (n *node) WrapChild(ctx context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	if lb, ok := ops.(*fs.LoopbackNode); ok {
+		return &node{LoopbackNode: lb, dev: n.dev}
+	}
+	return ops
+}
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	fh, fl, errno := n.LoopbackNode.Open(ctx, flags)
