@@ -93,6 +93,9 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			cs.Waits = summarizeWaits(on, baseWaits, engine)
 		}
 		cs.Counters = medianCounters(byCond[name])
+		if cs.Waits != nil {
+			cs.Waits.SamplerCPUPct = samplerCPU(byCond[name])
+		}
 		switch {
 		case name == observer.Baseline:
 		case byCond[name][0].Method == "alternation":

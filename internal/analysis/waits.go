@@ -113,3 +113,18 @@ func medianCounters(runs []result.Run) map[string]float64 {
 	}
 	return out
 }
+
+// samplerCPU is the median over runs of the wait sampler's server CPU.
+func samplerCPU(runs []result.Run) *float64 {
+	var xs []float64
+	for _, r := range runs {
+		if r.Error == "" && r.WaitSamplerCPUPct != nil {
+			xs = append(xs, *r.WaitSamplerCPUPct)
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	m := median(xs)
+	return &m
+}

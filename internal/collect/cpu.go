@@ -89,3 +89,21 @@ type CPU struct {
 	// Pct is Seconds as a share of all the machine's cores over the window.
 	Pct float64 `json:"pct"`
 }
+
+// ProcessCPU is the CPU time process pid has used so far, in seconds.
+func ProcessCPU(pid int) (float64, error) {
+	st, err := readStat(strconv.Itoa(pid))
+	if err != nil {
+		return 0, err
+	}
+	return float64(st.cpuTicks) / userHZ, nil
+}
+
+// MachinePct is cpuSeconds used over wall seconds as % of all the
+// machine's cores.
+func MachinePct(cpuSeconds, wallSeconds float64) float64 {
+	if wallSeconds <= 0 {
+		return 0
+	}
+	return 100 * cpuSeconds / (wallSeconds * float64(machineCPUs()))
+}

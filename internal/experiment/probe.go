@@ -23,6 +23,8 @@ type Prober interface {
 type WaitSource interface {
 	collect.WaitSource
 	Close(ctx context.Context) error
+	// BackendPID is the server process serving the source, 0 if unknown.
+	BackendPID() int
 }
 
 // Probes configures the collectors that run beside the CPU sampler in every
@@ -56,6 +58,8 @@ type probeWindow struct {
 	counters1             map[string]float64
 	profile1              map[string]int64
 	waitsOn, waitsOff     collect.Waits
+	samplerCPU0           float64 // CPU seconds of the sampler's backend at open
+	samplerCPU            float64 // ... used during the window; -1: unknown
 	waitErr, counterErr   error
 	sampled, countersRead bool
 }
@@ -91,6 +95,7 @@ func (p *probeWindow) open(ctx context.Context) {
 	}
 	p.opened = time.Now()
 	if p.sampler != nil {
+		p.samplerCPU0 = p.backendCPU()
 		p.sampler.Start(ctx)
 	}
 }
@@ -104,6 +109,11 @@ func (p *probeWindow) close(ctx context.Context) {
 	if p.sampler != nil {
 		p.waitsOn, p.waitsOff, p.waitErr = p.sampler.Stop()
 		p.sampled = true
+		if end := p.backendCPU(); end >= 0 && p.samplerCPU0 >= 0 {
+			p.samplerCPU = end - p.samplerCPU0
+		} else {
+			p.samplerCPU = -1
+		}
 	}
 	if p.cfg.Counters && p.counterErr == nil {
 		ctx = context.WithoutCancel(ctx)
@@ -111,6 +121,20 @@ func (p *probeWindow) close(ctx context.Context) {
 		p.profile1, _ = p.prober.WaitProfile(ctx)
 		p.countersRead = p.counterErr == nil
 	}
+}
+
+// backendCPU is the CPU seconds of the sampler's server process so far, -1
+// when it is not on this machine.
+func (p *probeWindow) backendCPU() float64 {
+	pid := p.src.BackendPID()
+	if pid <= 0 || p.target.ServerPID() <= 0 {
+		return -1
+	}
+	s, err := collect.ProcessCPU(pid)
+	if err != nil {
+		return -1
+	}
+	return s
 }
 
 // release closes the wait source.
@@ -132,6 +156,10 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 			r.WaitsOff = &off
 		}
 		r.WaitInterval = p.cfg.WaitInterval.Seconds()
+		if p.samplerCPU >= 0 && p.target.ServerPID() > 0 {
+			pct := collect.MachinePct(p.samplerCPU, p.seconds)
+			r.WaitSamplerCPUPct = &pct
+		}
 		if p.waitErr != nil {
 			r.ProbeErrors = append(r.ProbeErrors, "waits: "+p.waitErr.Error())
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -16,6 +17,7 @@ const shownWaits = 5
 // signatures with "*".
 func Waits(w io.Writer, s result.Summary) {
 	any := false
+	var samplerCPU []float64
 	for _, c := range s.Conditions {
 		if c.Waits == nil {
 			continue
@@ -23,6 +25,9 @@ func Waits(w io.Writer, s result.Summary) {
 		if !any {
 			fmt.Fprintln(w, "\nwaits: % of active-session samples (baseline % in parentheses; * = signature: negligible in baseline, material here)")
 			any = true
+		}
+		if c.Waits.SamplerCPUPct != nil {
+			samplerCPU = append(samplerCPU, *c.Waits.SamplerCPUPct)
 		}
 		fmt.Fprintf(w, "  %-28s %s\n", c.Name, WaitLine(c.Waits, shownWaits))
 		if len(c.Waits.Engine) > 0 {
@@ -32,6 +37,10 @@ func Waits(w io.Writer, s result.Summary) {
 			}
 			fmt.Fprintf(w, "  %-28s pg_wait_sampling (all processes): %s\n", "", strings.Join(parts, ", "))
 		}
+	}
+	if len(samplerCPU) > 0 {
+		lo, hi := slices.Min(samplerCPU), slices.Max(samplerCPU)
+		fmt.Fprintf(w, "  (the sampler's queries cost the server %.2f-%.2f%% of the machine's CPU)\n", lo, hi)
 	}
 }
 

@@ -50,6 +50,9 @@ type Run struct {
 	Waits        *collect.Waits `json:"waits,omitempty"`
 	WaitsOff     *collect.Waits `json:"waits_off,omitempty"`
 	WaitInterval float64        `json:"wait_interval,omitempty"`
+	// WaitSamplerCPUPct is the CPU the sampler's queries cost the server
+	// (its backend process), as % of the machine; nil when not measured.
+	WaitSamplerCPUPct *float64 `json:"wait_sampler_cpu_pct,omitempty"`
 	// EngineWaits is the growth of the engine's own wait profile over the
 	// window (pg_wait_sampling: every process, not only client sessions).
 	EngineWaits map[string]int64 `json:"engine_waits,omitempty"`

@@ -74,6 +74,9 @@ type WaitSummary struct {
 	// Signatures are waits absent or negligible in the baseline and
 	// material here: what would point a DBA at this observer.
 	Signatures []string `json:"signatures"`
+	// SamplerCPUPct is the CPU the wait sampler's queries cost the server,
+	// as % of the machine, median over runs; nil when not measured.
+	SamplerCPUPct *float64 `json:"sampler_cpu_pct,omitempty"`
 	// Engine is the top of the engine's own wait profile (pg_wait_sampling),
 	// over every process, as shares of its samples.
 	Engine []WaitShare `json:"engine,omitempty"`

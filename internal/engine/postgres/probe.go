@@ -52,6 +52,10 @@ func (w *WaitSource) ActiveWaits(ctx context.Context) ([]collect.SessionWait, er
 	return w.buf, nil
 }
 
+// BackendPID is the server process that answers the sampler's queries:
+// its CPU time is the sampler's cost on the server.
+func (w *WaitSource) BackendPID() int { return int(w.conn.PgConn().PID()) }
+
 // Close closes the source's connection.
 func (w *WaitSource) Close(ctx context.Context) error { return w.conn.Close(ctx) }
 
