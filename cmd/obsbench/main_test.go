@@ -233,13 +233,21 @@ func TestRunAlternation(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "16s", "--warmup", "500ms",
-		"--clients", "4", "--observers", "log-statements-file", "--seed", "3", "--out", out}, &stdout, &stderr)
+		"--clients", "4", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil || len(runs) != 2 {
-		t.Fatalf("results.jsonl: %d runs, %v; want 2 (A/A and the observer)", len(runs), err)
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 3 (A/A, the observer, the wait sampler's own cost)", len(runs), err)
+	}
+	for _, r := range runs {
+		// The observer's run keeps its off phases' waits apart; the
+		// sampler's own arm samples only in its on phases.
+		wantOff := r.Condition != "collector: wait sampler"
+		if r.Waits == nil || r.Waits.Ticks == 0 || (r.WaitsOff != nil) != wantOff {
+			t.Errorf("run %s: waits %+v, off-phase waits %+v", r.Condition, r.Waits, r.WaitsOff)
+		}
 	}
 	for _, r := range runs {
 		if r.Method != "alternation" || len(r.Phases) < 5 || r.Phases[0].On || r.Phases[len(r.Phases)-1].On {
@@ -251,8 +259,11 @@ func TestRunAlternation(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Conditions) != 2 || s.Conditions[0].Name != "baseline A/A" || s.MDEPct == nil {
+	if len(s.Conditions) != 3 || s.Conditions[0].Name != "baseline A/A" || s.MDEPct == nil {
 		t.Fatalf("conditions %+v, mde %v; want baseline A/A first and an MDE", s.Conditions, s.MDEPct)
+	}
+	if cc := s.Conditions[2]; cc.Name != "collector: wait sampler" || cc.Overhead == nil || cc.Overhead.Verdict == "" {
+		t.Errorf("collector arm %+v; want the wait sampler's overhead measured", cc)
 	}
 	c := s.Conditions[1]
 	if !strings.HasPrefix(c.Method, "alternation: ") || !strings.Contains(c.Method, "logging_collector=on") {

@@ -209,6 +209,9 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	for i, o := range c.observers {
 		names[i] = o.Name
 	}
+	if c.measureCollectors {
+		names = append(names, experiment.CollectorArm)
+	}
 	head := result.Summary{
 		Engine: c.engine, Server: ver, Workload: c.wl.Name, Clients: c.clients, Seed: c.seed,
 		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(), AltSeconds: c.altDuration.Seconds(),

@@ -51,6 +51,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		sw.phase = probes.sampler.SetObserverOn
 		if a.Name == CollectorArm {
 			// This arm switches the sampler itself: paused in off phases.
+			probes.sampler.SetObserverOn(true)
 			probes.sampler.Pause(true)
 			sw.phase = func(on bool) { probes.sampler.Pause(!on) }
 		}

@@ -1,0 +1,47 @@
+package collect
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeSource reports two sessions: one waiting on a lock, one on CPU.
+type fakeSource struct{ calls atomic.Int64 }
+
+func (f *fakeSource) ActiveWaits(context.Context) ([]SessionWait, error) {
+	f.calls.Add(1)
+	return []SessionWait{{Wait: "Lock:tuple"}, {}}, nil
+}
+
+// Samples go to the profile of the observer's current state, and a paused
+// sampler takes none.
+func TestWaitSamplerFilesSamplesByPhase(t *testing.T) {
+	src := &fakeSource{}
+	s := NewWaitSampler(src, time.Millisecond, false)
+	s.SetObserverOn(false)
+	s.Start(context.Background())
+	time.Sleep(50 * time.Millisecond)
+	s.SetObserverOn(true)
+	time.Sleep(50 * time.Millisecond)
+	s.Pause(true)
+	time.Sleep(20 * time.Millisecond)
+	paused := src.calls.Load()
+	time.Sleep(30 * time.Millisecond)
+	on, off, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.calls.Load() != paused {
+		t.Errorf("sampled %d times while paused", src.calls.Load()-paused)
+	}
+	for name, w := range map[string]Waits{"on": on, "off": off} {
+		if w.Ticks == 0 || w.Counts["Lock:tuple"] != w.Ticks || w.Counts[CPULabel] != w.Ticks || w.Total() != 2*w.Ticks {
+			t.Errorf("%s profile %+v; want one lock and one CPU sample per tick", name, w)
+		}
+	}
+	if on.Ticks+off.Ticks != src.calls.Load() {
+		t.Errorf("%d+%d ticks for %d samples", on.Ticks, off.Ticks, src.calls.Load())
+	}
+}
