@@ -37,7 +37,7 @@ const (
 	// every 10 ms cost 5.0% [1.0, 8.6] of throughput here, over the 1%
 	// a default collector may cost (bench/collectors/RESULT.md). Studies
 	// that read waits switch it on.
-	defaultWaits = "off"
+	defaultWaits    = "off"
 	datasetDatabase = "obsbench"
 )
 
