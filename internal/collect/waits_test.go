@@ -2,6 +2,8 @@ package collect
 
 import (
 	"context"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,5 +45,20 @@ func TestWaitSamplerFilesSamplesByPhase(t *testing.T) {
 	}
 	if on.Ticks+off.Ticks != src.calls.Load() {
 		t.Errorf("%d+%d ticks for %d samples", on.Ticks, off.Ticks, src.calls.Load())
+	}
+}
+
+// A session blocked in the kernel while PostgreSQL calls it running is
+// named by its wait channel.
+func TestKernelWaitNamesASleepingProcess(t *testing.T) {
+	// A process that does nothing but sleep is blocked in the kernel.
+	p, err := os.StartProcess("/bin/sleep", []string{"sleep", "5"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	time.Sleep(200 * time.Millisecond)
+	if w := KernelWait(p.Pid); w == "" || strings.HasPrefix(w, "syscall:") {
+		t.Fatalf("KernelWait of a sleeping process = %q, want its wait channel", w)
 	}
 }

@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -68,21 +66,6 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	lock := on.Counts["Lock:transactionid"] + on.Counts["Lock:tuple"]
 	if on.Ticks < 20 || lock < on.Ticks/2 {
 		t.Fatalf("%d ticks, lock samples %d, want most ticks to see the lock: %v", on.Ticks, lock, on.Counts)
-	}
-}
-
-// A session blocked in the kernel while PostgreSQL calls it running is
-// named by its wait channel.
-func TestKernelWaitNamesASleepingProcess(t *testing.T) {
-	// A process that does nothing but sleep is blocked in the kernel.
-	p, err := os.StartProcess("/bin/sleep", []string{"sleep", "5"}, &os.ProcAttr{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Kill()
-	time.Sleep(200 * time.Millisecond)
-	if w := collect.KernelWait(p.Pid); w == "" || strings.HasPrefix(w, "syscall:") {
-		t.Fatalf("KernelWait of a sleeping process = %q, want its wait channel", w)
 	}
 }
 
