@@ -68,6 +68,11 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--out", used}, "already holds an experiment's results"},
 		{[]string{"calibrate", "--effects", "70"}, `--effects "70": want percentages from 0.5 to 50`},
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported yet`},
+		{[]string{"run", "--waits", "5us"}, `--waits "5us": want an interval from 1ms to 10s`},
+		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
+		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: wait-signatures`},
+		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
+		{[]string{"inspect", "--results", "/nonexistent"}, "--results: open /nonexistent/summary.json"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -90,11 +90,14 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
 	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
-	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead")
+	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
 	c := runConfig{runFlags: f}
+	if f.measureCollectors && !flagSet(fs, "waits") {
+		c.waits = "10ms" // what the sampler costs when it is used
+	}
 	if err := c.parseWaits(); err != nil {
 		return c, err
 	}

@@ -55,7 +55,8 @@ func summarizeWaits(w, base collect.Waits, engine map[string]int64) *result.Wait
 	for _, sh := range shares(w.Counts, total) {
 		if baseTotal > 0 {
 			b := 100 * float64(base.Counts[sh.Wait]) / float64(baseTotal)
-			sh.BaselinePct = &b
+			d := sh.Pct - b
+			sh.BaselinePct, sh.DeltaPct = &b, &d
 			if sh.Wait != collect.CPULabel && sh.Pct >= SignaturePct && b <= NegligiblePct {
 				sh.Signature = true
 				ws.Signatures = append(ws.Signatures, sh.Wait)

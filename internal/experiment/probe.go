@@ -61,6 +61,7 @@ type probeWindow struct {
 	samplerCPU0           float64 // CPU seconds of the sampler's backend at open
 	samplerCPU            float64 // ... used during the window; -1: unknown
 	waitErr, counterErr   error
+	profileErr            error
 	sampled, countersRead bool
 }
 
@@ -91,7 +92,7 @@ func (p *probeWindow) open(ctx context.Context) {
 	}
 	if p.cfg.Counters {
 		p.counters0, p.counterErr = p.prober.Counters(ctx)
-		p.profile0, _ = p.prober.WaitProfile(ctx)
+		p.profile0, p.profileErr = p.prober.WaitProfile(ctx)
 	}
 	p.opened = time.Now()
 	if p.sampler != nil {
@@ -118,7 +119,9 @@ func (p *probeWindow) close(ctx context.Context) {
 	if p.cfg.Counters && p.counterErr == nil {
 		ctx = context.WithoutCancel(ctx)
 		p.counters1, p.counterErr = p.prober.Counters(ctx)
-		p.profile1, _ = p.prober.WaitProfile(ctx)
+		if p.profileErr == nil {
+			p.profile1, p.profileErr = p.prober.WaitProfile(ctx)
+		}
 		p.countersRead = p.counterErr == nil
 	}
 }
@@ -166,6 +169,9 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 	}
 	if p.counterErr != nil {
 		r.ProbeErrors = append(r.ProbeErrors, "counters: "+p.counterErr.Error())
+	}
+	if p.profileErr != nil {
+		r.ProbeErrors = append(r.ProbeErrors, "engine wait profile: "+p.profileErr.Error())
 	}
 	if p.countersRead && p.seconds > 0 {
 		r.Counters = map[string]float64{}

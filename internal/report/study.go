@@ -23,11 +23,11 @@ func Study(w io.Writer, st study.Study, s result.Summary) error {
 		byName[c.Name] = c
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set-up\tstands for\tstmts/s\toverhead % [CI]\ttop waits, % of samples (* = signature)\tevents rec/exec\t")
+	fmt.Fprintln(tw, "set-up\tstands for\tstmts/s\toverhead % [CI]\ttop waits, % of samples (* = signature)\tevents rec/exec")
 	for _, r := range st.Rows {
 		c, ok := byName[r.Observer]
 		if !ok {
-			fmt.Fprintf(tw, "%s\t%s\tnot run\t\t\t\t\n", r.Observer, r.Original)
+			fmt.Fprintf(tw, "%s\t%s\tnot run\n", r.Observer, r.Original)
 			continue
 		}
 		ov := "-"
@@ -41,7 +41,7 @@ func Study(w io.Writer, st study.Study, s result.Summary) error {
 				sig = " (no signature)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\t\n", r.Observer, r.Original, thousands(c.Throughput.Median), ov, waits, sig, events(c.Events))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\n", r.Observer, r.Original, thousands(c.Throughput.Median), ov, waits, sig, events(c.Events))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

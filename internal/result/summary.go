@@ -88,7 +88,9 @@ type WaitShare struct {
 	Pct  float64 `json:"pct"`
 	// BaselinePct is its share in the baseline, nil where there is none.
 	BaselinePct *float64 `json:"baseline_pct,omitempty"`
-	Signature   bool     `json:"signature,omitempty"`
+	// DeltaPct is Pct - BaselinePct, in percentage points.
+	DeltaPct  *float64 `json:"delta_pct,omitempty"`
+	Signature bool     `json:"signature,omitempty"`
 }
 
 // ThroughputSummary is statements per second.

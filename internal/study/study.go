@@ -50,7 +50,7 @@ var studies = map[string]Study{
 	"wait-signatures/postgres": {
 		Name: "wait-signatures", Engine: "postgres",
 		Title:    "Study 1: do wait statistics reveal an observer?",
-		Question: "Actual-plan capture sent to seven sinks: how much does each slow the server, and does any wait show it?",
+		Question: "Actual-plan capture sent to the analogues of study 1's seven sinks: how much does each slow the server, and does any wait show it?",
 		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
 		Rows: []Row{
 			{"baseline", "baseline"},

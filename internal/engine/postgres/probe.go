@@ -123,16 +123,25 @@ func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
 		return nil, err
 	}
 	defer conn.Close(ctx)
+	// Checked first: a failed query would count as a rollback in the
+	// counters read over the same window.
+	var installed bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass('pg_wait_sampling_profile') IS NOT NULL").Scan(&installed); err != nil {
+		return nil, fmt.Errorf("look for pg_wait_sampling: %w", err)
+	}
+	if !installed {
+		return nil, nil
+	}
 	rows, err := conn.Query(ctx, `SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8
 		FROM pg_wait_sampling_profile GROUP BY 1`)
 	if err != nil {
-		return nil, nil // not installed here: not an error
+		return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
 	}
 	out := map[string]int64{}
 	var k string
 	var n int64
 	if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil }); err != nil {
-		return nil, nil
+		return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
 	}
 	return out, nil
 }

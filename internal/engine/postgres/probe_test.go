@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/observer"
 )
 
 // A row lock that one session holds and another waits for shows in the
@@ -129,5 +130,42 @@ func TestCountersCountTransactions(t *testing.T) {
 		if _, ok := after[k]; !ok {
 			t.Errorf("counter %s missing: %v", k, after)
 		}
+	}
+}
+
+// With pg_wait_sampling loaded, its profile grows while sessions work, and
+// without it there is no profile and no error.
+func TestWaitProfileOfPgWaitSampling(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := newServer(t)
+	if p, err := s.WaitProfile(ctx); p != nil || err != nil {
+		t.Fatalf("without the extension: %v, %v; want nil, nil", p, err)
+	}
+	cat, _ := observer.Builtin()
+	o, _ := cat.Lookup("postgres", "pg-wait-sampling")
+	a, err := s.Apply(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Revert(ctx)
+	before, err := s.WaitProfile(ctx)
+	if err != nil || before == nil {
+		t.Fatalf("WaitProfile = %v, %v; want a profile", before, err)
+	}
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_sleep(0.5)"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.WaitProfile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after["Timeout:PgSleep"] - before["Timeout:PgSleep"]; d < 10 {
+		t.Errorf("Timeout:PgSleep grew by %d samples over a 0.5 s sleep; want about 50 (10 ms period)", d)
 	}
 }
