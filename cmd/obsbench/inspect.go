@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -102,14 +101,5 @@ func describeDSN(dsn string) string {
 	if dsn == "" {
 		return "libpq defaults"
 	}
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		return u.Redacted()
-	}
-	var parts []string
-	for _, f := range strings.Fields(dsn) {
-		if !strings.HasPrefix(f, "password=") {
-			parts = append(parts, f)
-		}
-	}
-	return strings.Join(parts, " ")
+	return redactDSN(dsn)
 }

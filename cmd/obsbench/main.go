@@ -46,6 +46,7 @@ commands:
   run         measure the overhead of observers on a workload
   study       run a built-in study (obsbench study list)
   inspect     list the observers active on a server now
+  restore     undo what a killed obsbench left changed (from its journal)
   calibrate   check that obsbench recovers a known, synthetic overhead
   observers   list the observer catalog
   version     print the version
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCmd(ctx, args[1:], stdout, stderr)
 	case "study":
 		err = studyCmd(ctx, args[1:], stdout, stderr)
+	case "restore":
+		err = restoreCmd(ctx, args[1:], stdout, stderr)
 	case "inspect":
 		err = inspectCmd(ctx, args[1:], stdout, stderr)
 	case "calibrate":

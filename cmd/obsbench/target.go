@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -76,11 +78,23 @@ func (t managedTarget) Reset(ctx context.Context) error { return t.managed.Resta
 // is empty. stop stops a managed server (and is a no-op otherwise).
 func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
 	if dsn != "" {
-		t := pgTarget{Server: postgres.New(dsn, postgres.Options{})}
-		if err := t.Ping(ctx); err != nil {
-			return t, nil, nil, usagef("--dsn: %v", err)
+		if err := (postgres.New(dsn, postgres.Options{})).Ping(ctx); err != nil {
+			return pgTarget{}, nil, nil, usagef("--dsn: %v (%s)", err, redactDSN(dsn))
 		}
-		return t, t, func() {}, nil
+		// Every change to a server obsbench does not manage is journaled
+		// before it is made, so that `obsbench restore` can undo it
+		// after a crash or kill -9.
+		j, err := journal.Create(journal.Dir(), redactDSN(dsn))
+		if err != nil {
+			return pgTarget{}, nil, nil, fmt.Errorf("%w (obsbench journals its changes to an external server; set OBSBENCH_STATE_DIR to a writable directory)", err)
+		}
+		t := pgTarget{Server: postgres.New(dsn, postgres.Options{Journal: j})}
+		stop := func() {
+			if err := j.Close(); err != nil {
+				logf("%v", err)
+			}
+		}
+		return t, t, stop, nil
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {

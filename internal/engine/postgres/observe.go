@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,13 +35,15 @@ func (e *RestartError) Error() string {
 		e.Observer, strings.Join(e.Settings, ", "))
 }
 
-// change is one applied step, with what undoes it.
+// change is one applied step, with what undoes it. It is journaled (as
+// JSON) before it is made, so that `obsbench restore` can undo it.
 type change struct {
-	setting string
-	prior   *string  // the postgresql.auto.conf value before; nil = none
-	restart bool     // needs a restart to take effect
-	ext     string   // an extension obsbench created
-	sql     []string // statements that undo the observer's enable_sql
+	Setting string   `json:"setting,omitempty"`
+	Prior   *string  `json:"prior,omitempty"`     // the postgresql.auto.conf value before; nil = none
+	Restart bool     `json:"restart,omitempty"`   // needs a restart to take effect
+	Ext     string   `json:"extension,omitempty"` // an extension obsbench created
+	SQL     []string `json:"undo_sql,omitempty"`  // statements that undo the observer's enable_sql
+	seq     int      // its number in the journal; 0 when not journaled
 }
 
 // Applied is an observer in force on the server. Revert undoes it.
@@ -89,7 +92,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 	if err != nil {
 		return nil, err
 	}
-	contexts, err := settingContexts(ctx, conn)
+	contexts, values, err := settingState(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +100,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 	if preloadChanged {
 		restartNames = append(restartNames, "shared_preload_libraries")
 	}
-	for _, name := range o.SettingNames() {
+	for _, name := range toChange(o, values) {
 		if contexts[name] == "postmaster" {
 			restartNames = append(restartNames, name)
 		} else {
@@ -134,7 +137,9 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 		if exists {
 			continue
 		}
-		a.changes = append(a.changes, change{ext: ext})
+		if err := a.record(change{Ext: ext}); err != nil {
+			return nil, err
+		}
 		if _, err := conn.Exec(ctx, "CREATE EXTENSION "+pgx.Identifier{ext}.Sanitize()); err != nil {
 			return nil, fmt.Errorf("create extension %s: %w", ext, err)
 		}
@@ -150,7 +155,9 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 		}
 	}
 	if len(o.EnableSQL) > 0 {
-		a.changes = append(a.changes, change{sql: o.DisableSQL})
+		if err := a.record(change{SQL: o.DisableSQL}); err != nil {
+			return nil, err
+		}
 		for _, stmt := range o.EnableSQL {
 			if _, err := conn.Exec(ctx, stmt); err != nil {
 				return nil, fmt.Errorf("enable %s: %s: %w", o.Name, stmt, err)
@@ -182,7 +189,7 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if err != nil {
 		return err
 	}
-	contexts, err := settingContexts(ctx, conn)
+	contexts, values, err := settingState(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -190,7 +197,7 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if preloadChanged {
 		names = append(names, "shared_preload_libraries")
 	}
-	for _, n := range o.SettingNames() {
+	for _, n := range toChange(o, values) {
 		if contexts[n] == "postmaster" {
 			names = append(names, n)
 		}
@@ -210,10 +217,28 @@ func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, r
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("read prior value of %s: %w", name, err)
 	}
-	a.changes = append(a.changes, change{setting: name, prior: prior, restart: restart})
+	if err := a.record(change{Setting: name, Prior: prior, Restart: restart}); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, settingValue(name, value))); err != nil {
 		return fmt.Errorf("set %s = %s: %w", name, value, err)
 	}
+	return nil
+}
+
+// record journals c, when the server has a journal, and adds it to the
+// changes Revert undoes. It comes before the change is made: a crash in
+// between leaves a journaled change that was never made, whose undo
+// restores the value the setting still has.
+func (a *Applied) record(c change) error {
+	if j := a.s.journal; j != nil {
+		seq, err := j.Record(c)
+		if err != nil {
+			return fmt.Errorf("journal the change before making it: %w", err)
+		}
+		c.seq = seq
+	}
+	a.changes = append(a.changes, c)
 	return nil
 }
 
@@ -251,9 +276,14 @@ func (a *Applied) Revert(ctx context.Context) (err error) {
 			failed = append([]change{c}, failed...)
 			continue
 		}
-		if c.setting != "" {
-			restart = restart || c.restart
-			reload = reload || !c.restart
+		if c.Setting != "" {
+			restart = restart || c.Restart
+			reload = reload || !c.Restart
+		}
+		if j := a.s.journal; j != nil && c.seq > 0 {
+			if err := j.Undone(c.seq); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	a.changes = failed
@@ -276,23 +306,23 @@ func (a *Applied) Revert(ctx context.Context) (err error) {
 // undo undoes one change.
 func (a *Applied) undo(ctx context.Context, conn *pgx.Conn, c change) error {
 	switch {
-	case c.sql != nil:
-		for _, stmt := range c.sql {
+	case c.SQL != nil:
+		for _, stmt := range c.SQL {
 			if _, err := conn.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("disable %s: %s: %w", a.obs.Name, stmt, err)
 			}
 		}
-	case c.ext != "":
-		if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.ext}.Sanitize()); err != nil {
-			return fmt.Errorf("drop extension %s: %w", c.ext, err)
+	case c.Ext != "":
+		if _, err := conn.Exec(ctx, "DROP EXTENSION IF EXISTS "+pgx.Identifier{c.Ext}.Sanitize()); err != nil {
+			return fmt.Errorf("drop extension %s: %w", c.Ext, err)
 		}
 	default:
-		stmt := "ALTER SYSTEM RESET " + c.setting
-		if c.prior != nil {
-			stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.setting, settingValue(c.setting, *c.prior))
+		stmt := "ALTER SYSTEM RESET " + c.Setting
+		if c.Prior != nil {
+			stmt = fmt.Sprintf("ALTER SYSTEM SET %s = %s", c.Setting, settingValue(c.Setting, *c.Prior))
 		}
 		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("revert %s: %w", c.setting, err)
+			return fmt.Errorf("revert %s: %w", c.Setting, err)
 		}
 	}
 	return nil
@@ -323,14 +353,33 @@ func mergedPreload(ctx context.Context, conn *pgx.Conn, want []string) (string, 
 }
 
 func settingContexts(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
-	rows, err := conn.Query(ctx, "SELECT name, context FROM pg_settings")
+	contexts, _, err := settingState(ctx, conn)
+	return contexts, err
+}
+
+// settingState returns every setting's context and current value.
+func settingState(ctx context.Context, conn *pgx.Conn) (contexts, values map[string]string, err error) {
+	rows, err := conn.Query(ctx, "SELECT name, context, coalesce(setting, '') FROM pg_settings")
 	if err != nil {
-		return nil, fmt.Errorf("read pg_settings: %w", err)
+		return nil, nil, fmt.Errorf("read pg_settings: %w", err)
 	}
-	out := map[string]string{}
-	var name, c string
-	_, err = pgx.ForEachRow(rows, []any{&name, &c}, func() error { out[name] = c; return nil })
-	return out, err
+	contexts, values = map[string]string{}, map[string]string{}
+	var name, c, v string
+	_, err = pgx.ForEachRow(rows, []any{&name, &c, &v}, func() error { contexts[name], values[name] = c, v; return nil })
+	return contexts, values, err
+}
+
+// toChange lists o's settings that differ from the server's values: one
+// already in force is left alone (no change, nothing to revert, and no
+// restart for a logging_collector that is already on).
+func toChange(o observer.Observer, values map[string]string) []string {
+	var out []string
+	for _, name := range o.SettingNames() {
+		if cur, ok := values[name]; !ok || cur != o.Settings[name] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // fileErrors reports settings the server could not apply from its files.
@@ -415,4 +464,25 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 		}
 	}
 	return held, switched, nil
+}
+
+// Undo undoes changes as Apply journaled them (JSON), newest first, then
+// reloads, or restarts when a change needs it and the server may be
+// restarted: what `obsbench restore` does after obsbench was killed.
+// Undoing is idempotent: each change sets a setting back to its recorded
+// prior value or drops an extension if it exists. needsRestart reports
+// changes that take effect only after a restart obsbench may not do.
+func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) (needsRestart []string, err error) {
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}}
+	for _, raw := range changes {
+		var c change
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, fmt.Errorf("journaled change %s: %w", raw, err)
+		}
+		if c.Restart && s.restart == nil {
+			needsRestart = append(needsRestart, c.Setting)
+		}
+		a.changes = append(a.changes, c)
+	}
+	return needsRestart, a.Revert(ctx)
 }

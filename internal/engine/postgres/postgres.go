@@ -19,6 +19,14 @@ type Server struct {
 	dsn     string // the dataset database
 	restart func(ctx context.Context) error
 	host    Host
+	journal Journal
+}
+
+// Journal records each change durably before it is made, and its undoing
+// after (internal/journal).
+type Journal interface {
+	Record(change any) (int, error)
+	Undone(seq int) error
 }
 
 // Options configure a Server.
@@ -29,12 +37,14 @@ type Options struct {
 	// Host provides observers' sinks; nil for a server obsbench does not
 	// manage, which then refuses observers with a sink.
 	Host Host
+	// Journal, if set, records every change before it is made.
+	Journal Journal
 }
 
 // New returns the server reached by dsn. The database named in dsn is where
 // datasets are loaded and extensions created.
 func New(dsn string, opts Options) *Server {
-	return &Server{dsn: dsn, restart: opts.Restart, host: opts.Host}
+	return &Server{dsn: dsn, restart: opts.Restart, host: opts.Host, journal: opts.Journal}
 }
 
 // DSN is the connection string of the dataset database.

@@ -15,9 +15,15 @@ import (
 // test ends.
 func Postgres(t testing.TB) *server.Postgres {
 	t.Helper()
+	return PostgresWith(t, nil)
+}
+
+// PostgresWith is Postgres with settings added to postgresql.conf.
+func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings})
 	if err != nil {
 		t.Fatalf("start managed postgres (make test installs it): %v", err)
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/journal"
+)
+
+// restoreCmd undoes what a killed obsbench left changed on external
+// servers, from its journals.
+func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench restore", flag.ContinueOnError)
+	file := fs.String("journal", "", "journal to restore (default: every journal in "+journal.Dir()+" whose obsbench is no longer running)")
+	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's (which has no password: give one here, or in PGPASSWORD or ~/.pgpass)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	paths := []string{*file}
+	if *file == "" {
+		var err error
+		if paths, err = journal.List(journal.Dir()); err != nil {
+			return err
+		}
+	}
+	restored := 0
+	for _, path := range paths {
+		header, pending, err := journal.Read(path)
+		if err != nil {
+			if *file != "" {
+				return usagef("--journal: %v", err)
+			}
+			return err
+		}
+		if *file == "" && journal.WriterAlive(header) {
+			fmt.Fprintf(stdout, "%s: obsbench %d is still running and will revert its own changes; skipped\n", path, header.PID)
+			continue
+		}
+		server := header.Server
+		if *dsn != "" {
+			server = *dsn
+		}
+		if len(pending) > 0 {
+			raws := make([]json.RawMessage, len(pending))
+			seqs := make([]int, len(pending))
+			for i, p := range pending {
+				raws[i], seqs[i] = p.Change, p.Seq
+			}
+			needRestart, err := postgres.New(server, postgres.Options{}).Undo(ctx, raws)
+			if err != nil {
+				return fmt.Errorf("restore %s on %s: %w (the journal is kept; run restore again)", path, redactDSN(server), err)
+			}
+			if err := journal.MarkUndone(path, seqs); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s: undid %d change(s) on %s\n", path, len(pending), redactDSN(server))
+			if len(needRestart) > 0 {
+				fmt.Fprintf(stdout, "  %s take effect only after a server restart; restart it to complete the restore\n", strings.Join(needRestart, ", "))
+			}
+			restored++
+			continue
+		}
+		if err := journal.MarkUndone(path, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: nothing left to undo; removed\n", path)
+	}
+	if restored == 0 && *file == "" {
+		fmt.Fprintf(stdout, "nothing to restore in %s\n", journal.Dir())
+	}
+	return nil
+}

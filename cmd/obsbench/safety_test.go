@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// TestMain lets a test run obsbench as a process of its own (to kill it):
+// the test binary runs main when OBSBENCH_TEST_MAIN is set.
+func TestMain(m *testing.M) {
+	if os.Getenv("OBSBENCH_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// secret is the password in the tests' DSNs (the test servers trust every
+// local connection, so any password is accepted); it must appear nowhere.
+const secret = "s3cret-pw-do-not-print"
+
+// externalServer starts a server the way a user's would be: obsbench does
+// not manage it, the logging collector is already on, and the dataset goes
+// into a database of its own.
+func externalServer(t *testing.T) (dsn string, settings func() map[string]string) {
+	t.Helper()
+	pg := servertest.PostgresWith(t, map[string]string{"logging_collector": "on"})
+	ctx := context.Background()
+	if err := postgres.CreateDatabase(ctx, pg.DSN("ext")); err != nil {
+		t.Fatal(err)
+	}
+	dsn = pg.DSN("ext") + " password=" + secret
+	srv := postgres.New(dsn, postgres.Options{})
+	return dsn, func() map[string]string {
+		s, err := srv.Settings(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// startObsbench runs obsbench in a process of its own.
+func startObsbench(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "OBSBENCH_TEST_MAIN=1", "OBSBENCH_STATE_DIR="+stateDir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, &out
+}
+
+// waitPending waits until a journal in dir records a change not undone:
+// an observer is in force on the server.
+func waitPending(t *testing.T, dir string) string {
+	t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		paths, _ := journal.List(dir)
+		for _, p := range paths {
+			if _, pending, err := journal.Read(p); err == nil && len(pending) >= 2 {
+				return p
+			}
+		}
+	}
+	t.Fatal("no journaled change within 90s")
+	return ""
+}
+
+func diffSettings(before, after map[string]string) []string {
+	var d []string
+	for k, v := range before {
+		if after[k] != v {
+			d = append(d, k+": "+v+" -> "+after[k])
+		}
+	}
+	for k, v := range after {
+		if _, ok := before[k]; !ok {
+			d = append(d, k+" new: "+v)
+		}
+	}
+	sort.Strings(d)
+	return d
+}
+
+func runArgs(dsn, out string) []string {
+	return []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file,log-duration-csv",
+		"--method", "rounds", "--rounds", "3", "--duration", "3s", "--warmup", "300ms", "--clients", "4", "--out", out}
+}
+
+// obsbench killed with SIGKILL while observers are applied to an external
+// server: `obsbench restore` undoes every change from the journal, the
+// server's whole settings list is as before, and a second restore finds
+// nothing to do.
+func TestKillThenRestore(t *testing.T) {
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsn, settings := externalServer(t)
+	before := settings()
+
+	cmd, out := startObsbench(t, state, runArgs(dsn, filepath.Join(tmp, "out"))...)
+	path := waitPending(t, state)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if d := diffSettings(before, settings()); len(d) == 0 {
+		t.Fatalf("settings unchanged after the kill; the test killed too early\n%s", out)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"restore"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("restore: exit %d: %s %s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "undid ") {
+		t.Errorf("restore said %q; want the changes it undid", stdout.String())
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("after restore the settings differ from before: %v", d)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("journal %s still there after a complete restore", path)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"restore"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "nothing to restore") {
+		t.Errorf("second restore: exit %d, %q; want nothing to restore", code, stdout.String())
+	}
+	assertNoSecret(t, tmp, out.String()+stdout.String()+stderr.String())
+}
+
+// SIGINT (Ctrl-C) or SIGTERM in the middle of a run: obsbench reverts by
+// itself, exits with 130, removes its journal, and the settings are as
+// before without any restore.
+func TestInterruptRevertsExternal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := privateTemp(t)
+			state := filepath.Join(tmp, "state")
+			dsn, settings := externalServer(t)
+			before := settings()
+			cmd, out := startObsbench(t, state, runArgs(dsn, filepath.Join(tmp, "out"))...)
+			waitPending(t, state)
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+				t.Errorf("exit %v; want %d\n%s", err, exitInterrupted, out)
+			}
+			if d := diffSettings(before, settings()); len(d) > 0 {
+				t.Errorf("after %v the settings differ from before: %v\n%s", sig, d, out)
+			}
+			if left, _ := journal.List(state); len(left) > 0 {
+				t.Errorf("journals left after a clean revert: %v", left)
+			}
+			assertNoSecret(t, tmp, out.String())
+		})
+	}
+}
+
+// assertNoSecret fails if the DSN's password is in any file under dir or
+// in the output.
+func assertNoSecret(t *testing.T, dir, output string) {
+	t.Helper()
+	if strings.Contains(output, secret) {
+		t.Errorf("the password appears in obsbench's output")
+	}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || !info.Mode().IsRegular() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(secret)) {
+			t.Errorf("the password appears in %s", p)
+		}
+		return nil
+	})
+}
+
