@@ -74,6 +74,10 @@ type managedTarget struct{ pgTarget }
 
 func (t managedTarget) Reset(ctx context.Context) error { return t.managed.Restart(ctx) }
 
+// externalSchema holds the dataset on an external server: a schema of its
+// own in the DSN's database, never the user's tables.
+const externalSchema = "obsbench"
+
 // openTarget connects to the --dsn server, or starts a managed one when dsn
 // is empty. stop stops a managed server (and is a no-op otherwise).
 func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
@@ -88,7 +92,7 @@ func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgT
 		if err != nil {
 			return pgTarget{}, nil, nil, fmt.Errorf("%w (obsbench journals its changes to an external server; set OBSBENCH_STATE_DIR to a writable directory)", err)
 		}
-		t := pgTarget{Server: postgres.New(dsn, postgres.Options{Journal: j})}
+		t := pgTarget{Server: postgres.New(dsn, postgres.Options{Journal: j, Schema: externalSchema})}
 		stop := func() {
 			if err := j.Close(); err != nil {
 				logf("%v", err)

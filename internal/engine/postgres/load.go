@@ -48,16 +48,19 @@ func (s *Server) Load(ctx context.Context, d dataset.Dataset) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	if err := s.ensureSchema(ctx, conn); err != nil {
+		return err
+	}
 	if err := s.Verify(ctx, d); err == nil {
 		return nil
 	}
 	for _, t := range d.Tables {
 		var exists bool
-		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", t.Name).Scan(&exists); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.qualified(t.Name)).Scan(&exists); err != nil {
 			return err
 		}
 		if exists {
-			return fmt.Errorf("table %s exists but does not hold dataset %s; use an empty database", t.Name, d.Name)
+			return fmt.Errorf("table %s exists but does not hold dataset %s; obsbench never overwrites a table: drop it, or use an empty database", s.qualified(t.Name), d.Name)
 		}
 	}
 	for _, t := range d.Tables {
@@ -96,6 +99,44 @@ func (s *Server) Load(ctx context.Context, d dataset.Dataset) error {
 	return s.Verify(ctx, d)
 }
 
+// schemaComment marks a schema obsbench created; any other schema of the
+// same name is the user's and is not touched.
+const schemaComment = "obsbench dataset schema (drop with DROP SCHEMA ... CASCADE when done)"
+
+// ensureSchema creates the dataset's schema, or checks that the existing
+// one is obsbench's.
+func (s *Server) ensureSchema(ctx context.Context, conn *pgx.Conn) error {
+	if s.schema == "" {
+		return nil
+	}
+	var comment *string
+	err := conn.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", s.schema).Scan(&comment)
+	switch {
+	case err == nil && (comment == nil || *comment != schemaComment):
+		return fmt.Errorf("schema %s exists and was not created by obsbench; obsbench keeps its dataset in a schema of its own and never writes into another", s.schema)
+	case err == nil:
+		return nil
+	case err != pgx.ErrNoRows:
+		return fmt.Errorf("look for schema %s: %w", s.schema, err)
+	}
+	id := pgx.Identifier{s.schema}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+id); err != nil {
+		return fmt.Errorf("create schema %s: %w", s.schema, err)
+	}
+	if _, err := conn.Exec(ctx, "COMMENT ON SCHEMA "+id+" IS "+quoteLiteral(schemaComment)); err != nil {
+		return fmt.Errorf("mark schema %s: %w", s.schema, err)
+	}
+	return nil
+}
+
+// qualified names table t in the dataset's schema, if there is one.
+func (s *Server) qualified(t string) string {
+	if s.schema == "" {
+		return t
+	}
+	return pgx.Identifier{s.schema, t}.Sanitize()
+}
+
 // Verify checks that every table of d holds its expected number of rows.
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	conn, err := s.connect(ctx)
@@ -105,7 +146,7 @@ func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	defer conn.Close(ctx)
 	for _, t := range d.Tables {
 		var n int64
-		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{t.Name}.Sanitize()).Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+s.qualified(t.Name)).Scan(&n); err != nil {
 			return fmt.Errorf("dataset %s: count %s: %w", d.Name, t.Name, err)
 		}
 		if n != int64(t.Rows) {

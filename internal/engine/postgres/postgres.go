@@ -20,6 +20,14 @@ type Server struct {
 	restart func(ctx context.Context) error
 	host    Host
 	journal Journal
+	schema  string
+}
+
+// setSearchPath puts the dataset's schema first for every connection.
+func (s *Server) setSearchPath(params map[string]string) {
+	if s.schema != "" {
+		params["search_path"] = pgx.Identifier{s.schema}.Sanitize() + ", public"
+	}
 }
 
 // Journal records each change durably before it is made, and its undoing
@@ -39,12 +47,17 @@ type Options struct {
 	Host Host
 	// Journal, if set, records every change before it is made.
 	Journal Journal
+	// Schema, if set, is where the dataset lives: a schema obsbench
+	// creates in the DSN's database and that is first in every
+	// connection's search_path. For external servers, whose databases
+	// hold the user's data.
+	Schema string
 }
 
 // New returns the server reached by dsn. The database named in dsn is where
 // datasets are loaded and extensions created.
 func New(dsn string, opts Options) *Server {
-	return &Server{dsn: dsn, restart: opts.Restart, host: opts.Host, journal: opts.Journal}
+	return &Server{dsn: dsn, restart: opts.Restart, host: opts.Host, journal: opts.Journal, schema: opts.Schema}
 }
 
 // DSN is the connection string of the dataset database.
@@ -63,6 +76,7 @@ func (s *Server) connectAs(ctx context.Context, app string) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
 	cfg.RuntimeParams["application_name"] = app
+	s.setSearchPath(cfg.RuntimeParams)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)

@@ -298,3 +298,51 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// On an external server the dataset goes into a schema of obsbench's own:
+// the user's tables of the same names are not touched, and a schema of
+// that name that obsbench did not create is refused.
+func TestDatasetInItsOwnSchema(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	dsn := pg.DSN("userdb")
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	user := postgres.New(dsn, postgres.Options{})
+	exec(t, dsn, "CREATE TABLE member (x int)", "INSERT INTO member VALUES (42)")
+	s := postgres.New(dsn, postgres.Options{Schema: "obsbench"})
+	ds, _ := dataset.Lookup("credit")
+	if err := s.Load(ctx, ds); err != nil {
+		t.Fatalf("Load into schema: %v", err)
+	}
+	if err := s.Verify(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, user, "SELECT string_agg(x::text, ',') FROM public.member"); got != "42" {
+		t.Errorf("the user's table member holds %q after Load; want it untouched (42)", got)
+	}
+	if err := s.Load(ctx, ds); err != nil {
+		t.Errorf("second Load (dataset already there): %v", err)
+	}
+	other := postgres.New(dsn, postgres.Options{Schema: "users_own"})
+	exec(t, dsn, "CREATE SCHEMA users_own")
+	if err := other.Load(ctx, ds); err == nil || !strings.Contains(err.Error(), "was not created by obsbench") {
+		t.Errorf("Load into a schema obsbench did not create = %v; want a refusal", err)
+	}
+}
+
+func exec(t *testing.T, dsn string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, st := range stmts {
+		if _, err := conn.Exec(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+}

@@ -47,6 +47,7 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
 	cfg.RuntimeParams["application_name"] = "obsbench-driver"
+	s.setSearchPath(cfg.RuntimeParams)
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect driver session: %w", err)
