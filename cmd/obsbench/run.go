@@ -53,7 +53,7 @@ type runFlags struct {
 	targetResolution                                    float64
 	maxTime                                             time.Duration
 	waits                                               string
-	counters, measureCollectors                         bool
+	counters, measureCollectors, dryRun                 bool
 }
 
 // runConfig is a validated run command.
@@ -90,6 +90,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
 	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
@@ -173,7 +174,10 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		}
 		c.observers = append(c.observers, o)
 	}
-	if f.dsn != "" && len(c.observers) > 1 && !f.allowChanges {
+	if f.dryRun && f.dsn == "" {
+		return c, usagef("--dry-run shows what obsbench would change on an external server: give --dsn (a managed server is obsbench's own)")
+	}
+	if f.dsn != "" && len(c.observers) > 1 && !f.allowChanges && !f.dryRun {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
 	}
 	return c, nil
@@ -183,6 +187,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c, err := parseRun(args, stderr)
 	if err != nil {
 		return err
+	}
+	if c.dryRun {
+		return dryRun(ctx, c, stdout)
 	}
 	_, err = runExperiment(ctx, c, stdout, stderr)
 	return err

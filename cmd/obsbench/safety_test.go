@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/server/servertest"
@@ -191,3 +192,50 @@ func assertNoSecret(t *testing.T, dir, output string) {
 	})
 }
 
+// --dry-run prints the changes a run would make and makes none: no
+// setting, no schema, no journal, no results directory.
+func TestDryRunChangesNothing(t *testing.T) {
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsn, settings := externalServer(t)
+	before := settings()
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--dsn", dsn, "--dry-run", "--observers", "log-statements-file,log-duration-csv,pg-stat-statements", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"CREATE SCHEMA \"obsbench\"", "COPY \"obsbench\".\"member\" FROM STDIN",
+		"observer log-statements-file, before each of its runs:\n  ALTER SYSTEM SET log_statement = 'all'\n  SELECT pg_reload_conf()",
+		"ALTER SYSTEM SET log_destination = 'csvlog'",
+		"observer pg-stat-statements: cannot be applied here",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("settings changed by a dry run: %v", d)
+	}
+	srv := postgres.New(dsn, postgres.Options{Schema: externalSchema})
+	if err := srv.Verify(context.Background(), mustDataset(t)); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Verify after a dry run = %v; want the dataset's tables missing", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a dry run created %s", out)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("a dry run wrote journals %v", left)
+	}
+	assertNoSecret(t, tmp, stdout.String()+stderr.String())
+}
+
+func mustDataset(t *testing.T) dataset.Dataset {
+	d, err := dataset.Lookup("credit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
