@@ -54,6 +54,7 @@ type runFlags struct {
 	maxTime                                             time.Duration
 	waits                                               string
 	counters, measureCollectors, dryRun                 bool
+	resume                                              string
 }
 
 // runConfig is a validated run command.
@@ -63,9 +64,18 @@ type runConfig struct {
 	ds           dataset.Dataset
 	observers    []observer.Observer
 	waitInterval time.Duration // 0: wait sampler off
+	args         []string      // as given, for experiment.json
+	resuming     bool
+	study        string // the study this run is, if any
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
+	return parseRunArgs(args, stderr, false)
+}
+
+// parseRunArgs parses a run command; resuming skips the check that --out
+// holds no results yet.
+func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, error) {
 	var f runFlags
 	fs := flag.NewFlagSet("obsbench run", flag.ContinueOnError)
 	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres")
@@ -90,12 +100,19 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
 	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
+	fs.StringVar(&f.resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
-	c := runConfig{runFlags: f}
+	if f.resume != "" {
+		if fs.NFlag() != 1 {
+			return runConfig{}, usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(f.resume, experimentFile))
+		}
+		return resumeConfig(f.resume, stderr)
+	}
+	c := runConfig{runFlags: f, args: args, resuming: resuming}
 	if f.measureCollectors && !flagSet(fs, "waits") {
 		c.waits = "10ms" // what the sampler costs when it is used
 	}
@@ -147,7 +164,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if c.out == "" {
 		c.out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
 	}
-	if err := checkOut(c.out); err != nil {
+	if err := checkOut(c.out); err != nil && !resuming {
 		return c, err
 	}
 	cat, err := loadCatalog(f.observerFile)
@@ -191,8 +208,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if c.dryRun {
 		return dryRun(ctx, c, stdout)
 	}
-	_, err = runExperiment(ctx, c, stdout, stderr)
-	return err
+	sum, err := runExperiment(ctx, c, stdout, stderr)
+	return printStudy(stdout, c, sum, err)
 }
 
 // runExperiment runs a parsed run command, writes results.jsonl and
@@ -208,6 +225,14 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	defer stop()
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
+	}
+	var done map[int]result.Run
+	if c.resuming {
+		if done, err = finishedRuns(c.out, logf); err != nil {
+			return nil, err
+		}
+	} else if err := writeExperiment(c); err != nil {
+		return nil, err
 	}
 	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
 		return nil, err
@@ -235,6 +260,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
 		TargetResolution: c.targetResolution, MaxTime: c.maxTime, Log: logf,
+		Done:     done,
 		Probes:   experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
 		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress: progressPrinter(stderr),

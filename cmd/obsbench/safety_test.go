@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -238,4 +239,57 @@ func mustDataset(t *testing.T) dataset.Dataset {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// An experiment killed after k of n runs resumes with --resume: finished
+// runs are kept, a line cut short by the kill is dropped with a warning,
+// and the experiment ends with exactly n runs, each once.
+func TestResumeAfterKill(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--method", "rounds", "--rounds", "3", "--duration", "1s", "--warmup", "200ms",
+		"--clients", "2", "--observers", "log-statements-file", "--out", out)
+	results := filepath.Join(out, "results.jsonl")
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(results); bytes.Count(b, []byte("\n")) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no 2 runs within 90s:\n%s", log)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// A crash in the middle of writing a line leaves it cut short.
+	f, _ := os.OpenFile(results, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"version":1,"seq":99,"condi`)
+	f.Close()
+
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"run", "--resume", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "last line cut short") || !strings.Contains(stderr.String(), "run(s) finished, the rest run now") {
+		t.Errorf("resume did not say what it kept and dropped:\n%s", stderr.String())
+	}
+	runs, err := result.ReadRuns(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, r := range runs {
+		if seen[r.Seq] || r.Seq < 1 || r.Seq > 6 || r.Error != "" {
+			t.Errorf("run seq %d (%s) error %q: want each of 1..6 once, finished", r.Seq, r.Condition, r.Error)
+		}
+		seen[r.Seq] = true
+	}
+	if len(runs) != 6 {
+		t.Errorf("%d runs after resume; want exactly 6", len(runs))
+	}
+	if _, err := result.ReadSummary(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("summary after resume: %v", err)
+	}
+	if code := run(context.Background(), []string{"run", "--resume", out, "--rounds", "4"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("--resume with other flags: exit %d; want %d", code, exitUsage)
+	}
 }

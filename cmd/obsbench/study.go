@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -49,14 +51,23 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	c.study = st.Name
 	sum, err := runExperiment(ctx, c, stdout, stderr)
-	if sum != nil {
-		fmt.Fprintln(stdout)
-		if rerr := report.Study(stdout, st, *sum); rerr != nil && err == nil {
-			err = rerr
-		}
+	return printStudy(stdout, c, sum, err)
+}
+
+// printStudy prints the study's table after its experiment, when the
+// experiment is one (also when it was resumed).
+func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error {
+	if sum == nil || c.study == "" {
+		return err
 	}
-	return err
+	st, lerr := study.Lookup(c.study, c.engine)
+	if lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	fmt.Fprintln(w)
+	return errors.Join(err, report.Study(w, st, *sum))
 }
 
 // engineOf finds --engine among run flags, postgres by default.

@@ -81,6 +81,10 @@ type Config struct {
 	Out    string // directory for results.jsonl
 	// Probes are the collectors besides CPU.
 	Probes Probes
+	// Done holds, when resuming, the runs already finished, by Seq: they
+	// are not run again. The experiment appends to the existing
+	// results.jsonl instead of creating it.
+	Done map[int]result.Run
 	// Progress, if set, is called before and after each run.
 	Progress func(Progress)
 }
@@ -123,7 +127,13 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := result.Create(filepath.Join(cfg.Out, "results.jsonl"))
+	path := filepath.Join(cfg.Out, "results.jsonl")
+	var w *result.Writer
+	if cfg.Done != nil {
+		w, err = result.Open(path)
+	} else {
+		w, err = result.Create(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +152,17 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			return runs, err
 		}
 		a := arms[st.Arm]
+		if done, ok := cfg.Done[i+1]; ok {
+			if done.Condition != a.Name {
+				return runs, fmt.Errorf("resume: run %d in results.jsonl is %s, but the plan has %s there: the experiment's plan changed (another server state?)", i+1, done.Condition, a.Name)
+			}
+			runs = append(runs, done)
+			if i == 0 && pilot && done.Error == "" {
+				plan := planResolution(cfg, arms, done, time.Duration(done.Driver.Seconds*float64(time.Second)))
+				cfg.Alternation.Duration = plan.Duration
+			}
+			continue
+		}
 		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: rounds, Condition: a.Name, Elapsed: time.Since(start)}
 		if i > 0 {
 			p.Remaining = p.Elapsed / time.Duration(i) * time.Duration(len(steps)-i)

@@ -4,7 +4,6 @@
 package result
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -119,21 +118,72 @@ func (w *Writer) Append(r Run) error {
 // Close closes the file.
 func (w *Writer) Close() error { return w.f.Close() }
 
-// ReadRuns reads a results.jsonl file.
+// TruncatedError says the last line of a results file was cut short (a
+// crash while it was written); the runs before it were read.
+type TruncatedError struct {
+	Path string
+	Line int
+}
+
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("%s:%d: last line cut short (a crash while writing it?); ignored", e.Path, e.Line)
+}
+
+// ReadRuns reads a results.jsonl file. A last line cut short by a crash is
+// ignored: the runs before it are returned with a *TruncatedError, which
+// callers may treat as a warning. Any other bad line is an error.
 func ReadRuns(path string) ([]Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	lines := bytes.Split(b, []byte("\n"))
 	var runs []Run
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
 		var r Run
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			if i == len(lines)-1 {
+				// No newline after it: Append writes line and newline in one
+				// write, so this is a write cut short.
+				return runs, &TruncatedError{Path: path, Line: i + 1}
+			}
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		runs = append(runs, r)
 	}
-	return runs, sc.Err()
+	return runs, nil
+}
+
+// Rewrite replaces path with runs, atomically: a new file is written and
+// synced, then renamed over the old one. Resume uses it to drop runs that
+// did not finish.
+func Rewrite(path string, runs []Run) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	w := &Writer{f: f}
+	for _, r := range runs {
+		if err := w.Append(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Open opens an existing results file for appending (resuming).
+func Open(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	return &Writer{f: f}, nil
 }
