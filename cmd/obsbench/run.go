@@ -54,7 +54,7 @@ type runFlags struct {
 	maxTime                                             time.Duration
 	waits                                               string
 	counters, measureCollectors, dryRun                 bool
-	resume                                              string
+	resume, onFailure                                   string
 }
 
 // runConfig is a validated run command.
@@ -100,6 +100,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
 	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
+	fs.StringVar(&f.onFailure, "on-failure", "continue", "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
@@ -136,6 +137,8 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
 	case f.warmup < 0 || f.warmup > time.Hour:
 		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
+	case f.onFailure != "continue" && f.onFailure != "stop":
+		return c, usagef("--on-failure %q: want continue or stop", f.onFailure)
 	case f.method != "auto" && f.method != "alternation" && f.method != "rounds":
 		return c, usagef("--method %q: want auto, alternation or rounds", f.method)
 	case f.phaseMin < 2 || f.phaseMax < f.phaseMin || f.phaseMax > 600:
@@ -260,10 +263,11 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
 		TargetResolution: c.targetResolution, MaxTime: c.maxTime, Log: logf,
-		Done:     done,
-		Probes:   experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
-		Driver:   driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
-		Progress: progressPrinter(stderr),
+		Done:          done,
+		StopOnFailure: c.onFailure == "stop",
+		Probes:        experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
+		Driver:        driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
+		Progress:      progressPrinter(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return nil, runErr

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
@@ -291,5 +293,73 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"run", "--resume", out, "--rounds", "4"}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("--resume with other flags: exit %d; want %d", code, exitUsage)
+	}
+}
+
+// The server drops the driver's connections in the middle of a run: the
+// run is recorded as failed with the server's reason, the observer is
+// reverted, and the experiment goes on (or, with --on-failure stop, stops
+// cleanly).
+func TestConnectionDroppedDuringRun(t *testing.T) {
+	for _, mode := range []string{"continue", "stop"} {
+		t.Run(mode, func(t *testing.T) {
+			tmp := privateTemp(t)
+			t.Setenv("OBSBENCH_STATE_DIR", filepath.Join(tmp, "state"))
+			dsn, settings := externalServer(t)
+			before := settings()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			killed := make(chan int, 1)
+			go func() {
+				conn, err := pgx.Connect(ctx, dsn)
+				if err != nil {
+					return
+				}
+				defer conn.Close(context.Background())
+				for ctx.Err() == nil {
+					var n int
+					conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+						WHERE application_name = 'obsbench-driver'`).Scan(&n)
+					if n > 0 {
+						killed <- n
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}()
+			out := filepath.Join(tmp, "out")
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
+				"--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "300ms", "--clients", "2",
+				"--seed", "5", "--on-failure", mode, "--out", out}, &stdout, &stderr)
+			select {
+			case <-killed:
+			default:
+				t.Fatal("no driver connection was terminated")
+			}
+			runs, _ := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+			failed := 0
+			for _, r := range runs {
+				if r.Error != "" {
+					failed++
+					if !strings.Contains(r.Error, "terminat") {
+						t.Errorf("failed run's reason %q; want the server's (terminating connection)", r.Error)
+					}
+				}
+			}
+			switch mode {
+			case "continue":
+				if code != 0 || failed != 1 || len(runs) != 4 {
+					t.Errorf("exit %d, %d runs, %d failed; want 0, 4, 1\n%s", code, len(runs), failed, stderr.String())
+				}
+			case "stop":
+				if code != exitFailure || failed != 1 || len(runs) == 4 || !strings.Contains(stderr.String(), "stopping, as --on-failure stop asks") {
+					t.Errorf("exit %d, %d runs, %d failed; want %d and a stop after the failed run\n%s", code, len(runs), failed, exitFailure, stderr.String())
+				}
+			}
+			if d := diffSettings(before, settings()); len(d) > 0 {
+				t.Errorf("settings differ after the experiment: %v", d)
+			}
+		})
 	}
 }

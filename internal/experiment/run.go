@@ -81,6 +81,10 @@ type Config struct {
 	Out    string // directory for results.jsonl
 	// Probes are the collectors besides CPU.
 	Probes Probes
+	// StopOnFailure ends the experiment after a run that failed (the
+	// server dropped the connection, restarted, or a statement failed);
+	// by default the failed run is recorded and the experiment goes on.
+	StopOnFailure bool
 	// Done holds, when resuming, the runs already finished, by Seq: they
 	// are not run again. The experiment appends to the existing
 	// results.jsonl instead of creating it.
@@ -186,6 +190,9 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		runs = append(runs, r)
 		if err != nil {
 			return runs, err
+		}
+		if r.Error != "" && cfg.StopOnFailure {
+			return runs, fmt.Errorf("run %d (%s) failed: %s; stopping, as --on-failure stop asks (the observer was reverted)", r.Seq, r.Condition, r.Error)
 		}
 		if i == 0 && pilot && r.Error == "" {
 			plan := planResolution(cfg, arms, r, time.Since(start))

@@ -139,6 +139,12 @@ func (c *Session) roundTrip(msg []byte) error {
 	var failed error
 	for {
 		typ, body, err := c.next()
+		if err != nil && failed != nil {
+			// A FATAL error (the connection terminated, the server
+			// shutting down) comes before the server closes the
+			// connection: it is the reason, not the EOF after it.
+			return fmt.Errorf("%w (and the server closed the connection)", failed)
+		}
 		if err != nil {
 			return err
 		}
