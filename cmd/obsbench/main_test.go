@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +47,21 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	os.WriteFile(filepath.Join(used, "results.jsonl"), []byte("{}\n"), 0o644)
 	bad := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(bad, []byte("- name: x\n  engine: postgres\n  description: d\n  setings: {}\n"), 0o644)
+	badFile := func(name, body string) string {
+		p := filepath.Join(tmp, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	entry := "- name: x\n  engine: postgres\n  description: d\n"
+	badSink := badFile("sink.yaml", entry+"  sink: {kind: pipe}\n")
+	badRate := badFile("rate.yaml", entry+"  sink: {kind: stream, rate: fast}\n")
+	noDir := badFile("nodir.yaml", entry+"  sink: {kind: slow-dir, write_delay: 1ms}\n  settings: {log_statement: all}\n")
+	streamEvents := badFile("events.yaml", entry+"  events: {source: stream, match: x}\n")
+	dup := badFile("dup.yaml", entry+entry)
+	engine := badFile("engine.yaml", "- name: x\n  engine: oracle\n  description: d\n")
+	badRE := badFile("re.yaml", entry+"  events: {source: server-log, match: '(unclosed'}\n")
+	notList := badFile("notlist.yaml", "name: x\n")
+	badJournal := badFile("journal.jsonl", "not json\n{}\n")
 	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		args []string
@@ -73,15 +90,36 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: wait-signatures`},
 		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
 		{[]string{"inspect", "--results", "/nonexistent"}, "--results: open /nonexistent/summary.json"},
+		{[]string{"run", "--observer-file", badSink}, badSink + `:4:3: sink kind "pipe" is not one of stream, slow-dir`},
+		{[]string{"run", "--observer-file", badRate}, badRate + `:4:3: rate "fast": want a positive number of bytes per second, e.g. 256KiB`},
+		{[]string{"run", "--observer-file", noDir}, noDir + ":4:3: a slow-dir sink needs a setting that uses {{sink_dir}}"},
+		{[]string{"run", "--observer-file", streamEvents}, streamEvents + ":4:3: events source stream counts what a stream sink delivered"},
+		{[]string{"run", "--observer-file", dup}, dup + `:4:3: observer "x" for postgres is defined twice`},
+		{[]string{"run", "--observer-file", engine}, engine + `:2:3: engine "oracle" is not one of postgres`},
+		{[]string{"run", "--observer-file", badRE}, badRE + ":4:3: events match: error parsing regexp"},
+		{[]string{"run", "--observer-file", notList}, notList + ":1:5: expected a list of observers"},
+		{[]string{"run", "--observer-file", filepath.Join(tmp, "missing.yaml")}, "missing.yaml: no such file or directory"},
+		{[]string{"run", "--dry-run"}, "--dry-run shows what obsbench would change on an external server: give --dsn"},
+		{[]string{"run", "--on-failure", "retry"}, `--on-failure "retry": want continue or stop`},
+		{[]string{"run", "--resume", filepath.Join(tmp, "nothing")}, "only a directory of an experiment started by this version can be resumed"},
+		{[]string{"run", "--resume", used, "--seed", "3"}, "--resume takes no other flags"},
+		{[]string{"run", "--target-resolution", "80"}, "--target-resolution 80: want a percentage above 0 and at most 50"},
+		{[]string{"run", "--driver-threads", "0"}, "--driver-threads 0: want 1 to 256"},
+		{[]string{"restore", "--journal", badJournal}, "--journal: " + badJournal + ":1: invalid character"},
+		{[]string{"restore", "--journal", filepath.Join(tmp, "nojournal.jsonl")}, "no such file or directory"},
+		{[]string{"inspect", "--engine", "sqlserver"}, `--engine "sqlserver" is not supported yet`},
+		{[]string{"study"}, "name a study (obsbench study list)"},
 	}
+	var rows []string
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append(append([]string{}, tt.args...), "--out", out)
-			if tt.args[0] != "run" || slices.Contains(tt.args, "--out") {
+			if tt.args[0] != "run" || slices.Contains(tt.args, "--out") || slices.Contains(tt.args, "--resume") {
 				args = tt.args
 			}
 			code := run(context.Background(), args, &stdout, &stderr)
+			rows = append(rows, badInputRow(tmp, tt.args, stderr.String()))
 			if code != exitUsage {
 				t.Errorf("exit code = %d; want %d (stderr %q)", code, exitUsage, stderr.String())
 			}
@@ -97,6 +135,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 			}
 		})
 	}
+	checkBadInputDoc(t, rows)
 }
 
 func TestVersionAndObservers(t *testing.T) {
@@ -395,5 +434,40 @@ func TestInspect(t *testing.T) {
 	}
 	if code := run(ctx, []string{"inspect", "--dsn", pg.DSN("postgres"), "--results", filepath.Join(tmp, "none")}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("inspect with a missing results directory: exit %d; want %d", code, exitUsage)
+	}
+}
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/bad-input.md from the invalid-input test")
+
+// badInputRow is one row of docs/bad-input.md: the command and the first
+// line obsbench printed, with the test's temporary directory as $TMP.
+func badInputRow(tmp string, args []string, stderr string) string {
+	first, _, _ := strings.Cut(stderr, "\n")
+	clean := func(s string) string {
+		s = strings.ReplaceAll(s, tmp, "$TMP")
+		return strings.ReplaceAll(s, "|", "\\|")
+	}
+	return fmt.Sprintf("| `obsbench %s` | %s |", clean(strings.Join(args, " ")), clean(first))
+}
+
+// checkBadInputDoc keeps docs/bad-input.md equal to what the test saw:
+// the table is generated, never written by hand.
+func checkBadInputDoc(t *testing.T, rows []string) {
+	t.Helper()
+	doc := "# Bad input and what obsbench says\n\n" +
+		"Every row is a real invocation from `TestInvalidInputExits2AndTouchesNothing`\n" +
+		"(cmd/obsbench/main_test.go), which checks that each exits with code 2, prints\n" +
+		"one line saying what is wrong, and starts or changes nothing. `$TMP` is the\n" +
+		"test's temporary directory. Regenerate with `go test ./cmd/obsbench -run TestInvalid -update`.\n\n" +
+		"| command | message (exit code 2) |\n|---|---|\n" + strings.Join(rows, "\n") + "\n"
+	path := filepath.Join("..", "..", "docs", "bad-input.md")
+	if *updateDocs {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(doc), 0o644)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || string(b) != doc {
+		os.WriteFile(path+".got", []byte(doc), 0o644)
+		t.Errorf("docs/bad-input.md is not what the test saw (see %s.got; -update rewrites it)", path)
 	}
 }
