@@ -76,9 +76,6 @@ func resumeConfig(dir string, stderr io.Writer) (runConfig, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return runConfig{}, usagef("--resume %s: %s: %v", dir, experimentFile, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "results.jsonl")); err != nil {
-		return runConfig{}, usagef("--resume %s: %v", dir, err)
-	}
 	args := append(append([]string{}, rec.Args...), "--seed", strconv.FormatUint(rec.Seed, 10), "--out", dir)
 	c, err := parseRunArgs(args, stderr, true)
 	if err != nil {
@@ -101,7 +98,13 @@ func finishedRuns(dir string, warn func(string, ...any)) (map[int]result.Run, er
 	path := filepath.Join(dir, "results.jsonl")
 	runs, err := result.ReadRuns(path)
 	var trunc *result.TruncatedError
-	if errors.As(err, &trunc) {
+	if errors.Is(err, os.ErrNotExist) {
+		// Stopped before its first run finished.
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			return nil, err
+		}
+		return map[int]result.Run{}, nil
+	} else if errors.As(err, &trunc) {
 		warn("%v", err)
 	} else if err != nil {
 		return nil, err

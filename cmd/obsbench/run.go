@@ -327,11 +327,13 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 // defaultDriverProcs is one driver thread per 8 cores, at least one.
 func defaultDriverProcs() int { return max(1, runtime.NumCPU()/8) }
 
-// checkOut refuses an --out directory that already holds results, before
-// anything starts.
+// checkOut refuses an --out directory that already holds an experiment,
+// before anything starts.
 func checkOut(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "results.jsonl")); err == nil {
-		return usagef("--out %s already holds an experiment's results; choose another directory", dir)
+	for _, f := range []string{"results.jsonl", experimentFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
+		}
 	}
 	return nil
 }

@@ -28,6 +28,16 @@ func TestTextGolden(t *testing.T) {
 }
 
 func checkGolden(t *testing.T, path string) {
+	s := readSummary(t, path)
+	var got bytes.Buffer
+	if err := report.Text(&got, s); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, strings.TrimSuffix(path, ".json")+".txt", got.Bytes())
+}
+
+func readSummary(t *testing.T, path string) result.Summary {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -36,20 +46,21 @@ func checkGolden(t *testing.T, path string) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	if err := report.Text(&got, s); err != nil {
-		t.Fatal(err)
-	}
-	golden := strings.TrimSuffix(path, ".json") + ".txt"
+	return s
+}
+
+// compareGolden checks got against the golden file (rewritten with -update).
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
 	if *update {
-		os.WriteFile(golden, got.Bytes(), 0o644)
+		os.WriteFile(golden, got, 0o644)
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.Bytes(), want) {
-		os.WriteFile(golden+".got", got.Bytes(), 0o644)
-		t.Errorf("Text output differs from %s (got in %s.got; go test -update to accept)", golden, golden)
+	if !bytes.Equal(got, want) {
+		os.WriteFile(golden+".got", got, 0o644)
+		t.Errorf("output differs from %s (got in %s.got; go test -update to accept)", golden, golden)
 	}
 }
