@@ -363,3 +363,43 @@ func TestConnectionDroppedDuringRun(t *testing.T) {
 		})
 	}
 }
+
+// The disk for logs fills up: PostgreSQL's logging collector complains and
+// drops lines while the workload goes on. The run is recorded as failed
+// with the server's complaint, and the experiment goes on.
+func TestLogDiskFullFailsTheRun(t *testing.T) {
+	tmp := privateTemp(t)
+	file := filepath.Join(tmp, "full.yaml")
+	os.WriteFile(file, []byte(`- name: log-to-full-disk
+  engine: postgres
+  description: every statement logged into a log directory that is full after 64 KiB
+  sink: {kind: slow-dir, write_delay: 1us, capacity: 64KiB}
+  settings:
+    logging_collector: "on"
+    log_destination: stderr
+    log_statement: all
+    log_directory: "{{sink_dir}}"
+  events: {source: server-log, match: 'statement: .*{{tag}}'}
+`), 0o644)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
+		"--rounds", "2", "--duration", "1s", "--warmup", "200ms", "--clients", "2", "--seed", "1", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		full := r.Condition == "log-to-full-disk"
+		failed := strings.Contains(r.Error, "log lines were lost") && strings.Contains(r.Error, "no space left on device")
+		if full != failed {
+			t.Errorf("run %d (%s): error %q; want the full-disk runs, and only them, failed with the server's complaint", r.Seq, r.Condition, r.Error)
+		}
+	}
+	if !strings.Contains(stdout.String(), "(2 failed)") {
+		t.Errorf("report does not show the failed runs:\n%s", stdout.String())
+	}
+}

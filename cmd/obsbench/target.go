@@ -47,6 +47,15 @@ func (t pgTarget) Counters(ctx context.Context) (map[string]float64, error) {
 	return c, err
 }
 
+// ServerFaults reports the managed server's complaints that it could not
+// write its log; an external server's stderr is not visible.
+func (t pgTarget) ServerFaults() (int64, string) {
+	if t.managed == nil {
+		return 0, ""
+	}
+	return t.managed.ServerFaults()
+}
+
 func (t pgTarget) ServerPID() int {
 	if t.managed == nil {
 		return 0

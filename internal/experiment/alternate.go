@@ -81,6 +81,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		cpu.Close()
 		probes.close(ctx)
 	}
+	faults := faultWatch(t)
 	r.Started = time.Now()
 	res, derr := driver.Run(ctx, dcfg, t.Dial, cfg.Workload.New())
 	select {
@@ -113,6 +114,9 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		return r, fmt.Errorf("switch %s: %w", a.Name, sw.err)
 	case cpu.Err != nil:
 		r.Error = "cpu: " + cpu.Err.Error()
+	}
+	if f := faults(); f != "" && r.Error == "" {
+		r.Error = f
 	}
 	if switched.Events != nil {
 		r.Events, err = checkEvents(ctx, cfg, sw)

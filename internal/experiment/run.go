@@ -51,6 +51,32 @@ type Resetter interface {
 	Reset(ctx context.Context) error
 }
 
+// FaultReporter is a Target that hears the server complain about faults
+// the workload does not see, such as a log device that is full: the
+// server goes on and drops log lines.
+type FaultReporter interface {
+	// ServerFaults returns how many such complaints there were so far,
+	// and the latest.
+	ServerFaults() (int64, string)
+}
+
+// faultWatch notes the server's complaints before a run; failed says, after
+// it, whether there were new ones.
+func faultWatch(t Target) (failed func() string) {
+	fr, ok := t.(FaultReporter)
+	if !ok {
+		return func() string { return "" }
+	}
+	n0, _ := fr.ServerFaults()
+	return func() string {
+		n, last := fr.ServerFaults()
+		if n == n0 {
+			return ""
+		}
+		return fmt.Sprintf("log lines were lost: the server failed %d time(s) to write its log (%s)", n-n0, last)
+	}
+}
+
 // EventCounter counts events recorded since it was started.
 type EventCounter interface {
 	Count(ctx context.Context) (int64, error)
@@ -233,6 +259,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		return r, err
 	}
 	defer probes.release(ctx)
+	faults := faultWatch(cfg.Target)
 	r.Started = time.Now()
 	cpu := &collect.Window{Root: cfg.Target.ServerPID()}
 	dcfg := cfg.Driver
@@ -267,6 +294,9 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		if err != nil {
 			r.Events.Error = err.Error()
 		}
+	}
+	if f := faults(); f != "" && r.Error == "" {
+		r.Error = f
 	}
 	return r, nil
 }

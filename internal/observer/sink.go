@@ -35,14 +35,35 @@ type Sink struct {
 	Lossy bool `yaml:"lossy" json:"lossy,omitempty"`
 	// WriteDelay is how long every write into a slow-dir takes ("1ms").
 	WriteDelay string `yaml:"write_delay" json:"write_delay,omitempty"`
+	// Capacity makes a slow-dir a device that fills up: writes past this
+	// many bytes ("1MiB") fail with "no space left on device".
+	Capacity string `yaml:"capacity" json:"capacity,omitempty"`
 }
 
 // RateBytes is Rate in bytes per second, 0 for unlimited.
 func (s Sink) RateBytes() (int64, error) {
-	if s.Rate == "" {
+	n, err := parseBytes(s.Rate)
+	if err != nil {
+		return 0, fmt.Errorf("rate %q: want a positive number of bytes per second, e.g. 256KiB", s.Rate)
+	}
+	return n, nil
+}
+
+// CapacityBytes is Capacity in bytes, 0 for unlimited.
+func (s Sink) CapacityBytes() (int64, error) {
+	n, err := parseBytes(s.Capacity)
+	if err != nil {
+		return 0, fmt.Errorf("capacity %q: want a positive number of bytes, e.g. 1MiB", s.Capacity)
+	}
+	return n, nil
+}
+
+// parseBytes reads "256KiB", "1MiB" or a plain number of bytes; "" is 0.
+func parseBytes(v string) (int64, error) {
+	if v == "" {
 		return 0, nil
 	}
-	num, mult := s.Rate, int64(1)
+	num, mult := v, int64(1)
 	for _, u := range []struct {
 		suffix string
 		mult   int64
@@ -54,7 +75,7 @@ func (s Sink) RateBytes() (int64, error) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("rate %q: want a positive number of bytes per second, e.g. 256KiB", s.Rate)
+		return 0, errors.New("not a positive size")
 	}
 	return n * mult, nil
 }
@@ -81,7 +102,11 @@ func (s Sink) String() string {
 		}
 		return out
 	case SinkSlowDir:
-		return "slow directory, " + s.WriteDelay + " per write"
+		out := "slow directory, " + s.WriteDelay + " per write"
+		if s.Capacity != "" {
+			out += ", full at " + s.Capacity
+		}
+		return out
 	}
 	return s.Kind
 }
@@ -90,8 +115,8 @@ func validateSink(o Observer) error {
 	s := o.Sink
 	switch s.Kind {
 	case SinkStream:
-		if s.WriteDelay != "" {
-			return errors.New("sink write_delay is for kind slow-dir; a stream is slowed with its rate")
+		if s.WriteDelay != "" || s.Capacity != "" {
+			return errors.New("sink write_delay and capacity are for kind slow-dir; a stream is slowed with its rate")
 		}
 		_, err := s.RateBytes()
 		return err
@@ -100,6 +125,9 @@ func validateSink(o Observer) error {
 			return errors.New("sink rate and lossy are for kind stream")
 		}
 		if _, err := s.Delay(); err != nil {
+			return err
+		}
+		if _, err := s.CapacityBytes(); err != nil {
 			return err
 		}
 		for _, v := range o.Settings {

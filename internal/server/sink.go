@@ -33,7 +33,7 @@ func (p *Postgres) SinkDir() string { return filepath.Join(p.base, slowDirName) 
 // MountSlowDir mounts SinkDir as a slow directory whose every write waits
 // delay; the server's user owns it. release unmounts it; the files
 // written stay in the backing directory until Stop.
-func (p *Postgres) MountSlowDir(ctx context.Context, delay time.Duration) (release func() error, err error) {
+func (p *Postgres) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
 	dir, backing := p.SinkDir(), p.SinkDir()+"-data"
 	for _, d := range []string{dir, backing} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -45,7 +45,7 @@ func (p *Postgres) MountSlowDir(ctx context.Context, delay time.Duration) (relea
 			}
 		}
 	}
-	m, err := slowfs.New(dir, backing, delay)
+	m, err := slowfs.NewFull(dir, backing, delay, capacity)
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +105,19 @@ func (p *Postgres) closeMounts() error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// ServerFaults counts what the server lost without the workload noticing:
+// writes its slow directory refused because it was full, and the server's
+// own complaints on its stderr that it could not write its log. It
+// returns the count so far and a description of the latest.
+func (p *Postgres) ServerFaults() (int64, string) {
+	n, last := p.stream.Faults()
+	for _, m := range p.mounts {
+		if r := m.Refused(); r > 0 {
+			n += r
+			last = fmt.Sprintf("%d write(s) to the log directory %s failed: no space left on device", r, m.Dir)
+		}
+	}
+	return n, last
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,12 @@ type LogStream struct {
 
 	rate  atomic.Int64 // bytes per second the client reads; 0: unlimited
 	bytes atomic.Int64 // bytes read so far
+
+	// faults counts the server's complaints that it could not write its
+	// own log (a full log device); lastFault is the latest.
+	faults    atomic.Int64
+	lastFault atomic.Value // string
+	tail      []byte       // the end of the previous read, for a line cut across reads
 
 	mu   sync.Mutex
 	done chan struct{}
@@ -71,6 +78,7 @@ func (s *LogStream) copy() {
 		}
 		n, err := s.r.Read(chunk)
 		if n > 0 {
+			s.scanFaults(chunk[:n])
 			s.out.Write(chunk[:n])
 			s.bytes.Add(int64(n))
 			if rate > 0 {
@@ -84,6 +92,37 @@ func (s *LogStream) copy() {
 			return
 		}
 	}
+}
+
+// logWriteFault is what PostgreSQL's logging collector writes to its
+// stderr when it cannot write a log file (a full disk, an I/O error).
+var logWriteFault = []byte("could not write to log file")
+
+func (s *LogStream) scanFaults(p []byte) {
+	buf := append(s.tail, p...)
+	for {
+		i := bytes.Index(buf, logWriteFault)
+		if i < 0 {
+			break
+		}
+		end := bytes.IndexByte(buf[i:], '\n')
+		if end < 0 {
+			break // the rest of the line comes with the next read
+		}
+		s.faults.Add(1)
+		s.lastFault.Store(string(buf[i : i+end]))
+		buf = buf[i+end:]
+	}
+	// Keep what could be the start of a complaint cut by this read.
+	keep := min(len(buf), len(logWriteFault)+256)
+	s.tail = append(s.tail[:0], buf[len(buf)-keep:]...)
+}
+
+// Faults is how many times the server said it could not write its log,
+// and the latest such message.
+func (s *LogStream) Faults() (int64, string) {
+	last, _ := s.lastFault.Load().(string)
+	return s.faults.Load(), last
 }
 
 // SetRate makes the client read at most bytesPerSecond (0: as fast as it

@@ -29,18 +29,28 @@ type Mount struct {
 	dev     *device
 }
 
-// device serialises writes and holds each for delay.
+// device serialises writes and holds each for delay; with a capacity, a
+// write that would pass it fails with ENOSPC, like a full disk.
 type device struct {
-	delay  time.Duration
-	mu     sync.Mutex
-	writes int64
+	delay    time.Duration
+	capacity int64 // bytes; 0: unlimited
+	mu       sync.Mutex
+	writes   int64
+	used     int64
+	refused  int64 // writes failed with ENOSPC
 }
 
-func (d *device) write() {
+func (d *device) write(n int) syscall.Errno {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	time.Sleep(d.delay)
+	if d.capacity > 0 && d.used+int64(n) > d.capacity {
+		d.refused++
+		return syscall.ENOSPC
+	}
 	d.writes++
-	d.mu.Unlock()
+	d.used += int64(n)
+	return 0
 }
 
 // New mounts dir as a slow view of backing: every write to a file under
@@ -48,10 +58,16 @@ func (d *device) write() {
 // Other users may use the mount (allow_other), so that a server running as
 // its own user can write to it. Both directories must exist.
 func New(dir, backing string, delay time.Duration) (*Mount, error) {
+	return NewFull(dir, backing, delay, 0)
+}
+
+// NewFull is New for a device of capacity bytes (0: unlimited): once the
+// writes through the mount reach it, further writes fail with ENOSPC.
+func NewFull(dir, backing string, delay time.Duration, capacity int64) (*Mount, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("a slow directory is a FUSE mount, which needs root here (/dev/fuse is root-only)")
 	}
-	dev := &device{delay: delay}
+	dev := &device{delay: delay, capacity: capacity}
 	var st syscall.Stat_t
 	if err := syscall.Stat(backing, &st); err != nil {
 		return nil, fmt.Errorf("slow directory backing %s: %w", backing, err)
@@ -73,6 +89,13 @@ func (m *Mount) Writes() int64 {
 	m.dev.mu.Lock()
 	defer m.dev.mu.Unlock()
 	return m.dev.writes
+}
+
+// Refused is how many writes failed because the device was full.
+func (m *Mount) Refused() int64 {
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	return m.dev.refused
 }
 
 // Close unmounts. It fails while a process still has a file open under
@@ -146,7 +169,9 @@ type file struct {
 var _ fs.FileWriter = (*file)(nil)
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	f.dev.write()
+	if errno := f.dev.write(len(data)); errno != 0 {
+		return 0, errno
+	}
 	return f.LoopbackFile.Write(ctx, data, off)
 }
 

@@ -1,8 +1,10 @@
 package slowfs_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,5 +58,32 @@ func TestWritesAreDelayed(t *testing.T) {
 	}
 	if len(b) != writes*len("a line\n") {
 		t.Errorf("backing file has %d bytes, want %d", len(b), writes*len("a line\n"))
+	}
+}
+
+// A full device: writes past its capacity fail with ENOSPC.
+func TestCapacity(t *testing.T) {
+	base := t.TempDir()
+	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
+	os.Mkdir(dir, 0o755)
+	os.Mkdir(backing, 0o755)
+	m, err := slowfs.NewFull(dir, backing, time.Microsecond, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	f, err := os.OpenFile(filepath.Join(dir, "log"), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(make([]byte, 80)); err != nil {
+		t.Fatalf("first 80 bytes: %v", err)
+	}
+	if _, err := f.Write(make([]byte, 40)); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write past capacity: %v; want ENOSPC", err)
+	}
+	if m.Refused() != 1 {
+		t.Errorf("Refused = %d; want 1", m.Refused())
 	}
 }

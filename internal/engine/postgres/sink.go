@@ -22,9 +22,10 @@ type Host interface {
 	StreamLog() string
 	// SinkDir is where MountSlowDir mounts the slow directory.
 	SinkDir() string
-	// MountSlowDir makes SinkDir slow: every write waits delay. release
-	// unmounts it once the server no longer writes there.
-	MountSlowDir(ctx context.Context, delay time.Duration) (release func() error, err error)
+	// MountSlowDir makes SinkDir slow: every write waits delay, and with
+	// a capacity (bytes, 0: none) it fills up. release unmounts it once
+	// the server no longer writes there.
+	MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error)
 }
 
 // SinkError says an observer's sink cannot be provided here.
@@ -73,7 +74,11 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		if err != nil {
 			return err
 		}
-		release, err := h.MountSlowDir(ctx, delay)
+		capacity, err := o.Sink.CapacityBytes()
+		if err != nil {
+			return err
+		}
+		release, err := h.MountSlowDir(ctx, delay, capacity)
 		if err != nil {
 			return err
 		}
