@@ -308,6 +308,9 @@ func (p *Postgres) startCommand(ctx context.Context, name string, args ...string
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
 	cmd.Stdout, cmd.Stderr = p.stream.writer(), p.stream.writer()
+	if len(p.mounts) > 0 {
+		slowfs.CloseFuseOnExec()
+	}
 	if err := cmd.Run(); err != nil {
 		time.Sleep(200 * time.Millisecond) // let the stream's client write out pg_ctl's words
 		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -81,6 +82,7 @@ func NewFull(dir, backing string, delay time.Duration, capacity int64) (*Mount, 
 	if err != nil {
 		return nil, fmt.Errorf("mount slow directory %s (FUSE): %w", dir, err)
 	}
+	CloseFuseOnExec()
 	return &Mount{Dir: dir, Backing: backing, server: srv, dev: dev}, nil
 }
 
@@ -178,3 +180,25 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 // PassthroughFd refuses the kernel's FUSE passthrough, which would send
 // reads and writes straight to the backing file, past the delay.
 func (f *file) PassthroughFd() (int, bool) { return -1, false }
+
+// CloseFuseOnExec marks every /dev/fuse descriptor of this process
+// close-on-exec. go-fuse opens more than one (a reader per thread), not all
+// of them close-on-exec, and a server started afterwards (pg_ctl restart)
+// would otherwise inherit them: server processes holding the connection
+// to obsbench's file system. go-fuse may open more readers later, so it
+// is also called right before a server is started.
+func CloseFuseOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == "/dev/fuse" {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package slowfs_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -85,5 +87,25 @@ func TestCapacity(t *testing.T) {
 	}
 	if m.Refused() != 1 {
 		t.Errorf("Refused = %d; want 1", m.Refused())
+	}
+}
+
+// A process started after the mount does not inherit the FUSE connection.
+func TestChildrenDoNotInheritFuse(t *testing.T) {
+	base := t.TempDir()
+	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
+	os.Mkdir(dir, 0o755)
+	os.Mkdir(backing, 0o755)
+	m, err := slowfs.New(dir, backing, time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	out, err := exec.Command("sh", "-c", "ls -l /proc/self/fd/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "/dev/fuse") {
+		t.Errorf("a child process holds /dev/fuse:\n%s", out)
 	}
 }
