@@ -251,6 +251,13 @@ func MarkUndone(path string, seqs []int) error {
 		return err
 	}
 	defer f.Close()
+	// A torn last line (a crash while it was written) is cut off first,
+	// or the next line would be glued to it.
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] != '\n' {
+		if err := f.Truncate(int64(bytes.LastIndexByte(b, '\n') + 1)); err != nil {
+			return err
+		}
+	}
 	for i, s := range seqs {
 		b, _ := json.Marshal(Entry{Seq: last + 1 + i, Time: time.Now().UTC(), Kind: "undone", Undoes: s})
 		if _, err := f.Write(append(b, '\n')); err != nil {
