@@ -342,7 +342,9 @@ func TestConnectionDroppedDuringRun(t *testing.T) {
 			for _, r := range runs {
 				if r.Error != "" {
 					failed++
-					if !strings.Contains(r.Error, "terminat") {
+					// The server's FATAL message; under load the kernel may
+					// report the closed socket before it can be read.
+					if !strings.Contains(r.Error, "terminat") && !strings.Contains(r.Error, "broken pipe") && !strings.Contains(r.Error, "connection reset") {
 						t.Errorf("failed run's reason %q; want the server's (terminating connection)", r.Error)
 					}
 				}

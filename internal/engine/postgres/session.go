@@ -134,6 +134,9 @@ func (c *Session) roundTrip(msg []byte) error {
 		c.r, c.w = 0, 0 // nothing unread: the answer goes to the start
 	}
 	if err := c.send(msg); err != nil {
+		if reason := c.closingError(); reason != nil {
+			return fmt.Errorf("%w (and the server closed the connection)", reason)
+		}
 		return err
 	}
 	var failed error
@@ -153,6 +156,23 @@ func (c *Session) roundTrip(msg []byte) error {
 			failed = errorResponse(body)
 		case 'Z':
 			return failed
+		}
+	}
+}
+
+// closingError looks, after a failed write, for the ErrorResponse the
+// server sent before it closed the connection (a terminated backend, a
+// shutdown): that is the reason, not the broken pipe.
+func (c *Session) closingError() error {
+	c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	defer c.conn.SetReadDeadline(time.Time{})
+	for {
+		typ, body, err := c.next()
+		if err != nil {
+			return nil
+		}
+		if typ == 'E' {
+			return errorResponse(body)
 		}
 	}
 }
