@@ -119,12 +119,18 @@ func TestKillThenRestore(t *testing.T) {
 
 	cmd, out := startObsbench(t, state, runArgs(dsn, filepath.Join(tmp, "out"))...)
 	path := waitPending(t, state)
+	// The journal comes first, the change right after: wait for the change.
+	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("journaled changes never took effect\n%s", out)
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	cmd.Wait()
 	if d := diffSettings(before, settings()); len(d) == 0 {
-		t.Fatalf("settings unchanged after the kill; the test killed too early\n%s", out)
+		t.Fatalf("settings unchanged after the kill: the observer was reverted before the kill landed; rerun\n%s", out)
 	}
 
 	var stdout, stderr bytes.Buffer
