@@ -54,14 +54,8 @@ func (s *Server) Load(ctx context.Context, d dataset.Dataset) error {
 	if err := s.Verify(ctx, d); err == nil {
 		return nil
 	}
-	for _, t := range d.Tables {
-		var exists bool
-		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.qualified(t.Name)).Scan(&exists); err != nil {
-			return err
-		}
-		if exists {
-			return fmt.Errorf("table %s exists but does not hold dataset %s; obsbench never overwrites a table: drop it, or use an empty database", s.qualified(t.Name), d.Name)
-		}
+	if err := s.checkTablesFree(ctx, conn, d); err != nil {
+		return err
 	}
 	for _, t := range d.Tables {
 		if _, err := conn.Exec(ctx, t.CreateSQL()); err != nil {
@@ -106,18 +100,9 @@ const schemaComment = "obsbench dataset schema (drop with DROP SCHEMA ... CASCAD
 // ensureSchema creates the dataset's schema, or checks that the existing
 // one is obsbench's.
 func (s *Server) ensureSchema(ctx context.Context, conn *pgx.Conn) error {
-	if s.schema == "" {
-		return nil
-	}
-	var comment *string
-	err := conn.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", s.schema).Scan(&comment)
-	switch {
-	case err == nil && (comment == nil || *comment != schemaComment):
-		return fmt.Errorf("schema %s exists and was not created by obsbench; obsbench keeps its dataset in a schema of its own and never writes into another", s.schema)
-	case err == nil:
-		return nil
-	case err != pgx.ErrNoRows:
-		return fmt.Errorf("look for schema %s: %w", s.schema, err)
+	create, err := s.schemaToCreate(ctx, conn)
+	if err != nil || !create {
+		return err
 	}
 	id := pgx.Identifier{s.schema}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+id); err != nil {
@@ -125,6 +110,40 @@ func (s *Server) ensureSchema(ctx context.Context, conn *pgx.Conn) error {
 	}
 	if _, err := conn.Exec(ctx, "COMMENT ON SCHEMA "+id+" IS "+quoteLiteral(schemaComment)); err != nil {
 		return fmt.Errorf("mark schema %s: %w", s.schema, err)
+	}
+	return nil
+}
+
+// schemaToCreate says whether the dataset's schema is still to be created.
+// A schema of that name that obsbench did not create is an error.
+func (s *Server) schemaToCreate(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	if s.schema == "" {
+		return false, nil
+	}
+	var comment *string
+	err := conn.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", s.schema).Scan(&comment)
+	switch {
+	case err == pgx.ErrNoRows:
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("look for schema %s: %w", s.schema, err)
+	case comment == nil || *comment != schemaComment:
+		return false, fmt.Errorf("schema %s exists and was not created by obsbench; obsbench keeps its dataset in a schema of its own and never writes into another", s.schema)
+	}
+	return false, nil
+}
+
+// checkTablesFree fails when a table of d already exists (without d's
+// rows, or Verify would have passed): obsbench never overwrites a table.
+func (s *Server) checkTablesFree(ctx context.Context, conn *pgx.Conn, d dataset.Dataset) error {
+	for _, t := range d.Tables {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.qualified(t.Name)).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("table %s exists but does not hold dataset %s; obsbench never overwrites a table: drop it, or use an empty database", s.qualified(t.Name), d.Name)
+		}
 	}
 	return nil
 }

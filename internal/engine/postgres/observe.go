@@ -88,34 +88,16 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 		return nil, err
 	}
 
-	libs, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	plan, err := planChanges(ctx, conn, o)
 	if err != nil {
 		return nil, err
 	}
-	contexts, values, err := settingState(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	var restartNames, later []string
-	if preloadChanged {
-		restartNames = append(restartNames, "shared_preload_libraries")
-	}
-	for _, name := range toChange(o, values) {
-		if contexts[name] == "postmaster" {
-			restartNames = append(restartNames, name)
-		} else {
-			later = append(later, name)
-		}
-	}
+	restartNames, later := plan.restart, plan.reload
 	if len(restartNames) > 0 && s.restart == nil {
 		return nil, &RestartError{Observer: o.Name, Settings: restartNames}
 	}
 	for _, name := range restartNames {
-		value := libs
-		if name != "shared_preload_libraries" {
-			value = o.Settings[name]
-		}
-		if err := a.set(ctx, conn, name, value, true); err != nil {
+		if err := a.set(ctx, conn, name, plan.value(o, name), true); err != nil {
 			return nil, err
 		}
 	}
@@ -185,27 +167,56 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if s.restart != nil {
 		return nil
 	}
-	_, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	plan, err := planChanges(ctx, conn, o)
 	if err != nil {
 		return err
+	}
+	if len(plan.restart) > 0 {
+		return &RestartError{Observer: o.Name, Settings: plan.restart}
+	}
+	return nil
+}
+
+// changePlan is what putting an observer in force changes on the server as
+// it is now: the settings that need a restart (shared_preload_libraries
+// first, when the observer adds a library to it) and those a reload
+// changes. A setting already at the observer's value is in neither.
+type changePlan struct {
+	restart, reload []string
+	libs            string            // shared_preload_libraries with the observer's libraries
+	values          map[string]string // every setting's current value
+}
+
+func planChanges(ctx context.Context, conn *pgx.Conn, o observer.Observer) (changePlan, error) {
+	var p changePlan
+	libs, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	if err != nil {
+		return p, err
 	}
 	contexts, values, err := settingState(ctx, conn)
 	if err != nil {
-		return err
+		return p, err
 	}
-	var names []string
+	p.libs, p.values = libs, values
 	if preloadChanged {
-		names = append(names, "shared_preload_libraries")
+		p.restart = append(p.restart, "shared_preload_libraries")
 	}
-	for _, n := range toChange(o, values) {
-		if contexts[n] == "postmaster" {
-			names = append(names, n)
+	for _, name := range toChange(o, values) {
+		if contexts[name] == "postmaster" {
+			p.restart = append(p.restart, name)
+		} else {
+			p.reload = append(p.reload, name)
 		}
 	}
-	if len(names) > 0 {
-		return &RestartError{Observer: o.Name, Settings: names}
+	return p, nil
+}
+
+// value is what setting name is set to for o.
+func (p changePlan) value(o observer.Observer, name string) string {
+	if name == "shared_preload_libraries" {
+		return p.libs
 	}
-	return nil
+	return o.Settings[name]
 }
 
 // set changes one setting with ALTER SYSTEM, first recording the value it

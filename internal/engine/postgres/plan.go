@@ -26,32 +26,18 @@ func (s *Server) PlanApply(ctx context.Context, o observer.Observer) (apply, rev
 		return nil, nil, err
 	}
 	defer conn.Close(ctx)
-	libs, preloadChanged, err := mergedPreload(ctx, conn, o.Preload)
+	plan, err := planChanges(ctx, conn, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	contexts, values, err := settingState(ctx, conn)
-	if err != nil {
-		return nil, nil, err
+	set := func(name string) {
+		apply = append(apply, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, settingValue(name, plan.value(o, name))))
+		revert = append([]string{fmt.Sprintf("ALTER SYSTEM SET %s = %s  -- or RESET, as postgresql.auto.conf had it", name, settingValue(name, plan.values[name]))}, revert...)
 	}
-	set := func(name, value string) {
-		apply = append(apply, fmt.Sprintf("ALTER SYSTEM SET %s = %s", name, settingValue(name, value)))
-		revert = append([]string{fmt.Sprintf("ALTER SYSTEM SET %s = %s  -- or RESET, as postgresql.auto.conf had it", name, settingValue(name, values[name]))}, revert...)
+	for _, name := range plan.restart {
+		set(name)
 	}
-	restart := false
-	if preloadChanged {
-		set("shared_preload_libraries", libs)
-		restart = true
-	}
-	var later []string
-	for _, name := range toChange(o, values) {
-		if contexts[name] == "postmaster" {
-			set(name, o.Settings[name])
-			restart = true
-		} else {
-			later = append(later, name)
-		}
-	}
+	restart := len(plan.restart) > 0
 	if restart {
 		apply = append(apply, "-- restart the server")
 	}
@@ -66,10 +52,10 @@ func (s *Server) PlanApply(ctx context.Context, o observer.Observer) (apply, rev
 			revert = append([]string{"DROP EXTENSION IF EXISTS " + id}, revert...)
 		}
 	}
-	for _, name := range later {
-		set(name, o.Settings[name])
+	for _, name := range plan.reload {
+		set(name)
 	}
-	if len(later) > 0 {
+	if len(plan.reload) > 0 {
 		apply = append(apply, "SELECT pg_reload_conf()")
 	}
 	apply = append(apply, o.EnableSQL...)
@@ -97,27 +83,18 @@ func (s *Server) PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, err
 	}
 	defer conn.Close(ctx)
 	var out []string
-	if s.schema != "" {
-		var comment *string
-		err := conn.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", s.schema).Scan(&comment)
-		switch {
-		case err == pgx.ErrNoRows:
-			id := pgx.Identifier{s.schema}.Sanitize()
-			out = append(out, "CREATE SCHEMA "+id, "COMMENT ON SCHEMA "+id+" IS "+quoteLiteral(schemaComment))
-		case err != nil:
-			return nil, err
-		case comment == nil || *comment != schemaComment:
-			return nil, fmt.Errorf("schema %s exists and was not created by obsbench; obsbench keeps its dataset in a schema of its own and never writes into another", s.schema)
-		}
+	create, err := s.schemaToCreate(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if create {
+		id := pgx.Identifier{s.schema}.Sanitize()
+		out = append(out, "CREATE SCHEMA "+id, "COMMENT ON SCHEMA "+id+" IS "+quoteLiteral(schemaComment))
+	}
+	if err := s.checkTablesFree(ctx, conn, d); err != nil {
+		return nil, err
 	}
 	for _, t := range d.Tables {
-		var exists bool
-		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.qualified(t.Name)).Scan(&exists); err != nil {
-			return nil, err
-		}
-		if exists {
-			return nil, fmt.Errorf("table %s exists but does not hold dataset %s; obsbench never overwrites a table: drop it, or use an empty database", s.qualified(t.Name), d.Name)
-		}
 		out = append(out, t.CreateSQL(), fmt.Sprintf("COPY %s FROM STDIN  -- %d generated rows", s.qualified(t.Name), t.Rows))
 		out = append(out, t.IndexSQL()...)
 		out = append(out, "VACUUM (ANALYZE) "+s.qualified(t.Name))
