@@ -169,10 +169,15 @@ func (e *PendingError) Error() string {
 // first. A last line cut short by a crash is ignored: the change it
 // announced was not made, since each change is recorded before it is made.
 func Read(path string) (header Entry, pending []Entry, err error) {
-	entries, err := readEntries(path)
+	entries, _, err := readEntries(path)
 	if err != nil {
 		return header, nil, err
 	}
+	return split(path, entries)
+}
+
+// split finds the header and the changes not undone among entries.
+func split(path string, entries []Entry) (header Entry, pending []Entry, err error) {
 	undone := map[int]bool{}
 	for _, e := range entries {
 		if e.Kind == "undone" {
@@ -193,13 +198,15 @@ func Read(path string) (header Entry, pending []Entry, err error) {
 	return header, pending, nil
 }
 
-func readEntries(path string) ([]Entry, error) {
+// readEntries parses a journal; whole is the length of its complete lines
+// (less than the file's when the last line is torn).
+func readEntries(path string) (entries []Entry, whole int64, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	whole = int64(bytes.LastIndexByte(b, '\n') + 1)
 	lines := bytes.Split(b, []byte("\n"))
-	var out []Entry
 	for i, line := range lines {
 		if len(line) == 0 {
 			continue
@@ -209,26 +216,26 @@ func readEntries(path string) ([]Entry, error) {
 			if i == len(lines)-1 {
 				break // no newline after it: the torn last line of a crash
 			}
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			return nil, 0, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		switch e.Kind {
 		case "begin", "change", "undone":
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown entry kind %q", path, i+1, e.Kind)
+			return nil, 0, fmt.Errorf("%s:%d: unknown entry kind %q", path, i+1, e.Kind)
 		}
-		out = append(out, e)
+		entries = append(entries, e)
 	}
-	return out, nil
+	return entries, whole, nil
 }
 
 // MarkUndone records, after a restore, that changes seqs were undone, and
 // removes the journal when nothing is left to undo.
 func MarkUndone(path string, seqs []int) error {
-	entries, err := readEntries(path)
+	entries, whole, err := readEntries(path)
 	if err != nil {
 		return err
 	}
-	_, pending, err := Read(path)
+	_, pending, err := split(path, entries)
 	if err != nil {
 		return err
 	}
@@ -253,10 +260,8 @@ func MarkUndone(path string, seqs []int) error {
 	defer f.Close()
 	// A torn last line (a crash while it was written) is cut off first,
 	// or the next line would be glued to it.
-	if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] != '\n' {
-		if err := f.Truncate(int64(bytes.LastIndexByte(b, '\n') + 1)); err != nil {
-			return err
-		}
+	if err := f.Truncate(whole); err != nil {
+		return err
 	}
 	for i, s := range seqs {
 		b, _ := json.Marshal(Entry{Seq: last + 1 + i, Time: time.Now().UTC(), Kind: "undone", Undoes: s})
