@@ -158,24 +158,7 @@ func TestCompareThroughputMatchesRankSumTest(t *testing.T) {
 			}
 		}
 		slices.Sort(d)
-		lo, hi := 0, 0
-		for u, v := range cnt {
-			if u <= w {
-				lo += v
-			}
-			if u >= w {
-				hi += v
-			}
-		}
-		p := min(1, 2*float64(min(lo, hi))/float64(total))
-		k, cum := 0, 0
-		for u, v := range cnt {
-			cum += v
-			if float64(cum)/float64(total) > alpha/2*(1+1e-9) {
-				break
-			}
-			k = u + 1
-		}
+		p, k := exactTest(cnt, total, w, alpha)
 
 		got, err := CompareThroughput(base, cond, alpha)
 		if err != nil {
@@ -301,4 +284,30 @@ func TestBonferroni(t *testing.T) {
 			t.Errorf("Bonferroni(%v, %d) = %v; want %v", c.alpha, c.m, got, c.want)
 		}
 	}
+}
+
+// exactTest reads, from the null distribution cnt of a rank statistic
+// (cnt[v] of total equally likely outcomes have value v), the two-sided
+// p-value of the observed value stat and k, the order statistic that
+// bounds the 1-alpha interval (0: no interval reaches that confidence).
+func exactTest(cnt []int, total, stat int, alpha float64) (p float64, k int) {
+	lo, hi := 0, 0
+	for v, c := range cnt {
+		if v <= stat {
+			lo += c
+		}
+		if v >= stat {
+			hi += c
+		}
+	}
+	p = min(1, 2*float64(min(lo, hi))/float64(total))
+	cum := 0
+	for v, c := range cnt {
+		cum += c
+		if float64(cum)/float64(total) > alpha/2*(1+1e-9) {
+			break
+		}
+		k = v + 1
+	}
+	return p, k
 }

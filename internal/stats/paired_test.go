@@ -159,24 +159,7 @@ func TestPairedOverheadMatchesSignedRankTest(t *testing.T) {
 				tplus += r + 1
 			}
 		}
-		lo, hi := 0, 0
-		for v, c := range cnt {
-			if v <= tplus {
-				lo += c
-			}
-			if v >= tplus {
-				hi += c
-			}
-		}
-		p := min(1, 2*float64(min(lo, hi))/float64(total))
-		k, cum := 0, 0
-		for v, c := range cnt {
-			cum += c
-			if float64(cum)/float64(total) > alpha/2*(1+1e-9) {
-				break
-			}
-			k = v + 1
-		}
+		p, k := exactTest(cnt, total, tplus, alpha)
 		var w []float64
 		for i := range d {
 			for j := i; j < n; j++ {
