@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what obsbench needs and is missing: the PostgreSQL server with the
-# extensions its observer catalog uses. Idempotent: installed packages are
+# extensions its observer catalog uses, and the MariaDB server (its
+# server_audit plugin comes with it). Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   postgresql-contrib
   "postgresql-$major-pgaudit"
   "postgresql-$major-pg-wait-sampling"
+  mariadb-server
 )
 
 missing=()
@@ -33,5 +35,6 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# The packages create and start a system cluster on port 5432; obsbench does
-# not use it (it manages its own servers), so leave it as the packages set it.
+# The packages create and start a system cluster on port 5432 and a system
+# MariaDB on 3306; obsbench does not use them (it manages its own servers),
+# so leave them as the packages set them.

@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -43,14 +42,11 @@ type PostgresOptions struct {
 // Postgres is a running managed PostgreSQL server. Its zero value is not
 // usable; create one with StartPostgres and always call Stop.
 type Postgres struct {
-	binDir  string
-	base    string // temp directory: socket, server log, data directory
-	dataDir string
-	port    int
-	cred    *syscall.Credential
-	log     func(format string, args ...any)
-	stream  *LogStream // the server's stderr, read by obsbench
-	mounts  []*slowfs.Mount
+	sinkDirs // base: temp directory with socket, server log, data directory
+	binDir   string
+	dataDir  string
+	port     int
+	stream   *LogStream // the server's stderr, read by obsbench
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
@@ -122,7 +118,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err != nil {
 		return nil, fmt.Errorf("create server directory: %w", err)
 	}
-	p := &Postgres{binDir: binDir, base: base, dataDir: filepath.Join(base, "data"), cred: cred, log: logf}
+	p := &Postgres{binDir: binDir, dataDir: filepath.Join(base, "data"), sinkDirs: sinkDirs{base: base, cred: cred, log: logf}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -162,16 +158,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 // serverCredential says which OS user the server runs as: the current one,
 // or `postgres` when the current one is root.
 func serverCredential() (*syscall.Credential, int, int, error) {
-	if os.Geteuid() != 0 {
-		return nil, os.Geteuid(), os.Getegid(), nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("running as root needs the unprivileged user `postgres` to run the server (created by apt-get install postgresql-15): %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
+	return credentialOf("postgres", "apt-get install postgresql-15")
 }
 
 func (p *Postgres) writeConfig(extra map[string]string) error {
@@ -329,6 +316,8 @@ func (p *Postgres) logTail() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+func dialUnix(path string) (net.Conn, error) { return net.DialTimeout("unix", path, time.Second) }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

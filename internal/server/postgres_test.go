@@ -53,16 +53,8 @@ func TestStartRestartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Geteuid() == 0 {
-		st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(st), "\n") {
-			if strings.HasPrefix(line, "Uid:") && strings.Fields(line)[1] == "0" {
-				t.Errorf("postgres runs as root: %s", line)
-			}
-		}
+	if os.Geteuid() == 0 && processUID(t, pid) == "0" {
+		t.Errorf("postgres %d runs as root", pid)
 	}
 
 	if err := pg.Restart(ctx); err != nil {
@@ -137,4 +129,20 @@ func waitGone(pid int) bool {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return server.Alive(pid)
+}
+
+// processUID is the real user id of process pid.
+func processUID(t *testing.T, pid int) string {
+	t.Helper()
+	st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if strings.HasPrefix(line, "Uid:") {
+			return strings.Fields(line)[1]
+		}
+	}
+	t.Fatalf("no Uid in /proc/%d/status", pid)
+	return ""
 }

@@ -15,8 +15,9 @@ import (
 // (killed with SIGKILL, or the machine's session ended), so that a crash does
 // not leave servers running and temp directories filling the disk.
 func ReapStale(logf func(format string, args ...any)) {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
-	for _, dir := range dirs {
+	pg, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
+	mdb, _ := filepath.Glob(filepath.Join(os.TempDir(), mariadbPrefix+"*"))
+	for _, dir := range append(pg, mdb...) {
 		owner, err := readPID(filepath.Join(dir, "owner.pid"))
 		if err != nil || alive(owner) {
 			continue
@@ -27,6 +28,13 @@ func ReapStale(logf func(format string, args ...any)) {
 			// disposable, so there is nothing to flush.
 			_ = syscall.Kill(pm, syscall.SIGQUIT)
 			for i := 0; i < 100 && alive(pm); i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		if pid, err := readPID(filepath.Join(dir, "mariadbd.pid")); err == nil && alive(pid) {
+			logf("stopping mariadb %d left by obsbench process %d", pid, owner)
+			_ = syscall.Kill(pid, syscall.SIGKILL) // disposable: nothing to flush
+			for i := 0; i < 100 && alive(pid); i++ {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}

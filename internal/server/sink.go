@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/slowfs"
@@ -27,13 +28,22 @@ func (p *Postgres) SetStream(rate int64, lossy bool) error {
 // StreamLog is the file obsbench appends the server's stderr to.
 func (p *Postgres) StreamLog() string { return p.stream.Path() }
 
+// sinkDirs are a managed server's slow directories, under its temp
+// directory base and owned by the OS user it runs as (cred; nil: ours).
+type sinkDirs struct {
+	base   string
+	cred   *syscall.Credential
+	log    func(format string, args ...any)
+	mounts []*slowfs.Mount
+}
+
 // SinkDir is where MountSlowDir mounts the slow directory.
-func (p *Postgres) SinkDir() string { return filepath.Join(p.base, slowDirName) }
+func (p *sinkDirs) SinkDir() string { return filepath.Join(p.base, slowDirName) }
 
 // MountSlowDir mounts SinkDir as a slow directory whose every write waits
 // delay; the server's user owns it. release unmounts it; the files
 // written stay in the backing directory until Stop.
-func (p *Postgres) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
+func (p *sinkDirs) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
 	dir, backing := p.SinkDir(), p.SinkDir()+"-data"
 	for _, d := range []string{dir, backing} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -92,7 +102,7 @@ func unmountAll(dir string, logf func(string, ...any)) {
 }
 
 // closeMounts unmounts this server's slow directories once it has stopped.
-func (p *Postgres) closeMounts() error {
+func (p *sinkDirs) closeMounts() error {
 	var errs []string
 	for _, m := range p.mounts {
 		if err := m.Close(); err != nil {
@@ -113,6 +123,15 @@ func (p *Postgres) closeMounts() error {
 // returns the count so far and a description of the latest.
 func (p *Postgres) ServerFaults() (int64, string) {
 	n, last := p.stream.Faults()
+	if r, msg := p.refused(); r > 0 {
+		n, last = n+r, msg
+	}
+	return n, last
+}
+
+// refused counts the writes the slow directories refused because they
+// were full, and describes the latest.
+func (p *sinkDirs) refused() (n int64, last string) {
 	for _, m := range p.mounts {
 		if r := m.Refused(); r > 0 {
 			n += r

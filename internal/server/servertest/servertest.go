@@ -34,3 +34,21 @@ func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 	})
 	return pg
 }
+
+// MariaDB starts a managed MariaDB, with options added to its option file,
+// that is stopped and removed when the test ends.
+func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options})
+	if err != nil {
+		t.Fatalf("start managed mariadb (make test installs it): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := m.Stop(); err != nil {
+			t.Errorf("stop managed mariadb: %v", err)
+		}
+	})
+	return m
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/slowfs"
+)
+
+// ErrNoMariaDB is returned when the MariaDB server binaries are missing.
+var ErrNoMariaDB = errors.New("mariadb binaries not found")
+
+// mariadbPrefix names every directory a managed MariaDB lives in (see
+// tempPrefix).
+const mariadbPrefix = "obsbench-mariadb-"
+
+// mariadbSettings size the server for a CPU-bound benchmark on a small
+// machine, as benchmarkSettings do for PostgreSQL: the data set fits in the
+// buffer pool, the binary log is off (MariaDB's default), and names are not
+// resolved. performance_schema is off, MariaDB's own default: it is an
+// observer here.
+var mariadbSettings = map[string]string{
+	"innodb_buffer_pool_size": "256M",
+	"max_connections":         "200",
+	"skip_name_resolve":       "ON",
+	"performance_schema":      "OFF",
+	"character_set_server":    "utf8mb4",
+	"lc_messages":             "en_US",
+}
+
+// MariaDBOptions configures a managed MariaDB server.
+type MariaDBOptions struct {
+	// Settings are server options written to its option file after the
+	// benchmark defaults, overriding them.
+	Settings map[string]string
+	// Log receives progress lines (nil discards them).
+	Log func(format string, args ...any)
+}
+
+// MariaDB is a running managed MariaDB server. Create one with
+// StartMariaDB and always call Stop.
+type MariaDB struct {
+	sinkDirs // base: temp directory with socket, option file, data directory
+	bin      string
+	dataDir  string
+	port     int
+	options  map[string]string // the option file's [mariadbd] section
+	cmd      *exec.Cmd
+	exited   chan struct{} // closed when cmd has exited
+}
+
+// FindMariaDB locates mariadbd and mariadb-install-db.
+func FindMariaDB() (server, installDB string, err error) {
+	for _, pair := range [][2]string{
+		{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"},
+		{"/usr/sbin/mysqld", "/usr/bin/mysql_install_db"},
+	} {
+		if isExecutable(pair[0]) && isExecutable(pair[1]) {
+			return pair[0], pair[1], nil
+		}
+	}
+	s, err1 := exec.LookPath("mariadbd")
+	i, err2 := exec.LookPath("mariadb-install-db")
+	if err1 == nil && err2 == nil {
+		return s, i, nil
+	}
+	return "", "", fmt.Errorf("%w: no mariadbd and mariadb-install-db in /usr/sbin, /usr/bin or PATH (apt-get install mariadb-server)", ErrNoMariaDB)
+}
+
+// StartMariaDB creates a new server in a temporary directory with
+// mariadb-install-db and starts it on a free port on 127.0.0.1 and a unix
+// socket in that directory. root@localhost has no password and is reached
+// only there. When obsbench runs as root the server runs as the `mysql`
+// user, as the package's own server does.
+func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	bin, installDB, err := FindMariaDB()
+	if err != nil {
+		return nil, err
+	}
+	cred, uid, gid, err := credentialOf("mysql", "apt-get install mariadb-server")
+	if err != nil {
+		return nil, err
+	}
+	ReapStale(logf)
+	base, err := os.MkdirTemp("", mariadbPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("create server directory: %w", err)
+	}
+	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: sinkDirs{base: base, cred: cred, log: logf}}
+	ok := false
+	defer func() {
+		if !ok {
+			m.Stop()
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(base, uid, gid); err != nil {
+			return nil, fmt.Errorf("hand server directory to the mysql user: %w", err)
+		}
+	}
+	if m.port, err = freePort(); err != nil {
+		return nil, err
+	}
+	m.options = map[string]string{
+		"datadir":      m.dataDir,
+		"socket":       m.Socket(),
+		"port":         strconv.Itoa(m.port),
+		"bind_address": "127.0.0.1",
+		"pid_file":     filepath.Join(base, "mariadbd.pid"),
+		"log_error":    m.ErrorLog(),
+	}
+	maps.Copy(m.options, mariadbSettings)
+	maps.Copy(m.options, opts.Settings)
+	if err := m.writeOptions(); err != nil {
+		return nil, err
+	}
+	logf("mariadb-install-db %s", m.dataDir)
+	install := exec.CommandContext(ctx, installDB, "--defaults-file="+m.optionFile(), "--auth-root-authentication-method=normal",
+		"--skip-test-db", "--skip-name-resolve")
+	install.Dir = base
+	install.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	if out, err := install.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("mariadb-install-db: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	if err := m.start(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	logf("mariadb running on 127.0.0.1:%d and %s", m.port, m.Socket())
+	return m, nil
+}
+
+// credentialOf says which OS user a server runs as: the current one, or
+// name when the current one is root (install says what creates it).
+func credentialOf(name, install string) (*syscall.Credential, int, int, error) {
+	if os.Geteuid() != 0 {
+		return nil, os.Geteuid(), os.Getegid(), nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("running as root needs the unprivileged user `%s` to run the server (created by %s): %w", name, install, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
+}
+
+func (m *MariaDB) optionFile() string { return filepath.Join(m.base, "my.cnf") }
+
+// writeOptions writes the option file the server starts with.
+func (m *MariaDB) writeOptions() error {
+	var b strings.Builder
+	b.WriteString("# obsbench managed server\n[mariadbd]\n")
+	for _, k := range slices.Sorted(maps.Keys(m.options)) {
+		fmt.Fprintf(&b, "%s = %s\n", strings.ReplaceAll(k, "_", "-"), m.options[k])
+	}
+	return os.WriteFile(m.optionFile(), []byte(b.String()), 0o644)
+}
+
+// SetOption sets a startup option (value nil: removes it) for the next
+// start: how options that only a restart changes, such as
+// performance_schema, are applied on a managed server.
+func (m *MariaDB) SetOption(name string, value *string) error {
+	if value == nil {
+		delete(m.options, name)
+		if v, ok := mariadbSettings[name]; ok {
+			m.options[name] = v
+		}
+	} else {
+		m.options[name] = *value
+	}
+	return m.writeOptions()
+}
+
+// Option is a startup option's value in the option file, if set there.
+func (m *MariaDB) Option(name string) (string, bool) {
+	v, ok := m.options[name]
+	return v, ok
+}
+
+// DSN is a go-sql-driver/mysql DSN for database db over the unix socket.
+func (m *MariaDB) DSN(db string) string {
+	return fmt.Sprintf("root@unix(%s)/%s", m.Socket(), db)
+}
+
+// Socket is the server's unix socket.
+func (m *MariaDB) Socket() string { return filepath.Join(m.base, "mariadbd.sock") }
+
+// Port is the TCP port on 127.0.0.1.
+func (m *MariaDB) Port() int { return m.port }
+
+// ErrorLog is the server's error log.
+func (m *MariaDB) ErrorLog() string { return filepath.Join(m.base, "error.log") }
+
+// PID is the server's process id.
+func (m *MariaDB) PID() (int, error) {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return 0, errors.New("mariadb is not running")
+	}
+	return m.cmd.Process.Pid, nil
+}
+
+// ServerFaults counts the writes its slow directories refused.
+func (m *MariaDB) ServerFaults() (int64, string) { return m.refused() }
+
+// start runs mariadbd in its own process group (a Ctrl-C reaches obsbench
+// only, which reverts first and then stops the server) and waits until it
+// accepts connections on its socket.
+func (m *MariaDB) start(ctx context.Context) error {
+	cmd := exec.Command(m.bin, "--defaults-file="+m.optionFile())
+	cmd.Dir = m.base
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.cred}
+	if len(m.mounts) > 0 {
+		slowfs.CloseFuseOnExec()
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start mariadbd: %w", err)
+	}
+	m.cmd, m.exited = cmd, make(chan struct{})
+	go func(done chan struct{}) { cmd.Wait(); close(done) }(m.exited)
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := dialUnix(m.Socket()); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-m.exited:
+			return fmt.Errorf("mariadbd exited at start\nerror log:\n%s", m.logTail())
+		case <-ctx.Done():
+			m.stop()
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	m.stop()
+	return fmt.Errorf("mariadbd did not accept connections within 120s\nerror log:\n%s", m.logTail())
+}
+
+// stop shuts the server down: SIGTERM is MariaDB's normal shutdown; after
+// 60 s it is killed (the server is disposable).
+func (m *MariaDB) stop() error {
+	if m.cmd == nil {
+		return nil
+	}
+	defer func() { m.cmd = nil }()
+	select {
+	case <-m.exited:
+		return nil
+	default:
+	}
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-m.exited:
+		return nil
+	case <-time.After(60 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-m.exited
+		return errors.New("mariadbd did not shut down within 60s; killed")
+	}
+}
+
+// Restart stops the server and starts it again with the option file as it
+// is now, which is how options such as performance_schema change.
+func (m *MariaDB) Restart(ctx context.Context) error {
+	if err := m.stop(); err != nil {
+		return err
+	}
+	return m.start(ctx)
+}
+
+// Stop shuts the server down and removes its directory. It is safe to call
+// more than once and on a partly started server.
+func (m *MariaDB) Stop() error {
+	if m.base == "" {
+		return nil
+	}
+	err := m.stop()
+	if mErr := m.closeMounts(); mErr != nil && err == nil {
+		err = mErr
+	}
+	if rmErr := os.RemoveAll(m.base); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	m.base = ""
+	return err
+}
+
+func (m *MariaDB) logTail() string {
+	b, err := os.ReadFile(m.ErrorLog())
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return strings.Join(lines, "\n")
+}

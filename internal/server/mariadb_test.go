@@ -1,0 +1,91 @@
+package server_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+func TestMariaDBStartRestartStop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})
+	if err != nil {
+		t.Fatalf("StartMariaDB: %v", err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			m.Stop()
+		}
+	}()
+	query := func(dsn, q string) string {
+		t.Helper()
+		db, err := sql.Open("mysql", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var v string
+		if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
+			t.Fatalf("%s on %s: %v", q, dsn, err)
+		}
+		return v
+	}
+	// Reachable on the socket and on loopback TCP, as root, with the
+	// benchmark's buffer pool and performance_schema off.
+	for _, dsn := range []string{m.DSN("mysql"), "root@tcp(127.0.0.1:" + strconv.Itoa(m.Port()) + ")/mysql"} {
+		if got := query(dsn, "SELECT CONCAT(@@innodb_buffer_pool_size, ' ', @@performance_schema, ' ', @@bind_address)"); got != "268435456 OFF 127.0.0.1" {
+			t.Errorf("buffer pool, performance_schema, bind address = %q", got)
+		}
+	}
+	pid, err := m.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 && processUID(t, pid) == "0" {
+		t.Errorf("mariadbd %d runs as root", pid)
+	}
+
+	// A startup option takes effect with a restart, and is gone after it
+	// is removed and the server restarted again.
+	on := "ON"
+	if err := m.SetOption("performance_schema", &on); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restart(ctx); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if got := query(m.DSN("mysql"), "SELECT @@performance_schema"); got != "1" {
+		t.Errorf("performance_schema after restart = %s, want 1", got)
+	}
+	if err := m.SetOption("performance_schema", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restart(ctx); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if got := query(m.DSN("mysql"), "SELECT @@performance_schema"); got != "0" {
+		t.Errorf("performance_schema after removing the option = %s, want 0", got)
+	}
+
+	base := filepath.Dir(m.Socket())
+	if err := m.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	if _, err := os.Stat(base); !os.IsNotExist(err) {
+		t.Errorf("server directory %s still exists after Stop", base)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+		t.Errorf("mariadbd %d still running after Stop", pid)
+	}
+}
