@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // passwordField matches password=... in a libpq keyword/value string,
@@ -13,6 +15,14 @@ var passwordField = regexp.MustCompile(`(?i)\bpassword\s*=\s*('([^'\\]|\\.)*'|\S
 // redactDSN removes the password from a DSN, in either form, so that it
 // can be printed, logged or journaled.
 func redactDSN(dsn string) string {
+	if isMySQLDSN(dsn) {
+		cfg, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return "(unparsable DSN)"
+		}
+		cfg.Passwd = ""
+		return cfg.FormatDSN()
+	}
 	if strings.Contains(dsn, "://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
@@ -29,4 +39,10 @@ func redactDSN(dsn string) string {
 		return u.String()
 	}
 	return strings.TrimSpace(passwordField.ReplaceAllString(dsn, ""))
+}
+
+// isMySQLDSN tells a go-sql-driver/mysql DSN (user:pw@tcp(host:3306)/db)
+// from libpq's forms.
+func isMySQLDSN(dsn string) bool {
+	return !strings.Contains(dsn, "://") && strings.Contains(dsn, "@") && strings.Contains(dsn, "(")
 }

@@ -10,6 +10,8 @@ func TestRedactDSN(t *testing.T) {
 		{"postgres://u:s3cret@db:5432/x?sslmode=disable", "postgres://u@db:5432/x?sslmode=disable"},
 		{"postgresql://db/x?password=s3cret&sslmode=disable", "postgresql://db/x?sslmode=disable"},
 		{"host=db user=u", "host=db user=u"},
+		{"root:s3cret@tcp(127.0.0.1:3306)/obsbench", "root@tcp(127.0.0.1:3306)/obsbench"},
+		{"root@unix(/run/mysqld/mysqld.sock)/obsbench", "root@unix(/run/mysqld/mysqld.sock)/obsbench"},
 	}
 	for _, tt := range tests {
 		if got := redactDSN(tt.in); got != tt.want {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -81,8 +82,8 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 func checkEngine(engine string) error {
-	if engine != "postgres" {
-		return usagef("--engine %q is not supported yet; valid: postgres", engine)
+	if !slices.Contains(observer.Engines, engine) {
+		return usagef("--engine %q is not supported; valid: %s", engine, strings.Join(observer.Engines, ", "))
 	}
 	return nil
 }

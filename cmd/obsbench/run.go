@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
@@ -78,8 +79,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, error) {
 	var f runFlags
 	fs := flag.NewFlagSet("obsbench run", flag.ContinueOnError)
-	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres")
-	fs.StringVar(&f.dsn, "dsn", "", "external server to measure (libpq connection string or URL); default: a managed server started from the local binaries")
+	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres or mariadb")
+	fs.StringVar(&f.dsn, "dsn", "", "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database); default: a managed server started from the local binaries")
 	fs.StringVar(&f.workload, "workload", "credit-top1", "workload to run")
 	fs.StringVar(&f.observers, "observers", "", "comma-separated observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')")
 	fs.StringVar(&f.observerFile, "observer-file", "", "YAML file with more observers (same schema as the catalog)")
@@ -126,6 +127,9 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	var err error
 	if c.wl, err = workload.Lookup(f.workload); err != nil {
 		return c, usageError{err}
+	}
+	if !c.wl.RunsOn(f.engine) {
+		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), f.engine)
 	}
 	if c.ds, err = dataset.Lookup(c.wl.Dataset); err != nil {
 		return c, err
@@ -221,7 +225,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (*result.Summary, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 
-	target, tgt, stop, err := openTarget(ctx, c.dsn, logf)
+	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, logf)
 	if err != nil {
 		return nil, err
 	}

@@ -87,9 +87,28 @@ func (t managedTarget) Reset(ctx context.Context) error { return t.managed.Resta
 // own in the DSN's database, never the user's tables.
 const externalSchema = "obsbench"
 
-// openTarget connects to the --dsn server, or starts a managed one when dsn
-// is empty. stop stops a managed server (and is a no-op otherwise).
-func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
+// dbTarget is a server under test as the commands use it, whatever its
+// engine.
+type dbTarget interface {
+	experiment.Target
+	Load(ctx context.Context, d dataset.Dataset) error
+	Setup(ctx context.Context, stmts []string) error
+	Version(ctx context.Context) (string, error)
+}
+
+// openTarget connects to the --dsn server of engine, or starts a managed
+// one when dsn is empty. It returns the server, the same as the runner
+// should use it (with a Reset on managed servers), and what stops it.
+func openTarget(ctx context.Context, engine, dsn string, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
+	if engine == "mariadb" {
+		return openMariaDB(ctx, dsn, logf)
+	}
+	t, tgt, stop, err := openPostgres(ctx, dsn, logf)
+	return t, tgt, stop, err
+}
+
+// openPostgres is openTarget for PostgreSQL.
+func openPostgres(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
 	if dsn != "" {
 		if err := (postgres.New(dsn, postgres.Options{})).Ping(ctx); err != nil {
 			return pgTarget{}, nil, nil, usagef("--dsn: %v (%s)", err, redactDSN(dsn))
@@ -132,7 +151,7 @@ func openTarget(ctx context.Context, dsn string, logf func(string, ...any)) (pgT
 }
 
 // prepareData loads the workload's dataset and runs its set-up.
-func prepareData(ctx context.Context, t pgTarget, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
+func prepareData(ctx context.Context, t dbTarget, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
 	logf("loading dataset %s", ds.Name)
 	if err := t.Load(ctx, ds); err != nil {
 		return err

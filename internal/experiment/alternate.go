@@ -209,10 +209,5 @@ func checkEvents(ctx context.Context, cfg Config, sw *switcher) (_ *result.Event
 	if err != nil {
 		return &result.Events{Error: "check run: " + err.Error()}, nil
 	}
-	n, err := events.Count(ctx)
-	ev := &result.Events{Recorded: n, Executed: res.Executed}
-	if err != nil {
-		ev.Error = err.Error()
-	}
-	return ev, nil
+	return countEvents(ctx, events, res.Executed), nil
 }

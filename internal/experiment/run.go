@@ -82,6 +82,32 @@ type EventCounter interface {
 	Count(ctx context.Context) (int64, error)
 }
 
+// LostCounter is an EventCounter that also reads the engine's own count of
+// events it failed to record since it was started; ok is false when the
+// observer has no such counter.
+type LostCounter interface {
+	EngineLost(ctx context.Context) (n int64, ok bool, err error)
+}
+
+// countEvents compares what events recorded with the statements executed.
+func countEvents(ctx context.Context, events EventCounter, executed int64) *result.Events {
+	n, err := events.Count(ctx)
+	ev := &result.Events{Recorded: n, Executed: executed}
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	if lc, ok := events.(LostCounter); ok {
+		lost, has, err := lc.EngineLost(ctx)
+		switch {
+		case err != nil && ev.Error == "":
+			ev.Error = "engine's lost-event counter: " + err.Error()
+		case has:
+			ev.EngineLost = &lost
+		}
+	}
+	return ev
+}
+
 // Config is one experiment.
 type Config struct {
 	Target    Target
@@ -289,11 +315,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		r.Error = "cpu: " + cpu.Err.Error()
 	}
 	if events != nil {
-		n, err := events.Count(ctx)
-		r.Events = &result.Events{Recorded: n, Executed: res.Executed}
-		if err != nil {
-			r.Events.Error = err.Error()
-		}
+		r.Events = countEvents(ctx, events, res.Executed)
 	}
 	if f := faults(); f != "" && r.Error == "" {
 		r.Error = f

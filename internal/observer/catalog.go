@@ -136,7 +136,7 @@ var (
 )
 
 // Engines observers may be defined for.
-var Engines = []string{"postgres"}
+var Engines = []string{"postgres", "mariadb"}
 
 // validate checks one entry; the returned error names the offending field
 // so that the parser can point at its line.
@@ -193,8 +193,20 @@ func validate(o Observer) (field string, err error) {
 			if ev.Query == "" {
 				return "events", errors.New("events with source sql need query: (returning one number)")
 			}
+			if (ev.Mark != "") != strings.Contains(ev.Query, MarkPlaceholder) {
+				return "events", fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
+			}
 		default:
 			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL)
+		}
+		if ev.Mark != "" && ev.Source != SourceSQL {
+			return "events", errors.New("events mark: is for source sql")
+		}
+		if ev.FileSetting != "" && ev.Source != SourceServerLog {
+			return "events", errors.New("events file_setting: is for source server-log")
+		}
+		if ev.FileSetting != "" && !settingRE.MatchString(ev.FileSetting) {
+			return "events", fmt.Errorf("events file_setting %q is not a server setting name", ev.FileSetting)
 		}
 		if ev.Source == SourceStream && (o.Sink == nil || o.Sink.Kind != SinkStream) {
 			return "events", errors.New("events source stream counts what a stream sink delivered: it needs sink: {kind: stream}")

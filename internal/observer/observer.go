@@ -82,7 +82,25 @@ type EventCounter struct {
 	Source string `yaml:"source" json:"source"`
 	Match  string `yaml:"match" json:"match,omitempty"`
 	Query  string `yaml:"query" json:"query,omitempty"`
+	// FileSetting names the server setting that holds the path of the
+	// file the events go to (source server-log), for engines whose logs
+	// are files rather than a directory (MariaDB's general_log_file).
+	// Files rotated away from it count too.
+	FileSetting string `yaml:"file_setting" json:"file_setting,omitempty"`
+	// Mark, for source sql, is a query run when the run starts; its one
+	// value replaces "{{mark}}" in Query, whose value at the end is then
+	// the count itself, not a difference. For a ring buffer, where old
+	// events are overwritten: the mark is a high-water mark of what was
+	// there before the run.
+	Mark string `yaml:"mark" json:"mark,omitempty"`
+	// Lost is a query returning the engine's own counter of events it
+	// could not record (MariaDB's Server_audit_writes_failed); its growth
+	// over the run is reported beside the count.
+	Lost string `yaml:"lost" json:"lost,omitempty"`
 }
+
+// MarkPlaceholder stands for the value of an event counter's Mark query.
+const MarkPlaceholder = "{{mark}}"
 
 // PackageFor is the package that provides r for a server of major version
 // major.

@@ -139,3 +139,17 @@ func validateSink(o Observer) error {
 	}
 	return fmt.Errorf("sink kind %q is not one of %s, %s", s.Kind, SinkStream, SinkSlowDir)
 }
+
+// WithSinkDir returns o with SinkDirPlaceholder in its settings replaced
+// by dir, the slow directory a host provides.
+func (o Observer) WithSinkDir(dir string) Observer {
+	if o.Settings == nil {
+		return o
+	}
+	settings := make(map[string]string, len(o.Settings))
+	for k, v := range o.Settings {
+		settings[k] = strings.ReplaceAll(v, SinkDirPlaceholder, dir)
+	}
+	o.Settings = settings
+	return o
+}

@@ -78,6 +78,10 @@ type Phase struct {
 type Events struct {
 	Recorded int64 `json:"recorded"`
 	Executed int64 `json:"executed"`
+	// EngineLost is the growth of the engine's own counter of events it
+	// could not record (MariaDB's Server_audit_writes_failed); nil when
+	// the observer has none.
+	EngineLost *int64 `json:"engine_lost,omitempty"`
 	// Error says why events could not be counted (then Recorded is 0).
 	Error string `json:"error,omitempty"`
 }

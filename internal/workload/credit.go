@@ -46,6 +46,7 @@ func init() {
 		Description:    "credit-top1 plus a server function whose work per statement obsbench's calibration observer sets",
 		Dataset:        "credit",
 		Tag:            "obsbench-credit-top1-calibrated",
+		Engines:        []string{"postgres"}, // plpgsql
 		DefaultClients: 16,
 		Setup: []string{
 			"CREATE TABLE IF NOT EXISTS obsbench_calibration (loops int NOT NULL)",

@@ -45,6 +45,10 @@ type Meta struct {
 	// Setup are statements run once after the dataset is loaded (each must
 	// be safe to run again): objects the workload's statements use.
 	Setup []string
+	// Engines, if set, are the only engines whose SQL dialect the
+	// workload's statements and set-up are written in; empty: every engine
+	// (portable SQL).
+	Engines []string
 	// DefaultClients is the number of sessions when the user gives none.
 	DefaultClients int
 	New            func() Workload
@@ -76,4 +80,17 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// RunsOn says whether the workload's SQL runs on engine.
+func (m Meta) RunsOn(engine string) bool {
+	if len(m.Engines) == 0 {
+		return true
+	}
+	for _, e := range m.Engines {
+		if e == engine {
+			return true
+		}
+	}
+	return false
 }

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"maps"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -40,15 +38,10 @@ func (e *SinkError) Error() string {
 
 // withSinkDir returns o's settings with the sink directory filled in.
 func (s *Server) withSinkDir(o observer.Observer) observer.Observer {
-	if s.host == nil || o.Settings == nil {
+	if s.host == nil {
 		return o
 	}
-	settings := maps.Clone(o.Settings)
-	for k, v := range settings {
-		settings[k] = strings.ReplaceAll(v, observer.SinkDirPlaceholder, s.host.SinkDir())
-	}
-	o.Settings = settings
-	return o
+	return o.WithSinkDir(s.host.SinkDir())
 }
 
 // openSink sets up o's sink before its settings are applied, and records in

@@ -1,0 +1,240 @@
+package mariadb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// ErrNotCollected means the observer's events cannot be counted here, e.g.
+// its log file is on another machine.
+var ErrNotCollected = errors.New("events not collected")
+
+// EventCount counts the events an applied observer records during a run.
+type EventCount struct {
+	s       *Server
+	counter observer.EventCounter
+	tag     string
+	path    string           // the log file; rotated files are path.N
+	offsets map[uint64]int64 // inode -> size at the start: a rotated file keeps its inode
+	before  int64            // sql: the counter at the start
+	mark    string           // sql with mark: the mark's value
+	lost0   int64
+}
+
+// StartEvents begins counting the events of a's observer for statements
+// carrying tag. It returns nil when the observer records no events.
+func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+	if a.obs.Events == nil {
+		return nil, nil
+	}
+	e := &EventCount{s: a.s, counter: *a.obs.Events, tag: tag}
+	var err error
+	if e.counter.Lost != "" {
+		if e.lost0, err = a.s.countSQL(ctx, e.counter.Lost); err != nil {
+			return nil, err
+		}
+	}
+	switch e.counter.Source {
+	case observer.SourceServerLog:
+		if e.path, err = a.s.logFile(ctx, e.counter.FileSetting); err != nil {
+			return nil, err
+		}
+		e.offsets, err = e.sizes()
+		return e, err
+	case observer.SourceSQL:
+		if e.counter.Mark != "" {
+			n, err := a.s.countSQL(ctx, e.counter.Mark)
+			e.mark = strconv.FormatInt(n, 10)
+			return e, err
+		}
+		e.before, err = a.s.countSQL(ctx, e.query())
+		return e, err
+	}
+	return nil, fmt.Errorf("events source %q is not available on mariadb", e.counter.Source)
+}
+
+func (e *EventCount) query() string {
+	q := strings.ReplaceAll(e.counter.Query, "{{tag}}", e.tag)
+	return strings.ReplaceAll(q, observer.MarkPlaceholder, e.mark)
+}
+
+// Count returns the events recorded since StartEvents. For a log file it
+// first waits until the file stops growing: the server writes each event
+// before the statement completes, but a slow device may still be busy.
+func (e *EventCount) Count(ctx context.Context) (int64, error) {
+	if e.counter.Source == observer.SourceSQL {
+		n, err := e.s.countSQL(ctx, e.query())
+		if e.counter.Mark == "" {
+			n -= e.before
+		}
+		return n, err
+	}
+	if err := waitStable(ctx, e.sizes); err != nil {
+		return 0, err
+	}
+	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
+	if err != nil {
+		return 0, err
+	}
+	files, err := e.files()
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, f := range files {
+		n, err := countMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// EngineLost is the growth of the observer's lost-events counter.
+func (e *EventCount) EngineLost(ctx context.Context) (int64, bool, error) {
+	if e.counter.Lost == "" {
+		return 0, false, nil
+	}
+	n, err := e.s.countSQL(ctx, e.counter.Lost)
+	return n - e.lost0, err == nil, err
+}
+
+func (s *Server) countSQL(ctx context.Context, query string) (int64, error) {
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	var n float64
+	if err := conn.QueryRowContext(ctx, query).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count events with %q: %w", query, err)
+	}
+	return int64(n), nil
+}
+
+// logFile is the absolute path the server setting names, if the file is
+// on this machine.
+func (s *Server) logFile(ctx context.Context, setting string) (string, error) {
+	if setting == "" {
+		return "", errors.New("a server-log event counter on mariadb needs file_setting: (e.g. general_log_file)")
+	}
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	var data, path string
+	if err := conn.QueryRowContext(ctx, "SELECT @@datadir, @@GLOBAL."+setting).Scan(&data, &path); err != nil {
+		return "", fmt.Errorf("find the file of %s: %w", setting, err)
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(data, path)
+	}
+	if _, err := os.Stat(data); err != nil {
+		return "", fmt.Errorf("%w: data directory %s is not on this machine", ErrNotCollected, data)
+	}
+	return path, nil
+}
+
+type logFile struct {
+	path  string
+	inode uint64
+	size  int64
+}
+
+// files are the log file and those rotated away from it (path.1, ...).
+func (e *EventCount) files() ([]logFile, error) {
+	matches, err := filepath.Glob(e.path + "*")
+	if err != nil {
+		return nil, err
+	}
+	var out []logFile
+	for _, m := range matches {
+		if m != e.path && !rotatedRE.MatchString(strings.TrimPrefix(m, e.path)) {
+			continue
+		}
+		info, err := os.Stat(m)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, logFile{path: m, inode: info.Sys().(*syscall.Stat_t).Ino, size: info.Size()})
+	}
+	return out, nil
+}
+
+var rotatedRE = regexp.MustCompile(`^\.[0-9]+$`)
+
+func (e *EventCount) sizes() (map[uint64]int64, error) {
+	files, err := e.files()
+	out := map[uint64]int64{}
+	for _, f := range files {
+		out[f.inode] = f.size
+	}
+	return out, err
+}
+
+// waitStable waits until the files have not grown for 300 ms (at most
+// 30 s).
+func waitStable(ctx context.Context, sizesNow func() (map[uint64]int64, error)) error {
+	var last int64 = -1
+	stable := 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		sizes, err := sizesNow()
+		if err != nil {
+			return err
+		}
+		var sum int64
+		for _, n := range sizes {
+			sum += n
+		}
+		if sum == last {
+			if stable++; stable >= 3 {
+				return nil
+			}
+		} else {
+			stable, last = 0, sum
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return errors.New("log file kept growing for 30s after the run")
+}
+
+// countMatches counts lines from offset on that contain tag and match re.
+func countMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var n int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, tag) && re.Match(line) {
+			n++
+		}
+	}
+	return n, sc.Err()
+}

@@ -1,0 +1,82 @@
+package mariadb
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Session is one client session of the driver: a connection of
+// go-sql-driver/mysql used at its driver level, without database/sql's
+// pool, whose locking and conversions would cost driver CPU per statement.
+// Statements are server-side prepared statements (binary protocol).
+type Session struct {
+	conn driver.Conn
+}
+
+// Connect opens a driver session on the dataset database.
+func (s *Server) Connect(ctx context.Context) (*Session, error) {
+	c, err := mysql.NewConnector(s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := c.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to mariadb: %w", err)
+	}
+	return &Session{conn: conn}, nil
+}
+
+// Prepare prepares sql on the server (COM_STMT_PREPARE).
+func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
+	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", sql, err)
+	}
+	return &stmt{st: st.(stmtQueryer)}, nil
+}
+
+// Close ends the session (COM_QUIT).
+func (c *Session) Close(context.Context) error { return c.conn.Close() }
+
+type stmtQueryer interface {
+	driver.Stmt
+	driver.StmtQueryContext
+}
+
+type stmt struct {
+	st   stmtQueryer
+	dest []driver.Value
+	args []driver.NamedValue
+}
+
+// Exec executes the statement (COM_STMT_EXECUTE) and reads every row.
+func (s *stmt) Exec(ctx context.Context, args ...any) error {
+	s.args = s.args[:0]
+	for i, a := range args {
+		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: a})
+	}
+	rows, err := s.st.QueryContext(ctx, s.args)
+	if err != nil {
+		return err
+	}
+	if n := len(rows.Columns()); cap(s.dest) < n {
+		s.dest = make([]driver.Value, n)
+	}
+	dest := s.dest[:len(rows.Columns())]
+	for {
+		if err := rows.Next(dest); err != nil {
+			if errors.Is(err, io.EOF) {
+				return rows.Close()
+			}
+			rows.Close()
+			return err
+		}
+	}
+}
