@@ -1,0 +1,258 @@
+package mariadb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// newManaged starts a managed MariaDB with the credit dataset loaded, and
+// returns the engine on it with restarts and sinks.
+func newManaged(t *testing.T) (*mariadb.Server, *server.MariaDB) {
+	t.Helper()
+	m := servertest.MariaDB(t, nil)
+	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Startup: m, Host: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := dataset.Lookup("credit")
+	if err := s.Load(context.Background(), d); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return s, m
+}
+
+// query runs a one-value query on the server.
+func query(t *testing.T, m *server.MariaDB, q string, args ...any) string {
+	t.Helper()
+	db, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v sql.NullString
+	if err := db.QueryRow(q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v.String
+}
+
+func TestCatalogAppliesAndReverts(t *testing.T) {
+	ctx := context.Background()
+	s, m := newManaged(t)
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := cat.All("mariadb")
+	if len(all) < 10 {
+		t.Fatalf("%d mariadb observers in the catalog; want at least 10", len(all))
+	}
+	for _, o := range all {
+		t.Run(o.Name, func(t *testing.T) {
+			before, err := s.Settings(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := s.Apply(ctx, o)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			for _, name := range o.SettingNames() {
+				got := query(t, m, "SELECT @@GLOBAL."+name)
+				want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, m.SinkDir())
+				if !sameSetting(got, want) {
+					t.Errorf("after Apply %s = %q; want %q", name, got, want)
+				}
+			}
+			for _, p := range o.Extensions {
+				if n := query(t, m, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", p+".so"); n != "1" {
+					t.Errorf("plugin %s not installed", p)
+				}
+			}
+			if err := a.Revert(ctx); err != nil {
+				t.Fatalf("Revert: %v", err)
+			}
+			after, err := s.Settings(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("after Revert %s = %q; want %q", k, after[k], v)
+				}
+			}
+			for k, v := range after {
+				if _, ok := before[k]; !ok {
+					t.Errorf("after Revert %s = %q is new", k, v)
+				}
+			}
+			for _, p := range o.Extensions {
+				if n := query(t, m, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", p+".so"); n != "0" {
+					t.Errorf("plugin %s left installed", p)
+				}
+			}
+		})
+	}
+}
+
+// sameSetting compares a variable's value with a catalog value: booleans
+// read back as 1/0 or ON/OFF, numbers with decimals.
+func sameSetting(got, want string) bool {
+	if strings.EqualFold(got, want) || map[string]string{"1": "ON", "0": "OFF"}[got] == want {
+		return true
+	}
+	g, err1 := strconv.ParseFloat(got, 64)
+	w, err2 := strconv.ParseFloat(want, 64)
+	return err1 == nil && err2 == nil && g == w
+}
+
+func TestEventsRecordedEqualExecuted(t *testing.T) {
+	s, _ := newManaged(t)
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, _ := workload.Lookup("credit-top1")
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	counted := 0
+	for _, o := range cat.All("mariadb") {
+		if o.Events == nil {
+			continue
+		}
+		counted++
+		t.Run(o.Name, func(t *testing.T) {
+			res, got, lost := runCounted(t, s, o, dial, wl)
+			if lost > 0 {
+				t.Errorf("the engine lost %d events", lost)
+			}
+			if strings.Contains(o.Name, "history") {
+				// A ring buffer of 10,000 events holds the newest: the
+				// workload's, and the sessions' Quit events.
+				if got > 10000 || got < min(res.Executed, 10000-10) {
+					t.Errorf("events in the ring = %d; want up to 10,000 and all but the sessions' quits of %d executed", got, res.Executed)
+				}
+				return
+			}
+			if got != res.Executed || got == 0 {
+				t.Errorf("events recorded = %d; want %d (statements executed)", got, res.Executed)
+			}
+		})
+	}
+	if counted < 6 {
+		t.Errorf("%d observers with event counters; want at least 6", counted)
+	}
+}
+
+// runCounted applies o, runs the workload for a second with 4 sessions,
+// counts o's events and the engine's lost events (-1: it has no counter),
+// and reverts it.
+func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, dial driver.Dialer, wl workload.Meta) (res driver.Result, got, lost int64) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := s.Apply(ctx, o)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	defer func() {
+		if err := a.Revert(ctx); err != nil {
+			t.Errorf("Revert: %v", err)
+		}
+	}()
+	ev, err := a.StartEvents(ctx, wl.Tag)
+	if err != nil || ev == nil {
+		t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+	}
+	res, err = driver.Run(ctx, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: time.Second}, dial, wl.New())
+	if err != nil {
+		t.Fatalf("driver.Run: %v", err)
+	}
+	if got, err = ev.Count(ctx); err != nil {
+		t.Fatalf("Count: %v", err)
+	}
+	lost, ok, err := ev.EngineLost(ctx)
+	if err != nil {
+		t.Fatalf("EngineLost: %v", err)
+	}
+	if !ok {
+		lost = -1
+	}
+	return res, got, lost
+}
+
+// A ring buffer far smaller than the run loses events, and the count says
+// so; a full audit device makes server_audit count failed writes in its
+// own lost-events counter.
+func TestLostEventsReported(t *testing.T) {
+	s, _ := newManaged(t)
+	wl, _ := workload.Lookup("credit-top1")
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	cat, _ := observer.Builtin()
+
+	t.Run("tiny ring buffer", func(t *testing.T) {
+		o, _ := cat.Lookup("mariadb", "perf-schema-statements-history")
+		o.Settings = map[string]string{"performance_schema": "ON", "performance_schema_events_statements_history_long_size": "100"}
+		res, got, _ := runCounted(t, s, o, dial, wl)
+		if got > 100 || got < 90 || res.Executed <= 1000 {
+			t.Errorf("ring of 100 holds %d events of %d executed; want 100 of over 1,000 (the rest lost)", got, res.Executed)
+		}
+	})
+	t.Run("audit device full", func(t *testing.T) {
+		o, _ := cat.Lookup("mariadb", "server-audit-file")
+		o.Sink = &observer.Sink{Kind: observer.SinkSlowDir, WriteDelay: "1us", Capacity: "64KiB"}
+		o.Settings["server_audit_file_path"] = observer.SinkDirPlaceholder + "/audit.log"
+		res, got, lost := runCounted(t, s, o, dial, wl)
+		if lost <= 0 || got >= res.Executed {
+			t.Errorf("audit on a full 64 KiB device: %d recorded of %d executed, Server_audit_writes_failed grew by %d; want records lost and counted", got, res.Executed, lost)
+		}
+		t.Logf("%d recorded of %d executed; Server_audit_writes_failed +%d", got, res.Executed, lost)
+	})
+}
+
+func TestSplitAndRestartRefused(t *testing.T) {
+	ctx := context.Background()
+	s, m := newManaged(t)
+	cat, _ := observer.Builtin()
+	for name, wantSwitched := range map[string]bool{
+		"general-log-file": true, "server-audit-file": true, "perf-schema-statements-history": true,
+		"slow-log-all": false, "perf-schema": false,
+	} {
+		o, _ := cat.Lookup("mariadb", name)
+		_, sw, err := s.Split(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(sw.Settings) > 0 || len(sw.EnableSQL) > 0; got != wantSwitched {
+			t.Errorf("%s: switchable = %v; want %v (switched: %v)", name, got, wantSwitched, sw.Settings)
+		}
+	}
+	// The same server as an external one: no restarts, no sinks.
+	ext, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := cat.Lookup("mariadb", "perf-schema")
+	var re *mariadb.RestartError
+	if err := ext.Check(ctx, o); !errors.As(err, &re) {
+		t.Errorf("Check(perf-schema) on an external server = %v; want a RestartError", err)
+	}
+	o, _ = cat.Lookup("mariadb", "general-log-file-slow")
+	var se *mariadb.SinkError
+	if err := ext.Check(ctx, o); !errors.As(err, &se) {
+		t.Errorf("Check(general-log-file-slow) on an external server = %v; want a SinkError", err)
+	}
+}
