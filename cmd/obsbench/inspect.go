@@ -8,14 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench inspect", flag.ContinueOnError)
-	engine := fs.String("engine", "postgres", "database engine: postgres")
-	dsn := fs.String("dsn", "", "server to inspect (libpq connection string or URL); default: libpq's defaults (PGHOST, PGPORT, PGUSER, ... or the local socket)")
+	engine := fs.String("engine", "postgres", "database engine: postgres or mariadb")
+	dsn := fs.String("dsn", "", "server to inspect (postgres: libpq connection string or URL, default libpq's defaults: PGHOST, PGPORT, PGUSER, ... or the local socket; mariadb: user:password@tcp(host:3306)/ or user@unix(/path/to/socket)/, default root@unix(/run/mysqld/mysqld.sock)/)")
 	results := fs.String("results", "", "an obsbench results directory (with summary.json): show the overhead measured for each observer found")
 	file := fs.String("observer-file", "", "YAML file with more observers to look for (same schema as the catalog)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -38,6 +40,9 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		for _, c := range sum.Conditions {
 			measured[c.Name] = c
 		}
+	}
+	if *engine == "mariadb" {
+		return inspectMariaDB(ctx, stdout, *dsn, cat.All(*engine), measured, sum)
 	}
 	srv := postgres.New(*dsn, postgres.Options{})
 	in, err := srv.Inspect(ctx, cat.All(*engine))
@@ -102,4 +107,48 @@ func describeDSN(dsn string) string {
 		return "libpq defaults"
 	}
 	return redactDSN(dsn)
+}
+
+// inspectMariaDB is inspect for --engine mariadb.
+func inspectMariaDB(ctx context.Context, w io.Writer, dsn string, candidates []observer.Observer, measured map[string]result.ConditionSummary, sum result.Summary) error {
+	if dsn == "" {
+		dsn = "root@unix(/run/mysqld/mysqld.sock)/"
+	}
+	srv, err := mariadb.New(dsn, mariadb.Options{})
+	if err != nil {
+		return usagef("--dsn: %v", err)
+	}
+	in, err := srv.Inspect(ctx, candidates)
+	if err != nil {
+		return fmt.Errorf("inspect %s: %w", redactDSN(dsn), err)
+	}
+	fmt.Fprintf(w, "observers on mariadb %s (%s)\n\n", in.Version, redactDSN(dsn))
+	fmt.Fprintln(w, "catalog observers in force:")
+	if len(in.Observers) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, name := range in.Observers {
+		line := "  " + name
+		if measured != nil {
+			line += "  " + overheadNote(measured, name, sum)
+		}
+		fmt.Fprintln(w, line)
+	}
+	var settings []string
+	for _, s := range in.Settings {
+		settings = append(settings, fmt.Sprintf("%s = %s  (%s)", s.Name, s.Value, strings.ToLower(s.Source)))
+	}
+	section(w, "observing variables (not at their defaults)", settings)
+	section(w, "audit, response-time and semi-sync plugins", in.Plugins)
+	consumers := in.Consumers
+	if consumers == nil {
+		consumers = []string{"performance_schema is off"}
+	} else {
+		consumers = append(consumers, fmt.Sprintf("(%d instruments enabled)", in.Instruments))
+	}
+	section(w, "performance_schema consumers enabled", consumers)
+	section(w, "replication", in.Replication)
+	section(w, "lost-event counters above zero", in.Lost)
+	fmt.Fprintln(w, "\nnot visible from here: SET SESSION inside other sessions, performance_schema setup_actors and setup_objects filters")
+	return nil
 }

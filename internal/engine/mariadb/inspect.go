@@ -16,7 +16,9 @@ type Inspection struct {
 	// Settings are the observing variables that differ from their
 	// defaults, with where the value came from (GLOBAL_VALUE_ORIGIN).
 	Settings []Setting
-	// Plugins are the audit and statistics plugins installed.
+	// Plugins are the audit, response-time and semi-sync plugins installed
+	// (userstat's statistics tables are built in; the variable userstat
+	// switches them).
 	Plugins []string
 	// Consumers are performance_schema's enabled consumers, Instruments
 	// how many of its instruments are enabled; empty when it is off.
@@ -79,7 +81,7 @@ func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (I
 		sql string
 	}{
 		{&in.Plugins, `SELECT CONCAT(PLUGIN_NAME, ' (', PLUGIN_TYPE, ', ', COALESCE(LOAD_OPTION, ''), ')') FROM information_schema.PLUGINS
-			WHERE PLUGIN_STATUS = 'ACTIVE' AND (PLUGIN_TYPE = 'AUDIT' OR PLUGIN_NAME LIKE 'QUERY\_RESPONSE%' OR PLUGIN_NAME LIKE '%STATISTICS' OR PLUGIN_NAME LIKE 'rpl\_semi%') ORDER BY 1`},
+			WHERE PLUGIN_STATUS = 'ACTIVE' AND (PLUGIN_TYPE = 'AUDIT' OR PLUGIN_NAME LIKE 'QUERY\_RESPONSE%' OR PLUGIN_NAME LIKE 'rpl\_semi%') ORDER BY 1`},
 		{&in.Replication, `SELECT CONCAT(VARIABLE_NAME, ' = ', VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS
 			WHERE VARIABLE_NAME IN ('RPL_SEMI_SYNC_MASTER_STATUS', 'RPL_SEMI_SYNC_MASTER_CLIENTS', 'SLAVES_CONNECTED') AND VARIABLE_VALUE NOT IN ('0', 'OFF') ORDER BY 1`},
 		{&in.Lost, `SELECT CONCAT(VARIABLE_NAME, ' = ', VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS

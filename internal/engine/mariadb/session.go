@@ -60,7 +60,11 @@ type stmt struct {
 func (s *stmt) Exec(ctx context.Context, args ...any) error {
 	s.args = s.args[:0]
 	for i, a := range args {
-		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: a})
+		v, err := driver.DefaultParameterConverter.ConvertValue(a)
+		if err != nil {
+			return fmt.Errorf("argument %d: %w", i+1, err)
+		}
+		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	rows, err := s.st.QueryContext(ctx, s.args)
 	if err != nil {

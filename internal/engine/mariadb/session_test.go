@@ -1,0 +1,48 @@
+package mariadb_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+)
+
+// The driver's session reads every row of a result, reports the server's
+// errors, and fails (does not hang or pass) once the server killed it.
+func TestSessionRowsErrorsAndKill(t *testing.T) {
+	ctx := context.Background()
+	s, m := newManaged(t)
+	sess, err := s.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	if _, err := sess.Prepare(ctx, "SELECT nosuchcolumn FROM member"); err == nil || !strings.Contains(err.Error(), "nosuchcolumn") {
+		t.Errorf("Prepare of a bad statement = %v; want the server's error naming the column", err)
+	}
+	st, err := sess.Prepare(ctx, "SELECT member_no FROM member WHERE member_no <= ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A result left unread would put the next command out of sync.
+	for range 3 {
+		if err := st.Exec(ctx, 5000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRow("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Sleep' AND DB = 'obsbench' ORDER BY ID LIMIT 1").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("KILL ?", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Exec(ctx, 1); err == nil {
+		t.Error("Exec on a killed session succeeded")
+	}
+}
