@@ -5,13 +5,32 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/observer"
 )
+
+// planner is what --dry-run asks of an engine: the statements it would
+// run, without running them.
+type planner interface {
+	Ping(ctx context.Context) error
+	PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, error)
+	PlanApply(ctx context.Context, o observer.Observer) (apply, revert []string, err error)
+}
 
 // dryRun prints what a run would change on the --dsn server, reading only.
 func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
-	srv := postgres.New(c.dsn, postgres.Options{Schema: externalSchema})
+	var srv planner = postgres.New(c.dsn, postgres.Options{Schema: externalSchema})
+	where := "schema"
+	if c.engine == "mariadb" {
+		m, err := mariadb.New(c.dsn, mariadb.Options{Database: externalSchema})
+		if err != nil {
+			return usagef("--dsn: %v", err)
+		}
+		srv, where = m, "database"
+	}
 	if err := srv.Ping(ctx); err != nil {
 		return usagef("--dsn: %v (%s)", err, redactDSN(c.dsn))
 	}
@@ -20,7 +39,7 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "dataset %s in schema %s:\n", c.ds.Name, externalSchema)
+	fmt.Fprintf(w, "dataset %s in %s %s:\n", c.ds.Name, where, externalSchema)
 	if len(load) == 0 {
 		fmt.Fprintln(w, "  already loaded; nothing to do")
 	}

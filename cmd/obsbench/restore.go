@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
 )
@@ -17,7 +18,7 @@ import (
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench restore", flag.ContinueOnError)
 	file := fs.String("journal", "", "journal to restore (default: every journal in "+journal.Dir()+" whose obsbench is no longer running)")
-	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's (which has no password: give one here, or in PGPASSWORD or ~/.pgpass)")
+	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's, which has no password: give one here (postgres: or in PGPASSWORD or ~/.pgpass)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			for i, p := range pending {
 				raws[i], seqs[i] = p.Change, p.Seq
 			}
-			needRestart, err := postgres.New(server, postgres.Options{}).Undo(ctx, raws)
+			needRestart, err := undo(ctx, server, raws)
 			if err != nil {
 				return fmt.Errorf("restore %s on %s: %w (the journal is kept; run restore again)", path, redactDSN(server), err)
 			}
@@ -74,4 +75,23 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "nothing to restore in %s\n", journal.Dir())
 	}
 	return nil
+}
+
+// undo undoes journaled changes with the engine that made them: MariaDB's
+// name their engine, PostgreSQL's (the first engine) do not.
+func undo(ctx context.Context, server string, changes []json.RawMessage) (needRestart []string, err error) {
+	var first struct {
+		Engine string `json:"engine"`
+	}
+	if len(changes) > 0 {
+		_ = json.Unmarshal(changes[0], &first)
+	}
+	if first.Engine == "mariadb" {
+		srv, err := mariadb.New(server, mariadb.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return nil, srv.Undo(ctx, changes)
+	}
+	return postgres.New(server, postgres.Options{}).Undo(ctx, changes)
 }

@@ -126,6 +126,8 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		"bind_address": "127.0.0.1",
 		"pid_file":     filepath.Join(base, "mariadbd.pid"),
 		"log_error":    m.ErrorLog(),
+		// Its own, not $TMPDIR, which the server's user may not write.
+		"tmpdir": base,
 	}
 	maps.Copy(m.options, mariadbSettings)
 	maps.Copy(m.options, opts.Settings)
@@ -138,7 +140,8 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	install.Dir = base
 	install.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	if out, err := install.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("mariadb-install-db: %w: %s", err, strings.TrimSpace(string(out)))
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
+		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, m.logTail())
 	}
 	if err := m.start(ctx); err != nil {
 		return nil, err

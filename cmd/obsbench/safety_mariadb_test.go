@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// externalMariaDB starts a MariaDB the way a user's would be: obsbench
+// does not manage it, and connects as a user with a password and every
+// privilege.
+func externalMariaDB(t *testing.T) (dsn string, settings func() map[string]string) {
+	t.Helper()
+	m := servertest.MariaDB(t, nil)
+	db, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, st := range []string{
+		"CREATE USER 'obs'@'localhost' IDENTIFIED BY '" + secret + "'",
+		"GRANT ALL PRIVILEGES ON *.* TO 'obs'@'localhost'",
+	} {
+		if _, err := db.Exec(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dsn = "obs:" + secret + "@unix(" + m.Socket() + ")/"
+	srv, err := mariadb.New(dsn, mariadb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn, func() map[string]string {
+		s, err := srv.Settings(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// obsbench killed with SIGKILL while a plugin and global variables are
+// changed on an external MariaDB: `obsbench restore` uninstalls the plugin
+// and sets every variable back, so that the whole list is as before.
+func TestMariaDBKillThenRestore(t *testing.T) {
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsn, settings := externalMariaDB(t)
+	before := settings()
+
+	cmd, out := startObsbench(t, state, "run", "--engine", "mariadb", "--dsn", dsn, "--allow-changes",
+		"--observers", "server-audit-file,general-log-file", "--method", "rounds", "--rounds", "3",
+		"--duration", "3s", "--warmup", "300ms", "--clients", "4", "--out", filepath.Join(tmp, "out"))
+	path := waitPending(t, state)
+	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("journaled changes never took effect\n%s", out)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if d := diffSettings(before, settings()); len(d) == 0 {
+		t.Fatalf("settings unchanged after the kill: the observer was reverted before the kill landed; rerun\n%s", out)
+	}
+
+	// The journal has no password: restore is given the DSN.
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"restore", "--dsn", dsn}, &stdout, &stderr); code != 0 {
+		t.Fatalf("restore: exit %d: %s %s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "undid ") {
+		t.Errorf("restore said %q; want the changes it undid", stdout.String())
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("after restore the global variables differ from before: %v", d)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("journal %s still there after a complete restore", path)
+	}
+	assertNoSecret(t, tmp, out.String()+stdout.String()+stderr.String())
+}
+
+func TestMariaDBDryRunChangesNothing(t *testing.T) {
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsn, settings := externalMariaDB(t)
+	before := settings()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--dsn", dsn, "--dry-run",
+		"--observers", "general-log-file,server-audit-file,perf-schema", "--out", filepath.Join(tmp, "out")}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"CREATE DATABASE `obsbench` CHARACTER SET utf8mb4 COMMENT", "INSERT INTO member ...",
+		"observer general-log-file, before each of its runs:\n  SET GLOBAL general_log = 'ON'",
+		"INSTALL SONAME 'server_audit'", "UNINSTALL SONAME 'server_audit'",
+		"observer perf-schema: cannot be applied here",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("global variables changed by a dry run: %v", d)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("a dry run wrote journals %v", left)
+	}
+	assertNoSecret(t, tmp, stdout.String()+stderr.String())
+}
