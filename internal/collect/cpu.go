@@ -90,9 +90,16 @@ type CPU struct {
 	Pct float64 `json:"pct"`
 }
 
-// ProcessCPU is the CPU time process pid has used so far, in seconds.
+// ProcessCPU is the CPU time process pid has used so far, in seconds. pid
+// may be a thread of a threaded server (MariaDB's session thread): then
+// its own time is read from its task entry, since /proc/TID/stat sums the
+// whole process.
 func ProcessCPU(pid int) (float64, error) {
-	st, err := readStat(strconv.Itoa(pid))
+	path := strconv.Itoa(pid)
+	if tgid := threadGroup(pid); tgid > 0 && tgid != pid {
+		path = strconv.Itoa(tgid) + "/task/" + path
+	}
+	st, err := readStat(path)
 	if err != nil {
 		return 0, err
 	}
@@ -106,4 +113,19 @@ func MachinePct(cpuSeconds, wallSeconds float64) float64 {
 		return 0
 	}
 	return 100 * cpuSeconds / (wallSeconds * float64(machineCPUs()))
+}
+
+// threadGroup is the process (Tgid) that thread id belongs to, 0 if unknown.
+func threadGroup(id int) int {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(id), "status"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("Tgid:")); ok {
+			n, _ := strconv.Atoi(string(bytes.TrimSpace(v)))
+			return n
+		}
+	}
+	return 0
 }

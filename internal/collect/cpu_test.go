@@ -1,7 +1,10 @@
 package collect_test
 
 import (
+	"os"
 	"os/exec"
+	"runtime"
+	"syscall"
 	"strconv"
 	"testing"
 	"time"
@@ -71,5 +74,36 @@ func TestSampler(t *testing.T) {
 	}
 	if _, err := collect.StartSampler(1 << 30); err == nil {
 		t.Error("StartSampler(no such pid) = nil error")
+	}
+}
+
+// A thread's CPU is its own, not its process's: an idle thread of a
+// process whose other thread spins has used next to none.
+func TestProcessCPUOfAThread(t *testing.T) {
+	idle := make(chan int)
+	release := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		idle <- syscall.Gettid()
+		<-release
+	}()
+	tid := <-idle
+	defer close(release)
+	// Go threads are reused: compare what each used during the spin.
+	whole0, err := collect.ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread0, err := collect.ProcessCPU(tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+	}
+	whole, _ := collect.ProcessCPU(os.Getpid())
+	thread, _ := collect.ProcessCPU(tid)
+	if whole-whole0 < 0.2 || thread-thread0 > 0.05 {
+		t.Errorf("during the spin the process used %.2fs, its idle thread %.2fs; want >= 0.2s and <= 0.05s", whole-whole0, thread-thread0)
 	}
 }

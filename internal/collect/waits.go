@@ -13,7 +13,8 @@ import (
 // SessionWait is what one active session of the server is doing at one
 // moment, as the engine reports it.
 type SessionWait struct {
-	// PID is the session's server process on this machine, 0 if unknown.
+	// PID is the session's server process on this machine (or its thread,
+	// for a threaded server), 0 if unknown.
 	PID int
 	// Wait is the engine's wait ("Lock:transactionid"); empty when the
 	// session is active and reports no wait, which engines count as CPU.
@@ -24,6 +25,18 @@ type SessionWait struct {
 // right now. Engines implement it over their own session view.
 type WaitSource interface {
 	ActiveWaits(ctx context.Context) ([]SessionWait, error)
+}
+
+// IdleKernelWaiter is a WaitSource whose session view lags: a session it
+// lists as running may already have finished its statement and be waiting
+// for its client's next one by the time its kernel wait is read (MariaDB's
+// processlist keeps the last command of a thread that is between
+// statements). Such a sample is not counted.
+type IdleKernelWaiter interface {
+	// IdleKernelWait says whether the kernel wait (a wait channel such
+	// as "poll_schedule_timeout", or "syscall:poll") is a wait for the
+	// client.
+	IdleKernelWait(kernel string) bool
 }
 
 // CPULabel is the label of active sessions that report no wait and whose
@@ -143,18 +156,25 @@ func (s *WaitSampler) loop(ctx context.Context) {
 		}
 		w.Ticks++
 		for _, sw := range waits {
-			w.Counts[s.label(sw)]++
+			if l := s.label(sw); l != "" {
+				w.Counts[l]++
+			}
 		}
 		s.mu.Unlock()
 	}
 }
 
+// label names a session's sample; "" when the session turns out to be
+// waiting for its client, not working.
 func (s *WaitSampler) label(sw SessionWait) string {
 	if sw.Wait != "" {
 		return sw.Wait
 	}
 	if s.os && sw.PID > 0 {
 		if k := KernelWait(sw.PID); k != "" {
+			if iw, ok := s.src.(IdleKernelWaiter); ok && iw.IdleKernelWait(k) {
+				return ""
+			}
 			return "OS:" + k
 		}
 	}

@@ -62,3 +62,42 @@ func TestKernelWaitNamesASleepingProcess(t *testing.T) {
 		t.Fatalf("KernelWait of a sleeping process = %q, want its wait channel", w)
 	}
 }
+
+// sleeperSource reports one session: a sleeping process, which the
+// engine may call a wait for the client.
+type sleeperSource struct {
+	pid  int
+	idle bool
+}
+
+func (s sleeperSource) ActiveWaits(context.Context) ([]SessionWait, error) {
+	return []SessionWait{{PID: s.pid}}, nil
+}
+
+func (s sleeperSource) IdleKernelWait(string) bool { return s.idle }
+
+// A session whose kernel wait the engine calls a wait for its client is
+// not counted; otherwise it shows as that wait.
+func TestIdleKernelWaitsAreNotCounted(t *testing.T) {
+	p, err := os.StartProcess("/bin/sleep", []string{"sleep", "5"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	time.Sleep(200 * time.Millisecond)
+	for _, idle := range []bool{true, false} {
+		ws := NewWaitSampler(sleeperSource{pid: p.Pid, idle: idle}, 5*time.Millisecond, true)
+		ws.Start(context.Background())
+		time.Sleep(100 * time.Millisecond)
+		on, _, err := ws.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idle && on.Total() != 0 {
+			t.Errorf("idle sessions counted: %v", on.Counts)
+		}
+		if !idle && (on.Ticks == 0 || on.Total() != on.Ticks) {
+			t.Errorf("%d ticks, samples %v; want one OS wait per tick", on.Ticks, on.Counts)
+		}
+	}
+}

@@ -64,6 +64,23 @@ var studies = map[string]Study{
 			"event session to an in-memory ring buffer: PostgreSQL has no in-memory sink for plans (pg_wait_sampling's ring holds wait samples, not events)",
 		},
 	},
+	"wait-signatures/mariadb": {
+		Name: "wait-signatures", Engine: "mariadb",
+		Title:    "Study 1: do wait statistics reveal an observer?",
+		Question: "Actual-plan capture (the slow log with EXPLAIN) and the in-memory ring, as the analogues of study 1's sinks: how much does each slow the server, and does any wait show it?",
+		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
+		Rows: []Row{
+			{"baseline", "baseline"},
+			{"plans-slow-log", "server-side trace to a file; event session to event_file"},
+			{"plans-slow-log-slow", "trace / event file on a slow I/O path with no event loss"},
+			{"perf-schema-statements-history", "event session to an in-memory ring buffer (statement events, no plans)"},
+			{"general-log-file-slow", "statement trace (no plans) to a file on a slow I/O path"},
+		},
+		Unmapped: []string{
+			"Profiler live stream to a client, fast and slow: MariaDB has no push stream of events to a client (a client can only poll performance_schema or read mysql.general_log)",
+			"event file on a slow path with events dropped: MariaDB's logs and server_audit files block the session on a slow device and never drop; server_audit to syslog drops without counting",
+		},
+	},
 }
 
 // Lookup finds a study by name for engine.

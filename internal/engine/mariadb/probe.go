@@ -71,6 +71,17 @@ func waitOfState(state string) string {
 	return ""
 }
 
+// IdleKernelWait implements collect.IdleKernelWaiter: a thread between two
+// statements of its session polls or reads its client's socket.
+func (w *WaitSource) IdleKernelWait(kernel string) bool {
+	for _, p := range []string{"poll_schedule_timeout", "do_sys_poll", "syscall:poll", "syscall:ppoll", "syscall:recvfrom", "sk_wait_data", "unix_stream_read_generic"} {
+		if strings.HasPrefix(kernel, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // BackendPID is the OS thread that answers the sampler's queries: its CPU
 // time is the sampler's cost on the server.
 func (w *WaitSource) BackendPID() int { return w.tid }
