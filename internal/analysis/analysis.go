@@ -171,6 +171,13 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 			}
 			cs.Events.Recorded += r.Events.Recorded
 			cs.Events.Executed += r.Events.Executed
+			if r.Events.EngineLost != nil {
+				n := *r.Events.EngineLost
+				if cs.Events.EngineLost != nil {
+					n += *cs.Events.EngineLost
+				}
+				cs.Events.EngineLost = &n
+			}
 			if r.Events.Error != "" {
 				cs.Events.Error = r.Events.Error
 			}

@@ -88,6 +88,14 @@ func hasRounds(s result.Summary) bool {
 }
 
 func events(e *result.Events) string {
+	s := recordedVsExecuted(e)
+	if e != nil && e.EngineLost != nil && *e.EngineLost > 0 {
+		s += fmt.Sprintf(" (engine: %s lost)", thousands(float64(*e.EngineLost)))
+	}
+	return s
+}
+
+func recordedVsExecuted(e *result.Events) string {
 	switch {
 	case e == nil:
 		return "-"

@@ -30,18 +30,30 @@ func Waits(w io.Writer, s result.Summary) {
 			samplerCPU = append(samplerCPU, *c.Waits.SamplerCPUPct)
 		}
 		fmt.Fprintf(w, "  %-28s %s\n", c.Name, WaitLine(c.Waits, shownWaits))
-		if len(c.Waits.Engine) > 0 {
+		label := engineWaitLabels[s.Engine]
+		switch {
+		case len(c.Waits.Engine) > 0:
 			var parts []string
 			for _, e := range c.Waits.Engine[:min(shownWaits, len(c.Waits.Engine))] {
 				parts = append(parts, fmt.Sprintf("%s %.1f", e.Wait, e.Pct))
 			}
-			fmt.Fprintf(w, "  %-28s pg_wait_sampling (all processes): %s\n", "", strings.Join(parts, ", "))
+			fmt.Fprintf(w, "  %-28s %s: %s\n", "", label.title, strings.Join(parts, ", "))
+		case label.notCollected != "":
+			fmt.Fprintf(w, "  %-28s %s: not collected (%s)\n", "", label.title, label.notCollected)
 		}
 	}
 	if len(samplerCPU) > 0 {
 		lo, hi := slices.Min(samplerCPU), slices.Max(samplerCPU)
 		fmt.Fprintf(w, "  (the sampler's queries cost the server %.2f-%.2f%% of the machine's CPU)\n", lo, hi)
 	}
+}
+
+// engineWaitLabels name each engine's own wait profile, and say why it
+// may be missing.
+var engineWaitLabels = map[string]struct{ title, notCollected string }{
+	"postgres": {title: "pg_wait_sampling (all processes)"},
+	"mariadb": {title: "performance_schema wait time (all threads)",
+		notCollected: "performance_schema is off here; obsbench never turns an observer on to measure"},
 }
 
 // WaitLine is a condition's n largest waits on one line.
@@ -64,6 +76,13 @@ func WaitLine(ws *result.WaitSummary, n int) string {
 var counterOrder = []struct{ key, label string }{
 	{"xact_commit", "commits/s"},
 	{"statements", "statements/s"},
+	{"questions", "statements/s"},
+	{"com_commit", "commits/s"},
+	{"innodb_os_log_written", "redo log B/s"},
+	{"innodb_data_fsyncs", "fsyncs/s"},
+	{"handler_read_key", "key reads/s"},
+	{"server_audit_writes_failed", "audit writes failed/s"},
+	{"performance_schema_lost", "perf-schema lost/s"},
 	{"wal_bytes", "WAL B/s"},
 	{"wal_sync", "WAL syncs/s"},
 	{"log_bytes", "log B/s"},

@@ -77,7 +77,8 @@ type WaitSummary struct {
 	// SamplerCPUPct is the CPU the wait sampler's queries cost the server,
 	// as % of the machine, median over runs; nil when not measured.
 	SamplerCPUPct *float64 `json:"sampler_cpu_pct,omitempty"`
-	// Engine is the top of the engine's own wait profile (pg_wait_sampling),
+	// Engine is the top of the engine's own wait profile (pg_wait_sampling's
+	// samples, performance_schema's wait time),
 	// over every process, as shares of its samples.
 	Engine []WaitShare `json:"engine,omitempty"`
 }

@@ -138,7 +138,8 @@ func (s *Server) Counters(ctx context.Context) (map[string]float64, error) {
 }
 
 // WaitProfile returns performance_schema's cumulative wait times (event
-// name to microseconds) when performance_schema is on, else nil: the
+// name to microseconds; idle, the wait for the client, left out) when
+// performance_schema is on, else nil: the
 // profile is never collected by turning it on, which would make the
 // collector an observer.
 func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
@@ -155,7 +156,7 @@ func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
 		return nil, nil
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT EVENT_NAME, SUM_TIMER_WAIT DIV 1000000
-		FROM performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0`)
+		FROM performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'`)
 	if err != nil {
 		return nil, fmt.Errorf("read wait summary: %w", err)
 	}
