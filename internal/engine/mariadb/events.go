@@ -1,20 +1,17 @@
 package mariadb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -82,7 +79,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		}
 		return n, err
 	}
-	if err := waitStable(ctx, e.sizes); err != nil {
+	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
 		return 0, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
@@ -95,7 +92,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 	}
 	var total int64
 	for _, f := range files {
-		n, err := countMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
+		n, err := logscan.CountMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
 		if err != nil {
 			return 0, err
 		}
@@ -157,14 +154,15 @@ type logFile struct {
 }
 
 // files are the log file and those rotated away from it (path.1, ...).
-func (e *EventCount) files() ([]logFile, error) {
-	matches, err := filepath.Glob(e.path + "*")
-	if err != nil {
-		return nil, err
-	}
+func (e *EventCount) files() ([]logFile, error) { return rotatedFiles(e.path), nil }
+
+// rotatedFiles are the file at path and those rotated away from it
+// (path.1, path.2, ...), with their inodes and sizes.
+func rotatedFiles(path string) []logFile {
+	matches, _ := filepath.Glob(path + "*")
 	var out []logFile
 	for _, m := range matches {
-		if m != e.path && !rotatedRE.MatchString(strings.TrimPrefix(m, e.path)) {
+		if m != path && !rotatedRE.MatchString(strings.TrimPrefix(m, path)) {
 			continue
 		}
 		info, err := os.Stat(m)
@@ -173,7 +171,7 @@ func (e *EventCount) files() ([]logFile, error) {
 		}
 		out = append(out, logFile{path: m, inode: info.Sys().(*syscall.Stat_t).Ino, size: info.Size()})
 	}
-	return out, nil
+	return out
 }
 
 var rotatedRE = regexp.MustCompile(`^\.[0-9]+$`)
@@ -187,54 +185,12 @@ func (e *EventCount) sizes() (map[uint64]int64, error) {
 	return out, err
 }
 
-// waitStable waits until the files have not grown for 300 ms (at most
-// 30 s).
-func waitStable(ctx context.Context, sizesNow func() (map[uint64]int64, error)) error {
-	var last int64 = -1
-	stable := 0
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		sizes, err := sizesNow()
-		if err != nil {
-			return err
-		}
-		var sum int64
-		for _, n := range sizes {
-			sum += n
-		}
-		if sum == last {
-			if stable++; stable >= 3 {
-				return nil
-			}
-		} else {
-			stable, last = 0, sum
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+// totalSize is the size of every file counted, together.
+func (e *EventCount) totalSize() (int64, error) {
+	sizes, err := e.sizes()
+	var sum int64
+	for _, n := range sizes {
+		sum += n
 	}
-	return errors.New("log file kept growing for 30s after the run")
-}
-
-// countMatches counts lines from offset on that contain tag and match re.
-func countMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return 0, err
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var n int64
-	for sc.Scan() {
-		line := sc.Bytes()
-		if bytes.Contains(line, tag) && re.Match(line) {
-			n++
-		}
-	}
-	return n, sc.Err()
+	return sum, err
 }

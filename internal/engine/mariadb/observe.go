@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -345,6 +346,7 @@ func (a *Applied) undo(ctx context.Context, conn *sql.Conn, c change) error {
 		if _, err := conn.ExecContext(ctx, "UNINSTALL SONAME "+quoteLiteral(c.Plugin)); err != nil {
 			return fmt.Errorf("uninstall plugin %s: %w", c.Plugin, err)
 		}
+		return waitUnloaded(ctx, conn, c.Plugin)
 	case c.Startup:
 		if a.s.startup == nil {
 			return fmt.Errorf("startup option %s: only obsbench's own managed server has them", c.Setting)
@@ -361,6 +363,30 @@ func (a *Applied) undo(ctx context.Context, conn *sql.Conn, c change) error {
 		}
 	}
 	return nil
+}
+
+// waitUnloaded waits until an uninstalled plugin is gone with its
+// variables. A plugin still in use by a session ("Plugin is busy and will
+// be uninstalled on shutdown") stays, status DELETED, until that session
+// releases it, which a session does at the end of its statement.
+func waitUnloaded(ctx context.Context, conn *sql.Conn, lib string) error {
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var n int
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", lib+".so").Scan(&n); err != nil {
+			return fmt.Errorf("look for plugin %s: %w", lib, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("plugin %s was uninstalled but is still in use after 10s; it goes when the sessions using it end, or at the server's shutdown", lib)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Check fails when o cannot be applied to this server: a plugin it needs

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/collect"
@@ -102,15 +104,57 @@ var statusCounters = []string{
 	"Created_tmp_tables", "Created_tmp_disk_tables", "Bytes_sent", "Bytes_received", "Server_audit_writes_failed",
 }
 
+// logFileSettings name the files MariaDB's logs and server_audit write.
+var logFileSettings = []string{"general_log_file", "slow_query_log_file", "server_audit_file_path"}
+
 // Counters returns the server's cumulative activity counters by name:
-// those of statusCounters, every Handler_* counter, and the sum of the
-// Performance_schema_*_lost counters.
+// those of statusCounters, every Handler_* counter, the sum of the
+// Performance_schema_*_lost counters, and log_bytes, the size of the
+// general log, slow log and audit files (rotated ones included) when they
+// are on this machine.
 func (s *Server) Counters(ctx context.Context) (map[string]float64, error) {
 	conn, done, err := s.control(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	out, err := statusCounts(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := logBytes(ctx, conn); ok {
+		out["log_bytes"] = n
+	}
+	return out, nil
+}
+
+// logBytes sums the sizes of the log files named by logFileSettings; ok is
+// false when the data directory is not on this machine.
+func logBytes(ctx context.Context, conn *sql.Conn) (float64, bool) {
+	var data string
+	if err := conn.QueryRowContext(ctx, "SELECT @@datadir").Scan(&data); err != nil {
+		return 0, false
+	}
+	if _, err := os.Stat(data); err != nil {
+		return 0, false
+	}
+	var total float64
+	for _, name := range logFileSettings {
+		var path string
+		if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&path); err != nil {
+			continue // server_audit not installed
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(data, path)
+		}
+		for _, f := range rotatedFiles(path) {
+			total += float64(f.size)
+		}
+	}
+	return total, true
+}
+
+func statusCounts(ctx context.Context, conn *sql.Conn) (map[string]float64, error) {
 	rows, err := conn.QueryContext(ctx, "SHOW GLOBAL STATUS")
 	if err != nil {
 		return nil, fmt.Errorf("read global status: %w", err)

@@ -1,18 +1,15 @@
 package postgres
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
+	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -75,7 +72,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		n, err := e.s.countSQL(ctx, e.query())
 		return n - e.before, err
 	}
-	if err := waitStable(ctx, e.sizes); err != nil {
+	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
 		return 0, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
@@ -88,7 +85,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 	}
 	var total int64
 	for name := range sizes {
-		n, err := countMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
+		n, err := logscan.CountMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
 		if err != nil {
 			return 0, err
 		}
@@ -157,58 +154,12 @@ func logSizes(dir string) (map[string]int64, error) {
 	return out, nil
 }
 
-// waitStable waits until the log files have not grown for 300 ms (at most
-// 30 s): every backend's write to the collector's pipe finished before the
-// driver saw its statement complete, so once the collector is idle the
-// files hold them all.
-func waitStable(ctx context.Context, sizesNow func() (map[string]int64, error)) error {
-	var last int64 = -1
-	stable := 0
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		sizes, err := sizesNow()
-		if err != nil {
-			return err
-		}
-		var sum int64
-		for _, n := range sizes {
-			sum += n
-		}
-		if sum == last {
-			if stable++; stable >= 3 {
-				return nil
-			}
-		} else {
-			stable, last = 0, sum
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+// totalSize is the size of every file counted, together.
+func (e *EventCount) totalSize() (int64, error) {
+	sizes, err := e.sizes()
+	var sum int64
+	for _, n := range sizes {
+		sum += n
 	}
-	return errors.New("server log kept growing for 30s after the run")
-}
-
-// countMatches counts lines from offset on that contain tag and match re.
-// The cheap byte search comes first: most lines of a busy log are other
-// statements' or the plan's.
-func countMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return 0, err
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	var n int64
-	for sc.Scan() {
-		line := sc.Bytes()
-		if bytes.Contains(line, tag) && re.Match(line) {
-			n++
-		}
-	}
-	return n, sc.Err()
+	return sum, err
 }

@@ -1,0 +1,67 @@
+// Package logscan counts an observer's records in the log files a server
+// writes: the lines added since a run started that carry the workload's
+// tag, once the server has finished writing them.
+package logscan
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"regexp"
+	"time"
+)
+
+// CountMatches counts the lines of path from offset on that contain tag
+// and match re. The cheap byte search comes first: most lines of a busy
+// log are other statements' or a plan's.
+func CountMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var n int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, tag) && re.Match(line) {
+			n++
+		}
+	}
+	return n, sc.Err()
+}
+
+// WaitStable waits until the total size of the files, as total reports
+// it, has not changed for 300 ms (at most 30 s): each record was handed to
+// the server's writer before its statement completed, so once the writer
+// is idle the files hold them all.
+func WaitStable(ctx context.Context, total func() (int64, error)) error {
+	var last int64 = -1
+	stable := 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		sum, err := total()
+		if err != nil {
+			return err
+		}
+		if sum == last {
+			if stable++; stable >= 3 {
+				return nil
+			}
+		} else {
+			stable, last = 0, sum
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return errors.New("the log kept growing for 30s after the run")
+}
