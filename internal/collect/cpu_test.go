@@ -4,8 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
