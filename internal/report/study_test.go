@@ -9,16 +9,21 @@ import (
 	"github.com/obsbench/obsbench/internal/study"
 )
 
-// A study's own table, from the summary of a real run of the study.
+// A study's own table, from the summary of a real run of the study on
+// each engine.
 func TestStudyGolden(t *testing.T) {
-	s := readSummary(t, filepath.Join("testdata", "study-wait-signatures.json"))
-	st, err := study.Lookup("wait-signatures", "postgres")
-	if err != nil {
-		t.Fatal(err)
+	for engine, name := range map[string]string{"postgres": "study-wait-signatures", "mariadb": "study-wait-signatures-mariadb"} {
+		t.Run(engine, func(t *testing.T) {
+			s := readSummary(t, filepath.Join("testdata", name+".json"))
+			st, err := study.Lookup("wait-signatures", engine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := report.Study(&got, st, s); err != nil {
+				t.Fatal(err)
+			}
+			compareGolden(t, filepath.Join("testdata", name+".study.txt"), got.Bytes())
+		})
 	}
-	var got bytes.Buffer
-	if err := report.Study(&got, st, s); err != nil {
-		t.Fatal(err)
-	}
-	compareGolden(t, filepath.Join("testdata", "study-wait-signatures.study.txt"), got.Bytes())
 }
