@@ -22,7 +22,6 @@ type Server struct {
 	host     Host
 	journal  Journal
 	database string
-	created  bool // the dataset database was created by this Server
 }
 
 // Startup is a server obsbench manages: its startup options can be set,
