@@ -50,17 +50,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("inspect %s: %w", describeDSN(*dsn), err)
 	}
 	fmt.Fprintf(stdout, "observers on postgres %s (%s)\n\n", in.Version, describeDSN(*dsn))
-	fmt.Fprintln(stdout, "catalog observers in force:")
-	if len(in.Observers) == 0 {
-		fmt.Fprintln(stdout, "  none")
-	}
-	for _, name := range in.Observers {
-		line := "  " + name
-		if measured != nil {
-			line += "  " + overheadNote(measured, name, sum)
-		}
-		fmt.Fprintln(stdout, line)
-	}
+	printInForce(stdout, in.Observers, measured, sum)
 	section(stdout, "observing settings (not at their defaults)", func() []string {
 		var out []string
 		for _, s := range in.Settings {
@@ -76,6 +66,22 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	section(stdout, "connected standbys", in.Standbys)
 	fmt.Fprintln(stdout, "\nnot visible from here: LOAD or SET inside other sessions, per-role settings (pg_db_role_setting)")
 	return nil
+}
+
+// printInForce lists the catalog observers in force, each with what the
+// --results experiment measured for it, if given.
+func printInForce(w io.Writer, names []string, measured map[string]result.ConditionSummary, sum result.Summary) {
+	fmt.Fprintln(w, "catalog observers in force:")
+	if len(names) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, name := range names {
+		line := "  " + name
+		if measured != nil {
+			line += "  " + overheadNote(measured, name, sum)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // overheadNote is what the results say about observer name.
@@ -123,17 +129,7 @@ func inspectMariaDB(ctx context.Context, w io.Writer, dsn string, candidates []o
 		return fmt.Errorf("inspect %s: %w", redactDSN(dsn), err)
 	}
 	fmt.Fprintf(w, "observers on mariadb %s (%s)\n\n", in.Version, redactDSN(dsn))
-	fmt.Fprintln(w, "catalog observers in force:")
-	if len(in.Observers) == 0 {
-		fmt.Fprintln(w, "  none")
-	}
-	for _, name := range in.Observers {
-		line := "  " + name
-		if measured != nil {
-			line += "  " + overheadNote(measured, name, sum)
-		}
-		fmt.Fprintln(w, line)
-	}
+	printInForce(w, in.Observers, measured, sum)
 	var settings []string
 	for _, s := range in.Settings {
 		settings = append(settings, fmt.Sprintf("%s = %s  (%s)", s.Name, s.Value, strings.ToLower(s.Source)))

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/journal"
@@ -62,19 +60,7 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 	cmd, out := startObsbench(t, state, "run", "--engine", "mariadb", "--dsn", dsn, "--allow-changes",
 		"--observers", "server-audit-file,general-log-file", "--method", "rounds", "--rounds", "3",
 		"--duration", "3s", "--warmup", "300ms", "--clients", "4", "--out", filepath.Join(tmp, "out"))
-	path := waitPending(t, state)
-	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("journaled changes never took effect\n%s", out)
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if d := diffSettings(before, settings()); len(d) == 0 {
-		t.Fatalf("settings unchanged after the kill: the observer was reverted before the kill landed; rerun\n%s", out)
-	}
+	path := killWhenChanged(t, state, cmd, out, before, settings)
 
 	// The journal has no password: restore is given the DSN.
 	var stdout, stderr bytes.Buffer

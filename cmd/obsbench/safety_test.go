@@ -85,6 +85,27 @@ func waitPending(t *testing.T, dir string) string {
 	return ""
 }
 
+// killWhenChanged waits until a journaled change has taken effect on the
+// server (the journal comes first, the change right after) and kills the
+// obsbench process with SIGKILL. It returns the journal.
+func killWhenChanged(t *testing.T, state string, cmd *exec.Cmd, out *bytes.Buffer, before map[string]string, settings func() map[string]string) string {
+	t.Helper()
+	path := waitPending(t, state)
+	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("journaled changes never took effect\n%s", out)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if d := diffSettings(before, settings()); len(d) == 0 {
+		t.Fatalf("settings unchanged after the kill: the observer was reverted before the kill landed; rerun\n%s", out)
+	}
+	return path
+}
+
 func diffSettings(before, after map[string]string) []string {
 	var d []string
 	for k, v := range before {
@@ -118,20 +139,7 @@ func TestKillThenRestore(t *testing.T) {
 	before := settings()
 
 	cmd, out := startObsbench(t, state, runArgs(dsn, filepath.Join(tmp, "out"))...)
-	path := waitPending(t, state)
-	// The journal comes first, the change right after: wait for the change.
-	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("journaled changes never took effect\n%s", out)
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if d := diffSettings(before, settings()); len(d) == 0 {
-		t.Fatalf("settings unchanged after the kill: the observer was reverted before the kill landed; rerun\n%s", out)
-	}
+	path := killWhenChanged(t, state, cmd, out, before, settings)
 
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"restore"}, &stdout, &stderr); code != 0 {

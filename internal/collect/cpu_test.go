@@ -80,16 +80,23 @@ func TestSampler(t *testing.T) {
 // A thread's CPU is its own, not its process's: an idle thread of a
 // process whose other thread spins has used next to none.
 func TestProcessCPUOfAThread(t *testing.T) {
+	// Two idle threads: one of them may be the main thread, whose id is
+	// the process's, and the other is then not.
 	idle := make(chan int)
 	release := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		idle <- syscall.Gettid()
-		<-release
-	}()
-	tid := <-idle
 	defer close(release)
+	for range 2 {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			idle <- syscall.Gettid()
+			<-release
+		}()
+	}
+	tid := <-idle
+	if other := <-idle; tid == os.Getpid() {
+		tid = other
+	}
 	// Go threads are reused: compare what each used during the spin.
 	whole0, err := collect.ProcessCPU(os.Getpid())
 	if err != nil {

@@ -80,6 +80,15 @@ func parseBytes(v string) (int64, error) {
 	return n * mult, nil
 }
 
+// SlowDir is a slow-dir sink's write delay and capacity (bytes, 0: none).
+func (s Sink) SlowDir() (delay time.Duration, capacity int64, err error) {
+	if delay, err = s.Delay(); err != nil {
+		return 0, 0, err
+	}
+	capacity, err = s.CapacityBytes()
+	return delay, capacity, err
+}
+
 // Delay is WriteDelay as a duration.
 func (s Sink) Delay() (time.Duration, error) {
 	d, err := time.ParseDuration(s.WriteDelay)

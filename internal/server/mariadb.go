@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -92,30 +91,18 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	cred, uid, gid, err := credentialOf("mysql", "apt-get install mariadb-server")
+	dirs, _, _, err := newServerDir(mariadbPrefix, "mysql", "apt-get install mariadb-server", logf)
 	if err != nil {
 		return nil, err
 	}
-	ReapStale(logf)
-	base, err := os.MkdirTemp("", mariadbPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("create server directory: %w", err)
-	}
-	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: sinkDirs{base: base, cred: cred, log: logf}}
+	base, cred := dirs.base, dirs.cred
+	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: dirs}
 	ok := false
 	defer func() {
 		if !ok {
 			m.Stop()
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
-	if cred != nil {
-		if err := os.Chown(base, uid, gid); err != nil {
-			return nil, fmt.Errorf("hand server directory to the mysql user: %w", err)
-		}
-	}
 	if m.port, err = freePort(); err != nil {
 		return nil, err
 	}
@@ -149,21 +136,6 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	ok = true
 	logf("mariadb running on 127.0.0.1:%d and %s", m.port, m.Socket())
 	return m, nil
-}
-
-// credentialOf says which OS user a server runs as: the current one, or
-// name when the current one is root (install says what creates it).
-func credentialOf(name, install string) (*syscall.Credential, int, int, error) {
-	if os.Geteuid() != 0 {
-		return nil, os.Geteuid(), os.Getegid(), nil
-	}
-	u, err := user.Lookup(name)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("running as root needs the unprivileged user `%s` to run the server (created by %s): %w", name, install, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
 }
 
 func (m *MariaDB) optionFile() string { return filepath.Join(m.base, "my.cnf") }

@@ -109,30 +109,18 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 			return nil, err
 		}
 	}
-	cred, uid, gid, err := serverCredential()
+	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
 	if err != nil {
 		return nil, err
 	}
-	ReapStale(logf)
-	base, err := os.MkdirTemp("", tempPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("create server directory: %w", err)
-	}
-	p := &Postgres{binDir: binDir, dataDir: filepath.Join(base, "data"), sinkDirs: sinkDirs{base: base, cred: cred, log: logf}}
+	base := dirs.base
+	p := &Postgres{binDir: binDir, dataDir: filepath.Join(base, "data"), sinkDirs: dirs}
 	ok := false
 	defer func() {
 		if !ok {
 			p.Stop()
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
-	if cred != nil {
-		if err := os.Chown(base, uid, gid); err != nil {
-			return nil, fmt.Errorf("hand server directory to the postgres user: %w", err)
-		}
-	}
 	if p.port, err = freePort(); err != nil {
 		return nil, err
 	}
@@ -153,12 +141,6 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	ok = true
 	logf("postgres running on 127.0.0.1:%d and %s", p.port, base)
 	return p, nil
-}
-
-// serverCredential says which OS user the server runs as: the current one,
-// or `postgres` when the current one is root.
-func serverCredential() (*syscall.Credential, int, int, error) {
-	return credentialOf("postgres", "apt-get install postgresql-15")
 }
 
 func (p *Postgres) writeConfig(extra map[string]string) error {

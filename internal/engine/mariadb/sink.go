@@ -21,11 +21,7 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 	if o.Sink == nil {
 		return nil
 	}
-	delay, err := o.Sink.Delay()
-	if err != nil {
-		return err
-	}
-	capacity, err := o.Sink.CapacityBytes()
+	delay, capacity, err := o.Sink.SlowDir()
 	if err != nil {
 		return err
 	}

@@ -63,11 +63,7 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		a.closeSink = func() error { return h.SetStream(0, false) }
 		return h.SetStream(rate, o.Sink.Lossy)
 	case observer.SinkSlowDir:
-		delay, err := o.Sink.Delay()
-		if err != nil {
-			return err
-		}
-		capacity, err := o.Sink.CapacityBytes()
+		delay, capacity, err := o.Sink.SlowDir()
 		if err != nil {
 			return err
 		}

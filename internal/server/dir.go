@@ -1,0 +1,52 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// newServerDir reaps servers a killed obsbench left, then creates a
+// managed server's temporary directory (named prefix...), owned by the OS
+// user the server runs as: the current one, or osUser when that is root
+// (install says what creates osUser). owner.pid in it names this process,
+// so that the directory is reaped once it is gone.
+func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d sinkDirs, uid, gid int, err error) {
+	cred, uid, gid, err := credentialOf(osUser, install)
+	if err != nil {
+		return d, 0, 0, err
+	}
+	ReapStale(logf)
+	base, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return d, 0, 0, fmt.Errorf("create server directory: %w", err)
+	}
+	if err = os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil && cred != nil {
+		if err = os.Chown(base, uid, gid); err != nil {
+			err = fmt.Errorf("hand server directory to the %s user: %w", osUser, err)
+		}
+	}
+	if err != nil {
+		os.RemoveAll(base)
+		return d, 0, 0, err
+	}
+	return sinkDirs{base: base, cred: cred, log: logf}, uid, gid, nil
+}
+
+// credentialOf says which OS user a server runs as: the current one, or
+// name when the current one is root (install says what creates it).
+func credentialOf(name, install string) (*syscall.Credential, int, int, error) {
+	if os.Geteuid() != 0 {
+		return nil, os.Geteuid(), os.Getegid(), nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("running as root needs the unprivileged user `%s` to run the server (created by %s): %w", name, install, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
+}
