@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"strings"
 	"time"
 
@@ -74,6 +76,9 @@ func New(dsn string, opts Options) (*Server, error) {
 	}
 	cfg.ParseTime = true
 	cfg.InterpolateParams = false
+	// The driver would also print connection errors it returns (a session
+	// the server closed); they reach the user through the run's result.
+	cfg.Logger = log.New(io.Discard, "", 0)
 	if opts.Database != "" {
 		cfg.DBName = opts.Database
 	}
