@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// obsbench run --engine mariadb on a managed server, end to end: an
+// observer measured by alternation (server_audit) and one by rounds with a
+// restart (performance_schema), waits and counters collected, events
+// counted, nothing left behind.
+func TestRunMariaDBEndToEnd(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--alt-duration", "10s", "--clients", "4", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// baseline, the A/A arm of alternation, and the two observers.
+	if s.Engine != "mariadb" || !strings.HasPrefix(s.Server, "10.") || len(s.Conditions) != 4 {
+		t.Fatalf("summary: engine %q, server %q, %d conditions; want mariadb 10.x and 4", s.Engine, s.Server, len(s.Conditions))
+	}
+	byName := map[string]result.ConditionSummary{}
+	for _, c := range s.Conditions {
+		byName[c.Name] = c
+		if c.Waits == nil || c.Waits.Samples == 0 {
+			t.Errorf("%s: no wait samples", c.Name)
+		}
+		if c.Counters["questions"] <= 0 || c.Counters["com_stmt_execute"] <= 0 {
+			t.Errorf("%s: counters %v; want statements per second", c.Name, c.Counters)
+		}
+	}
+	audit, ps := byName["server-audit-file"], byName["perf-schema"]
+	if !strings.HasPrefix(audit.Method, "alternation") || !strings.HasPrefix(ps.Method, "rounds") {
+		t.Errorf("methods %s, %s; want alternation for server_audit, rounds for performance_schema", audit.Method, ps.Method)
+	}
+	for _, c := range []result.ConditionSummary{audit, ps} {
+		if ev := c.Events; ev == nil || ev.Recorded != ev.Executed || ev.Recorded == 0 || ev.EngineLost == nil || *ev.EngineLost != 0 {
+			t.Errorf("%s events = %+v; want recorded = executed > 0 and the engine's lost counter at 0", c.Name, ev)
+		}
+	}
+	if len(ps.Waits.Engine) == 0 || len(byName["baseline"].Waits.Engine) != 0 {
+		t.Errorf("performance_schema waits: %v under perf-schema, %v in the baseline; want them only where it is on", ps.Waits.Engine, byName["baseline"].Waits.Engine)
+	}
+	for _, want := range []string{"mariadb 10.", "server-audit-file", "not collected (performance_schema is off here", "performance_schema wait time"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d, _ := filepath.Glob(filepath.Join(tmp, "obsbench-mariadb-*")); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+func TestInspectMariaDB(t *testing.T) {
+	m := servertest.MariaDB(t, nil)
+	var stdout, stderr bytes.Buffer
+	dsn := "root@unix(" + m.Socket() + ")/"
+	if code := run(context.Background(), []string{"inspect", "--engine", "mariadb", "--dsn", dsn}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"observers on mariadb 10.", "catalog observers in force:\n  none", "performance_schema is off", "lost-event counters above zero:\n  none"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
