@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -248,6 +249,10 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	if err != nil {
 		return nil, err
 	}
+	env, err := environment(ctx, target, c)
+	if err != nil {
+		return nil, err
+	}
 	logf("seed %d; results in %s", c.seed, c.out)
 
 	names := make([]string, len(c.observers))
@@ -260,6 +265,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	head := result.Summary{
 		Engine: c.engine, Server: ver, Workload: c.wl.Name, Clients: c.clients, Seed: c.seed,
 		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(), AltSeconds: c.altDuration.Seconds(),
+		Environment: env,
 	}
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
@@ -340,4 +346,23 @@ func checkOut(dir string) error {
 		}
 	}
 	return nil
+}
+
+// environment records where and how the experiment runs, with the
+// server's settings as found, before any observer.
+func environment(ctx context.Context, t dbTarget, c runConfig) (*result.Environment, error) {
+	settings, err := t.ChangedSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cmd := "run"
+	if c.study != "" {
+		cmd = "study " + c.study
+	}
+	return &result.Environment{
+		Command:  append([]string{"obsbench", cmd}, redactArgs(c.args)...),
+		Obsbench: version,
+		Machine:  collect.ThisMachine(),
+		Settings: settings,
+	}, nil
 }

@@ -94,6 +94,8 @@ type dbTarget interface {
 	Load(ctx context.Context, d dataset.Dataset) error
 	Setup(ctx context.Context, stmts []string) error
 	Version(ctx context.Context) (string, error)
+	// ChangedSettings are the server's settings not at their defaults.
+	ChangedSettings(ctx context.Context) (map[string]string, error)
 }
 
 // openTarget connects to the --dsn server of engine, or starts a managed

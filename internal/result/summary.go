@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/obsbench/obsbench/internal/collect"
 	"os"
 )
 
@@ -32,6 +33,20 @@ type Summary struct {
 	// included.
 	Method   string   `json:"method"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Environment is where and how the experiment ran; nil in summaries
+	// written before it was recorded.
+	Environment *Environment `json:"environment,omitempty"`
+}
+
+// Environment is what a reader of the results needs to reproduce them: the
+// command, the tool's version, the machine, and the server's settings that
+// differ from the engine's defaults (as the experiment found the server,
+// before any observer).
+type Environment struct {
+	Command  []string          `json:"command"`
+	Obsbench string            `json:"obsbench_version"`
+	Machine  collect.Machine   `json:"machine"`
+	Settings map[string]string `json:"settings_changed,omitempty"`
 }
 
 // ConditionSummary aggregates the runs of one condition.

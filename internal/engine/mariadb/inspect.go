@@ -170,3 +170,29 @@ func activeObservers(ctx context.Context, conn *sql.Conn, candidates []observer.
 	slices.Sort(out)
 	return out, nil
 }
+
+// ChangedSettings are the global variables set by an option file, the
+// command line or SET GLOBAL rather than compiled-in or sized
+// automatically: what a reader needs to reproduce a measurement.
+func (s *Server) ChangedSettings(ctx context.Context) (map[string]string, error) {
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rows, err := conn.QueryContext(ctx, `SELECT LOWER(VARIABLE_NAME), COALESCE(GLOBAL_VALUE, '') FROM information_schema.SYSTEM_VARIABLES
+		WHERE GLOBAL_VALUE_ORIGIN IN ('CONFIG', 'COMMAND-LINE', 'SQL')`)
+	if err != nil {
+		return nil, fmt.Errorf("read changed variables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return nil, err
+		}
+		out[name] = value
+	}
+	return out, rows.Err()
+}

@@ -163,3 +163,23 @@ func splitLibraries(list string) []string {
 	}
 	return out
 }
+
+// ChangedSettings are the settings not at their built-in defaults, as set
+// by configuration files, the command line or ALTER SYSTEM/DATABASE/ROLE:
+// what a reader needs to reproduce a measurement on this server.
+func (s *Server) ChangedSettings(ctx context.Context) (map[string]string, error) {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT name, coalesce(setting, '') FROM pg_settings
+		WHERE source NOT IN ('default', 'override', 'client', 'session')`)
+	if err != nil {
+		return nil, fmt.Errorf("read changed settings: %w", err)
+	}
+	out := map[string]string{}
+	var name, value string
+	_, err = pgx.ForEachRow(rows, []any{&name, &value}, func() error { out[name] = value; return nil })
+	return out, err
+}

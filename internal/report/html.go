@@ -1,0 +1,244 @@
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// The chart library is uPlot (npm package uplot 1.6.32, MIT, license in
+// assets/uPlot.LICENSE), embedded so that a report opens offline.
+var (
+	//go:embed assets/uPlot.iife.min.js
+	uplotJS string
+	//go:embed assets/uPlot.min.css
+	uplotCSS string
+	//go:embed assets/report.js
+	reportJS string
+	//go:embed assets/report.html.tmpl
+	htmlTemplate string
+)
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct}).Parse(htmlTemplate))
+
+// HTML writes a self-contained report of an experiment: its summary and
+// the runs of results.jsonl, with the chart library and the data inlined.
+func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
+	page := htmlPage{Summary: s, NoiseFloor: s.NoiseFloorPct,
+		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS), ReportJS: template.JS(reportJS)}
+	if s.Environment != nil {
+		page.envView = envView{Environment: *s.Environment}
+	}
+	chart := chartData{NoiseFloorPct: s.NoiseFloorPct}
+	for _, c := range s.Conditions {
+		if o := c.Overhead; o != nil && !strings.HasPrefix(o.Verdict, "not measured") {
+			chart.Overheads = append(chart.Overheads, overheadBar{Name: c.Name, Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh, Significant: o.Significant})
+		}
+		chart.Latency = append(chart.Latency, latencyBar{Name: c.Name, P50: c.LatencyMS.P50, P99: c.LatencyMS.P99})
+		if ev := c.Events; ev != nil {
+			page.Events = append(page.Events, eventRow(c.Name, ev))
+		}
+		if c.Waits != nil {
+			wr := waitRow{Name: c.Name}
+			for _, sh := range c.Waits.Top[:min(shownWaits, len(c.Waits.Top))] {
+				t := fmt.Sprintf("%s %.1f%%", sh.Wait, sh.Pct)
+				if sh.BaselinePct != nil {
+					t += fmt.Sprintf(" (%.1f)", *sh.BaselinePct)
+				}
+				wr.Top = append(wr.Top, waitCell{Text: t, Signature: sh.Signature})
+			}
+			page.Waits = append(page.Waits, wr)
+		}
+	}
+	sort.SliceStable(chart.Overheads, func(i, j int) bool { return chart.Overheads[i].Pct > chart.Overheads[j].Pct })
+	chart.Series = seriesOf(s, runs)
+	page.Series = chart.Series
+	page.Counters = counterTable(s)
+	b, err := json.Marshal(chart)
+	if err != nil {
+		return err
+	}
+	page.Data = template.JS(b)
+	return pageTemplate.Execute(w, page)
+}
+
+type htmlPage struct {
+	Summary    result.Summary
+	NoiseFloor float64
+	Series     []conditionSeries
+	Events     []eventView
+	Waits      []waitRow
+	Counters   counterView
+	Data       template.JS
+	UPlotJS    template.JS
+	UPlotCSS   template.CSS
+	ReportJS   template.JS
+	envView
+}
+
+// chartData is what report.js draws.
+type chartData struct {
+	Overheads     []overheadBar     `json:"overheads"`
+	Latency       []latencyBar      `json:"latency"`
+	Series        []conditionSeries `json:"series"`
+	NoiseFloorPct float64           `json:"noise_floor_pct"`
+}
+
+type overheadBar struct {
+	Name        string  `json:"name"`
+	Pct         float64 `json:"pct"`
+	CILow       float64 `json:"ci_low"`
+	CIHigh      float64 `json:"ci_high"`
+	Significant bool    `json:"significant"`
+}
+
+type latencyBar struct {
+	Name string  `json:"name"`
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+}
+
+// conditionSeries are the per-second totals of every run of a condition.
+type conditionSeries struct {
+	Name string      `json:"name"`
+	Runs []runSeries `json:"runs"`
+}
+
+type runSeries struct {
+	Label     string  `json:"label"`
+	PerSecond []int64 `json:"per_second"`
+}
+
+// seriesOf sums each run's sessions second by second, grouped by
+// condition in the summary's order.
+func seriesOf(s result.Summary, runs []result.Run) []conditionSeries {
+	out := make([]conditionSeries, 0, len(s.Conditions))
+	index := map[string]int{}
+	for _, c := range s.Conditions {
+		index[c.Name] = len(out)
+		out = append(out, conditionSeries{Name: c.Name})
+	}
+	for _, r := range runs {
+		i, ok := index[r.Condition]
+		if !ok || len(r.Driver.PerSecond) == 0 {
+			continue
+		}
+		total := make([]int64, len(r.Driver.PerSecond[0]))
+		for _, sess := range r.Driver.PerSecond {
+			for k, n := range sess {
+				if k < len(total) {
+					total[k] += n
+				}
+			}
+		}
+		label := fmt.Sprintf("run %d (round %d)", r.Seq, r.Round)
+		if r.Error != "" {
+			label += " failed"
+		}
+		out[i].Runs = append(out[i].Runs, runSeries{Label: label, PerSecond: total})
+	}
+	return out
+}
+
+type eventView struct {
+	Name               string
+	Recorded, Executed int64
+	Difference         string
+	Lost               bool
+	EngineLost         bool
+	EngineLostText     string
+}
+
+func eventRow(name string, ev *result.Events) eventView {
+	v := eventView{Name: name, Recorded: ev.Recorded, Executed: ev.Executed, EngineLostText: "-"}
+	switch d := ev.Recorded - ev.Executed; {
+	case ev.Error != "":
+		v.Difference = "not collected: " + ev.Error
+	case d < 0:
+		v.Difference, v.Lost = fmt.Sprintf("LOST %d", -d), true
+	case d > 0:
+		v.Difference = fmt.Sprintf("EXTRA %d", d)
+	default:
+		v.Difference = "none"
+	}
+	if ev.EngineLost != nil {
+		v.EngineLostText = fmt.Sprint(*ev.EngineLost)
+		v.EngineLost = *ev.EngineLost > 0
+	}
+	return v
+}
+
+type waitRow struct {
+	Name string
+	Top  []waitCell
+}
+
+type waitCell struct {
+	Text      string
+	Signature bool
+}
+
+type counterView struct {
+	Names []string
+	Rows  []counterRow
+}
+
+type counterRow struct {
+	Name   string
+	Values []string
+}
+
+// counterTable lists every counter any condition has, by name.
+func counterTable(s result.Summary) counterView {
+	names := map[string]bool{}
+	for _, c := range s.Conditions {
+		for k := range c.Counters {
+			names[k] = true
+		}
+	}
+	v := counterView{Names: slices.Sorted(maps.Keys(names))}
+	if len(v.Names) == 0 {
+		return v
+	}
+	for _, c := range s.Conditions {
+		row := counterRow{Name: c.Name}
+		for _, k := range v.Names {
+			if x, ok := c.Counters[k]; ok {
+				row.Values = append(row.Values, thousands(x))
+			} else {
+				row.Values = append(row.Values, "")
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
+
+// envView formats the environment for the page.
+type envView struct {
+	result.Environment
+}
+
+func (e envView) CommandLine() string { return strings.Join(e.Command, " ") }
+
+func (e envView) MemoryText() string {
+	return fmt.Sprintf("%.1f GiB", float64(e.Machine.MemoryBytes)/(1<<30))
+}
+
+type settingRow struct{ Name, Value string }
+
+func (e envView) SettingRows() []settingRow {
+	var out []settingRow
+	for _, k := range slices.Sorted(maps.Keys(e.Settings)) {
+		out = append(out, settingRow{k, e.Settings[k]})
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// The HTML report of a recorded experiment holds every condition, a chart
+// element for the overheads, the latencies and each condition's series,
+// its data, the chart library inlined, and nothing fetched from anywhere.
+func TestHTMLReport(t *testing.T) {
+	dir := filepath.Join("testdata", "run-mariadb")
+	s := readSummary(t, filepath.Join(dir, "summary.json"))
+	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.HTML(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if *update {
+		os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
+	}
+	for i, c := range s.Conditions {
+		if !strings.Contains(page, "<td>"+c.Name+"</td>") {
+			t.Errorf("no table row for condition %s", c.Name)
+		}
+		if !strings.Contains(page, `id="chart-throughput-`+strconv.Itoa(i)+`"`) {
+			t.Errorf("no throughput chart for condition %s", c.Name)
+		}
+	}
+	for _, want := range []string{`id="chart-overhead"`, `id="chart-latency"`, `id="obsbench-data"`, "uPlot", "Content-Security-Policy",
+		"obsbench run --engine mariadb", "settings not at their defaults", "innodb_buffer_pool_size"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Self-contained: no URL the browser would fetch.
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//`).FindString(page); m != "" {
+		t.Errorf("report fetches something: %q", m)
+	}
+	// Every run's series is in the data block.
+	for _, r := range runs {
+		if !strings.Contains(page, `"label":"run `+strconv.Itoa(r.Seq)+` `) {
+			t.Errorf("run %d missing from the chart data", r.Seq)
+		}
+	}
+}
