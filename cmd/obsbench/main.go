@@ -23,6 +23,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1 // the experiment could not be completed
 	exitUsage       = 2 // invalid input; nothing was touched
+	// exitOverhead (3, report.go): an observer exceeded --max-overhead
 	exitInterrupted = 130
 )
 
@@ -45,6 +46,7 @@ const usage = `usage: obsbench <command> [flags]
 commands:
   run         measure the overhead of observers on a workload
   study       run a built-in study (obsbench study list)
+  report      write the HTML report of a results directory, or print it as text, json, csv, benchstat
   inspect     list the observers active on a server now
   restore     undo what a killed obsbench left changed (from its journal)
   calibrate   check that obsbench recovers a known, synthetic overhead
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCmd(ctx, args[1:], stdout, stderr)
 	case "study":
 		err = studyCmd(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = reportCmd(args[1:], stdout, stderr)
 	case "restore":
 		err = restoreCmd(ctx, args[1:], stdout, stderr)
 	case "inspect":
@@ -81,10 +85,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usagef("unknown command %q\n%s", args[0], usage)
 	}
+	return exitCode(err, stderr)
+}
+
+// exitCode reports err on stderr and returns the exit code it means.
+func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
+	var oe *overheadError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &oe):
+		fmt.Fprintf(stderr, "obsbench: %v\n", err)
+		return exitOverhead
 	case errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &ue):

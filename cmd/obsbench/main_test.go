@@ -113,6 +113,10 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"restore", "--journal", filepath.Join(tmp, "nojournal.jsonl")}, "no such file or directory"},
 		{[]string{"inspect", "--engine", "sqlserver"}, `--engine "sqlserver" is not supported; valid: postgres, mariadb`},
 		{[]string{"study"}, "name a study (obsbench study list)"},
+		{[]string{"run", "--format", "xml"}, `--format "xml": want one of text, json, csv, benchstat`},
+		{[]string{"run", "--max-overhead", "-5"}, "--max-overhead -5: want a percentage from 0 to 100"},
+		{[]string{"report"}, "usage: obsbench report DIR"},
+		{[]string{"report", filepath.Join(tmp, "noresults")}, "summary.json: no such file or directory (give a results directory"},
 	}
 	var rows []string
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,8 @@ type runFlags struct {
 	waits                                               string
 	counters, measureCollectors, dryRun                 bool
 	resume, onFailure                                   string
+	format                                              string
+	maxOverhead                                         float64
 }
 
 // runConfig is a validated run command.
@@ -105,6 +108,8 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.StringVar(&f.onFailure, "on-failure", "continue", "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
+	fs.StringVar(&f.format, "format", "text", "report on standard output as text, json, csv or benchstat (report.html is written to --out either way)")
+	fs.Float64Var(&f.maxOverhead, "max-overhead", -1, "exit with code 3 when an observer's overhead exceeds this percentage with 95% confidence (its whole interval above it)")
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
@@ -142,6 +147,10 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
 	case f.warmup < 0 || f.warmup > time.Hour:
 		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
+	case !slices.Contains(report.Formats, f.format):
+		return c, usagef("--format %q: want one of %s", f.format, strings.Join(report.Formats, ", "))
+	case flagSet(fs, "max-overhead") && (f.maxOverhead < 0 || f.maxOverhead > 100):
+		return c, usagef("--max-overhead %g: want a percentage from 0 to 100", f.maxOverhead)
 	case f.onFailure != "continue" && f.onFailure != "stop":
 		return c, usagef("--on-failure %q: want continue or stop", f.onFailure)
 	case f.method != "auto" && f.method != "alternation" && f.method != "rounds":
@@ -217,7 +226,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return dryRun(ctx, c, stdout)
 	}
 	sum, err := runExperiment(ctx, c, stdout, stderr)
-	return printStudy(stdout, c, sum, err)
+	return gate(c, sum, printStudy(stdout, c, sum, err))
 }
 
 // runExperiment runs a parsed run command, writes results.jsonl and
@@ -289,11 +298,14 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	if err := result.WriteSummary(filepath.Join(c.out, "summary.json"), sum); err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(stdout)
-	if err := report.Text(stdout, sum); err != nil {
+	if err := writeReport(c.out, c.format, sum, stdout); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", c.out)
+	if c.format == "text" {
+		fmt.Fprintf(stdout, "\nresults: %s\n", c.out)
+	} else {
+		logf("results: %s", c.out)
+	}
 	return &sum, runErr
 }
 

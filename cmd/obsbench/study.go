@@ -53,13 +53,13 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	c.study = st.Name
 	sum, err := runExperiment(ctx, c, stdout, stderr)
-	return printStudy(stdout, c, sum, err)
+	return gate(c, sum, printStudy(stdout, c, sum, err))
 }
 
 // printStudy prints the study's table after its experiment, when the
 // experiment is one (also when it was resumed).
 func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error {
-	if sum == nil || c.study == "" {
+	if sum == nil || c.study == "" || c.format != "text" {
 		return err
 	}
 	st, lerr := study.Lookup(c.study, c.engine)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// exitOverhead is the exit code of run and study when --max-overhead was
+// exceeded: distinct from a failed experiment, so that a pipeline can tell
+// "too costly" from "broken".
+const exitOverhead = 3
+
+// overheadError says which observers exceeded --max-overhead.
+type overheadError struct {
+	limit float64
+	over  []string
+}
+
+func (e *overheadError) Error() string {
+	return fmt.Sprintf("overhead above --max-overhead %g%% with 95%% confidence: %s", e.limit, strings.Join(e.over, "; "))
+}
+
+// gate fails a finished experiment whose observers cost more than
+// --max-overhead: the whole interval above the limit, not merely the
+// point estimate. The baseline's A/A arm and the collector arm are not
+// observers and are not gated.
+func gate(c runConfig, sum *result.Summary, err error) error {
+	if err != nil || sum == nil || c.maxOverhead < 0 {
+		return err
+	}
+	var over []string
+	for _, cs := range sum.Conditions {
+		o := cs.Overhead
+		if o == nil || strings.HasPrefix(cs.Name, "baseline") || strings.HasPrefix(cs.Name, "collector:") {
+			continue
+		}
+		if o.Significant && o.CILow > c.maxOverhead {
+			over = append(over, fmt.Sprintf("%s %.1f%% [%.1f, %.1f]", cs.Name, o.Pct, o.CILow, o.CIHigh))
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &overheadError{limit: c.maxOverhead, over: over}
+}
+
+// writeReport writes dir/report.html and prints the report in format.
+func writeReport(dir, format string, sum result.Summary, stdout io.Writer) error {
+	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	if err := writeHTML(dir, sum, runs); err != nil {
+		return err
+	}
+	if format == "text" {
+		fmt.Fprintln(stdout)
+	}
+	return report.Write(stdout, format, sum, runs)
+}
+
+// writeHTML writes dir/report.html, atomically: a reader never sees half.
+func writeHTML(dir string, sum result.Summary, runs []result.Run) error {
+	tmp, err := os.CreateTemp(dir, ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := report.HTML(tmp, sum, runs); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, "report.html"))
+}
+
+// reportCmd renders the report of a finished (or interrupted) experiment.
+func reportCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
+	format := fs.String("format", "html", "html (writes DIR/report.html), or text, json, csv, benchstat on standard output")
+	var dir string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		dir, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if dir == "" {
+		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(report.Formats, "|"))
+	}
+	if *format != "html" && !slices.Contains(report.Formats, *format) {
+		return usagef("--format %q: want html or one of %s", *format, strings.Join(report.Formats, ", "))
+	}
+	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return usagef("%v (give a results directory of obsbench run or study)", err)
+	}
+	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if *format != "html" {
+		return report.Write(stdout, *format, sum, runs)
+	}
+	if err := writeHTML(dir, sum, runs); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
+	return nil
+}

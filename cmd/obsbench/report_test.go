@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// obsbench report renders a recorded experiment as report.html, or in a
+// format on standard output.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"summary.json", "results.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "internal", "report", "testdata", "run-mariadb", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"report", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr.String())
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || !bytes.Contains(page, []byte(`id="chart-overhead"`)) {
+		t.Fatalf("report.html: %v, %d bytes", err, len(page))
+	}
+	for format, want := range map[string]string{
+		"csv": "condition,method,stmts_per_s", "benchstat": "BenchmarkObsbench/condition=baseline ",
+		"json": `"conditions": [`, "text": "overhead % [CI]",
+	} {
+		stdout.Reset()
+		if code := run(context.Background(), []string{"report", dir, "--format", format}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), want) {
+			t.Errorf("report --format %s: exit %d, output lacks %q:\n%s", format, code, want, stdout.String())
+		}
+	}
+	if code := run(context.Background(), []string{"report", t.TempDir()}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("report of an empty directory: exit %d; want %d", code, exitUsage)
+	}
+}
+
+// The gate fails only on an interval wholly above the limit, and never on
+// the A/A or collector arms.
+func TestGate(t *testing.T) {
+	cond := func(name string, pct, lo, hi float64, sig bool) result.ConditionSummary {
+		return result.ConditionSummary{Name: name, Overhead: &result.OverheadSummary{Pct: pct, CILow: lo, CIHigh: hi, Significant: sig}}
+	}
+	sum := &result.Summary{Conditions: []result.ConditionSummary{
+		{Name: "baseline"},
+		cond("baseline A/A", 9, 6, 12, true),
+		cond("cheap", 2, 1, 3, true),
+		cond("costly-maybe", 8, 4, 12, true),
+		cond("costly", 20, 15, 25, true),
+		cond("collector: wait sampler", 9, 7, 11, true),
+	}}
+	for _, tt := range []struct {
+		limit float64
+		want  string
+	}{{-1, ""}, {5, "costly 20.0% [15.0, 25.0]"}, {3.5, "costly-maybe 8.0% [4.0, 12.0]; costly 20.0%"}, {30, ""}} {
+		err := gate(runConfig{runFlags: runFlags{maxOverhead: tt.limit}}, sum, nil)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("limit %g: %v; want no error", tt.limit, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("limit %g: %v; want %q", tt.limit, err, tt.want)
+		}
+	}
+	if code := exitCode(&overheadError{limit: 5, over: []string{"x"}}, &bytes.Buffer{}); code != exitOverhead {
+		t.Errorf("exit code for an exceeded gate = %d; want %d", code, exitOverhead)
+	}
+}

@@ -1,0 +1,116 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// Formats are the output formats of a report on standard output.
+var Formats = []string{"text", "json", "csv", "benchstat"}
+
+// Write writes s (and, for benchstat, its runs) in format.
+func Write(w io.Writer, format string, s result.Summary, runs []result.Run) error {
+	switch format {
+	case "text":
+		return Text(w, s)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	case "csv":
+		return CSV(w, s)
+	case "benchstat":
+		return Benchstat(w, s, runs)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}
+
+// CSV writes one row per condition, with a header: what a spreadsheet
+// needs to chart or compare the overheads.
+func CSV(w io.Writer, s result.Summary) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"condition", "method", "stmts_per_s", "overhead_pct", "ci_low", "ci_high", "significant", "verdict",
+		"p50_ms", "p99_ms", "events_recorded", "events_executed", "engine_lost", "server_cpu_pct", "driver_cpu_pct"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, c := range s.Conditions {
+		row := []string{c.Name, c.Method, f(c.Throughput.Median), "", "", "", "", "", f(c.LatencyMS.P50), f(c.LatencyMS.P99), "", "", "", "", f(c.CPU.DriverPct)}
+		if o := c.Overhead; o != nil {
+			row[3], row[4], row[5], row[6], row[7] = f(o.Pct), f(o.CILow), f(o.CIHigh), strconv.FormatBool(o.Significant), o.Verdict
+		}
+		if e := c.Events; e != nil {
+			row[10], row[11] = strconv.FormatInt(e.Recorded, 10), strconv.FormatInt(e.Executed, 10)
+			if e.EngineLost != nil {
+				row[12] = strconv.FormatInt(*e.EngineLost, 10)
+			}
+		}
+		if c.CPU.ServerPct != nil {
+			row[13] = f(*c.CPU.ServerPct)
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Benchstat writes the runs in the Go benchmark format, one result line
+// per sample, so that two experiments can be compared with the standard
+// benchstat tool (golang.org/x/perf/cmd/benchstat): `benchstat old.txt
+// new.txt`. The benchmark is named after the condition
+// (BenchmarkObsbench/condition=pg-stat-statements), and the configuration
+// lines name the engine, server version, workload and clients. A rounds
+// run is one sample; an alternation run is two, its on phases
+// (/phase=on) and its off phases (/phase=off), each without the phases'
+// first second, as the analysis does.
+func Benchstat(w io.Writer, s result.Summary, runs []result.Run) error {
+	fmt.Fprintf(w, "engine: %s\nserver: %s\nworkload: %s\nclients: %d\nseed: %d\n", s.Engine, s.Server, s.Workload, s.Clients, s.Seed)
+	line := func(cond, phase string, stmts int64, seconds float64) {
+		if stmts == 0 || seconds <= 0 {
+			return
+		}
+		perS := float64(stmts) / seconds
+		fmt.Fprintf(w, "BenchmarkObsbench/condition=%s%s %d %.1f ns/stmt %.1f stmts/s\n",
+			nameUnsafe.ReplaceAllString(cond, "_"), phase, stmts, 1e9/perS, perS)
+	}
+	for _, r := range runs {
+		if r.Error != "" {
+			continue
+		}
+		if len(r.Phases) == 0 {
+			line(r.Condition, "", r.Driver.Measured, r.Driver.Seconds)
+			continue
+		}
+		var on, off [2]float64 // statements, seconds
+		for _, p := range r.Phases {
+			n := phaseStatements(r.Driver.PerSecond, p.Start+1, p.End)
+			secs := float64(p.End - p.Start - 1)
+			if p.On {
+				on[0], on[1] = on[0]+float64(n), on[1]+secs
+			} else {
+				off[0], off[1] = off[0]+float64(n), off[1]+secs
+			}
+		}
+		line(r.Condition, "/phase=on", int64(on[0]), on[1])
+		line(r.Condition, "/phase=off", int64(off[0]), off[1])
+	}
+	return nil
+}
+
+// phaseStatements counts the statements of every session in seconds
+// [from, to) of the window.
+func phaseStatements(perSecond [][]int64, from, to int) int64 {
+	var n int64
+	for _, sess := range perSecond {
+		for i := from; i < to && i < len(sess); i++ {
+			n += sess[i]
+		}
+	}
+	return n
+}

@@ -1,0 +1,87 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+func recorded(t *testing.T) (result.Summary, []result.Run) {
+	t.Helper()
+	dir := filepath.Join("testdata", "run-mariadb")
+	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readSummary(t, filepath.Join(dir, "summary.json")), runs
+}
+
+// The benchstat format parses as Go benchmark results, one per sample,
+// and the standard benchstat tool compares two of them.
+func TestBenchstatFormat(t *testing.T) {
+	s, runs := recorded(t)
+	var b bytes.Buffer
+	if err := report.Benchstat(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(b.Bytes()), "obsbench.txt")
+	names := map[string]int{}
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			names[string(rec.Name)]++
+			if v, ok := rec.Value("stmts/s"); !ok || v <= 0 {
+				t.Errorf("%s: stmts/s = %v", rec.Name, v)
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+	if names["Obsbench/condition=baseline"] != 3 || names["Obsbench/condition=general-log-file/phase=on"] != 1 || names["Obsbench/condition=perf-schema"] != 3 {
+		t.Errorf("samples per benchmark = %v; want 3 baseline and perf-schema runs, one general-log-file on-phase sample", names)
+	}
+
+	dir := t.TempDir()
+	old, new := filepath.Join(dir, "old.txt"), filepath.Join(dir, "new.txt")
+	os.WriteFile(old, b.Bytes(), 0o644)
+	os.WriteFile(new, b.Bytes(), 0o644)
+	out, err := exec.Command("go", "run", "golang.org/x/perf/cmd/benchstat", old, new).CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	// benchstat shows ns/stmt as sec/stmt, and compares the two files.
+	for _, want := range []string{"condition=baseline", "condition=perf-schema", "stmts/s", "sec/stmt", "vs base"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("benchstat output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCSVFormat(t *testing.T) {
+	s, _ := recorded(t)
+	var b bytes.Buffer
+	if err := report.CSV(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(s.Conditions)+1 || rows[0][0] != "condition" || rows[0][3] != "overhead_pct" {
+		t.Fatalf("csv rows %v", rows)
+	}
+	for i, c := range s.Conditions {
+		if rows[i+1][0] != c.Name || len(rows[i+1]) != len(rows[0]) {
+			t.Errorf("row %d = %v; want %s with %d fields", i+1, rows[i+1], c.Name, len(rows[0]))
+		}
+	}
+}
