@@ -20,9 +20,9 @@ var version = "0.1.0-dev"
 
 // Exit codes.
 const (
-	exitOK          = 0
-	exitFailure     = 1 // the experiment could not be completed
-	exitUsage       = 2 // invalid input; nothing was touched
+	exitOK      = 0
+	exitFailure = 1 // the experiment could not be completed
+	exitUsage   = 2 // invalid input; nothing was touched
 	// exitOverhead (3, report.go): an observer exceeded --max-overhead
 	exitInterrupted = 130
 )
