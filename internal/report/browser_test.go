@@ -1,0 +1,187 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/report"
+)
+
+// The report opened in headless Chromium from a file URL, with the network
+// off, draws every chart: each canvas has painted pixels, not merely
+// exists. Chromium is driven over WebDriver by ChromeDriver (Debian
+// packages chromium and chromium-driver, which make test installs). With
+// -update the screenshot is kept as docs/report-screenshot.png.
+func TestReportDrawsInChromium(t *testing.T) {
+	s, runs := recorded(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	if err := report.HTML(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(page, b.Bytes(), 0o644)
+
+	wd := startChromeDriver(t)
+	session := wd.newSession(t)
+	defer wd.call(t, "DELETE", "/session/"+session, nil)
+	wd.call(t, "POST", "/session/"+session+"/url", map[string]any{"url": "file://" + page})
+
+	var canvases []struct {
+		ID      string `json:"id"`
+		Width   int    `json:"width"`
+		Painted int    `json:"painted"`
+	}
+	var state struct {
+		Drawn     bool `json:"drawn"`
+		Resources int  `json:"resources"`
+		Canvases  json.RawMessage
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		raw := wd.call(t, "POST", "/session/"+session+"/execute/sync", map[string]any{"args": []any{}, "script": `
+			var out = [];
+			document.querySelectorAll("canvas").forEach(function (c) {
+				var d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, n = 0;
+				for (var i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+				out.push({id: c.id || c.parentElement.closest("[id]").id, width: c.width, painted: n});
+			});
+			return {drawn: document.body.getAttribute("data-charts-drawn") === "true",
+				resources: performance.getEntriesByType("resource").length, canvases: out};`})
+		if err := json.Unmarshal(raw, &state); err != nil {
+			t.Fatal(err)
+		}
+		if state.Drawn || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !state.Drawn {
+		t.Fatal("the report's script never finished drawing")
+	}
+	json.Unmarshal(state.Canvases, &canvases)
+	if state.Resources != 0 {
+		t.Errorf("the page fetched %d resources; it must need none", state.Resources)
+	}
+	want := map[string]bool{"chart-overhead": false, "chart-latency": false}
+	for i := range s.Conditions {
+		want["chart-throughput-"+strconv.Itoa(i)] = false
+	}
+	for _, c := range canvases {
+		if _, ok := want[c.ID]; ok && c.Painted > 500 {
+			want[c.ID] = true
+		}
+	}
+	for id, drawn := range want {
+		if !drawn {
+			t.Errorf("chart %s not drawn (canvases: %+v)", id, canvases)
+		}
+	}
+
+	var shot string
+	json.Unmarshal(wd.call(t, "GET", "/session/"+session+"/screenshot", nil), &shot)
+	img, err := base64.StdEncoding.DecodeString(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(img)); err != nil {
+		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	if *update {
+		os.WriteFile(filepath.Join("..", "..", "docs", "report-screenshot.png"), img, 0o644)
+	}
+}
+
+type webDriver struct{ base string }
+
+// startChromeDriver runs chromedriver on a free loopback port until the
+// test ends.
+func startChromeDriver(t *testing.T) webDriver {
+	t.Helper()
+	bin, err := exec.LookPath("chromedriver")
+	if err != nil {
+		t.Fatalf("chromedriver not found (make test installs Debian's chromium-driver): %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "--port="+strconv.Itoa(port), "--allowed-ips=127.0.0.1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	wd := webDriver{base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get(wd.base + "/status"); err == nil {
+			resp.Body.Close()
+			return wd
+		}
+	}
+	t.Fatal("chromedriver did not start within 20s")
+	return wd
+}
+
+// newSession starts headless Chromium with every network request sent to
+// a proxy that does not exist and every name unresolvable: the network is
+// off for the page.
+func (wd webDriver) newSession(t *testing.T) string {
+	t.Helper()
+	raw := wd.call(t, "POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
+		"browserName": "chrome",
+		"goog:chromeOptions": map[string]any{
+			"binary": "/usr/bin/chromium",
+			"args": []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,2000",
+				"--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--host-resolver-rules=MAP * ~NOTFOUND",
+				"--user-data-dir=" + t.TempDir()},
+		},
+	}}})
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil || s.SessionID == "" {
+		t.Fatalf("new session: %s %v", raw, err)
+	}
+	return s.SessionID
+}
+
+// call makes a WebDriver request and returns its value.
+func (wd webDriver) call(t *testing.T, method, path string, body any) json.RawMessage {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, wd.base+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{Timeout: 60 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, out.Value)
+	}
+	return out.Value
+}
