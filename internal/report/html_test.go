@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -28,9 +27,7 @@ func TestHTMLReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	if *update {
-		os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
-	}
+	compareGolden(t, filepath.Join(dir, "report.html"), b.Bytes())
 	for i, c := range s.Conditions {
 		if !strings.Contains(page, "<td>"+c.Name+"</td>") {
 			t.Errorf("no table row for condition %s", c.Name)
