@@ -42,6 +42,9 @@ type Config struct {
 	// Window is called when the measured window opens (start=true) and
 	// closes (start=false), so that other measurements can cover exactly it.
 	Window func(start bool)
+	// Executed, if set, is incremented for every statement completed, so
+	// that a progress display can show the live rate.
+	Executed *atomic.Int64
 }
 
 // Latency percentiles of the measured statements, in milliseconds.
@@ -121,7 +124,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		wg.Add(1)
 		go func(wk *worker, op workload.Op) {
 			defer wg.Done()
-			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration)
+			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
 		}(workers[i], ops[i])
 	}
 	timer := func(d time.Duration) bool {
@@ -157,7 +160,7 @@ type worker struct {
 	err       error
 }
 
-func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration) {
+func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration, live *atomic.Int64) {
 	for !stop.Load() {
 		t := time.Now()
 		if err := op(ctx); err != nil {
@@ -168,6 +171,9 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		}
 		end := time.Now()
 		wk.executed++
+		if live != nil {
+			live.Add(1)
+		}
 		since := end.Sub(start) - warmup
 		if since < 0 || since >= dur {
 			continue

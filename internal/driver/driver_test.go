@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,8 +54,10 @@ func TestCountsAddUp(t *testing.T) {
 		t.Errorf("window opened %v after start; want after the 500ms warm-up", d)
 	}
 
-	// Without a Window callback the run lasts just as long.
+	// Without a Window callback the run lasts just as long; a live
+	// counter sees every statement executed.
 	cfg.Window = nil
+	cfg.Executed = new(atomic.Int64)
 	began = time.Now()
 	res, err = driver.Run(ctx, cfg, dial, wl.New())
 	if err != nil {
@@ -64,6 +67,9 @@ func TestCountsAddUp(t *testing.T) {
 		t.Errorf("Run without Window took %v; want at least warm-up + duration = 3s", d)
 	}
 	checkCounts(t, res)
+	if n := cfg.Executed.Load(); n != res.Executed {
+		t.Errorf("live counter = %d; want Executed = %d", n, res.Executed)
+	}
 }
 
 func checkCounts(t *testing.T, res driver.Result) {

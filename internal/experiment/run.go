@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
@@ -154,6 +155,9 @@ type Progress struct {
 	Run           *result.Run // when Done
 	Elapsed       time.Duration
 	Remaining     time.Duration // estimate
+	// Executed counts the statements of the run so far, live: a display
+	// can read it while the run goes on.
+	Executed *atomic.Int64
 }
 
 // SettingsChangedError means a revert left the server's settings different
@@ -219,7 +223,10 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			}
 			continue
 		}
-		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: rounds, Condition: a.Name, Elapsed: time.Since(start)}
+		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: rounds, Condition: a.Name, Elapsed: time.Since(start),
+			Executed: new(atomic.Int64)}
+		rc := cfg
+		rc.Driver.Executed = p.Executed
 		if i > 0 {
 			p.Remaining = p.Elapsed / time.Duration(i) * time.Duration(len(steps)-i)
 		}
@@ -228,9 +235,9 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		}
 		var r result.Run
 		if a.Method == MethodAlternation {
-			r, err = runAlternation(ctx, cfg, a, uint64(i))
+			r, err = runAlternation(ctx, rc, a, uint64(i))
 		} else {
-			r, err = runOne(ctx, cfg, a.Observer)
+			r, err = runOne(ctx, rc, a.Observer)
 		}
 		r.Seq, r.Round, r.Condition, r.Method = i+1, st.Round, a.Name, string(a.Method)
 		if err != nil && r.Started.IsZero() {
