@@ -32,17 +32,23 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"
 // HTML writes a self-contained report of an experiment: its summary and
 // the runs of results.jsonl, with the chart library and the data inlined.
 func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
-	page := htmlPage{Summary: s, NoiseFloor: s.NoiseFloorPct,
+	// The band no overhead can be told from: the round-based noise
+	// floor, or for alternation alone the smallest detectable effect.
+	floor := s.NoiseFloorPct
+	if floor == 0 && s.MDEPct != nil {
+		floor = *s.MDEPct
+	}
+	page := htmlPage{Summary: s, NoiseFloor: floor,
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS), ReportJS: template.JS(reportJS)}
 	if s.Environment != nil {
 		page.envView = envView{Environment: *s.Environment}
 	}
-	chart := chartData{NoiseFloorPct: s.NoiseFloorPct}
+	chart := chartData{NoiseFloorPct: floor}
 	for _, c := range s.Conditions {
 		if o := c.Overhead; o != nil && !strings.HasPrefix(o.Verdict, "not measured") {
 			chart.Overheads = append(chart.Overheads, overheadBar{Name: c.Name, Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh, Significant: o.Significant})
 		}
-		chart.Latency = append(chart.Latency, latencyBar{Name: c.Name, P50: c.LatencyMS.P50, P99: c.LatencyMS.P99})
+		chart.Latency = append(chart.Latency, latencyOf(c, runs))
 		if ev := c.Events; ev != nil {
 			page.Events = append(page.Events, eventRow(c.Name, ev))
 		}
@@ -103,7 +109,33 @@ type overheadBar struct {
 type latencyBar struct {
 	Name string  `json:"name"`
 	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+}
+
+// latencyOf is a condition's latency percentiles: p50 and p99 from the
+// summary, p90 and p99.9 the median over its runs.
+func latencyOf(c result.ConditionSummary, runs []result.Run) latencyBar {
+	var p90, p999 []float64
+	for _, r := range runs {
+		if r.Condition == c.Name && r.Error == "" {
+			p90, p999 = append(p90, r.Driver.Latency.P90), append(p999, r.Driver.Latency.P999)
+		}
+	}
+	return latencyBar{Name: c.Name, P50: c.LatencyMS.P50, P90: median(p90), P99: c.LatencyMS.P99, P999: median(p999)}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
 // conditionSeries are the per-second totals of every run of a condition.

@@ -98,35 +98,41 @@
     });
   }
 
-  // Latency percentiles per condition, as grouped bars.
+  // Latency percentiles per condition, as grouped bars on a log scale
+  // (p99.9 is often ten times p50).
   function latencyChart() {
     var rows = data.latency;
     var canvas = document.getElementById("chart-latency");
     if (!canvas || rows.length === 0) return;
-    var c = setupCanvas(canvas, 260);
-    var ctx = c.ctx, left = 60, bottom = 60, top = 20;
-    var max = 0;
-    rows.forEach(function (r) { max = Math.max(max, r.p50, r.p99); });
-    max = max * 1.1 || 1;
-    var gw = (c.w - left - 20) / rows.length;
-    var y = function (v) { return c.h - bottom - v / max * (c.h - bottom - top); };
+    var keys = ["p50", "p90", "p99", "p999"], names = ["p50", "p90", "p99", "p99.9"];
+    var c = setupCanvas(canvas, 280);
+    var ctx = c.ctx, left = 70, bottom = 60, top = 20;
+    var lo = Infinity, hi = 0;
+    rows.forEach(function (r) { keys.forEach(function (k) { if (r[k] > 0) { lo = Math.min(lo, r[k]); hi = Math.max(hi, r[k]); } }); });
+    if (!(hi > 0)) return;
+    var lmin = Math.floor(Math.log10(lo)), lmax = Math.ceil(Math.log10(hi));
+    if (lmax === lmin) lmax++;
+    var y = function (v) { return c.h - bottom - (Math.log10(v) - lmin) / (lmax - lmin) * (c.h - bottom - top); };
+    var gw = (c.w - left - 20) / rows.length, bw = gw * 0.8 / keys.length;
     ctx.font = "11px sans-serif";
     ctx.strokeStyle = "#999";
     ctx.beginPath(); ctx.moveTo(left, top); ctx.lineTo(left, c.h - bottom); ctx.lineTo(c.w - 10, c.h - bottom); ctx.stroke();
+    ctx.textAlign = "right"; ctx.fillStyle = "#555";
+    for (var e = lmin; e <= lmax; e++) ctx.fillText(Math.pow(10, e) + " ms", left - 4, y(Math.pow(10, e)) + 4);
     rows.forEach(function (r, i) {
-      var x0 = left + i * gw + gw * 0.15, bw = gw * 0.3;
-      ctx.fillStyle = colors[0]; ctx.fillRect(x0, y(r.p50), bw, c.h - bottom - y(r.p50));
-      ctx.fillStyle = colors[1]; ctx.fillRect(x0 + bw, y(r.p99), bw, c.h - bottom - y(r.p99));
+      var x0 = left + i * gw + gw * 0.1;
+      keys.forEach(function (k, j) {
+        if (!(r[k] > 0)) return;
+        ctx.fillStyle = colors[j]; ctx.fillRect(x0 + j * bw, y(r[k]), bw - 1, c.h - bottom - y(r[k]));
+      });
       ctx.fillStyle = "#222"; ctx.textAlign = "center";
-      ctx.fillText(r.name.length > 22 ? r.name.slice(0, 21) + "…" : r.name, x0 + bw, c.h - bottom + 14);
+      ctx.fillText(r.name.length > 22 ? r.name.slice(0, 21) + "…" : r.name, x0 + 2 * bw, c.h - bottom + 14);
     });
-    ctx.textAlign = "right";
-    for (var t = 0; t <= max; t += niceStep(max / 5)) ctx.fillText(t.toFixed(2) + " ms", left - 4, y(t) + 4);
     ctx.textAlign = "left";
-    ctx.fillStyle = colors[0]; ctx.fillRect(left + 10, c.h - 24, 10, 10);
-    ctx.fillStyle = "#222"; ctx.fillText("p50", left + 24, c.h - 15);
-    ctx.fillStyle = colors[1]; ctx.fillRect(left + 70, c.h - 24, 10, 10);
-    ctx.fillStyle = "#222"; ctx.fillText("p99", left + 84, c.h - 15);
+    names.forEach(function (n, j) {
+      ctx.fillStyle = colors[j]; ctx.fillRect(left + 10 + j * 70, c.h - 24, 10, 10);
+      ctx.fillStyle = "#222"; ctx.fillText(n, left + 24 + j * 70, c.h - 15);
+    });
   }
 
   overheadChart();
