@@ -147,6 +147,9 @@ type conditionSeries struct {
 type runSeries struct {
 	Label     string  `json:"label"`
 	PerSecond []int64 `json:"per_second"`
+	// OnPhases are an alternation run's on phases, [start, end) seconds:
+	// shaded in its chart.
+	OnPhases [][2]int `json:"on_phases,omitempty"`
 }
 
 // seriesOf sums each run's sessions second by second, grouped by
@@ -175,7 +178,13 @@ func seriesOf(s result.Summary, runs []result.Run) []conditionSeries {
 		if r.Error != "" {
 			label += " failed"
 		}
-		out[i].Runs = append(out[i].Runs, runSeries{Label: label, PerSecond: total})
+		rs := runSeries{Label: label, PerSecond: total}
+		for _, ph := range r.Phases {
+			if ph.On {
+				rs.OnPhases = append(rs.OnPhases, [2]int{ph.Start, ph.End})
+			}
+		}
+		out[i].Runs = append(out[i].Runs, rs)
 	}
 	return out
 }

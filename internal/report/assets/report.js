@@ -89,11 +89,24 @@
         while (v.length < n) v.push(null);
         values.push(v);
       });
+      // An alternation run's on phases are shaded (one run per chart;
+      // several runs have different schedules).
+      var phases = cond.runs.length === 1 ? (cond.runs[0].on_phases || []) : [];
       new uPlot({
         width: el.clientWidth || 800, height: 220, series: series,
         scales: { x: { time: false } },
         axes: [{ label: "second of the measured window" }, { label: "statements/s", size: 70 }],
-        cursor: { drag: { x: true, y: false } }
+        cursor: { drag: { x: true, y: false } },
+        hooks: { drawClear: [function (u) {
+          var ctx = u.ctx;
+          ctx.save();
+          ctx.fillStyle = "rgba(255, 165, 0, 0.15)";
+          phases.forEach(function (p) {
+            var x0 = u.valToPos(p[0], "x", true), x1 = u.valToPos(p[1] - 1, "x", true);
+            ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+          });
+          ctx.restore();
+        }] }
       }, values, el);
     });
   }
