@@ -29,6 +29,15 @@ func TestBuiltinCatalog(t *testing.T) {
 	if n := len(cat.Defaults("postgres")); n < 4 || n > 5 {
 		t.Errorf("%d default observers; want 4 or 5", n)
 	}
+	for _, name := range []string{"baseline", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
+		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered"} {
+		if _, err := cat.Lookup("mariadb", name); err != nil {
+			t.Errorf("Lookup(mariadb, %s) = %v", name, err)
+		}
+	}
+	if n := len(cat.Defaults("mariadb")); n != 4 {
+		t.Errorf("%d default mariadb observers; want 4", n)
+	}
 }
 
 func TestLookupSuggests(t *testing.T) {
@@ -67,6 +76,10 @@ func TestParseErrors(t *testing.T) {
 		{"preload as setting", "- name: x\n  engine: postgres\n  description: d\n  settings: {shared_preload_libraries: a}\n", "f.yaml:4:3: shared_preload_libraries is set with preload:"},
 		{"duplicate", "- name: x\n  engine: postgres\n  description: d\n- name: x\n  engine: postgres\n  description: e\n", "f.yaml:4:3: observer \"x\" for postgres is defined twice (first at f.yaml:1)"},
 		{"syntax", "- name: [x\n", "f.yaml:1:"},
+		{"mark without placeholder", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT 1', mark: 'SELECT 0'}\n", "f.yaml:4:3: events mark: and {{mark}} in query: go together"},
+		{"placeholder without mark", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT {{mark}}'}\n", "f.yaml:4:3: events mark: and {{mark}} in query: go together"},
+		{"file setting on sql", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT 1', file_setting: general_log_file}\n", "f.yaml:4:3: events file_setting: is for source server-log"},
+		{"bad file setting", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: server-log, match: x, file_setting: 'a b'}\n", "f.yaml:4:3: events file_setting \"a b\" is not a server setting name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
