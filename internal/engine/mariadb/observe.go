@@ -172,7 +172,13 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 	if o.Name == observer.Baseline || (len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
 		return a, nil
 	}
-	if err := s.Check(ctx, o); err != nil {
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.checkedPlan(ctx, conn, o)
+	if err != nil {
+		done()
 		return nil, err
 	}
 	defer func() {
@@ -183,14 +189,6 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 		}
 	}()
 	if err := a.openSink(ctx, o); err != nil {
-		return nil, err
-	}
-	conn, done, err := s.control(ctx)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := planChanges(ctx, conn, o)
-	if err != nil {
 		done()
 		return nil, err
 	}
@@ -393,28 +391,32 @@ func waitUnloaded(ctx context.Context, conn *sql.Conn, lib string) error {
 // is not installed, its sink cannot be provided, or it needs startup
 // options and the server is not obsbench's to restart. Nothing is changed.
 func (s *Server) Check(ctx context.Context, o observer.Observer) error {
-	if o.Sink != nil && (s.host == nil || o.Sink.Kind != observer.SinkSlowDir) {
-		return &SinkError{Observer: o.Name, Sink: *o.Sink}
-	}
 	conn, done, err := s.control(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if err := checkRequirements(ctx, conn, o); err != nil {
-		return err
+	_, err = s.checkedPlan(ctx, conn, o)
+	return err
+}
+
+// checkedPlan is what putting o in force would change, after the checks
+// of Check: Apply, Check and PlanApply read the server's variables once.
+func (s *Server) checkedPlan(ctx context.Context, conn *sql.Conn, o observer.Observer) (changePlan, error) {
+	if o.Sink != nil && (s.host == nil || o.Sink.Kind != observer.SinkSlowDir) {
+		return changePlan{}, &SinkError{Observer: o.Name, Sink: *o.Sink}
 	}
-	if s.startup != nil {
-		return nil
+	if err := checkRequirements(ctx, conn, o); err != nil {
+		return changePlan{}, err
 	}
 	plan, err := planChanges(ctx, conn, o)
 	if err != nil {
-		return err
+		return plan, err
 	}
-	if len(plan.startup) > 0 {
-		return &RestartError{Observer: o.Name, Settings: plan.startup}
+	if len(plan.startup) > 0 && s.startup == nil {
+		return plan, &RestartError{Observer: o.Name, Settings: plan.startup}
 	}
-	return nil
+	return plan, nil
 }
 
 // checkRequirements verifies that each plugin o needs is in the server's

@@ -14,15 +14,12 @@ func (s *Server) PlanApply(ctx context.Context, o observer.Observer) (apply, rev
 	if o.Name == observer.Baseline {
 		return nil, nil, nil
 	}
-	if err := s.Check(ctx, o); err != nil {
-		return nil, nil, err
-	}
 	conn, done, err := s.control(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
-	plan, err := planChanges(ctx, conn, o)
+	plan, err := s.checkedPlan(ctx, conn, o)
 	if err != nil {
 		return nil, nil, err
 	}
