@@ -275,14 +275,4 @@ func (m *MariaDB) Stop() error {
 	return err
 }
 
-func (m *MariaDB) logTail() string {
-	b, err := os.ReadFile(m.ErrorLog())
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (m *MariaDB) logTail() string { return fileTail(m.ErrorLog(), 15) }

@@ -287,17 +287,7 @@ func (p *Postgres) startCommand(ctx context.Context, name string, args ...string
 	return nil
 }
 
-func (p *Postgres) logTail() string {
-	b, err := os.ReadFile(p.ServerLog())
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (p *Postgres) logTail() string { return fileTail(p.ServerLog(), 15) }
 
 func dialUnix(path string) (net.Conn, error) { return net.DialTimeout("unix", path, time.Second) }
 
