@@ -53,12 +53,9 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 	return &overheadError{limit: c.maxOverhead, over: over}
 }
 
-// writeReport writes dir/report.html and prints the report in format.
-func writeReport(dir, format string, sum result.Summary, stdout io.Writer) error {
-	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
-	if err != nil {
-		return err
-	}
+// writeReport writes dir/report.html and prints the report in format, from
+// the runs the summary was made of.
+func writeReport(dir, format string, sum result.Summary, runs []result.Run, stdout io.Writer) error {
 	if err := writeHTML(dir, sum, runs); err != nil {
 		return err
 	}

@@ -301,7 +301,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	if err := result.WriteSummary(filepath.Join(c.out, "summary.json"), sum); err != nil {
 		return nil, err
 	}
-	if err := writeReport(c.out, c.format, sum, stdout); err != nil {
+	if err := writeReport(c.out, c.format, sum, runs, stdout); err != nil {
 		return nil, err
 	}
 	if c.format == "text" {
