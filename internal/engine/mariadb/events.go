@@ -46,7 +46,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 	}
 	switch e.counter.Source {
 	case observer.SourceServerLog:
-		if e.path, err = a.s.logFile(ctx, e.counter.FileSetting); err != nil {
+		if e.path, err = a.s.logPath(ctx, e.counter.FileSetting); err != nil {
 			return nil, err
 		}
 		e.offsets, err = e.sizes()
@@ -123,9 +123,9 @@ func (s *Server) countSQL(ctx context.Context, query string) (int64, error) {
 	return int64(n), nil
 }
 
-// logFile is the absolute path the server setting names, if the file is
+// logPath is the absolute path the server setting names, if the file is
 // on this machine.
-func (s *Server) logFile(ctx context.Context, setting string) (string, error) {
+func (s *Server) logPath(ctx context.Context, setting string) (string, error) {
 	if setting == "" {
 		return "", errors.New("a server-log event counter on mariadb needs file_setting: (e.g. general_log_file)")
 	}
