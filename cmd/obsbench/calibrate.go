@@ -98,7 +98,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	target, tgt, stop, err := openPostgres(ctx, "", logf)
+	target, tgt, stop, err := openPostgres(ctx, "", managedSetup{}, logf)
 	if err != nil {
 		return err
 	}

@@ -99,6 +99,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if *format != "html" && !slices.Contains(report.Formats, *format) {
 		return usagef("--format %q: want html or one of %s", *format, strings.Join(report.Formats, ", "))
 	}
+	if points, err := readSweep(dir); err != nil || points != nil {
+		if err == nil {
+			err = report.Sweep(stdout, points, 1)
+		}
+		return err
+	}
 	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return usagef("%v (give a results directory of obsbench run or study)", err)

@@ -63,6 +63,15 @@ type runFlags struct {
 	resume, onFailure                                   string
 	format                                              string
 	maxOverhead                                         float64
+	// params are the workload parameters given as flags, by name.
+	params map[string]*int
+	// sessions, if set, runs the experiment once per session count (a
+	// concurrency sweep) instead of once at --clients.
+	sessions string
+	// standby, on a managed PostgreSQL: none, async or sync; standbyDelay
+	// is the one-way delay added between primary and standby.
+	standby      string
+	standbyDelay time.Duration
 }
 
 // runConfig is a validated run command.
@@ -75,6 +84,7 @@ type runConfig struct {
 	args         []string      // as given, for experiment.json
 	resuming     bool
 	study        string // the study this run is, if any
+	sweep        []int  // --sessions: the session counts, in order
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
@@ -113,6 +123,13 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
 	fs.StringVar(&f.format, "format", "text", "report on standard output as text, json, csv or benchstat (report.html is written to --out either way)")
 	fs.Float64Var(&f.maxOverhead, "max-overhead", -1, "exit with code 3 when an observer's overhead exceeds this percentage with 95% confidence (its whole interval above it)")
+	fs.StringVar(&f.sessions, "sessions", "", "concurrency sweep: run the whole experiment once per session count (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N")
+	fs.StringVar(&f.standby, "standby", "none", "managed PostgreSQL only: start a streaming standby, async or sync (synchronous_standby_names names it), or none")
+	fs.DurationVar(&f.standbyDelay, "standby-delay", 0, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
+	f.params = map[string]*int{}
+	for _, p := range workload.AllParams() {
+		f.params[p.Name] = fs.Int(p.Name, p.Default, p.Usage+" (a workload parameter)")
+	}
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
@@ -135,6 +152,15 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	}
 	var err error
 	if c.wl, err = workload.Lookup(f.workload); err != nil {
+		return c, usageError{err}
+	}
+	given := map[string]int{}
+	for name, v := range f.params {
+		if flagSet(fs, name) {
+			given[name] = *v
+		}
+	}
+	if c.wl, err = c.wl.WithParams(given); err != nil {
 		return c, usageError{err}
 	}
 	if !c.wl.RunsOn(f.engine) {
@@ -170,6 +196,26 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		return c, usagef("--alt-rounds %d: want 1 to 1000", f.altRounds)
 	case f.driverProcs < 1 || f.driverProcs > 256:
 		return c, usagef("--driver-threads %d: want 1 to 256", f.driverProcs)
+	}
+	switch {
+	case f.standby != "none" && f.standby != "async" && f.standby != "sync":
+		return c, usagef("--standby %q: want none, async or sync", f.standby)
+	case f.standby != "none" && (f.engine != "postgres" || f.dsn != ""):
+		return c, usagef("--standby starts a standby of a managed PostgreSQL: not with --engine %s or --dsn", f.engine)
+	case f.standbyDelay != 0 && f.standby == "none":
+		return c, usagef("--standby-delay needs --standby async or sync")
+	case f.standbyDelay < 0 || f.standbyDelay > time.Second:
+		return c, usagef("--standby-delay %v: want 0 to 1s", f.standbyDelay)
+	}
+	if f.sessions != "" {
+		counts, err := parseSessions(f.sessions)
+		if err != nil {
+			return c, err
+		}
+		if flagSet(fs, "clients") {
+			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", f.sessions)
+		}
+		c.sweep = counts
 	}
 	if flagSet(fs, "clients") {
 		if f.clients < 1 || f.clients > 1000 {
@@ -228,6 +274,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if c.dryRun {
 		return dryRun(ctx, c, stdout)
 	}
+	if len(c.sweep) > 0 {
+		_, err := runSweep(ctx, c, 1, stdout, stderr)
+		return err
+	}
 	sum, err := runExperiment(ctx, c, stdout, stderr)
 	return gate(c, sum, printStudy(stdout, c, sum, err))
 }
@@ -238,7 +288,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (*result.Summary, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 
-	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, logf)
+	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, managedSetup{standby: c.standby, standbyDelay: c.standbyDelay}, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -423,10 +473,18 @@ func environment(ctx context.Context, t dbTarget, c runConfig) (*result.Environm
 	if c.study != "" {
 		cmd = "study " + c.study
 	}
+	standby := ""
+	if c.standby != "" && c.standby != "none" {
+		standby = c.standby
+		if c.standbyDelay > 0 {
+			standby += fmt.Sprintf(", +%v each way", c.standbyDelay)
+		}
+	}
 	return &result.Environment{
 		Command:  append([]string{"obsbench", cmd}, redactArgs(c.args)...),
 		Obsbench: version,
 		Machine:  collect.ThisMachine(),
 		Settings: settings,
+		Standby:  standby,
 	}, nil
 }

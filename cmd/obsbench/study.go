@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -42,18 +43,73 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err}
 	}
-	// The study's settings come first, so that flags given after them win.
-	runArgs := append([]string{
-		"--engine", st.Engine, "--workload", st.Workload, "--clients", strconv.Itoa(st.Clients),
-		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
-	}, args[1:]...)
-	c, err := parseRun(runArgs, stderr)
+	switch {
+	case st.Audit != "":
+		return auditStudy(ctx, st, args[1:], stdout, stderr)
+	case len(st.Workloads) > 0:
+		return workloadsStudy(ctx, st, args[1:], stdout, stderr)
+	}
+	c, err := parseRun(studyArgs(st, st.Workload, args[1:]), stderr)
 	if err != nil {
 		return err
 	}
 	c.study = st.Name
 	sum, err := runExperiment(ctx, c, stdout, stderr)
 	return gate(c, sum, printStudy(stdout, c, sum, err))
+}
+
+// studyArgs are the run flags of st's experiment on workload: the study's
+// settings first, so that the user's flags, after them, win.
+func studyArgs(st study.Study, wl string, args []string) []string {
+	out := []string{
+		"--engine", st.Engine, "--workload", wl, "--clients", strconv.Itoa(st.Clients),
+		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
+	}
+	if st.Standby != "" {
+		out = append(out, "--standby", st.Standby)
+	}
+	return append(out, args...)
+}
+
+// workloadsStudy runs st's experiment once per workload, each in its own
+// directory under --out, then prints the study's table over all of them.
+func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
+	var sums []result.Summary
+	var errs []error
+	base := ""
+	for _, wl := range st.Workloads {
+		c, err := parseRun(studyArgs(st, wl, args), stderr)
+		if err != nil {
+			return err
+		}
+		if base == "" {
+			base = c.out
+		}
+		c.out = filepath.Join(base, wl)
+		if err := checkOut(c.out); err != nil {
+			return err
+		}
+		c.study = st.Name
+		fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
+		sum, err := runExperiment(ctx, c, stdout, stderr)
+		if sum != nil {
+			sums = append(sums, *sum)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		fmt.Fprintln(stdout)
+	}
+	if len(sums) > 0 {
+		if err := report.SyncCommit(stdout, st, sums); err != nil {
+			errs = append(errs, err)
+		}
+		fmt.Fprintf(stdout, "\nresults: %s (one directory per workload)\n", base)
+	}
+	return errors.Join(errs...)
 }
 
 // printStudy prints the study's table after its experiment, when the
@@ -65,6 +121,9 @@ func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error 
 	st, lerr := study.Lookup(c.study, c.engine)
 	if lerr != nil {
 		return errors.Join(err, lerr)
+	}
+	if len(st.Workloads) > 0 {
+		return err // the study's table comes after all its workloads
 	}
 	fmt.Fprintln(w)
 	return errors.Join(err, report.Study(w, st, *sum))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -78,10 +79,39 @@ func (a pgApplied) StartEvents(ctx context.Context, tag string) (experiment.Even
 }
 
 // managedTarget is a pgTarget whose server obsbench manages: it restarts
-// the server before every run (see experiment.Resetter).
-type managedTarget struct{ pgTarget }
+// the server before every run (see experiment.Resetter), and waits for its
+// standby, if it has one, to stream again.
+type managedTarget struct {
+	pgTarget
+	standby *server.Standby
+}
 
-func (t managedTarget) Reset(ctx context.Context) error { return t.managed.Restart(ctx) }
+func (t managedTarget) Reset(ctx context.Context) error {
+	if err := t.managed.Restart(ctx); err != nil {
+		return err
+	}
+	if t.standby != nil {
+		return t.standby.WaitStreaming(ctx)
+	}
+	return nil
+}
+
+// CompanionPIDs is the standby's postmaster: its CPU is the system's.
+func (t managedTarget) CompanionPIDs() []int {
+	if t.standby == nil {
+		return nil
+	}
+	if pid, err := t.standby.PID(); err == nil {
+		return []int{pid}
+	}
+	return nil
+}
+
+// managedSetup is what a managed server is started with besides itself.
+type managedSetup struct {
+	standby      string // none, async or sync
+	standbyDelay time.Duration
+}
 
 // externalSchema holds the dataset on an external server: a schema of its
 // own in the DSN's database, never the user's tables.
@@ -101,16 +131,16 @@ type dbTarget interface {
 // openTarget connects to the --dsn server of engine, or starts a managed
 // one when dsn is empty. It returns the server, the same as the runner
 // should use it (with a Reset on managed servers), and what stops it.
-func openTarget(ctx context.Context, engine, dsn string, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
+func openTarget(ctx context.Context, engine, dsn string, setup managedSetup, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
 	if engine == "mariadb" {
 		return openMariaDB(ctx, dsn, logf)
 	}
-	t, tgt, stop, err := openPostgres(ctx, dsn, logf)
+	t, tgt, stop, err := openPostgres(ctx, dsn, setup, logf)
 	return t, tgt, stop, err
 }
 
 // openPostgres is openTarget for PostgreSQL.
-func openPostgres(ctx context.Context, dsn string, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
+func openPostgres(ctx context.Context, dsn string, setup managedSetup, logf func(string, ...any)) (pgTarget, experiment.Target, func(), error) {
 	if dsn != "" {
 		if err := (postgres.New(dsn, postgres.Options{})).Ping(ctx); err != nil {
 			return pgTarget{}, nil, nil, usagef("--dsn: %v (%s)", err, redactDSN(dsn))
@@ -143,13 +173,28 @@ func openPostgres(ctx context.Context, dsn string, logf func(string, ...any)) (p
 			logf("stopping the managed server: %v", err)
 		}
 	}
+	var standby *server.Standby
+	if setup.standby != "" && setup.standby != "none" {
+		standby, err = pg.StartStandby(ctx, server.StandbyOptions{Sync: setup.standby == "sync", Delay: setup.standbyDelay, Log: logf})
+		if err != nil {
+			stop()
+			return pgTarget{}, nil, nil, fmt.Errorf("start the standby: %w", err)
+		}
+		stopPrimary := stop
+		stop = func() {
+			if err := standby.Stop(); err != nil {
+				logf("stopping the standby: %v", err)
+			}
+			stopPrimary()
+		}
+	}
 	dsn = pg.DSN(datasetDatabase)
 	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
 		stop()
 		return pgTarget{}, nil, nil, err
 	}
 	t := pgTarget{Server: postgres.New(dsn, postgres.Options{Restart: pg.Restart, Host: pg}), managed: pg}
-	return t, managedTarget{t}, stop, nil
+	return t, managedTarget{pgTarget: t, standby: standby}, stop, nil
 }
 
 // prepareData loads the workload's dataset and runs its set-up.

@@ -38,6 +38,7 @@ type snapshot struct {
 // this process (the driver), and the whole machine from /proc/stat.
 type Sampler struct {
 	root  int
+	also  []int // more process trees counted as the server's (a standby)
 	mu    sync.Mutex
 	snaps []snapshot
 	err   error
@@ -48,8 +49,8 @@ type Sampler struct {
 // StartSampler takes the first snapshot now and one every second after,
 // until Stop. serverRoot is the server's main process, 0 when the server is
 // not on this machine.
-func StartSampler(serverRoot int) (*Sampler, error) {
-	s := &Sampler{root: serverRoot, stop: make(chan struct{}), done: make(chan struct{})}
+func StartSampler(serverRoot int, also ...int) (*Sampler, error) {
+	s := &Sampler{root: serverRoot, also: also, stop: make(chan struct{}), done: make(chan struct{})}
 	first, err := s.take(time.Now())
 	if err != nil {
 		return nil, err
@@ -132,7 +133,10 @@ func (s *Sampler) Stop() (Usage, error) {
 // driver never closed (an interrupted or failed run), so that the
 // sampler's goroutine ends.
 type Window struct {
-	Root  int // the server's main process, 0 if not on this machine
+	Root int // the server's main process, 0 if not on this machine
+	// Also are more process trees of the system under test (a managed
+	// standby): their CPU is the server's, not other processes' noise.
+	Also  []int
 	Usage Usage
 	Err   error
 	s     *Sampler
@@ -141,7 +145,7 @@ type Window struct {
 // Toggle opens (starts sampling) or closes the window.
 func (w *Window) Toggle(open bool) {
 	if open {
-		w.s, w.Err = StartSampler(w.Root)
+		w.s, w.Err = StartSampler(w.Root, w.Also...)
 		return
 	}
 	w.Close()
@@ -170,6 +174,12 @@ func (s *Sampler) take(now time.Time) (snapshot, error) {
 	if s.root > 0 {
 		if snap.server, err = treeTicks(s.root); err != nil {
 			return snap, err
+		}
+		for _, pid := range s.also {
+			// A companion that is gone (restarting) counts nothing.
+			if n, err := treeTicks(pid); err == nil {
+				snap.server += n
+			}
 		}
 	}
 	snap.busy, snap.steal, err = machineTicks()

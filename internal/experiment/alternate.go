@@ -57,7 +57,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		}
 	}
 	var (
-		cpu  = &collect.Window{Root: t.ServerPID()}
+		cpu  = &collect.Window{Root: t.ServerPID(), Also: companions(t)}
 		wg   sync.WaitGroup
 		stop = make(chan struct{})
 	)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
@@ -84,6 +85,11 @@ func newProbeWindow(ctx context.Context, cfg Probes, t Target) (*probeWindow, er
 	}
 	return p, nil
 }
+
+// GaugePrefix marks a counter that is a level, not a cumulative count (a
+// replica's lag): it is recorded as its value at the window's end, under
+// its name without the prefix, instead of as a rate.
+const GaugePrefix = "gauge_"
 
 // open starts the window: counters first, then the sampler.
 func (p *probeWindow) open(ctx context.Context) {
@@ -176,6 +182,10 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 	if p.countersRead && p.seconds > 0 {
 		r.Counters = map[string]float64{}
 		for k, v1 := range p.counters1 {
+			if name, gauge := strings.CutPrefix(k, GaugePrefix); gauge {
+				r.Counters[name] = v1
+				continue
+			}
 			if v0, ok := p.counters0[k]; ok {
 				r.Counters[k] = (v1 - v0) / p.seconds
 			}

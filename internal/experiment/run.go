@@ -90,10 +90,29 @@ type LostCounter interface {
 	EngineLost(ctx context.Context) (n int64, ok bool, err error)
 }
 
+// FileCounter is an EventCounter over log files that can say what each
+// file held: an audit trail must be shown complete across its rotations.
+// CountFiles returns nil files (and no error) when the events are not in
+// files; Count counts them then.
+type FileCounter interface {
+	CountFiles(ctx context.Context) ([]result.FileCount, error)
+}
+
 // countEvents compares what events recorded with the statements executed.
 func countEvents(ctx context.Context, events EventCounter, executed int64) *result.Events {
-	n, err := events.Count(ctx)
-	ev := &result.Events{Recorded: n, Executed: executed}
+	var n int64
+	var files []result.FileCount
+	var err error
+	if fc, ok := events.(FileCounter); ok {
+		files, err = fc.CountFiles(ctx)
+		for _, f := range files {
+			n += f.Records
+		}
+	}
+	if files == nil && err == nil {
+		n, err = events.Count(ctx)
+	}
+	ev := &result.Events{Recorded: n, Executed: executed, Files: files}
 	if err != nil {
 		ev.Error = err.Error()
 	}
@@ -269,6 +288,13 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	return runs, nil
 }
 
+// RunOnce measures one run of observer o outside an experiment's plan (a
+// long reliability run of an audit trail): applied, run with cfg's driver
+// and probes, events counted, reverted.
+func RunOnce(ctx context.Context, cfg Config, o observer.Observer) (result.Run, error) {
+	return runOne(ctx, cfg, o)
+}
+
 // runOne applies o, runs the workload, counts events, reverts and checks
 // the revert. It returns a Run with a zero Started time when nothing was
 // measured, and a non-nil error when the experiment must stop.
@@ -294,7 +320,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	defer probes.release(ctx)
 	faults := faultWatch(cfg.Target)
 	r.Started = time.Now()
-	cpu := &collect.Window{Root: cfg.Target.ServerPID()}
+	cpu := &collect.Window{Root: cfg.Target.ServerPID(), Also: companions(cfg.Target)}
 	dcfg := cfg.Driver
 	dcfg.Window = func(open bool) {
 		cpu.Toggle(open)
@@ -389,6 +415,20 @@ func checkSettings(ctx context.Context, t Target, name string, before map[string
 	if len(diffs) > 0 {
 		sort.Strings(diffs)
 		return &SettingsChangedError{Observer: name, Diffs: diffs}
+	}
+	return nil
+}
+
+// Companioned is a target whose system under test has more server
+// processes than its own tree: a managed standby. Their CPU counts as the
+// server's.
+type Companioned interface {
+	CompanionPIDs() []int
+}
+
+func companions(t Target) []int {
+	if c, ok := t.(Companioned); ok {
+		return c.CompanionPIDs()
 	}
 	return nil
 }

@@ -17,7 +17,9 @@ func TestBuiltinCatalog(t *testing.T) {
 	}
 	want := []string{"baseline", "log-statements-file", "log-duration-csv", "log-filtered-out", "auto-explain",
 		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling",
-		"plans-stream", "plans-stream-slow", "plans-stream-lossy", "plans-file-slow"}
+		"plans-stream", "plans-stream-slow", "plans-stream-lossy", "plans-file-slow",
+		"sync-commit-off", "sync-commit-local", "sync-commit-remote-write", "sync-commit-remote-apply",
+		"pgaudit-rotated", "pgaudit-stream-lossy"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)

@@ -86,6 +86,8 @@ var counterOrder = []struct{ key, label string }{
 	{"wal_bytes", "WAL B/s"},
 	{"wal_sync", "WAL syncs/s"},
 	{"log_bytes", "log B/s"},
+	{"replica_flush_lag_ms", "replica flush lag ms"},
+	{"replica_replay_lag_ms", "replica replay lag ms"},
 	{"log_stream_bytes", "stream B/s"},
 	{"temp_bytes", "temp B/s"},
 	{"buffers_backend", "backend buf writes/s"},

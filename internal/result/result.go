@@ -84,6 +84,18 @@ type Events struct {
 	EngineLost *int64 `json:"engine_lost,omitempty"`
 	// Error says why events could not be counted (then Recorded is 0).
 	Error string `json:"error,omitempty"`
+	// Files are the files the events were counted in, in the order the
+	// server wrote them, where the observer writes rotated files.
+	Files []FileCount `json:"files,omitempty"`
+}
+
+// FileCount is what one log file held of a run's events.
+type FileCount struct {
+	Name    string `json:"name"`
+	Records int64  `json:"records"`
+	// Bytes the file grew by during the run (all of its lines, not only
+	// the counted ones).
+	Bytes int64 `json:"bytes"`
 }
 
 // Writer appends runs to a results.jsonl file.

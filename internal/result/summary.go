@@ -47,6 +47,9 @@ type Environment struct {
 	Obsbench string            `json:"obsbench_version"`
 	Machine  collect.Machine   `json:"machine"`
 	Settings map[string]string `json:"settings_changed,omitempty"`
+	// Standby describes the managed standby the primary had ("sync",
+	// "async", with the delay added to its link), "" for none.
+	Standby string `json:"standby,omitempty"`
 }
 
 // ConditionSummary aggregates the runs of one condition.

@@ -155,6 +155,11 @@ func (p *Postgres) writeConfig(extra map[string]string) error {
 	for k, v := range extra {
 		settings[k] = v
 	}
+	return p.appendConfig(settings)
+}
+
+// appendConfig appends settings to postgresql.conf, where later lines win.
+func (p *Postgres) appendConfig(settings map[string]string) error {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)

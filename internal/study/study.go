@@ -17,7 +17,18 @@ type Study struct {
 	Title    string
 	Question string
 	Workload string
-	Clients  int
+	// Workloads, when set, are run one experiment each, in order, with
+	// the same conditions (study 4: autocommit, then batched).
+	Workloads []string
+	Clients   int
+	// Standby is the managed standby the study's primary has (none,
+	// async, sync).
+	Standby string
+	// Audit, for study 5, is the audit observer whose trail is checked
+	// for completeness and whose overhead is swept over session counts;
+	// Sessions are the counts.
+	Audit    string
+	Sessions string
 	// Method is the experiment's --method.
 	Method string
 	// Waits is the wait sampler's interval (the study reads waits).
@@ -81,6 +92,53 @@ var studies = map[string]Study{
 			"event file on a slow path with events dropped: MariaDB's logs and server_audit files block the session on a slow device and never drop; server_audit to syslog drops without counting",
 		},
 	},
+}
+
+func init() {
+	durability := []Row{
+		{"baseline", "synchronous replica: commit waits until the replica has hardened the log (synchronous_commit=on)"},
+		{"sync-commit-remote-write", "commit waits until the replica has received the log, not hardened it"},
+		{"sync-commit-remote-apply", "commit waits until the replica has replayed the transaction"},
+		{"sync-commit-local", "replica asynchronous: commit waits for the local log flush only"},
+		{"sync-commit-off", "delayed durability: commit does not wait for any flush"},
+	}
+	studies["sync-commit/postgres"] = Study{
+		Name: "sync-commit", Engine: "postgres",
+		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
+		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a synchronous standby and each durability setting: time per 10,000 inserts, commits and WAL flushes per second, and the share of time spent waiting for the standby (IPC:SyncRep).",
+		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
+		Clients: 1, Method: "rounds", Waits: "10ms", Standby: "sync",
+		Rows: durability,
+	}
+	studies["audit/postgres"] = Study{
+		Name: "audit", Engine: "postgres",
+		Title:    "Study 5: is the audit trail complete, and is it cheap?",
+		Question: "pgaudit on every read and write to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
+		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
+		Clients: 4, Method: "auto", Waits: "off", Audit: "pgaudit-rotated", Sessions: "1,2,4,8,16,32",
+		Rows: []Row{
+			{"baseline", "audit event session stopped"},
+			{"pgaudit-rotated", "event session on statement completion with 13 fields, 10 MB rollover files, no event loss"},
+		},
+		Unmapped: []string{
+			"500 rollover files kept at most: PostgreSQL never deletes a log file it rotated away from (only time-based rotation with log_truncate_on_rotation reuses names); obsbench's managed server removes its files when it stops",
+			"query hash, plan hash and T-SQL stack of each record: pgaudit records the statement, its class and object; pg_stat_statements has the query id",
+		},
+	}
+	studies["audit/mariadb"] = Study{
+		Name: "audit", Engine: "mariadb",
+		Title:    "Study 5: is the audit trail complete, and is it cheap?",
+		Question: "server_audit on every statement to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
+		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
+		Clients: 4, Method: "auto", Waits: "off", Audit: "server-audit-rotated", Sessions: "1,2,4,8,16,32",
+		Rows: []Row{
+			{"baseline", "audit event session stopped"},
+			{"server-audit-rotated", "event session on statement completion, 10 MB rollover files (500 kept), no event loss"},
+		},
+		Unmapped: []string{
+			"query hash, plan hash and T-SQL stack of each record: server_audit records time, host, user, client, connection and query ids, database and the statement",
+		},
+	}
 }
 
 // Lookup finds a study by name for engine.

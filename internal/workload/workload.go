@@ -51,7 +51,24 @@ type Meta struct {
 	Engines []string
 	// DefaultClients is the number of sessions when the user gives none.
 	DefaultClients int
-	New            func() Workload
+	// Params are the workload's own settings, each a run flag of its name
+	// (e.g. --batch for inserts-batched).
+	Params []Param
+	// New makes the workload with the current parameter values. For a
+	// workload with Params, Lookup and WithParams set it from Build.
+	New func() Workload
+	// Build makes a workload with Params from their values by name.
+	Build func(params map[string]int) Workload
+	// values are the parameters New uses.
+	values map[string]int
+}
+
+// Param is one setting of a workload, an integer.
+type Param struct {
+	Name     string
+	Default  int
+	Min, Max int
+	Usage    string
 }
 
 var registry = map[string]Meta{}
@@ -67,7 +84,7 @@ func Register(m Meta) {
 // Lookup returns the workload called name.
 func Lookup(name string) (Meta, error) {
 	if m, ok := registry[name]; ok {
-		return m, nil
+		return m.WithParams(nil)
 	}
 	return Meta{}, fmt.Errorf("unknown workload %q; known: %s", name, strings.Join(Names(), ", "))
 }
@@ -93,4 +110,74 @@ func (m Meta) RunsOn(engine string) bool {
 		}
 	}
 	return false
+}
+
+// WithParams returns m whose New uses the given parameter values, the
+// defaults for those not given. A parameter m does not have, or a value out
+// of its range, is an error that names the valid ones.
+func (m Meta) WithParams(values map[string]int) (Meta, error) {
+	if m.Build == nil {
+		for name := range values {
+			return m, fmt.Errorf("workload %s has no parameter --%s", m.Name, name)
+		}
+		return m, nil
+	}
+	merged := map[string]int{}
+	for _, p := range m.Params {
+		merged[p.Name] = p.Default
+	}
+	for name, v := range values {
+		p, ok := m.param(name)
+		if !ok {
+			return m, fmt.Errorf("workload %s has no parameter --%s; its parameters: %s", m.Name, name, m.paramNames())
+		}
+		if v < p.Min || v > p.Max {
+			return m, fmt.Errorf("--%s %d: want %d to %d (%s)", name, v, p.Min, p.Max, p.Usage)
+		}
+		merged[name] = v
+	}
+	m.values = merged
+	build := m.Build
+	m.New = func() Workload { return build(merged) }
+	return m, nil
+}
+
+// Value is the value parameter name has in m (0 if m has no such
+// parameter).
+func (m Meta) Value(name string) int { return m.values[name] }
+
+func (m Meta) param(name string) (Param, bool) {
+	for _, p := range m.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+func (m Meta) paramNames() string {
+	var names []string
+	for _, p := range m.Params {
+		names = append(names, "--"+p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// AllParams lists the parameters of every registered workload, each name
+// once, sorted: the run command offers each as a flag.
+func AllParams() []Param {
+	seen := map[string]Param{}
+	for _, m := range registry {
+		for _, p := range m.Params {
+			if _, ok := seen[p.Name]; !ok {
+				seen[p.Name] = p
+			}
+		}
+	}
+	var out []Param
+	for _, p := range seen {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // ErrNotCollected means the observer's events cannot be counted here, e.g.
@@ -79,26 +81,52 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		}
 		return n, err
 	}
+	files, err := e.CountFiles(ctx)
+	var total int64
+	for _, f := range files {
+		total += f.Records
+	}
+	return total, err
+}
+
+// CountFiles is Count file by file, oldest first (path.N, ..., path.1,
+// path), with what each file grew by; nil for events counted by a query.
+// A file the server deleted (more rotations than it keeps) is not
+// counted: its records show as lost.
+func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error) {
+	if e.counter.Source == observer.SourceSQL {
+		return nil, nil
+	}
 	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
-		return 0, err
+		return nil, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	files, err := e.files()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var total int64
+	sort.Slice(files, func(i, j int) bool { return rotation(files[i].path, e.path) > rotation(files[j].path, e.path) })
+	var out []result.FileCount
 	for _, f := range files {
+		if f.size <= e.offsets[f.inode] {
+			continue
+		}
 		n, err := logscan.CountMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		total += n
+		out = append(out, result.FileCount{Name: filepath.Base(f.path), Records: n, Bytes: f.size - e.offsets[f.inode]})
 	}
-	return total, nil
+	return out, nil
+}
+
+// rotation is the number of a rotated file (path.N), 0 for path itself.
+func rotation(file, path string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(file, path), "."))
+	return n
 }
 
 // EngineLost is the growth of the observer's lost-events counter.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -33,8 +34,11 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	return &Session{conn: conn}, nil
 }
 
-// Prepare prepares sql on the server (COM_STMT_PREPARE).
+// Prepare prepares sql on the server (COM_STMT_PREPARE). Workloads write
+// parameters as $1, $2 (PostgreSQL's numbered form, which says which
+// argument goes where); MariaDB's are ?, taken in order.
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
+	sql = placeholders.ReplaceAllString(sql, "?")
 	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
@@ -44,6 +48,10 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 
 // Close ends the session (COM_QUIT).
 func (c *Session) Close(context.Context) error { return c.conn.Close() }
+
+// placeholders are numbered parameters; workload SQL uses them in order
+// and has no $ elsewhere.
+var placeholders = regexp.MustCompile(`\$[0-9]+`)
 
 type stmtQueryer interface {
 	driver.Stmt

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // ErrNotCollected means the observer's events cannot be counted here, e.g.
@@ -72,26 +75,45 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		n, err := e.s.countSQL(ctx, e.query())
 		return n - e.before, err
 	}
+	files, err := e.CountFiles(ctx)
+	var total int64
+	for _, f := range files {
+		total += f.Records
+	}
+	return total, err
+}
+
+// CountFiles is Count file by file, in the order the server wrote them
+// (names of rotated files sort by time), with what each file grew by; nil
+// for events counted by a query.
+func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error) {
+	if e.counter.Source == observer.SourceSQL {
+		return nil, nil // not in files: Count
+	}
 	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
-		return 0, err
+		return nil, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	sizes, err := e.sizes()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var total int64
-	for name := range sizes {
+	var out []result.FileCount
+	for _, name := range slices.Sorted(maps.Keys(sizes)) {
+		grew := sizes[name] - e.offsets[name]
+		if grew <= 0 {
+			continue
+		}
 		n, err := logscan.CountMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		total += n
+		out = append(out, result.FileCount{Name: name, Records: n, Bytes: grew})
 	}
-	return total, nil
+	return out, nil
 }
 
 func (s *Server) countSQL(ctx context.Context, query string) (int64, error) {

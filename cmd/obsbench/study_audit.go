@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+const (
+	defaultReliability = 10 * time.Minute // the study's 10 minutes
+	defaultThreshold   = 5.0              // the study's "under 5% is acceptable"
+	reliabilityFile    = "reliability.json"
+)
+
+// auditStudy runs study 5: a long run of the audit observer whose trail
+// is checked for one record per statement executed, then a concurrency
+// sweep of each thousand-query workload with auditing off and on, judged
+// against a threshold. Its own flags: --reliability-duration (0 skips the
+// check) and --threshold; every run flag may follow.
+func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
+	relDur, args, err := takeFlag(args, "reliability-duration", defaultReliability, time.ParseDuration)
+	if err != nil {
+		return err
+	}
+	threshold, args, err := takeFlag(args, "threshold", defaultThreshold, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	switch {
+	case err != nil:
+		return err
+	case relDur < 0 || relDur > 24*time.Hour:
+		return usagef("--reliability-duration %v: want 0 (skip) to 24h", relDur)
+	case threshold <= 0 || threshold > 100:
+		return usagef("--threshold %g: want a percentage above 0 and at most 100", threshold)
+	}
+	argsFor := func(wl string) []string {
+		return append([]string{"--engine", st.Engine, "--workload", wl, "--sessions", st.Sessions,
+			"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits}, args...)
+	}
+	c, err := parseRun(argsFor(st.Workloads[0]), stderr)
+	if err != nil {
+		return err
+	}
+	base := c.out
+	fmt.Fprintf(stdout, "%s\n%s\n\n", st.Title, st.Question)
+	var errs []error
+	if relDur > 0 {
+		run, err := reliabilityRun(ctx, c, st, relDur, filepath.Join(base, "reliability"), stderr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reliability: %w", err))
+		} else {
+			errs = append(errs, report.Reliability(stdout, run))
+			fmt.Fprintln(stdout)
+		}
+	}
+	for _, wl := range st.Workloads {
+		if ctx.Err() != nil {
+			break
+		}
+		c, err := parseRun(argsFor(wl), stderr)
+		if err != nil {
+			return err
+		}
+		c.out, c.study = filepath.Join(base, wl), st.Name
+		if err := checkOut(c.out); err != nil {
+			return err
+		}
+		points, err := runSweep(ctx, c, 1000, stdout, stderr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
+		}
+		if len(points) > 0 {
+			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(st.Audit, points, threshold))
+		}
+	}
+	for _, u := range st.Unmapped {
+		fmt.Fprintf(stdout, "not reproduced: %s\n", u)
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", base)
+	return errors.Join(errs...)
+}
+
+// reliabilityRun is one run of the audit observer with counting on, for
+// dur, written to dir/reliability.json.
+func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	var obs []string
+	for _, o := range c.observers {
+		obs = append(obs, o.Name)
+	}
+	var audit *int
+	for i, o := range c.observers {
+		if o.Name == st.Audit {
+			audit = &i
+		}
+	}
+	if audit == nil {
+		return result.Run{}, usagef("the reliability check runs %s, which --observers %s leaves out", st.Audit, strings.Join(obs, ","))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return result.Run{}, err
+	}
+	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, managedSetup{}, logf)
+	if err != nil {
+		return result.Run{}, err
+	}
+	defer stop()
+	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
+		return result.Run{}, err
+	}
+	logf("reliability: %s with %d sessions for %v (--reliability-duration)", st.Audit, st.Clients, dur)
+	var executed atomic.Int64
+	done := make(chan struct{})
+	go func() { // a line a minute: the check is long
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		began := time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				logf("reliability: %v of %v, %d statements", time.Since(began).Round(time.Second), dur, executed.Load())
+			}
+		}
+	}()
+	run, err := experiment.RunOnce(ctx, experiment.Config{
+		Target: tgt, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Probes: experiment.Probes{Counters: c.counters},
+		// No warm-up: every statement from the first is counted.
+		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverProcs, Executed: &executed},
+	}, c.observers[*audit])
+	close(done)
+	if err != nil {
+		return run, err
+	}
+	b, err := json.MarshalIndent(run, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, reliabilityFile), append(b, '\n'), 0o644)
+	}
+	return run, err
+}
+
+// thresholdVerdict says whether obs's overhead stays under threshold at
+// every session count of a sweep: under where the whole interval is
+// below it, over where the whole interval is above, else undecided.
+func thresholdVerdict(obs string, points []report.SweepPoint, threshold float64) string {
+	var over, undecided, missing []string
+	for _, p := range points {
+		var o *result.OverheadSummary
+		for _, c := range p.Summary.Conditions {
+			if c.Name == obs {
+				o = c.Overhead
+			}
+		}
+		n := strconv.Itoa(p.Sessions)
+		switch {
+		case o == nil || strings.HasPrefix(o.Verdict, "not measured"):
+			missing = append(missing, n)
+		case strings.HasPrefix(o.Verdict, "too few"):
+			undecided = append(undecided, n) // its interval is no interval
+		case o.CILow > threshold:
+			over = append(over, n)
+		case o.CIHigh >= threshold:
+			undecided = append(undecided, n)
+		}
+	}
+	var parts []string
+	if len(over) > 0 {
+		parts = append(parts, fmt.Sprintf("above %g%% at %s session(s)", threshold, strings.Join(over, ", ")))
+	}
+	if len(undecided) > 0 {
+		parts = append(parts, fmt.Sprintf("not shown under %g%% at %s session(s) (the 95%% interval reaches it, or too few samples)", threshold, strings.Join(undecided, ", ")))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("not measured at %s session(s)", strings.Join(missing, ", ")))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("threshold: %s stays under %g%% at every session count (every 95%% interval below it)", obs, threshold)
+	}
+	return fmt.Sprintf("threshold: %s is %s", obs, strings.Join(parts, "; "))
+}
+
+// takeFlag removes --name V (or --name=V) from args and parses V; def
+// when absent.
+func takeFlag[T any](args []string, name string, def T, parse func(string) (T, error)) (T, []string, error) {
+	v, rest := def, make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		raw, found := "", false
+		switch {
+		case a == "--"+name || a == "-"+name:
+			if i+1 >= len(args) {
+				return v, args, usagef("--%s needs a value", name)
+			}
+			raw, found = args[i+1], true
+			i++
+		case strings.HasPrefix(a, "--"+name+"="), strings.HasPrefix(a, "-"+name+"="):
+			raw, found = a[strings.Index(a, "=")+1:], true
+		}
+		if !found {
+			rest = append(rest, a)
+			continue
+		}
+		p, err := parse(raw)
+		if err != nil {
+			return v, args, usagef("--%s %q: %v", name, raw, err)
+		}
+		v = p
+	}
+	return v, rest, nil
+}

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// SweepPoint is one experiment of a concurrency sweep.
+type SweepPoint struct {
+	Sessions int            `json:"sessions"`
+	Dir      string         `json:"dir"`
+	Summary  result.Summary `json:"-"`
+}
+
+// Sweep writes a concurrency sweep: for each session count and condition,
+// throughput, the mean time a session waits per statement (sessions /
+// throughput, a closed loop's identity), and the overhead with its
+// interval. perUnit, when > 1, adds columns per unit of that many
+// statements (study 5's thousand-query): ms per unit and units per minute.
+func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "sessions\tcondition\tstmts/s\tms/stmt\t"
+	if perUnit > 1 {
+		head += fmt.Sprintf("ms per %s\t%s per min\t", unitName(perUnit), unitName(perUnit))
+	}
+	fmt.Fprintln(tw, head+"overhead % [CI]\tverdict\t")
+	for _, p := range points {
+		for _, c := range p.Summary.Conditions {
+			t := c.Throughput.Median
+			msPer := 0.0
+			if t > 0 {
+				msPer = float64(p.Sessions) / t * 1000
+			}
+			row := fmt.Sprintf("%d\t%s\t%s\t%.3f\t", p.Sessions, c.Name, thousands(t), msPer)
+			if perUnit > 1 {
+				row += fmt.Sprintf("%.1f\t%.1f\t", msPer*float64(perUnit), t*60/float64(perUnit))
+			}
+			ov, verdict := "-", "-"
+			if o := c.Overhead; o != nil {
+				verdict = o.Verdict
+				if !strings.HasPrefix(o.Verdict, "not measured") {
+					ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+				}
+			}
+			fmt.Fprintf(tw, "%s%s\t%s\t\n", row, ov, verdict)
+		}
+	}
+	return tw.Flush()
+}
+
+func unitName(n int) string {
+	if n == 1000 {
+		return "thousand-query"
+	}
+	return fmt.Sprintf("%d-stmts", n)
+}

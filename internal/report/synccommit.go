@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+// syncRepWait is PostgreSQL's wait for a synchronous standby's
+// confirmation: the commit delay study 4 reads.
+const syncRepWait = "IPC:SyncRep"
+
+// SyncCommit writes study 4's table: per workload and durability setting,
+// seconds per 10,000 inserts, ms per insert, the overhead against
+// synchronous commit to the standby, commits and WAL flushes per second,
+// WAL bytes per second, the standby's flush lag and the share of sampled
+// session time spent waiting for the standby.
+func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
+	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tcondition\ts per 10,000\tms/insert\toverhead % [CI]\tcommits/s\tWAL flushes/s\tWAL MB/s\tflush lag ms\tIPC:SyncRep %\t")
+	for _, s := range sums {
+		byName := map[string]result.ConditionSummary{}
+		for _, c := range s.Conditions {
+			byName[c.Name] = c
+		}
+		for _, r := range st.Rows {
+			c, ok := byName[r.Observer]
+			if !ok {
+				continue
+			}
+			t := c.Throughput.Median
+			per10k, msPer := "-", "-"
+			if t > 0 {
+				per10k = fmt.Sprintf("%.2f", 10000/t)
+				msPer = fmt.Sprintf("%.3f", float64(s.Clients)*1000/t)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Workload, r.Observer, per10k, msPer,
+				overheadCell(c.Overhead), counter(c, "xact_commit", "%.0f"), counter(c, "wal_sync", "%.0f"),
+				counterScaled(c, "wal_bytes", 1e-6, "%.2f"), counter(c, "replica_flush_lag_ms", "%.2f"), waitShare(c, syncRepWait))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nconditions (the study's set-up each stands for):")
+	for _, r := range st.Rows {
+		fmt.Fprintf(w, "  %-26s %s\n", r.Observer, r.Original)
+	}
+	fmt.Fprintln(w, "s per 10,000 = 10,000 / inserts per second; ms/insert = sessions / inserts per second; flush lag: the primary's last measure of the standby's flush lag at the end of the run; negative overhead = faster than synchronous commit")
+	for _, u := range st.Unmapped {
+		fmt.Fprintf(w, "not reproduced: %s\n", u)
+	}
+	return nil
+}
+
+func overheadCell(o *result.OverheadSummary) string {
+	if o == nil || strings.HasPrefix(o.Verdict, "not measured") {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+}
+
+func counter(c result.ConditionSummary, key, format string) string {
+	return counterScaled(c, key, 1, format)
+}
+
+func counterScaled(c result.ConditionSummary, key string, scale float64, format string) string {
+	v, ok := c.Counters[key]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf(format, v*scale)
+}
+
+// waitShare is wait's share of the condition's sampled session time, "-"
+// when waits were not sampled, 0 when the wait was not among the top.
+func waitShare(c result.ConditionSummary, wait string) string {
+	if c.Waits == nil {
+		return "-"
+	}
+	for _, t := range c.Waits.Top {
+		if t.Wait == wait {
+			return fmt.Sprintf("%.1f", t.Pct)
+		}
+	}
+	return "0.0"
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// Relay forwards TCP connections from a loopback port to a target,
+// holding every chunk of bytes for a fixed delay in each direction: a
+// network link's latency, in user space, for machines where the kernel
+// cannot add it (no tc netem). Order is kept; throughput is not limited.
+type Relay struct {
+	ln     net.Listener
+	target string
+	delay  time.Duration
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+// StartRelay listens on 127.0.0.1 and relays to target with delay.
+func StartRelay(target string, delay time.Duration) (*Relay, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
+	r := &Relay{ln: ln, target: target, delay: delay}
+	r.wg.Add(1)
+	go r.accept()
+	return r, nil
+}
+
+// Port is the port clients connect to.
+func (r *Relay) Port() int { return r.ln.Addr().(*net.TCPAddr).Port }
+
+// Close stops accepting and closes every relayed connection.
+func (r *Relay) Close() error {
+	err := r.ln.Close()
+	r.mu.Lock()
+	for _, c := range r.conns {
+		c.Close()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return err
+}
+
+func (r *Relay) accept() {
+	defer r.wg.Done()
+	for {
+		in, err := r.ln.Accept()
+		if err != nil {
+			return
+		}
+		out, err := net.DialTimeout("tcp", r.target, 5*time.Second)
+		if err != nil {
+			in.Close()
+			continue
+		}
+		r.mu.Lock()
+		r.conns = append(r.conns, in, out)
+		r.mu.Unlock()
+		r.wg.Add(2)
+		go r.pipe(out, in)
+		go r.pipe(in, out)
+	}
+}
+
+// chunk is bytes read at a time, due for writing at due.
+type chunk struct {
+	b   []byte
+	due time.Time
+}
+
+// pipe copies src to dst, each read held until delay after it arrived.
+// A reader and a writer run apart, so that the delay does not slow the
+// reading: bytes in flight pile up as they would on a long link.
+func (r *Relay) pipe(dst, src net.Conn) {
+	defer r.wg.Done()
+	q := make(chan chunk, 4096)
+	go func() {
+		defer close(q)
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := src.Read(buf)
+			if n > 0 {
+				q <- chunk{b: buf[:n], due: time.Now().Add(r.delay)}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for c := range q {
+		if d := time.Until(c.due); d > 0 {
+			time.Sleep(d)
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			break
+		}
+	}
+	// One side is done: close both, which ends the other direction too.
+	src.Close()
+	dst.Close()
+	for range q { // let the reader finish
+	}
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StandbyName is the application name a managed standby connects with:
+// what synchronous_standby_names names to make it synchronous.
+const StandbyName = "obsbench_standby"
+
+// StandbyOptions configures a managed standby.
+type StandbyOptions struct {
+	// Sync makes the standby synchronous: the primary's commits wait
+	// until it has flushed their WAL (synchronous_standby_names).
+	Sync bool
+	// Delay is added to each direction between primary and standby by a
+	// relay of obsbench's (0: the standby connects over the socket).
+	Delay time.Duration
+	Log   func(format string, args ...any)
+}
+
+// Standby is a streaming standby of a managed primary, in a directory of
+// its own with its own port. Stop it before its primary.
+type Standby struct {
+	*Postgres
+	primary *Postgres
+	relay   *Relay
+	sync    bool
+}
+
+// StartStandby copies p with pg_basebackup -R (which writes the
+// connection to the primary into the copy), starts the copy as a streaming
+// standby on a port of its own, and, with opts.Sync, names it in the
+// primary's synchronous_standby_names. It returns once the standby streams
+// (and is the synchronous one, with Sync).
+func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Standby, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
+	if err != nil {
+		return nil, err
+	}
+	s := &Standby{Postgres: &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs}, primary: p, sync: opts.Sync}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Stop()
+		}
+	}()
+	if s.port, err = freePort(); err != nil {
+		return nil, err
+	}
+	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s", p.base, p.port, StandbyName)
+	if opts.Delay > 0 {
+		logf("standby link: %s", netemStatus())
+		if s.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", p.port), opts.Delay); err != nil {
+			return nil, err
+		}
+		conn = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s", s.relay.Port(), StandbyName)
+		logf("standby connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, s.relay.Port())
+	}
+	logf("pg_basebackup -R into %s", s.dataDir)
+	if _, err := s.command(ctx, "pg_basebackup", "-D", s.dataDir, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", conn); err != nil {
+		return nil, err
+	}
+	// The copy's postgresql.conf is the primary's; these lines come after
+	// and win. A short retry interval brings the standby back within a
+	// fraction of a second after the primary restarts (before every run).
+	if err := s.writeConfig(map[string]string{
+		"hot_standby":                 "on",
+		"wal_retrieve_retry_interval": "'100ms'",
+		"cluster_name":                "'" + StandbyName + "'",
+	}); err != nil {
+		return nil, err
+	}
+	if s.stream, err = openLogStream(filepath.Join(s.base, "server.log"), uid, gid); err != nil {
+		return nil, err
+	}
+	if err := s.pgctl(ctx, "start", "-t", "120"); err != nil {
+		return nil, err
+	}
+	if opts.Sync {
+		if err := p.SetSettings(ctx, map[string]string{"synchronous_standby_names": "'" + StandbyName + "'"}); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.WaitStreaming(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	mode := "asynchronous"
+	if opts.Sync {
+		mode = "synchronous"
+	}
+	logf("%s standby streaming on 127.0.0.1:%d and %s", mode, s.port, s.base)
+	return s, nil
+}
+
+// WaitStreaming waits until the primary reports the standby streaming
+// (and synchronous, for a synchronous standby): after the primary
+// restarts, commits would otherwise wait for the standby to reconnect
+// inside a measured run.
+func (s *Standby) WaitStreaming(ctx context.Context) error {
+	want := "async"
+	if s.sync {
+		want = "sync"
+	}
+	query := fmt.Sprintf("SELECT count(*) FROM pg_stat_replication WHERE application_name = '%s' AND state = 'streaming' AND sync_state = '%s'", StandbyName, want)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := s.primary.psql(ctx, query)
+		if err == nil && out == "1" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("standby not streaming as %s after 60s (%v)\nstandby log:\n%s", want, err, s.logTail())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// WalReceiverPID is the standby's WAL receiver process, 0 when it has none.
+func (s *Standby) WalReceiverPID(ctx context.Context) (int, error) {
+	out, err := s.psql(ctx, "SELECT coalesce(max(pid), 0) FROM pg_stat_wal_receiver")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(out)
+}
+
+// Sync says whether the standby is synchronous.
+func (s *Standby) Sync() bool { return s.sync }
+
+// Stop stops the standby and its relay and removes its directory.
+func (s *Standby) Stop() error {
+	err := s.Postgres.Stop()
+	if s.relay != nil {
+		s.relay.Close()
+		s.relay = nil
+	}
+	return err
+}
+
+// SetSettings appends settings to the managed server's postgresql.conf
+// and reloads it: for settings of the managed set-up itself (a standby's
+// name), which are not observers and need no journal, since the whole
+// cluster is discarded at Stop.
+func (p *Postgres) SetSettings(ctx context.Context, settings map[string]string) error {
+	if err := p.appendConfig(settings); err != nil {
+		return err
+	}
+	_, err := p.command(ctx, "pg_ctl", "reload", "-D", p.dataDir)
+	return err
+}
+
+// psql runs one query over the server's socket and returns its one value.
+func (p *Postgres) psql(ctx context.Context, query string) (string, error) {
+	out, err := p.command(ctx, "psql", "-X", "-A", "-t", "-h", p.base, "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", "postgres", "-c", query)
+	return strings.TrimSpace(string(out)), err
+}
+
+// netemStatus says whether the kernel can delay packets (tc netem) in a
+// network namespace, which would put the standby behind a real link; the
+// relay is used either way, and this tells the user what the machine has.
+func netemStatus() string {
+	ns := "obsbench-probe-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		return "no network namespaces here (ip netns add: " + strings.TrimSpace(string(out)) + "); delay added in user space"
+	}
+	defer exec.Command("ip", "netns", "del", ns).Run()
+	out, err := exec.Command("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms").CombinedOutput()
+	if err != nil {
+		return "tc netem not available here (" + strings.TrimSpace(string(out)) + "); delay added in user space"
+	}
+	return "tc netem works here, but the standby stays on loopback; delay added in user space"
+}
