@@ -124,7 +124,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.StringVar(&f.format, "format", "text", "report on standard output as text, json, csv or benchstat (report.html is written to --out either way)")
 	fs.Float64Var(&f.maxOverhead, "max-overhead", -1, "exit with code 3 when an observer's overhead exceeds this percentage with 95% confidence (its whole interval above it)")
 	fs.StringVar(&f.sessions, "sessions", "", "concurrency sweep: run the whole experiment once per session count (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N")
-	fs.StringVar(&f.standby, "standby", "none", "managed PostgreSQL only: start a streaming standby, async or sync (synchronous_standby_names names it), or none")
+	fs.StringVar(&f.standby, "standby", "none", "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&f.standbyDelay, "standby-delay", 0, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
 	f.params = map[string]*int{}
 	for _, p := range workload.AllParams() {
@@ -200,8 +200,8 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	switch {
 	case f.standby != "none" && f.standby != "async" && f.standby != "sync":
 		return c, usagef("--standby %q: want none, async or sync", f.standby)
-	case f.standby != "none" && (f.engine != "postgres" || f.dsn != ""):
-		return c, usagef("--standby starts a standby of a managed PostgreSQL: not with --engine %s or --dsn", f.engine)
+	case f.standby != "none" && f.dsn != "":
+		return c, usagef("--standby starts a standby of obsbench's managed server: not with --dsn")
 	case f.standbyDelay != 0 && f.standby == "none":
 		return c, usagef("--standby-delay needs --standby async or sync")
 	case f.standbyDelay < 0 || f.standbyDelay > time.Second:

@@ -133,7 +133,7 @@ type dbTarget interface {
 // should use it (with a Reset on managed servers), and what stops it.
 func openTarget(ctx context.Context, engine, dsn string, setup managedSetup, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
 	if engine == "mariadb" {
-		return openMariaDB(ctx, dsn, logf)
+		return openMariaDB(ctx, dsn, setup, logf)
 	}
 	t, tgt, stop, err := openPostgres(ctx, dsn, setup, logf)
 	return t, tgt, stop, err

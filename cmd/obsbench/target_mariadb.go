@@ -60,13 +60,36 @@ func (a mdbApplied) StartEvents(ctx context.Context, tag string) (experiment.Eve
 	return e, nil
 }
 
-// managedMariaDB restarts its server before every run (experiment.Resetter).
-type managedMariaDB struct{ mdbTarget }
+// managedMariaDB restarts its server before every run (experiment.Resetter)
+// and waits for its replica, if it has one, to be connected again.
+type managedMariaDB struct {
+	mdbTarget
+	replica *server.Replica
+}
 
-func (t managedMariaDB) Reset(ctx context.Context) error { return t.managed.Restart(ctx) }
+func (t managedMariaDB) Reset(ctx context.Context) error {
+	if err := t.managed.Restart(ctx); err != nil {
+		return err
+	}
+	if t.replica != nil {
+		return t.replica.WaitStreaming(ctx)
+	}
+	return nil
+}
+
+// CompanionPIDs is the replica's server: its CPU is the system's.
+func (t managedMariaDB) CompanionPIDs() []int {
+	if t.replica == nil {
+		return nil
+	}
+	if pid, err := t.replica.PID(); err == nil {
+		return []int{pid}
+	}
+	return nil
+}
 
 // openMariaDB connects to the --dsn MariaDB, or starts a managed one.
-func openMariaDB(ctx context.Context, dsn string, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
+func openMariaDB(ctx context.Context, dsn string, setup managedSetup, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
 	if dsn != "" {
 		probe, err := mariadb.New(dsn, mariadb.Options{})
 		if err != nil {
@@ -100,11 +123,26 @@ func openMariaDB(ctx context.Context, dsn string, logf func(string, ...any)) (db
 			logf("stopping the managed server: %v", err)
 		}
 	}
+	var replica *server.Replica
+	if setup.standby != "" && setup.standby != "none" {
+		replica, err = m.StartReplica(ctx, server.ReplicaOptions{SemiSync: setup.standby == "sync", Delay: setup.standbyDelay, Log: logf})
+		if err != nil {
+			stop()
+			return nil, nil, nil, fmt.Errorf("start the replica: %w", err)
+		}
+		stopPrimary := stop
+		stop = func() {
+			if err := replica.Stop(); err != nil {
+				logf("stopping the replica: %v", err)
+			}
+			stopPrimary()
+		}
+	}
 	srv, err := mariadb.New(m.DSN(datasetDatabase), mariadb.Options{Startup: m, Host: m})
 	if err != nil {
 		stop()
 		return nil, nil, nil, err
 	}
 	t := mdbTarget{Server: srv, managed: m}
-	return t, managedMariaDB{t}, stop, nil
+	return t, managedMariaDB{mdbTarget: t, replica: replica}, stop, nil
 }

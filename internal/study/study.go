@@ -29,6 +29,9 @@ type Study struct {
 	// Sessions are the counts.
 	Audit    string
 	Sessions string
+	// Commit names, for study 4's table, the engine's counters and wait
+	// of the commit path.
+	Commit CommitKeys
 	// Method is the experiment's --method.
 	Method string
 	// Waits is the wait sampler's interval (the study reads waits).
@@ -38,6 +41,14 @@ type Study struct {
 	// Unmapped are set-ups of the original study with no analogue on this
 	// engine, and why.
 	Unmapped []string
+}
+
+// CommitKeys are the names under which an engine's counters (per second,
+// or levels) and waits hold what study 4 reads.
+type CommitKeys struct {
+	Commits, Flushes, LogBytes string // counters
+	Lag, LagLabel, LagNote     string // a level, in ms, and what it is
+	Wait                       string // the wait for the replica
 }
 
 // Row is one set-up: an observer and the original set-up it stands for.
@@ -109,6 +120,27 @@ func init() {
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
 		Clients: 1, Method: "rounds", Waits: "10ms", Standby: "sync",
 		Rows: durability,
+		Commit: CommitKeys{Commits: "xact_commit", Flushes: "wal_sync", LogBytes: "wal_bytes",
+			Lag: "replica_flush_lag_ms", LagLabel: "flush lag ms", LagNote: "the primary's last measure of the standby's flush lag, at the end of the run; commits/s counts every transaction in the database, the wait sampler's (about 40/s) included", Wait: "IPC:SyncRep"},
+	}
+	studies["sync-commit/mariadb"] = Study{
+		Name: "sync-commit", Engine: "mariadb",
+		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
+		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a semi-synchronous replica and each durability setting: time per 10,000 inserts, commits and redo log flushes per second, and the share of time spent waiting for the replica's acknowledgement.",
+		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
+		Clients: 1, Method: "rounds", Waits: "10ms", Standby: "sync",
+		Rows: []Row{
+			{"baseline", "synchronous replica (semi-sync: commit waits until the replica has received the log), redo log flushed at commit"},
+			{"semi-sync-off", "replica asynchronous: commit waits for the local log flush only"},
+			{"sync-binlog-1", "the binary log hardened at commit as well (a second log flush)"},
+			{"flush-log-at-commit-2", "delayed durability: redo log written at commit, flushed once a second"},
+			{"flush-log-at-commit-0", "delayed durability: redo log written and flushed once a second"},
+		},
+		Commit: CommitKeys{Commits: "binlog_commits", Flushes: "innodb_data_fsyncs", LogBytes: "innodb_os_log_written",
+			Lag: "semi_sync_wait_ms", LagLabel: "ack wait ms", LagNote: "the mean wait for the replica's acknowledgement since the server started (before the run)", Wait: "State:Waiting for semi-sync ACK from slave"},
+		Unmapped: []string{
+			"the replica hardening the log before the commit returns: MariaDB's semi-synchronous replication waits until the replica has received (not flushed) the events",
+		},
 	}
 	studies["audit/postgres"] = Study{
 		Name: "audit", Engine: "postgres",

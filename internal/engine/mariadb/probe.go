@@ -102,6 +102,7 @@ var statusCounters = []string{
 	"Questions", "Queries", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_rollback",
 	"Com_stmt_prepare", "Com_stmt_execute", "Innodb_os_log_fsyncs", "Innodb_os_log_written", "Innodb_data_fsyncs",
 	"Created_tmp_tables", "Created_tmp_disk_tables", "Bytes_sent", "Bytes_received", "Server_audit_writes_failed",
+	"Binlog_commits", "Binlog_bytes_written", "Rpl_semi_sync_master_yes_tx", "Rpl_semi_sync_master_no_tx",
 }
 
 // logFileSettings name the files MariaDB's logs and server_audit write.
@@ -176,6 +177,11 @@ func statusCounts(ctx context.Context, conn *sql.Conn) (map[string]float64, erro
 			out[strings.ToLower(name)] = value.Float64
 		case strings.HasPrefix(name, "Performance_schema_") && strings.HasSuffix(name, "_lost"):
 			out["performance_schema_lost"] += value.Float64
+		case name == "Rpl_semi_sync_master_tx_avg_wait_time" && value.Float64 > 0:
+			// A gauge: the mean wait for the replica's acknowledgement
+			// since the server started, which a managed server does
+			// before every run.
+			out["gauge_semi_sync_wait_ms"] = value.Float64 / 1000 // a gauge (experiment.GaugePrefix)
 		}
 	}
 	return out, rows.Err()

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// replicaUser is the account a managed replica reads the primary's binary
+// log as, over loopback TCP (root is reached only on the socket).
+const (
+	replicaUser     = "obsbench_repl"
+	replicaPassword = "obsbench_repl"
+)
+
+// ReplicaOptions configures a managed MariaDB replica.
+type ReplicaOptions struct {
+	// SemiSync makes the primary's commits wait until the replica has
+	// acknowledged receiving their binary log events (semi-synchronous
+	// replication, built into MariaDB since 10.3).
+	SemiSync bool
+	// Delay is added to each direction between primary and replica by
+	// obsbench's relay.
+	Delay time.Duration
+	Log   func(format string, args ...any)
+}
+
+// Replica is a MariaDB replica of a managed primary. Stop it before its
+// primary.
+type Replica struct {
+	*MariaDB
+	primary  *MariaDB
+	relay    *Relay
+	semiSync bool
+}
+
+// StartReplica turns m into a primary (binary log, server id 1, and with
+// SemiSync the semi-synchronous primary side on from start-up, which
+// restarts m) and starts a second managed server that replicates from it,
+// with the semi-synchronous replica side on. It returns once the replica
+// reads the binary log (and acknowledges it, with SemiSync).
+func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Replica, error) {
+	logf := opts.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	primary := map[string]string{"server_id": "1", "log_bin": "obsbench-bin", "binlog_format": "ROW"}
+	for k, v := range primary {
+		if err := m.SetOption(k, &v); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.Restart(ctx); err != nil {
+		return nil, fmt.Errorf("restart the primary with its binary log: %w", err)
+	}
+	if _, err := m.sql(ctx, fmt.Sprintf("CREATE USER IF NOT EXISTS %s@'127.0.0.1' IDENTIFIED BY '%s'; GRANT REPLICATION SLAVE ON *.* TO %s@'127.0.0.1'",
+		replicaUser, replicaPassword, replicaUser)); err != nil {
+		return nil, err
+	}
+	settings := map[string]string{"server_id": "2", "skip_slave_start": "ON"}
+	if opts.SemiSync {
+		settings["rpl_semi_sync_slave_enabled"] = "ON"
+	}
+	rm, err := StartMariaDB(ctx, MariaDBOptions{Settings: settings, Log: logf})
+	if err != nil {
+		return nil, fmt.Errorf("start the replica: %w", err)
+	}
+	r := &Replica{MariaDB: rm, primary: m, semiSync: opts.SemiSync}
+	ok := false
+	defer func() {
+		if !ok {
+			r.Stop()
+		}
+	}()
+	port := m.port
+	if opts.Delay > 0 {
+		if r.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", m.port), opts.Delay); err != nil {
+			return nil, err
+		}
+		port = r.relay.Port()
+		logf("replica connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, port)
+	}
+	if _, err := rm.sql(ctx, fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos; START SLAVE",
+		port, replicaUser, replicaPassword)); err != nil {
+		return nil, err
+	}
+	if opts.SemiSync {
+		// Only now that the replica is there: a semi-synchronous primary
+		// without one waits out the timeout at every commit. A replica
+		// that does not acknowledge within a minute turns the primary
+		// asynchronous; a shorter timeout would hide a stalled replica
+		// inside a run. The option file has them for later restarts.
+		for k, v := range map[string]string{"rpl_semi_sync_master_timeout": "60000", "rpl_semi_sync_master_enabled": "ON"} {
+			if _, err := m.sql(ctx, fmt.Sprintf("SET GLOBAL %s = %s", k, v)); err != nil {
+				return nil, err
+			}
+			if err := m.SetOption(k, &v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := r.WaitStreaming(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	mode := "asynchronous"
+	if opts.SemiSync {
+		mode = "semi-synchronous"
+	}
+	logf("%s replica reading the binary log on 127.0.0.1:%d and %s", mode, rm.port, rm.Socket())
+	return r, nil
+}
+
+// WaitStreaming waits until the primary has the replica's binary log dump
+// thread (and counts it as a semi-synchronous client, with SemiSync): after
+// the primary restarts, commits would otherwise not wait for it, or wait
+// for its reconnection, inside a measured run.
+func (r *Replica) WaitStreaming(ctx context.Context) error {
+	query := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"
+	if r.semiSync {
+		query = "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS'"
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := r.primary.sql(ctx, query)
+		if err == nil && out == "1" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica not connected after 60s (%q, %v)\nreplica error log:\n%s", out, err, r.logTail())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// SemiSync says whether the replica is semi-synchronous.
+func (r *Replica) SemiSync() bool { return r.semiSync }
+
+// Stop stops the replica and its relay and removes its directory.
+func (r *Replica) Stop() error {
+	err := r.MariaDB.Stop()
+	if r.relay != nil {
+		r.relay.Close()
+		r.relay = nil
+	}
+	return err
+}
+
+// sql runs statements as root over the server's socket with the mariadb
+// client and returns the output (tab-separated, no headers).
+func (m *MariaDB) sql(ctx context.Context, stmts string) (string, error) {
+	cmd := exec.CommandContext(ctx, "mariadb", "--no-defaults", "--socket="+m.Socket(), "-u", "root", "-N", "-B", "-e", stmts)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("mariadb -e %q: %w: %s", stmts, err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,112 @@
+package server_test
+
+import (
+	"context"
+	"database/sql"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// The replica is really semi-synchronous: a commit on the primary blocks,
+// waiting for the replica's acknowledgement, while the replica is stopped,
+// and completes once it runs again; the row reaches the replica.
+func TestReplicaIsSemiSynchronous(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	m := servertest.MariaDB(t, nil)
+	r, err := m.StartReplica(ctx, server.ReplicaOptions{SemiSync: true, Log: t.Logf})
+	if err != nil {
+		t.Fatalf("StartReplica: %v", err)
+	}
+	defer r.Stop()
+	db, err := sql.Open("mysql", m.DSN("mysql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t.t (v int) ENGINE=InnoDB"); err != nil {
+		t.Fatal(err)
+	}
+
+	pid, err := r.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, "INSERT INTO t.t VALUES (1)")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the commit completed (err %v) while the replica was stopped", err)
+	case <-time.After(2 * time.Second):
+	}
+	var waiting int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'").Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting != 1 {
+		t.Errorf("%d sessions wait for the semi-sync acknowledgement; want the blocked commit", waiting)
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("commit after the replica resumed: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the commit did not complete within 30s after the replica resumed")
+	}
+	var yes string
+	if err := db.QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS'").Scan(&yes); err != nil || yes != "ON" {
+		t.Errorf("primary semi-sync status %q, %v; want ON (not fallen back to asynchronous)", yes, err)
+	}
+
+	// The row is on the replica.
+	rdb, err := sql.Open("mysql", r.DSN("mysql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := rdb.QueryRowContext(ctx, "SELECT COUNT(*) FROM t.t").Scan(&n)
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica has %d rows (%v); want 1", n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// After a restart of the primary, the replica is back as a
+	// semi-synchronous client.
+	if err := m.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WaitStreaming(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
