@@ -91,7 +91,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: postgres, mariadb`},
 		{[]string{"run", "--waits", "5us"}, `--waits "5us": want an interval from 1ms to 10s`},
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
-		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: wait-signatures`},
+		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, sync-commit, wait-signatures`},
 		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
 		{[]string{"inspect", "--results", "/nonexistent"}, "--results: open /nonexistent/summary.json"},
 		{[]string{"run", "--observer-file", badSink}, badSink + `:4:3: sink kind "pipe" is not one of stream, slow-dir`},
@@ -117,6 +117,16 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--max-overhead", "-5"}, "--max-overhead -5: want a percentage from 0 to 100"},
 		{[]string{"report"}, "usage: obsbench report DIR"},
 		{[]string{"report", filepath.Join(tmp, "noresults")}, "summary.json: no such file or directory (give a results directory"},
+		{[]string{"run", "--sessions", "1,x"}, `--sessions 1,x: "x" is not a session count from 1 to 1000`},
+		{[]string{"run", "--sessions", "4,2"}, "--sessions 4,2: give the counts once each, ascending"},
+		{[]string{"run", "--sessions", "1,2", "--clients", "4"}, "--sessions 1,2 sweeps the session count: give it or --clients, not both"},
+		{[]string{"run", "--batch", "100"}, "workload credit-top1 has no parameter --batch"},
+		{[]string{"run", "--workload", "inserts-batched", "--batch", "0"}, "--batch 0: want 1 to 10000000 (inserts-batched: rows per transaction)"},
+		{[]string{"run", "--standby", "hot"}, `--standby "hot": want none, async or sync`},
+		{[]string{"run", "--standby", "sync", "--dsn", "host=127.0.0.1 port=1"}, "--standby starts a standby of obsbench's managed server: not with --dsn"},
+		{[]string{"run", "--standby-delay", "1ms"}, "--standby-delay needs --standby async or sync"},
+		{[]string{"study", "audit", "--threshold", "0"}, "--threshold 0: want a percentage above 0 and at most 100"},
+		{[]string{"study", "audit", "--reliability-duration", "soon"}, `--reliability-duration "soon": time: invalid duration`},
 	}
 	var rows []string
 	for _, tt := range tests {

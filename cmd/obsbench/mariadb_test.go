@@ -77,3 +77,42 @@ func TestInspectMariaDB(t *testing.T) {
 		}
 	}
 }
+
+// Study 4 on MariaDB, short: with a semi-synchronous replica the
+// autocommit baseline waits for the replica's acknowledgement, and with
+// semi-sync off it does not.
+func TestStudySyncCommitMariaDB(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"study", "sync-commit", "--engine", "mariadb", "--observers", "semi-sync-off", "--rounds", "2",
+		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "6", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	s, err := result.ReadSummary(filepath.Join(out, "inserts-autocommit", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ack = "State:Waiting for semi-sync ACK from slave"
+	share := map[string]float64{}
+	for _, c := range s.Conditions {
+		if c.Waits == nil {
+			t.Fatalf("%s: no waits sampled", c.Name)
+		}
+		for _, w := range c.Waits.Top {
+			if w.Wait == ack {
+				share[c.Name] = w.Pct
+			}
+		}
+	}
+	if share["baseline"] <= 0 || share["semi-sync-off"] != 0 {
+		t.Errorf("share of %q: baseline %.1f%%, semi-sync-off %.1f%%; want some, then none", ack, share["baseline"], share["semi-sync-off"])
+	}
+	if !strings.Contains(stdout.String(), "wait for semi-sync ACK from slave %") {
+		t.Errorf("stdout lacks the study's table:\n%s", stdout.String())
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}

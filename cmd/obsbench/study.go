@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 const studyUsage = `usage: obsbench study <name> [run flags]
@@ -78,7 +79,7 @@ func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, 
 	var errs []error
 	base := ""
 	for _, wl := range st.Workloads {
-		c, err := parseRun(studyArgs(st, wl, args), stderr)
+		c, err := parseRun(studyArgs(st, wl, ownParams(wl, args)), stderr)
 		if err != nil {
 			return err
 		}
@@ -110,6 +111,22 @@ func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, 
 		fmt.Fprintf(stdout, "\nresults: %s (one directory per workload)\n", base)
 	}
 	return errors.Join(errs...)
+}
+
+// ownParams drops from args the workload parameters that workload wl
+// does not take: a study's flags (--batch) go to the workloads that have
+// them.
+func ownParams(wl string, args []string) []string {
+	m, err := workload.Lookup(wl)
+	if err != nil {
+		return args
+	}
+	for _, p := range workload.AllParams() {
+		if !m.HasParam(p.Name) {
+			args = dropFlag(args, p.Name)
+		}
+	}
+	return args
 }
 
 // printStudy prints the study's table after its experiment, when the

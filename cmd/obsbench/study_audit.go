@@ -47,7 +47,7 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 	}
 	argsFor := func(wl string) []string {
 		return append([]string{"--engine", st.Engine, "--workload", wl, "--sessions", st.Sessions,
-			"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits}, args...)
+			"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits}, ownParams(wl, args)...)
 	}
 	c, err := parseRun(argsFor(st.Workloads[0]), stderr)
 	if err != nil {

@@ -146,6 +146,12 @@ func (m Meta) WithParams(values map[string]int) (Meta, error) {
 // parameter).
 func (m Meta) Value(name string) int { return m.values[name] }
 
+// HasParam says whether m takes parameter name.
+func (m Meta) HasParam(name string) bool {
+	_, ok := m.param(name)
+	return ok
+}
+
 func (m Meta) param(name string) (Param, bool) {
 	for _, p := range m.Params {
 		if p.Name == name {

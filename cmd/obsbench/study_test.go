@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// Study 4 end to end, short: a synchronous standby makes the autocommit
+// baseline wait in IPC:SyncRep, and synchronous_commit=local does not;
+// batching commits far less often.
+func TestStudySyncCommit(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"study", "sync-commit", "--observers", "sync-commit-local", "--rounds", "2",
+		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "4", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	auto, err := result.ReadSummary(filepath.Join(out, "inserts-autocommit", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batched, err := result.ReadSummary(filepath.Join(out, "inserts-batched", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Environment == nil || auto.Environment.Standby != "sync" || auto.Environment.Settings["synchronous_standby_names"] == "" {
+		t.Errorf("environment %+v; want a synchronous standby recorded", auto.Environment)
+	}
+	share := func(c result.ConditionSummary) float64 {
+		if c.Waits == nil {
+			return -1
+		}
+		for _, w := range c.Waits.Top {
+			if w.Wait == "IPC:SyncRep" {
+				return w.Pct
+			}
+		}
+		return 0
+	}
+	by := map[string]result.ConditionSummary{}
+	for _, c := range auto.Conditions {
+		by[c.Name] = c
+	}
+	if s := share(by["baseline"]); s <= 0 {
+		t.Errorf("autocommit baseline: IPC:SyncRep %.1f%% of samples; want some (every commit waits for the standby)", s)
+	}
+	if s := share(by["sync-commit-local"]); s != 0 {
+		t.Errorf("synchronous_commit=local: IPC:SyncRep %.1f%% of samples; want none", s)
+	}
+	perRow := func(s result.Summary) float64 {
+		c := s.Conditions[0]
+		return c.Counters["wal_sync"] / c.Throughput.Median
+	}
+	if a, b := perRow(auto), perRow(batched); a < 0.5 || b > a/10 {
+		t.Errorf("WAL flushes per insert: autocommit %.3f, batched %.4f; want about 1 and under a tenth of it", a, b)
+	}
+	for _, want := range []string{"Study 4: what does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
+		"IPC:SyncRep %", "flush lag ms", "sync-commit-local", "replica asynchronous"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// Study 5 end to end, short: the reliability check finds one record per
+// statement in the rotated trail, and each workload's sweep covers every
+// session count with a threshold verdict.
+func TestStudyAudit(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"study", "audit", "--reliability-duration", "4s", "--sessions", "1,2",
+		"--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "0s", "--threshold", "50", "--seed", "5", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"Study 5: is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
+		"COMPLETE: one record per statement", "records/s", "per day", "concurrency sweep: thousand-point", "concurrency sweep: thousand-range",
+		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	for _, wl := range []string{"thousand-point", "thousand-range"} {
+		points, err := readSweep(filepath.Join(out, wl))
+		if err != nil || len(points) != 2 || points[0].Sessions != 1 || points[1].Sessions != 2 {
+			t.Fatalf("%s sweep = %+v, %v; want session counts 1 and 2", wl, points, err)
+		}
+		if points[1].Summary.Clients != 2 {
+			t.Errorf("%s: the 2-session experiment ran %d clients", wl, points[1].Summary.Clients)
+		}
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}

@@ -1,0 +1,86 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+func cond(name string, tput float64, ov *result.OverheadSummary, counters map[string]float64) result.ConditionSummary {
+	return result.ConditionSummary{Name: name, Throughput: result.ThroughputSummary{Median: tput}, Overhead: ov, Counters: counters}
+}
+
+func TestSweepPerThousand(t *testing.T) {
+	ov := &result.OverheadSummary{Pct: 4, CILow: 2, CIHigh: 6, Verdict: "slower", Significant: true}
+	points := []report.SweepPoint{
+		{Sessions: 2, Summary: result.Summary{Conditions: []result.ConditionSummary{cond("baseline", 20000, nil, nil), cond("audit", 19200, ov, nil)}}},
+	}
+	var b bytes.Buffer
+	if err := report.Sweep(&b, points, 1000); err != nil {
+		t.Fatal(err)
+	}
+	// 2 sessions at 20,000 statements/s: 0.1 ms a statement, 100 ms a
+	// thousand-query, 1,200 thousand-queries a minute.
+	for _, want := range []string{"ms per thousand-query", "0.100", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("sweep table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestSyncCommitTable(t *testing.T) {
+	st, err := study.Lookup("sync-commit", "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := cond("baseline", 2000, nil, map[string]float64{"xact_commit": 2000, "wal_sync": 1990, "wal_bytes": 250000, "replica_flush_lag_ms": 0.3})
+	base.Waits = &result.WaitSummary{Top: []result.WaitShare{{Wait: "IPC:SyncRep", Pct: 41.5}}}
+	off := cond("sync-commit-off", 8000, &result.OverheadSummary{Pct: -300, CILow: -320, CIHigh: -280, Verdict: "faster"}, nil)
+	off.Waits = &result.WaitSummary{}
+	sums := []result.Summary{{Workload: "inserts-autocommit", Clients: 1, Conditions: []result.ConditionSummary{base, off}}}
+	var b bytes.Buffer
+	if err := report.SyncCommit(&b, st, sums); err != nil {
+		t.Fatal(err)
+	}
+	// 2,000 inserts/s: 5 s per 10,000, 0.5 ms an insert; 8,000/s: 1.25 s.
+	for _, want := range []string{"5.00", "0.500", "1.25", "0.125", "1990", "0.25", "0.30", "41.5", "-300.0 [-320.0, -280.0]", "IPC:SyncRep %"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestReliabilityVerdicts(t *testing.T) {
+	run := func(recorded, executed int64) result.Run {
+		return result.Run{Condition: "pgaudit-rotated", Driver: driverResult(executed),
+			Events: &result.Events{Recorded: recorded, Executed: executed, Files: []result.FileCount{
+				{Name: "a.log", Records: recorded / 2, Bytes: 10e6}, {Name: "b.log", Records: recorded - recorded/2, Bytes: 5e6}}}}
+	}
+	for _, tc := range []struct {
+		r    result.Run
+		want []string
+	}{
+		{run(1000, 1000), []string{"COMPLETE: one record per statement", "in 2 file(s)", "a.log", "b.log", "100 records/s, 1.50 MB/s", "per day"}},
+		{run(990, 1000), []string{"INCOMPLETE: 10 statements have no record (1.0000%)"}},
+		{run(1003, 1000), []string{"EXTRA: 3 more records than statements"}},
+	} {
+		var b bytes.Buffer
+		if err := report.Reliability(&b, tc.r); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("reliability lacks %q:\n%s", w, b.String())
+			}
+		}
+	}
+}
+
+func driverResult(executed int64) driver.Result {
+	return driver.Result{Clients: 4, Seconds: 10, Executed: executed}
+}
