@@ -31,7 +31,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	// Rotate every megabyte rather than every 10, so that a short run
 	// fills several files.
-	settings := map[string]string{"log_rotation_size": "1MB"}
+	settings := map[string]string{"log_rotation_size": "1024"} // kB
 	for k, v := range o.Settings {
 		if k != "log_rotation_size" {
 			settings[k] = v
