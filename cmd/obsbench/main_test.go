@@ -62,6 +62,9 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	badRE := badFile("re.yaml", entry+"  events: {source: server-log, match: '(unclosed'}\n")
 	notList := badFile("notlist.yaml", "name: x\n")
 	badJournal := badFile("journal.jsonl", "not json\n{}\n")
+	sweepDir := filepath.Join(tmp, "sweep")
+	os.MkdirAll(sweepDir, 0o755)
+	os.WriteFile(filepath.Join(sweepDir, "sweep.json"), []byte(`{"points":[]}`), 0o644)
 	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		args []string
@@ -127,6 +130,10 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--standby-delay", "1ms"}, "--standby-delay needs --standby async or sync"},
 		{[]string{"study", "audit", "--threshold", "0"}, "--threshold 0: want a percentage above 0 and at most 100"},
 		{[]string{"study", "audit", "--reliability-duration", "soon"}, `--reliability-duration "soon": time: invalid duration`},
+		{[]string{"study", "audit", "--workloads", "thousand-ish"}, `--workloads "thousand-ish": want some of thousand-point,thousand-range`},
+		{[]string{"run", "--resume", sweepDir}, "a sweep is resumed one session count at a time: --resume " + sweepDir + "/sessions-N"},
+		{[]string{"run", "--out", sweepDir}, "already holds a sweep's or a study's results"},
+		{[]string{"run", "--sessions", "1,2", "--format", "csv"}, "--sessions prints the sweep as text or json, not csv"},
 	}
 	var rows []string
 	for _, tt := range tests {

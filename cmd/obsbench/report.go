@@ -99,11 +99,17 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if *format != "html" && !slices.Contains(report.Formats, *format) {
 		return usagef("--format %q: want html or one of %s", *format, strings.Join(report.Formats, ", "))
 	}
-	if points, err := readSweep(dir); err != nil || points != nil {
-		if err == nil {
-			err = report.Sweep(stdout, points, 1)
+	if rec, ok, err := readSweep(dir); ok || err != nil {
+		if err != nil {
+			return err
 		}
-		return err
+		if *format != "html" && *format != "text" && *format != "json" {
+			return usagef("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
+		}
+		if *format == "html" {
+			*format = "text"
+		}
+		return printSweep(stdout, *format, dir, rec)
 	}
 	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {

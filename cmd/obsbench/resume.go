@@ -68,6 +68,9 @@ func redactArgs(args []string) []string {
 
 // resumeConfig rebuilds the run of an interrupted experiment in dir.
 func resumeConfig(dir string, stderr io.Writer) (runConfig, error) {
+	if _, err := os.Stat(filepath.Join(dir, sweepFile)); err == nil {
+		return runConfig{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
+	}
 	b, err := os.ReadFile(filepath.Join(dir, experimentFile))
 	if err != nil {
 		return runConfig{}, usagef("--resume %s: %v (only a directory of an experiment started by this version can be resumed)", dir, err)

@@ -215,6 +215,9 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		if flagSet(fs, "clients") {
 			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", f.sessions)
 		}
+		if f.format != "text" && f.format != "json" {
+			return c, usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", f.format)
+		}
 		c.sweep = counts
 	}
 	if flagSet(fs, "clients") {
@@ -275,8 +278,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return dryRun(ctx, c, stdout)
 	}
 	if len(c.sweep) > 0 {
-		_, err := runSweep(ctx, c, 1, stdout, stderr)
-		return err
+		points, err := runSweep(ctx, c, 1, stdout, stderr)
+		return gateSweep(c, points, err)
 	}
 	sum, err := runExperiment(ctx, c, stdout, stderr)
 	return gate(c, sum, printStudy(stdout, c, sum, err))
@@ -457,6 +460,11 @@ func checkOut(dir string) error {
 	for _, f := range []string{"results.jsonl", experimentFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
+		}
+	}
+	for _, f := range []string{sweepFile, reliabilityFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return usagef("--out %s already holds a sweep's or a study's results; choose another directory", dir)
 		}
 	}
 	return nil

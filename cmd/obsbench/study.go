@@ -69,6 +69,12 @@ func studyArgs(st study.Study, wl string, args []string) []string {
 	if st.Standby != "" {
 		out = append(out, "--standby", st.Standby)
 	}
+	if st.Rounds > 0 {
+		out = append(out, "--rounds", strconv.Itoa(st.Rounds))
+	}
+	if st.Duration != "" {
+		out = append(out, "--duration", st.Duration)
+	}
 	return append(out, args...)
 }
 
@@ -90,6 +96,8 @@ func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, 
 		if err := checkOut(c.out); err != nil {
 			return err
 		}
+		// Recorded as the experiment it is, in its own directory.
+		c.args = append(dropFlag(c.args, "out"), "--out", c.out)
 		c.study = st.Name
 		fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
 		sum, err := runExperiment(ctx, c, stdout, stderr)
@@ -98,9 +106,11 @@ func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, 
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || c.onFailure == "stop" {
 				break
 			}
+		} else {
+			errs = append(errs, gate(c, sum, nil))
 		}
 		fmt.Fprintln(stdout)
 	}

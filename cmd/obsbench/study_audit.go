@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,13 +32,26 @@ const (
 // is checked for one record per statement executed, then a concurrency
 // sweep of each thousand-query workload with auditing off and on, judged
 // against a threshold. Its own flags: --reliability-duration (0 skips the
-// check) and --threshold; every run flag may follow.
+// check), --threshold and --workloads (which of the two queries to sweep);
+// every run flag may follow.
 func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
 	relDur, args, err := takeFlag(args, "reliability-duration", defaultReliability, time.ParseDuration)
 	if err != nil {
 		return err
 	}
 	threshold, args, err := takeFlag(args, "threshold", defaultThreshold, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+	if err != nil {
+		return err
+	}
+	workloads, args, err := takeFlag(args, "workloads", st.Workloads, func(s string) ([]string, error) {
+		list := splitList(s)
+		for _, w := range list {
+			if !slices.Contains(st.Workloads, w) {
+				return nil, fmt.Errorf("want some of %s", strings.Join(st.Workloads, ","))
+			}
+		}
+		return list, nil
+	})
 	switch {
 	case err != nil:
 		return err
@@ -54,6 +69,9 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 		return err
 	}
 	base := c.out
+	if err := checkOut(filepath.Join(base, "reliability")); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "%s\n%s\n\n", st.Title, st.Question)
 	var errs []error
 	if relDur > 0 {
@@ -61,11 +79,11 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 		if err != nil {
 			errs = append(errs, fmt.Errorf("reliability: %w", err))
 		} else {
-			errs = append(errs, report.Reliability(stdout, run))
+			errs = append(errs, report.Reliability(stdout, run), incomplete(run))
 			fmt.Fprintln(stdout)
 		}
 	}
-	for _, wl := range st.Workloads {
+	for _, wl := range workloads {
 		if ctx.Err() != nil {
 			break
 		}
@@ -81,15 +99,31 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
 		}
-		if len(points) > 0 {
-			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(st.Audit, points, threshold))
-		}
+		fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(st.Audit, c.sweep, points, threshold))
+		errs = append(errs, gateSweep(c, points, nil))
 	}
 	for _, u := range st.Unmapped {
 		fmt.Fprintf(stdout, "not reproduced: %s\n", u)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", base)
 	return errors.Join(errs...)
+}
+
+// incomplete is an error when the reliability run failed or its trail
+// does not hold one record per statement: the study's first verdict
+// decides its exit code too.
+func incomplete(r result.Run) error {
+	switch ev := r.Events; {
+	case r.Error != "":
+		return fmt.Errorf("reliability run failed: %s", r.Error)
+	case ev == nil:
+		return fmt.Errorf("reliability: %s records no events", r.Condition)
+	case ev.Error != "":
+		return fmt.Errorf("reliability: events not counted: %s", ev.Error)
+	case ev.Recorded != ev.Executed:
+		return fmt.Errorf("reliability: the audit trail holds %d records for %d statements executed", ev.Recorded, ev.Executed)
+	}
+	return nil
 }
 
 // reliabilityRun is one run of the audit observer with counting on, for
@@ -156,20 +190,25 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 // thresholdVerdict says whether obs's overhead stays under threshold at
 // every session count of a sweep: under where the whole interval is
 // below it, over where the whole interval is above, else undecided.
-func thresholdVerdict(obs string, points []report.SweepPoint, threshold float64) string {
+func thresholdVerdict(obs string, sessions []int, points []report.SweepPoint, threshold float64) string {
 	var over, undecided, missing []string
-	for _, p := range points {
+	for _, s := range sessions {
 		var o *result.OverheadSummary
-		for _, c := range p.Summary.Conditions {
-			if c.Name == obs {
-				o = c.Overhead
+		for _, p := range points {
+			if p.Sessions != s {
+				continue
+			}
+			for _, c := range p.Summary.Conditions {
+				if c.Name == obs {
+					o = c.Overhead
+				}
 			}
 		}
-		n := strconv.Itoa(p.Sessions)
+		n := strconv.Itoa(s)
 		switch {
 		case o == nil || strings.HasPrefix(o.Verdict, "not measured"):
 			missing = append(missing, n)
-		case strings.HasPrefix(o.Verdict, "too few"):
+		case strings.HasPrefix(o.Verdict, "too few"), math.IsNaN(o.CILow), math.IsNaN(o.CIHigh):
 			undecided = append(undecided, n) // its interval is no interval
 		case o.CILow > threshold:
 			over = append(over, n)

@@ -92,9 +92,10 @@ func TestStudyAudit(t *testing.T) {
 		}
 	}
 	for _, wl := range []string{"thousand-point", "thousand-range"} {
-		points, err := readSweep(filepath.Join(out, wl))
-		if err != nil || len(points) != 2 || points[0].Sessions != 1 || points[1].Sessions != 2 {
-			t.Fatalf("%s sweep = %+v, %v; want session counts 1 and 2", wl, points, err)
+		rec, ok, err := readSweep(filepath.Join(out, wl))
+		points := rec.Points
+		if err != nil || !ok || rec.PerUnit != 1000 || len(points) != 2 || points[0].Sessions != 1 || points[1].Sessions != 2 {
+			t.Fatalf("%s sweep = %+v, %v; want session counts 1 and 2, per thousand", wl, rec, err)
 		}
 		if points[1].Summary.Clients != 2 {
 			t.Errorf("%s: the 2-session experiment ran %d clients", wl, points[1].Summary.Clients)

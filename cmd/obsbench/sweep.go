@@ -19,6 +19,15 @@ import (
 // sweepFile lists a sweep's experiments in its --out directory.
 const sweepFile = "sweep.json"
 
+// sweepRecord is sweep.json: the experiments of a sweep and the unit its
+// table reports in.
+type sweepRecord struct {
+	Workload string              `json:"workload"`
+	PerUnit  int                 `json:"per_unit"`
+	Sessions []int               `json:"sessions"`
+	Points   []report.SweepPoint `json:"points"`
+}
+
 // parseSessions reads --sessions: session counts, comma-separated,
 // ascending, each 1 to 1000.
 func parseSessions(s string) ([]int, error) {
@@ -40,76 +49,154 @@ func parseSessions(s string) ([]int, error) {
 }
 
 // runSweep runs c's experiment once per session count, each in a
-// directory of its own under --out, and prints the sweep table. Each
-// experiment is complete on its own (summary.json, report.html); the
-// sweep's table is printed from their summaries.
+// directory of its own under --out, and prints the sweep table (text) or
+// the sweep with every summary (json). Each experiment is complete on its
+// own (summary.json, report.html); perUnit > 1 reports per that many
+// statements (the audit study's thousand-query).
 func runSweep(ctx context.Context, c runConfig, perUnit int, stdout, stderr io.Writer) ([]report.SweepPoint, error) {
+	if err := checkOut(c.out); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
-	var points []report.SweepPoint
+	rec := sweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.sweep}
 	var errs []error
 	for _, n := range c.sweep {
+		if ctx.Err() != nil {
+			break
+		}
 		one := c
-		one.clients, one.sweep = n, nil
-		// Recorded as the one experiment it is, so that --resume of its
-		// directory runs it again, not the sweep.
-		one.args = append(dropFlag(c.args, "sessions"), "--clients", strconv.Itoa(n))
+		one.clients, one.sweep, one.format = n, nil, "text"
 		one.out = filepath.Join(c.out, fmt.Sprintf("sessions-%d", n))
+		// Recorded as the one experiment it is, so that --resume of its
+		// directory, or its command as written down, runs it again, not
+		// the sweep.
+		one.args = append(dropFlag(dropFlag(c.args, "sessions"), "out"), "--clients", strconv.Itoa(n), "--out", one.out)
+		if err := checkOut(one.out); err != nil {
+			return rec.Points, err
+		}
 		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.out)
 		sum, err := runExperiment(ctx, one, io.Discard, stderr)
 		if sum != nil {
-			points = append(points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.out), Summary: *sum})
-			if werr := writeSweep(c.out, points); werr != nil {
-				return points, werr
+			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.out), Summary: *sum})
+			if werr := writeSweep(c.out, rec); werr != nil {
+				return rec.Points, werr
 			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%d sessions: %w", n, err))
-			if ctx.Err() != nil || c.onFailure == "stop" {
+			if c.onFailure == "stop" {
 				break
 			}
 		}
 	}
-	if len(points) > 0 && c.format == "text" {
-		fmt.Fprintf(stdout, "concurrency sweep: %s, sessions %v\n\n", c.wl.Name, c.sweep)
-		if err := report.Sweep(stdout, points, perUnit); err != nil {
-			return points, err
-		}
-		fmt.Fprintf(stdout, "\nresults: %s (one directory per session count; obsbench report %s)\n", c.out, c.out)
+	if err := printSweep(stdout, c.format, c.out, rec); err != nil {
+		errs = append(errs, err)
 	}
-	return points, errors.Join(errs...)
+	return rec.Points, errors.Join(errs...)
 }
 
-func writeSweep(dir string, points []report.SweepPoint) error {
-	b, err := json.MarshalIndent(points, "", "  ")
+// printSweep prints a sweep's table (text) or record with its summaries
+// (json).
+func printSweep(w io.Writer, format, dir string, rec sweepRecord) error {
+	if format == "json" {
+		type point struct {
+			Sessions int            `json:"sessions"`
+			Dir      string         `json:"dir"`
+			Summary  result.Summary `json:"summary"`
+		}
+		var out []point
+		for _, p := range rec.Points {
+			out = append(out, point{p.Sessions, p.Dir, p.Summary})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "points": out})
+	}
+	if len(rec.Points) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, joinInts(rec.Sessions))
+	if err := report.Sweep(w, rec.Points, rec.PerUnit); err != nil {
+		return err
+	}
+	if missing := missingSessions(rec); len(missing) > 0 {
+		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", joinInts(missing))
+	}
+	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per session count; obsbench report %s)\n", dir, dir)
+	return err
+}
+
+// missingSessions are the session counts of rec without a summary.
+func missingSessions(rec sweepRecord) []int {
+	var out []int
+	for _, n := range rec.Sessions {
+		if !slices.ContainsFunc(rec.Points, func(p report.SweepPoint) bool { return p.Sessions == n }) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// gateSweep applies --max-overhead to every experiment of a sweep.
+func gateSweep(c runConfig, points []report.SweepPoint, err error) error {
+	if err != nil {
+		return err
+	}
+	var over []string
+	var limit float64
+	for _, p := range points {
+		var oe *overheadError
+		if errors.As(gate(c, &p.Summary, nil), &oe) {
+			limit = oe.limit
+			for _, o := range oe.over {
+				over = append(over, fmt.Sprintf("%d sessions: %s", p.Sessions, o))
+			}
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &overheadError{limit: limit, over: over}
+}
+
+func writeSweep(dir string, rec sweepRecord) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, sweepFile), append(b, '\n'), 0o644)
 }
 
-// readSweep reads a sweep directory's experiments, nil when dir is not a
-// sweep.
-func readSweep(dir string) ([]report.SweepPoint, error) {
+// readSweep reads a sweep directory's record with its experiments'
+// summaries; ok is false when dir is not a sweep.
+func readSweep(dir string) (rec sweepRecord, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, sweepFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return rec, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return rec, true, err
 	}
-	var points []report.SweepPoint
-	if err := json.Unmarshal(b, &points); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, sweepFile), err)
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, true, fmt.Errorf("%s: %w", filepath.Join(dir, sweepFile), err)
 	}
-	for i := range points {
-		if points[i].Summary, err = result.ReadSummary(filepath.Join(dir, points[i].Dir, "summary.json")); err != nil {
-			return nil, err
+	for i := range rec.Points {
+		if rec.Points[i].Summary, err = result.ReadSummary(filepath.Join(dir, rec.Points[i].Dir, "summary.json")); err != nil {
+			return rec, true, err
 		}
 	}
-	slices.SortFunc(points, func(a, b report.SweepPoint) int { return a.Sessions - b.Sessions })
-	return points, nil
+	slices.SortFunc(rec.Points, func(a, b report.SweepPoint) int { return a.Sessions - b.Sessions })
+	return rec, true, nil
 }
 
 // dropFlag removes flag name and its value from args, in either of the

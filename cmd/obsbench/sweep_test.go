@@ -27,15 +27,17 @@ func TestThresholdVerdict(t *testing.T) {
 	spans := &result.OverheadSummary{Pct: 4, CILow: 2, CIHigh: 6, Verdict: "slower", Significant: true}
 	few := &result.OverheadSummary{Pct: 9, CILow: 9, CIHigh: 9, Verdict: "too few samples to tell"}
 	for _, tc := range []struct {
-		points []report.SweepPoint
-		want   string
+		sessions []int
+		points   []report.SweepPoint
+		want     string
 	}{
-		{[]report.SweepPoint{point(1, under), point(2, under)}, "stays under 5% at every session count"},
-		{[]report.SweepPoint{point(1, under), point(4, over)}, "above 5% at 4 session(s)"},
-		{[]report.SweepPoint{point(1, spans), point(2, few)}, "not shown under 5% at 1, 2 session(s)"},
-		{[]report.SweepPoint{point(8, nil)}, "not measured at 8 session(s)"},
+		{[]int{1, 2}, []report.SweepPoint{point(1, under), point(2, under)}, "stays under 5% at every session count"},
+		{[]int{1, 4}, []report.SweepPoint{point(1, under), point(4, over)}, "above 5% at 4 session(s)"},
+		{[]int{1, 2}, []report.SweepPoint{point(1, spans), point(2, few)}, "not shown under 5% at 1, 2 session(s)"},
+		{[]int{8}, []report.SweepPoint{point(8, nil)}, "not measured at 8 session(s)"},
+		{[]int{1, 16}, []report.SweepPoint{point(1, under)}, "not measured at 16 session(s)"},
 	} {
-		if got := thresholdVerdict("audit", tc.points, 5); !strings.Contains(got, tc.want) {
+		if got := thresholdVerdict("audit", tc.sessions, tc.points, 5); !strings.Contains(got, tc.want) {
 			t.Errorf("thresholdVerdict = %q; want %q", got, tc.want)
 		}
 	}

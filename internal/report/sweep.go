@@ -31,13 +31,16 @@ func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
 	for _, p := range points {
 		for _, c := range p.Summary.Conditions {
 			t := c.Throughput.Median
-			msPer := 0.0
-			if t > 0 {
-				msPer = float64(p.Sessions) / t * 1000
-			}
-			row := fmt.Sprintf("%d\t%s\t%s\t%.3f\t", p.Sessions, c.Name, thousands(t), msPer)
-			if perUnit > 1 {
-				row += fmt.Sprintf("%.1f\t%.1f\t", msPer*float64(perUnit), t*60/float64(perUnit))
+			row := fmt.Sprintf("%d\t%s\t%s\t", p.Sessions, c.Name, thousands(t))
+			switch msPer := float64(p.Sessions) / t * 1000; {
+			case t <= 0 && perUnit > 1:
+				row += "-\t-\t-\t"
+			case t <= 0:
+				row += "-\t"
+			case perUnit > 1:
+				row += fmt.Sprintf("%.3f\t%.1f\t%.1f\t", msPer, msPer*float64(perUnit), t*60/float64(perUnit))
+			default:
+				row += fmt.Sprintf("%.3f\t", msPer)
 			}
 			ov, verdict := "-", "-"
 			if o := c.Overhead; o != nil {

@@ -80,15 +80,23 @@ func counterScaled(c result.ConditionSummary, key string, scale float64, format 
 }
 
 // waitShare is wait's share of the condition's sampled session time, "-"
-// when waits were not sampled, 0 when the wait was not among the top.
+// when waits were not sampled. A wait not among the top ones is 0 when
+// the top lists every wait seen, else below the smallest listed.
 func waitShare(c result.ConditionSummary, wait string) string {
 	if c.Waits == nil {
 		return "-"
 	}
-	for _, t := range c.Waits.Top {
+	top := c.Waits.Top
+	for _, t := range top {
 		if t.Wait == wait {
 			return fmt.Sprintf("%.1f", t.Pct)
 		}
 	}
-	return "0.0"
+	if len(top) < topWaits {
+		return "0.0"
+	}
+	return fmt.Sprintf("<%.1f", top[len(top)-1].Pct)
 }
+
+// topWaits is how many waits a WaitSummary lists at most.
+const topWaits = 10

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -206,6 +207,11 @@ func (m *MariaDB) start(ctx context.Context) error {
 	if len(m.mounts) > 0 {
 		slowfs.CloseFuseOnExec()
 	}
+	// Where this start's lines begin in the error log.
+	var logStart int64
+	if st, err := os.Stat(m.ErrorLog()); err == nil {
+		logStart = st.Size()
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start mariadbd: %w", err)
 	}
@@ -213,9 +219,15 @@ func (m *MariaDB) start(ctx context.Context) error {
 	go func(done chan struct{}) { cmd.Wait(); close(done) }(m.exited)
 	deadline := time.Now().Add(120 * time.Second)
 	for time.Now().Before(deadline) {
+		// The socket accepts before start-up has finished, and a server
+		// stopped in between ignores SIGTERM until then (a 30 s hang at
+		// the next stop): ready is the error log's "ready for
+		// connections".
 		if c, err := dialUnix(m.Socket()); err == nil {
 			c.Close()
-			return nil
+			if logHas(m.ErrorLog(), logStart, "ready for connections") {
+				return nil
+			}
 		}
 		select {
 		case <-m.exited:
@@ -273,6 +285,17 @@ func (m *MariaDB) Stop() error {
 	}
 	m.base = ""
 	return err
+}
+
+// logHas says whether the file at path holds text after offset.
+func logHas(path string, offset int64, text string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.NewSectionReader(f, offset, 1<<30))
+	return err == nil && strings.Contains(string(b), text)
 }
 
 func (m *MariaDB) logTail() string { return fileTail(m.ErrorLog(), 15) }

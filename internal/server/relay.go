@@ -10,15 +10,21 @@ import (
 // Relay forwards TCP connections from a loopback port to a target,
 // holding every chunk of bytes for a fixed delay in each direction: a
 // network link's latency, in user space, for machines where the kernel
-// cannot add it (no tc netem). Order is kept; throughput is not limited.
+// cannot add it (no tc netem). Order is kept. At most relayQueue chunks
+// are in flight per direction, which bounds throughput at relayQueue
+// reads per delay: far above a replication stream's needs at the delays
+// of a LAN or a region.
 type Relay struct {
 	ln     net.Listener
 	target string
 	delay  time.Duration
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	conns  []net.Conn
+	conns  map[net.Conn]bool
+	closed bool
 }
+
+const relayQueue = 4096
 
 // StartRelay listens on 127.0.0.1 and relays to target with delay.
 func StartRelay(target string, delay time.Duration) (*Relay, error) {
@@ -26,7 +32,7 @@ func StartRelay(target string, delay time.Duration) (*Relay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	r := &Relay{ln: ln, target: target, delay: delay}
+	r := &Relay{ln: ln, target: target, delay: delay, conns: map[net.Conn]bool{}}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -39,7 +45,8 @@ func (r *Relay) Port() int { return r.ln.Addr().(*net.TCPAddr).Port }
 func (r *Relay) Close() error {
 	err := r.ln.Close()
 	r.mu.Lock()
-	for _, c := range r.conns {
+	r.closed = true
+	for c := range r.conns {
 		c.Close()
 	}
 	r.mu.Unlock()
@@ -60,7 +67,13 @@ func (r *Relay) accept() {
 			continue
 		}
 		r.mu.Lock()
-		r.conns = append(r.conns, in, out)
+		if r.closed { // Close ran between Accept and here
+			r.mu.Unlock()
+			in.Close()
+			out.Close()
+			return
+		}
+		r.conns[in], r.conns[out] = true, true
 		r.mu.Unlock()
 		r.wg.Add(2)
 		go r.pipe(out, in)
@@ -79,14 +92,14 @@ type chunk struct {
 // reading: bytes in flight pile up as they would on a long link.
 func (r *Relay) pipe(dst, src net.Conn) {
 	defer r.wg.Done()
-	q := make(chan chunk, 4096)
+	q := make(chan chunk, relayQueue)
 	go func() {
 		defer close(q)
+		buf := make([]byte, 32<<10)
 		for {
-			buf := make([]byte, 32<<10)
 			n, err := src.Read(buf)
 			if n > 0 {
-				q <- chunk{b: buf[:n], due: time.Now().Add(r.delay)}
+				q <- chunk{b: append([]byte(nil), buf[:n]...), due: time.Now().Add(r.delay)}
 			}
 			if err != nil {
 				return
@@ -104,6 +117,10 @@ func (r *Relay) pipe(dst, src net.Conn) {
 	// One side is done: close both, which ends the other direction too.
 	src.Close()
 	dst.Close()
+	r.mu.Lock()
+	delete(r.conns, src)
+	delete(r.conns, dst)
+	r.mu.Unlock()
 	for range q { // let the reader finish
 	}
 }

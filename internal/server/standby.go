@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -60,7 +61,7 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	}
 	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s", p.base, p.port, StandbyName)
 	if opts.Delay > 0 {
-		logf("standby link: %s", netemStatus())
+		logf("standby link: %s", netemStatus(ctx))
 		if s.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", p.port), opts.Delay); err != nil {
 			return nil, err
 		}
@@ -174,13 +175,17 @@ func (p *Postgres) psql(ctx context.Context, query string) (string, error) {
 // netemStatus says whether the kernel can delay packets (tc netem) in a
 // network namespace, which would put the standby behind a real link; the
 // relay is used either way, and this tells the user what the machine has.
-func netemStatus() string {
-	ns := "obsbench-probe-" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+func netemStatus(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// A namespace of its own, removed at once: the probe changes nothing
+	// of the machine's network.
+	ns := "obsbench-probe-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.CommandContext(ctx, "ip", "netns", "add", ns).CombinedOutput(); err != nil {
 		return "no network namespaces here (ip netns add: " + strings.TrimSpace(string(out)) + "); delay added in user space"
 	}
 	defer exec.Command("ip", "netns", "del", ns).Run()
-	out, err := exec.Command("ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms").CombinedOutput()
 	if err != nil {
 		return "tc netem not available here (" + strings.TrimSpace(string(out)) + "); delay added in user space"
 	}

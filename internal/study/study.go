@@ -34,6 +34,9 @@ type Study struct {
 	Commit CommitKeys
 	// Method is the experiment's --method.
 	Method string
+	// Rounds and Duration, if set, are its --rounds and --duration.
+	Rounds   int
+	Duration string
 	// Waits is the wait sampler's interval (the study reads waits).
 	Waits string
 	// Rows are the set-ups in table order, the baseline first.
@@ -118,17 +121,18 @@ func init() {
 		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a synchronous standby and each durability setting: time per 10,000 inserts, commits and WAL flushes per second, and the share of time spent waiting for the standby (IPC:SyncRep).",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
-		Clients: 1, Method: "rounds", Waits: "10ms", Standby: "sync",
+		// 8 rounds: the least at which rounds pair runs for 4 comparisons.
+		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms", Standby: "sync",
 		Rows: durability,
 		Commit: CommitKeys{Commits: "xact_commit", Flushes: "wal_sync", LogBytes: "wal_bytes",
-			Lag: "replica_flush_lag_ms", LagLabel: "flush lag ms", LagNote: "the primary's last measure of the standby's flush lag, at the end of the run; commits/s counts every transaction in the database, the wait sampler's (about 40/s) included", Wait: "IPC:SyncRep"},
+			Lag: "replica_flush_lag_ms", LagLabel: "flush lag ms", LagNote: "the primary's last measure of the standby's flush lag, at the end of the run; commits/s counts every transaction in the database, obsbench's own sampling and counter queries included", Wait: "IPC:SyncRep"},
 	}
 	studies["sync-commit/mariadb"] = Study{
 		Name: "sync-commit", Engine: "mariadb",
 		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a semi-synchronous replica and each durability setting: time per 10,000 inserts, commits and redo log flushes per second, and the share of time spent waiting for the replica's acknowledgement.",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
-		Clients: 1, Method: "rounds", Waits: "10ms", Standby: "sync",
+		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms", Standby: "sync",
 		Rows: []Row{
 			{"baseline", "synchronous replica (semi-sync: commit waits until the replica has received the log), redo log flushed at commit"},
 			{"semi-sync-off", "replica asynchronous: commit waits for the local log flush only"},

@@ -109,7 +109,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 		return nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return rotation(files[i].path, e.path) > rotation(files[j].path, e.path) })
-	var out []result.FileCount
+	out := []result.FileCount{} // not nil: counted, maybe nothing
 	for _, f := range files {
 		if f.size <= e.offsets[f.inode] {
 			continue

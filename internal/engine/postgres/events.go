@@ -101,7 +101,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if err != nil {
 		return nil, err
 	}
-	var out []result.FileCount
+	out := []result.FileCount{} // not nil: counted, maybe nothing
 	for _, name := range slices.Sorted(maps.Keys(sizes)) {
 		grew := sizes[name] - e.offsets[name]
 		if grew <= 0 {

@@ -72,10 +72,11 @@ var counterQueries = []struct {
 	{"bgwriter", `SELECT checkpoints_timed + checkpoints_req AS checkpoints, buffers_checkpoint, buffers_clean, buffers_backend, buffers_alloc FROM pg_stat_bgwriter`, true},
 	{"statements", `SELECT sum(calls)::float8 AS statements FROM pg_stat_statements`, true},
 	// Gauges (experiment.GaugePrefix): how far the standbys are behind,
-	// as the primary last measured it; no row without a standby.
-	{"replication", `SELECT coalesce(extract(epoch FROM max(write_lag)) * 1000, 0)::float8 AS gauge_replica_write_lag_ms,
-		coalesce(extract(epoch FROM max(flush_lag)) * 1000, 0)::float8 AS gauge_replica_flush_lag_ms,
-		coalesce(extract(epoch FROM max(replay_lag)) * 1000, 0)::float8 AS gauge_replica_replay_lag_ms
+	// as the primary last measured it; no row without a standby, and no
+	// value (NULL, left out) for a lag not measured lately.
+	{"replication", `SELECT (extract(epoch FROM max(write_lag)) * 1000)::float8 AS gauge_replica_write_lag_ms,
+		(extract(epoch FROM max(flush_lag)) * 1000)::float8 AS gauge_replica_flush_lag_ms,
+		(extract(epoch FROM max(replay_lag)) * 1000)::float8 AS gauge_replica_replay_lag_ms
 		FROM pg_stat_replication HAVING count(*) > 0`, true},
 	{"log", `SELECT coalesce(sum(size), 0)::float8 AS log_bytes FROM pg_ls_logdir()`, true},
 }
