@@ -17,6 +17,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -99,7 +100,9 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
 		}
-		fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(st.Audit, c.sweep, points, threshold))
+		if audit, ok := auditObserver(c); ok {
+			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(audit.Name, c.sweep, points, threshold))
+		}
 		errs = append(errs, gateSweep(c, points, nil))
 	}
 	for _, u := range st.Unmapped {
@@ -126,22 +129,25 @@ func incomplete(r result.Run) error {
 	return nil
 }
 
+// auditObserver is the observer the study checks and sweeps: the first
+// besides the baseline, the study's own (pgaudit-rotated) unless
+// --observers names another, such as the lossy pgaudit-stream-lossy.
+func auditObserver(c runConfig) (observer.Observer, bool) {
+	for _, o := range c.observers {
+		if o.Name != observer.Baseline {
+			return o, true
+		}
+	}
+	return observer.Observer{}, false
+}
+
 // reliabilityRun is one run of the audit observer with counting on, for
 // dur, written to dir/reliability.json.
 func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
-	var obs []string
-	for _, o := range c.observers {
-		obs = append(obs, o.Name)
-	}
-	var audit *int
-	for i, o := range c.observers {
-		if o.Name == st.Audit {
-			audit = &i
-		}
-	}
-	if audit == nil {
-		return result.Run{}, usagef("the reliability check runs %s, which --observers %s leaves out", st.Audit, strings.Join(obs, ","))
+	audit, ok := auditObserver(c)
+	if !ok {
+		return result.Run{}, usagef("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return result.Run{}, err
@@ -154,7 +160,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}
-	logf("reliability: %s with %d sessions for %v (--reliability-duration)", st.Audit, st.Clients, dur)
+	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)
 	var executed atomic.Int64
 	done := make(chan struct{})
 	go func() { // a line a minute: the check is long
@@ -175,7 +181,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		Probes: experiment.Probes{Counters: c.counters},
 		// No warm-up: every statement from the first is counted.
 		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverProcs, Executed: &executed},
-	}, c.observers[*audit])
+	}, audit)
 	close(done)
 	if err != nil {
 		return run, err

@@ -105,3 +105,28 @@ func TestStudyAudit(t *testing.T) {
 		t.Errorf("server directories left: %v", d)
 	}
 }
+
+// A deliberately lossy audit sink fails the reliability check: the study
+// says how many statements have no record and exits with 1.
+func TestStudyAuditLossyFails(t *testing.T) {
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"study", "audit", "--observers", "pgaudit-stream-lossy", "--reliability-duration", "3s",
+		"--workloads", "thousand-point", "--sessions", "1", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "0s",
+		"--seed", "8", "--out", out}, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d; want 1 (the trail is incomplete)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"reliability: pgaudit-stream-lossy", "INCOMPLETE:", "statements have no record", "threshold: pgaudit-stream-lossy"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "the audit trail holds") {
+		t.Errorf("stderr does not say why it failed:\n%s", stderr.String())
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
