@@ -91,7 +91,7 @@ func overheadNote(measured map[string]result.ConditionSummary, name string, sum 
 		return "(not measured in --results)"
 	}
 	o := c.Overhead
-	if strings.HasPrefix(o.Verdict, "not measured") {
+	if !o.Measured() {
 		return "(" + o.Verdict + ")"
 	}
 	return fmt.Sprintf("overhead %.1f%% [%.1f, %.1f] on %s, %s (%s)", o.Pct, o.CILow, o.CIHigh, sum.Workload, o.Verdict, sum.Server)

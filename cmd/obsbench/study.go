@@ -158,13 +158,8 @@ func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error 
 
 // engineOf finds --engine among run flags, postgres by default.
 func engineOf(args []string) string {
-	for i, a := range args {
-		switch {
-		case (a == "--engine" || a == "-engine") && i+1 < len(args):
-			return args[i+1]
-		case strings.HasPrefix(a, "--engine="), strings.HasPrefix(a, "-engine="):
-			return a[strings.Index(a, "=")+1:]
-		}
+	if values, _, _ := cutFlag(args, "engine"); len(values) > 0 {
+		return values[0]
 	}
 	return "postgres"
 }

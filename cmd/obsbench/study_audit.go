@@ -93,6 +93,8 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 			return err
 		}
 		c.out, c.study = filepath.Join(base, wl), st.Name
+		// Checked here too: a used directory is bad input (exit 2), not
+		// a failed sweep.
 		if err := checkOut(c.out); err != nil {
 			return err
 		}
@@ -212,7 +214,7 @@ func thresholdVerdict(obs string, sessions []int, points []report.SweepPoint, th
 		}
 		n := strconv.Itoa(s)
 		switch {
-		case o == nil || strings.HasPrefix(o.Verdict, "not measured"):
+		case !o.Measured():
 			missing = append(missing, n)
 		case strings.HasPrefix(o.Verdict, "too few"), math.IsNaN(o.CILow), math.IsNaN(o.CIHigh):
 			undecided = append(undecided, n) // its interval is no interval
@@ -241,27 +243,15 @@ func thresholdVerdict(obs string, sessions []int, points []report.SweepPoint, th
 // takeFlag removes --name V (or --name=V) from args and parses V; def
 // when absent.
 func takeFlag[T any](args []string, name string, def T, parse func(string) (T, error)) (T, []string, error) {
-	v, rest := def, make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		raw, found := "", false
-		switch {
-		case a == "--"+name || a == "-"+name:
-			if i+1 >= len(args) {
-				return v, args, usagef("--%s needs a value", name)
-			}
-			raw, found = args[i+1], true
-			i++
-		case strings.HasPrefix(a, "--"+name+"="), strings.HasPrefix(a, "-"+name+"="):
-			raw, found = a[strings.Index(a, "=")+1:], true
-		}
-		if !found {
-			rest = append(rest, a)
-			continue
-		}
+	values, rest, missing := cutFlag(args, name)
+	if missing {
+		return def, args, usagef("--%s needs a value", name)
+	}
+	v := def
+	for _, raw := range values {
 		p, err := parse(raw)
 		if err != nil {
-			return v, args, usagef("--%s %q: %v", name, raw, err)
+			return def, args, usagef("--%s %q: %v", name, raw, err)
 		}
 		v = p
 	}

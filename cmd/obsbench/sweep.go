@@ -199,19 +199,30 @@ func readSweep(dir string) (rec sweepRecord, ok bool, err error) {
 	return rec, true, nil
 }
 
-// dropFlag removes flag name and its value from args, in either of the
-// forms --name v and --name=v (one dash too).
+// dropFlag removes flag name and its value from args.
 func dropFlag(args []string, name string) []string {
-	var out []string
+	_, rest, _ := cutFlag(args, name)
+	return rest
+}
+
+// cutFlag finds flag name in args, in either of the forms --name v and
+// --name=v (one dash too): its values in order, and args without them.
+// missing says the flag came last, without a value.
+func cutFlag(args []string, name string) (values, rest []string, missing bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--"+name || a == "-"+name:
-			i++ // its value
+			if i+1 >= len(args) {
+				return values, rest, true
+			}
+			i++
+			values = append(values, args[i])
 		case strings.HasPrefix(a, "--"+name+"="), strings.HasPrefix(a, "-"+name+"="):
+			values = append(values, a[strings.Index(a, "=")+1:])
 		default:
-			out = append(out, a)
+			rest = append(rest, a)
 		}
 	}
-	return out
+	return values, rest, false
 }

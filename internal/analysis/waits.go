@@ -13,7 +13,6 @@ import (
 const (
 	SignaturePct  = 5.0
 	NegligiblePct = 1.0
-	topWaits      = 10
 )
 
 // waitProfiles sums the wait profiles of a condition's runs: what was
@@ -62,7 +61,7 @@ func summarizeWaits(w, base collect.Waits, engine map[string]int64) *result.Wait
 				ws.Signatures = append(ws.Signatures, sh.Wait)
 			}
 		}
-		if len(ws.Top) < topWaits {
+		if len(ws.Top) < result.TopWaits {
 			ws.Top = append(ws.Top, sh)
 		}
 	}
@@ -72,8 +71,8 @@ func summarizeWaits(w, base collect.Waits, engine map[string]int64) *result.Wait
 	}
 	if et > 0 {
 		ws.Engine = shares(engine, et)
-		if len(ws.Engine) > topWaits {
-			ws.Engine = ws.Engine[:topWaits]
+		if len(ws.Engine) > result.TopWaits {
+			ws.Engine = ws.Engine[:result.TopWaits]
 		}
 	}
 	return ws

@@ -45,7 +45,7 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	}
 	chart := chartData{NoiseFloorPct: floor}
 	for _, c := range s.Conditions {
-		if o := c.Overhead; o != nil && !strings.HasPrefix(o.Verdict, "not measured") {
+		if o := c.Overhead; o.Measured() {
 			chart.Overheads = append(chart.Overheads, overheadBar{Name: c.Name, Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh, Significant: o.Significant})
 		}
 		chart.Latency = append(chart.Latency, latencyOf(c, runs))

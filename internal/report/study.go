@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -30,10 +29,7 @@ func Study(w io.Writer, st study.Study, s result.Summary) error {
 			fmt.Fprintf(tw, "%s\t%s\tnot run\n", r.Observer, r.Original)
 			continue
 		}
-		ov := "-"
-		if o := c.Overhead; o != nil && !strings.HasPrefix(o.Verdict, "not measured") {
-			ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
-		}
+		ov := overheadCell(c.Overhead)
 		waits, sig := "-", ""
 		if c.Waits != nil {
 			waits = WaitLine(c.Waits, studyWaits)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -42,14 +41,11 @@ func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
 			default:
 				row += fmt.Sprintf("%.3f\t", msPer)
 			}
-			ov, verdict := "-", "-"
+			verdict := "-"
 			if o := c.Overhead; o != nil {
 				verdict = o.Verdict
-				if !strings.HasPrefix(o.Verdict, "not measured") {
-					ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
-				}
 			}
-			fmt.Fprintf(tw, "%s%s\t%s\t\n", row, ov, verdict)
+			fmt.Fprintf(tw, "%s%s\t%s\t\n", row, overheadCell(c.Overhead), verdict)
 		}
 	}
 	return tw.Flush()

@@ -60,8 +60,10 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 	return nil
 }
 
+// overheadCell is an overhead with its interval, "-" where there is none
+// (the baseline, or a comparison that could not be made).
 func overheadCell(o *result.OverheadSummary) string {
-	if o == nil || strings.HasPrefix(o.Verdict, "not measured") {
+	if !o.Measured() {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
@@ -92,11 +94,8 @@ func waitShare(c result.ConditionSummary, wait string) string {
 			return fmt.Sprintf("%.1f", t.Pct)
 		}
 	}
-	if len(top) < topWaits {
+	if len(top) < result.TopWaits {
 		return "0.0"
 	}
 	return fmt.Sprintf("<%.1f", top[len(top)-1].Pct)
 }
-
-// topWaits is how many waits a WaitSummary lists at most.
-const topWaits = 10

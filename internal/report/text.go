@@ -25,12 +25,9 @@ func Text(w io.Writer, s result.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
-		ov, verdict := "-", "-"
+		ov, verdict := overheadCell(c.Overhead), "-"
 		if o := c.Overhead; o != nil {
 			verdict = o.Verdict
-			if !strings.HasPrefix(o.Verdict, "not measured") {
-				ov = fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
-			}
 		}
 		if c.Failed > 0 {
 			verdict += fmt.Sprintf(" (%d failed)", c.Failed)

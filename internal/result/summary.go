@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/obsbench/obsbench/internal/collect"
 	"os"
+	"strings"
 )
 
 // Summary is an experiment's outcome per condition, as written to
@@ -129,6 +130,16 @@ type OverheadSummary struct {
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings,omitempty"`
 }
+
+// Measured says whether o holds an estimate: the analysis could compare
+// the condition with the baseline (its verdict does not begin "not
+// measured").
+func (o *OverheadSummary) Measured() bool {
+	return o != nil && !strings.HasPrefix(o.Verdict, "not measured")
+}
+
+// TopWaits is how many waits a WaitSummary's Top lists at most.
+const TopWaits = 10
 
 // ChangeSummary is a relative change in percent with its interval, at the
 // confidence of the experiment's overheads.

@@ -122,21 +122,11 @@ func (r *Replica) WaitStreaming(ctx context.Context) error {
 	if r.semiSync {
 		query = "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS'"
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		out, err := r.primary.sql(ctx, query)
-		if err == nil && out == "1" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("replica not connected after 60s (%q, %v)\nreplica error log:\n%s", out, err, r.logTail())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	err := pollOne(ctx, r.primary.sql, query)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("replica not connected: %w\nreplica error log:\n%s", err, r.logTail())
 	}
+	return err
 }
 
 // SemiSync says whether the replica is semi-synchronous.

@@ -115,14 +115,25 @@ func (s *Standby) WaitStreaming(ctx context.Context) error {
 		want = "sync"
 	}
 	query := fmt.Sprintf("SELECT count(*) FROM pg_stat_replication WHERE application_name = '%s' AND state = 'streaming' AND sync_state = '%s'", StandbyName, want)
-	deadline := time.Now().Add(60 * time.Second)
+	err := pollOne(ctx, s.primary.psql, query)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("standby not streaming as %s: %w\nstandby log:\n%s", want, err, s.logTail())
+	}
+	return err
+}
+
+// pollOne runs query with run every 50 ms until its answer is "1", for at
+// most a minute: how a managed server waits for its standby or replica.
+// On timeout the error holds the last answer.
+func pollOne(ctx context.Context, run func(context.Context, string) (string, error), query string) error {
+	deadline := time.Now().Add(time.Minute)
 	for {
-		out, err := s.primary.psql(ctx, query)
+		out, err := run(ctx, query)
 		if err == nil && out == "1" {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("standby not streaming as %s after 60s (%v)\nstandby log:\n%s", want, err, s.logTail())
+			return fmt.Errorf("not so after 60s (last answer %q, %v)", out, err)
 		}
 		select {
 		case <-ctx.Done():
