@@ -106,7 +106,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	if err := prepareData(ctx, target, wl, ds, logf); err != nil {
+	if err := prepareData(ctx, target, "postgres", wl, ds, logf); err != nil {
 		return err
 	}
 	dcfg := driver.Config{Clients: *clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}

@@ -46,9 +46,9 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 	for _, st := range load {
 		fmt.Fprintf(w, "  %s\n", st)
 	}
-	if len(c.wl.Setup) > 0 {
+	if setup := c.wl.SetupFor(c.engine); len(setup) > 0 {
 		fmt.Fprintf(w, "workload %s set-up:\n", c.wl.Name)
-		for _, st := range c.wl.Setup {
+		for _, st := range setup {
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}

@@ -307,7 +307,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	} else if err := writeExperiment(c); err != nil {
 		return nil, err
 	}
-	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
+	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
 		return nil, err
 	}
 	ver, err := target.Version(ctx)

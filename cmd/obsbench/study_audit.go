@@ -159,7 +159,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		return result.Run{}, err
 	}
 	defer stop()
-	if err := prepareData(ctx, target, c.wl, c.ds, logf); err != nil {
+	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}
 	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)

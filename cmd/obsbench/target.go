@@ -198,10 +198,10 @@ func openPostgres(ctx context.Context, dsn string, setup managedSetup, logf func
 }
 
 // prepareData loads the workload's dataset and runs its set-up.
-func prepareData(ctx context.Context, t dbTarget, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
+func prepareData(ctx context.Context, t dbTarget, engine string, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
 	logf("loading dataset %s", ds.Name)
 	if err := t.Load(ctx, ds); err != nil {
 		return err
 	}
-	return t.Setup(ctx, wl.Setup)
+	return t.Setup(ctx, wl.SetupFor(engine))
 }

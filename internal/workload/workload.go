@@ -45,6 +45,9 @@ type Meta struct {
 	// Setup are statements run once after the dataset is loaded (each must
 	// be safe to run again): objects the workload's statements use.
 	Setup []string
+	// EngineSetup are set-up statements for one engine only, run after
+	// Setup: objects whose DDL differs by dialect (functions, procedures).
+	EngineSetup map[string][]string
 	// Engines, if set, are the only engines whose SQL dialect the
 	// workload's statements and set-up are written in; empty: every engine
 	// (portable SQL).
@@ -110,6 +113,11 @@ func (m Meta) RunsOn(engine string) bool {
 		}
 	}
 	return false
+}
+
+// SetupFor is every set-up statement of m for engine, in order.
+func (m Meta) SetupFor(engine string) []string {
+	return append(append([]string(nil), m.Setup...), m.EngineSetup[engine]...)
 }
 
 // WithParams returns m whose New uses the given parameter values, the
