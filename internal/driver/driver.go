@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,7 +75,15 @@ type Result struct {
 	// the window.
 	PerSecond [][]int64 `json:"per_second"`
 	Latency   Latency   `json:"latency_ms"`
+	// Errors counts statements that failed with a workload.StatementError
+	// (counted in Executed too: the server ran them); ErrorSamples are
+	// the first few distinct messages.
+	Errors       int64    `json:"errors,omitempty"`
+	ErrorSamples []string `json:"error_samples,omitempty"`
 }
+
+// maxErrorSamples is how many distinct statement errors a result keeps.
+const maxErrorSamples = 5
 
 const (
 	minLatencyMicros = 1
@@ -158,12 +167,28 @@ type worker struct {
 	executed  int64
 	hist      *hdrhistogram.Histogram
 	err       error
+	errors    int64
+	samples   []string // distinct statement errors, at most maxErrorSamples
+}
+
+// tolerate counts err if it is a statement error the workload goes on
+// from, and says whether it was.
+func (wk *worker) tolerate(err error) bool {
+	var se *workload.StatementError
+	if !errors.As(err, &se) {
+		return false
+	}
+	wk.errors++
+	if msg := se.Error(); len(wk.samples) < maxErrorSamples && !slices.Contains(wk.samples, msg) {
+		wk.samples = append(wk.samples, msg)
+	}
+	return true
 }
 
 func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration, live *atomic.Int64) {
 	for !stop.Load() {
 		t := time.Now()
-		if err := op(ctx); err != nil {
+		if err := op(ctx); err != nil && (ctx.Err() != nil || !wk.tolerate(err)) {
 			if ctx.Err() == nil {
 				wk.err = err
 			}
@@ -197,6 +222,12 @@ func collate(cfg Config, workers []*worker) (Result, error) {
 			r.Measured += n
 		}
 		r.Executed += wk.executed
+		r.Errors += wk.errors
+		for _, msg := range wk.samples {
+			if len(r.ErrorSamples) < maxErrorSamples && !slices.Contains(r.ErrorSamples, msg) {
+				r.ErrorSamples = append(r.ErrorSamples, msg)
+			}
+		}
 		hist.Merge(wk.hist)
 	}
 	if len(errs) > 0 {

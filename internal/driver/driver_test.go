@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,5 +113,50 @@ func TestInvalidConfig(t *testing.T) {
 		if _, err := driver.Run(context.Background(), cfg, nil, nil); err == nil {
 			t.Errorf("Run(%+v) = nil error; want an error", cfg)
 		}
+	}
+}
+
+// divide runs SELECT 1/$1 with a divisor of 0 every other statement; with
+// tolerate the failures are workload.StatementErrors.
+type divide struct{ tolerate bool }
+
+func (d divide) Worker(ctx context.Context, conn workload.Conn, _ int) (workload.Op, error) {
+	stmt, err := conn.Prepare(ctx, "SELECT 1/$1::int")
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	return func(ctx context.Context) error {
+		n++
+		err := stmt.Exec(ctx, n%2)
+		if err != nil && d.tolerate {
+			return &workload.StatementError{Err: err}
+		}
+		return err
+	}, nil
+}
+
+// A statement error the workload tolerates is counted, sampled once per
+// distinct message, and the sessions go on; any other error ends the run.
+func TestStatementErrors(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	s := postgres.New(pg.DSN("postgres"), postgres.Options{})
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	cfg := driver.Config{Clients: 2, Duration: time.Second}
+
+	res, err := driver.Run(ctx, cfg, dial, divide{tolerate: true})
+	if err != nil {
+		t.Fatalf("Run with tolerated errors: %v", err)
+	}
+	if res.Errors == 0 || res.Errors < res.Executed/2-2 || res.Errors > res.Executed/2+2 {
+		t.Errorf("Errors = %d of %d executed; want about half", res.Errors, res.Executed)
+	}
+	if len(res.ErrorSamples) != 1 || !strings.Contains(res.ErrorSamples[0], "division by zero") {
+		t.Errorf("ErrorSamples = %q; want the one division-by-zero message", res.ErrorSamples)
+	}
+
+	if _, err := driver.Run(ctx, cfg, dial, divide{}); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Errorf("Run with an untolerated error: err = %v; want division by zero", err)
 	}
 }

@@ -24,7 +24,17 @@ type Stmt interface {
 }
 
 // Op runs one statement of a session. The driver counts and times each call.
+// An error ends the session, unless it is a *StatementError: then the
+// statement counts as executed and the driver counts the error.
 type Op func(ctx context.Context) error
+
+// StatementError is a statement that failed in a way the workload expects
+// and goes on from: a replayed statement the target server refuses (a
+// captured workload may hold errors of its own).
+type StatementError struct{ Err error }
+
+func (e *StatementError) Error() string { return e.Err.Error() }
+func (e *StatementError) Unwrap() error { return e.Err }
 
 // Workload produces the operation of each client session.
 type Workload interface {
