@@ -124,6 +124,10 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	workers := make([]*worker, cfg.Clients)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	// done closes when every session has run out of work (workload.ErrDone).
+	done := make(chan struct{})
+	var left atomic.Int64
+	left.Store(int64(cfg.Clients))
 	start := time.Now()
 	for i := range workers {
 		workers[i] = &worker{
@@ -134,6 +138,9 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		go func(wk *worker, op workload.Op) {
 			defer wg.Done()
 			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
+			if wk.done && left.Add(-1) == 0 {
+				close(done)
+			}
 		}(workers[i], ops[i])
 	}
 	timer := func(d time.Duration) bool {
@@ -142,16 +149,30 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		select {
 		case <-t.C:
 			return true
+		case <-done:
+			return true
 		case <-ctx.Done():
 			return false
 		}
 	}
+	var opened, closed time.Time
 	if timer(cfg.Warmup) {
+		select {
+		case <-done:
+			stop.Store(true)
+			wg.Wait()
+			return Result{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
+		default:
+		}
+		opened = time.Now()
 		if cfg.Window != nil {
 			cfg.Window(true)
 		}
-		if timer(cfg.Warmup+cfg.Duration) && cfg.Window != nil {
-			cfg.Window(false)
+		if timer(cfg.Warmup + cfg.Duration) {
+			closed = time.Now()
+			if cfg.Window != nil {
+				cfg.Window(false)
+			}
 		}
 	}
 	stop.Store(true)
@@ -159,7 +180,13 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	return collate(cfg, workers)
+	window := cfg.Duration
+	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
+		// Every session ran out of work before the window's end: the
+		// window is as long as the work took.
+		window = max(closed.Sub(opened), time.Millisecond)
+	}
+	return collate(cfg, window, workers)
 }
 
 type worker struct {
@@ -167,6 +194,7 @@ type worker struct {
 	executed  int64
 	hist      *hdrhistogram.Histogram
 	err       error
+	done      bool // the workload said the session has no more work
 	errors    int64
 	samples   []string // distinct statement errors, at most maxErrorSamples
 }
@@ -186,9 +214,19 @@ func (wk *worker) tolerate(err error) bool {
 }
 
 func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration, live *atomic.Int64) {
+	// began is when the statement was sent: a workload that waits before
+	// sending (a replay keeping the captured timing) moves it with
+	// workload.Started, so that the wait is not latency.
+	var began time.Time
+	ctx = workload.WithStartClock(ctx, &began)
 	for !stop.Load() {
-		t := time.Now()
-		if err := op(ctx); err != nil && (ctx.Err() != nil || !wk.tolerate(err)) {
+		began = time.Now()
+		err := op(ctx)
+		if errors.Is(err, workload.ErrDone) {
+			wk.done = true
+			return
+		}
+		if err != nil && (ctx.Err() != nil || !wk.tolerate(err)) {
 			if ctx.Err() == nil {
 				wk.err = err
 			}
@@ -204,20 +242,21 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 			continue
 		}
 		wk.perSecond[since/time.Second]++
-		us := end.Sub(t).Microseconds()
+		us := end.Sub(began).Microseconds()
 		wk.hist.RecordValue(min(max(us, minLatencyMicros), maxLatencyMicros))
 	}
 }
 
-func collate(cfg Config, workers []*worker) (Result, error) {
-	r := Result{Clients: cfg.Clients, Seconds: cfg.Duration.Seconds()}
+func collate(cfg Config, window time.Duration, workers []*worker) (Result, error) {
+	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
+	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
 	var errs []error
 	for i, wk := range workers {
 		if wk.err != nil {
 			errs = append(errs, fmt.Errorf("session %d: %w", i, wk.err))
 		}
-		r.PerSecond = append(r.PerSecond, wk.perSecond)
+		r.PerSecond = append(r.PerSecond, wk.perSecond[:keep])
 		for _, n := range wk.perSecond {
 			r.Measured += n
 		}

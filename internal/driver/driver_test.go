@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -158,5 +159,49 @@ func TestStatementErrors(t *testing.T) {
 
 	if _, err := driver.Run(ctx, cfg, dial, divide{}); err == nil || !strings.Contains(err.Error(), "division by zero") {
 		t.Errorf("Run with an untolerated error: err = %v; want division by zero", err)
+	}
+}
+
+// fixedWork runs SELECT 1 n times per session, then says it is done.
+type fixedWork struct{ n int }
+
+func (f fixedWork) Worker(ctx context.Context, conn workload.Conn, _ int) (workload.Op, error) {
+	stmt, err := conn.Prepare(ctx, "SELECT 1")
+	if err != nil {
+		return nil, err
+	}
+	left := f.n
+	return func(ctx context.Context) error {
+		if left == 0 {
+			return workload.ErrDone
+		}
+		left--
+		return stmt.Exec(ctx)
+	}, nil
+}
+
+// When every session runs out of work the run ends early, and the window is
+// as long as the work took: a fixed-work run (a replay of a capture once).
+func TestFixedWorkEndsEarly(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	s := postgres.New(pg.DSN("postgres"), postgres.Options{})
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	began := time.Now()
+	res, err := driver.Run(ctx, driver.Config{Clients: 3, Duration: time.Minute}, dial, fixedWork{n: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("run took %v; want it to end when the 6,000 statements are done", d)
+	}
+	if res.Executed != 6000 || res.Measured != 6000 {
+		t.Errorf("Executed = %d, Measured = %d; want 6000 each", res.Executed, res.Measured)
+	}
+	if res.Seconds <= 0 || res.Seconds >= 30 || len(res.PerSecond[0]) != int(math.Ceil(res.Seconds)) {
+		t.Errorf("Seconds = %v with %d per-second counts; want the work's own time", res.Seconds, len(res.PerSecond[0]))
+	}
+	if _, err := driver.Run(ctx, driver.Config{Clients: 1, Warmup: 5 * time.Second, Duration: time.Minute}, dial, fixedWork{n: 10}); err == nil || !strings.Contains(err.Error(), "warm-up") {
+		t.Errorf("work done within the warm-up: err = %v; want one that says so", err)
 	}
 }

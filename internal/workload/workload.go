@@ -6,9 +6,11 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Conn is what a workload needs from one database session.
@@ -27,6 +29,27 @@ type Stmt interface {
 // An error ends the session, unless it is a *StatementError: then the
 // statement counts as executed and the driver counts the error.
 type Op func(ctx context.Context) error
+
+type startClockKey struct{}
+
+// WithStartClock returns ctx carrying the time at which the driver counts
+// an Op's statement as sent.
+func WithStartClock(ctx context.Context, began *time.Time) context.Context {
+	return context.WithValue(ctx, startClockKey{}, began)
+}
+
+// Started tells the driver that the Op's statement is being sent now:
+// what the Op did before (waiting for its scheduled time) is not latency.
+func Started(ctx context.Context) {
+	if p, ok := ctx.Value(startClockKey{}).(*time.Time); ok {
+		*p = time.Now()
+	}
+}
+
+// ErrDone is returned by an Op whose session has no more work (a replay
+// that has replayed its session once): the driver stops calling it, and
+// ends the run early when every session is done.
+var ErrDone = errors.New("workload: session done")
 
 // StatementError is a statement that failed in a way the workload expects
 // and goes on from: a replayed statement the target server refuses (a
