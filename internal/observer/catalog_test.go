@@ -19,7 +19,10 @@ func TestBuiltinCatalog(t *testing.T) {
 		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling",
 		"plans-stream", "plans-stream-slow", "plans-stream-lossy", "plans-file-slow",
 		"sync-commit-off", "sync-commit-local", "sync-commit-remote-write", "sync-commit-remote-apply",
-		"pgaudit-rotated", "pgaudit-stream-lossy"}
+		"pgaudit-rotated", "pgaudit-stream-lossy",
+		"log-statements-stream", "log-statements-stream-lossy", "log-statements-prefix", "log-statements-syslog",
+		"pg-stat-statements-planning", "auto-explain-filtered-out", "auto-explain-verbose",
+		"pgaudit-read-params", "pgaudit-filtered-out", "log-lock-waits"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)
