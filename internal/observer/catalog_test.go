@@ -35,7 +35,8 @@ func TestBuiltinCatalog(t *testing.T) {
 		t.Errorf("%d default observers; want 4 or 5", n)
 	}
 	for _, name := range []string{"baseline", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
-		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered"} {
+		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered",
+		"perf-schema-no-consumer", "perf-schema-filtered-out", "slow-log-filtered-out", "plans-slow-log-filtered-out", "server-audit-table-events"} {
 		if _, err := cat.Lookup("mariadb", name); err != nil {
 			t.Errorf("Lookup(mariadb, %s) = %v", name, err)
 		}
