@@ -143,13 +143,20 @@ func throughputs(runs []result.Run) []float64 {
 
 func summarizeCondition(name string, runs []result.Run) result.ConditionSummary {
 	cs := result.ConditionSummary{Name: name, Throughput: result.ThroughputSummary{Runs: []float64{}}}
-	var p50, p99, drv, drvPer, srv, srvPer []float64
+	var p50, p99, drv, drvPer, srv, srvPer, secs []float64
 	for _, r := range runs {
 		if r.Error != "" {
 			cs.Failed++
 			continue
 		}
 		cs.Throughput.Runs = append(cs.Throughput.Runs, r.Driver.Throughput)
+		secs = append(secs, r.Driver.Seconds)
+		cs.StatementErrors += r.Driver.Errors
+		for _, msg := range r.Driver.ErrorSamples {
+			if len(cs.ErrorSamples) < 3 && !slices.Contains(cs.ErrorSamples, msg) {
+				cs.ErrorSamples = append(cs.ErrorSamples, msg)
+			}
+		}
 		p50 = append(p50, r.Driver.Latency.P50)
 		p99 = append(p99, r.Driver.Latency.P99)
 		drv = append(drv, r.Usage.Driver.Pct)
@@ -184,6 +191,7 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		}
 	}
 	cs.Throughput.Median = median(cs.Throughput.Runs)
+	cs.RunSeconds = median(secs)
 	cs.LatencyMS = result.LatencySummary{P50: median(p50), P99: median(p99)}
 	cs.CPU.DriverPct = median(drv)
 	cs.CPU.DriverUSPerStmt = median(drvPer)

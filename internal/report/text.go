@@ -61,6 +61,15 @@ func Text(w io.Writer, s result.Summary) error {
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	for _, c := range s.Conditions {
+		for _, t := range c.Transients {
+			fmt.Fprintf(w, "transient: %s, round %d: %s\n", c.Name, t.Round, t.Note)
+		}
+		if c.StatementErrors > 0 {
+			fmt.Fprintf(w, "statement errors: %s: %s statements failed and the sessions went on; e.g. %s\n",
+				c.Name, thousands(float64(c.StatementErrors)), strings.Join(c.ErrorSamples, "; "))
+		}
+	}
 	return nil
 }
 

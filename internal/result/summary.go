@@ -78,6 +78,34 @@ type ConditionSummary struct {
 	// over runs.
 	Counters map[string]float64 `json:"counters,omitempty"`
 	Failed   int                `json:"failed_runs,omitempty"`
+	// RunSeconds is the median measured time of the runs: a fixed-work
+	// run (a replay once) takes as long as its work.
+	RunSeconds float64 `json:"run_seconds,omitempty"`
+	// StatementErrors counts statements of all runs that failed and that
+	// the workload went on from (a replay's); ErrorSamples are a few.
+	StatementErrors int64    `json:"statement_errors,omitempty"`
+	ErrorSamples    []string `json:"error_samples,omitempty"`
+	// Transients are runs whose throughput changed level mid-run (an
+	// observer heavy at first that then stopped costing).
+	Transients []Transient `json:"transients,omitempty"`
+	// Series is statements per second in 5-second buckets, averaged over
+	// the runs that lasted that long: the shape of a run over time.
+	Series []float64 `json:"series_5s,omitempty"`
+}
+
+// Transient is a change of throughput level inside one run.
+type Transient struct {
+	Round int `json:"round"`
+	// Kind is "recovered" (heavy at first, then near the baseline),
+	// "degraded" (began to cost mid-run) or "shift".
+	Kind string `json:"kind"`
+	// AtSeconds is when the new level began, from the window's start.
+	AtSeconds int `json:"at_seconds"`
+	// BeforePct and AfterPct are the overhead against the baseline's
+	// level before and after, in percent.
+	BeforePct float64 `json:"before_pct"`
+	AfterPct  float64 `json:"after_pct"`
+	Note      string  `json:"note"`
 }
 
 // WaitSummary is a condition's wait profile: the share of active-session

@@ -44,6 +44,37 @@ type Study struct {
 	// Unmapped are set-ups of the original study with no analogue on this
 	// engine, and why.
 	Unmapped []string
+	// Matrix, for study 3, places each observer in the condensed table:
+	// its target (row) and variant (column). Rows are made from it.
+	Matrix []Cell
+	// Replay, for study 2, says the study replays a capture: made by
+	// running Workload with capture on, unless the user gives --capture.
+	Replay bool
+}
+
+// Cell is one observer of study 3's matrix.
+type Cell struct {
+	Target, Variant, Observer string
+}
+
+// Variants are the columns of study 3's table, in order.
+var Variants = []string{VariantAsIs, VariantLossy, VariantMoreFields, VariantFilteredOut}
+
+// The variants of a target.
+const (
+	VariantAsIs        = "as is"
+	VariantLossy       = "lossy"
+	VariantMoreFields  = "more fields"
+	VariantFilteredOut = "filtered out"
+)
+
+// matrixRows are the rows of a matrix study: the baseline, then each cell.
+func matrixRows(cells []Cell) []Row {
+	rows := []Row{{"baseline", "no observer"}}
+	for _, c := range cells {
+		rows = append(rows, Row{c.Observer, c.Target + ", " + c.Variant})
+	}
+	return rows
 }
 
 // CommitKeys are the names under which an engine's counters (per second,
@@ -173,6 +204,98 @@ func init() {
 		},
 		Unmapped: []string{
 			"query hash, plan hash and T-SQL stack of each record: server_audit records time, host, user, client, connection and query ids, database and the statement",
+		},
+	}
+}
+
+func init() {
+	pgTargets := []Cell{
+		{"statement log, file", VariantAsIs, "log-statements-file"},
+		{"statement log, file", VariantMoreFields, "log-statements-prefix"},
+		{"statement log, file", VariantFilteredOut, "log-filtered-out"},
+		{"statement log, live stream", VariantAsIs, "log-statements-stream"},
+		{"statement log, live stream", VariantLossy, "log-statements-stream-lossy"},
+		{"statement log, no consumer", VariantAsIs, "log-statements-syslog"},
+		{"statistics per statement", VariantAsIs, "pg-stat-statements"},
+		{"statistics per statement", VariantMoreFields, "pg-stat-statements-planning"},
+		{"actual plans", VariantAsIs, "auto-explain-analyze"},
+		{"actual plans", VariantLossy, "plans-stream-lossy"},
+		{"actual plans", VariantMoreFields, "auto-explain-verbose"},
+		{"actual plans", VariantFilteredOut, "auto-explain-filtered-out"},
+		{"audit, file", VariantAsIs, "pgaudit-read"},
+		{"audit, file", VariantLossy, "pgaudit-stream-lossy"},
+		{"audit, file", VariantMoreFields, "pgaudit-read-params"},
+		{"audit, file", VariantFilteredOut, "pgaudit-filtered-out"},
+		{"lock waits", VariantFilteredOut, "log-lock-waits"},
+		{"wait samples, in-memory ring", VariantAsIs, "pg-wait-sampling"},
+	}
+	studies["targets/postgres"] = Study{
+		Name: "targets", Engine: "postgres",
+		Title:    "Study 3: what does each kind of target cost under CPU load, and what does a filter that matches nothing save?",
+		Question: "A read-only decision-support mix (dss-mix) keeps the CPU busy; each observer records its events to a different target, lossless or lossy, with more fields per event, or filtered so that it records nothing.",
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off",
+		// 10 rounds: the least at which a signed-rank interval over 18
+		// comparisons (Bonferroni) has any confidence.
+		Rounds: 10, Duration: "5s",
+		Matrix: pgTargets, Rows: matrixRows(pgTargets),
+		Unmapped: []string{
+			"lock acquired/released events: PostgreSQL traces locks only when built with LOCK_DEBUG (trace_locks), which Debian's build is not; log_lock_waits records waits longer than deadlock_timeout, which a read-only mix never has",
+			"ring buffer, histogram and pair-matching targets of the same events: PostgreSQL keeps no in-memory buffer of statement events; pg_stat_statements aggregates per statement (a histogram by query), pg_wait_sampling keeps a ring of wait samples",
+			"causality tracking and multiple-event loss: no PostgreSQL sink has them; the lossy variant is the live stream whose pipe drops a record when full",
+			"Profiler on a remote machine: the live stream's reader is obsbench on the same machine",
+		},
+	}
+	mariaTargets := []Cell{
+		{"statement log, file", VariantAsIs, "general-log-file"},
+		{"statement log, file", VariantMoreFields, "slow-log-all"},
+		{"statement log, file", VariantFilteredOut, "slow-log-filtered-out"},
+		{"statement log, table", VariantAsIs, "general-log-table"},
+		{"statement events, no consumer", VariantAsIs, "perf-schema-no-consumer"},
+		{"statistics per statement", VariantAsIs, "perf-schema"},
+		{"statistics per statement", VariantFilteredOut, "perf-schema-filtered-out"},
+		{"statement events, in-memory ring", VariantAsIs, "perf-schema-statements-history"},
+		{"statement events, in-memory ring", VariantMoreFields, "perf-schema-waits"},
+		{"actual plans", VariantAsIs, "plans-slow-log"},
+		{"actual plans", VariantFilteredOut, "plans-slow-log-filtered-out"},
+		{"audit, file", VariantAsIs, "server-audit-file"},
+		{"audit, file", VariantLossy, "server-audit-syslog"},
+		{"audit, file", VariantMoreFields, "server-audit-table-events"},
+		{"audit, file", VariantFilteredOut, "server-audit-filtered"},
+	}
+	studies["targets/mariadb"] = Study{
+		Name: "targets", Engine: "mariadb",
+		Title:    studies["targets/postgres"].Title,
+		Question: studies["targets/postgres"].Question,
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off",
+		Rounds: 10, Duration: "5s",
+		Matrix: mariaTargets, Rows: matrixRows(mariaTargets),
+		Unmapped: []string{
+			"lock acquired/released events: performance_schema times metadata-lock and mutex waits (perf-schema-waits), not each lock taken and released",
+			"pair-matching target and causality tracking: MariaDB has neither",
+			"lossy variants of the file targets: MariaDB's logs block a session on a slow device and never drop; only server_audit to syslog drops (uncounted)",
+		},
+	}
+	studies["replay/postgres"] = Study{
+		Name: "replay", Engine: "postgres",
+		Title:    "Study 2: what does each observer cost a replayed workload, and does its cost change over time?",
+		Question: "A captured decision-support workload replayed as fast as the server answers (stress mode, each session's order kept), once per run: total replay time, % degradation, statements/s, and the per-second series, with the transients it shows.",
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off", Replay: true,
+		// 8 rounds: the least at which a signed-rank interval over 6
+		// comparisons (Bonferroni) has any confidence.
+		Rounds: 8,
+		Rows: []Row{
+			{"baseline", "baseline"},
+			{"log-statements-file", "server-side trace to a file; event session to event_file"},
+			{"log-statements-stream", "Profiler on the server; event stream to a live client"},
+			{"log-statements-stream-lossy", "event stream whose reader falls behind (records dropped, not waited for)"},
+			{"auto-explain-analyze", "actual-plan capture to a file"},
+			{"pg-stat-statements", "event session to ring_buffer: in-memory statistics per statement"},
+			{"pg-wait-sampling", "in-memory wait sampling (every 10 ms)"},
+		},
+		Unmapped: []string{
+			"Profiler on a remote machine: the live stream's reader runs on the server's machine (obsbench reads the server's stderr pipe); a reader in another network namespace is not built",
+			"the server disconnecting a lagging live reader (XE event_stream): PostgreSQL's log pipe never disconnects its reader; it blocks (log-statements-stream) or drops records (-lossy)",
+			"logins and logouts replayed: stress mode keeps one connection per captured session",
 		},
 	}
 }
