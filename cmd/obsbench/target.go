@@ -48,6 +48,15 @@ func (t pgTarget) Counters(ctx context.Context) (map[string]float64, error) {
 	return c, err
 }
 
+// StreamBytes is what obsbench has read of a managed server's stderr
+// stream (0 for an external server: its stream is not visible).
+func (t pgTarget) StreamBytes() int64 {
+	if t.managed == nil {
+		return 0
+	}
+	return t.managed.Stream().Bytes()
+}
+
 // ServerFaults reports the managed server's complaints that it could not
 // write its log; an external server's stderr is not visible.
 func (t pgTarget) ServerFaults() (int64, string) {

@@ -81,8 +81,10 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 	}
 	baseWaits, _, _ := waitProfiles(byCond[observer.Baseline])
+	baseLevel := median(throughputs(byCond[observer.Baseline]))
 	for _, name := range names {
 		cs := summarizeCondition(name, byCond[name])
+		timeline(&cs, byCond[name], baseLevel)
 		on, off, engine := waitProfiles(byCond[name])
 		switch {
 		case name == observer.Baseline:

@@ -321,9 +321,11 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	faults := faultWatch(cfg.Target)
 	r.Started = time.Now()
 	cpu := &collect.Window{Root: cfg.Target.ServerPID(), Also: companions(cfg.Target)}
+	stream := newStreamSampler(cfg.Target, o)
 	dcfg := cfg.Driver
 	dcfg.Window = func(open bool) {
 		cpu.Toggle(open)
+		stream.toggle(open)
 		if open {
 			probes.open(ctx)
 		} else {
@@ -332,8 +334,10 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	}
 	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
 	cpu.Close()
+	stream.close()
 	probes.close(ctx)
 	r.Usage = cpu.Usage
+	r.StreamPerSecond = stream.perSecond()
 	probes.record(&r, false)
 	if ctx.Err() != nil {
 		r.Error = "interrupted"

@@ -58,6 +58,9 @@ type Run struct {
 	// Counters are the engine's activity counters as rates per second over
 	// the window (both phases of an alternation run together).
 	Counters map[string]float64 `json:"counters,omitempty"`
+	// StreamPerSecond is the bytes a live stream's reader received in each
+	// second of the window, for an observer that streams its events.
+	StreamPerSecond []int64 `json:"stream_bytes_per_second,omitempty"`
 	// ProbeErrors say which collectors failed; the run itself stands.
 	ProbeErrors []string `json:"probe_errors,omitempty"`
 	Error       string   `json:"error,omitempty"`
