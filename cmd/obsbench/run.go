@@ -72,6 +72,11 @@ type runFlags struct {
 	// is the one-way delay added between primary and standby.
 	standby      string
 	standbyDelay time.Duration
+	// capture is the capture file --workload replay replays, with how.
+	capture      string
+	replayMode   string
+	replaySpeed  float64
+	replayPasses int
 }
 
 // runConfig is a validated run command.
@@ -126,6 +131,10 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.StringVar(&f.sessions, "sessions", "", "concurrency sweep: run the whole experiment once per session count (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N")
 	fs.StringVar(&f.standby, "standby", "none", "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&f.standbyDelay, "standby-delay", 0, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
+	fs.StringVar(&f.capture, "capture", "", "with --workload replay: the capture file to replay (made by 'obsbench capture')")
+	fs.StringVar(&f.replayMode, "replay-mode", "stress", "with --workload replay: stress (each session's statements as fast as the server answers, in captured order) or sync (at the captured times divided by --replay-speed)")
+	fs.Float64Var(&f.replaySpeed, "replay-speed", 1, "with --replay-mode sync: divide the captured times by this factor")
+	fs.IntVar(&f.replayPasses, "replay-passes", 0, "with --workload replay: replay each session this many times, then end the run (fixed work; --duration is then a cap); 0 repeats until --duration ends")
 	f.params = map[string]*int{}
 	for _, p := range workload.AllParams() {
 		f.params[p.Name] = fs.Int(p.Name, p.Default, p.Usage+" (a workload parameter)")
@@ -151,8 +160,18 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		return c, err
 	}
 	var err error
-	if c.wl, err = workload.Lookup(f.workload); err != nil {
-		return c, usageError{err}
+	if c.wl, err = lookupWorkload(fs, f); err != nil {
+		return c, err
+	}
+	if f.replayPasses > 0 {
+		// A fixed-work replay: the warm-up would take part of the work,
+		// and --duration only caps it.
+		if !flagSet(fs, "warmup") {
+			c.warmup = 0
+		}
+		if !flagSet(fs, "duration") {
+			c.duration = time.Hour
+		}
 	}
 	given := map[string]int{}
 	for name, v := range f.params {
@@ -170,12 +189,12 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		return c, err
 	}
 	switch {
+	case c.warmup < 0 || c.warmup > time.Hour:
+		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
 	case f.rounds < 2 || f.rounds > 1000:
 		return c, usagef("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", f.rounds)
 	case f.duration < time.Second || f.duration > 24*time.Hour:
 		return c, usagef("--duration %v: want 1s to 24h", f.duration)
-	case f.warmup < 0 || f.warmup > time.Hour:
-		return c, usagef("--warmup %v: want 0s to 1h", f.warmup)
 	case !slices.Contains(report.Formats, f.format):
 		return c, usagef("--format %q: want one of %s", f.format, strings.Join(report.Formats, ", "))
 	case flagSet(fs, "max-overhead") && (f.maxOverhead < 0 || f.maxOverhead > 100):

@@ -47,6 +47,8 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case st.Audit != "":
 		return auditStudy(ctx, st, args[1:], stdout, stderr)
+	case st.Replay:
+		return replayStudy(ctx, st, args[1:], stdout, stderr)
 	case len(st.Workloads) > 0:
 		return workloadsStudy(ctx, st, args[1:], stdout, stderr)
 	}
@@ -153,6 +155,12 @@ func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error 
 		return err // the study's table comes after all its workloads
 	}
 	fmt.Fprintln(w)
+	switch {
+	case len(st.Matrix) > 0:
+		return errors.Join(err, report.Targets(w, st, *sum))
+	case st.Replay:
+		return errors.Join(err, report.Replay(w, st, *sum))
+	}
 	return errors.Join(err, report.Study(w, st, *sum))
 }
 

@@ -20,6 +20,13 @@ type Conn interface {
 	Prepare(ctx context.Context, sql string) (Stmt, error)
 }
 
+// Execer is a Conn that also runs a statement once, as text, without
+// preparing it (PostgreSQL's simple query protocol, MariaDB's COM_QUERY):
+// what a replay needs for a captured ad hoc statement.
+type Execer interface {
+	ExecSQL(ctx context.Context, sql string) error
+}
+
 // Stmt is a prepared statement. Exec runs it and reads its whole result.
 type Stmt interface {
 	Exec(ctx context.Context, args ...any) error

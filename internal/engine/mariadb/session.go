@@ -46,6 +46,17 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	return &stmt{st: st.(stmtQueryer)}, nil
 }
 
+// ExecSQL runs sql once as text (COM_QUERY) and reads every row: how a
+// replay runs a captured statement, whose parameters the general log has
+// already put into its text.
+func (c *Session) ExecSQL(ctx context.Context, sql string) error {
+	rows, err := c.conn.(driver.QueryerContext).QueryContext(ctx, sql, nil)
+	if err != nil {
+		return err
+	}
+	return drain(rows, nil)
+}
+
 // Close ends the session (COM_QUIT).
 func (c *Session) Close(context.Context) error { return c.conn.Close() }
 
@@ -81,7 +92,14 @@ func (s *stmt) Exec(ctx context.Context, args ...any) error {
 	if n := len(rows.Columns()); cap(s.dest) < n {
 		s.dest = make([]driver.Value, n)
 	}
-	dest := s.dest[:len(rows.Columns())]
+	return drain(rows, s.dest[:len(rows.Columns())])
+}
+
+// drain reads every row into dest (made when nil) and closes rows.
+func drain(rows driver.Rows, dest []driver.Value) error {
+	if dest == nil {
+		dest = make([]driver.Value, len(rows.Columns()))
+	}
 	for {
 		if err := rows.Next(dest); err != nil {
 			if errors.Is(err, io.EOF) {

@@ -80,6 +80,13 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	return &stmt{s: c, name: name, noArgs: bind(name, nil)}, nil
 }
 
+// ExecSQL runs sql once as a simple query (Query), which may hold several
+// statements: how a replay runs a captured ad hoc statement.
+func (c *Session) ExecSQL(ctx context.Context, sql string) error {
+	c.watch(ctx)
+	return c.roundTrip(message(nil, 'Q', cstring(nil, sql)))
+}
+
 // Close ends the session (Terminate) and closes the socket.
 func (c *Session) Close(context.Context) error {
 	if c.stop != nil {
@@ -154,6 +161,13 @@ func (c *Session) roundTrip(msg []byte) error {
 		switch typ {
 		case 'E':
 			failed = errorResponse(body)
+		case 'G':
+			// COPY FROM STDIN (a replayed statement): the session has
+			// no data to send, so it refuses, and the server answers
+			// with an error.
+			if err := c.send(message(nil, 'f', cstring(nil, "obsbench sends no COPY data"))); err != nil {
+				return err
+			}
 		case 'Z':
 			return failed
 		}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/study"
+)
+
+// defaultCaptureDuration is how long study 2's built-in capture runs its
+// mix: a replay of it takes about as long on a baseline server.
+const defaultCaptureDuration = 20 * time.Second
+
+// captureFile is the built-in capture's name in the study's directory.
+const captureFile = "capture.obsc"
+
+// replayStudy runs study 2: it captures a workload (the study's mix with
+// the server logging every statement), unless --capture names one, then
+// replays it once per run under each observer, in stress mode. Its own
+// flags: --capture FILE, --capture-duration D.
+func replayStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
+	given, args, err := takeFlag(args, "capture", "", func(s string) (string, error) { return s, nil })
+	if err != nil {
+		return err
+	}
+	capDur, args, err := takeFlag(args, "capture-duration", defaultCaptureDuration, time.ParseDuration)
+	if err != nil {
+		return err
+	}
+	if capDur < time.Second || capDur > 24*time.Hour {
+		return usagef("--capture-duration %v: want 1s to 24h", capDur)
+	}
+	// The capture run is the study's workload on a managed server.
+	c, err := parseRun(studyArgs(st, st.Workload, args), stderr)
+	if err != nil {
+		return err
+	}
+	base := c.out
+	if err := checkOut(base); err != nil {
+		return err
+	}
+	if given == "" {
+		if c.dsn != "" {
+			return usagef("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
+		}
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return err
+		}
+		given = filepath.Join(base, captureFile)
+		if err := makeCapture(ctx, c, capDur, given, stderr); err != nil {
+			return fmt.Errorf("capture: %w", err)
+		}
+	}
+	rargs := []string{
+		"--engine", st.Engine, "--workload", "replay", "--capture", given, "--replay-passes", "1",
+		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
+		"--rounds", strconv.Itoa(st.Rounds),
+	}
+	rargs = append(rargs, dropFlag(dropFlag(dropFlag(args, "workload"), "clients"), "out")...)
+	if values, _, _ := cutFlag(args, "clients"); len(values) > 0 {
+		rargs = append(rargs, "--clients", values[len(values)-1])
+	}
+	rc, err := parseRun(append(rargs, "--out", filepath.Join(base, "replay")), stderr)
+	if err != nil {
+		return err
+	}
+	rc.study = st.Name
+	fmt.Fprintf(stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, given, rc.clients)
+	sum, err := runExperiment(ctx, rc, stdout, stderr)
+	return gate(rc, sum, printStudy(stdout, rc, sum, err))
+}
+
+// captureObserver makes the server log what a capture needs: every
+// statement with its session, and the sessions' connects and disconnects.
+func captureObserver(engine string) (observer.Observer, string, error) {
+	switch engine {
+	case "postgres":
+		return observer.Observer{
+			Name: "capture", Engine: engine,
+			Description: "every statement, connect and disconnect to csvlog files, for obsbench capture",
+			Settings: map[string]string{
+				"logging_collector": "on", "log_destination": "csvlog", "log_statement": "all",
+				"log_connections": "on", "log_disconnections": "on",
+			},
+			Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: `(statement|execute [^:]*): .*{{tag}}`},
+		}, "csvlog", nil
+	}
+	return observer.Observer{}, "", fmt.Errorf("the built-in capture is made on PostgreSQL only; on %s, capture the general log with 'obsbench capture' and give --capture FILE", engine)
+}
+
+// makeCapture runs c's workload for dur on a managed server with capture
+// logging on, and turns the server's log into a capture file at path.
+func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path string, stderr io.Writer) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	obs, source, err := captureObserver(c.engine)
+	if err != nil {
+		return usageError{err}
+	}
+	target, tgt, stop, err := openTarget(ctx, c.engine, "", managedSetup{}, logf)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+		return err
+	}
+	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.clients, dur)
+	run, err := experiment.RunOnce(ctx, experiment.Config{
+		Target: tgt, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Driver: driver.Config{Clients: c.clients, Duration: dur, Procs: c.driverProcs},
+	}, obs)
+	if err != nil {
+		return err
+	}
+	if run.Error != "" {
+		return errors.New(run.Error)
+	}
+	mt, ok := tgt.(managedTarget)
+	if !ok {
+		return errors.New("the capture needs obsbench's managed PostgreSQL")
+	}
+	dir := filepath.Join(mt.managed.DataDir(), "log")
+	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no csvlog files in %s", dir)
+	}
+	sort.Strings(files) // postgresql-<time>.csv: by name is by time
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Tag: c.wl.Tag})
+	p, err := capture.NewParser(source, capture.Filter{Applications: []string{driverApplication}}, w)
+	if err != nil {
+		out.Close()
+		return err
+	}
+	for _, f := range files {
+		if err := parseFile(ctx, p, f); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	if err := errors.Join(w.Close(), out.Close()); err != nil {
+		return err
+	}
+	stats := p.Stats()
+	logf("capture: %d statements of %d sessions in %s (the run executed %d)",
+		stats.Statements, stats.Sessions, path, run.Driver.Executed)
+	if stats.Statements != run.Driver.Executed {
+		return fmt.Errorf("the capture holds %d statements, the run executed %d: the log is incomplete", stats.Statements, run.Driver.Executed)
+	}
+	return nil
+}
+
+// driverApplication is the application_name of obsbench's driver sessions:
+// a capture of a run keeps only theirs, not obsbench's own queries.
+const driverApplication = "obsbench-driver"
+
+func parseFile(ctx context.Context, p *capture.Parser, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return p.Parse(ctx, f, path)
+}
