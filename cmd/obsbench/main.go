@@ -46,6 +46,7 @@ const usage = `usage: obsbench <command> [flags]
 commands:
   run         measure the overhead of observers on a workload
   study       run a built-in study (obsbench study list)
+  capture     turn a server's statement log into a workload file that --workload replay replays
   report      write the HTML report of a results directory, or print it as text, json, csv, benchstat
   inspect     list the observers active on a server now
   restore     undo what a killed obsbench left changed (from its journal)
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runCmd(ctx, args[1:], stdout, stderr)
 	case "study":
 		err = studyCmd(ctx, args[1:], stdout, stderr)
+	case "capture":
+		err = captureCmd(ctx, args[1:], stdout, stderr)
 	case "report":
 		err = reportCmd(args[1:], stdout, stderr)
 	case "restore":
