@@ -185,7 +185,11 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	if !c.wl.RunsOn(f.engine) {
 		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), f.engine)
 	}
-	if c.ds, err = dataset.Lookup(c.wl.Dataset); err != nil {
+	scale := 1
+	if c.wl.HasParam("scale") {
+		scale = c.wl.Value("scale")
+	}
+	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
 		return c, err
 	}
 	switch {

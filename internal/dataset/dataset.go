@@ -39,6 +39,9 @@ type Dataset struct {
 	Name        string
 	Description string
 	Tables      []Table
+	// Scale, if set, makes the dataset at another scale (rows x scale);
+	// the registered dataset is scale 1.
+	Scale func(scale int) Dataset
 }
 
 // ColumnNames lists t's column names in order.
@@ -75,6 +78,21 @@ func (t Table) IndexSQL() []string {
 var registry = map[string]Dataset{}
 
 func register(d Dataset) { registry[d.Name] = d }
+
+// Scaled returns the dataset called name at scale (1: as registered).
+func Scaled(name string, scale int) (Dataset, error) {
+	d, err := Lookup(name)
+	if err != nil || scale == 1 {
+		return d, err
+	}
+	if d.Scale == nil {
+		return Dataset{}, fmt.Errorf("dataset %s has one size; scale %d is for datasets that scale (dss)", name, scale)
+	}
+	if scale < 1 {
+		return Dataset{}, fmt.Errorf("scale %d: want 1 or more", scale)
+	}
+	return d.Scale(scale), nil
+}
 
 // Lookup returns the dataset called name.
 func Lookup(name string) (Dataset, error) {

@@ -37,7 +37,30 @@ func TestWithParams(t *testing.T) {
 	for _, p := range workload.AllParams() {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "batch" {
-		t.Errorf("AllParams = %v; want [batch]", names)
+	if strings.Join(names, ",") != "batch,scale" {
+		t.Errorf("AllParams = %v; want [batch scale]", names)
+	}
+}
+
+// dss-mix takes --scale and runs on both engines' dialects with its own
+// set-up each.
+func TestDSSMixMeta(t *testing.T) {
+	m, err := workload.Lookup("dss-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dataset != "dss" || !m.HasParam("scale") || m.Value("scale") != 1 {
+		t.Errorf("dss-mix: dataset %s, scale %d", m.Dataset, m.Value("scale"))
+	}
+	for _, e := range []string{"postgres", "mariadb"} {
+		if len(m.SetupFor(e)) != 2 || !m.RunsOn(e) {
+			t.Errorf("%s: set-up %q", e, m.SetupFor(e))
+		}
+	}
+	if _, err := m.WithParams(map[string]int{"scale": 0}); err == nil {
+		t.Error("--scale 0 accepted")
+	}
+	if n := len(workload.DSSQueryNames()); n < 10 {
+		t.Errorf("%d queries; want a mix of 10 or more", n)
 	}
 }
