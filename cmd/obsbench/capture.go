@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
@@ -25,6 +26,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	source := fs.String("source", "auto", "log format: csvlog or jsonlog (PostgreSQL, log_statement=all or log_min_duration_statement=0), general-log (MariaDB), or auto (by extension: .csv, .json, else general-log)")
 	ds := fs.String("dataset", "", "the obsbench dataset the workload ran on, recorded so that a replay on a managed server loads it")
 	tag := fs.String("tag", "", "a string in every statement of the workload, recorded so that observers' records of a replay are counted by it")
+	wl := fs.String("workload", "", "the obsbench workload captured, recorded so that a replay runs its set-up (its dataset, tag and functions)")
 	dbs := fs.String("database", "", "keep only sessions on these databases (comma-separated)")
 	users := fs.String("user", "", "keep only sessions of these users (comma-separated)")
 	apps := fs.String("app", "", "keep only sessions of these application names (comma-separated; PostgreSQL)")
@@ -59,7 +61,22 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return err
 	}
-	cw := capture.NewWriter(w, capture.Header{Engine: capture.EngineOf(src), Source: src, Dataset: *ds, Tag: *tag})
+	h := capture.Header{Engine: capture.EngineOf(src), Source: src, Dataset: *ds, Tag: *tag, Workload: *wl}
+	if *wl != "" {
+		m, err := workload.Lookup(*wl)
+		if err != nil {
+			w.Close()
+			os.Remove(*out)
+			return usageError{err}
+		}
+		if h.Dataset == "" {
+			h.Dataset = m.Dataset
+		}
+		if h.Tag == "" {
+			h.Tag = m.Tag
+		}
+	}
+	cw := capture.NewWriter(w, h)
 	p, err := capture.NewParser(src, capture.Filter{
 		Databases: splitList(*dbs), Users: splitList(*users), Applications: splitList(*apps),
 		ExcludeUsers: splitList(*exUsers), ExcludeApps: splitList(*exApps),

@@ -141,7 +141,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if err != nil {
 		return err
 	}
-	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Tag: c.wl.Tag})
+	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag})
 	p, err := capture.NewParser(source, capture.Filter{Applications: []string{driverApplication}}, w)
 	if err != nil {
 		out.Close()

@@ -36,6 +36,9 @@ type Header struct {
 	// Dataset is the obsbench dataset the workload ran on, if known: a
 	// replay on a managed server loads it first.
 	Dataset string `json:"dataset,omitempty"`
+	// Workload is the obsbench workload captured, if it was one: a replay
+	// runs its set-up (functions its statements call) after the dataset.
+	Workload string `json:"workload,omitempty"`
 	// Tag is a string in every statement of the captured workload, if it
 	// has one: observers' records of the replay are counted by it.
 	Tag     string    `json:"tag,omitempty"`

@@ -152,7 +152,7 @@ func (s *Script) Meta(o Options) workload.Meta {
 	if ds == "" {
 		ds = "none"
 	}
-	return workload.Meta{
+	m := workload.Meta{
 		Name:           "replay",
 		Description:    fmt.Sprintf("replay of a %s capture (%d sessions, %d statements), %s mode", s.Header.Source, len(s.Sessions), s.Statements, o.Mode),
 		Dataset:        ds,
@@ -160,6 +160,10 @@ func (s *Script) Meta(o Options) workload.Meta {
 		DefaultClients: len(s.Sessions),
 		New:            func() workload.Workload { return &replayer{script: s, opts: o} },
 	}
+	if captured, err := workload.Lookup(s.Header.Workload); err == nil {
+		m.Setup, m.EngineSetup = captured.Setup, captured.EngineSetup
+	}
+	return m
 }
 
 // replayer is one run's replay: its sessions share the start of the
