@@ -96,9 +96,20 @@ func captureObserver(engine string) (observer.Observer, string, error) {
 			},
 			Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: `(statement|execute [^:]*): .*{{tag}}`},
 		}, "csvlog", nil
+	case "mariadb":
+		return observer.Observer{
+			Name: "capture", Engine: engine,
+			Description: "the general log (every statement, connect and quit) to a file, for obsbench capture",
+			Settings:    map[string]string{"log_output": "FILE", "general_log_file": mariadbCaptureLog, "general_log": "ON"},
+			Events:      &observer.EventCounter{Source: observer.SourceServerLog, FileSetting: "general_log_file", Match: ` (Execute|Query)\t.*{{tag}}`},
+		}, "general-log", nil
 	}
-	return observer.Observer{}, "", fmt.Errorf("the built-in capture is made on PostgreSQL only; on %s, capture the general log with 'obsbench capture' and give --capture FILE", engine)
+	return observer.Observer{}, "", fmt.Errorf("no built-in capture on %s", engine)
 }
+
+// mariadbCaptureLog is the general log file of the built-in capture, in
+// the managed server's data directory.
+const mariadbCaptureLog = "obsbench-capture.log"
 
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
@@ -127,22 +138,20 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if run.Error != "" {
 		return errors.New(run.Error)
 	}
-	mt, ok := tgt.(managedTarget)
-	if !ok {
-		return errors.New("the capture needs obsbench's managed PostgreSQL")
+	files, err := capturedLogs(tgt)
+	if err != nil {
+		return err
 	}
-	dir := filepath.Join(mt.managed.DataDir(), "log")
-	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no csvlog files in %s", dir)
-	}
-	sort.Strings(files) // postgresql-<time>.csv: by name is by time
 	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag})
-	p, err := capture.NewParser(source, capture.Filter{Applications: []string{driverApplication}}, w)
+	filter := capture.Filter{Contains: c.wl.Tag}
+	if c.engine == "postgres" {
+		filter.Applications = []string{driverApplication}
+	}
+	p, err := capture.NewParser(source, filter, w)
 	if err != nil {
 		out.Close()
 		return err
@@ -163,6 +172,24 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 		return fmt.Errorf("the capture holds %d statements, the run executed %d: the log is incomplete", stats.Statements, run.Driver.Executed)
 	}
 	return nil
+}
+
+// capturedLogs are the log files the capture run wrote on a managed
+// server, in the order written.
+func capturedLogs(tgt experiment.Target) ([]string, error) {
+	switch t := tgt.(type) {
+	case managedTarget:
+		dir := filepath.Join(t.managed.DataDir(), "log")
+		files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+		if err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("no csvlog files in %s", dir)
+		}
+		sort.Strings(files) // postgresql-<time>.csv: by name is by time
+		return files, nil
+	case managedMariaDB:
+		return []string{filepath.Join(t.managed.DataDir(), mariadbCaptureLog)}, nil
+	}
+	return nil, errors.New("the built-in capture needs obsbench's managed server")
 }
 
 // driverApplication is the application_name of obsbench's driver sessions:

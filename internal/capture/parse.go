@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,9 @@ func EngineOf(source string) string {
 type Filter struct {
 	Databases, Users, Applications []string
 	ExcludeUsers, ExcludeApps      []string
+	// Contains, if set, keeps only statements whose text holds it (a
+	// workload's tag, where the log cannot tell its sessions apart).
+	Contains string
 }
 
 func (f Filter) keeps(user, db, app string) bool {
@@ -82,6 +86,10 @@ func (p *Parser) Stats() Stats { return p.stats }
 
 // emit writes rec at time at.
 func (p *Parser) emit(rec Record, at time.Time) error {
+	if rec.Kind == Statement && p.filter.Contains != "" && !strings.Contains(rec.SQL, p.filter.Contains) {
+		p.stats.Skipped++
+		return nil
+	}
 	switch rec.Kind {
 	case Statement:
 		p.stats.Statements++

@@ -177,6 +177,9 @@ func (m *MariaDB) DSN(db string) string {
 	return fmt.Sprintf("root@unix(%s)/%s", m.Socket(), db)
 }
 
+// DataDir is the server's data directory (datadir).
+func (m *MariaDB) DataDir() string { return m.dataDir }
+
 // Socket is the server's unix socket.
 func (m *MariaDB) Socket() string { return filepath.Join(m.base, "mariadbd.sock") }
 

@@ -298,6 +298,27 @@ func init() {
 			"logins and logouts replayed: stress mode keeps one connection per captured session",
 		},
 	}
+
+	studies["replay/mariadb"] = Study{
+		Name: "replay", Engine: "mariadb",
+		Title:    studies["replay/postgres"].Title,
+		Question: studies["replay/postgres"].Question,
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off", Replay: true, Rounds: 8,
+		Rows: []Row{
+			{"baseline", "baseline"},
+			{"general-log-file", "server-side trace to a file; event session to event_file"},
+			{"general-log-table", "trace to a table"},
+			{"plans-slow-log", "actual-plan capture to a file"},
+			{"perf-schema", "in-memory statistics per statement (digests)"},
+			{"perf-schema-statements-history", "event session to ring_buffer: the statement history ring"},
+			{"server-audit-syslog", "a stream whose records are dropped when nobody reads them"},
+		},
+		Unmapped: []string{
+			"Profiler and the live event stream, local and remote: MariaDB has no push stream of events to a client",
+			"logins and logouts replayed: stress mode keeps one connection per captured session",
+			"performance_schema's counts of a replay: the replay sends the general log's text statements (COM_QUERY), which it counts under statement/sql/*, not the prepared executions it counts for other workloads; its events show as not matching",
+		},
+	}
 }
 
 // Lookup finds a study by name for engine.
