@@ -18,7 +18,12 @@ func Text(w io.Writer, s result.Summary) error {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
 	}
 	if uses(s, "rounds") || hasRounds(s) {
-		parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
+		if longest := longestRun(s); longest > 0 && longest < 0.99*s.Seconds {
+			// Fixed work (a replay once): --duration only capped it.
+			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
+		}
 	}
 	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d\n\n",
 		s.Engine, s.Server, s.Workload, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
@@ -71,6 +76,15 @@ func Text(w io.Writer, s result.Summary) error {
 		}
 	}
 	return nil
+}
+
+// longestRun is the longest median run time of s's conditions.
+func longestRun(s result.Summary) float64 {
+	longest := 0.0
+	for _, c := range s.Conditions {
+		longest = max(longest, c.RunSeconds)
+	}
+	return longest
 }
 
 // uses reports whether a condition of s was measured by method.
