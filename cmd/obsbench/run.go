@@ -185,7 +185,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	if !c.wl.RunsOn(f.engine) {
 		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), f.engine)
 	}
-	scale := 1
+	scale := max(c.wl.DatasetScale, 1)
 	if c.wl.HasParam("scale") {
 		scale = c.wl.Value("scale")
 	}

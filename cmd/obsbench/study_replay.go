@@ -146,7 +146,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if err != nil {
 		return err
 	}
-	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag})
+	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
 	filter := capture.Filter{Contains: c.wl.Tag}
 	if c.engine == "postgres" {
 		filter.Applications = []string{driverApplication}

@@ -36,6 +36,8 @@ type Header struct {
 	// Dataset is the obsbench dataset the workload ran on, if known: a
 	// replay on a managed server loads it first.
 	Dataset string `json:"dataset,omitempty"`
+	// Scale is the dataset's scale (0: 1).
+	Scale int `json:"scale,omitempty"`
 	// Workload is the obsbench workload captured, if it was one: a replay
 	// runs its set-up (functions its statements call) after the dataset.
 	Workload string `json:"workload,omitempty"`

@@ -156,6 +156,7 @@ func (s *Script) Meta(o Options) workload.Meta {
 		Name:           "replay",
 		Description:    fmt.Sprintf("replay of a %s capture (%d sessions, %d statements), %s mode", s.Header.Source, len(s.Sessions), s.Statements, o.Mode),
 		Dataset:        ds,
+		DatasetScale:   s.Header.Scale,
 		Tag:            s.Header.Tag,
 		DefaultClients: len(s.Sessions),
 		New:            func() workload.Workload { return &replayer{script: s, opts: o} },

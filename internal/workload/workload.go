@@ -76,8 +76,11 @@ type Workload interface {
 type Meta struct {
 	Name        string
 	Description string
-	// Dataset is the name of the dataset the workload reads.
-	Dataset string
+	// Dataset is the name of the dataset the workload reads; DatasetScale
+	// its scale, when the workload fixes one (a replay of a capture made
+	// at a scale; 0: the scale parameter's, or 1).
+	Dataset      string
+	DatasetScale int
 	// Tag is a string in the text of every statement the workload runs, so
 	// that an observer's records of the workload's statements can be told
 	// from those of obsbench's own statements.
