@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -19,54 +20,44 @@ import (
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
-// [flags] LOG... (files, or directories of them).
+// [flags] LOG... (files, or directories of them; flags may also follow
+// the logs).
 func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench capture", flag.ContinueOnError)
 	out := fs.String("out", "", "capture file to write (required; an existing file is not overwritten)")
-	source := fs.String("source", "auto", "log format: csvlog or jsonlog (PostgreSQL, log_statement=all or log_min_duration_statement=0), general-log (MariaDB), or auto (by extension: .csv, .json, else general-log)")
+	source := fs.String("source", "auto", "log format: csvlog or jsonlog (PostgreSQL, log_statement=all or log_min_duration_statement=0), general-log (MariaDB), or auto (by extension: .csv, .json, else by the first line)")
+	engine := fs.String("engine", "", "postgres or mariadb: the engine whose log it is (implied by --source; with auto, only its formats are considered)")
 	ds := fs.String("dataset", "", "the obsbench dataset the workload ran on, recorded so that a replay on a managed server loads it")
 	tag := fs.String("tag", "", "a string in every statement of the workload, recorded so that observers' records of a replay are counted by it")
 	wl := fs.String("workload", "", "the obsbench workload captured, recorded so that a replay runs its set-up (its dataset, tag and functions)")
 	dbs := fs.String("database", "", "keep only sessions on these databases (comma-separated)")
 	users := fs.String("user", "", "keep only sessions of these users (comma-separated)")
 	apps := fs.String("app", "", "keep only sessions of these application names (comma-separated; PostgreSQL)")
-	exUsers := fs.String("exclude-user", "obsbench_system", "drop sessions of these users (comma-separated)")
+	exUsers := fs.String("exclude-user", "obsbench_system", "drop sessions of these users (comma-separated); obsbench's managed server samples as obsbench_system")
 	exApps := fs.String("exclude-app", "", "drop sessions of these application names (comma-separated; PostgreSQL)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	logs, err := flagsAndArgs(fs, args, stderr)
+	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("capture needs --out FILE")
 	}
-	if fs.NArg() == 0 {
+	if len(logs) == 0 {
 		return usagef("capture needs the log files (or directories of them) to read")
 	}
-	files, err := logFiles(fs.Args())
-	if err != nil {
-		return err
+	if *source != "auto" && !slices.Contains(capture.Sources, *source) {
+		return usagef("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB), or auto", *source)
 	}
-	src := *source
-	if src == "auto" {
-		src = sourceOf(files[0])
+	switch {
+	case *engine != "" && *engine != "postgres" && *engine != "mariadb":
+		return usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", *engine)
+	case *engine != "" && *source != "auto" && capture.EngineOf(*source) != *engine:
+		return usagef("--engine %s and --source %s disagree: %s is a %s log", *engine, *source, *source, capture.EngineOf(*source))
 	}
-	for _, f := range files {
-		if s := sourceOf(f); *source == "auto" && s != src {
-			return usagef("%s looks like %s, %s like %s: give logs of one format, or --source", files[0], src, f, s)
-		}
-	}
-	w, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return usagef("--out %s exists: obsbench does not overwrite a capture", *out)
-		}
-		return err
-	}
-	h := capture.Header{Engine: capture.EngineOf(src), Source: src, Dataset: *ds, Tag: *tag, Workload: *wl}
+	h := capture.Header{Dataset: *ds, Tag: *tag, Workload: *wl}
 	if *wl != "" {
 		m, err := workload.Lookup(*wl)
 		if err != nil {
-			w.Close()
-			os.Remove(*out)
 			return usageError{err}
 		}
 		if h.Dataset == "" {
@@ -76,21 +67,37 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			h.Tag = m.Tag
 		}
 	}
-	cw := capture.NewWriter(w, h)
+	files, src, err := logFiles(logs, *source, *engine)
+	if err != nil {
+		return err
+	}
+	h.Engine, h.Source = capture.EngineOf(src), src
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return usagef("--out %s exists: obsbench does not overwrite a capture", *out)
+		}
+		return usagef("--out: %v", err)
+	}
+	// The output's and the logs' own I/O errors are failures; any other
+	// error is the logs' content, which is bad input.
+	written := &errWriter{w: f}
+	cw := capture.NewWriter(written, h)
 	p, err := capture.NewParser(src, capture.Filter{
 		Databases: splitList(*dbs), Users: splitList(*users), Applications: splitList(*apps),
-		ExcludeUsers: splitList(*exUsers), ExcludeApps: splitList(*exApps),
+		ExcludeUsers: splitList(*exUsers), ExcludeApplications: splitList(*exApps),
 	}, cw)
 	if err != nil {
-		w.Close()
+		f.Close()
 		os.Remove(*out)
 		return usageError{err}
 	}
+	in := &inputProgress{total: totalSize(files)}
 	began := time.Now()
-	var read atomic.Int64
-	stop := progress(stderr, &read, began)
-	for _, f := range files {
-		if err = parseLog(ctx, p, f, &read); err != nil {
+	stop := in.report(stderr, began, captureProgressEvery)
+	var readErr error
+	for _, path := range files {
+		if err, readErr = parseLog(ctx, p, path, in); err != nil {
 			break
 		}
 	}
@@ -98,100 +105,261 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err == nil {
 		err = cw.Close()
 	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("--out %s: %w", *out, cerr)
+	}
+	st := p.Stats()
+	if err == nil && st.Statements == 0 {
+		err = usagef("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)",
+			strings.Join(files, ", "), st.Skipped)
 	}
 	if err != nil {
 		os.Remove(*out) // half a capture is no capture
+		if ctx.Err() == nil && written.err == nil && readErr == nil {
+			var ue usageError
+			if !errors.As(err, &ue) {
+				err = usageError{err} // the log is not what it should be
+			}
+		}
 		return err
 	}
-	st := p.Stats()
-	info, _ := os.Stat(*out)
-	secs := time.Since(began).Seconds()
+	secs := max(time.Since(began).Seconds(), 1e-3)
+	read := float64(in.read.Load()) / 1e6
 	fmt.Fprintf(stdout, "captured %d statements of %d sessions (%d connects, %d disconnects; %d log entries skipped) from %.1f MB of %s in %.1f s (%.0f MB/s): %s, %.1f MB\n",
-		st.Statements, st.Sessions, st.Connects, st.Disconnects, st.Skipped, float64(read.Load())/1e6, src, secs,
-		float64(read.Load())/1e6/max(secs, 1e-3), *out, float64(info.Size())/1e6)
-	if st.Statements == 0 {
-		return fmt.Errorf("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions", strings.Join(files, ", "))
-	}
+		st.Statements, st.Sessions, st.Connects, st.Disconnects, st.Skipped, read, src, secs, read/secs, *out, float64(written.n)/1e6)
 	return nil
 }
 
+// flagsAndArgs parses args whose flags may come before, between or after
+// the positional arguments, which it returns.
+func flagsAndArgs(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stderr)
+				fmt.Fprintf(stderr, "usage: %s [flags] LOG... (files, or directories of *.csv, *.json or *.log files)\n", fs.Name())
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, usageError{err}
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		// After "--", everything is an argument.
+		if n := len(args) - fs.NArg(); n > 0 && args[n-1] == "--" {
+			return append(rest, fs.Args()...), nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// captureProgressEvery is how often a long capture reports its progress.
+var captureProgressEvery = 5 * time.Second
+
+// extensions are the file names each source's logs have in a directory.
+var extensions = map[string]string{"csvlog": ".csv", "jsonlog": ".json", "general-log": ".log"}
+
 // logFiles expands directories into their log files, sorted by name
-// (PostgreSQL's rotated file names sort by time).
-func logFiles(args []string) ([]string, error) {
-	var out []string
+// (PostgreSQL's rotated file names sort by time), and settles the source:
+// the one given, or the one every file is, by its extension or first
+// line. A directory gives the files of its source: PostgreSQL's csvlog
+// directory also holds the stderr log's *.log files.
+func logFiles(args []string, source, engine string) ([]string, string, error) {
+	var files []string
 	for _, a := range args {
 		info, err := os.Stat(a)
 		if err != nil {
-			return nil, usagef("log %s: %v", a, err)
+			return nil, "", usagef("log %s: %v", a, pathError(err))
 		}
 		if !info.IsDir() {
-			out = append(out, a)
+			files = append(files, a)
 			continue
 		}
-		var in []string
-		for _, pat := range []string{"*.csv", "*.json", "*.log"} {
-			m, _ := filepath.Glob(filepath.Join(a, pat))
-			in = append(in, m...)
+		in := map[string][]string{}
+		for src, ext := range extensions {
+			m, _ := filepath.Glob(filepath.Join(a, "*"+ext))
+			if len(m) > 0 && (source == "auto" || source == src) && (engine == "" || engine == capture.EngineOf(src)) {
+				sort.Strings(m)
+				in[src] = m
+			}
 		}
-		if len(in) == 0 {
-			return nil, usagef("log directory %s has no *.csv, *.json or *.log files", a)
+		csvs, jsons, logs := in["csvlog"], in["jsonlog"], in["general-log"]
+		switch {
+		case len(csvs) > 0 && len(jsons) > 0:
+			return nil, "", usagef("log directory %s holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog", a)
+		case len(csvs) > 0:
+			files = append(files, csvs...)
+		case len(jsons) > 0:
+			files = append(files, jsons...)
+		case len(logs) > 0:
+			files = append(files, logs...)
+		default:
+			want := "*.csv, *.json or *.log"
+			if source != "auto" {
+				want = "*" + extensions[source]
+			} else if engine == "postgres" {
+				want = "*.csv or *.json"
+			}
+			return nil, "", usagef("log directory %s has no %s files", a, want)
 		}
-		sort.Strings(in)
-		out = append(out, in...)
 	}
-	return out, nil
+	if source != "auto" {
+		return files, source, nil
+	}
+	var first string
+	for _, f := range files {
+		s, err := sourceOf(f)
+		if err != nil {
+			return nil, "", err
+		}
+		switch {
+		case s == "":
+			// empty: any source
+		case engine != "" && capture.EngineOf(s) != engine:
+			return nil, "", usagef("%s is a %s log (%s), not %s's: give the logs of one engine", f, capture.EngineOf(s), s, engine)
+		case source == "auto":
+			source, first = s, f
+		case s != source:
+			return nil, "", usagef("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
+		}
+	}
+	if source == "auto" { // every file is empty
+		source = "csvlog"
+		if engine == "mariadb" {
+			source = "general-log"
+		}
+	}
+	return files, source, nil
 }
 
-// sourceOf guesses a log's format from its name.
-func sourceOf(path string) string {
+// sourceOf is a log's format by its extension, else its first line; ""
+// for an empty file.
+func sourceOf(path string) (string, error) {
 	switch filepath.Ext(path) {
 	case ".csv":
-		return "csvlog"
+		return "csvlog", nil
 	case ".json":
-		return "jsonlog"
+		return "jsonlog", nil
 	}
-	return "general-log"
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-func parseLog(ctx context.Context, p *capture.Parser, path string, read *atomic.Int64) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return "", usagef("log %s: %v", path, pathError(err))
 	}
 	defer f.Close()
-	return p.Parse(ctx, bufio.NewReaderSize(countingReader{f, read}, 1<<20), path)
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if len(line) == 0 && (err == nil || errors.Is(err, io.EOF)) {
+		return "", nil
+	}
+	if s := capture.Sniff(line); s != "" {
+		return s, nil
+	}
+	first := string(line)
+	if len(first) > 60 {
+		first = first[:57] + "..."
+	}
+	return "", usagef("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv) or jsonlog (*.json), or a MariaDB general log (PostgreSQL's stderr log has no session ids: set log_destination=csvlog)",
+		path, strings.TrimRight(first, "\n"))
 }
 
-// progress prints the bytes read every 5 s until the returned stop.
-func progress(w io.Writer, read *atomic.Int64, began time.Time) (stop func()) {
+// pathError is err without the operation and path that an error message
+// names already.
+func pathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func totalSize(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// parseLog captures one file; readErr is its own read error, if any.
+func parseLog(ctx context.Context, p *capture.Parser, path string, in *inputProgress) (err, readErr error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return err, err
+	}
+	defer f.Close()
+	in.file.Store(&path)
+	r := &countingReader{r: f, n: &in.read}
+	err = p.Parse(ctx, r, path)
+	return err, r.err
+}
+
+// inputProgress is how far a capture has read.
+type inputProgress struct {
+	total int64
+	read  atomic.Int64
+	file  atomic.Pointer[string]
+}
+
+// report prints the progress every interval until the returned stop.
+func (in *inputProgress) report(w io.Writer, began time.Time, every time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(5 * time.Second)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				fmt.Fprintf(w, "obsbench: capture: %.0f MB read, %s\n", float64(read.Load())/1e6, time.Since(began).Round(time.Second))
+				read, secs := in.read.Load(), time.Since(began).Seconds()
+				var file string
+				if f := in.file.Load(); f != nil {
+					file = *f
+				}
+				fmt.Fprintf(w, "obsbench: capture: %.0f of %.0f MB read (%.0f%%), %.0f MB/s, %s elapsed, in %s\n",
+					float64(read)/1e6, float64(in.total)/1e6, 100*float64(read)/float64(max(in.total, 1)), float64(read)/1e6/secs,
+					time.Since(began).Round(time.Second), file)
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// countingReader counts the bytes read through it and keeps its error.
+type countingReader struct {
+	r   io.Reader
+	n   *atomic.Int64
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// errWriter counts the bytes written through it and keeps its error.
+type errWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	e.n += int64(n)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -65,6 +66,15 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	sweepDir := filepath.Join(tmp, "sweep")
 	os.MkdirAll(sweepDir, 0o755)
 	os.WriteFile(filepath.Join(sweepDir, "sweep.json"), []byte(`{"points":[]}`), 0o644)
+	mariaCapture := filepath.Join(tmp, "maria.obsc")
+	if f, err := os.Create(mariaCapture); err == nil {
+		w := capture.NewWriter(f, capture.Header{Engine: "mariadb", Source: "general-log"})
+		w.Write(capture.Record{Session: "1", Kind: capture.Statement, SQL: "SELECT 1"}, time.Now())
+		w.Close()
+		f.Close()
+	}
+	notCapture := badFile("plain.obsc", "SELECT 1;\n")
+	shortCSV := badFile("short.csv", "a,b,c\n")
 	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		args []string
@@ -94,7 +104,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: postgres, mariadb`},
 		{[]string{"run", "--waits", "5us"}, `--waits "5us": want an interval from 1ms to 10s`},
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
-		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, sync-commit, wait-signatures`},
+		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, replay, sync-commit, targets, wait-signatures`},
 		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
 		{[]string{"inspect", "--results", "/nonexistent"}, "--results: open /nonexistent/summary.json"},
 		{[]string{"run", "--observer-file", badSink}, badSink + `:4:3: sink kind "pipe" is not one of stream, slow-dir`},
@@ -134,6 +144,22 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--resume", sweepDir}, "a sweep is resumed one session count at a time: --resume " + sweepDir + "/sessions-N"},
 		{[]string{"run", "--out", sweepDir}, "already holds a sweep's or a study's results"},
 		{[]string{"run", "--sessions", "1,2", "--format", "csv"}, "--sessions prints the sweep as text or json, not csv"},
+		{[]string{"run", "--workload", "replay"}, "--workload replay needs --capture FILE (made by 'obsbench capture')"},
+		{[]string{"run", "--capture", mariaCapture}, "--capture is for --workload replay, not credit-top1"},
+		{[]string{"run", "--workload", "replay", "--capture", filepath.Join(tmp, "none.obsc")}, "--capture: open " + filepath.Join(tmp, "none.obsc") + ": no such file or directory"},
+		{[]string{"run", "--workload", "replay", "--capture", notCapture}, "not a capture (not gzip-compressed)"},
+		{[]string{"run", "--workload", "replay", "--capture", mariaCapture}, "was captured on mariadb: replay it with --engine mariadb"},
+		{[]string{"run", "--workload", "replay", "--capture", mariaCapture, "--replay-mode", "fast"}, `replay mode "fast": want stress or sync`},
+		{[]string{"run", "--workload", "replay", "--capture", mariaCapture, "--replay-speed", "2"}, "--replay-speed paces --replay-mode sync"},
+		{[]string{"run", "--workload", "replay", "--capture", mariaCapture, "--replay-mode", "sync", "--replay-speed", "0"}, "replay speed 0: want a factor above 0, at most 1000"},
+		{[]string{"run", "--scale", "2"}, "workload credit-top1 has no parameter --scale"},
+		{[]string{"run", "--workload", "dss-mix", "--scale", "0"}, "--scale 0: want 1 to 100"},
+		{[]string{"capture", shortCSV}, "capture needs --out FILE"},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc")}, "capture needs the log files (or directories of them) to read"},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), shortCSV}, shortCSV + ":1: 3 columns; PostgreSQL csvlog has 23 or more"},
+		{[]string{"capture", "--out", mariaCapture, shortCSV}, "--out " + mariaCapture + " exists: obsbench does not overwrite a capture"},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `log source "stderr": want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB)`},
+		{[]string{"study", "replay", "--capture-duration", "0s"}, "--capture-duration 0s: want 1s to 24h"},
 	}
 	var rows []string
 	for _, tt := range tests {

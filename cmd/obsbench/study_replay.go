@@ -20,8 +20,9 @@ import (
 )
 
 // defaultCaptureDuration is how long study 2's built-in capture runs its
-// mix: a replay of it takes about as long on a baseline server.
-const defaultCaptureDuration = 20 * time.Second
+// mix: a replay of it takes about as long on a baseline server, long
+// enough (10 buckets of 5 s) for a transient to be significant.
+const defaultCaptureDuration = 60 * time.Second
 
 // captureFile is the built-in capture's name in the study's directory.
 const captureFile = "capture.obsc"
@@ -146,6 +147,12 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if err != nil {
 		return err
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(path) // a wrong capture must not be replayed later
+		}
+	}()
 	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
 	filter := capture.Filter{Contains: c.wl.Tag}
 	if c.engine == "postgres" {
@@ -171,6 +178,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if stats.Statements != run.Driver.Executed {
 		return fmt.Errorf("the capture holds %d statements, the run executed %d: the log is incomplete", stats.Statements, run.Driver.Executed)
 	}
+	ok = true
 	return nil
 }
 

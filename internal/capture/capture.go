@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Format names the file format in every header; Version is the version
@@ -80,16 +82,19 @@ type Trailer struct {
 	Sessions   int64 `json:"sessions"`
 }
 
-// Writer writes a capture.
+// Writer writes a capture. It holds one map entry per session that has
+// records and no disconnect yet, never the records: a session's
+// disconnect ends it, and its key must not come back after that.
 type Writer struct {
-	h        Header
-	gz       *gzip.Writer
-	buf      *bufio.Writer
-	enc      *json.Encoder
-	started  bool
-	trailer  Trailer
-	sessions map[string]bool
-	err      error
+	h       Header
+	gz      *gzip.Writer
+	buf     *bufio.Writer
+	line    []byte // a record's encoding, reused
+	started bool
+	closed  bool
+	trailer Trailer
+	open    map[string]struct{} // sessions with records and no disconnect
+	err     error
 }
 
 // NewWriter starts a capture on w. The header is written with the first
@@ -97,14 +102,19 @@ type Writer struct {
 func NewWriter(w io.Writer, h Header) *Writer {
 	h.Format, h.Version = Format, Version
 	if h.Created.IsZero() {
-		h.Created = time.Now().UTC()
+		h.Created = time.Now().UTC().Truncate(time.Second)
 	}
-	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // a capture is written once, read rarely
-	buf := bufio.NewWriterSize(gz, 256<<10)
-	return &Writer{h: h, gz: gz, buf: buf, enc: json.NewEncoder(buf), sessions: map[string]bool{}}
+	// BestSpeed: compression is the capture's largest cost after the
+	// log's parsing; on capture lines the default level ran at 0.43x its
+	// speed for a file 17% smaller.
+	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	return &Writer{h: h, gz: gz, buf: bufio.NewWriterSize(gz, 256<<10), open: map[string]struct{}{}}
 }
 
-// Write adds rec, which happened at at.
+// errClosed is a Write after Close.
+var errClosed = errors.New("capture: write after Close")
+
+// Write adds rec, which happened at at; rec.Offset is set from at.
 func (w *Writer) Write(rec Record, at time.Time) error {
 	if w.err != nil {
 		return w.err
@@ -112,7 +122,7 @@ func (w *Writer) Write(rec Record, at time.Time) error {
 	if !w.started {
 		w.started = true
 		w.h.Start = at
-		if w.err = w.enc.Encode(w.h); w.err != nil {
+		if w.err = w.writeJSON(w.h); w.err != nil {
 			return w.err
 		}
 	}
@@ -121,34 +131,61 @@ func (w *Writer) Write(rec Record, at time.Time) error {
 	if rec.Kind == Statement {
 		w.trailer.Statements++
 	}
-	if !w.sessions[rec.Session] {
-		w.sessions[rec.Session] = true
+	if _, ok := w.open[rec.Session]; !ok {
+		w.open[rec.Session] = struct{}{}
 		w.trailer.Sessions++
 	}
-	w.err = w.enc.Encode(rec)
+	if rec.Kind == Disconnect {
+		delete(w.open, rec.Session)
+	}
+	w.line = appendRecord(w.line[:0], &rec)
+	_, w.err = w.buf.Write(w.line)
 	return w.err
 }
 
+func (w *Writer) writeJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.buf.Write(append(b, '\n'))
+	return err
+}
+
 // Close writes the trailer and ends the compressed stream; it does not
-// close the underlying writer.
+// close the underlying writer. A capture without records has a header
+// (its start is its creation) and a trailer.
 func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
 	if w.err != nil {
 		return w.err
 	}
+	defer func() {
+		if w.err == nil {
+			w.err = errClosed
+		}
+	}()
 	if !w.started {
+		w.started = true
 		w.h.Start = w.h.Created
-		if err := w.enc.Encode(w.h); err != nil {
-			return err
+		if w.err = w.writeJSON(w.h); w.err != nil {
+			return w.err
 		}
 	}
 	w.trailer.End = true
-	if err := w.enc.Encode(w.trailer); err != nil {
-		return err
+	if w.err = w.writeJSON(w.trailer); w.err != nil {
+		return w.err
 	}
-	if err := w.buf.Flush(); err != nil {
-		return err
+	if w.err = w.buf.Flush(); w.err != nil {
+		return w.err
 	}
-	return w.gz.Close()
+	if w.err = w.gz.Close(); w.err != nil {
+		return w.err
+	}
+	return nil
 }
 
 // Totals are the counts written so far.
@@ -159,7 +196,8 @@ type Reader struct {
 	h       Header
 	dec     *json.Decoder
 	trailer Trailer
-	line    int64
+	line    int64 // of the latest value read
+	records int64
 	done    bool
 }
 
@@ -215,17 +253,114 @@ func (r *Reader) Next() (Record, error) {
 	r.line++
 	if err := r.dec.Decode(&raw); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return Record{}, fmt.Errorf("line %d: %w", r.line, ErrTruncated)
+			return Record{}, fmt.Errorf("capture line %d: %w", r.line, ErrTruncated)
 		}
 		return Record{}, fmt.Errorf("capture line %d: %w", r.line, err)
 	}
 	if raw.End {
 		r.done = true
 		r.trailer = Trailer{End: true, Records: raw.Records, Statements: raw.Statements, Sessions: raw.Sessions}
+		if raw.Records != r.records {
+			return Record{}, fmt.Errorf("capture line %d: the trailer counts %d records, the file holds %d: the capture is damaged", r.line, raw.Records, r.records)
+		}
 		return Record{}, io.EOF
 	}
+	r.records++
 	return raw.Record, nil
 }
 
 // Trailer is the capture's totals, once Next has returned io.EOF.
 func (r *Reader) Trailer() Trailer { return r.trailer }
+
+// appendRecord appends rec as one line of JSON: what encoding/json would
+// write for it, without its reflection, which is a third of a capture's
+// time.
+func appendRecord(b []byte, rec *Record) []byte {
+	b = append(b, `{"s":`...)
+	b = appendString(b, rec.Session)
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, rec.Offset, 10)
+	b = append(b, `,"k":`...)
+	b = appendString(b, string(rec.Kind))
+	if rec.SQL != "" {
+		b = append(b, `,"q":`...)
+		b = appendString(b, rec.SQL)
+	}
+	if len(rec.Params) > 0 {
+		b = append(b, `,"p":[`...)
+		for i, p := range rec.Params {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if p == nil {
+				b = append(b, "null"...)
+			} else {
+				b = appendString(b, *p)
+			}
+		}
+		b = append(b, ']')
+	}
+	if rec.User != "" {
+		b = append(b, `,"u":`...)
+		b = appendString(b, rec.User)
+	}
+	if rec.Database != "" {
+		b = append(b, `,"d":`...)
+		b = appendString(b, rec.Database)
+	}
+	return append(b, "}\n"...)
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 as U+FFFD (as encoding/json
+// does), everything else as it is.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but end lines in JavaScript.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -24,7 +25,9 @@ func EngineOf(source string) string {
 // keeps all.
 type Filter struct {
 	Databases, Users, Applications []string
-	ExcludeUsers, ExcludeApps      []string
+	// ExcludeUsers drops users' sessions: obsbench's managed server runs
+	// its samplers as obsbench_system, which a capture of a run excludes.
+	ExcludeUsers, ExcludeApplications []string
 	// Contains, if set, keeps only statements whose text holds it (a
 	// workload's tag, where the log cannot tell its sessions apart).
 	Contains string
@@ -33,7 +36,7 @@ type Filter struct {
 func (f Filter) keeps(user, db, app string) bool {
 	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
 	return in(f.Databases, db) && in(f.Users, user) && in(f.Applications, app) &&
-		!slices.Contains(f.ExcludeUsers, user) && !slices.Contains(f.ExcludeApps, app)
+		!slices.Contains(f.ExcludeUsers, user) && !slices.Contains(f.ExcludeApplications, app)
 }
 
 // Stats count what a Parser read and wrote.
@@ -48,13 +51,15 @@ type Stats struct {
 
 // Parser turns log files of one source, in the order the server wrote
 // them, into one capture. Sessions may continue across files (rotated
-// logs).
+// logs). Its memory is its buffers and one entry per open session, never
+// the log.
 type Parser struct {
 	source string
 	filter Filter
 	w      *Writer
 	stats  Stats
-	seen   map[string]bool // sessions with a record written
+	open   map[string]struct{} // sessions with a record written and no disconnect
+	clock  pgClock
 	// mariadb is the general log's state: each thread's session, and the
 	// time of the latest line that had one.
 	mariadb *generalLog
@@ -66,10 +71,11 @@ func NewParser(source string, f Filter, w *Writer) (*Parser, error) {
 	if !slices.Contains(Sources, source) {
 		return nil, fmt.Errorf("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB)", source)
 	}
-	return &Parser{source: source, filter: f, w: w, seen: map[string]bool{}, mariadb: newGeneralLog()}, nil
+	return &Parser{source: source, filter: f, w: w, open: map[string]struct{}{}, mariadb: newGeneralLog()}, nil
 }
 
-// Parse reads one log file; name is used in errors (name:line).
+// Parse reads one log file; name is used in errors (name:line). Call it
+// for each file of a log in the order the server wrote them.
 func (p *Parser) Parse(ctx context.Context, r io.Reader, name string) error {
 	switch p.source {
 	case "csvlog":
@@ -83,6 +89,19 @@ func (p *Parser) Parse(ctx context.Context, r io.Reader, name string) error {
 
 // Stats are the counts so far.
 func (p *Parser) Stats() Stats { return p.stats }
+
+// Parse reads the log of source on src into w, keeping what f keeps;
+// name is used in errors (name:line). It is NewParser and Parser.Parse
+// for a log of one file: use a Parser for rotated files, whose sessions
+// continue from one file into the next. Close w afterwards.
+func Parse(ctx context.Context, src io.Reader, name, source string, f Filter, w *Writer) (Stats, error) {
+	p, err := NewParser(source, f, w)
+	if err != nil {
+		return Stats{}, err
+	}
+	err = p.Parse(ctx, src, name)
+	return p.Stats(), err
+}
 
 // emit writes rec at time at.
 func (p *Parser) emit(rec Record, at time.Time) error {
@@ -98,12 +117,45 @@ func (p *Parser) emit(rec Record, at time.Time) error {
 	case Disconnect:
 		p.stats.Disconnects++
 	}
-	if !p.seen[rec.Session] {
-		p.seen[rec.Session] = true
+	if _, ok := p.open[rec.Session]; !ok {
+		p.open[rec.Session] = struct{}{}
 		p.stats.Sessions++
+	}
+	if rec.Kind == Disconnect {
+		delete(p.open, rec.Session)
 	}
 	return p.w.Write(rec, at)
 }
 
 // checkEvery is how many lines pass between checks of ctx.
 const checkEvery = 4096
+
+// Sniff names the log source whose first line is line: csvlog, jsonlog,
+// general-log, or "" if it is none of them.
+func Sniff(line []byte) string {
+	line = bytes.TrimRight(line, "\r\n")
+	s := string(line)
+	switch {
+	case strings.HasPrefix(s, "{") && strings.Contains(s, `"timestamp":`):
+		return "jsonlog"
+	case len(s) > 24 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[19] == '.' &&
+		strings.Contains(s[23:], ",") && digits(s[:4]):
+		// log_time first: "2026-11-22 10:00:00.123 UTC,"
+		return "csvlog"
+	case isGeneralHeader(s):
+		return "general-log"
+	}
+	if _, ok := splitGeneralEntry(s); ok {
+		return "general-log"
+	}
+	return ""
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,31 +29,32 @@ const (
 	csvMinColumns                       = 23
 )
 
-// pgTimeLayout is log_time's format ("2026-11-22 10:00:00.123 UTC").
-const pgTimeLayout = "2006-01-02 15:04:05.000 MST"
-
 func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<20))
-	cr.FieldsPerRecord = -1
+	cr.FieldsPerRecord = -1 // 23 or 26 columns, checked below
 	cr.ReuseRecord = true
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return fmt.Errorf("%s: %w (want PostgreSQL csvlog)", name, err)
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("%s:%d:%d: %w (want PostgreSQL csvlog, log_destination=csvlog)", name, pe.Line, pe.Column, pe.Err)
+			}
+			return fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if p.stats.Lines++; p.stats.Lines%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if len(rec) < csvMinColumns {
 			return fmt.Errorf("%s:%d: %d columns; PostgreSQL csvlog has %d or more", name, line, len(rec), csvMinColumns)
 		}
-		at, err := time.Parse(pgTimeLayout, rec[csvTime])
+		at, err := p.clock.parse(rec[csvTime])
 		if err != nil {
-			return fmt.Errorf("%s:%d: log_time %q: want e.g. 2026-11-22 10:00:00.123 UTC", name, line, rec[csvTime])
+			return fmt.Errorf("%s:%d: log_time %w", name, line, err)
 		}
 		e := pgEntry{time: at, user: rec[csvUser], db: rec[csvDB], session: rec[csvSession], app: rec[csvApp],
 			severity: rec[csvSeverity], message: rec[csvMessage], detail: rec[csvDetail]}
@@ -81,7 +82,7 @@ type pgJSON struct {
 
 func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 256<<20) // a statement may be long
+	sc.Buffer(make([]byte, 1<<20), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -92,9 +93,9 @@ func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error 
 		if err := json.Unmarshal(sc.Bytes(), &j); err != nil {
 			return fmt.Errorf("%s:%d: %v (want PostgreSQL jsonlog, one object per line)", name, line, err)
 		}
-		at, err := time.Parse(pgTimeLayout, j.Timestamp)
+		at, err := p.clock.parse(j.Timestamp)
 		if err != nil {
-			return fmt.Errorf("%s:%d: timestamp %q: want e.g. 2026-11-22 10:00:00.123 UTC", name, line, j.Timestamp)
+			return fmt.Errorf("%s:%d: timestamp %w", name, line, err)
 		}
 		e := pgEntry{time: at, user: j.User, db: j.DB, session: j.Session, app: j.App,
 			severity: j.Severity, message: j.Message, detail: j.Detail, typ: j.BackendType}
@@ -103,17 +104,21 @@ func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error 
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return fmt.Errorf("%s:%d: %w", name, line+1, lineError(err))
 	}
 	return nil
 }
 
-// statementMessage is a logged statement: log_statement's "statement: " or
-// "execute NAME: " (a prepared statement, NAME/PORTAL with a portal), with
-// log_min_duration_statement's "duration: X ms  " before it. A bare
-// "duration: X ms" follows a statement log_statement already logged, and
-// parse and bind steps are not executions: neither is a statement here.
-var statementMessage = regexp.MustCompile(`^(?:duration: [0-9.]+ ms  )?(statement|execute [^:]*): `)
+// maxLine is the longest line a line-oriented log may have: a statement
+// of 256 MiB is one nobody replays.
+const maxLine = 256 << 20
+
+func lineError(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("a line longer than %d MiB: %w", maxLine>>20, err)
+	}
+	return err
+}
 
 // pgEntry turns one entry into a record, if it is one.
 func (p *Parser) pgEntry(e pgEntry) error {
@@ -121,24 +126,25 @@ func (p *Parser) pgEntry(e pgEntry) error {
 		p.stats.Skipped++
 		return nil
 	}
-	if !p.filter.keeps(e.user, e.db, e.app) {
-		p.stats.Skipped++
-		return nil
-	}
 	rec := Record{Session: e.session}
 	switch {
 	case strings.HasPrefix(e.message, "connection authorized: "):
 		rec.Kind, rec.User, rec.Database = Connect, e.user, e.db
+		// application_name is set after this line is logged: the
+		// message has the one the client sent.
+		if e.app == "" {
+			e.app = connectApplication(e.message)
+		}
 	case strings.HasPrefix(e.message, "disconnection: "):
 		rec.Kind = Disconnect
 	default:
-		m := statementMessage.FindStringSubmatchIndex(e.message)
-		if m == nil {
+		sql, execute, ok := statementOf(e.message)
+		if !ok {
 			p.stats.Skipped++
 			return nil
 		}
-		rec.Kind, rec.SQL = Statement, e.message[m[1]:]
-		if strings.HasPrefix(e.message[m[2]:m[3]], "execute") {
+		rec.Kind, rec.SQL = Statement, sql
+		if execute {
 			if d, ok := strings.CutPrefix(e.detail, "parameters: "); ok {
 				params, err := parseParams(d)
 				if err != nil {
@@ -148,53 +154,111 @@ func (p *Parser) pgEntry(e pgEntry) error {
 			}
 		}
 	}
+	if !p.filter.keeps(e.user, e.db, e.app) {
+		p.stats.Skipped++
+		return nil
+	}
 	return p.emit(rec, e.time)
 }
 
+// statementOf reads a message that logs a statement: log_statement's
+// "statement: SQL" or "execute NAME: SQL" (a prepared statement,
+// NAME/PORTAL with a portal), with log_min_duration_statement's
+// "duration: X ms  " before them. It refuses what is no execution of a
+// statement: a bare "duration: X ms" (it follows a statement
+// log_statement already logged), the parse and bind steps, and "execute
+// fetch from", a further fetch from a portal whose execution was logged.
+func statementOf(msg string) (sql string, execute, ok bool) {
+	rest := msg
+	if r, ok := strings.CutPrefix(rest, "duration: "); ok {
+		i := strings.Index(r, " ms  ")
+		if i < 0 {
+			return "", false, false
+		}
+		rest = r[i+len(" ms  "):]
+	}
+	if sql, ok := strings.CutPrefix(rest, "statement: "); ok {
+		return sql, false, true
+	}
+	r, ok := strings.CutPrefix(rest, "execute ")
+	if !ok || strings.HasPrefix(r, "fetch from ") {
+		return "", false, false
+	}
+	i := strings.Index(r, ": ")
+	if i < 0 {
+		return "", false, false
+	}
+	return r[i+2:], true, true
+}
+
+// connectApplication is the application_name in a "connection authorized:
+// user=U database=D application_name=A" message, before what PostgreSQL
+// may add after it (SSL, GSS).
+func connectApplication(msg string) string {
+	_, app, ok := strings.Cut(msg, " application_name=")
+	if !ok {
+		return ""
+	}
+	for _, more := range []string{" SSL enabled (", " GSS (", " SSL enabled"} {
+		if i := strings.Index(app, more); i >= 0 {
+			app = app[:i]
+		}
+	}
+	return app
+}
+
 // parseParams reads PostgreSQL's "$1 = '42', $2 = NULL" (quotes doubled
-// inside a value; values may hold commas and newlines).
+// inside a value; values may hold commas, quotes and newlines).
 func parseParams(s string) ([]*string, error) {
 	var out []*string
-	for i := 1; s != ""; i++ {
-		prefix := fmt.Sprintf("$%d = ", i)
-		rest, ok := strings.CutPrefix(s, prefix)
+	for i := 1; ; i++ {
+		n := strconv.Itoa(i)
+		rest, ok := strings.CutPrefix(s, "$"+n+" = ")
 		if !ok {
-			return nil, fmt.Errorf("parameters: want %q at %q", prefix, abbreviate(s))
+			return nil, fmt.Errorf("parameters: want \"$%s = \" at %q", n, abbreviate(s))
 		}
 		if after, ok := strings.CutPrefix(rest, "NULL"); ok {
 			out, s = append(out, nil), after
 		} else {
 			if !strings.HasPrefix(rest, "'") {
-				return nil, fmt.Errorf("parameters: $%d: want NULL or a quoted value at %q", i, abbreviate(rest))
+				return nil, fmt.Errorf("parameters: $%s: want NULL or a quoted value at %q", n, abbreviate(rest))
 			}
-			var b strings.Builder
-			j := 1
-			for {
-				k := strings.IndexByte(rest[j:], '\'')
-				if k < 0 {
-					return nil, fmt.Errorf("parameters: $%d: unterminated quoted value", i)
-				}
-				b.WriteString(rest[j : j+k])
-				j += k + 1
-				if j < len(rest) && rest[j] == '\'' { // '' is one quote
-					b.WriteByte('\'')
-					j++
-					continue
-				}
-				break
+			v, after, err := unquote(rest)
+			if err != nil {
+				return nil, fmt.Errorf("parameters: $%s: %w", n, err)
 			}
-			v := b.String()
-			out, s = append(out, &v), rest[j:]
+			out, s = append(out, &v), after
 		}
 		if s == "" {
-			break
+			return out, nil
 		}
-		var ok2 bool
-		if s, ok2 = strings.CutPrefix(s, ", "); !ok2 {
-			return nil, fmt.Errorf("parameters: want \", \" after $%d at %q", i, abbreviate(s))
+		if s, ok = strings.CutPrefix(s, ", "); !ok {
+			return nil, fmt.Errorf("parameters: want \", \" after $%s at %q", n, abbreviate(s))
 		}
 	}
-	return out, nil
+}
+
+// unquote reads the quoted value at the start of s (a doubled quote is one) and
+// returns it and what follows.
+func unquote(s string) (v, rest string, err error) {
+	var b strings.Builder
+	j := 1
+	for {
+		k := strings.IndexByte(s[j:], '\'')
+		if k < 0 {
+			return "", "", errors.New("unterminated quoted value")
+		}
+		if j+k+1 < len(s) && s[j+k+1] == '\'' { // '' is one quote
+			b.WriteString(s[j : j+k+1])
+			j += k + 2
+			continue
+		}
+		if b.Len() == 0 {
+			return s[j : j+k], s[j+k+1:], nil
+		}
+		b.WriteString(s[j : j+k])
+		return b.String(), s[j+k+1:], nil
+	}
 }
 
 func abbreviate(s string) string {
@@ -202,4 +266,64 @@ func abbreviate(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// pgClock reads PostgreSQL's log times ("2026-11-22 10:00:00.123 UTC").
+// The second changes far less often than the line, so the time of the
+// latest second is kept and only its milliseconds are read.
+type pgClock struct {
+	second, zone string
+	base         time.Time
+}
+
+// parse reads s. A numeric zone ("+0530", "-03") is applied; a named one
+// other than UTC or GMT cannot be told apart from others of the same
+// name, and counts as UTC: times are right relative to each other,
+// except across a daylight-saving change (log_timezone=UTC avoids that).
+func (c *pgClock) parse(s string) (time.Time, error) {
+	if len(s) > 24 && s[19] == '.' && s[23] == ' ' && digits(s[20:23]) {
+		ms := int(s[20]-'0')*100 + int(s[21]-'0')*10 + int(s[22]-'0')
+		if s[:19] == c.second && s[24:] == c.zone {
+			return c.base.Add(time.Duration(ms) * time.Millisecond), nil
+		}
+		t, err := time.Parse("2006-01-02 15:04:05", s[:19])
+		if err == nil {
+			off, ok := zoneOffset(s[24:])
+			if ok {
+				c.second, c.zone = strings.Clone(s[:19]), strings.Clone(s[24:])
+				c.base = t.Add(-off)
+				return c.base.Add(time.Duration(ms) * time.Millisecond), nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want e.g. 2026-11-22 10:00:00.123 UTC", s)
+}
+
+// zoneOffset is the offset from UTC of a zone as PostgreSQL prints it.
+func zoneOffset(z string) (time.Duration, bool) {
+	if z == "" {
+		return 0, false
+	}
+	if z[0] != '+' && z[0] != '-' {
+		for i := 0; i < len(z); i++ {
+			if c := z[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+				return 0, false
+			}
+		}
+		return 0, true
+	}
+	d := z[1:]
+	if !digits(d) || (len(d) != 2 && len(d) != 4) {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(d[:2])
+	m := 0
+	if len(d) == 4 {
+		m, _ = strconv.Atoi(d[2:])
+	}
+	off := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+	if z[0] == '-' {
+		off = -off
+	}
+	return off, true
 }

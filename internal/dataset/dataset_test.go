@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,8 +63,9 @@ func TestDSS(t *testing.T) {
 			}
 		}
 	}
-	if total := rows["dss_customer"] + rows["dss_product"] + rows["dss_orders"] + rows["dss_order_line"]; total < 200_000 || total > 500_000 {
-		t.Errorf("dss has %d rows; want a few hundred thousand", total)
+	want := map[string]int{"dss_customer": 5_000, "dss_product": 1_000, "dss_orders": 60_000, "dss_order_line": 240_000}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("dss rows %v; want %v", rows, want)
 	}
 	orders, lines := d.Tables[2], d.Tables[3]
 	for _, i := range []int{0, 1, 777, orders.Rows - 1} {
@@ -88,7 +90,76 @@ func TestDSS(t *testing.T) {
 			t.Errorf("scale 2: %s has %d rows; want %d", tb.Name, tb.Rows, 2*d.Tables[i].Rows)
 		}
 	}
-	if _, err := dataset.Scaled("credit", 2); err == nil || !strings.Contains(err.Error(), "has one size") {
-		t.Errorf("Scaled(credit, 2) = %v; want a refusal", err)
+	for _, tc := range []struct {
+		name  string
+		scale int
+		want  string
+	}{
+		{"credit", 2, "has one size"},
+		{"dss", 0, "want 1 or more"},
+		{"nope", 1, "unknown dataset"},
+	} {
+		if _, err := dataset.Scaled(tc.name, tc.scale); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Scaled(%s, %d) = %v; want an error with %q", tc.name, tc.scale, err, tc.want)
+		}
+	}
+}
+
+// dss at scale 2 is as consistent as at scale 1, scale 1 is the registered
+// dataset, and popularity is skewed: the first customer and product have
+// many times their mean share.
+func TestDSSScaleAndSkew(t *testing.T) {
+	d, _ := dataset.Lookup("dss")
+	d1, err := dataset.Scaled("dss", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tb := range d.Tables {
+		if !reflect.DeepEqual(tb.Row(tb.Rows-1), d1.Tables[i].Row(tb.Rows-1)) {
+			t.Errorf("Scaled(dss, 1) %s differs from the registered one", tb.Name)
+		}
+	}
+	d2, _ := dataset.Scaled("dss", 2)
+	sz := dataset.DSSSize(2)
+	orders, lines := d2.Tables[2], d2.Tables[3]
+	perCustomer := make([]int, sz.Customers+1)
+	for i := range orders.Rows {
+		o := orders.Row(i)
+		perCustomer[o[1].(int32)]++
+		if i%997 != 0 {
+			continue
+		}
+		var cents int64
+		for k := range dataset.DSSLinesPerOrder {
+			l := lines.Row(i*dataset.DSSLinesPerOrder + k)
+			if p := int(l[2].(int32)); p < 1 || p > sz.Products {
+				t.Fatalf("scale 2: line %v has no product", l)
+			}
+			cents += int64(l[3].(int32)) * int64(l[4].(float64)*100+0.5)
+		}
+		if got := int64(o[4].(float64)*100 + 0.5); got != cents {
+			t.Errorf("scale 2: order %d total %d cents; its lines sum to %d", i+1, got, cents)
+		}
+	}
+	if mean := sz.Orders / sz.Customers; perCustomer[1] < 20*mean || perCustomer[0] != 0 {
+		t.Errorf("customer 1 has %d orders, the mean is %d; want a popular customer", perCustomer[1], mean)
+	}
+	perProduct := make([]int, sz.Products+1)
+	for j := range lines.Rows {
+		perProduct[lines.Row(j)[2].(int32)]++
+	}
+	if mean := lines.Rows / sz.Products; perProduct[1] < 20*mean {
+		t.Errorf("product 1 is on %d lines, the mean is %d; want a popular product", perProduct[1], mean)
+	}
+	var indexed []string
+	for _, tb := range d.Tables {
+		for _, ix := range tb.Indexes {
+			indexed = append(indexed, tb.Name+"("+strings.Join(ix.Columns, ",")+")")
+		}
+	}
+	for _, ix := range []string{"dss_orders(customer_id)", "dss_orders(order_date)", "dss_order_line(product_id)"} {
+		if !slices.Contains(indexed, ix) {
+			t.Errorf("no index %s; have %v", ix, indexed)
+		}
 	}
 }

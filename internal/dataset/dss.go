@@ -23,8 +23,10 @@ const (
 // DSSFirstDay is the date of the first order.
 var DSSFirstDay = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// DSSRegions are the customers' regions, which queries name.
+var DSSRegions = []string{"north", "south", "east", "west", "central", "coast", "mountain", "islands"}
+
 var (
-	dssRegions    = []string{"north", "south", "east", "west", "central", "coast", "mountain", "islands"}
 	dssSegments   = []string{"consumer", "small business", "enterprise", "public", "education"}
 	dssStatuses   = []string{"delivered", "delivered", "delivered", "delivered", "shipped", "open", "returned", "cancelled"}
 	dssCategories = []string{"books", "music", "video", "games", "toys", "garden", "tools", "kitchen", "bath", "bedding",
@@ -72,7 +74,7 @@ func dssDataset(scale int) Dataset {
 				Row: func(i int) []any {
 					r := rowRand(10, i)
 					return []any{int32(i + 1), lastNames[r.IntN(len(lastNames))] + " " + firstNames[r.IntN(len(firstNames))],
-						dssRegions[r.IntN(len(dssRegions))], dssSegments[r.IntN(len(dssSegments))],
+						DSSRegions[r.IntN(len(DSSRegions))], dssSegments[r.IntN(len(dssSegments))],
 						DSSFirstDay.AddDate(-3, 0, r.IntN(DSSDays))}
 				},
 			},

@@ -138,7 +138,9 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		go func(wk *worker, op workload.Op) {
 			defer wg.Done()
 			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
-			if wk.done && left.Add(-1) == 0 {
+			// A session that ends, done or failed, no longer holds the run
+			// open; a failure is reported when the run ends.
+			if left.Add(-1) == 0 {
 				close(done)
 			}
 		}(workers[i], ops[i])
@@ -161,6 +163,9 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		case <-done:
 			stop.Store(true)
 			wg.Wait()
+			if _, err := collate(cfg, time.Millisecond, workers); err != nil {
+				return Result{}, err // the sessions failed rather than ran out
+			}
 			return Result{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
 		default:
 		}
@@ -182,6 +187,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	}
 	window := cfg.Duration
 	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
+		opened = start.Add(cfg.Warmup) // the time base statements are counted in
 		// Every session ran out of work before the window's end: the
 		// window is as long as the work took.
 		window = max(closed.Sub(opened), time.Millisecond)
@@ -257,7 +263,7 @@ func collate(cfg Config, window time.Duration, workers []*worker) (Result, error
 			errs = append(errs, fmt.Errorf("session %d: %w", i, wk.err))
 		}
 		r.PerSecond = append(r.PerSecond, wk.perSecond[:keep])
-		for _, n := range wk.perSecond {
+		for _, n := range wk.perSecond[:keep] {
 			r.Measured += n
 		}
 		r.Executed += wk.executed

@@ -21,7 +21,7 @@ func Replay(w io.Writer, st study.Study, s result.Summary) error {
 		byName[c.Name] = c
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set-up\tstands for\treplay s\tslower % [CI]\tstmts/s\tfailed stmts\tevents rec/exec\ttransients")
+	fmt.Fprintln(tw, "set-up\tstands for\treplay s\toverhead % [CI]\tstmts/s\tfailed stmts\tevents rec/exec\ttransients")
 	for _, r := range st.Rows {
 		c, ok := byName[r.Observer]
 		if !ok {
@@ -33,8 +33,12 @@ func Replay(w io.Writer, st study.Study, s result.Summary) error {
 			ov = overheadCell(c.Overhead)
 		}
 		trans := "none"
-		if len(c.Transients) > 0 {
-			trans = fmt.Sprintf("%d of %d runs", len(c.Transients), len(c.Throughput.Runs))
+		rounds := map[int]bool{}
+		for _, t := range c.Transients {
+			rounds[t.Round] = true
+		}
+		if len(rounds) > 0 {
+			trans = fmt.Sprintf("in %d of %d runs", len(rounds), len(c.Throughput.Runs))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\n", r.Observer, r.Original, c.RunSeconds, ov,
 			thousands(c.Throughput.Median), thousands(float64(c.StatementErrors)), events(c.Events), trans)

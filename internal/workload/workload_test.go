@@ -1,9 +1,16 @@
 package workload_test
 
 import (
+	"context"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -60,7 +67,151 @@ func TestDSSMixMeta(t *testing.T) {
 	if _, err := m.WithParams(map[string]int{"scale": 0}); err == nil {
 		t.Error("--scale 0 accepted")
 	}
-	if n := len(workload.DSSQueryNames()); n < 10 {
-		t.Errorf("%d queries; want a mix of 10 or more", n)
+	if n := len(workload.DSSWeights()); n < 10 || n > 14 {
+		t.Errorf("%d queries; want a mix of 10 to 14", n)
+	}
+}
+
+// recorder is a Conn whose statements record their executions.
+type recorder struct {
+	sqls []string
+	runs [][]any // arguments of each execution, by statement
+	last int     // statement of the last execution
+}
+
+func (c *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	c.sqls = append(c.sqls, sql)
+	c.runs = append(c.runs, nil)
+	return recorded{c, len(c.sqls) - 1}, nil
+}
+
+type recorded struct {
+	c *recorder
+	i int
+}
+
+func (s recorded) Exec(_ context.Context, args ...any) error {
+	s.c.runs[s.i] = append(s.c.runs[s.i], args...)
+	s.c.last = s.i
+	return nil
+}
+
+// placeholder is a numbered parameter; anything else with a $ would break
+// MariaDB's session, which turns $N into ? in order.
+var placeholder = regexp.MustCompile(`\$[0-9]+`)
+
+// Every statement of dss-mix is a tagged, read-only SELECT whose $N
+// placeholders are numbered in order and match the arguments it gets;
+// keys are in range at the scale, and dates are inside the orders' span.
+func TestDSSMixStatements(t *testing.T) {
+	const scale = 3
+	m, err := workload.Lookup("dss-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights := workload.DSSWeights()
+	sz := dataset.DSSSize(scale)
+	last := dataset.DSSFirstDay.AddDate(0, 0, dataset.DSSDays)
+	maxKey := 0
+	for i, w := range weights {
+		c := &recorder{}
+		op, err := workload.DSSQuery(scale, i, 50).Worker(context.Background(), c, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.sqls) != len(weights) {
+			t.Fatalf("a session prepares %d statements; want the %d of the mix", len(c.sqls), len(weights))
+		}
+		for op(context.Background()) == nil {
+		}
+		sql := c.sqls[i]
+		if !strings.HasPrefix(sql, "SELECT ") || !strings.HasSuffix(sql, "/* "+m.Tag+" "+w.Query+" */") || strings.Contains(sql, ";") {
+			t.Errorf("%s: %q is not one SELECT ending with its tag", w.Query, sql)
+		}
+		for _, verb := range []string{"INSERT ", "UPDATE ", "DELETE ", " FOR UPDATE"} {
+			if strings.Contains(strings.ToUpper(sql), verb) {
+				t.Errorf("%s writes or locks: %q", w.Query, sql)
+			}
+		}
+		ps := placeholder.FindAllString(sql, -1)
+		for k, p := range ps {
+			if p != "$"+strconv.Itoa(k+1) {
+				t.Errorf("%s: placeholder %d is %s", w.Query, k+1, p)
+			}
+		}
+		if strings.Count(sql, "$") != len(ps) {
+			t.Errorf("%s: a $ that is not a placeholder: %q", w.Query, sql)
+		}
+		args := c.runs[i]
+		if len(args) != 50*len(ps) {
+			t.Fatalf("%s: %d arguments in 50 executions; want %d each", w.Query, len(args), len(ps))
+		}
+		for _, a := range args {
+			switch a := a.(type) {
+			case int:
+				if a < 1 || a > sz.Orders {
+					t.Errorf("%s: key %d out of 1..%d", w.Query, a, sz.Orders)
+				}
+				maxKey = max(maxKey, a)
+			case string:
+				if slices.Contains(dataset.DSSRegions, a) {
+					continue
+				}
+				d, err := time.Parse("2006-01-02", a)
+				if err != nil {
+					t.Errorf("%s: argument %q is neither a date nor a region", w.Query, a)
+				} else if d.Before(dataset.DSSFirstDay) || d.After(last) {
+					t.Errorf("%s: date %s outside the orders' span", w.Query, a)
+				}
+			default:
+				t.Errorf("%s: argument %v of type %T", w.Query, a, a)
+			}
+		}
+	}
+	if lim := dataset.DSSSize(1).Orders; maxKey <= lim {
+		t.Errorf("at scale %d no key above scale 1's %d: the draws ignore the scale", scale, lim)
+	}
+}
+
+// dss-mix draws its queries by weight: over many draws each query's share
+// of executions is its share of the weights, and the reports over all the
+// data (q10-q13) stay a few percent of executions.
+func TestDSSMixWeights(t *testing.T) {
+	m, err := workload.Lookup("dss-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights := workload.DSSWeights()
+	total, reports := 0, 0
+	for _, w := range weights {
+		if w.Weight < 1 {
+			t.Errorf("%s has weight %d", w.Query, w.Weight)
+		}
+		total += w.Weight
+		if w.Query >= "q10" {
+			reports += w.Weight
+		}
+	}
+	if share := float64(reports) / float64(total); share < 0.02 || share > 0.08 {
+		t.Errorf("reports are %.1f%% of the weight; want a few percent", 100*share)
+	}
+	const draws = 50_000
+	c := &recorder{}
+	op, err := m.New().Worker(context.Background(), c, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make([]int, len(weights))
+	for range draws {
+		if err := op(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		counts[c.last]++
+	}
+	for i, w := range weights {
+		want := float64(draws*w.Weight) / float64(total)
+		if got := float64(counts[i]); math.Abs(got-want) > 5*math.Sqrt(want) {
+			t.Errorf("%s ran %.0f times in %d draws; its weight %d/%d says %.0f", w.Query, got, draws, w.Weight, total, want)
+		}
 	}
 }
