@@ -157,7 +157,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			return false
 		}
 	}
-	var opened, closed time.Time
+	var closed time.Time
 	if timer(cfg.Warmup) {
 		select {
 		case <-done:
@@ -169,7 +169,6 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			return Result{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
 		default:
 		}
-		opened = time.Now()
 		if cfg.Window != nil {
 			cfg.Window(true)
 		}
@@ -187,10 +186,10 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	}
 	window := cfg.Duration
 	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
-		opened = start.Add(cfg.Warmup) // the time base statements are counted in
 		// Every session ran out of work before the window's end: the
-		// window is as long as the work took.
-		window = max(closed.Sub(opened), time.Millisecond)
+		// window is as long as the work took, from the time base its
+		// statements are counted in.
+		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
 	}
 	return collate(cfg, window, workers)
 }
