@@ -16,10 +16,7 @@ import (
 // time in 5-second buckets, and the transients found in it.
 func Replay(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
-	byName := map[string]result.ConditionSummary{}
-	for _, c := range s.Conditions {
-		byName[c.Name] = c
-	}
+	byName := conditionsByName(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "set-up\tstands for\treplay s\toverhead % [CI]\tstmts/s\tfailed stmts\tevents rec/exec\ttransients")
 	for _, r := range st.Rows {

@@ -12,15 +12,21 @@ import (
 // studyWaits is how many waits a study row shows.
 const studyWaits = 3
 
+// conditionsByName indexes s's conditions by name.
+func conditionsByName(s result.Summary) map[string]result.ConditionSummary {
+	by := make(map[string]result.ConditionSummary, len(s.Conditions))
+	for _, c := range s.Conditions {
+		by[c.Name] = c
+	}
+	return by
+}
+
 // Study writes a study's own table: each set-up with the original set-up
 // it stands for, throughput, overhead, top waits with signatures marked,
 // and events recorded against statements executed.
 func Study(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
-	byName := map[string]result.ConditionSummary{}
-	for _, c := range s.Conditions {
-		byName[c.Name] = c
-	}
+	byName := conditionsByName(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "set-up\tstands for\tstmts/s\toverhead % [CI]\ttop waits, % of samples (* = signature)\tevents rec/exec")
 	for _, r := range st.Rows {

@@ -26,10 +26,7 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 	}
 	fmt.Fprintf(tw, "workload\tcondition\ts per 10,000\tms/insert\toverhead %% [CI]\tcommits/s\tlog flushes/s\tlog MB/s\t%s\t%s %%\t\n", k.LagLabel, wait)
 	for _, s := range sums {
-		byName := map[string]result.ConditionSummary{}
-		for _, c := range s.Conditions {
-			byName[c.Name] = c
-		}
+		byName := conditionsByName(s)
 		for _, r := range st.Rows {
 			c, ok := byName[r.Observer]
 			if !ok {

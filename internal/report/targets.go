@@ -16,10 +16,7 @@ import (
 // target as is; then which observer each cell is.
 func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
-	byName := map[string]result.ConditionSummary{}
-	for _, c := range s.Conditions {
-		byName[c.Name] = c
-	}
+	byName := conditionsByName(s)
 	cell := func(observer string) string {
 		c, ok := byName[observer]
 		if !ok {
