@@ -26,15 +26,7 @@ type phase struct {
 // switch settles in it); a phase with no second left, or whose switch took
 // too long, is marked unusable by a nil entry.
 func phases(r result.Run) []*phase {
-	perSecond := make([]float64, 0)
-	for _, sess := range r.Driver.PerSecond {
-		for i, n := range sess {
-			for len(perSecond) <= i {
-				perSecond = append(perSecond, 0)
-			}
-			perSecond[i] += float64(n)
-		}
-	}
+	perSecond := TotalPerSecond(r.Driver.PerSecond)
 	out := make([]*phase, len(r.Phases))
 	for i, ph := range r.Phases {
 		if ph.SwitchMS > maxSwitchMS || ph.End-ph.Start < 2 {
