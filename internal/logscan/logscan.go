@@ -41,7 +41,8 @@ func CountMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int
 // WaitStable waits until the total size of the files, as total reports
 // it, has not changed for 300 ms (at most 30 s): each record was handed to
 // the server's writer before its statement completed, so once the writer
-// is idle the files hold them all.
+// is idle the files hold them all. It serves any count that settles after
+// a run, such as an event counter a server updates as sessions end.
 func WaitStable(ctx context.Context, total func() (int64, error)) error {
 	var last int64 = -1
 	stable := 0
@@ -63,5 +64,5 @@ func WaitStable(ctx context.Context, total func() (int64, error)) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return errors.New("the log kept growing for 30s after the run")
+	return errors.New("the count (log size or event counter) kept changing for 30s after the run")
 }
