@@ -136,7 +136,7 @@ var (
 )
 
 // Engines observers may be defined for.
-var Engines = []string{"postgres", "mariadb"}
+var Engines = []string{"postgres", "mariadb", "sqlserver"}
 
 // validate checks one entry; the returned error names the offending field
 // so that the parser can point at its line.
@@ -175,6 +175,9 @@ func validate(o Observer) (field string, err error) {
 			return "requires", fmt.Errorf("each requirement needs library: (a name like pgaudit) and package: (what installs it)")
 		}
 	}
+	if field, err := validateSQLServer(o); err != nil {
+		return field, err
+	}
 	if o.Sink != nil {
 		if err := validateSink(o); err != nil {
 			return "sink", err
@@ -196,8 +199,12 @@ func validate(o Observer) (field string, err error) {
 			if (ev.Mark != "") != strings.Contains(ev.Query, MarkPlaceholder) {
 				return "events", fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
 			}
+		case SourceXE, SourceTrace:
+			if o.Engine != "sqlserver" {
+				return "events", fmt.Errorf("events source %s is for engine sqlserver", ev.Source)
+			}
 		default:
-			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL)
+			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
 		}
 		if ev.Mark != "" && ev.Source != SourceSQL {
 			return "events", errors.New("events mark: is for source sql")

@@ -43,6 +43,12 @@ type Observer struct {
 	// Sink, if set, is the destination obsbench provides for the
 	// observer's output (a managed server only).
 	Sink *Sink `yaml:"sink" json:"sink,omitempty"`
+	// XE, Trace and AvailabilityGroup are SQL Server's observers: objects
+	// obsbench creates (an Extended Events session, a server-side trace)
+	// or an existing replica's commit mode it switches (sqlserver.go).
+	XE                *XESession         `yaml:"xe" json:"xe,omitempty"`
+	Trace             *Trace             `yaml:"trace" json:"trace,omitempty"`
+	AvailabilityGroup *AvailabilityGroup `yaml:"availability_group" json:"availability_group,omitempty"`
 	// Events says how to count the events the observer recorded; nil for
 	// observers that record no events (or only samples).
 	Events *EventCounter `yaml:"events" json:"events,omitempty"`
@@ -72,6 +78,12 @@ const (
 	// SourceStream counts lines matching Match that a stream sink's client
 	// received during the run.
 	SourceStream = "stream"
+	// SourceXE counts what the observer's Extended Events session
+	// recorded, read from its first target that keeps events (SQL Server).
+	SourceXE = "xe"
+	// SourceTrace counts the rows of the observer's trace files (SQL
+	// Server).
+	SourceTrace = "trace"
 )
 
 // EventCounter says how to count the events an observer recorded, so that
@@ -128,6 +140,29 @@ func (o Observer) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
 	}
 	parts = append(parts, o.EnableSQL...)
+	if x := o.XE; x != nil {
+		var events, targets []string
+		for _, e := range x.Events {
+			events = append(events, e.Name)
+		}
+		for _, t := range x.Targets {
+			targets = append(targets, t.Kind)
+		}
+		if len(targets) == 0 {
+			targets = []string{"no target"}
+		}
+		mode := x.Retention
+		if mode == "" {
+			mode = RetainSingleLoss
+		}
+		parts = append(parts, fmt.Sprintf("XE session: %s -> %s, %s", strings.Join(events, ","), strings.Join(targets, ","), mode))
+	}
+	if t := o.Trace; t != nil {
+		parts = append(parts, fmt.Sprintf("SQL Trace to file: %d event(s), %d MB files", len(t.Events), t.MaxFileSizeMB))
+	}
+	if ag := o.AvailabilityGroup; ag != nil {
+		parts = append(parts, "availability group replicas "+ag.Mode)
+	}
 	if o.Sink != nil {
 		parts = append(parts, "sink: "+o.Sink.String())
 	}

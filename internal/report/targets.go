@@ -36,13 +36,13 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintln(w, "overhead % [95% CI] by target and variant (- : no such variant)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "target")
-	for _, v := range study.Variants {
+	for _, v := range st.Columns() {
 		fmt.Fprintf(tw, "\t%s", v)
 	}
 	fmt.Fprintln(tw)
 	for _, t := range targets {
 		fmt.Fprint(tw, t)
-		for _, v := range study.Variants {
+		for _, v := range st.Columns() {
 			o, ok := at[[2]string{t, v}]
 			if !ok {
 				fmt.Fprint(tw, "\t-")

@@ -47,6 +47,8 @@ type Study struct {
 	// Matrix, for study 3, places each observer in the condensed table:
 	// its target (row) and variant (column). Rows are made from it.
 	Matrix []Cell
+	// Variants, if set, are the matrix's columns; default: Variants.
+	Variants []string
 	// Replay, for study 2, says the study replays a capture: made by
 	// running Workload with capture on, unless the user gives --capture.
 	Replay bool
@@ -66,7 +68,20 @@ const (
 	VariantLossy       = "lossy"
 	VariantMoreFields  = "more fields"
 	VariantFilteredOut = "filtered out"
+	// SQL Server's retention modes and causality tracking (study 3's own
+	// variants): as is is ALLOW_SINGLE_EVENT_LOSS, lossy
+	// ALLOW_MULTIPLE_EVENT_LOSS.
+	VariantNoLoss    = "no event loss"
+	VariantCausality = "causality"
 )
+
+// Columns are the variants of s's matrix, in table order.
+func (s Study) Columns() []string {
+	if len(s.Variants) > 0 {
+		return s.Variants
+	}
+	return Variants
+}
 
 // matrixRows are the rows of a matrix study: the baseline, then each cell.
 func matrixRows(cells []Cell) []Row {

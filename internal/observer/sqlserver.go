@@ -1,0 +1,239 @@
+package observer
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// SQL Server's observers are objects obsbench creates rather than
+// settings it changes: Extended Events sessions and server-side SQL
+// Traces. They are described here as data; the sqlserver engine renders
+// them as T-SQL. An availability group's commit mode is a setting of an
+// existing replica and is only ever switched, never created.
+
+// XE retention modes (CREATE EVENT SESSION ... WITH (EVENT_RETENTION_MODE)).
+const (
+	RetainSingleLoss   = "ALLOW_SINGLE_EVENT_LOSS"
+	RetainMultipleLoss = "ALLOW_MULTIPLE_EVENT_LOSS"
+	RetainNoLoss       = "NO_EVENT_LOSS"
+)
+
+// XE target kinds (package0.<kind>).
+var XETargetKinds = []string{"ring_buffer", "event_file", "event_counter", "histogram", "pair_matching"}
+
+// XEDirPlaceholder stands, in a target option, for the directory the
+// server writes its own logs to (read from SERVERPROPERTY('ErrorLogFileName')
+// when the session is created): an event_file needs an absolute path that
+// the server may write.
+const XEDirPlaceholder = "{{xe_dir}}"
+
+// DatabasePlaceholder stands, in a predicate or trace filter, for the
+// database that holds obsbench's dataset.
+const DatabasePlaceholder = "{{database}}"
+
+// XESession is an Extended Events session. obsbench creates it under the
+// name "obsbench_" + the observer's name (dashes as underscores), starts
+// it, and stops and drops it on revert.
+type XESession struct {
+	Events []XEEvent `yaml:"events" json:"events"`
+	// Targets may be empty: a session whose events go nowhere (the cost
+	// of firing and of the actions alone).
+	Targets []XETarget `yaml:"targets" json:"targets,omitempty"`
+	// Retention is EVENT_RETENTION_MODE; empty: the server's default
+	// (ALLOW_SINGLE_EVENT_LOSS).
+	Retention string `yaml:"retention" json:"retention,omitempty"`
+	// MaxMemoryKB is the session's buffer memory (MAX_MEMORY); 0: default.
+	MaxMemoryKB int `yaml:"max_memory_kb" json:"max_memory_kb,omitempty"`
+	// MaxDispatchLatency is how long events may wait in the buffers
+	// before they reach the targets: "INFINITE" or whole seconds ("30s");
+	// empty: the default (30 seconds).
+	MaxDispatchLatency string `yaml:"max_dispatch_latency" json:"max_dispatch_latency,omitempty"`
+	TrackCausality     bool   `yaml:"track_causality" json:"track_causality,omitempty"`
+}
+
+// XEEvent is one event of a session, with the actions that run when it
+// fires and the predicate that decides whether it fires.
+type XEEvent struct {
+	Name    string   `yaml:"name" json:"name"`                 // package.event, e.g. sqlserver.sql_statement_completed
+	Actions []string `yaml:"actions" json:"actions,omitempty"` // package.action
+	// Set are the event's customizable fields (SET collect_statement = 1).
+	Set map[string]string `yaml:"set" json:"set,omitempty"`
+	// Where is the predicate, in the syntax of CREATE EVENT SESSION's
+	// WHERE clause, e.g. "sqlserver.database_name = N'{{database}}'".
+	Where string `yaml:"where" json:"where,omitempty"`
+}
+
+// XETarget is where a session's events go.
+type XETarget struct {
+	Kind string `yaml:"kind" json:"kind"`
+	// Set are the target's options (max_events_limit, max_file_size,
+	// filtering_event_name, ...). A value that is an integer is written
+	// as one, any other as an N'...' string.
+	Set map[string]string `yaml:"set" json:"set,omitempty"`
+}
+
+// Trace is a server-side SQL Trace writing to a file (sp_trace_create).
+// obsbench names its file obsbench_<observer> in the server's log
+// directory, starts it, and on revert stops it and deletes its
+// definition (sp_trace_setstatus 0, then 2). The file stays.
+type Trace struct {
+	// Events are trace event ids (41 SQL:StmtCompleted, 146 Showplan XML
+	// Statistics Profile, ...), each recorded with every column of Columns.
+	Events  []int         `yaml:"events" json:"events"`
+	Columns []int         `yaml:"columns" json:"columns"`
+	Filters []TraceFilter `yaml:"filters" json:"filters,omitempty"`
+	// MaxFileSizeMB is the size of one file; with Rollover a new file is
+	// begun when it is full, and MaxFiles (0: no limit) caps how many are
+	// kept: the oldest is deleted.
+	MaxFileSizeMB int  `yaml:"max_file_size_mb" json:"max_file_size_mb"`
+	Rollover      bool `yaml:"rollover" json:"rollover,omitempty"`
+	MaxFiles      int  `yaml:"max_files" json:"max_files,omitempty"`
+}
+
+// TraceFilter is one sp_trace_setfilter call.
+type TraceFilter struct {
+	Column int `yaml:"column" json:"column"`
+	// Or joins this filter with OR (logical operator 1); default AND (0).
+	Or bool `yaml:"or" json:"or,omitempty"`
+	// Op is the comparison: = <> > < >= <= LIKE "NOT LIKE".
+	Op    string `yaml:"op" json:"op"`
+	Value string `yaml:"value" json:"value"`
+}
+
+// TraceComparisons maps a filter's Op to sp_trace_setfilter's
+// @comparison_operator.
+var TraceComparisons = map[string]int{"=": 0, "<>": 1, ">": 2, "<": 3, ">=": 4, "<=": 5, "LIKE": 6, "NOT LIKE": 7}
+
+// AvailabilityGroup is the commit mode of the secondary replicas of an
+// existing availability group that holds the dataset's database.
+type AvailabilityGroup struct {
+	// Mode is SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT.
+	Mode string `yaml:"mode" json:"mode"`
+}
+
+var (
+	xeNameRE   = regexp.MustCompile(`^[a-z0-9_]+\.[a-z0-9_]+$`)
+	xeOptionRE = regexp.MustCompile(`^[a-z_]+$`)
+	latencyRE  = regexp.MustCompile(`^(INFINITE|[0-9]+s)$`)
+	// eventListRE is an events match: for source xe or trace, a comma
+	// list of event names (without package) or trace event ids.
+	eventListRE = regexp.MustCompile(`^[a-z0-9_]+(,[a-z0-9_]+)*$`)
+)
+
+func validateXE(x *XESession) (string, error) {
+	if len(x.Events) == 0 {
+		return "xe", errors.New("an XE session needs at least one event (events: [{name: sqlserver.sql_statement_completed}])")
+	}
+	for _, e := range x.Events {
+		if !xeNameRE.MatchString(e.Name) {
+			return "xe", fmt.Errorf("event %q must be package.event, e.g. sqlserver.sql_statement_completed", e.Name)
+		}
+		for _, a := range e.Actions {
+			if !xeNameRE.MatchString(a) {
+				return "xe", fmt.Errorf("action %q must be package.action, e.g. sqlserver.sql_text", a)
+			}
+		}
+		for k := range e.Set {
+			if !xeOptionRE.MatchString(k) {
+				return "xe", fmt.Errorf("event field %q is not a field name", k)
+			}
+		}
+		if strings.Contains(e.Where, ";") {
+			return "xe", errors.New("a predicate is one expression; it may not contain ';'")
+		}
+	}
+	for _, t := range x.Targets {
+		if !contains(XETargetKinds, t.Kind) {
+			return "xe", fmt.Errorf("target kind %q is not one of %s", t.Kind, strings.Join(XETargetKinds, ", "))
+		}
+		for k, v := range t.Set {
+			if !xeOptionRE.MatchString(k) {
+				return "xe", fmt.Errorf("target option %q is not an option name", k)
+			}
+			if strings.Contains(v, "'") {
+				return "xe", fmt.Errorf("target option %s: a value may not contain a quote", k)
+			}
+		}
+	}
+	switch x.Retention {
+	case "", RetainSingleLoss, RetainMultipleLoss, RetainNoLoss:
+	default:
+		return "xe", fmt.Errorf("retention %q is not one of %s, %s, %s", x.Retention, RetainSingleLoss, RetainMultipleLoss, RetainNoLoss)
+	}
+	if x.MaxDispatchLatency != "" && !latencyRE.MatchString(x.MaxDispatchLatency) {
+		return "xe", fmt.Errorf("max_dispatch_latency %q is INFINITE or whole seconds like 30s", x.MaxDispatchLatency)
+	}
+	if x.MaxMemoryKB < 0 {
+		return "xe", errors.New("max_memory_kb must be positive")
+	}
+	return "", nil
+}
+
+func validateTrace(t *Trace) (string, error) {
+	if len(t.Events) == 0 || len(t.Columns) == 0 {
+		return "trace", errors.New("a trace needs events: and columns: (trace event and column ids)")
+	}
+	if t.MaxFileSizeMB <= 0 {
+		return "trace", errors.New("a trace needs max_file_size_mb: (the size of one file)")
+	}
+	if t.MaxFiles > 0 && !t.Rollover {
+		return "trace", errors.New("max_files needs rollover: true")
+	}
+	for _, f := range t.Filters {
+		if _, ok := TraceComparisons[f.Op]; !ok {
+			ops := make([]string, 0, len(TraceComparisons))
+			for op := range TraceComparisons {
+				ops = append(ops, op)
+			}
+			sort.Strings(ops)
+			return "trace", fmt.Errorf("filter op %q is not one of %s", f.Op, strings.Join(ops, ", "))
+		}
+	}
+	return "", nil
+}
+
+// validateSQLServer checks the parts of o only SQL Server has.
+func validateSQLServer(o Observer) (string, error) {
+	if o.Engine != "sqlserver" {
+		switch {
+		case o.XE != nil:
+			return "xe", errors.New("xe: (an Extended Events session) is for engine sqlserver")
+		case o.Trace != nil:
+			return "trace", errors.New("trace: (a SQL Trace) is for engine sqlserver")
+		case o.AvailabilityGroup != nil:
+			return "availability_group", errors.New("availability_group: is for engine sqlserver")
+		}
+		return "", nil
+	}
+	if len(o.Settings) > 0 || len(o.Preload) > 0 || len(o.Extensions) > 0 || o.Sink != nil {
+		return "settings", errors.New("a sqlserver observer is an xe:, trace: or availability_group: entry; settings, preload, extensions and sinks are not available")
+	}
+	if x := o.XE; x != nil {
+		if f, err := validateXE(x); err != nil {
+			return f, err
+		}
+	}
+	if t := o.Trace; t != nil {
+		if f, err := validateTrace(t); err != nil {
+			return f, err
+		}
+	}
+	if ag := o.AvailabilityGroup; ag != nil && ag.Mode != "SYNCHRONOUS_COMMIT" && ag.Mode != "ASYNCHRONOUS_COMMIT" {
+		return "availability_group", fmt.Errorf("mode %q is SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT", ag.Mode)
+	}
+	if ev := o.Events; ev != nil {
+		if ev.Source == SourceXE && o.XE == nil {
+			return "events", errors.New("events source xe counts what the observer's xe: session recorded; it has none")
+		}
+		if ev.Source == SourceTrace && o.Trace == nil {
+			return "events", errors.New("events source trace counts what the observer's trace: recorded; it has none")
+		}
+		if (ev.Source == SourceXE || ev.Source == SourceTrace) && !eventListRE.MatchString(ev.Match) {
+			return "events", fmt.Errorf("events source %s needs match: the events that count, one per statement (xe: event names like sql_statement_completed,sp_statement_completed; trace: event ids like 41)", ev.Source)
+		}
+	}
+	return "", nil
+}
