@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -18,6 +21,14 @@ type planner interface {
 	Ping(ctx context.Context) error
 	PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, error)
 	PlanApply(ctx context.Context, o observer.Observer) (apply, revert []string, err error)
+}
+
+// readPlanner is a planner that can also list what it reads: the queries
+// that count an observer's events, and those its collectors run in every
+// measured window (SQL Server, whose DBAs review every statement).
+type readPlanner interface {
+	PlanEvents(ctx context.Context, o observer.Observer, tag string) ([]string, error)
+	PlanReads() []string
 }
 
 // dryRun prints what a run would change on the --dsn server, reading only.
@@ -31,10 +42,24 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 		}
 		srv, where = m, "database"
 	}
-	if err := srv.Ping(ctx); err != nil {
-		return usagef("--dsn: %v (%s)", err, redactDSN(c.dsn))
+	if c.engine == "sqlserver" {
+		m, err := sqlserver.New(c.dsn, sqlserver.Options{Database: externalSchema})
+		if err != nil {
+			return usagef("--dsn: %v", err)
+		}
+		srv, where = m, "database"
+	}
+	var perms *sqlserver.PermissionError
+	pingErr := srv.Ping(ctx)
+	if pingErr != nil && !errors.As(pingErr, &perms) {
+		return usagef("--dsn: %v (%s)", pingErr, redactDSN(c.dsn))
 	}
 	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", redactDSN(c.dsn))
+	if perms != nil {
+		// Worth showing the plan all the same: a DBA reviews it before
+		// granting anything.
+		fmt.Fprintf(w, "note: a real run would stop here: %v\n\n", perms)
+	}
 	load, err := srv.PlanLoad(ctx, c.ds)
 	if err != nil {
 		return err
@@ -49,6 +74,9 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 	if setup := c.wl.SetupFor(c.engine); len(setup) > 0 {
 		fmt.Fprintf(w, "workload %s set-up:\n", c.wl.Name)
 		for _, st := range setup {
+			if c.engine == "sqlserver" {
+				st = sqlserver.Translate(st)
+			}
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}
@@ -63,15 +91,36 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 			fmt.Fprintln(w, "  nothing to change: already in force")
 		}
 		for _, st := range apply {
-			fmt.Fprintf(w, "  %s\n", st)
+			fmt.Fprintf(w, "  %s\n", indent(st))
 		}
 		if len(revert) > 0 {
 			fmt.Fprintln(w, "and after each, to revert:")
 			for _, st := range revert {
-				fmt.Fprintf(w, "  %s\n", st)
+				fmt.Fprintf(w, "  %s\n", indent(st))
 			}
+		}
+		if rp, ok := srv.(readPlanner); ok {
+			count, err := rp.PlanEvents(ctx, o, c.wl.Tag)
+			if err != nil {
+				return err
+			}
+			if len(count) > 0 {
+				fmt.Fprintln(w, "and at the end of each, to count its events:")
+				for _, st := range count {
+					fmt.Fprintf(w, "  %s\n", indent(st))
+				}
+			}
+		}
+	}
+	if rp, ok := srv.(readPlanner); ok {
+		fmt.Fprintln(w, "\nread at the start and end of every measured window (and every 10 ms for waits, with --waits):")
+		for _, st := range rp.PlanReads() {
+			fmt.Fprintf(w, "  %s\n", indent(st))
 		}
 	}
 	fmt.Fprintf(w, "\nEvery change would be journaled in %s before it is made (obsbench restore undoes them after a crash).\n", journal.Dir())
 	return nil
 }
+
+// indent keeps a multi-line statement's later lines under its first.
+func indent(st string) string { return strings.ReplaceAll(st, "\n", "\n  ") }

@@ -10,14 +10,15 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench inspect", flag.ContinueOnError)
-	engine := fs.String("engine", "postgres", "database engine: postgres or mariadb")
-	dsn := fs.String("dsn", "", "server to inspect (postgres: libpq connection string or URL, default libpq's defaults: PGHOST, PGPORT, PGUSER, ... or the local socket; mariadb: user:password@tcp(host:3306)/ or user@unix(/path/to/socket)/, default root@unix(/run/mysqld/mysqld.sock)/)")
+	engine := fs.String("engine", "postgres", "database engine: postgres, mariadb or sqlserver")
+	dsn := fs.String("dsn", "", "server to inspect (postgres: libpq connection string or URL, default libpq's defaults: PGHOST, PGPORT, PGUSER, ... or the local socket; mariadb: user:password@tcp(host:3306)/ or user@unix(/path/to/socket)/, default root@unix(/run/mysqld/mysqld.sock)/; sqlserver: sqlserver://user:password@host:1433, required)")
 	results := fs.String("results", "", "an obsbench results directory (with summary.json): show the overhead measured for each observer found")
 	file := fs.String("observer-file", "", "YAML file with more observers to look for (same schema as the catalog)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -41,8 +42,11 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			measured[c.Name] = c
 		}
 	}
-	if *engine == "mariadb" {
+	switch *engine {
+	case "mariadb":
 		return inspectMariaDB(ctx, stdout, *dsn, cat.All(*engine), measured, sum)
+	case "sqlserver":
+		return inspectSQLServer(ctx, stdout, *dsn, cat.All(*engine), measured, sum)
 	}
 	srv := postgres.New(*dsn, postgres.Options{})
 	in, err := srv.Inspect(ctx, cat.All(*engine))
@@ -146,5 +150,30 @@ func inspectMariaDB(ctx context.Context, w io.Writer, dsn string, candidates []o
 	section(w, "replication", in.Replication)
 	section(w, "lost-event counters above zero", in.Lost)
 	fmt.Fprintln(w, "\nnot visible from here: SET SESSION inside other sessions, performance_schema setup_actors and setup_objects filters")
+	return nil
+}
+
+// inspectSQLServer is inspect for --engine sqlserver: the traces and XE
+// sessions running (study 1's advice), their targets and loss modes.
+func inspectSQLServer(ctx context.Context, w io.Writer, dsn string, candidates []observer.Observer, measured map[string]result.ConditionSummary, sum result.Summary) error {
+	if dsn == "" {
+		return usageError{errNoManagedSQLServer}
+	}
+	srv, err := sqlserver.New(dsn, sqlserver.Options{Database: externalSchema})
+	if err != nil {
+		return usagef("--dsn: %v", err)
+	}
+	in, err := srv.Inspect(ctx, candidates)
+	if err != nil {
+		return fmt.Errorf("inspect %s: %w", redactDSN(dsn), err)
+	}
+	fmt.Fprintf(w, "observers on %s (%s)\n\n", in.Version, redactDSN(dsn))
+	printInForce(w, in.Observers, measured, sum)
+	section(w, "traces (sys.traces)", in.Traces)
+	section(w, "Extended Events sessions (sys.server_event_sessions, sys.dm_xe_sessions)", in.Sessions)
+	section(w, "server audits", in.Audits)
+	section(w, "availability-group replicas of database "+externalSchema, in.Replicas)
+	section(w, "lost-event counters above zero", in.Lost)
+	fmt.Fprintln(w, "\nnot visible from here: a client attached to an XE event_stream (Watch Live Data, XELite) shows only as the session's dispatch latency forced to 3 s; SET options inside other sessions")
 	return nil
 }

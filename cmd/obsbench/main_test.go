@@ -62,6 +62,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	engine := badFile("engine.yaml", "- name: x\n  engine: oracle\n  description: d\n")
 	badRE := badFile("re.yaml", entry+"  events: {source: server-log, match: '(unclosed'}\n")
 	notList := badFile("notlist.yaml", "name: x\n")
+	xeBad := badFile("xe.yaml", "- name: x\n  engine: sqlserver\n  description: d\n  xe: {events: [{name: sqlserver.lock_acquired}], retention: NO_LOSS}\n")
+	xeOnPG := badFile("xepg.yaml", entry+"  xe: {events: [{name: sqlserver.lock_acquired}]}\n")
 	badJournal := badFile("journal.jsonl", "not json\n{}\n")
 	sweepDir := filepath.Join(tmp, "sweep")
 	os.MkdirAll(sweepDir, 0o755)
@@ -86,7 +88,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--duration", "10ms"}, "--duration 10ms: want 1s to 24h"},
 		{[]string{"run", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
 		{[]string{"run", "--workload", "tpcc"}, `unknown workload "tpcc"; known: credit-top1`},
-		{[]string{"run", "--engine", "oracle"}, `--engine "oracle" is not supported; valid: postgres, mariadb`},
+		{[]string{"run", "--engine", "oracle"}, `--engine "oracle" is not supported; valid: postgres, mariadb, sqlserver`},
 		{[]string{"run", "--engine", "mariadb", "--workload", "credit-top1-calibrated"}, "--workload credit-top1-calibrated is written for postgres only, not mariadb"},
 		{[]string{"run", "--engine", "mariadb", "--observers", "general-log"}, `unknown observer "general-log" for engine mariadb (did you mean "general-log-file"?)`},
 		{[]string{"run", "--engine", "mariadb", "--dsn", "root@tcp(127.0.0.1:1)/x?timeout=2s", "--observers", "baseline"}, "--dsn: connect to mariadb"},
@@ -101,7 +103,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--out", used}, "already holds an experiment's results"},
 		{[]string{"calibrate", "--effects", "70"}, `--effects "70": want percentages from 0.5 to 50`},
-		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: postgres, mariadb`},
+		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: postgres, mariadb, sqlserver`},
 		{[]string{"run", "--waits", "5us"}, `--waits "5us": want an interval from 1ms to 10s`},
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
 		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, replay, sync-commit, targets, wait-signatures`},
@@ -112,7 +114,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--observer-file", noDir}, noDir + ":4:3: a slow-dir sink needs a setting that uses {{sink_dir}}"},
 		{[]string{"run", "--observer-file", streamEvents}, streamEvents + ":4:3: events source stream counts what a stream sink delivered"},
 		{[]string{"run", "--observer-file", dup}, dup + `:4:3: observer "x" for postgres is defined twice`},
-		{[]string{"run", "--observer-file", engine}, engine + `:2:3: engine "oracle" is not one of postgres, mariadb`},
+		{[]string{"run", "--observer-file", engine}, engine + `:2:3: engine "oracle" is not one of postgres, mariadb, sqlserver`},
 		{[]string{"run", "--observer-file", badRE}, badRE + ":4:3: events match: error parsing regexp"},
 		{[]string{"run", "--observer-file", notList}, notList + ":1:5: expected a list of observers"},
 		{[]string{"run", "--observer-file", filepath.Join(tmp, "missing.yaml")}, "missing.yaml: no such file or directory"},
@@ -124,7 +126,14 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--driver-threads", "0"}, "--driver-threads 0: want 1 to 256"},
 		{[]string{"restore", "--journal", badJournal}, "--journal: " + badJournal + ":1: invalid character"},
 		{[]string{"restore", "--journal", filepath.Join(tmp, "nojournal.jsonl")}, "no such file or directory"},
-		{[]string{"inspect", "--engine", "sqlserver"}, `--engine "sqlserver" is not supported; valid: postgres, mariadb`},
+		{[]string{"inspect", "--engine", "sqlserver"}, "--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only"},
+		{[]string{"run", "--engine", "sqlserver", "--observers", "baseline"}, "--engine sqlserver needs --dsn sqlserver://"},
+		{[]string{"run", "--engine", "sqlserver", "--dsn", "server=db1;user id=sa", "--observers", "baseline"}, "--dsn: invalid sqlserver dsn: want sqlserver://user:password@host[:port][/instance][?options]"},
+		{[]string{"run", "--engine", "sqlserver", "--dsn", "sqlserver://sa:x@127.0.0.1:1?dial+timeout=2&connection+timeout=2", "--observers", "baseline"}, "--dsn: connect to sqlserver sqlserver://sa:xxxxx@127.0.0.1:1"},
+		{[]string{"run", "--engine", "sqlserver", "--workload", "dss-mix"}, "--workload dss-mix is written for postgres, mariadb only, not sqlserver"},
+		{[]string{"run", "--engine", "sqlserver", "--observers", "xe-plans"}, `unknown observer "xe-plans" for engine sqlserver (did you mean "xe-plans-file"?)`},
+		{[]string{"run", "--observer-file", xeBad}, xeBad + `:4:3: retention "NO_LOSS" is not one of ALLOW_SINGLE_EVENT_LOSS, ALLOW_MULTIPLE_EVENT_LOSS, NO_EVENT_LOSS`},
+		{[]string{"run", "--observer-file", xeOnPG}, xeOnPG + ":4:3: xe: (an Extended Events session) is for engine sqlserver"},
 		{[]string{"study"}, "name a study (obsbench study list)"},
 		{[]string{"run", "--format", "xml"}, `--format "xml": want one of text, json, csv, benchstat`},
 		{[]string{"run", "--max-overhead", "-5"}, "--max-overhead -5: want a percentage from 0 to 100"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
@@ -78,7 +79,8 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // undo undoes journaled changes with the engine that made them: MariaDB's
-// name their engine, PostgreSQL's (the first engine) do not.
+// and SQL Server's name their engine, PostgreSQL's (the first engine) do
+// not.
 func undo(ctx context.Context, server string, changes []json.RawMessage) (needRestart []string, err error) {
 	var first struct {
 		Engine string `json:"engine"`
@@ -86,8 +88,15 @@ func undo(ctx context.Context, server string, changes []json.RawMessage) (needRe
 	if len(changes) > 0 {
 		_ = json.Unmarshal(changes[0], &first)
 	}
-	if first.Engine == "mariadb" {
+	switch first.Engine {
+	case "mariadb":
 		srv, err := mariadb.New(server, mariadb.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return nil, srv.Undo(ctx, changes)
+	case "sqlserver":
+		srv, err := sqlserver.New(server, sqlserver.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -101,8 +101,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, error) {
 	var f runFlags
 	fs := flag.NewFlagSet("obsbench run", flag.ContinueOnError)
-	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres or mariadb")
-	fs.StringVar(&f.dsn, "dsn", "", "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database); default: a managed server started from the local binaries")
+	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres, mariadb or sqlserver (sqlserver: external servers only, with --dsn)")
+	fs.StringVar(&f.dsn, "dsn", "", "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
 	fs.StringVar(&f.workload, "workload", "credit-top1", "workload to run")
 	fs.StringVar(&f.observers, "observers", "", "comma-separated observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')")
 	fs.StringVar(&f.observerFile, "observer-file", "", "YAML file with more observers (same schema as the catalog)")

@@ -57,6 +57,9 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	c.study = st.Name
+	if c.dryRun {
+		return dryRun(ctx, c, stdout)
+	}
 	sum, err := runExperiment(ctx, c, stdout, stderr)
 	return gate(c, sum, printStudy(stdout, c, sum, err))
 }
@@ -90,6 +93,13 @@ func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, 
 		c, err := parseRun(studyArgs(st, wl, ownParams(wl, args)), stderr)
 		if err != nil {
 			return err
+		}
+		if c.dryRun {
+			fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
+			if err := dryRun(ctx, c, stdout); err != nil {
+				return err
+			}
+			continue
 		}
 		if base == "" {
 			base = c.out

@@ -69,6 +69,19 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 	if err != nil {
 		return err
 	}
+	if c.dryRun {
+		for _, wl := range workloads {
+			c, err := parseRun(argsFor(wl), stderr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
+			if err := dryRun(ctx, c, stdout); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	base := c.out
 	if err := checkOut(filepath.Join(base, "reliability")); err != nil {
 		return err

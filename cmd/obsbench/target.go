@@ -141,8 +141,11 @@ type dbTarget interface {
 // one when dsn is empty. It returns the server, the same as the runner
 // should use it (with a Reset on managed servers), and what stops it.
 func openTarget(ctx context.Context, engine, dsn string, setup managedSetup, logf func(string, ...any)) (dbTarget, experiment.Target, func(), error) {
-	if engine == "mariadb" {
+	switch engine {
+	case "mariadb":
 		return openMariaDB(ctx, dsn, setup, logf)
+	case "sqlserver":
+		return openSQLServer(ctx, dsn, logf)
 	}
 	t, tgt, stop, err := openPostgres(ctx, dsn, setup, logf)
 	return t, tgt, stop, err

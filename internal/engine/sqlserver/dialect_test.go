@@ -1,0 +1,87 @@
+package sqlserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+func TestTranslate(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"SELECT a FROM t WHERE k = $1 AND j = $2", "SELECT a FROM t WHERE k = @p1 AND j = @p2"},
+		{"SELECT a, b FROM t JOIN u ON u.k = t.k LIMIT 1 /* tag */", "SELECT TOP (1) a, b FROM t JOIN u ON u.k = t.k /* tag */"},
+		{"SELECT a FROM t ORDER BY a LIMIT 20", "SELECT TOP (20) a FROM t ORDER BY a"},
+		{"CREATE TABLE IF NOT EXISTS obsbench_inserts (v bigint NOT NULL)", "IF OBJECT_ID(N'obsbench_inserts', N'U') IS NULL CREATE TABLE obsbench_inserts (v bigint NOT NULL)"},
+		{"BEGIN", "BEGIN TRANSACTION"},
+		{" commit ", "COMMIT TRANSACTION"},
+		{"INSERT INTO t (v) VALUES ($10)", "INSERT INTO t (v) VALUES (@p10)"},
+	}
+	for _, tt := range tests {
+		if got := Translate(tt.in); got != tt.want {
+			t.Errorf("Translate(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// recorder is a workload.Conn that records what a workload prepares.
+type recorder struct{ sql []string }
+
+func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	r.sql = append(r.sql, sql)
+	return noStmt{}, nil
+}
+
+type noStmt struct{}
+
+func (noStmt) Exec(context.Context, ...any) error { return nil }
+
+// The T-SQL of every workload that runs on sqlserver, as its sessions
+// would send it, is checked in under testdata/golden/workloads.sql:
+// go test ./internal/engine/sqlserver -run TestWorkloadsGolden -update.
+func TestWorkloadsGolden(t *testing.T) {
+	var b strings.Builder
+	names := workload.Names()
+	sort.Strings(names)
+	n := 0
+	for _, name := range names {
+		m, err := workload.Lookup(name)
+		if err != nil || !m.RunsOn("sqlserver") || m.New == nil {
+			continue
+		}
+		n++
+		r := &recorder{}
+		if _, err := m.New().Worker(context.Background(), r, 0); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b.WriteString("-- " + name + "\n")
+		for _, st := range m.SetupFor("sqlserver") {
+			b.WriteString("-- set-up\n" + Translate(st) + ";\n")
+		}
+		for _, st := range r.sql {
+			b.WriteString(Translate(st) + ";\n")
+		}
+		b.WriteString("\n")
+	}
+	if n < 4 {
+		t.Fatalf("%d workloads run on sqlserver; want credit-top1, inserts-* and thousand-*", n)
+	}
+	path := filepath.Join("testdata", "golden", "workloads.sql")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("workload T-SQL differs from %s (run with -update and review):\n%s", path, b.String())
+	}
+}

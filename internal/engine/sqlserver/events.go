@@ -1,0 +1,216 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// EventCount counts the events an applied observer records during a run:
+// those named in its counter's match that carry the workload's tag, in
+// the first target of its session that keeps events, or in its trace's
+// files.
+type EventCount struct {
+	a      *Applied
+	source string // observer.SourceXE or observer.SourceTrace
+	target string // event_file, ring_buffer or event_counter (xe)
+	names  []string
+	tag    string
+	before int64
+	lost0  int64
+	lost   *int64 // read before a count that stops the session
+}
+
+// countable are the targets whose contents can be counted, in the order
+// one is chosen.
+var countable = []string{"event_file", "ring_buffer", "event_counter"}
+
+// StartEvents begins counting; nil when the observer records no events.
+func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+	ev := a.obs.Events
+	if ev == nil {
+		return nil, nil
+	}
+	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag}
+	switch ev.Source {
+	case observer.SourceXE:
+		e.target = countableTarget(a.obs.XE)
+		if e.target == "" {
+			return nil, fmt.Errorf("observer %s: its session has no target that keeps events (%s) to count", a.obs.Name, strings.Join(countable, ", "))
+		}
+	case observer.SourceTrace:
+	default:
+		return nil, fmt.Errorf("events source %q is not available on sqlserver", ev.Source)
+	}
+	conn, done, err := a.s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if e.before, err = e.read(ctx, conn); err != nil {
+		return nil, err
+	}
+	if e.lost0, _, err = e.dropped(ctx, conn); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func countableTarget(x *observer.XESession) string {
+	for _, kind := range countable {
+		for _, t := range x.Targets {
+			if t.Kind == kind {
+				return kind
+			}
+		}
+	}
+	return ""
+}
+
+// Count returns the events recorded since StartEvents. A file target is
+// read after its session (or trace) is stopped, which flushes the events
+// still in memory (up to MAX_DISPATCH_LATENCY old): the revert that
+// follows drops it anyway.
+func (e *EventCount) Count(ctx context.Context) (int64, error) {
+	conn, done, err := e.a.s.control(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	lost, has, err := e.dropped(ctx, conn)
+	if err != nil {
+		return 0, err
+	}
+	if has {
+		d := lost - e.lost0
+		e.lost = &d
+	}
+	switch {
+	case e.source == observer.SourceTrace:
+		if _, err := conn.ExecContext(ctx, StopTraceSQL(TracePath(e.a.obs, e.a.env))); err != nil {
+			return 0, fmt.Errorf("stop trace to flush it: %w", err)
+		}
+	case e.target == "event_file":
+		if _, err := conn.ExecContext(ctx, StopSessionSQL(SessionName(e.a.obs))); err != nil {
+			return 0, fmt.Errorf("stop session to flush it: %w", err)
+		}
+	}
+	n, err := e.read(ctx, conn)
+	return n - e.before, err
+}
+
+// read counts what the target or trace holds now.
+func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
+	var q string
+	switch {
+	case e.source == observer.SourceTrace:
+		q = traceCountSQL(TracePath(e.a.obs, e.a.env), e.names, e.tag)
+	case e.target == "event_file":
+		q = fileCountSQL(e.a.filePattern(), e.names, e.tag)
+	default:
+		var data sql.NullString
+		err := conn.QueryRowContext(ctx, TargetDataSQL(SessionName(e.a.obs), e.target)).Scan(&data)
+		if err != nil {
+			return 0, fmt.Errorf("read %s target of %s: %w", e.target, SessionName(e.a.obs), err)
+		}
+		if e.target == "ring_buffer" {
+			return CountRingEvents(data.String, e.names, e.tag)
+		}
+		return CounterTotal(data.String, e.names)
+	}
+	var n int64
+	if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count events: %w", err)
+	}
+	return n, nil
+}
+
+// filePattern matches every rollover file of the session's event_file:
+// the server inserts a sequence before the .xel extension.
+func (a *Applied) filePattern() string {
+	for _, t := range a.obs.XE.Targets {
+		if t.Kind == "event_file" {
+			f := a.env.fill(t.Set["filename"])
+			return strings.TrimSuffix(f, ".xel") + "*.xel"
+		}
+	}
+	return ""
+}
+
+// dropped is the engine's own count of events it did not record: an XE
+// session's dropped_event_count (a buffer dropped whole under
+// ALLOW_MULTIPLE_EVENT_LOSS is not counted in events: its count is
+// reported by inspect), a trace's dropped_event_count (NULL for a file
+// trace, which never drops).
+func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n int64, has bool, err error) {
+	var v sql.NullInt64
+	if e.source == observer.SourceTrace {
+		err = conn.QueryRowContext(ctx, "SELECT dropped_event_count FROM sys.traces WHERE path LIKE @p1", likePrefix(TracePath(e.a.obs, e.a.env))).Scan(&v)
+	} else {
+		var buffers sql.NullInt64
+		err = conn.QueryRowContext(ctx, DroppedSQL(SessionName(e.a.obs))).Scan(&v, &buffers)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return v.Int64, v.Valid, err
+}
+
+// EngineLost is the growth of the engine's dropped-events counter over
+// the run.
+func (e *EventCount) EngineLost(ctx context.Context) (int64, bool, error) {
+	if e.lost != nil {
+		return *e.lost, true, nil
+	}
+	conn, done, err := e.a.s.control(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer done()
+	n, has, err := e.dropped(ctx, conn)
+	return n - e.lost0, has, err
+}
+
+// countStatements are the statements that count o's events at the end of
+// a run, in order (the same are read at its start, without the stop).
+func countStatements(o observer.Observer, env Env, tag string) []string {
+	ev := o.Events
+	if ev == nil {
+		return nil
+	}
+	names := strings.Split(ev.Match, ",")
+	a := &Applied{obs: o, env: env}
+	switch {
+	case ev.Source == observer.SourceTrace:
+		path := TracePath(o, env)
+		return []string{StopTraceSQL(path), traceCountSQL(path, names, tag)}
+	case ev.Source != observer.SourceXE:
+		return nil
+	case countableTarget(o.XE) == "event_file":
+		return []string{DroppedSQL(SessionName(o)), StopSessionSQL(SessionName(o)), fileCountSQL(a.filePattern(), names, tag)}
+	default:
+		return []string{DroppedSQL(SessionName(o)), TargetDataSQL(SessionName(o), countableTarget(o.XE))}
+	}
+}
+
+// PlanEvents lists the statements that count o's events at the end of
+// each run: what --dry-run prints.
+func (s *Server) PlanEvents(ctx context.Context, o observer.Observer, tag string) ([]string, error) {
+	if o.Events == nil {
+		return nil, nil
+	}
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	env, err := s.env(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	return countStatements(o, env, tag), nil
+}

@@ -1,0 +1,245 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// Study 1's advice: before measuring, list what already watches the
+// server. These queries read the catalog and DMVs only.
+// https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-xe-sessions-transact-sql
+const (
+	// InspectTracesSQL lists every trace: file traces and rowset traces
+	// (Profiler), the default trace among them.
+	InspectTracesSQL = `SELECT id, status, COALESCE(path, N''), is_rowset, is_default, COALESCE(max_size, 0), COALESCE(max_files, 0), is_rollover,
+       COALESCE(event_count, 0), COALESCE(dropped_event_count, -1), COALESCE(reader_spid, 0)
+FROM sys.traces ORDER BY id`
+	// InspectSessionsSQL lists every XE session defined or running, with
+	// its retention mode and, when running, what it dropped and how long
+	// firing threads were blocked (NO_EVENT_LOSS).
+	InspectSessionsSQL = `SELECT COALESCE(es.name, xs.name), CASE WHEN xs.name IS NULL THEN 0 ELSE 1 END,
+       COALESCE(es.event_retention_mode_desc, N''), COALESCE(es.max_dispatch_latency, 0), COALESCE(CAST(es.track_causality AS int), 0),
+       COALESCE(xs.dropped_event_count, 0), COALESCE(xs.dropped_buffer_count, 0), COALESCE(xs.blocked_event_fire_time, 0),
+       COALESCE(STUFF((SELECT N',' + t.name FROM sys.server_event_session_targets t WHERE t.event_session_id = es.event_session_id ORDER BY t.name FOR XML PATH('')), 1, 1, N''), N'')
+FROM sys.server_event_sessions es FULL JOIN sys.dm_xe_sessions xs ON xs.name = es.name
+ORDER BY 1`
+	// InspectAuditsSQL lists SQL Server Audits and their state.
+	InspectAuditsSQL = `SELECT name, status_desc, COALESCE(audit_file_path, N'') FROM sys.dm_server_audit_status ORDER BY name`
+)
+
+// builtinSessions are observers SQL Server runs by default: baseline
+// conditions, not the user's.
+var builtinSessions = map[string]bool{"system_health": true, "AlwaysOn_health": true, "telemetry_xevents": true, "sp_server_diagnostics session": true, "hkenginexesession": true}
+
+// TraceRow is one row of InspectTracesSQL.
+type TraceRow struct {
+	ID, Status                  int
+	Path                        string
+	Rowset, Default             bool
+	MaxSizeMB, MaxFiles         int64
+	Rollover                    bool
+	Events, Dropped, ReaderSPID int64
+}
+
+// SessionRow is one row of InspectSessionsSQL.
+type SessionRow struct {
+	Name                          string
+	Running                       bool
+	Retention                     string
+	DispatchLatencyMS             int64
+	Causality                     bool
+	DroppedEvents, DroppedBuffers int64
+	BlockedMS                     int64
+	Targets                       string // comma list; empty: none
+}
+
+// Inspection is what inspect shows.
+type Inspection struct {
+	Version   string
+	Observers []string // catalog observers in force (sessions obsbench left)
+	Traces    []string
+	Sessions  []string
+	Audits    []string
+	Replicas  []string
+	Lost      []string // sessions and traces that dropped events
+}
+
+// FormatTrace describes one trace for a DBA.
+func FormatTrace(t TraceRow) string {
+	kind := "file trace " + t.Path
+	switch {
+	case t.Rowset:
+		kind = fmt.Sprintf("rowset trace (Profiler or SMO; reader session %d): drops events after waiting up to 20 s when its reader lags", t.ReaderSPID)
+	case t.Default:
+		kind = "default trace " + t.Path
+	}
+	state := "stopped"
+	if t.Status == 1 {
+		state = "running"
+	}
+	var opts []string
+	if !t.Rowset {
+		opts = append(opts, fmt.Sprintf("%d MB files", t.MaxSizeMB))
+		if t.Rollover {
+			opts = append(opts, fmt.Sprintf("rollover, %d kept", t.MaxFiles))
+		}
+		opts = append(opts, "the file provider blocks rather than drop (waits show as SQLTRACE_FILE_BUFFER)")
+	}
+	dropped := "no drop counter"
+	if t.Dropped >= 0 {
+		dropped = fmt.Sprintf("%d dropped", t.Dropped)
+	}
+	line := fmt.Sprintf("trace %d, %s, %s: %d events, %s", t.ID, state, kind, t.Events, dropped)
+	if len(opts) > 0 {
+		line += "; " + strings.Join(opts, ", ")
+	}
+	return line
+}
+
+// FormatSession describes one XE session for a DBA.
+func FormatSession(s SessionRow) string {
+	state := "defined, stopped"
+	if s.Running {
+		state = "running"
+	}
+	targets := s.Targets
+	if targets == "" {
+		targets = "no target"
+	}
+	mode := s.Retention
+	if mode == "" {
+		mode = "retention unknown (not in sys.server_event_sessions)"
+	}
+	line := fmt.Sprintf("%s (%s): %s; %s", s.Name, state, targets, mode)
+	if s.DispatchLatencyMS > 0 {
+		line += fmt.Sprintf(", max dispatch latency %d s", s.DispatchLatencyMS/1000)
+	}
+	if s.Causality {
+		line += ", causality tracking"
+	}
+	if s.Running {
+		line += fmt.Sprintf("; dropped %d events, %d buffers; firing threads blocked %d ms", s.DroppedEvents, s.DroppedBuffers, s.BlockedMS)
+	}
+	if builtinSessions[s.Name] {
+		line += " [built in: part of the baseline]"
+	}
+	return line
+}
+
+// Inspect reads what observes the server: traces, XE sessions, audits,
+// and the dataset database's availability-group replicas; candidates are
+// the catalog's observers, found in force when obsbench's session for one
+// is running.
+func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*Inspection, error) {
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	in := &Inspection{}
+	if in.Version, err = s.Version(ctx); err != nil {
+		return nil, err
+	}
+	traces, err := readTraces(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range traces {
+		in.Traces = append(in.Traces, FormatTrace(t))
+		if t.Dropped > 0 {
+			in.Lost = append(in.Lost, fmt.Sprintf("trace %d dropped %d events", t.ID, t.Dropped))
+		}
+	}
+	sessions, err := readSessions(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	running := map[string]bool{}
+	for _, x := range sessions {
+		in.Sessions = append(in.Sessions, FormatSession(x))
+		running[x.Name] = x.Running
+		if x.DroppedEvents > 0 || x.DroppedBuffers > 0 {
+			in.Lost = append(in.Lost, fmt.Sprintf("XE session %s dropped %d events and %d buffers", x.Name, x.DroppedEvents, x.DroppedBuffers))
+		}
+	}
+	for _, o := range candidates {
+		if o.XE != nil && running[SessionName(o)] {
+			in.Observers = append(in.Observers, o.Name)
+		}
+	}
+	sort.Strings(in.Observers)
+	if in.Audits, err = readAudits(ctx, conn); err != nil {
+		return nil, err
+	}
+	replicas, err := s.replicas(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range replicas {
+		role := "secondary"
+		if r.Primary {
+			role = "primary"
+		}
+		in.Replicas = append(in.Replicas, fmt.Sprintf("%s: %s (%s), %s, failover %s", r.Group, r.Name, role, r.Mode, r.Failover))
+	}
+	return in, nil
+}
+
+func readTraces(ctx context.Context, conn *sql.Conn) ([]TraceRow, error) {
+	rows, err := conn.QueryContext(ctx, InspectTracesSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read sys.traces: %w", err)
+	}
+	defer rows.Close()
+	var out []TraceRow
+	for rows.Next() {
+		var t TraceRow
+		if err := rows.Scan(&t.ID, &t.Status, &t.Path, &t.Rowset, &t.Default, &t.MaxSizeMB, &t.MaxFiles, &t.Rollover, &t.Events, &t.Dropped, &t.ReaderSPID); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func readSessions(ctx context.Context, conn *sql.Conn) ([]SessionRow, error) {
+	rows, err := conn.QueryContext(ctx, InspectSessionsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read XE sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []SessionRow
+	for rows.Next() {
+		var x SessionRow
+		var running, causality int
+		if err := rows.Scan(&x.Name, &running, &x.Retention, &x.DispatchLatencyMS, &causality, &x.DroppedEvents, &x.DroppedBuffers, &x.BlockedMS, &x.Targets); err != nil {
+			return nil, err
+		}
+		x.Running, x.Causality = running == 1, causality == 1
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+func readAudits(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, InspectAuditsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read sys.dm_server_audit_status: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name, status, path string
+		if err := rows.Scan(&name, &status, &path); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("server audit %s: %s %s", name, strings.ToLower(status), path))
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,117 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Replica is one replica of an availability group that holds the
+// dataset's database.
+type Replica struct {
+	Group, Name string
+	Mode        string // SYNCHRONOUS_COMMIT, ASYNCHRONOUS_COMMIT (or CONFIGURATION_ONLY)
+	Failover    string // AUTOMATIC, MANUAL, EXTERNAL
+	Primary     bool
+}
+
+// replicasSQL lists the replicas of the groups that hold database @p1.
+// https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-availability-replicas-transact-sql
+const replicasSQL = `SELECT ag.name, ar.replica_server_name, ar.availability_mode_desc, ar.failover_mode_desc,
+       CASE WHEN rs.role_desc = N'PRIMARY' THEN 1 ELSE 0 END
+FROM sys.availability_groups ag
+JOIN sys.availability_replicas ar ON ar.group_id = ag.group_id
+LEFT JOIN sys.dm_hadr_availability_replica_states rs ON rs.replica_id = ar.replica_id
+WHERE ag.group_id IN (SELECT d.group_id FROM sys.availability_databases_cluster d WHERE d.database_name = @p1)
+ORDER BY ag.name, ar.replica_server_name`
+
+// replicas detects the availability groups holding the dataset's
+// database; none is the common case, and nothing is ever created.
+func (s *Server) replicas(ctx context.Context, conn *sql.Conn) ([]Replica, error) {
+	rows, err := conn.QueryContext(ctx, replicasSQL, s.database)
+	if err != nil {
+		return nil, fmt.Errorf("look for availability groups: %w", err)
+	}
+	defer rows.Close()
+	var out []Replica
+	for rows.Next() {
+		var r Replica
+		var primary int
+		if err := rows.Scan(&r.Group, &r.Name, &r.Mode, &r.Failover, &primary); err != nil {
+			return nil, err
+		}
+		r.Primary = primary == 1
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Settings returns what an observer could leave changed, name to value:
+// the server configuration (sys.configurations, value in use), every XE
+// session defined and whether it runs, every trace and its status, and
+// the commit mode of the dataset's availability-group replicas. The runner
+// compares it before and after each run: a revert must give it back whole.
+func (s *Server) Settings(ctx context.Context) (map[string]string, error) {
+	conn, done, err := s.control(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	out := map[string]string{}
+	read := func(what, q string, args ...any) error {
+		rows, err := conn.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", what, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			out[k] = v
+		}
+		return rows.Err()
+	}
+	if err := read("configuration", "SELECT name, CAST(value_in_use AS nvarchar(64)) FROM sys.configurations"); err != nil {
+		return nil, err
+	}
+	if err := read("XE sessions", `SELECT N'xe session ' + es.name,
+		CASE WHEN xs.name IS NULL THEN N'stopped' ELSE N'running' END
+		FROM sys.server_event_sessions es LEFT JOIN sys.dm_xe_sessions xs ON xs.name = es.name`); err != nil {
+		return nil, err
+	}
+	if err := read("traces", "SELECT N'trace ' + CAST(id AS nvarchar(12)) + N' ' + COALESCE(path, N'(rowset)'), CAST(status AS nvarchar(12)) FROM sys.traces"); err != nil {
+		return nil, err
+	}
+	replicas, err := s.replicas(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range replicas {
+		out["availability group "+r.Group+" replica "+r.Name] = r.Mode
+	}
+	return out, nil
+}
+
+// ChangedSettings are what a reader of a result needs to know of the
+// server's standing: the XE sessions and traces that were running (the
+// default trace, system_health and any of the user's). SQL Server does not
+// say which configuration options differ from their defaults.
+func (s *Server) ChangedSettings(ctx context.Context) (map[string]string, error) {
+	all, err := s.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, v := range all {
+		switch {
+		case strings.HasPrefix(k, "xe session ") && v == "running":
+			out[k] = v
+		case strings.HasPrefix(k, "trace ") && v == "1":
+			out[k] = "running"
+		}
+	}
+	return out, nil
+}

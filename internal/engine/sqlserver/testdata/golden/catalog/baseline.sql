@@ -1,0 +1,6 @@
+-- baseline: the server as it is, with its own default trace and system_health session, nothing added
+-- source: catalog/sqlserver.yaml:33
+
+-- apply
+
+-- revert

@@ -1,0 +1,255 @@
+package sqlserver
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// NamePrefix starts the name of every session and trace file obsbench
+// creates; nothing without it is ever stopped or dropped.
+const NamePrefix = "obsbench_"
+
+// StampPlaceholder stands, in a file name, for a suffix unique to one
+// apply: a trace refuses to write to a file that exists, and the files
+// stay after the revert.
+const StampPlaceholder = "{{stamp}}"
+
+// Env is what rendering an observer needs to know of the server.
+type Env struct {
+	Database string // the dataset's database
+	// LogDir is the server's log directory with its trailing separator
+	// ("/var/opt/mssql/log/", `C:\...\MSSQL\Log\`).
+	LogDir string
+	Stamp  string // unique per apply, e.g. 20261122T161400
+}
+
+// SessionName is the XE session obsbench creates for o.
+func SessionName(o observer.Observer) string {
+	return NamePrefix + strings.ReplaceAll(o.Name, "-", "_")
+}
+
+// fill replaces the catalog's placeholders with env's values.
+func (env Env) fill(s string) string {
+	return strings.NewReplacer(observer.XEDirPlaceholder, env.LogDir, observer.DatabasePlaceholder, env.Database, StampPlaceholder, env.Stamp).Replace(s)
+}
+
+// CreateSessionSQL is the CREATE EVENT SESSION statement for o's xe:.
+// Syntax: https://learn.microsoft.com/sql/t-sql/statements/create-event-session-transact-sql
+// Numbers are written in parentheses and strings as N'...', as SQL Server
+// Management Studio scripts them. STARTUP_STATE = OFF: a session obsbench
+// leaves behind by a crash does not come back with the server.
+func CreateSessionSQL(o observer.Observer, env Env) string {
+	x := o.XE
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE EVENT SESSION %s ON SERVER", quoteName(SessionName(o)))
+	for i, e := range x.Events {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\nADD EVENT %s", e.Name)
+		var parts []string
+		if len(e.Set) > 0 {
+			parts = append(parts, "SET "+options(e.Set, env))
+		}
+		if len(e.Actions) > 0 {
+			parts = append(parts, "ACTION("+strings.Join(e.Actions, ", ")+")")
+		}
+		if e.Where != "" {
+			parts = append(parts, "WHERE ("+env.fill(e.Where)+")")
+		}
+		// An event with nothing to set, act or filter takes no parentheses.
+		if len(parts) > 0 {
+			b.WriteString("(" + strings.Join(parts, "\n    ") + ")")
+		}
+	}
+	for _, t := range x.Targets {
+		b.WriteString(",") // after the events (there is at least one) and between targets
+		fmt.Fprintf(&b, "\nADD TARGET package0.%s", t.Kind)
+		if len(t.Set) > 0 {
+			b.WriteString("(SET " + options(t.Set, env) + ")")
+		}
+	}
+	out := b.String()
+	with := []string{}
+	if x.MaxMemoryKB > 0 {
+		with = append(with, fmt.Sprintf("MAX_MEMORY = %d KB", x.MaxMemoryKB))
+	}
+	retention := x.Retention
+	if retention == "" {
+		retention = observer.RetainSingleLoss
+	}
+	with = append(with, "EVENT_RETENTION_MODE = "+retention)
+	switch lat := x.MaxDispatchLatency; {
+	case lat == "INFINITE":
+		with = append(with, "MAX_DISPATCH_LATENCY = INFINITE")
+	case lat != "":
+		with = append(with, "MAX_DISPATCH_LATENCY = "+strings.TrimSuffix(lat, "s")+" SECONDS")
+	}
+	causality := "OFF"
+	if x.TrackCausality {
+		causality = "ON"
+	}
+	with = append(with, "TRACK_CAUSALITY = "+causality, "STARTUP_STATE = OFF")
+	return out + "\nWITH (" + strings.Join(with, ", ") + ")"
+}
+
+// options renders SET name = value, ... in name order (stable output).
+func options(set map[string]string, env Env) string {
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		v := env.fill(set[n])
+		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+			parts[i] = fmt.Sprintf("%s = (%s)", n, v)
+		} else {
+			parts[i] = fmt.Sprintf("%s = %s", n, quoteString(v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StartSessionSQL starts a session; StopSessionSQL stops it (which
+// flushes its buffers to the targets, and empties a ring_buffer).
+func StartSessionSQL(name string) string {
+	return fmt.Sprintf("ALTER EVENT SESSION %s ON SERVER STATE = START", quoteName(name))
+}
+
+// StopSessionSQL stops name if it is running.
+func StopSessionSQL(name string) string {
+	return fmt.Sprintf("IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = %s) ALTER EVENT SESSION %s ON SERVER STATE = STOP",
+		quoteString(name), quoteName(name))
+}
+
+// DropSessionSQL stops and drops name if it exists: safe to run again,
+// which a revert after a crash may do.
+func DropSessionSQL(name string) string {
+	return StopSessionSQL(name) + ";\n" +
+		fmt.Sprintf("IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = %s) DROP EVENT SESSION %s ON SERVER", quoteString(name), quoteName(name))
+}
+
+// TracePath is the file of o's trace without its .trc extension, which
+// sp_trace_create appends.
+func TracePath(o observer.Observer, env Env) string {
+	return env.LogDir + NamePrefix + strings.ReplaceAll(o.Name, "-", "_") + "_" + env.Stamp
+}
+
+// CreateTraceSQL is one batch that creates o's trace, sets its events and
+// filters, starts it and returns its id. The sp_trace_* procedures take
+// their arguments only in their declared types (@maxfilesize bigint, @on
+// bit), hence the variables.
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-setevent-transact-sql
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-setfilter-transact-sql
+func CreateTraceSQL(o observer.Observer, env Env) string {
+	t := o.Trace
+	options, filecount := 0, "NULL"
+	if t.Rollover {
+		options = 2 // TRACE_FILE_ROLLOVER
+		if t.MaxFiles > 0 {
+			filecount = strconv.Itoa(t.MaxFiles)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "DECLARE @id int, @rc int, @maxfilesize bigint = %d, @on bit = 1;\n", t.MaxFileSizeMB)
+	fmt.Fprintf(&b, "EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = %d, @tracefile = %s, @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = %s;\n",
+		options, quoteString(TracePath(o, env)), filecount)
+	b.WriteString("IF @rc <> 0 BEGIN RAISERROR(N'sp_trace_create failed with code %d', 16, 1, @rc); RETURN; END;\n")
+	for _, ev := range t.Events {
+		for _, col := range t.Columns {
+			fmt.Fprintf(&b, "EXEC sp_trace_setevent @id, %d, %d, @on;\n", ev, col)
+		}
+	}
+	for _, f := range t.Filters {
+		logical := 0
+		if f.Or {
+			logical = 1
+		}
+		fmt.Fprintf(&b, "EXEC sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], quoteString(env.fill(f.Value)))
+	}
+	b.WriteString("EXEC sp_trace_setstatus @id, 1;\nSELECT @id")
+	return b.String()
+}
+
+// StopTraceSQL stops the trace writing to path (flushing it to its file),
+// if it is running.
+func StopTraceSQL(path string) string {
+	return fmt.Sprintf("DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE %s AND status = 1);\nIF @id IS NOT NULL EXEC sp_trace_setstatus @id, 0", quoteString(likePrefix(path)))
+}
+
+// DropTraceSQL stops the trace writing to path and deletes its definition
+// (status 0, then 2), found by its path so that a revert after a crash
+// needs no id; its files stay.
+func DropTraceSQL(path string) string {
+	return fmt.Sprintf("DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE %s);\n"+
+		"IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END", quoteString(likePrefix(path)))
+}
+
+// likePrefix is a LIKE pattern matching path and its rollover files
+// (path.trc, path_1.trc, ...), with LIKE's wildcards in path escaped.
+func likePrefix(path string) string {
+	return strings.NewReplacer("[", "[[]", "%", "[%]", "_", "[_]").Replace(path) + "%"
+}
+
+// ModifyReplicaSQL sets one replica's availability mode.
+// https://learn.microsoft.com/sql/t-sql/statements/alter-availability-group-transact-sql
+func ModifyReplicaSQL(group, replica, mode string) string {
+	return fmt.Sprintf("ALTER AVAILABILITY GROUP %s MODIFY REPLICA ON %s WITH (AVAILABILITY_MODE = %s)", quoteName(group), quoteString(replica), mode)
+}
+
+// Event counting queries. Each returns one number.
+
+// fileCountSQL counts the events named in names carrying tag in the
+// event files matching pattern.
+// https://learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-xe-file-target-read-file-transact-sql
+func fileCountSQL(pattern string, names []string, tag string) string {
+	return fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(%s, NULL, NULL, NULL) WHERE object_name IN (%s) AND event_data LIKE %s",
+		quoteString(pattern), quoteList(names), quoteString("%"+likeEscape(tag)+"%"))
+}
+
+// traceCountSQL counts the rows of the given event classes carrying tag
+// in a trace's files (DEFAULT: every rollover file).
+// https://learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-trace-gettable-transact-sql
+func traceCountSQL(path string, events []string, tag string) string {
+	return fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_trace_gettable(%s, DEFAULT) WHERE EventClass IN (%s) AND TextData LIKE %s",
+		quoteString(path+".trc"), strings.Join(events, ", "), quoteString("%"+likeEscape(tag)+"%"))
+}
+
+// TargetDataSQL reads the in-memory data of one target of a running
+// session (ring_buffer, event_counter, histogram, pair_matching XML).
+func TargetDataSQL(session, target string) string {
+	return fmt.Sprintf("SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = %s AND t.target_name = %s",
+		quoteString(session), quoteString(target))
+}
+
+// DroppedSQL reads what a running session dropped: events, and whole
+// buffers (ALLOW_MULTIPLE_EVENT_LOSS drops buffers).
+func DroppedSQL(session string) string {
+	return fmt.Sprintf("SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = %s", quoteString(session))
+}
+
+// quoteName quotes an identifier with brackets.
+func quoteName(s string) string { return "[" + strings.ReplaceAll(s, "]", "]]") + "]" }
+
+// quoteString is an N'...' literal.
+func quoteString(s string) string { return "N'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteString(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// likeEscape escapes LIKE's wildcards in a literal text.
+func likeEscape(s string) string {
+	return strings.NewReplacer("[", "[[]", "%", "[%]", "_", "[_]").Replace(s)
+}

@@ -1,0 +1,173 @@
+package sqlserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// goldenEnv is a Linux server's log directory and a fixed stamp.
+var goldenEnv = Env{Database: "obsbench", LogDir: "/var/opt/mssql/log/", Stamp: "20261122T000000"}
+
+// goldenReplicas is an availability group with one synchronous and one
+// asynchronous secondary, both with manual failover.
+var goldenReplicas = []Replica{
+	{Group: "ag1", Name: "SQL1", Mode: "SYNCHRONOUS_COMMIT", Failover: "MANUAL", Primary: true},
+	{Group: "ag1", Name: "SQL2", Mode: "SYNCHRONOUS_COMMIT", Failover: "MANUAL"},
+	{Group: "ag1", Name: "SQL3", Mode: "ASYNCHRONOUS_COMMIT", Failover: "MANUAL"},
+}
+
+// renderObserver is the whole T-SQL of one catalog entry: what applying
+// it runs, what reverting it runs, and how its events are counted.
+func renderObserver(t *testing.T, o observer.Observer) string {
+	t.Helper()
+	steps, err := plan(o, goldenEnv, goldenReplicas)
+	if err != nil {
+		t.Fatalf("%s: %v", o.Name, err)
+	}
+	var b strings.Builder
+	b.WriteString("-- " + o.Name + ": " + o.Description + "\n-- source: " + o.Source + "\n\n-- apply\n")
+	for _, st := range steps {
+		for _, s := range st.Do {
+			b.WriteString(s + ";\n")
+		}
+	}
+	b.WriteString("\n-- revert\n")
+	for i := len(steps) - 1; i >= 0; i-- {
+		for _, s := range steps[i].Undo {
+			b.WriteString(s + ";\n")
+		}
+	}
+	if ev := o.Events; ev != nil {
+		b.WriteString("\n-- count events (" + ev.Source + ")\n")
+		for _, st := range countStatements(o, goldenEnv, "obsbench-tag") {
+			b.WriteString(st + ";\n")
+		}
+	}
+	return b.String()
+}
+
+// Every catalog entry's T-SQL, and its revert, is checked in under
+// testdata/golden/catalog: a change to the catalog or the renderer shows
+// as a diff to review against the documented syntax.
+// go test ./internal/engine/sqlserver -run TestCatalogGolden -update rewrites them.
+func TestCatalogGolden(t *testing.T) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := cat.All("sqlserver")
+	if len(all) < 40 {
+		t.Fatalf("%d sqlserver observers; want the studies' set (40 or more)", len(all))
+	}
+	dir := filepath.Join("testdata", "golden", "catalog")
+	seen := map[string]bool{}
+	for _, o := range all {
+		name := o.Name + ".sql"
+		seen[name] = true
+		got := renderObserver(t, o)
+		path := filepath.Join(dir, name)
+		if *update {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: %v (run with -update to write it)", o.Name, err)
+			continue
+		}
+		if got != string(want) {
+			t.Errorf("%s: T-SQL differs from %s (run with -update and review the diff):\n%s", o.Name, path, got)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("%s: no catalog entry of that name any more; delete it", f)
+		}
+	}
+}
+
+// The rendering's own rules, each on a small observer.
+func TestRenderRules(t *testing.T) {
+	xe := func(x observer.XESession) observer.Observer {
+		return observer.Observer{Name: "t-x", Engine: "sqlserver", XE: &x}
+	}
+	tests := []struct {
+		name string
+		got  string
+		want []string // substrings, in order
+	}{
+		{"session name prefixed, dashes as underscores", SessionName(observer.Observer{Name: "xe-plans-file"}), []string{"obsbench_xe_plans_file"}},
+		{"no target: no ADD TARGET, no trailing comma",
+			CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.lock_acquired"}}}), goldenEnv),
+			[]string{"CREATE EVENT SESSION [obsbench_t_x] ON SERVER\nADD EVENT sqlserver.lock_acquired\nWITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF)"}},
+		{"two events, SET before ACTION before WHERE, numbers in parentheses",
+			CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{
+				{Name: "sqlserver.a", Set: map[string]string{"collect_x": "1"}, Actions: []string{"sqlserver.session_id"}, Where: "sqlserver.database_name = N'{{database}}'"},
+				{Name: "sqlserver.b"}},
+				Targets:   []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "{{xe_dir}}f_{{stamp}}.xel", "max_file_size": "10"}}, {Kind: "event_counter"}},
+				Retention: observer.RetainNoLoss, MaxDispatchLatency: "5s", MaxMemoryKB: 4096, TrackCausality: true}), goldenEnv),
+			[]string{"ADD EVENT sqlserver.a(SET collect_x = (1)\n    ACTION(sqlserver.session_id)\n    WHERE (sqlserver.database_name = N'obsbench')),",
+				"ADD EVENT sqlserver.b,",
+				"ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/f_20261122T000000.xel', max_file_size = (10)),",
+				"ADD TARGET package0.event_counter\n",
+				"WITH (MAX_MEMORY = 4096 KB, EVENT_RETENTION_MODE = NO_EVENT_LOSS, MAX_DISPATCH_LATENCY = 5 SECONDS, TRACK_CAUSALITY = ON, STARTUP_STATE = OFF)"}},
+		{"infinite latency", CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.a"}}, MaxDispatchLatency: "INFINITE"}), goldenEnv),
+			[]string{"MAX_DISPATCH_LATENCY = INFINITE"}},
+		{"drop is guarded twice", DropSessionSQL("obsbench_x"),
+			[]string{"IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_x') ALTER EVENT SESSION [obsbench_x] ON SERVER STATE = STOP;\n",
+				"IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_x') DROP EVENT SESSION [obsbench_x] ON SERVER"}},
+		{"quotes doubled", quoteString("it's") + quoteName("a]b"), []string{"N'it''s'[a]]b]"}},
+		{"trace found by an escaped path prefix", DropTraceSQL(`C:\log\obsbench_t_1`), []string{`path LIKE N'C:\log\obsbench[_]t[_]1%'`, "sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2"}},
+		{"trace without rollover: options 0, no file count",
+			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5}}, goldenEnv),
+			[]string{"@maxfilesize bigint = 5, @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench_t_20261122T000000', @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = NULL",
+				"EXEC sp_trace_setevent @id, 41, 1, @on;", "EXEC sp_trace_setstatus @id, 1;\nSELECT @id"}},
+		{"trace filter OR and NOT LIKE",
+			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5,
+				Filters: []observer.TraceFilter{{Column: 10, Or: true, Op: "NOT LIKE", Value: "SQLAgent%"}}}}, goldenEnv),
+			[]string{"EXEC sp_trace_setfilter @id, 10, 1, 7, N'SQLAgent%';"}},
+		{"tag wildcards escaped in counts", fileCountSQL("/l/x*.xel", []string{"a"}, "obsbench_t%"), []string{"event_data LIKE N'%obsbench[_]t[%]%'"}},
+		{"Windows log directory", logDir(`C:\Program Files\MSSQL16\MSSQL\Log\ERRORLOG`), []string{`C:\Program Files\MSSQL16\MSSQL\Log\`}},
+		{"Linux log directory", logDir("/var/opt/mssql/log/errorlog"), []string{"/var/opt/mssql/log/"}},
+	}
+	for _, tt := range tests {
+		rest := tt.got
+		for _, w := range tt.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: missing (or out of order) %q in:\n%s", tt.name, w, tt.got)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}
+
+// An availability-group observer switches only the secondaries whose mode
+// differs, back on revert; it refuses without a group, and refuses to go
+// asynchronous under automatic failover.
+func TestAvailabilityGroupPlan(t *testing.T) {
+	async := observer.Observer{Name: "ag-asynchronous-commit", Engine: "sqlserver", AvailabilityGroup: &observer.AvailabilityGroup{Mode: "ASYNCHRONOUS_COMMIT"}}
+	steps, err := plan(async, goldenEnv, goldenReplicas)
+	if err != nil || len(steps) != 1 || steps[0].Do[0] != "ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL2' WITH (AVAILABILITY_MODE = ASYNCHRONOUS_COMMIT)" ||
+		steps[0].Undo[0] != "ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL2' WITH (AVAILABILITY_MODE = SYNCHRONOUS_COMMIT)" {
+		t.Errorf("async plan = %+v, %v; want SQL2 switched and back", steps, err)
+	}
+	if _, err := plan(async, goldenEnv, nil); err == nil || !strings.Contains(err.Error(), "never creates one") {
+		t.Errorf("without a group: %v; want NoAvailabilityGroupError", err)
+	}
+	auto := []Replica{goldenReplicas[0], {Group: "ag1", Name: "SQL2", Mode: "SYNCHRONOUS_COMMIT", Failover: "AUTOMATIC"}}
+	if _, err := plan(async, goldenEnv, auto); err == nil || !strings.Contains(err.Error(), "fails over automatically") {
+		t.Errorf("automatic failover: %v; want a refusal", err)
+	}
+}
