@@ -76,7 +76,7 @@ type XETarget struct {
 }
 
 // Trace is a server-side SQL Trace writing to a file (sp_trace_create).
-// obsbench names its file obsbench_<observer> in the server's log
+// obsbench names its file obsbench-<observer>-<time> in the server's log
 // directory, starts it, and on revert stops it and deletes its
 // definition (sp_trace_setstatus 0, then 2). The file stays.
 type Trace struct {

@@ -21,6 +21,8 @@ func TestFormatInspection(t *testing.T) {
 			[]string{"system_health (running): event_file,ring_buffer; ALLOW_SINGLE_EVENT_LOSS, max dispatch latency 120 s; dropped 0 events, 0 buffers", "[built in: part of the baseline]"}},
 		{FormatSession(SessionRow{Name: "obsbench_xe_locks_no_target_no_loss", Running: true, Retention: "NO_EVENT_LOSS", DispatchLatencyMS: 30000, Causality: true, BlockedMS: 812}),
 			[]string{"obsbench_xe_locks_no_target_no_loss (running): no target; NO_EVENT_LOSS", "causality tracking", "firing threads blocked 812 ms"}},
+		{FormatSession(SessionRow{Name: "obsbench_xe_statements_infinite_latency", Running: true, Retention: "ALLOW_SINGLE_EVENT_LOSS", DispatchLatencyMS: -1, Targets: "ring_buffer"}),
+			[]string{"max dispatch latency infinite"}},
 		{FormatSession(SessionRow{Name: "audit_old", Retention: "NO_EVENT_LOSS", Targets: "event_file"}),
 			[]string{"audit_old (defined, stopped): event_file; NO_EVENT_LOSS"}},
 	}

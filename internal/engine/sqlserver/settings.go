@@ -50,7 +50,8 @@ func (s *Server) replicas(ctx context.Context, conn *sql.Conn) ([]Replica, error
 // Settings returns what an observer could leave changed, name to value:
 // the server configuration (sys.configurations, value in use), every XE
 // session defined and whether it runs, every trace and its status, and
-// the commit mode of the dataset's availability-group replicas. The runner
+// the commit mode of the dataset's availability-group replicas (the
+// default trace by name: its path moves as it rolls over). The runner
 // compares it before and after each run: a revert must give it back whole.
 func (s *Server) Settings(ctx context.Context) (map[string]string, error) {
 	conn, done, err := s.control(ctx)
@@ -82,7 +83,7 @@ func (s *Server) Settings(ctx context.Context) (map[string]string, error) {
 		FROM sys.server_event_sessions es LEFT JOIN sys.dm_xe_sessions xs ON xs.name = es.name`); err != nil {
 		return nil, err
 	}
-	if err := read("traces", "SELECT N'trace ' + CAST(id AS nvarchar(12)) + N' ' + COALESCE(path, N'(rowset)'), CAST(status AS nvarchar(12)) FROM sys.traces"); err != nil {
+	if err := read("traces", "SELECT N'trace ' + CAST(id AS nvarchar(12)) + N' ' + CASE WHEN is_default = 1 THEN N'(default trace)' ELSE COALESCE(path, N'(rowset)') END, CAST(status AS nvarchar(12)) FROM sys.traces"); err != nil {
 		return nil, err
 	}
 	replicas, err := s.replicas(ctx, conn)

@@ -66,8 +66,12 @@ func CreateSessionSQL(o observer.Observer, env Env) string {
 			b.WriteString("(" + strings.Join(parts, "\n    ") + ")")
 		}
 	}
-	for _, t := range x.Targets {
-		b.WriteString(",") // after the events (there is at least one) and between targets
+	for i, t := range x.Targets {
+		// Commas separate events and separate targets, never the two
+		// lists: "ADD EVENT a(...), ADD EVENT b ADD TARGET t1, ADD TARGET t2".
+		if i > 0 {
+			b.WriteString(",")
+		}
 		fmt.Fprintf(&b, "\nADD TARGET package0.%s", t.Kind)
 		if len(t.Set) > 0 {
 			b.WriteString("(SET " + options(t.Set, env) + ")")
@@ -136,9 +140,11 @@ func DropSessionSQL(name string) string {
 }
 
 // TracePath is the file of o's trace without its .trc extension, which
-// sp_trace_create appends.
+// sp_trace_create appends. Dashes, not underscores: fn_trace_gettable
+// does not follow the rollover files of a name ending in an underscore
+// and a number, and the documentation advises against underscores.
 func TracePath(o observer.Observer, env Env) string {
-	return env.LogDir + NamePrefix + strings.ReplaceAll(o.Name, "-", "_") + "_" + env.Stamp
+	return env.LogDir + "obsbench-" + o.Name + "-" + env.Stamp
 }
 
 // CreateTraceSQL is one batch that creates o's trace, sets its events and
@@ -161,10 +167,11 @@ func CreateTraceSQL(o observer.Observer, env Env) string {
 	fmt.Fprintf(&b, "DECLARE @id int, @rc int, @maxfilesize bigint = %d, @on bit = 1;\n", t.MaxFileSizeMB)
 	fmt.Fprintf(&b, "EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = %d, @tracefile = %s, @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = %s;\n",
 		options, quoteString(TracePath(o, env)), filecount)
-	b.WriteString("IF @rc <> 0 BEGIN RAISERROR(N'sp_trace_create failed with code %d', 16, 1, @rc); RETURN; END;\n")
+	b.WriteString(checkRC("sp_trace_create"))
 	for _, ev := range t.Events {
 		for _, col := range t.Columns {
-			fmt.Fprintf(&b, "EXEC sp_trace_setevent @id, %d, %d, @on;\n", ev, col)
+			fmt.Fprintf(&b, "EXEC @rc = sp_trace_setevent @id, %d, %d, @on;\n", ev, col)
+			b.WriteString(checkRC(fmt.Sprintf("sp_trace_setevent %d, %d", ev, col)))
 		}
 	}
 	for _, f := range t.Filters {
@@ -172,10 +179,19 @@ func CreateTraceSQL(o observer.Observer, env Env) string {
 		if f.Or {
 			logical = 1
 		}
-		fmt.Fprintf(&b, "EXEC sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], quoteString(env.fill(f.Value)))
+		fmt.Fprintf(&b, "EXEC @rc = sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], quoteString(env.fill(f.Value)))
+		b.WriteString(checkRC(fmt.Sprintf("sp_trace_setfilter column %d", f.Column)))
 	}
-	b.WriteString("EXEC sp_trace_setstatus @id, 1;\nSELECT @id")
+	b.WriteString("EXEC @rc = sp_trace_setstatus @id, 1;\n" + checkRC("sp_trace_setstatus") + "SELECT @id")
 	return b.String()
+}
+
+// checkRC fails the batch when the sp_trace_* call before it returned a
+// code other than 0: they report a bad event, column or filter only so.
+// A trace created before the failure is closed, so that none is left
+// half set up (the revert would find it by its path anyway).
+func checkRC(call string) string {
+	return fmt.Sprintf("IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'%s failed with code %%d', 16, 1, @rc); RETURN; END;\n", call)
 }
 
 // StopTraceSQL stops the trace writing to path (flushing it to its file),

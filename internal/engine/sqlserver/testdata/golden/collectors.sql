@@ -30,7 +30,8 @@ FROM sys.traces ORDER BY id;
 
 -- InspectSessionsSQL
 SELECT COALESCE(es.name, xs.name), CASE WHEN xs.name IS NULL THEN 0 ELSE 1 END,
-       COALESCE(es.event_retention_mode_desc, N''), COALESCE(es.max_dispatch_latency, 0), COALESCE(CAST(es.track_causality AS int), 0),
+       COALESCE(es.event_retention_mode_desc, N''), COALESCE(es.max_dispatch_latency, 0), -- ms; -1: INFINITE
+       COALESCE(CAST(es.track_causality AS int), 0),
        COALESCE(xs.dropped_event_count, 0), COALESCE(xs.dropped_buffer_count, 0), COALESCE(xs.blocked_event_fire_time, 0),
        COALESCE(STUFF((SELECT N',' + t.name FROM sys.server_event_session_targets t WHERE t.event_session_id = es.event_session_id ORDER BY t.name FOR XML PATH('')), 1, 1, N''), N'')
 FROM sys.server_event_sessions es FULL JOIN sys.dm_xe_sessions xs ON xs.name = es.name

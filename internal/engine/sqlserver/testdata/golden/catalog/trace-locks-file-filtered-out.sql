@@ -1,28 +1,44 @@
 -- trace-locks-file-filtered-out: the lock trace with a filter that never matches (DatabaseName = obsbench_no_such_database): SQL Trace filters after collecting, so it still costs
--- source: catalog/sqlserver.yaml:671
+-- source: catalog/sqlserver.yaml:669
 
 -- apply
 DECLARE @id int, @rc int, @maxfilesize bigint = 100, @on bit = 1;
-EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = 2, @tracefile = N'/var/opt/mssql/log/obsbench_trace_locks_file_filtered_out_20261122T000000', @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = 10;
-IF @rc <> 0 BEGIN RAISERROR(N'sp_trace_create failed with code %d', 16, 1, @rc); RETURN; END;
-EXEC sp_trace_setevent @id, 24, 1, @on;
-EXEC sp_trace_setevent @id, 24, 3, @on;
-EXEC sp_trace_setevent @id, 24, 12, @on;
-EXEC sp_trace_setevent @id, 24, 14, @on;
-EXEC sp_trace_setevent @id, 24, 22, @on;
-EXEC sp_trace_setevent @id, 24, 32, @on;
-EXEC sp_trace_setevent @id, 24, 35, @on;
-EXEC sp_trace_setevent @id, 23, 1, @on;
-EXEC sp_trace_setevent @id, 23, 3, @on;
-EXEC sp_trace_setevent @id, 23, 12, @on;
-EXEC sp_trace_setevent @id, 23, 14, @on;
-EXEC sp_trace_setevent @id, 23, 22, @on;
-EXEC sp_trace_setevent @id, 23, 32, @on;
-EXEC sp_trace_setevent @id, 23, 35, @on;
-EXEC sp_trace_setfilter @id, 35, 0, 0, N'obsbench_no_such_database';
-EXEC sp_trace_setstatus @id, 1;
+EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = 2, @tracefile = N'/var/opt/mssql/log/obsbench-trace-locks-file-filtered-out-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = 10;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_create failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 1, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 1 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 3, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 3 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 12, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 12 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 14, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 14 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 22, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 22 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 32, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 32 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 24, 35, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 24, 35 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 1, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 1 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 3, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 3 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 12, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 12 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 14, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 14 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 22, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 22 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 32, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 32 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 23, 35, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 23, 35 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setfilter @id, 35, 0, 0, N'obsbench_no_such_database';
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setfilter column 35 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setstatus @id, 1;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setstatus failed with code %d', 16, 1, @rc); RETURN; END;
 SELECT @id;
 
 -- revert
-DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE N'/var/opt/mssql/log/obsbench[_]trace[_]locks[_]file[_]filtered[_]out[_]20261122T000000%');
+DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE N'/var/opt/mssql/log/obsbench-trace-locks-file-filtered-out-20261122T000000%');
 IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END;

@@ -1,5 +1,5 @@
 -- xe-activity-file: logins, logouts, RPC, batch and statement starting and completed events to an event file with NO_EVENT_LOSS (100 MB files, 10 kept)
--- source: catalog/sqlserver.yaml:102
+-- source: catalog/sqlserver.yaml:101
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_activity_file] ON SERVER
@@ -20,7 +20,7 @@ ADD EVENT sqlserver.sp_statement_starting(ACTION(sqlserver.session_id, sqlserver
 ADD EVENT sqlserver.sp_statement_completed(ACTION(sqlserver.session_id, sqlserver.client_app_name)
     WHERE (sqlserver.database_name = N'obsbench')),
 ADD EVENT sqlserver.login(ACTION(sqlserver.session_id, sqlserver.client_app_name)),
-ADD EVENT sqlserver.logout(ACTION(sqlserver.session_id)),
+ADD EVENT sqlserver.logout(ACTION(sqlserver.session_id))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_activity_file_20261122T000000.xel', max_file_size = (100), max_rollover_files = (10))
 WITH (EVENT_RETENTION_MODE = NO_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_activity_file] ON SERVER STATE = START;

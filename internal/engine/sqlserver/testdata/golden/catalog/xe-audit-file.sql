@@ -1,12 +1,12 @@
 -- xe-audit-file: audit: sql_statement_completed and sp_statement_completed with 13 actions to 10 MB event files (500 kept), NO_EVENT_LOSS, 5 s max dispatch latency
--- source: catalog/sqlserver.yaml:687
+-- source: catalog/sqlserver.yaml:685
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_audit_file] ON SERVER
 ADD EVENT sqlserver.sql_statement_completed(ACTION(sqlserver.database_name, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.tsql_stack, sqlserver.session_id, sqlserver.server_principal_name, sqlserver.nt_username, sqlserver.client_pid, sqlserver.plan_handle)
     WHERE (sqlserver.is_system = 0 AND sqlserver.client_app_name <> N'obsbench-excluded' AND sqlserver.database_name = N'obsbench')),
 ADD EVENT sqlserver.sp_statement_completed(ACTION(sqlserver.database_name, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.tsql_stack, sqlserver.session_id, sqlserver.server_principal_name, sqlserver.nt_username, sqlserver.client_pid, sqlserver.plan_handle)
-    WHERE (sqlserver.is_system = 0 AND sqlserver.client_app_name <> N'obsbench-excluded' AND sqlserver.database_name = N'obsbench')),
+    WHERE (sqlserver.is_system = 0 AND sqlserver.client_app_name <> N'obsbench-excluded' AND sqlserver.database_name = N'obsbench'))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_audit_file_20261122T000000.xel', max_file_size = (10), max_rollover_files = (500))
 WITH (EVENT_RETENTION_MODE = NO_EVENT_LOSS, MAX_DISPATCH_LATENCY = 5 SECONDS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_audit_file] ON SERVER STATE = START;

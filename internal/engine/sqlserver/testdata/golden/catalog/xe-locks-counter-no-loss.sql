@@ -1,12 +1,12 @@
 -- xe-locks-counter-no-loss: lock_acquired and lock_released to an event counter (counts per event, synchronously), NO_EVENT_LOSS
--- source: catalog/sqlserver.yaml:440
+-- source: catalog/sqlserver.yaml:438
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
     ACTION(sqlserver.session_id, sqlserver.database_id)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id))
 ADD TARGET package0.event_counter
 WITH (EVENT_RETENTION_MODE = NO_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER STATE = START;

@@ -1,12 +1,12 @@
 -- xe-locks-file-causality: lock_acquired and lock_released to an event file (100 MB files, 10 kept), ALLOW_SINGLE_EVENT_LOSS with TRACK_CAUSALITY
--- source: catalog/sqlserver.yaml:393
+-- source: catalog/sqlserver.yaml:391
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_file_causality] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
     ACTION(sqlserver.session_id, sqlserver.database_id)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_locks_file_causality_20261122T000000.xel', max_file_size = (100), max_rollover_files = (10))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = ON, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_file_causality] ON SERVER STATE = START;

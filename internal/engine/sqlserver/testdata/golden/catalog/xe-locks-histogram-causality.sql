@@ -1,12 +1,12 @@
 -- xe-locks-histogram-causality: lock_acquired and lock_released to a histogram of lock_acquired bucketed by lock mode, ALLOW_SINGLE_EVENT_LOSS with TRACK_CAUSALITY
--- source: catalog/sqlserver.yaml:548
+-- source: catalog/sqlserver.yaml:546
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_histogram_causality] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
     ACTION(sqlserver.session_id, sqlserver.database_id)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id))
 ADD TARGET package0.histogram(SET filtering_event_name = N'sqlserver.lock_acquired', slots = (16), source = N'mode', source_type = (0))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = ON, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_histogram_causality] ON SERVER STATE = START;

@@ -1,5 +1,5 @@
 -- xe-locks-no-target-causality: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, ALLOW_SINGLE_EVENT_LOSS with TRACK_CAUSALITY
--- source: catalog/sqlserver.yaml:239
+-- source: catalog/sqlserver.yaml:237
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target_causality] ON SERVER

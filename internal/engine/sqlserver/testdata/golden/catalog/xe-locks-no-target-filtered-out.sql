@@ -1,5 +1,5 @@
 -- xe-locks-no-target-filtered-out: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, with a predicate that never matches: records nothing
--- source: catalog/sqlserver.yaml:252
+-- source: catalog/sqlserver.yaml:250
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target_filtered_out] ON SERVER

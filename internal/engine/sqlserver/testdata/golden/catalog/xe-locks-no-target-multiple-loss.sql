@@ -1,5 +1,5 @@
 -- xe-locks-no-target-multiple-loss: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, ALLOW_MULTIPLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:226
+-- source: catalog/sqlserver.yaml:224
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target_multiple_loss] ON SERVER

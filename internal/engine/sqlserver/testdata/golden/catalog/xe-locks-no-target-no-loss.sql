@@ -1,5 +1,5 @@
 -- xe-locks-no-target-no-loss: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, NO_EVENT_LOSS
--- source: catalog/sqlserver.yaml:213
+-- source: catalog/sqlserver.yaml:211
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target_no_loss] ON SERVER

@@ -1,5 +1,5 @@
 -- xe-locks-no-target: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, ALLOW_SINGLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:201
+-- source: catalog/sqlserver.yaml:199
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target] ON SERVER

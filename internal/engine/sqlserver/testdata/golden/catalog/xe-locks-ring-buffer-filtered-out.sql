@@ -1,5 +1,5 @@
 -- xe-locks-ring-buffer-filtered-out: lock_acquired and lock_released to a ring buffer of 1,000 events, with a predicate that never matches: records nothing
--- source: catalog/sqlserver.yaml:329
+-- source: catalog/sqlserver.yaml:327
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_ring_buffer_filtered_out] ON SERVER
@@ -8,7 +8,7 @@ ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resou
     WHERE (sqlserver.database_name = N'obsbench_no_such_database')),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
     ACTION(sqlserver.session_id, sqlserver.database_id)
-    WHERE (sqlserver.database_name = N'obsbench_no_such_database')),
+    WHERE (sqlserver.database_name = N'obsbench_no_such_database'))
 ADD TARGET package0.ring_buffer(SET max_events_limit = (1000))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_ring_buffer_filtered_out] ON SERVER STATE = START;

@@ -1,12 +1,12 @@
 -- xe-locks-ring-buffer: lock_acquired and lock_released to a ring buffer of 1,000 events, ALLOW_SINGLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:266
+-- source: catalog/sqlserver.yaml:264
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_ring_buffer] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
     ACTION(sqlserver.session_id, sqlserver.database_id)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id))
 ADD TARGET package0.ring_buffer(SET max_events_limit = (1000))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_ring_buffer] ON SERVER STATE = START;

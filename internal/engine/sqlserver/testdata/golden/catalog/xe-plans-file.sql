@@ -4,7 +4,7 @@
 -- apply
 CREATE EVENT SESSION [obsbench_xe_plans_file] ON SERVER
 ADD EVENT sqlserver.query_post_execution_showplan(ACTION(sqlserver.sql_text, sqlserver.session_id)
-    WHERE (sqlserver.database_name = N'obsbench')),
+    WHERE (sqlserver.database_name = N'obsbench'))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_plans_file_20261122T000000.xel', max_file_size = (100), max_rollover_files = (10))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_plans_file] ON SERVER STATE = START;

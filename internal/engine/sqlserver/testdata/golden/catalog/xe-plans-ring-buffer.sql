@@ -4,7 +4,7 @@
 -- apply
 CREATE EVENT SESSION [obsbench_xe_plans_ring_buffer] ON SERVER
 ADD EVENT sqlserver.query_post_execution_showplan(ACTION(sqlserver.sql_text, sqlserver.session_id)
-    WHERE (sqlserver.database_name = N'obsbench')),
+    WHERE (sqlserver.database_name = N'obsbench'))
 ADD TARGET package0.ring_buffer(SET max_events_limit = (1000))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_plans_ring_buffer] ON SERVER STATE = START;
