@@ -80,6 +80,16 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}
+	if c.engine == "sqlserver" {
+		stmts, err := sqlserver.WorkloadStatements(ctx, c.wl)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "workload %s, in each session, over and over:\n", c.wl.Name)
+		for _, st := range stmts {
+			fmt.Fprintf(w, "  %s\n", st)
+		}
+	}
 	for _, o := range c.observers[1:] {
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {

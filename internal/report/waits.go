@@ -54,6 +54,7 @@ var engineWaitLabels = map[string]struct{ title, notCollected string }{
 	"postgres": {title: "pg_wait_sampling (all processes)"},
 	"mariadb": {title: "performance_schema wait time (all threads)",
 		notCollected: "performance_schema is off here; obsbench never turns an observer on to measure"},
+	"sqlserver": {title: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"},
 }
 
 // WaitLine is a condition's n largest waits on one line.
