@@ -3,13 +3,12 @@ package mariadb
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/obsbench/obsbench/internal/engine/driverstmt"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -43,7 +42,11 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
 	}
-	return &stmt{st: st.(stmtQueryer)}, nil
+	ds, err := driverstmt.New(st)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return ds, nil
 }
 
 // ExecSQL runs sql once as text (COM_QUERY) and reads every row: how a
@@ -54,7 +57,7 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	if err != nil {
 		return err
 	}
-	return drain(rows, nil)
+	return driverstmt.Drain(rows, nil)
 }
 
 // Close ends the session (COM_QUIT).
@@ -63,50 +66,3 @@ func (c *Session) Close(context.Context) error { return c.conn.Close() }
 // placeholders are numbered parameters; workload SQL uses them in order
 // and has no $ elsewhere.
 var placeholders = regexp.MustCompile(`\$[0-9]+`)
-
-type stmtQueryer interface {
-	driver.Stmt
-	driver.StmtQueryContext
-}
-
-type stmt struct {
-	st   stmtQueryer
-	dest []driver.Value
-	args []driver.NamedValue
-}
-
-// Exec executes the statement (COM_STMT_EXECUTE) and reads every row.
-func (s *stmt) Exec(ctx context.Context, args ...any) error {
-	s.args = s.args[:0]
-	for i, a := range args {
-		v, err := driver.DefaultParameterConverter.ConvertValue(a)
-		if err != nil {
-			return fmt.Errorf("argument %d: %w", i+1, err)
-		}
-		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
-	}
-	rows, err := s.st.QueryContext(ctx, s.args)
-	if err != nil {
-		return err
-	}
-	if n := len(rows.Columns()); cap(s.dest) < n {
-		s.dest = make([]driver.Value, n)
-	}
-	return drain(rows, s.dest[:len(rows.Columns())])
-}
-
-// drain reads every row into dest (made when nil) and closes rows.
-func drain(rows driver.Rows, dest []driver.Value) error {
-	if dest == nil {
-		dest = make([]driver.Value, len(rows.Columns()))
-	}
-	for {
-		if err := rows.Next(dest); err != nil {
-			if errors.Is(err, io.EOF) {
-				return rows.Close()
-			}
-			rows.Close()
-			return err
-		}
-	}
-}

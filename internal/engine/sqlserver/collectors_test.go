@@ -222,18 +222,28 @@ func TestCollectorQueriesGolden(t *testing.T) {
 	} {
 		b.WriteString("-- " + q.name + "\n" + q.sql + ";\n\n")
 	}
-	path := filepath.Join("testdata", "golden", "collectors.sql")
+	checkGolden(t, filepath.Join("testdata", "golden", "collectors.sql"), b.String())
+}
+
+// checkGolden compares got with the golden file at path, or writes it
+// with -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
+		t.Errorf("%v (run with -update to write it)", err)
+		return
 	}
-	if b.String() != string(want) {
-		t.Errorf("collector queries differ from %s (run with -update and review):\n%s", path, b.String())
+	if got != string(want) {
+		t.Errorf("T-SQL differs from %s (run with -update and review the diff):\n%s", path, got)
 	}
 }

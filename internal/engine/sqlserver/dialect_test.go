@@ -2,7 +2,6 @@ package sqlserver
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -58,18 +57,5 @@ func TestWorkloadsGolden(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("%d workloads run on sqlserver; want credit-top1, inserts-* and thousand-*", n)
 	}
-	path := filepath.Join("testdata", "golden", "workloads.sql")
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("workload T-SQL differs from %s (run with -update and review):\n%s", path, b.String())
-	}
+	checkGolden(t, filepath.Join("testdata", "golden", "workloads.sql"), b.String())
 }

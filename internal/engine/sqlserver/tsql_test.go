@@ -1,7 +1,6 @@
 package sqlserver
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,24 +68,7 @@ func TestCatalogGolden(t *testing.T) {
 		name := o.Name + ".sql"
 		seen[name] = true
 		got := renderObserver(t, o)
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%s: %v (run with -update to write it)", o.Name, err)
-			continue
-		}
-		if got != string(want) {
-			t.Errorf("%s: T-SQL differs from %s (run with -update and review the diff):\n%s", o.Name, path, got)
-		}
+		checkGolden(t, filepath.Join(dir, name), got)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
 	for _, f := range files {
