@@ -123,6 +123,15 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
 	workers := make([]*worker, cfg.Clients)
 	var stop atomic.Bool
+	// stopping tells Ops that wait (workload.Stopping) that the run ends;
+	// the flag alone is read only between Ops.
+	stopping := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() {
+		stop.Store(true)
+		stopOnce.Do(func() { close(stopping) })
+	}
+	wctx := workload.WithStopping(ctx, stopping)
 	var wg sync.WaitGroup
 	// done closes when every session has run out of work (workload.ErrDone).
 	done := make(chan struct{})
@@ -137,7 +146,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		wg.Add(1)
 		go func(wk *worker, op workload.Op) {
 			defer wg.Done()
-			wk.loop(ctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
+			wk.loop(wctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
 			// A session that ends, done or failed, no longer holds the run
 			// open; a failure is reported when the run ends.
 			if left.Add(-1) == 0 {
@@ -161,7 +170,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	if timer(cfg.Warmup) {
 		select {
 		case <-done:
-			stop.Store(true)
+			halt()
 			wg.Wait()
 			if _, err := collate(cfg, time.Millisecond, workers); err != nil {
 				return Result{}, err // the sessions failed rather than ran out
@@ -179,7 +188,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			}
 		}
 	}
-	stop.Store(true)
+	halt()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return Result{}, err

@@ -238,6 +238,9 @@ func (w *replayer) exec(ctx context.Context, conn workload.Conn, exec workload.E
 	return stmt.Exec(ctx, st.Params...)
 }
 
+// sleepUntil waits until t; when the run ends first it returns
+// workload.ErrDone, so that a session waiting for a statement due after
+// the window does not hold the run open.
 func sleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
@@ -248,6 +251,8 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	select {
 	case <-timer.C:
 		return nil
+	case <-workload.Stopping(ctx):
+		return workload.ErrDone
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -270,4 +270,15 @@ func TestSyncModeKeepsTiming(t *testing.T) {
 			t.Errorf("speed %v: max latency %.0f ms; want the waits between statements kept out of it", speed, res.Latency.Max)
 		}
 	}
+	// At speed 0.01 the second statement is due some 50 s in: a 2 s run
+	// ends at its window, not when the waiting session wakes.
+	wl := script.Meta(replay.Options{Mode: replay.Sync, Speed: 0.01})
+	began := time.Now()
+	res, err := driver.Run(ctx, driver.Config{Clients: 1, Duration: 2 * time.Second}, dial, wl.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 5*time.Second || res.Executed != 1 {
+		t.Errorf("slow sync replay: took %v, executed %d; want it to end at its 2 s window after the first statement", took, res.Executed)
+	}
 }

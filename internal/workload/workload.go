@@ -53,6 +53,23 @@ func Started(ctx context.Context) {
 	}
 }
 
+type stoppingKey struct{}
+
+// WithStopping returns ctx carrying a channel that the driver closes when
+// the run ends.
+func WithStopping(ctx context.Context, stopping <-chan struct{}) context.Context {
+	return context.WithValue(ctx, stoppingKey{}, stopping)
+}
+
+// Stopping is closed when the run ends: an Op that waits before sending
+// (a replay keeping the captured timing) stops waiting and returns
+// ErrDone, rather than hold the run open past its window. Nil (never
+// closed) outside a run.
+func Stopping(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(stoppingKey{}).(<-chan struct{})
+	return ch
+}
+
 // ErrDone is returned by an Op whose session has no more work (a replay
 // that has replayed its session once): the driver stops calling it, and
 // ends the run early when every session is done.
