@@ -316,6 +316,26 @@ func TestParseGeneralLog(t *testing.T) {
 
 // A login attempt holds back what follows it until its thread logs again
 // or a refusal comes, and no longer than two seconds of log time.
+// A log that begins within a second (opened again mid-second) has
+// entries without a time before its first dated line: they take that
+// time, in order, rather than the zero time (which made every later
+// offset some 2,000 years).
+func TestGeneralLogUndatedStart(t *testing.T) {
+	log := "\t\t     7 Query\tSELECT 'undated 1'\n" +
+		"\t\t     7 Query\tSELECT 'undated 2'\n" +
+		"261122 10:00:05\t     7 Query\tSELECT 'dated'\n" +
+		"261122 10:00:07\t     7 Query\tSELECT 'two seconds on'\n"
+	recs, _ := parse(t, "general-log", capture.Filter{}, log)
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s@%d", r.SQL, r.Offset))
+	}
+	want := []string{"SELECT 'undated 1'@0", "SELECT 'undated 2'@0", "SELECT 'dated'@0", "SELECT 'two seconds on'@2000000"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("records = %v; want %v", got, want)
+	}
+}
+
 func TestGeneralLogHoldsLoginAttempts(t *testing.T) {
 	log := "261122 10:00:00\t     8 Connect\tapp@localhost on shop using Socket\n" +
 		"\t\t     9 Query\tSELECT 'other thread'\n" +

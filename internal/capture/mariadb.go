@@ -296,6 +296,15 @@ func (p *Parser) releaseHeld(name string, all bool) error {
 	n := 0
 	for ; n < len(g.held); n++ {
 		h := &g.held[n]
+		if h.at.IsZero() {
+			// An entry before the log's first time (a file that begins
+			// within a second, after a reopen) takes the first time that
+			// follows: within a second of it.
+			if g.now.IsZero() && !all {
+				break
+			}
+			h.at = g.now
+		}
 		if s := h.sess; s != nil && s.attempt {
 			if !all && len(g.held) <= holdMax && g.now.Sub(s.connectAt) < holdFor {
 				break
