@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -29,6 +30,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	engine := fs.String("engine", "", "postgres or mariadb: the engine whose log it is (implied by --source; with auto, only its formats are considered)")
 	ds := fs.String("dataset", "", "the obsbench dataset the workload ran on, recorded so that a replay on a managed server loads it")
 	tag := fs.String("tag", "", "a string in every statement of the workload, recorded so that observers' records of a replay are counted by it")
+	scale := fs.Int("scale", 1, "the dataset's scale the workload ran at (dss: rows x N), recorded so that a replay loads the same")
 	wl := fs.String("workload", "", "the obsbench workload captured, recorded so that a replay runs its set-up (its dataset, tag and functions)")
 	dbs := fs.String("database", "", "keep only sessions on these databases (comma-separated)")
 	users := fs.String("user", "", "keep only sessions of these users (comma-separated)")
@@ -66,6 +68,18 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if h.Tag == "" {
 			h.Tag = m.Tag
 		}
+	}
+	if *scale != 1 {
+		if h.Dataset == "" {
+			return usagef("--scale %d needs --dataset or --workload: the scale is the dataset's", *scale)
+		}
+		if *scale > 100 {
+			return usagef("--scale %d: want 1 to 100", *scale)
+		}
+		if _, err := dataset.Scaled(h.Dataset, *scale); err != nil {
+			return usagef("--scale: %v", err)
+		}
+		h.Scale = *scale
 	}
 	files, src, err := logFiles(logs, *source, *engine)
 	if err != nil {

@@ -57,6 +57,9 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--out", out, "--engine", "oracle", short}, `--engine "oracle": want postgres or mariadb`},
 		{[]string{"--out", out, "--engine", "mariadb", "--source", "csvlog", short}, "--engine mariadb and --source csvlog disagree: csvlog is a postgres log"},
 		{[]string{"--out", out, "--workload", "nope", short}, `workload "nope"`},
+		{[]string{"--out", out, "--scale", "3", short}, "--scale 3 needs --dataset or --workload"},
+		{[]string{"--out", out, "--workload", "credit-top1", "--scale", "3", short}, "--scale: dataset credit has one size"},
+		{[]string{"--out", out, "--dataset", "dss", "--scale", "0", short}, "--scale: scale 0: want 1 or more"},
 		{[]string{"--out", out, filepath.Join(tmp, "none.csv")}, "log " + filepath.Join(tmp, "none.csv") + ": no such file or directory"},
 		{[]string{"--out", out, empty}, "log directory " + empty + " has no *.csv, *.json or *.log files"},
 		{[]string{"--out", out, "--engine", "postgres", empty}, "log directory " + empty + " has no *.csv or *.json files"},
@@ -121,7 +124,7 @@ func TestCaptureCommand(t *testing.T) {
 			"captured 13 statements of 3 sessions (3 connects, 3 disconnects; 29 log entries skipped) from 0.0 MB of jsonlog"},
 		{[]string{"--source", "csvlog", "--app", "web", dir}, "postgres", "csvlog",
 			"captured 9 statements of 2 sessions (2 connects, 2 disconnects;"},
-		{[]string{"--exclude-user", "root,obsbench_system", general}, "mariadb", "general-log",
+		{[]string{"--exclude-user", "root,obsbench_system", "--workload", "dss-mix", "--scale", "3", general}, "mariadb", "general-log",
 			"captured 10 statements of 4 sessions (4 connects, 4 disconnects;"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -140,6 +143,9 @@ func TestCaptureCommand(t *testing.T) {
 			defer c.Close()
 			if h := r.Header(); h.Engine != tt.engine || h.Source != tt.source {
 				t.Errorf("header %+v; want engine %s, source %s", h, tt.engine, tt.source)
+			}
+			if h := r.Header(); tt.engine == "mariadb" && (h.Workload != "dss-mix" || h.Dataset != "dss" || h.Scale != 3) {
+				t.Errorf("header %+v; want workload dss-mix on dataset dss at scale 3", h)
 			}
 			for err == nil {
 				_, err = r.Next()
