@@ -268,7 +268,7 @@ func captureFile(ctx context.Context, logPath, capPath string) error {
 	}
 	defer out.Close()
 	w := capture.NewWriter(out, capture.Header{Engine: "postgres", Source: "csvlog"})
-	p, err := capture.NewParser("csvlog", capture.Filter{Applications: []string{"obsbench-driver"}}, w)
+	p, err := capture.NewParser("csvlog", capture.Filter{Applications: []string{postgres.DriverApplication}}, w)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/study"
@@ -156,7 +157,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
 	filter := capture.Filter{Contains: c.wl.Tag}
 	if c.engine == "postgres" {
-		filter.Applications = []string{driverApplication}
+		filter.Applications = []string{postgres.DriverApplication}
 	}
 	p, err := capture.NewParser(source, filter, w)
 	if err != nil {
@@ -199,10 +200,6 @@ func capturedLogs(tgt experiment.Target) ([]string, error) {
 	}
 	return nil, errors.New("the built-in capture needs obsbench's managed server")
 }
-
-// driverApplication is the application_name of obsbench's driver sessions:
-// a capture of a run keeps only theirs, not obsbench's own queries.
-const driverApplication = "obsbench-driver"
 
 func parseFile(ctx context.Context, p *capture.Parser, path string) error {
 	f, err := os.Open(path)

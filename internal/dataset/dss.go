@@ -41,15 +41,17 @@ func DSSSize(scale int) DSSScale {
 	return DSSScale{Customers: dssCustomers * scale, Products: dssProducts * scale, Orders: dssOrders * scale}
 }
 
-// skewed draws 1..n with density falling as 1/sqrt: a few popular values.
-func skewed(u float64, n int) int32 {
+// Skewed draws 1..n from u in [0,1) with density falling as 1/sqrt: a few
+// popular values. The dss-mix workload draws its parameters with it, so that
+// the popular customers and products are the ones asked about most.
+func Skewed(u float64, n int) int32 {
 	return int32(1 + int(u*u*float64(n))%n)
 }
 
 // dssLine is line k of order i: its product, quantity and price in cents.
 func dssLine(sz DSSScale, i, k int) (product int32, qty int32, cents int64) {
 	r := rowRand(13, i*DSSLinesPerOrder+k)
-	product = skewed(r.Float64(), sz.Products)
+	product = Skewed(r.Float64(), sz.Products)
 	return product, int32(1 + r.IntN(5)), dssPriceCents(product)
 }
 
@@ -107,7 +109,7 @@ func dssDataset(scale int) Dataset {
 					// Orders are numbered in date order, as an OLTP system
 					// numbers them.
 					day := DSSFirstDay.AddDate(0, 0, i*DSSDays/sz.Orders)
-					return []any{int32(i + 1), skewed(r.Float64(), sz.Customers), day, dssStatuses[r.IntN(len(dssStatuses))], float64(total) / 100}
+					return []any{int32(i + 1), Skewed(r.Float64(), sz.Customers), day, dssStatuses[r.IntN(len(dssStatuses))], float64(total) / 100}
 				},
 			},
 			{

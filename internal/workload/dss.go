@@ -83,13 +83,11 @@ var dssQueries = []dssQuery{
 }
 
 func customer(r *rand.Rand, sz dataset.DSSScale) int {
-	u := r.Float64() // skewed like the orders' customers: popular ones asked about more
-	return 1 + int(u*u*float64(sz.Customers))%sz.Customers
+	return int(dataset.Skewed(r.Float64(), sz.Customers))
 }
 
 func product(r *rand.Rand, sz dataset.DSSScale) int {
-	u := r.Float64()
-	return 1 + int(u*u*float64(sz.Products))%sz.Products
+	return int(dataset.Skewed(r.Float64(), sz.Products))
 }
 
 func region(r *rand.Rand) string {

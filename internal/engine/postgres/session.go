@@ -40,13 +40,17 @@ type Session struct {
 	onReady  func(fd uintptr) bool // c.ready, bound once
 }
 
+// DriverApplication is the application_name of the driver's sessions: a
+// capture of a run keeps only theirs, not obsbench's own queries.
+const DriverApplication = "obsbench-driver"
+
 // Connect opens a driver session on the dataset database.
 func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	cfg, err := pgconn.ParseConfig(s.dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse dsn: %w", err)
 	}
-	cfg.RuntimeParams["application_name"] = "obsbench-driver"
+	cfg.RuntimeParams["application_name"] = DriverApplication
 	s.setSearchPath(cfg.RuntimeParams)
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
