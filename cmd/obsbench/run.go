@@ -163,16 +163,6 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	if c.wl, err = lookupWorkload(fs, f); err != nil {
 		return c, err
 	}
-	if f.replayPasses > 0 {
-		// A fixed-work replay: the warm-up would take part of the work,
-		// and --duration only caps it.
-		if !flagSet(fs, "warmup") {
-			c.warmup = 0
-		}
-		if !flagSet(fs, "duration") {
-			c.duration = time.Hour
-		}
-	}
 	given := map[string]int{}
 	for name, v := range f.params {
 		if flagSet(fs, name) {
@@ -181,6 +171,16 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	}
 	if c.wl, err = c.wl.WithParams(given); err != nil {
 		return c, usageError{err}
+	}
+	if f.replayPasses > 0 || c.wl.FixedWork() {
+		// Fixed work (a replay of N passes, dss-mix's --blocks): the
+		// warm-up would take part of the work, and --duration only caps it.
+		if !flagSet(fs, "warmup") {
+			c.warmup = 0
+		}
+		if !flagSet(fs, "duration") {
+			c.duration = time.Hour
+		}
 	}
 	if !c.wl.RunsOn(f.engine) {
 		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), f.engine)

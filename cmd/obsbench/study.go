@@ -80,6 +80,7 @@ func studyArgs(st study.Study, wl string, args []string) []string {
 	if st.Duration != "" {
 		out = append(out, "--duration", st.Duration)
 	}
+	out = append(out, st.Args...)
 	return append(out, args...)
 }
 

@@ -122,8 +122,12 @@ func init() {
 		Engines:        []string{"postgres", "mariadb"},
 		EngineSetup:    dssSetup,
 		DefaultClients: 8,
-		Params:         []Param{{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dss dataset scale (rows x scale)"}},
-		Build:          func(p map[string]int) Workload { return dssMix{scale: p["scale"]} },
+		Params: []Param{
+			{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dss dataset scale (rows x scale)"},
+			{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
+				Usage: "dss-mix: each session runs this many blocks of 101 statements (every query as often as its weight; the same statements in each session, in its own order), then the run ends (fixed work; --duration is then a cap); 0 draws until --duration ends"},
+		},
+		Build: func(p map[string]int) Workload { return dssMix{scale: p["scale"], blocks: p["blocks"]} },
 	})
 }
 
@@ -147,11 +151,18 @@ func DSSWeights() []DSSWeight {
 // a test's way to run every query and time it alone.
 func DSSQuery(scale, i, times int) Workload { return dssMix{scale: scale, query: i, times: times} }
 
-// dssMix draws each session's next query by weight, or runs one query a
-// number of times (times > 0).
+// dssMix draws each session's next query by weight, runs blocks of the
+// mix (blocks > 0), or runs one query a number of times (times > 0).
 type dssMix struct {
 	scale        int
 	query, times int
+	blocks       int
+}
+
+// dssDraw is one execution: a query of dssQueries and its parameters.
+type dssDraw struct {
+	query int
+	args  []any
 }
 
 func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) {
@@ -159,7 +170,6 @@ func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) 
 		return nil, fmt.Errorf("dss-mix has queries 0 to %d, not %d", len(dssQueries)-1, w.query)
 	}
 	stmts := make([]Stmt, len(dssQueries))
-	total := 0
 	for i, q := range dssQueries {
 		sql := q.sql + " /* " + dssTag + " " + q.name + " */"
 		st, err := conn.Prepare(ctx, sql)
@@ -167,31 +177,88 @@ func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) 
 			return nil, fmt.Errorf("%s: %w", q.name, err)
 		}
 		stmts[i] = st
-		total += q.weight
 	}
-	sz := dataset.DSSSize(max(w.scale, 1))
-	r := rand.New(rand.NewPCG(uint64(session), 3))
-	ran := 0
+	next := w.draws(session)
 	return func(ctx context.Context) error {
-		var i int
-		if w.times > 0 {
-			if ran == w.times {
-				return ErrDone
-			}
-			i = w.query
-			ran++
-		} else {
-			for n := r.IntN(total); n >= dssQueries[i].weight; i++ {
-				n -= dssQueries[i].weight
-			}
+		d, ok := next()
+		if !ok {
+			return ErrDone
 		}
-		var args []any
-		if p := dssQueries[i].params; p != nil {
-			args = p(r, sz)
-		}
-		if err := stmts[i].Exec(ctx, args...); err != nil {
-			return fmt.Errorf("%s: %w", dssQueries[i].name, err)
+		if err := stmts[d.query].Exec(ctx, d.args...); err != nil {
+			return fmt.Errorf("%s: %w", dssQueries[d.query].name, err)
 		}
 		return nil
 	}, nil
+}
+
+// draws returns session's executions in order; false when it has no more.
+func (w dssMix) draws(session int) func() (dssDraw, bool) {
+	sz := dataset.DSSSize(max(w.scale, 1))
+	r := rand.New(rand.NewPCG(uint64(session), 3))
+	switch {
+	case w.times > 0:
+		ran := 0
+		return func() (dssDraw, bool) {
+			if ran == w.times {
+				return dssDraw{}, false
+			}
+			ran++
+			return draw(r, sz, w.query), true
+		}
+	case w.blocks > 0:
+		var queue []dssDraw
+		block := 0
+		return func() (dssDraw, bool) {
+			if len(queue) == 0 {
+				if block == w.blocks {
+					return dssDraw{}, false
+				}
+				queue = dssBlock(block, session, sz)
+				block++
+			}
+			d := queue[0]
+			queue = queue[1:]
+			return d, true
+		}
+	}
+	total := 0
+	for _, q := range dssQueries {
+		total += q.weight
+	}
+	return func() (dssDraw, bool) {
+		i := 0
+		for n := r.IntN(total); n >= dssQueries[i].weight; i++ {
+			n -= dssQueries[i].weight
+		}
+		return draw(r, sz, i), true
+	}
+}
+
+// dssBlock is block number block of session: every query as many times as
+// its weight, with parameters that depend on the block only, in an order
+// of the session's own. Every session so has the same work, whose cost
+// hardly varies with the order (the reports' cost is most of it): a run
+// of blocks ends when the slowest session is done, and with equal work
+// that is near when the others are, so its duration measures the server,
+// not which session drew the most reports.
+func dssBlock(block, session int, sz dataset.DSSScale) []dssDraw {
+	params := rand.New(rand.NewPCG(uint64(block), 7))
+	var out []dssDraw
+	for i, q := range dssQueries {
+		for range q.weight {
+			out = append(out, draw(params, sz, i))
+		}
+	}
+	order := rand.New(rand.NewPCG(uint64(session), uint64(block)+11))
+	order.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// draw is an execution of query i with parameters from r.
+func draw(r *rand.Rand, sz dataset.DSSScale, i int) dssDraw {
+	d := dssDraw{query: i}
+	if p := dssQueries[i].params; p != nil {
+		d.args = p(r, sz)
+	}
+	return d
 }

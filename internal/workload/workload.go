@@ -132,6 +132,10 @@ type Param struct {
 	Default  int
 	Min, Max int
 	Usage    string
+	// FixedWork says that a value above 0 gives each session a fixed
+	// amount of work: the run ends when every session is done (its
+	// duration is the measure, --duration only a cap), not at a time.
+	FixedWork bool
 }
 
 var registry = map[string]Meta{}
@@ -213,6 +217,17 @@ func (m Meta) WithParams(values map[string]int) (Meta, error) {
 // Value is the value parameter name has in m (0 if m has no such
 // parameter).
 func (m Meta) Value(name string) int { return m.values[name] }
+
+// FixedWork says whether m, with its parameter values, gives each session
+// a fixed amount of work (see Param.FixedWork).
+func (m Meta) FixedWork() bool {
+	for _, p := range m.Params {
+		if p.FixedWork && m.values[p.Name] > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // HasParam says whether m takes parameter name.
 func (m Meta) HasParam(name string) bool {

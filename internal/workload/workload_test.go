@@ -2,6 +2,8 @@ package workload_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -44,8 +46,8 @@ func TestWithParams(t *testing.T) {
 	for _, p := range workload.AllParams() {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "batch,scale" {
-		t.Errorf("AllParams = %v; want [batch scale]", names)
+	if strings.Join(names, ",") != "batch,blocks,scale" {
+		t.Errorf("AllParams = %v; want [batch blocks scale]", names)
 	}
 }
 
@@ -213,5 +215,73 @@ func TestDSSMixWeights(t *testing.T) {
 		if got := float64(counts[i]); math.Abs(got-want) > 5*math.Sqrt(want) {
 			t.Errorf("%s ran %.0f times in %d draws; its weight %d/%d says %.0f", w.Query, got, draws, w.Weight, total, want)
 		}
+	}
+}
+
+// dss-mix with --blocks is fixed work: each session runs every query as
+// often as its weight per block, the same executions as every other
+// session in an order of its own, and is then done.
+func TestDSSMixBlocks(t *testing.T) {
+	m, err := workload.Lookup("dss-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.FixedWork() {
+		t.Error("dss-mix without --blocks says it is fixed work")
+	}
+	const blocks = 2
+	if m, err = m.WithParams(map[string]int{"blocks": blocks}); err != nil || !m.FixedWork() {
+		t.Fatalf("WithParams(blocks=2): FixedWork %v, %v", m.FixedWork(), err)
+	}
+	weights := workload.DSSWeights()
+	total := 0
+	for _, w := range weights {
+		total += w.Weight
+	}
+	var orders []string
+	var work []string
+	for session := range 3 {
+		c := &recorder{}
+		op, err := m.New().Worker(context.Background(), c, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		ran := make([]int, len(weights))
+		for n := 0; ; n++ {
+			err := op(context.Background())
+			if errors.Is(err, workload.ErrDone) {
+				break
+			}
+			if err != nil || n > blocks*total {
+				t.Fatalf("session %d, execution %d: %v (want ErrDone after %d)", session, n, err, blocks*total)
+			}
+			order = append(order, strconv.Itoa(c.last))
+			ran[c.last]++
+		}
+		if len(order) != blocks*total {
+			t.Errorf("session %d ran %d statements; want %d blocks of %d", session, len(order), blocks, total)
+		}
+		for i, w := range weights {
+			if n := ran[i]; n != blocks*w.Weight {
+				t.Errorf("session %d ran %s %d times; want %d (weight %d x %d blocks)", session, w.Query, n, blocks*w.Weight, w.Weight, blocks)
+			}
+		}
+		orders = append(orders, strings.Join(order, " "))
+		// The same executions: each query's arguments, as a sorted multiset.
+		var args []string
+		for _, run := range c.runs {
+			for _, a := range run {
+				args = append(args, fmt.Sprint(a))
+			}
+		}
+		slices.Sort(args)
+		work = append(work, strings.Join(args, ","))
+	}
+	if work[0] != work[1] || work[1] != work[2] {
+		t.Error("sessions ran different executions; want the same work in each")
+	}
+	if orders[0] == orders[1] || orders[1] == orders[2] {
+		t.Error("two sessions ran their executions in the same order; want an order of each session's own")
 	}
 }
