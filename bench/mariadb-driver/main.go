@@ -43,7 +43,7 @@ func run(ctx context.Context, clients, runs int, d time.Duration, profile string
 		return err
 	}
 	defer m.Stop()
-	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{})
+	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Password: m.Password()})
 	if err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer stop()
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(*out, 0o700); err != nil {
 		return err
 	}
 	if err := prepareData(ctx, target, "postgres", wl, ds, logf); err != nil {
@@ -185,7 +185,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Cost         loopCost      `json:"cost"`
 		Calibrations []Calibration `json:"calibrations"`
 	}{cost, cals}, "", "  ")
-	if err := os.WriteFile(filepath.Join(*out, "calibration.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(*out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", *out)

@@ -86,7 +86,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	h.Engine, h.Source = capture.EngineOf(src), src
-	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return usagef("--out %s exists: obsbench does not overwrite a capture", *out)

@@ -67,7 +67,7 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 func TestInspectMariaDB(t *testing.T) {
 	m := servertest.MariaDB(t, nil)
 	var stdout, stderr bytes.Buffer
-	dsn := "root@unix(" + m.Socket() + ")/"
+	dsn := "root:" + m.Password() + "@unix(" + m.Socket() + ")/"
 	if code := run(context.Background(), []string{"inspect", "--engine", "mariadb", "--dsn", dsn}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

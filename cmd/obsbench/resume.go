@@ -32,7 +32,7 @@ func writeExperiment(c runConfig) error {
 		return err
 	}
 	path := filepath.Join(c.out, experimentFile)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("record the experiment: %w", err)
 	}
@@ -103,7 +103,7 @@ func finishedRuns(dir string, warn func(string, ...any)) (map[int]result.Run, er
 	var trunc *result.TruncatedError
 	if errors.Is(err, os.ErrNotExist) {
 		// Stopped before its first run finished.
-		if err := os.WriteFile(path, nil, 0o644); err != nil {
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
 			return nil, err
 		}
 		return map[int]result.Run{}, nil

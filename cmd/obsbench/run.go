@@ -319,7 +319,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		return nil, err
 	}
 	defer stop()
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+	if err := os.MkdirAll(c.out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
 	var done map[int]result.Run

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,11 +19,7 @@ import (
 func externalMariaDB(t *testing.T) (dsn string, settings func() map[string]string) {
 	t.Helper()
 	m := servertest.MariaDB(t, nil)
-	db, err := sql.Open("mysql", m.DSN(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := servertest.OpenMariaDB(t, m, "")
 	for _, st := range []string{
 		"CREATE USER 'obs'@'localhost' IDENTIFIED BY '" + secret + "'",
 		"GRANT ALL PRIVILEGES ON *.* TO 'obs'@'localhost'",

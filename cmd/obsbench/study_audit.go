@@ -164,7 +164,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	if !ok {
 		return result.Run{}, usagef("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
 	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, managedSetup{}, logf)
@@ -203,7 +203,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	}
 	b, err := json.MarshalIndent(run, "", "  ")
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, reliabilityFile), append(b, '\n'), 0o644)
+		err = os.WriteFile(filepath.Join(dir, reliabilityFile), append(b, '\n'), 0o600)
 	}
 	return run, err
 }

@@ -57,7 +57,7 @@ func replayStudy(ctx context.Context, st study.Study, args []string, stdout, std
 		if c.dsn != "" {
 			return usagef("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
 		}
-		if err := os.MkdirAll(base, 0o755); err != nil {
+		if err := os.MkdirAll(base, 0o700); err != nil {
 			return err
 		}
 		given = filepath.Join(base, captureFile)
@@ -144,7 +144,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}

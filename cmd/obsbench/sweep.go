@@ -57,7 +57,7 @@ func runSweep(ctx context.Context, c runConfig, perUnit int, stdout, stderr io.W
 	if err := checkOut(c.out); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
+	if err := os.MkdirAll(c.out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
 	rec := sweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.sweep}
@@ -174,7 +174,7 @@ func writeSweep(dir string, rec sweepRecord) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, sweepFile), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, sweepFile), append(b, '\n'), 0o600)
 }
 
 // readSweep reads a sweep directory's record with its experiments'

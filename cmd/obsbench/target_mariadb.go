@@ -138,7 +138,7 @@ func openMariaDB(ctx context.Context, dsn string, setup managedSetup, logf func(
 			stopPrimary()
 		}
 	}
-	srv, err := mariadb.New(m.DSN(datasetDatabase), mariadb.Options{Startup: m, Host: m})
+	srv, err := mariadb.New(m.DSN(datasetDatabase), mariadb.Options{Startup: m, Host: m, Password: m.Password()})
 	if err != nil {
 		stop()
 		return nil, nil, nil, err

@@ -160,10 +160,10 @@ func generatePostgres(t *testing.T) {
 	// The roles' logging is set per role, so that the admin's own
 	// statements are not logged.
 	for _, q := range []string{
-		"CREATE ROLE app_all LOGIN", "ALTER ROLE app_all SET log_statement = 'all'",
-		"CREATE ROLE app_dur LOGIN", "ALTER ROLE app_dur SET log_min_duration_statement = 0",
-		"CREATE ROLE app_both LOGIN", "ALTER ROLE app_both SET log_statement = 'all'", "ALTER ROLE app_both SET log_min_duration_statement = 0",
-		"CREATE ROLE obsbench_system LOGIN", "ALTER ROLE obsbench_system SET log_statement = 'all'",
+		"CREATE ROLE app_all LOGIN PASSWORD 'pw'", "ALTER ROLE app_all SET log_statement = 'all'",
+		"CREATE ROLE app_dur LOGIN PASSWORD 'pw'", "ALTER ROLE app_dur SET log_min_duration_statement = 0",
+		"CREATE ROLE app_both LOGIN PASSWORD 'pw'", "ALTER ROLE app_both SET log_statement = 'all'", "ALTER ROLE app_both SET log_min_duration_statement = 0",
+		"CREATE ROLE obsbench_system LOGIN PASSWORD 'pw'", "ALTER ROLE obsbench_system SET log_statement = 'all'",
 		"CREATE DATABASE shop",
 	} {
 		if _, err := admin.Exec(ctx, q); err != nil {
@@ -181,7 +181,7 @@ func generatePostgres(t *testing.T) {
 
 	conns := make([]*pgx.Conn, len(pgSessions))
 	for i, s := range pgSessions {
-		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=shop sslmode=disable application_name=%s",
+		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s password=pw dbname=shop sslmode=disable application_name=%s",
 			pg.SocketDir(), pg.Port(), s.user, s.app))
 		if err != nil {
 			t.Fatal(err)
@@ -270,7 +270,7 @@ func waitGone(ctx context.Context, done func() (bool, error)) error {
 func generateMariaDB(t *testing.T) {
 	ctx := context.Background()
 	m := servertest.MariaDB(t, map[string]string{"general_log": "ON", "log_output": "FILE", "general_log_file": "general.log"})
-	root := openMaria(t, m.DSN(""))
+	root := openMaria(t, "root:"+m.Password()+"@unix("+m.Socket()+")/")
 	for _, q := range []string{
 		"CREATE DATABASE shop",
 		"CREATE TABLE shop.items (id int, name text, note text)",
@@ -338,7 +338,7 @@ func runMaria(t *testing.T, m *server.MariaDB, sessions []session) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := openMaria(t, m.DSN(""))
+	root := openMaria(t, "root:"+m.Password()+"@unix("+m.Socket()+")/")
 	defer root.Close()
 	for i, db := range dbs {
 		db.Close()

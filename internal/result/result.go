@@ -110,7 +110,7 @@ type Writer struct {
 // the runs of two experiments must not mix in one file, and a finished
 // experiment's results must not be overwritten.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_APPEND|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("%s already holds an experiment's results; choose another --out", path)
 	}
@@ -181,7 +181,7 @@ func ReadRuns(path string) ([]Run, error) {
 // did not finish.
 func Rewrite(path string, runs []Run) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}

@@ -200,7 +200,7 @@ func WriteSummary(path string, s Summary) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // ReadSummary reads a summary.json written by WriteSummary.

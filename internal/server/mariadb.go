@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
@@ -56,6 +58,7 @@ type MariaDB struct {
 	dataDir  string
 	port     int
 	options  map[string]string // the option file's [mariadbd] section
+	password string            // root@localhost's, also in clientFile
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has exited
 }
@@ -80,9 +83,11 @@ func FindMariaDB() (server, installDB string, err error) {
 
 // StartMariaDB creates a new server in a temporary directory with
 // mariadb-install-db and starts it on a free port on 127.0.0.1 and a unix
-// socket in that directory. root@localhost has no password and is reached
-// only there. When obsbench runs as root the server runs as the `mysql`
-// user, as the package's own server does.
+// socket in that directory. Its one account that logs in is
+// root@localhost, reached only on the socket, with a random password that
+// only the client option file in that directory holds. When obsbench runs
+// as root the server runs as the `mysql` user, as the package's own
+// server does.
 func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	logf := opts.Log
 	if logf == nil {
@@ -92,7 +97,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, _, _, err := newServerDir(mariadbPrefix, "mysql", "apt-get install mariadb-server", logf)
+	dirs, uid, gid, err := newServerDir(mariadbPrefix, "mysql", "apt-get install mariadb-server", logf)
 	if err != nil {
 		return nil, err
 	}
@@ -122,13 +127,25 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	if err := m.writeOptions(); err != nil {
 		return nil, err
 	}
+	m.password = newPassword()
+	if err := m.writeClientFile(); err != nil {
+		return nil, err
+	}
+	// The accounts are settled while the grant tables are made, before
+	// the server ever listens: see accountsSQL.
+	accounts := filepath.Join(base, "accounts.sql")
+	if err := writePrivate(accounts, accountsSQL(m.password), uid, gid); err != nil {
+		return nil, err
+	}
 	logf("mariadb-install-db %s", m.dataDir)
 	install := exec.CommandContext(ctx, installDB, "--defaults-file="+m.optionFile(), "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--skip-name-resolve")
+		"--skip-test-db", "--skip-name-resolve", "--extra-file="+accounts)
 	install.Dir = base
 	install.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-	if out, err := install.CombinedOutput(); err != nil {
-		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
+	out, err := install.CombinedOutput()
+	os.Remove(accounts)
+	if err != nil {
+		first, _, _ := strings.Cut(strings.TrimSpace(redact(string(out), m.password)), "\n\n")
 		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, m.logTail())
 	}
 	if err := m.start(ctx); err != nil {
@@ -140,6 +157,34 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 }
 
 func (m *MariaDB) optionFile() string { return filepath.Join(m.base, "my.cnf") }
+
+// accountsSQL settles the accounts mariadb-install-db creates (it runs
+// the statements in its bootstrap, where grant tables are written
+// directly and ALTER USER is not available). With
+// --auth-root-authentication-method=normal it creates root@localhost,
+// root@127.0.0.1, root@::1 and root@<host name>, all without a password:
+// any account on the machine could log in over TCP as root. Only
+// root@localhost stays (with skip_name_resolve, `localhost` is the unix
+// socket only), with a password; mariadb.sys@localhost stays too: it is
+// locked (it cannot log in) and is the definer of mysql.user and the sys
+// views, which break without it.
+func accountsSQL(password string) string {
+	return `DELETE FROM mysql.global_priv WHERE NOT (User = 'root' AND Host = 'localhost') AND User <> 'mariadb.sys';
+DELETE FROM mysql.proxies_priv WHERE NOT (User = 'root' AND Host = 'localhost');
+UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_password', '$.authentication_string', PASSWORD('` + password + `')) WHERE User = 'root' AND Host = 'localhost';
+`
+}
+
+// clientFile is the option file the mariadb client reads the socket,
+// root and its password from (0600, in the private directory): how
+// obsbench's own statements reach the server without the password on a
+// command line.
+func (m *MariaDB) clientFile() string { return filepath.Join(m.base, "client.cnf") }
+
+func (m *MariaDB) writeClientFile() error {
+	content := fmt.Sprintf("[client]\nuser = root\npassword = %s\nsocket = %s\n", m.password, m.Socket())
+	return writePrivate(m.clientFile(), content, -1, -1)
+}
 
 // writeOptions writes the option file the server starts with.
 func (m *MariaDB) writeOptions() error {
@@ -172,9 +217,24 @@ func (m *MariaDB) Option(name string) (string, bool) {
 	return v, ok
 }
 
-// DSN is a go-sql-driver/mysql DSN for database db over the unix socket.
+// DSN is a go-sql-driver/mysql DSN for database db over the unix socket,
+// without the password: the text is safe to print. Connect with Config,
+// or give Password to the driver's configuration.
 func (m *MariaDB) DSN(db string) string {
 	return fmt.Sprintf("root@unix(%s)/%s", m.Socket(), db)
+}
+
+// Password is root@localhost's password, for a driver's configuration
+// (never for a DSN's text, which reaches logs).
+func (m *MariaDB) Password() string { return m.password }
+
+// Config is the driver's configuration for database db over the unix
+// socket as root, password included.
+func (m *MariaDB) Config(db string) *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd = "root", m.password
+	cfg.Net, cfg.Addr, cfg.DBName = "unix", m.Socket(), db
+	return cfg
 }
 
 // DataDir is the server's data directory (datadir).

@@ -6,10 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql"
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/server"
 )
@@ -27,25 +28,34 @@ func TestMariaDBStartRestartStop(t *testing.T) {
 			m.Stop()
 		}
 	}()
-	query := func(dsn, q string) string {
+	query := func(cfg *mysql.Config, q string) string {
 		t.Helper()
-		db, err := sql.Open("mysql", dsn)
+		c, err := mysql.NewConnector(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		db := sql.OpenDB(c)
 		defer db.Close()
 		var v string
 		if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
-			t.Fatalf("%s on %s: %v", q, dsn, err)
+			t.Fatalf("%s on %s: %v", q, cfg.Addr, err)
 		}
 		return v
 	}
-	// Reachable on the socket and on loopback TCP, as root, with the
-	// benchmark's buffer pool and performance_schema off.
-	for _, dsn := range []string{m.DSN("mysql"), "root@tcp(127.0.0.1:" + strconv.Itoa(m.Port()) + ")/mysql"} {
-		if got := query(dsn, "SELECT CONCAT(@@innodb_buffer_pool_size, ' ', @@performance_schema, ' ', @@bind_address)"); got != "268435456 OFF 127.0.0.1" {
-			t.Errorf("buffer pool, performance_schema, bind address = %q", got)
+	// Reachable on the socket as root with its password, with the
+	// benchmark's buffer pool and performance_schema off; root listens
+	// on loopback TCP but has no account there.
+	if got := query(m.Config("mysql"), "SELECT CONCAT(@@innodb_buffer_pool_size, ' ', @@performance_schema, ' ', @@bind_address)"); got != "268435456 OFF 127.0.0.1" {
+		t.Errorf("buffer pool, performance_schema, bind address = %q", got)
+	}
+	tcp := m.Config("mysql")
+	tcp.Net, tcp.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(m.Port())
+	if c, err := mysql.NewConnector(tcp); err == nil {
+		db := sql.OpenDB(c)
+		if err := db.PingContext(ctx); err == nil || !strings.Contains(err.Error(), "not allowed to connect") {
+			t.Errorf("root over TCP with the password: %v; want no account for 127.0.0.1", err)
 		}
+		db.Close()
 	}
 	pid, err := m.PID()
 	if err != nil {
@@ -64,7 +74,7 @@ func TestMariaDBStartRestartStop(t *testing.T) {
 	if err := m.Restart(ctx); err != nil {
 		t.Fatalf("Restart: %v", err)
 	}
-	if got := query(m.DSN("mysql"), "SELECT @@performance_schema"); got != "1" {
+	if got := query(m.Config("mysql"), "SELECT @@performance_schema"); got != "1" {
 		t.Errorf("performance_schema after restart = %s, want 1", got)
 	}
 	if err := m.SetOption("performance_schema", nil); err != nil {
@@ -73,7 +83,7 @@ func TestMariaDBStartRestartStop(t *testing.T) {
 	if err := m.Restart(ctx); err != nil {
 		t.Fatalf("Restart: %v", err)
 	}
-	if got := query(m.DSN("mysql"), "SELECT @@performance_schema"); got != "0" {
+	if got := query(m.Config("mysql"), "SELECT @@performance_schema"); got != "0" {
 		t.Errorf("performance_schema after removing the option = %s, want 0", got)
 	}
 

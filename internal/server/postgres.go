@@ -47,6 +47,7 @@ type Postgres struct {
 	dataDir  string
 	port     int
 	stream   *LogStream // the server's stderr, read by obsbench
+	password string     // the superuser's, also in passFile
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
@@ -96,7 +97,9 @@ func isExecutable(path string) bool {
 // StartPostgres initialises a new cluster in a temporary directory and starts
 // it listening on a free port on 127.0.0.1 and on a unix socket in that
 // directory. When obsbench runs as root, the server runs as the unprivileged
-// `postgres` user, since PostgreSQL refuses to run as root.
+// `postgres` user, since PostgreSQL refuses to run as root. Every
+// connection, on the socket too, authenticates with SCRAM as `postgres`
+// with a random password that only the server's password file holds.
 func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error) {
 	logf := opts.Log
 	if logf == nil {
@@ -124,9 +127,22 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if p.port, err = freePort(); err != nil {
 		return nil, err
 	}
+	p.password = newPassword()
+	if err := p.writePassFile(uid, gid); err != nil {
+		return nil, err
+	}
+	// initdb reads the password from a file (a command line is visible
+	// to every account) and writes a pg_hba.conf with scram-sha-256 on
+	// every line, replication included: no line trusts.
+	pwFile := filepath.Join(base, "initdb.pw")
+	if err := writePrivate(pwFile, p.password+"\n", uid, gid); err != nil {
+		return nil, err
+	}
 	logf("initdb %s", p.dataDir)
-	if _, err := p.command(ctx, "initdb", "-D", p.dataDir, "-U", "postgres", "--auth=trust",
-		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+	_, err = p.command(ctx, "initdb", "-D", p.dataDir, "-U", "postgres", "--pwfile="+pwFile,
+		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
+	os.Remove(pwFile)
+	if err != nil {
 		return nil, err
 	}
 	if err := p.writeConfig(opts.Settings); err != nil {
@@ -180,8 +196,22 @@ func (p *Postgres) appendConfig(settings map[string]string) error {
 }
 
 // DSN is a libpq connection string for database db over the unix socket.
+// It names the server's password file, not the password: the string is
+// safe to print, and useful only to an account that can read the server's
+// private directory.
 func (p *Postgres) DSN(db string) string {
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", p.base, p.port, db)
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable passfile=%s", p.base, p.port, db, p.PassFile())
+}
+
+// PassFile is the server's libpq password file (0600, in its private
+// directory): the superuser's password for any host, port and database.
+func (p *Postgres) PassFile() string { return filepath.Join(p.base, "pgpass") }
+
+// writePassFile writes the password file, owned by the server's OS user,
+// which reads it too (pg_basebackup, a standby's WAL receiver); libpq
+// ignores a password file that others may read.
+func (p *Postgres) writePassFile(uid, gid int) error {
+	return writePrivate(p.PassFile(), "*:*:*:postgres:"+p.password+"\n", uid, gid)
 }
 
 // Port is the TCP port on 127.0.0.1.
@@ -264,7 +294,7 @@ func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) err
 func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
 	cmd.Dir = p.base
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = p.env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -279,7 +309,7 @@ func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]
 func (p *Postgres) startCommand(ctx context.Context, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
 	cmd.Dir = p.base
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = p.env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
 	cmd.Stdout, cmd.Stderr = p.stream.writer(), p.stream.writer()
 	if len(p.mounts) > 0 {
@@ -290,6 +320,19 @@ func (p *Postgres) startCommand(ctx context.Context, name string, args ...string
 		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
 	}
 	return nil
+}
+
+// env is the server binaries' environment: the password file for the
+// clients among them (psql, pg_basebackup), which no user's PGPASSWORD or
+// ~/.pgpass may override.
+func (p *Postgres) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PGPASSWORD=") && !strings.HasPrefix(kv, "PGPASSFILE=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "LC_ALL=C", "PGPASSFILE="+p.PassFile())
 }
 
 func (p *Postgres) logTail() string { return fileTail(p.ServerLog(), 15) }

@@ -30,10 +30,11 @@ func TestStartRestartStop(t *testing.T) {
 	}()
 	base := pg.SocketDir()
 
-	// Reachable on the unix socket and on loopback TCP, as a superuser.
+	// Reachable on the unix socket and on loopback TCP, as a superuser,
+	// with the password in the server's password file.
 	for _, dsn := range []string{
 		pg.DSN("postgres"),
-		"host=127.0.0.1 port=" + strconv.Itoa(pg.Port()) + " user=postgres dbname=postgres sslmode=disable",
+		"host=127.0.0.1 port=" + strconv.Itoa(pg.Port()) + " user=postgres dbname=postgres sslmode=disable passfile=" + pg.PassFile(),
 	} {
 		conn, err := pgx.Connect(ctx, dsn)
 		if err != nil {

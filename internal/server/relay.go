@@ -14,25 +14,33 @@ import (
 // are in flight per direction, which bounds throughput at relayQueue
 // reads per delay: far above a replication stream's needs at the delays
 // of a LAN or a region.
+//
+// A loopback port is open to every account on the machine, so the relay
+// serves only connections made by one OS user, the standby's: any other
+// is closed before the target is dialled (the kernel's socket table says
+// whose a loopback connection is).
 type Relay struct {
-	ln     net.Listener
-	target string
-	delay  time.Duration
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	closed bool
+	ln      net.Listener
+	target  string
+	delay   time.Duration
+	uid     int // the only OS user whose connections are relayed
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	conns   map[net.Conn]bool
+	closed  bool
+	refused int // connections of other users, closed unserved
 }
 
 const relayQueue = 4096
 
-// StartRelay listens on 127.0.0.1 and relays to target with delay.
-func StartRelay(target string, delay time.Duration) (*Relay, error) {
+// StartRelay listens on 127.0.0.1 and relays to target with delay the
+// connections of OS user uid.
+func StartRelay(target string, delay time.Duration, uid int) (*Relay, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	r := &Relay{ln: ln, target: target, delay: delay, conns: map[net.Conn]bool{}}
+	r := &Relay{ln: ln, target: target, delay: delay, uid: uid, conns: map[net.Conn]bool{}}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -40,6 +48,14 @@ func StartRelay(target string, delay time.Duration) (*Relay, error) {
 
 // Port is the port clients connect to.
 func (r *Relay) Port() int { return r.ln.Addr().(*net.TCPAddr).Port }
+
+// Refused is how many connections the relay closed because another OS
+// user made them.
+func (r *Relay) Refused() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refused
+}
 
 // Close stops accepting and closes every relayed connection.
 func (r *Relay) Close() error {
@@ -60,6 +76,13 @@ func (r *Relay) accept() {
 		in, err := r.ln.Accept()
 		if err != nil {
 			return
+		}
+		if uid, err := peerUID(in); err != nil || uid != r.uid {
+			in.Close()
+			r.mu.Lock()
+			r.refused++
+			r.mu.Unlock()
+			continue
 		}
 		out, err := net.DialTimeout("tcp", r.target, 5*time.Second)
 		if err != nil {

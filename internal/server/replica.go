@@ -3,17 +3,17 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
 )
 
 // replicaUser is the account a managed replica reads the primary's binary
-// log as, over loopback TCP (root is reached only on the socket).
-const (
-	replicaUser     = "obsbench_repl"
-	replicaPassword = "obsbench_repl"
-)
+// log as, over loopback TCP (root is reached only on the socket), with a
+// random password of its own (which the replica keeps in its data
+// directory's master.info).
+const replicaUser = "obsbench_repl"
 
 // ReplicaOptions configures a managed MariaDB replica.
 type ReplicaOptions struct {
@@ -55,8 +55,9 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 	if err := m.Restart(ctx); err != nil {
 		return nil, fmt.Errorf("restart the primary with its binary log: %w", err)
 	}
-	if _, err := m.sql(ctx, fmt.Sprintf("CREATE USER IF NOT EXISTS %s@'127.0.0.1' IDENTIFIED BY '%s'; GRANT REPLICATION SLAVE ON *.* TO %s@'127.0.0.1'",
-		replicaUser, replicaPassword, replicaUser)); err != nil {
+	replicaPassword := newPassword()
+	if _, err := m.sql(ctx, fmt.Sprintf("CREATE OR REPLACE USER %s@'127.0.0.1' IDENTIFIED BY '%s'; GRANT REPLICATION SLAVE ON *.* TO %s@'127.0.0.1'",
+		replicaUser, replicaPassword, replicaUser), replicaPassword); err != nil {
 		return nil, err
 	}
 	settings := map[string]string{"server_id": "2", "skip_slave_start": "ON"}
@@ -76,14 +77,15 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 	}()
 	port := m.port
 	if opts.Delay > 0 {
-		if r.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", m.port), opts.Delay); err != nil {
+		// Only the replica's processes (its OS user) may use the relay.
+		if r.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", m.port), opts.Delay, rm.uid()); err != nil {
 			return nil, err
 		}
 		port = r.relay.Port()
 		logf("replica connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, port)
 	}
 	if _, err := rm.sql(ctx, fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos; START SLAVE",
-		port, replicaUser, replicaPassword)); err != nil {
+		port, replicaUser, replicaPassword), replicaPassword); err != nil {
 		return nil, err
 	}
 	if opts.SemiSync {
@@ -122,7 +124,7 @@ func (r *Replica) WaitStreaming(ctx context.Context) error {
 	if r.semiSync {
 		query = "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS'"
 	}
-	err := pollOne(ctx, r.primary.sql, query)
+	err := pollOne(ctx, func(ctx context.Context, q string) (string, error) { return r.primary.sql(ctx, q) }, query)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("replica not connected: %w\nreplica error log:\n%s", err, r.logTail())
 	}
@@ -143,12 +145,25 @@ func (r *Replica) Stop() error {
 }
 
 // sql runs statements as root over the server's socket with the mariadb
-// client and returns the output (tab-separated, no headers).
-func (m *MariaDB) sql(ctx context.Context, stmts string) (string, error) {
-	cmd := exec.CommandContext(ctx, "mariadb", "--no-defaults", "--socket="+m.Socket(), "-u", "root", "-N", "-B", "-e", stmts)
+// client and returns the output (tab-separated, no headers). The
+// statements go on its standard input, not its command line, which every
+// account can read: they may hold a password, given in secrets so that an
+// error quotes them without it.
+func (m *MariaDB) sql(ctx context.Context, stmts string, secrets ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "mariadb", "--defaults-file="+m.clientFile(), "-N", "-B")
+	cmd.Stdin = strings.NewReader(stmts)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("mariadb -e %q: %w: %s", stmts, err, strings.TrimSpace(string(out)))
+		secrets = append(secrets, m.password)
+		return "", fmt.Errorf("mariadb: %s: %w: %s", redact(stmts, secrets...), err, redact(strings.TrimSpace(string(out)), secrets...))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// uid is the OS user the server runs as.
+func (m *MariaDB) uid() int {
+	if m.cred != nil {
+		return int(m.cred.Uid)
+	}
+	return os.Geteuid()
 }

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"database/sql"
 	"syscall"
 	"testing"
 	"time"
@@ -23,11 +22,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 		t.Fatalf("StartReplica: %v", err)
 	}
 	defer r.Stop()
-	db, err := sql.Open("mysql", m.DSN("mysql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := servertest.OpenMariaDB(t, m, "mysql")
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE t"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +78,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	}
 
 	// The row is on the replica.
-	rdb, err := sql.Open("mysql", r.DSN("mysql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
+	rdb := servertest.OpenMariaDB(t, r.MariaDB, "mysql")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int

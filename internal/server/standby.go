@@ -49,23 +49,30 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	if err != nil {
 		return nil, err
 	}
-	s := &Standby{Postgres: &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs}, primary: p, sync: opts.Sync}
+	// The copy has the primary's roles and password; the standby keeps
+	// its own password file, which pg_basebackup -R names (not the
+	// password) in the connection it writes for the WAL receiver.
+	s := &Standby{Postgres: &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: p.password}, primary: p, sync: opts.Sync}
 	ok := false
 	defer func() {
 		if !ok {
 			s.Stop()
 		}
 	}()
+	if err := s.writePassFile(uid, gid); err != nil {
+		return nil, err
+	}
 	if s.port, err = freePort(); err != nil {
 		return nil, err
 	}
-	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s", p.base, p.port, StandbyName)
+	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s passfile=%s", p.base, p.port, StandbyName, s.PassFile())
 	if opts.Delay > 0 {
 		logf("standby link: %s", netemStatus(ctx))
-		if s.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", p.port), opts.Delay); err != nil {
+		// Only the standby's processes (its OS user) may use the relay.
+		if s.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", p.port), opts.Delay, uid); err != nil {
 			return nil, err
 		}
-		conn = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s", s.relay.Port(), StandbyName)
+		conn = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s passfile=%s", s.relay.Port(), StandbyName, s.PassFile())
 		logf("standby connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, s.relay.Port())
 	}
 	logf("pg_basebackup -R into %s", s.dataDir)

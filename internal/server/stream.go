@@ -46,7 +46,7 @@ func openLogStream(path string, uid, gid int) (*LogStream, error) {
 	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("create the server's log pipe: %w", err)
 	}
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		syscall.Close(fds[0])
 		syscall.Close(fds[1])

@@ -57,7 +57,11 @@ func (d *device) write(n int) syscall.Errno {
 // New mounts dir as a slow view of backing: every write to a file under
 // dir waits delay, and writes from all processes queue behind each other.
 // Other users may use the mount (allow_other), so that a server running as
-// its own user can write to it. Both directories must exist.
+// its own user can write to it, and the kernel checks every access against
+// the backing files' owners and modes (default_permissions): without that
+// check, the loopback file system would serve any account that reaches
+// the mount with the rights of obsbench, root. Both directories must
+// exist.
 func New(dir, backing string, delay time.Duration) (*Mount, error) {
 	return NewFull(dir, backing, delay, 0)
 }
@@ -78,6 +82,7 @@ func NewFull(dir, backing string, delay time.Duration, capacity int64) (*Mount, 
 	root.RootNode = rootNode
 	srv, err := fs.Mount(dir, rootNode, &fs.Options{MountOptions: fuse.MountOptions{
 		AllowOther: true, DirectMountStrict: true, FsName: "obsbench-slowfs", Name: "slowfs",
+		Options: []string{"default_permissions"},
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("mount slow directory %s (FUSE): %w", dir, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/outsider"
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
@@ -107,5 +108,54 @@ func TestChildrenDoNotInheritFuse(t *testing.T) {
 	}
 	if strings.Contains(string(out), "/dev/fuse") {
 		t.Errorf("a child process holds /dev/fuse:\n%s", out)
+	}
+}
+
+// Another account that reaches the mount point can read and write there
+// only what the backing files' owners and modes allow: the kernel checks
+// (default_permissions), while the file system itself acts as root. The
+// directories here are open to everyone (0755) so that only the mount
+// stands between the outsider and a file that only its owner may read.
+func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
+	base, err := os.MkdirTemp("", "obsbench-slowfs-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
+	for _, d := range []string{dir, backing, filepath.Join(backing, "theirs")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A directory of the outsider's own: what it may write (the control
+	// that shows the outsider's commands work through the mount).
+	if err := os.Chown(filepath.Join(backing, "theirs"), outsider.UID(t), -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(backing, "server.log"), []byte("SELECT secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, err := slowfs.New(dir, backing, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+
+	log := filepath.Join(dir, "server.log")
+	outsider.MustBeRefused(t, []string{"Permission denied"},
+		outsider.Run(t, "reading a 0600 file through the mount", "cat", log),
+		outsider.Run(t, "appending to a 0600 file through the mount", "sh", "-c", "echo x >> "+log),
+		outsider.Run(t, "creating a file in a 0755 directory of root's through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
+	)
+	own := outsider.Run(t, "writing in its own directory through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "theirs", "own.log"))
+	if own.Err != nil {
+		t.Errorf("as %s, %s: %v %s; want it allowed", outsider.Account, own.What, own.Err, own.Output)
+	}
+	if b, err := os.ReadFile(filepath.Join(backing, "server.log")); err != nil || string(b) != "SELECT secret\n" {
+		t.Errorf("server.log = %q, %v; want it unchanged", b, err)
 	}
 }

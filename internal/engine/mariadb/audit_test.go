@@ -8,6 +8,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -34,11 +35,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 		}
 	}
 	o.Settings = settings
-	db, err := sql.Open("mysql", m.DSN(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := servertest.OpenMariaDB(t, m, "")
 	if _, err := db.ExecContext(ctx, "CREATE USER obsbench_system@localhost IDENTIFIED BY 'x'"); err != nil {
 		t.Fatal(err)
 	}

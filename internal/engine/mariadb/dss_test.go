@@ -26,7 +26,7 @@ const dssTimes = 3
 func TestDSSMix(t *testing.T) {
 	ctx := context.Background()
 	m := servertest.MariaDB(t, nil)
-	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{})
+	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Password: m.Password()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,9 @@ type Options struct {
 	// Database, if set, is the database the dataset is loaded into,
 	// instead of the DSN's: obsbench creates it and marks it as its own.
 	Database string
+	// Password, if set, is the password to connect with instead of the
+	// DSN's: a managed server's, which is kept out of every DSN's text.
+	Password string
 }
 
 // New returns the server reached by dsn, a go-sql-driver/mysql DSN
@@ -81,6 +84,9 @@ func New(dsn string, opts Options) (*Server, error) {
 	cfg.Logger = log.New(io.Discard, "", 0)
 	if opts.Database != "" {
 		cfg.DBName = opts.Database
+	}
+	if opts.Password != "" {
+		cfg.Passwd = opts.Password
 	}
 	return &Server{cfg: cfg, startup: opts.Startup, host: opts.Host, journal: opts.Journal, database: cfg.DBName}, nil
 }

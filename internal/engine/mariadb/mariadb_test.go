@@ -25,7 +25,7 @@ import (
 func newManaged(t *testing.T) (*mariadb.Server, *server.MariaDB) {
 	t.Helper()
 	m := servertest.MariaDB(t, nil)
-	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Startup: m, Host: m})
+	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Startup: m, Host: m, Password: m.Password()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +39,8 @@ func newManaged(t *testing.T) (*mariadb.Server, *server.MariaDB) {
 // query runs a one-value query on the server.
 func query(t *testing.T, m *server.MariaDB, q string, args ...any) string {
 	t.Helper()
-	db, err := sql.Open("mysql", m.DSN(""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := servertest.OpenMariaDB(t, m, "")
+	// Closed at once: an open session keeps an uninstalled plugin in use.
 	defer db.Close()
 	var v sql.NullString
 	if err := db.QueryRow(q, args...).Scan(&v); err != nil {
@@ -241,7 +239,7 @@ func TestSplitAndRestartRefused(t *testing.T) {
 		}
 	}
 	// The same server as an external one: no restarts, no sinks.
-	ext, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{})
+	ext, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Password: m.Password()})
 	if err != nil {
 		t.Fatal(err)
 	}

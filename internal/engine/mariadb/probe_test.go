@@ -2,7 +2,6 @@ package mariadb_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // A session waiting for a table lock shows its state as its wait; the
@@ -18,11 +18,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, m := newManaged(t)
-	db, err := sql.Open("mysql", m.DSN("obsbench"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := servertest.OpenMariaDB(t, m, "obsbench")
 	holder, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

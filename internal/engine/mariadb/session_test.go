@@ -2,9 +2,10 @@ package mariadb_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
+
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // The driver's session reads every row of a result, reports the server's
@@ -30,11 +31,7 @@ func TestSessionRowsErrorsAndKill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := sql.Open("mysql", m.DSN(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := servertest.OpenMariaDB(t, m, "")
 	// The session is the one connection on the dataset database (the
 	// killer's has none).
 	var id int64

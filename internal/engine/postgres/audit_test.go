@@ -69,7 +69,10 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	// The excluded system role's statements, tagged like the workload's,
 	// are not audited.
-	sys, err := pgx.Connect(ctx, strings.Replace(s.DSN(), "user=postgres", "user=obsbench_system", 1))
+	// The managed server authenticates every role: the test gives the
+	// role a password to log in with.
+	exec(t, s.DSN(), "ALTER ROLE obsbench_system PASSWORD 'x'")
+	sys, err := pgx.Connect(ctx, strings.Replace(s.DSN(), "user=postgres", "user=obsbench_system password=x", 1))
 	if err != nil {
 		t.Fatalf("connect as the excluded role: %v", err)
 	}

@@ -5,8 +5,11 @@ package servertest
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/server"
 )
@@ -51,4 +54,17 @@ func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
 		}
 	})
 	return m
+}
+
+// OpenMariaDB opens database db of m as root, the password in the driver's
+// configuration; the pool is closed when the test ends.
+func OpenMariaDB(t testing.TB, m *server.MariaDB, db string) *sql.DB {
+	t.Helper()
+	c, err := mysql.NewConnector(m.Config(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := sql.OpenDB(c)
+	t.Cleanup(func() { pool.Close() })
+	return pool
 }
