@@ -59,7 +59,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	clients := fs.Int("clients", 16, "client sessions")
 	seed := fs.Uint64("seed", 0, "seed of the run order and phases (default: from the clock)")
 	out := fs.String("out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	var targets []float64

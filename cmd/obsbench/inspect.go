@@ -21,7 +21,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dsn := fs.String("dsn", "", "server to inspect (postgres: libpq connection string or URL, default libpq's defaults: PGHOST, PGPORT, PGUSER, ... or the local socket; mariadb: user:password@tcp(host:3306)/ or user@unix(/path/to/socket)/, default root@unix(/run/mysqld/mysqld.sock)/; sqlserver: sqlserver://user:password@host:1433, required)")
 	results := fs.String("results", "", "an obsbench results directory (with summary.json): show the overhead measured for each observer found")
 	file := fs.String("observer-file", "", "YAML file with more observers to look for (same schema as the catalog)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := checkEngine(*engine); err != nil {

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":
 		err = observersCmd(args[1:], stdout, stderr)
-	case "version":
+	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)

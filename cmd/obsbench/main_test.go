@@ -438,7 +438,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+	s, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // obsbench run --engine mariadb on a managed server, end to end: an
-// observer measured by alternation (server_audit) and one by rounds with a
-// restart (performance_schema), waits and counters collected, events
+// observer measured whole by rounds and its switchable part by
+// alternation (server_audit), one by rounds with a restart
+// (performance_schema), waits and counters collected, events
 // counted, nothing left behind.
 func TestRunMariaDBEndToEnd(t *testing.T) {
 	tmp := privateTemp(t)
@@ -24,13 +25,15 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+	s, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// baseline, the A/A arm of alternation, and the two observers.
-	if s.Engine != "mariadb" || !strings.HasPrefix(s.Server, "10.") || len(s.Conditions) != 4 {
-		t.Fatalf("summary: engine %q, server %q, %d conditions; want mariadb 10.x and 4", s.Engine, s.Server, len(s.Conditions))
+	// baseline, the A/A arm of alternation, server_audit whole (its
+	// plugin is installed for the run) and its switchable part, and
+	// performance_schema whole.
+	if s.Engine != "mariadb" || !strings.HasPrefix(s.Server, "10.") || len(s.Conditions) != 5 {
+		t.Fatalf("summary: engine %q, server %q, %d conditions; want mariadb 10.x and 5", s.Engine, s.Server, len(s.Conditions))
 	}
 	byName := map[string]result.ConditionSummary{}
 	for _, c := range s.Conditions {
@@ -42,11 +45,14 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 			t.Errorf("%s: counters %v; want statements per second", c.Name, c.Counters)
 		}
 	}
-	audit, ps := byName["server-audit-file"], byName["perf-schema"]
-	if !strings.HasPrefix(audit.Method, "alternation") || !strings.HasPrefix(ps.Method, "rounds") {
-		t.Errorf("methods %s, %s; want alternation for server_audit, rounds for performance_schema", audit.Method, ps.Method)
+	audit, part, ps := byName["server-audit-file"], byName["server-audit-file (switchable)"], byName["perf-schema"]
+	if !strings.HasPrefix(audit.Method, "rounds") || !strings.HasPrefix(part.Method, "alternation") || !strings.HasPrefix(ps.Method, "rounds") {
+		t.Errorf("methods %s, %s, %s; want rounds for server_audit whole and performance_schema, alternation for server_audit's switchable part", audit.Method, part.Method, ps.Method)
 	}
-	for _, c := range []result.ConditionSummary{audit, ps} {
+	if audit.Measures != result.MeasuresWhole || part.Measures != result.MeasuresSwitchable || part.Window != result.WindowOnPhases || part.Reference == nil {
+		t.Errorf("server_audit measures %q / %q over %q, reference %+v", audit.Measures, part.Measures, part.Window, part.Reference)
+	}
+	for _, c := range []result.ConditionSummary{audit, part, ps} {
 		if ev := c.Events; ev == nil || ev.Recorded != ev.Executed || ev.Recorded == 0 || ev.EngineLost == nil || *ev.EngineLost != 0 {
 			t.Errorf("%s events = %+v; want recorded = executed > 0 and the engine's lost counter at 0", c.Name, ev)
 		}
@@ -90,7 +96,7 @@ func TestStudySyncCommitMariaDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	s, err := result.ReadSummary(filepath.Join(out, "inserts-autocommit", "summary.json"))
+	s, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

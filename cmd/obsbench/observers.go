@@ -17,21 +17,65 @@ var errHelp = errors.New("help shown")
 
 // parseFlags parses args; an invalid flag gives one line (the caller
 // prints it) rather than the flag package's error plus the whole usage.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprintf(stderr, "usage of %s:\n", fs.Name())
-			fs.PrintDefaults()
-			return errHelp
-		}
-		return usageError{err}
+// -h prints the flags on help (standard output: help asked for is not
+// an error).
+func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+	rest, err := parseInterspersed(fs, args, help)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		return unexpected(fs, args, rest[0])
 	}
 	return nil
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments (report DIR --format csv, report --format csv
+// DIR), and returns the positional ones; "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(help)
+				fmt.Fprintf(help, "usage of %s:\n", fs.Name())
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, usageError{err}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// unexpected is the error for a positional argument a command does not
+// take. A bool flag's value must follow '=' (--counters=false): given
+// apart, the value is read as an argument, which is said.
+func unexpected(fs *flag.FlagSet, args []string, arg string) error {
+	if arg == "true" || arg == "false" {
+		for i := 1; i < len(args); i++ {
+			name := strings.TrimLeft(args[i-1], "-")
+			if args[i] != arg || name == "" {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil {
+				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+					return usagef("--%s takes its value after '=': --%s=%s", name, name, arg)
+				}
+			}
+		}
+	}
+	return usagef("unexpected argument %q", arg)
 }
 
 // loadCatalog returns the built-in catalog plus the user's observer file.
@@ -52,8 +96,8 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
 	engine := fs.String("engine", "postgres", "engine whose observers to list")
 	file := fs.String("observer-file", "", "YAML file with more observers (same schema as the catalog)")
-	verbose := fs.Bool("v", false, "also show the settings each observer changes")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	verbose := fs.Bool("v", false, "also show, per observer, the settings it changes, what needs a restart, how --method auto measures it and whether it runs on an external (--dsn) server")
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := checkEngine(*engine); err != nil {
@@ -76,6 +120,9 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Name, def, ev, o.Description)
 		if *verbose {
 			fmt.Fprintf(tw, "\t\t\tchanges: %s\n", o.Summary())
+			for _, line := range planOf(*engine, o) {
+				fmt.Fprintf(tw, "\t\t\t%s\n", line)
+			}
 		}
 	}
 	return tw.Flush()

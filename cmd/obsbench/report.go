@@ -86,12 +86,17 @@ func writeHTML(dir string, sum result.Summary, runs []result.Run) error {
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
 	format := fs.String("format", "html", "html (writes DIR/report.html), or text, json, csv, benchstat on standard output")
-	var dir string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		dir, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args, stderr); err != nil {
+	rest, err := parseInterspersed(fs, args, stdout)
+	if err != nil {
 		return err
+	}
+	var dir string
+	switch len(rest) {
+	case 0:
+	case 1:
+		dir = rest[0]
+	default:
+		return usagef("one results directory at a time: %s", strings.Join(rest, " "))
 	}
 	if dir == "" {
 		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(report.Formats, "|"))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
 
 // obsbench report renders a recorded experiment as report.html, or in a
@@ -73,4 +74,19 @@ func TestGate(t *testing.T) {
 	if code := exitCode(&overheadError{limit: 5, over: []string{"x"}}, &bytes.Buffer{}); code != exitOverhead {
 		t.Errorf("exit code for an exceeded gate = %d; want %d", code, exitOverhead)
 	}
+}
+
+// readSummary reads a summary.json that obsbench wrote, after checking it
+// against the schema (internal/result/summaryschema): every run, study
+// and sweep test's summary is also a test of the schema.
+func readSummary(t *testing.T, path string) (result.Summary, error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return result.Summary{}, err
+	}
+	if err := summaryschema.Validate(b); err != nil {
+		t.Errorf("%s does not follow the schema: %v", path, err)
+	}
+	return result.ReadSummary(path)
 }

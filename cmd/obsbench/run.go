@@ -26,11 +26,13 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// Defaults of the default experiment: baseline and four observers, five
-// rounds, about five minutes on a 2-core machine. Five rounds is the least
-// at which a rank test over four comparisons can be significant at all.
+// Defaults of the default experiment: baseline and four observers, each
+// measured whole (rounds) and its switchable part (alternation), about
+// eleven minutes on a 2-core machine. Six rounds is the least at which a
+// rank test over eight comparisons can be significant at all (5 against
+// 5 runs: p >= 2/252, over the 0.05/8 each interval is held to).
 const (
-	defaultRounds   = 5
+	defaultRounds   = 6
 	defaultDuration = 8 * time.Second
 	defaultWarmup   = 2 * time.Second
 	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
@@ -88,17 +90,19 @@ type runConfig struct {
 	waitInterval time.Duration // 0: wait sampler off
 	args         []string      // as given, for experiment.json
 	resuming     bool
-	study        string // the study this run is, if any
-	sweep        []int  // --sessions: the session counts, in order
+	given        map[string]bool // flags given on the command line (or by the study)
+	study        string          // the study this run is, if any
+	sweep        []int           // --sessions: the session counts, in order
 }
 
-func parseRun(args []string, stderr io.Writer) (runConfig, error) {
-	return parseRunArgs(args, stderr, false)
+// parseRun parses a run command; -h prints its flags on help.
+func parseRun(args []string, help io.Writer) (runConfig, error) {
+	return parseRunArgs(args, help, false)
 }
 
 // parseRunArgs parses a run command; resuming skips the check that --out
 // holds no results yet.
-func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, error) {
+func parseRunArgs(args []string, help io.Writer, resuming bool) (runConfig, error) {
 	var f runFlags
 	fs := flag.NewFlagSet("obsbench run", flag.ContinueOnError)
 	fs.StringVar(&f.engine, "engine", "postgres", "database engine: postgres, mariadb or sqlserver (sqlserver: external servers only, with --dsn)")
@@ -112,7 +116,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.IntVar(&f.clients, "clients", 0, "client sessions (default: the workload's, 16 for credit-top1)")
 	fs.IntVar(&f.driverProcs, "driver-threads", defaultDriverProcs(), "OS threads of the load driver (GOMAXPROCS while it runs); one per 8 cores keeps its CPU per statement near pgbench's")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the run order (default: from the clock; printed either way)")
-	fs.StringVar(&f.method, "method", "auto", "how observers are compared: auto (alternation where a reload switches the observer, else rounds), alternation, rounds")
+	fs.StringVar(&f.method, "method", "auto", "how observers are compared: auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only)")
 	fs.DurationVar(&f.altDuration, "alt-duration", defaultAltDuration, "measured time of each alternation run")
 	fs.IntVar(&f.phaseMin, "phase-min", 2, "shortest alternation phase, seconds (its first second is dropped)")
 	fs.IntVar(&f.phaseMax, "phase-max", 4, "longest alternation phase, seconds")
@@ -122,7 +126,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 	fs.StringVar(&f.out, "out", "", "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&f.allowChanges, "allow-changes", false, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	fs.StringVar(&f.waits, "waits", defaultWaits, "sample the active sessions' waits every this often (e.g. 10ms), or off")
-	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates")
+	fs.BoolVar(&f.counters, "counters", true, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates; --counters=false turns it off")
 	fs.StringVar(&f.onFailure, "on-failure", "continue", "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.StringVar(&f.resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
@@ -140,16 +144,17 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 		f.params[p.Name] = fs.Int(p.Name, p.Default, p.Usage+" (a workload parameter)")
 	}
 	fs.BoolVar(&f.measureCollectors, "measure-collectors", false, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
-	if err := parseFlags(fs, args, stderr); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return runConfig{}, err
 	}
 	if f.resume != "" {
 		if fs.NFlag() != 1 {
 			return runConfig{}, usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(f.resume, experimentFile))
 		}
-		return resumeConfig(f.resume, stderr)
+		return resumeConfig(f.resume, help)
 	}
-	c := runConfig{runFlags: f, args: args, resuming: resuming}
+	c := runConfig{runFlags: f, args: args, resuming: resuming, given: map[string]bool{}}
+	fs.Visit(func(fl *flag.Flag) { c.given[fl.Name] = true })
 	if f.measureCollectors && !flagSet(fs, "waits") {
 		c.waits = "10ms" // what the sampler costs when it is used
 	}
@@ -293,7 +298,7 @@ func parseRunArgs(args []string, stderr io.Writer, resuming bool) (runConfig, er
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c, err := parseRun(args, stderr)
+	c, err := parseRun(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -355,7 +360,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		Rounds: c.rounds, Seconds: c.duration.Seconds(), Warmup: c.warmup.Seconds(), AltSeconds: c.altDuration.Seconds(),
 		Environment: env,
 	}
-	runs, runErr := experiment.Run(ctx, experiment.Config{
+	ecfg := experiment.Config{
 		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
 		Rounds: c.rounds, Seed: c.seed, Out: c.out, Method: experiment.Method(c.method),
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
@@ -366,11 +371,20 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		Probes:        experiment.Probes{WaitInterval: c.waitInterval, Counters: c.counters, MeasureCost: c.measureCollectors},
 		Driver:        driver.Config{Clients: c.clients, Warmup: c.warmup, Duration: c.duration, Procs: c.driverProcs},
 		Progress:      progressPrinter(stderr),
-	})
+	}
+	unused, err := unusedFlags(ctx, c, ecfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range unused {
+		logf("warning: %s", w)
+	}
+	runs, runErr := experiment.Run(ctx, ecfg)
 	if runErr != nil && len(runs) == 0 {
 		return nil, runErr
 	}
 	sum := analysis.Summarize(head, names, runs)
+	sum.Warnings = append(unused, sum.Warnings...)
 	if runErr != nil {
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
 	}

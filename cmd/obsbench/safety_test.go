@@ -304,7 +304,7 @@ func TestResumeAfterKill(t *testing.T) {
 	if len(runs) != 6 {
 		t.Errorf("%d runs after resume; want exactly 6", len(runs))
 	}
-	if _, err := result.ReadSummary(filepath.Join(out, "summary.json")); err != nil {
+	if _, err := readSummary(t, filepath.Join(out, "summary.json")); err != nil {
 		t.Errorf("summary after resume: %v", err)
 	}
 	if code := run(context.Background(), []string{"run", "--resume", out, "--rounds", "4"}, &stdout, &stderr); code != exitUsage {

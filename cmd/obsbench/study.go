@@ -15,13 +15,15 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-const studyUsage = `usage: obsbench study <name> [run flags]
+const studyUsage = `usage: obsbench study <name> [study flags] [run flags]
        obsbench study list
+       obsbench study <name> -h
 
 Runs a built-in study: a fixed workload, observers and method that
 reproduce one of the published studies obsbench grew from, and prints the
 study's own table after the usual report. Any flag of 'obsbench run' may be
-given to change the defaults (e.g. --rounds 10, --duration 30s).
+given to change the defaults (e.g. --rounds 10, --duration 30s);
+'obsbench study <name> -h' shows a study's defaults and its own flags.
 `
 
 func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -43,6 +45,10 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	st, err := study.Lookup(args[0], engine)
 	if err != nil {
 		return usageError{err}
+	}
+	if wantsHelp(args[1:]) {
+		studyHelp(stdout, st)
+		return errHelp
 	}
 	switch {
 	case st.Audit != "":

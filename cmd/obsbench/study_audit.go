@@ -61,6 +61,9 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 	case threshold <= 0 || threshold > 100:
 		return usagef("--threshold %g: want a percentage above 0 and at most 100", threshold)
 	}
+	if values, _, _ := cutFlag(args, "clients"); len(values) > 0 {
+		return usagef("--clients %s: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", values[0], st.Name, st.Sessions)
+	}
 	argsFor := func(wl string) []string {
 		return append([]string{"--engine", st.Engine, "--workload", wl, "--sessions", st.Sessions,
 			"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits}, ownParams(wl, args)...)

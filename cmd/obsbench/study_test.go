@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,11 +23,11 @@ func TestStudySyncCommit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	auto, err := result.ReadSummary(filepath.Join(out, "inserts-autocommit", "summary.json"))
+	auto, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	batched, err := result.ReadSummary(filepath.Join(out, "inserts-batched", "summary.json"))
+	batched, err := readSummary(t, filepath.Join(out, "inserts-batched", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +100,11 @@ func TestStudyAudit(t *testing.T) {
 		}
 		if points[1].Summary.Clients != 2 {
 			t.Errorf("%s: the 2-session experiment ran %d clients", wl, points[1].Summary.Clients)
+		}
+		for _, p := range points { // a sweep's summaries follow the schema
+			if _, err := readSummary(t, filepath.Join(out, wl, "sessions-"+strconv.Itoa(p.Sessions), "summary.json")); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	if d := serverDirs(t, tmp); len(d) > 0 {
@@ -202,7 +208,7 @@ func TestStudyReplayMariaDB(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	sum, err := result.ReadSummary(filepath.Join(out, "replay", "summary.json"))
+	sum, err := readSummary(t, filepath.Join(out, "replay", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -37,22 +38,45 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	s := head
 	s.Conditions = nil
 	byCond := map[string][]result.Run{}
-	altSeconds := 0.0
+	var inRuns []string // conditions in the order of their first run
+	altSeconds, rounds := 0.0, 0
 	for _, r := range runs {
+		if len(byCond[r.Condition]) == 0 {
+			inRuns = append(inRuns, r.Condition)
+		}
 		byCond[r.Condition] = append(byCond[r.Condition], r)
 		if r.Method == "alternation" && r.Error == "" {
 			altSeconds = max(altSeconds, r.Driver.Seconds)
 		}
+		if r.Method != "alternation" {
+			rounds = max(rounds, r.Round)
+		}
 	}
-	if altSeconds > 0 {
-		// As run: a resolution plan may have changed the runs' length.
-		s.AltSeconds = altSeconds
+	// What ran, not what was asked for: a resolution plan may have
+	// changed the alternation runs' length, and flags of a method no
+	// condition used did nothing.
+	s.AltSeconds = altSeconds
+	if rounds == 0 {
+		s.Rounds, s.Seconds = 0, 0
 	}
 	names := []string{}
-	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
+	add := func(n string) {
 		if len(byCond[n]) > 0 && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
+	}
+	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
+		add(n)
+		// An observer's other measurements ("name (switchable)") next
+		// to it.
+		for _, m := range inRuns {
+			if strings.HasPrefix(m, n+" (") {
+				add(m)
+			}
+		}
+	}
+	for _, n := range inRuns { // none is left out
+		add(n)
 	}
 	m := 0
 	for _, n := range names {
@@ -66,7 +90,10 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		"Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)", m, 100*(1-alpha))
 	base := throughputs(byCond[observer.Baseline])
 	if len(base) > 0 {
-		s.NoiseFloorPct = stats.NoiseFloor(base)
+		if len(base) >= 2 {
+			nf := stats.NoiseFloor(base)
+			s.NoiseFloorPct = &nf
+		}
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
 		var logs []float64
@@ -100,11 +127,16 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 		switch {
 		case name == observer.Baseline:
+			cs.Window = result.WindowRuns
 		case byCond[name][0].Method == "alternation":
 			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
 			onPhases(&cs, byCond[name])
+			if name != aaName {
+				cs.Measures = measures(byCond[name])
+			}
 		default:
-			cs.Overhead, cs.CPUChange, cs.Method = roundsOverhead(runs, name, alpha)
+			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference = roundsOverhead(runs, name, alpha)
+			cs.Measures, cs.Window = result.MeasuresWhole, result.WindowRuns
 		}
 		if cs.CPU.DriverPct > DriverCPUWarnPct {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
@@ -131,6 +163,17 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 	}
 	return s
+}
+
+// measures says whose cost an alternation condition's overhead is: the
+// whole observer's when nothing of it was held in force in both phases.
+func measures(runs []result.Run) string {
+	for _, r := range runs {
+		if r.Error == "" && r.Held != "" && r.Held != "no change" {
+			return result.MeasuresSwitchable
+		}
+	}
+	return result.MeasuresWhole
 }
 
 func throughputs(runs []result.Run) []float64 {

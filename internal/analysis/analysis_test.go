@@ -67,8 +67,8 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("Method = %q; want the correction named", s.Method)
 	}
 	// Pairs of baseline runs differ by at most 4% (980 vs 1020).
-	if s.NoiseFloorPct <= 0 || s.NoiseFloorPct > 100*(1-980.0/1020) {
-		t.Errorf("NoiseFloorPct = %v; want in (0, %v]", s.NoiseFloorPct, 100*(1-980.0/1020))
+	if nf := s.NoiseFloorPct; nf == nil || *nf <= 0 || *nf > 100*(1-980.0/1020) {
+		t.Errorf("NoiseFloorPct = %v; want in (0, %v]", nf, 100*(1-980.0/1020))
 	}
 	if len(s.Warnings) != 0 {
 		t.Errorf("Warnings = %q; want none", s.Warnings)
@@ -90,4 +90,99 @@ func TestSummarizeWarns(t *testing.T) {
 	if v := s.Conditions[1].Overhead.Verdict; v != "too few samples to tell" {
 		t.Errorf("verdict with 2 runs = %q; want too few samples to tell", v)
 	}
+}
+
+// altRun is an alternation run of 20 s in phases of 4 s (off, on, off, on,
+// off), with tput statements per second in off phases and on*tput in on
+// phases, server CPU of 0.5 s per second, and the driver's on and off
+// latency as given.
+func altRun(cond, held string, tput, on float64, latOn, latOff float64) result.Run {
+	r := result.Run{Condition: cond, Method: "alternation", Held: held}
+	per := make([]int64, 20)
+	for sec := range per {
+		per[sec] = int64(tput)
+		if (sec/4)%2 == 1 {
+			per[sec] = int64(on * tput)
+		}
+		r.Usage.PerSecond = append(r.Usage.PerSecond, collect.Second{Server: 0.5, Driver: 0.2})
+	}
+	for i := 0; i < 5; i++ {
+		r.Phases = append(r.Phases, result.Phase{Start: 4 * i, End: 4*i + 4, On: i%2 == 1})
+	}
+	r.Driver = driver.Result{Seconds: 20, PerSecond: [][]int64{per}, Latency: driver.Latency{P50: 9, P99: 9},
+		LatencyBy: map[string]driver.Latency{"on": {P50: latOn, P99: 2 * latOn}, "off": {P50: latOff, P99: 2 * latOff}}}
+	for _, n := range per {
+		r.Driver.Measured += n
+	}
+	r.Driver.Throughput = float64(r.Driver.Measured) / 20
+	// 10 CPU-seconds over 20 s at 25% of the machine: 0.5 s/s is 25%.
+	r.Usage.Server = &collect.CPU{Seconds: 10, Pct: 25}
+	r.Usage.Driver = collect.CPU{Seconds: 4, Pct: 10}
+	return r
+}
+
+// An observer measured whole (rounds) and its switchable part
+// (alternation) gives two rows side by side, each saying what it
+// measures and over what, with its reference; the alternating row's
+// latency and CPU are over its on phases.
+func TestWholeAndSwitchablePart(t *testing.T) {
+	var runs []result.Run
+	for _, b := range []float64{1000, 1020, 980, 1010, 990, 1005} {
+		runs = append(runs, run("baseline", b, nil), run("ext", 0.7*b, nil))
+	}
+	for i := 0; i < 3; i++ {
+		runs = append(runs, altRun("ext (switchable)", "preload ext", 1000, 0.9, 2, 1))
+	}
+	s := analysis.Summarize(result.Summary{Rounds: 6, Seconds: 10}, []string{"baseline", "ext"}, runs)
+	if len(s.Conditions) != 3 || s.Conditions[1].Name != "ext" || s.Conditions[2].Name != "ext (switchable)" {
+		t.Fatalf("conditions %v; want baseline, ext, ext (switchable)", names(s))
+	}
+	whole, part := s.Conditions[1], s.Conditions[2]
+	if whole.Measures != result.MeasuresWhole || whole.Window != result.WindowRuns {
+		t.Errorf("whole: measures %q over %q", whole.Measures, whole.Window)
+	}
+	if r := whole.Reference; r == nil || r.StmtsPerS < 990 || r.StmtsPerS > 1015 {
+		t.Errorf("whole's reference %+v; want the neighbouring baseline runs' about 1,000 stmts/s", r)
+	}
+	if part.Measures != result.MeasuresSwitchable || part.Window != result.WindowOnPhases {
+		t.Errorf("switchable: measures %q over %q", part.Measures, part.Window)
+	}
+	if part.Throughput.Median != 900 || part.Reference == nil || part.Reference.StmtsPerS != 1000 {
+		t.Errorf("switchable: %v stmts/s against %+v; want 900 on, 1000 off", part.Throughput.Median, part.Reference)
+	}
+	if part.LatencyMS.P50 != 2 || part.Reference.LatencyMS.P50 != 1 {
+		t.Errorf("switchable latency %+v, reference %+v; want the on phases' 2 ms and the off phases' 1 ms", part.LatencyMS, part.Reference.LatencyMS)
+	}
+	// 0.5 CPU-s/s at 25% per 10 CPU-s over 20 s: 25% of the machine; the
+	// server's µs per statement on: 0.5 s / 900.
+	if c := part.CPU; c.ServerPct == nil || math.Abs(*c.ServerPct-25) > 1e-9 || math.Abs(*c.ServerUSPerStmt-1e6*0.5/900) > 1e-6 {
+		t.Errorf("switchable CPU %+v; want 25%% and %.1f µs/stmt over the on phases", c, 1e6*0.5/900)
+	}
+	if o := part.Overhead; o == nil || math.Abs(o.Pct-10) > 0.5 {
+		t.Errorf("switchable overhead %+v; want 10%%", part.Overhead)
+	}
+	if !strings.Contains(s.Method, "over 2 comparisons") {
+		t.Errorf("method %q; want both measurements in the correction", s.Method)
+	}
+}
+
+// A summary records what ran: an experiment whose conditions all
+// alternated has no rounds, whatever --rounds said.
+func TestSummaryRecordsWhatRan(t *testing.T) {
+	runs := []result.Run{altRun("baseline A/A", "no change", 1000, 1, 1, 1), altRun("log", "", 1000, 0.9, 2, 1)}
+	s := analysis.Summarize(result.Summary{Rounds: 5, Seconds: 8}, []string{"baseline", "log"}, runs)
+	if s.Rounds != 0 || s.Seconds != 0 || s.AltSeconds != 20 || s.NoiseFloorPct != nil {
+		t.Errorf("rounds %d of %gs, alternation %gs, noise floor %v; want no rounds, 20 s alternation runs, no noise floor", s.Rounds, s.Seconds, s.AltSeconds, s.NoiseFloorPct)
+	}
+	if m := s.Conditions[1].Measures; m != result.MeasuresWhole {
+		t.Errorf("log measures %q; want whole (nothing held)", m)
+	}
+}
+
+func names(s result.Summary) []string {
+	var out []string
+	for _, c := range s.Conditions {
+		out = append(out, c.Name)
+	}
+	return out
 }

@@ -19,6 +19,7 @@ type phase struct {
 	stmts      float64 // statements in its usable seconds
 	seconds    float64
 	serverCPU  float64 // seconds of server CPU in those seconds; <0: unknown
+	driverCPU  float64 // seconds of the driver's CPU in those seconds; <0: unknown
 	throughput float64
 }
 
@@ -40,6 +41,11 @@ func phases(r result.Run) []*phase {
 				p.serverCPU += r.Usage.PerSecond[sec].Server
 			} else {
 				p.serverCPU = -1
+			}
+			if sec < len(r.Usage.PerSecond) && p.driverCPU >= 0 {
+				p.driverCPU += r.Usage.PerSecond[sec].Driver
+			} else {
+				p.driverCPU = -1
 			}
 		}
 		if p.seconds == 0 || p.stmts == 0 {
@@ -108,18 +114,21 @@ func alternationOverhead(runs []result.Run, alpha float64) (*result.OverheadSumm
 // pooled medians do not. With too few runs for a paired interval it falls
 // back to comparing the two groups of runs, and says so. Server CPU per
 // statement is compared the same way, when there are enough pairs.
-func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string) {
+func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string, *result.Reference) {
 	var ratios, cpuRatios, base, cond []float64
+	var refTput, refP50, refP99, refCPU []float64
 	for i, r := range runs {
 		if r.Condition != name || r.Error != "" {
 			continue
 		}
 		cond = append(cond, r.Driver.Throughput)
-		var sum, cpuSum, n, cpuN float64
+		var sum, p50, p99, cpuSum, n, cpuN float64
 		for _, step := range []int{-1, 1} {
 			for j := i + step; j >= 0 && j < len(runs); j += step {
 				if b := runs[j]; b.Condition == observer.Baseline && b.Error == "" {
 					sum += b.Driver.Throughput
+					p50 += b.Driver.Latency.P50
+					p99 += b.Driver.Latency.P99
 					n++
 					if c := cpuPerStmt(b); c > 0 {
 						cpuSum += c
@@ -131,6 +140,10 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 		}
 		if n > 0 {
 			ratios = append(ratios, r.Driver.Throughput/(sum/n))
+			refTput, refP50, refP99 = append(refTput, sum/n), append(refP50, p50/n), append(refP99, p99/n)
+		}
+		if cpuN > 0 {
+			refCPU = append(refCPU, 1e6*cpuSum/cpuN)
 		}
 		if c := cpuPerStmt(r); c > 0 && cpuN > 0 {
 			cpuRatios = append(cpuRatios, c/(cpuSum/cpuN))
@@ -141,8 +154,16 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 			base = append(base, r.Driver.Throughput)
 		}
 	}
+	var ref *result.Reference
+	if len(refTput) > 0 {
+		ref = &result.Reference{StmtsPerS: median(refTput), LatencyMS: result.LatencySummary{P50: median(refP50), P99: median(refP99)}}
+		if len(refCPU) > 0 {
+			v := median(refCPU)
+			ref.ServerUSPerStmt = &v
+		}
+	}
 	if len(cond) == 0 || len(base) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, nil, "rounds"
+		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, nil, "rounds", ref
 	}
 	need := stats.MinPairs(alpha)
 	var change *result.ChangeSummary
@@ -153,10 +174,10 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 	}
 	if len(ratios) >= need {
 		return summarizeOverhead(stats.PairedOverhead(ratios, alpha)), change,
-			fmt.Sprintf("rounds: %d runs, each against the baseline runs next to it in time", len(ratios))
+			fmt.Sprintf("rounds: %d runs, each against the baseline runs next to it in time", len(ratios)), ref
 	}
 	return summarizeOverhead(stats.CompareThroughput(base, cond, alpha)), change,
-		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), need)
+		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), need), ref
 }
 
 // cpuPerStmt is a run's server CPU per measured statement, 0 if unknown.
@@ -167,35 +188,106 @@ func cpuPerStmt(r result.Run) float64 {
 	return r.Usage.Server.Seconds / float64(r.Driver.Measured)
 }
 
-// onPhases replaces the whole-run throughput and server CPU per statement
-// of an alternation condition by those of its on phases: the whole run is
-// half observer, half not.
+// onPhases puts an alternation condition's figures over its on phases
+// (the window its overhead is measured in: the whole run is half
+// observer, half not), and the same figures over its off phases as its
+// reference. Latency comes from the driver's on and off seconds; runs
+// recorded without them keep the whole run's, and Window says so.
 func onPhases(cs *result.ConditionSummary, runs []result.Run) {
 	cs.Throughput.Runs = cs.Throughput.Runs[:0]
-	var perStmt []float64
+	var onCPU, offCPU, srvPct, drvPct, offTput []float64
+	var on50, on99, off50, off99 []float64
+	latencyByPhase := true
 	for _, r := range runs {
 		if r.Error != "" {
 			continue
 		}
-		var stmts, secs, cpu float64
-		cpuKnown := true
+		var on, off phaseSum
 		for _, p := range phases(r) {
-			if p == nil || !p.on {
+			if p == nil {
 				continue
 			}
-			stmts, secs, cpu = stmts+p.stmts, secs+p.seconds, cpu+p.serverCPU
-			cpuKnown = cpuKnown && p.serverCPU >= 0
-		}
-		if secs > 0 {
-			cs.Throughput.Runs = append(cs.Throughput.Runs, stmts/secs)
-			if cpuKnown {
-				perStmt = append(perStmt, 1e6*cpu/stmts)
+			if p.on {
+				on.add(p)
+			} else {
+				off.add(p)
 			}
 		}
+		if on.secs > 0 {
+			cs.Throughput.Runs = append(cs.Throughput.Runs, on.stmts/on.secs)
+			if on.cpuKnown {
+				onCPU = append(onCPU, 1e6*on.srv/on.stmts)
+			}
+			if k := pctPerCPUSecond(r); k > 0 && on.cpuKnown {
+				srvPct = append(srvPct, k*on.srv/on.secs)
+				drvPct = append(drvPct, k*on.drv/on.secs)
+			}
+		}
+		if off.secs > 0 {
+			offTput = append(offTput, off.stmts/off.secs)
+			if off.cpuKnown {
+				offCPU = append(offCPU, 1e6*off.srv/off.stmts)
+			}
+		}
+		lOn, okOn := r.Driver.LatencyBy["on"]
+		lOff, okOff := r.Driver.LatencyBy["off"]
+		if !okOn || !okOff {
+			latencyByPhase = false
+			continue
+		}
+		on50, on99 = append(on50, lOn.P50), append(on99, lOn.P99)
+		off50, off99 = append(off50, lOff.P50), append(off99, lOff.P99)
 	}
 	cs.Throughput.Median = median(cs.Throughput.Runs)
-	if len(perStmt) > 0 && cs.CPU.ServerUSPerStmt != nil {
-		v := median(perStmt)
+	cs.Window = result.WindowOnPhases
+	if len(onCPU) > 0 && cs.CPU.ServerUSPerStmt != nil {
+		v := median(onCPU)
 		cs.CPU.ServerUSPerStmt = &v
 	}
+	if len(srvPct) > 0 && cs.CPU.ServerPct != nil {
+		v := median(srvPct)
+		cs.CPU.ServerPct = &v
+		cs.CPU.DriverPct = median(drvPct)
+	}
+	ref := &result.Reference{StmtsPerS: median(offTput)}
+	if len(offCPU) > 0 {
+		v := median(offCPU)
+		ref.ServerUSPerStmt = &v
+	}
+	if latencyByPhase && len(on50) > 0 {
+		cs.LatencyMS = result.LatencySummary{P50: median(on50), P99: median(on99)}
+		ref.LatencyMS = result.LatencySummary{P50: median(off50), P99: median(off99)}
+	} else {
+		cs.Window += "; latency over whole runs"
+	}
+	cs.Reference = ref
+}
+
+// phaseSum adds up phases of one kind.
+type phaseSum struct {
+	stmts, secs, srv, drv float64
+	cpuKnown              bool
+	n                     int
+}
+
+func (s *phaseSum) add(p *phase) {
+	if s.n == 0 {
+		s.cpuKnown = true
+	}
+	s.n++
+	s.stmts, s.secs = s.stmts+p.stmts, s.secs+p.seconds
+	s.srv, s.drv = s.srv+p.serverCPU, s.drv+p.driverCPU
+	s.cpuKnown = s.cpuKnown && p.serverCPU >= 0 && p.driverCPU >= 0
+}
+
+// pctPerCPUSecond converts CPU seconds per second into % of the machine,
+// as the run's own sampler did (its whole-window share over its seconds):
+// the machine the results are read on may have other cores. 0 when the
+// run has no server CPU.
+func pctPerCPUSecond(r result.Run) float64 {
+	u := r.Usage.Server
+	if u == nil || u.Seconds <= 0 || r.Driver.Seconds <= 0 {
+		return 0
+	}
+	return u.Pct * r.Driver.Seconds / u.Seconds
 }

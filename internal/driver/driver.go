@@ -46,6 +46,12 @@ type Config struct {
 	// Executed, if set, is incremented for every statement completed, so
 	// that a progress display can show the live rate.
 	Executed *atomic.Int64
+	// Labels, if set, names each second of the measured window ("" for
+	// none): the latency of the statements completed in the seconds of
+	// each label is also kept apart (Result.LatencyBy), so that an
+	// alternation run can report its on phases' latency, not the whole
+	// run's.
+	Labels []string
 }
 
 // Latency percentiles of the measured statements, in milliseconds.
@@ -75,6 +81,9 @@ type Result struct {
 	// the window.
 	PerSecond [][]int64 `json:"per_second"`
 	Latency   Latency   `json:"latency_ms"`
+	// LatencyBy is the latency of the statements completed in the
+	// seconds of each of Config.Labels.
+	LatencyBy map[string]Latency `json:"latency_ms_by_label,omitempty"`
 	// Errors counts statements that failed with a workload.StatementError
 	// (counted in Executed too: the server ran them); ErrorSamples are
 	// the first few distinct messages.
@@ -137,11 +146,16 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	done := make(chan struct{})
 	var left atomic.Int64
 	left.Store(int64(cfg.Clients))
+	labels, names := labelIndex(cfg.Labels, seconds)
 	start := time.Now()
 	for i := range workers {
 		workers[i] = &worker{
 			perSecond: make([]int64, seconds),
 			hist:      hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3),
+			labels:    labels,
+		}
+		for range names {
+			workers[i].labelHist = append(workers[i].labelHist, hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3))
 		}
 		wg.Add(1)
 		go func(wk *worker, op workload.Op) {
@@ -172,7 +186,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		case <-done:
 			halt()
 			wg.Wait()
-			if _, err := collate(cfg, time.Millisecond, workers); err != nil {
+			if _, err := collate(cfg, time.Millisecond, workers, names); err != nil {
 				return Result{}, err // the sessions failed rather than ran out
 			}
 			return Result{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
@@ -200,7 +214,29 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		// statements are counted in.
 		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
 	}
-	return collate(cfg, window, workers)
+	return collate(cfg, window, workers, names)
+}
+
+// labelIndex numbers the distinct labels of the window's seconds: label[i]
+// is second i's (-1 for none), names[k] is label k.
+func labelIndex(labels []string, seconds int) (label []int, names []string) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	label = make([]int, seconds)
+	for i := range label {
+		label[i] = -1
+		if i >= len(labels) || labels[i] == "" {
+			continue
+		}
+		k := slices.Index(names, labels[i])
+		if k < 0 {
+			k = len(names)
+			names = append(names, labels[i])
+		}
+		label[i] = k
+	}
+	return label, names
 }
 
 type worker struct {
@@ -211,6 +247,8 @@ type worker struct {
 	done      bool // the workload said the session has no more work
 	errors    int64
 	samples   []string // distinct statement errors, at most maxErrorSamples
+	labels    []int    // each second's label, -1 for none (Config.Labels)
+	labelHist []*hdrhistogram.Histogram
 }
 
 // tolerate counts err if it is a statement error the workload goes on
@@ -255,16 +293,26 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		if since < 0 || since >= dur {
 			continue
 		}
-		wk.perSecond[since/time.Second]++
-		us := end.Sub(began).Microseconds()
-		wk.hist.RecordValue(min(max(us, minLatencyMicros), maxLatencyMicros))
+		sec := since / time.Second
+		wk.perSecond[sec]++
+		us := min(max(end.Sub(began).Microseconds(), minLatencyMicros), maxLatencyMicros)
+		wk.hist.RecordValue(us)
+		if wk.labels != nil {
+			if k := wk.labels[sec]; k >= 0 {
+				wk.labelHist[k].RecordValue(us)
+			}
+		}
 	}
 }
 
-func collate(cfg Config, window time.Duration, workers []*worker) (Result, error) {
+func collate(cfg Config, window time.Duration, workers []*worker, labels []string) (Result, error) {
 	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
 	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
+	byLabel := make([]*hdrhistogram.Histogram, len(labels))
+	for k := range byLabel {
+		byLabel[k] = hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
+	}
 	var errs []error
 	for i, wk := range workers {
 		if wk.err != nil {
@@ -282,16 +330,32 @@ func collate(cfg Config, window time.Duration, workers []*worker) (Result, error
 			}
 		}
 		hist.Merge(wk.hist)
+		for k, h := range wk.labelHist {
+			byLabel[k].Merge(h)
+		}
 	}
 	if len(errs) > 0 {
 		return r, errors.Join(errs...)
 	}
 	r.Throughput = float64(r.Measured) / r.Seconds
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	r.Latency = Latency{
-		P50: ms(hist.ValueAtQuantile(50)), P90: ms(hist.ValueAtQuantile(90)),
-		P99: ms(hist.ValueAtQuantile(99)), P999: ms(hist.ValueAtQuantile(99.9)),
-		Max: ms(hist.Max()), Mean: hist.Mean() / 1000,
+	r.Latency = latencyOf(hist)
+	for k, name := range labels {
+		if byLabel[k].TotalCount() == 0 {
+			continue
+		}
+		if r.LatencyBy == nil {
+			r.LatencyBy = map[string]Latency{}
+		}
+		r.LatencyBy[name] = latencyOf(byLabel[k])
 	}
 	return r, nil
+}
+
+func latencyOf(h *hdrhistogram.Histogram) Latency {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Latency{
+		P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)),
+		Max: ms(h.Max()), Mean: h.Mean() / 1000,
+	}
 }

@@ -205,3 +205,52 @@ func TestFixedWorkEndsEarly(t *testing.T) {
 		t.Errorf("work done within the warm-up: err = %v; want one that says so", err)
 	}
 }
+
+// Latency is also kept per label of the window's seconds: statements that
+// take 4 ms in the first second and 1 ms after it give a "slow" p50 of
+// about 4 ms and a "fast" one of about 1 ms; an unlabelled second counts
+// in the whole run's latency only. No server: the driver's own logic.
+func TestLatencyByLabel(t *testing.T) {
+	var opened atomic.Int64
+	cfg := driver.Config{
+		Clients: 2, Duration: 3 * time.Second,
+		Labels: []string{"slow", "fast", ""},
+		Window: func(start bool) {
+			if start {
+				opened.Store(time.Now().UnixNano())
+			}
+		},
+	}
+	dial := func(ctx context.Context) (driver.Session, error) { return nopSession{}, nil }
+	res, err := driver.Run(context.Background(), cfg, dial, sleeper{opened: &opened})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, fast := res.LatencyBy["slow"], res.LatencyBy["fast"]
+	if len(res.LatencyBy) != 2 || slow.P50 < 3.9 || slow.P50 > 6 || fast.P50 < 0.9 || fast.P50 > 2.5 {
+		t.Errorf("LatencyBy = %+v; want slow p50 about 4 ms, fast about 1 ms", res.LatencyBy)
+	}
+	if res.Latency.P50 >= slow.P50 {
+		t.Errorf("whole run's p50 %.2f ms; want below the slow second's %.2f ms", res.Latency.P50, slow.P50)
+	}
+}
+
+// sleeper's statements take 4 ms during the window's first second, 1 ms
+// otherwise.
+type sleeper struct{ opened *atomic.Int64 }
+
+func (w sleeper) Worker(ctx context.Context, conn workload.Conn, session int) (workload.Op, error) {
+	return func(ctx context.Context) error {
+		d := time.Millisecond
+		if o := w.opened.Load(); o > 0 && time.Since(time.Unix(0, o)) < 900*time.Millisecond {
+			d = 4 * time.Millisecond
+		}
+		time.Sleep(d)
+		return nil
+	}, nil
+}
+
+type nopSession struct{}
+
+func (nopSession) Prepare(ctx context.Context, sql string) (workload.Stmt, error) { return nil, nil }
+func (nopSession) Close(ctx context.Context) error                                { return nil }

@@ -63,6 +63,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	)
 	dcfg := cfg.Driver
 	dcfg.Duration = time.Duration(seconds) * time.Second
+	dcfg.Labels = phaseLabels(phases, seconds)
 	dcfg.Window = func(open bool) {
 		if open {
 			// The driver counts seconds from this moment: take it before
@@ -122,6 +123,24 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		r.Events, err = checkEvents(ctx, cfg, sw)
 	}
 	return r, err
+}
+
+// phaseLabels labels each second of an alternation window "on" or "off"
+// by its phase, leaving the first second of every phase unlabelled, as
+// the analysis drops it (the switch settles in it): the driver then keeps
+// the latency of on and off phases apart, over the seconds their
+// throughput is compared in.
+func phaseLabels(phases []result.Phase, seconds int) []string {
+	labels := make([]string, seconds)
+	for _, p := range phases {
+		for sec := p.Start + 1; sec < p.End && sec < seconds; sec++ {
+			labels[sec] = "off"
+			if p.On {
+				labels[sec] = "on"
+			}
+		}
+	}
+	return labels
 }
 
 // switcher turns the switchable part of an observer on and off.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -18,10 +19,17 @@ const (
 	// MethodAlternation switches the observer on and off while the
 	// workload runs and compares each on phase with its neighbours.
 	MethodAlternation Method = "alternation"
-	// MethodAuto alternates what a reload can switch and uses rounds for
-	// the rest.
+	// MethodAuto measures each observer whole, and its switchable part
+	// beside it: an observer with a part that stays in force (a preloaded
+	// library, a setting that needs a restart) runs whole in rounds and
+	// its switchable part in alternation; one that a reload switches
+	// entirely alternates; one that no reload switches runs in rounds.
 	MethodAuto Method = "auto"
 )
+
+// SwitchableSuffix ends the name of the arm that measures only the
+// switchable part of an observer that is also measured whole.
+const SwitchableSuffix = " (switchable)"
 
 // AAName is the arm that alternates nothing: baseline against baseline.
 // Its phase ratios show how far apart two identical phases fall, which is
@@ -46,34 +54,19 @@ type Arm struct {
 	Reps     int
 }
 
-// Arms decides each observer's method. With MethodAuto an observer
-// alternates when a reload can switch some of it; the baseline then also
-// runs as an A/A alternation, and it runs in rounds when some observer
-// does.
+// Arms decides each observer's method. With MethodAuto an observer is
+// measured whole (rounds, or alternation when a reload switches all of
+// it) and, when part of it stays in force, its switchable part too
+// (alternation, in an arm named with SwitchableSuffix): the whole cost is
+// what enabling the observer costs, the switchable part's is the sharper
+// figure. With alternation the baseline also runs as an A/A alternation,
+// and it runs in rounds when some observer does.
 func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	var arms []Arm
 	var base observer.Observer
 	anyRounds, anyAlt := false, false
-	for _, o := range cfg.Observers {
-		if o.Name == observer.Baseline {
-			base = o
-			continue
-		}
-		m := cfg.Method
-		if m == MethodAuto || m == MethodAlternation {
-			_, sw, err := cfg.Target.Split(ctx, o)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case len(sw.Settings) > 0 || len(sw.EnableSQL) > 0:
-				m = MethodAlternation
-			case m == MethodAlternation:
-				return nil, fmt.Errorf("observer %s cannot alternate: none of it switches without a restart; use --method rounds or auto", o.Name)
-			default:
-				m = MethodRounds
-			}
-		}
+	var current map[string]string // the server's settings, read once
+	add := func(name string, o observer.Observer, m Method) {
 		reps := cfg.Rounds
 		if m == MethodAlternation {
 			reps = cfg.Alternation.Reps
@@ -81,7 +74,42 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 		} else {
 			anyRounds = true
 		}
-		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: m, Reps: reps})
+		arms = append(arms, Arm{Name: name, Observer: o, Method: m, Reps: reps})
+	}
+	for _, o := range cfg.Observers {
+		if o.Name == observer.Baseline {
+			base = o
+			continue
+		}
+		if cfg.Method == MethodRounds {
+			add(o.Name, o, MethodRounds)
+			continue
+		}
+		held, sw, err := cfg.Target.Split(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		switchable := len(sw.Settings) > 0 || len(sw.EnableSQL) > 0
+		switch {
+		case cfg.Method == MethodAlternation && !switchable:
+			return nil, fmt.Errorf("observer %s cannot alternate: none of it switches without a restart; use --method rounds or auto", o.Name)
+		case cfg.Method == MethodAlternation:
+			add(o.Name, o, MethodAlternation)
+		case !switchable:
+			add(o.Name, o, MethodRounds)
+		default:
+			if current == nil {
+				if current, err = cfg.Target.Settings(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if !changes(held, current) {
+				add(o.Name, o, MethodAlternation) // all of it switches
+				continue
+			}
+			add(o.Name, o, MethodRounds)
+			add(o.Name+SwitchableSuffix, o, MethodAlternation)
+		}
 	}
 	if cfg.Probes.MeasureCost && cfg.Probes.WaitInterval > 0 {
 		// The baseline with the wait sampler paused in off phases.
@@ -99,4 +127,26 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 		head = append(head, Arm{Name: AAName, Observer: base, Method: MethodAlternation, Reps: cfg.Alternation.Reps})
 	}
 	return append(head, arms...), nil
+}
+
+// changes reports whether the held part of an observer changes anything
+// on a server whose settings are current: a library, an extension or a
+// sink, or a setting not already at its value (an external server with
+// the logging collector on holds nothing for a statement log).
+func changes(held observer.Observer, current map[string]string) bool {
+	if len(held.Preload) > 0 || len(held.Extensions) > 0 || held.Sink != nil {
+		return true
+	}
+	for name, v := range held.Settings {
+		if normalize(current[name]) != normalize(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalize makes a catalog value ('csvlog', ON) comparable with the
+// server's (csvlog, on).
+func normalize(v string) string {
+	return strings.ToLower(strings.Trim(strings.TrimSpace(v), "'\""))
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,16 @@ func TestPlanArmsPilot(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("A/A runs %d more times after the pilot; want 1", n)
+	}
+}
+
+// The driver's latency labels follow the phases, without the first second
+// of each (the analysis drops it too).
+func TestPhaseLabels(t *testing.T) {
+	phases := []result.Phase{{Start: 0, End: 3}, {Start: 3, End: 5, On: true}, {Start: 5, End: 8}}
+	got := phaseLabels(phases, 8)
+	want := []string{"", "off", "off", "", "on", "", "off", "off"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("labels %q; want %q", got, want)
 	}
 }

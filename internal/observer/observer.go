@@ -139,6 +139,13 @@ func (o Observer) Summary() string {
 	for _, n := range o.SettingNames() {
 		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
 	}
+	kind := "extension "
+	if o.Engine == "mariadb" {
+		kind = "plugin " // INSTALL SONAME
+	}
+	for _, e := range o.Extensions {
+		parts = append(parts, kind+e)
+	}
 	parts = append(parts, o.EnableSQL...)
 	if x := o.XE; x != nil {
 		var events, targets []string

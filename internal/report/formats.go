@@ -32,16 +32,30 @@ func Write(w io.Writer, format string, s result.Summary, runs []result.Run) erro
 }
 
 // CSV writes one row per condition, with a header: what a spreadsheet
-// needs to chart or compare the overheads.
+// needs to chart or compare the overheads, and to tell experiments apart
+// when rows of several are put together (engine, workload, seed). Empty
+// cells are values not measured. Columns are only ever added at the end.
 func CSV(w io.Writer, s result.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"condition", "method", "stmts_per_s", "overhead_pct", "ci_low", "ci_high", "significant", "verdict",
-		"p50_ms", "p99_ms", "events_recorded", "events_executed", "engine_lost", "server_cpu_pct", "driver_cpu_pct"})
+		"p50_ms", "p99_ms", "events_recorded", "events_executed", "engine_lost", "server_cpu_pct", "driver_cpu_pct",
+		"engine", "server_version", "workload", "clients", "seed", "measures", "window",
+		"ref_stmts_per_s", "ref_p50_ms", "ref_p99_ms", "server_us_per_stmt", "ref_server_us_per_stmt",
+		"cpu_per_stmt_change_pct", "cpu_per_stmt_change_ci_low", "cpu_per_stmt_change_ci_high"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	fp := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
 	for _, c := range s.Conditions {
 		row := []string{c.Name, c.Method, f(c.Throughput.Median), "", "", "", "", "", f(c.LatencyMS.P50), f(c.LatencyMS.P99), "", "", "", "", f(c.CPU.DriverPct)}
 		if o := c.Overhead; o != nil {
-			row[3], row[4], row[5], row[6], row[7] = f(o.Pct), f(o.CILow), f(o.CIHigh), strconv.FormatBool(o.Significant), o.Verdict
+			row[7] = o.Verdict
+			if o.Measured() {
+				row[3], row[4], row[5], row[6] = f(o.Pct), f(o.CILow), f(o.CIHigh), strconv.FormatBool(o.Significant)
+			}
 		}
 		if e := c.Events; e != nil {
 			row[10], row[11] = strconv.FormatInt(e.Recorded, 10), strconv.FormatInt(e.Executed, 10)
@@ -49,8 +63,20 @@ func CSV(w io.Writer, s result.Summary) error {
 				row[12] = strconv.FormatInt(*e.EngineLost, 10)
 			}
 		}
-		if c.CPU.ServerPct != nil {
-			row[13] = f(*c.CPU.ServerPct)
+		row[13] = fp(c.CPU.ServerPct)
+		row = append(row, s.Engine, s.Server, s.Workload, strconv.Itoa(s.Clients), strconv.FormatUint(s.Seed, 10), c.Measures, c.Window)
+		ref := []string{"", "", "", fp(c.CPU.ServerUSPerStmt), ""}
+		if r := c.Reference; r != nil {
+			ref[0], ref[4] = f(r.StmtsPerS), fp(r.ServerUSPerStmt)
+			if r.LatencyMS.P50 > 0 {
+				ref[1], ref[2] = f(r.LatencyMS.P50), f(r.LatencyMS.P99)
+			}
+		}
+		row = append(row, ref...)
+		if d := c.CPUChange; d != nil {
+			row = append(row, f(d.Pct), f(d.CILow), f(d.CIHigh))
+		} else {
+			row = append(row, "", "", "")
 		}
 		cw.Write(row)
 	}
@@ -66,9 +92,10 @@ var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // new.txt`. The benchmark is named after the condition
 // (BenchmarkObsbench/condition=pg-stat-statements), and the configuration
 // lines name the engine, server version, workload and clients. A rounds
-// run is one sample; an alternation run is two, its on phases
-// (/phase=on) and its off phases (/phase=off), each without the phases'
-// first second, as the analysis does.
+// run is one sample; an alternation run gives one sample per phase, its
+// on phases under /phase=on and its off phases under /phase=off, each
+// without its first second, as the analysis does: enough samples for
+// benchstat to test.
 func Benchstat(w io.Writer, s result.Summary, runs []result.Run) error {
 	fmt.Fprintf(w, "engine: %s\nserver: %s\nworkload: %s\nclients: %d\nseed: %d\n", s.Engine, s.Server, s.Workload, s.Clients, s.Seed)
 	line := func(cond, phase string, stmts int64, seconds float64) {
@@ -87,18 +114,16 @@ func Benchstat(w io.Writer, s result.Summary, runs []result.Run) error {
 			line(r.Condition, "", r.Driver.Measured, r.Driver.Seconds)
 			continue
 		}
-		var on, off [2]float64 // statements, seconds
 		for _, p := range r.Phases {
-			n := phaseStatements(r.Driver.PerSecond, p.Start+1, p.End)
-			secs := float64(p.End - p.Start - 1)
-			if p.On {
-				on[0], on[1] = on[0]+float64(n), on[1]+secs
-			} else {
-				off[0], off[1] = off[0]+float64(n), off[1]+secs
+			if p.End-p.Start < 2 {
+				continue
 			}
+			phase := "/phase=off"
+			if p.On {
+				phase = "/phase=on"
+			}
+			line(r.Condition, phase, phaseStatements(r.Driver.PerSecond, p.Start+1, p.End), float64(p.End-p.Start-1))
 		}
-		line(r.Condition, "/phase=on", int64(on[0]), on[1])
-		line(r.Condition, "/phase=off", int64(off[0]), off[1])
 	}
 	return nil
 }

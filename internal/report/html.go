@@ -27,15 +27,18 @@ var (
 	htmlTemplate string
 )
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct}).Parse(htmlTemplate))
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct, "overhead": overheadCell, "measures": measuresCell}).Parse(htmlTemplate))
 
 // HTML writes a self-contained report of an experiment: its summary and
 // the runs of results.jsonl, with the chart library and the data inlined.
 func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	// The band no overhead can be told from: the round-based noise
 	// floor, or for alternation alone the smallest detectable effect.
-	floor := s.NoiseFloorPct
-	if floor == 0 && s.MDEPct != nil {
+	floor := 0.0
+	switch {
+	case s.NoiseFloorPct != nil:
+		floor = *s.NoiseFloorPct
+	case s.MDEPct != nil:
 		floor = *s.MDEPct
 	}
 	page := htmlPage{Summary: s, NoiseFloor: floor,

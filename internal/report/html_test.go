@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
-	"github.com/obsbench/obsbench/internal/result"
 )
 
 // The HTML report of a recorded experiment holds every condition, a chart
@@ -17,11 +16,7 @@ import (
 // its data, the chart library inlined, and nothing fetched from anywhere.
 func TestHTMLReport(t *testing.T) {
 	dir := filepath.Join("testdata", "run-mariadb")
-	s := readSummary(t, filepath.Join(dir, "summary.json"))
-	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, runs := recorded(t)
 	var b bytes.Buffer
 	if err := report.HTML(&b, s, runs); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ type SweepPoint struct {
 // statements (study 5's thousand-query): ms per unit and units per minute.
 func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "sessions\tcondition\tstmts/s\tms/stmt\t"
+	head := "sessions\tcondition\tmeasures, over\tstmts/s\tms/stmt\t"
 	if perUnit > 1 {
 		head += fmt.Sprintf("ms per %s\t%s per min\t", unitName(perUnit), unitName(perUnit))
 	}
@@ -30,7 +30,7 @@ func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
 	for _, p := range points {
 		for _, c := range p.Summary.Conditions {
 			t := c.Throughput.Median
-			row := fmt.Sprintf("%d\t%s\t%s\t", p.Sessions, c.Name, thousands(t))
+			row := fmt.Sprintf("%d\t%s\t%s\t%s\t", p.Sessions, c.Name, measuresCell(c), thousands(t))
 			switch msPer := float64(p.Sessions) / t * 1000; {
 			case t <= 0 && perUnit > 1:
 				row += "-\t-\t-\t"

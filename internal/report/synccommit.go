@@ -50,7 +50,7 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 	for _, r := range st.Rows {
 		fmt.Fprintf(w, "  %-26s %s\n", r.Observer, r.Original)
 	}
-	fmt.Fprintf(w, "s per 10,000 = 10,000 / inserts per second; ms/insert = sessions / inserts per second; %s: %s; negative overhead = faster than the baseline\n", k.LagLabel, k.LagNote)
+	fmt.Fprintf(w, "s per 10,000 = 10,000 / inserts per second; ms/insert = sessions / inserts per second; %s: %s; a speed-up reads as a ratio of throughputs (N× faster)\n", k.LagLabel, k.LagNote)
 	for _, u := range st.Unmapped {
 		fmt.Fprintf(w, "not reproduced: %s\n", u)
 	}
@@ -59,11 +59,26 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 
 // overheadCell is an overhead with its interval, "-" where there is none
 // (the baseline, or a comparison that could not be made).
+// overheadCell is an overhead with its interval, in percent; a speed-up
+// (the whole interval below zero) reads as a ratio of throughputs, "7.0×
+// faster [5.5×, 9.8×]", since -596% says nothing at a glance.
 func overheadCell(o *result.OverheadSummary) string {
 	if !o.Measured() {
 		return "-"
 	}
+	if o.CIHigh < 0 {
+		return fmt.Sprintf("%s faster [%s, %s]", ratio(o.Pct), ratio(o.CIHigh), ratio(o.CILow))
+	}
 	return fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+}
+
+// ratio turns an overhead in percent, 1 - T/T(baseline), into T/T(baseline).
+func ratio(pct float64) string {
+	r := 1 - pct/100
+	if r < 2 {
+		return fmt.Sprintf("%.2f×", r)
+	}
+	return fmt.Sprintf("%.1f×", r)
 }
 
 func counter(c result.ConditionSummary, key, format string) string {

@@ -28,7 +28,7 @@ func Text(w io.Writer, s result.Summary) error {
 	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d\n\n",
 		s.Engine, s.Server, s.Workload, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tstmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
+	fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
 		ov, verdict := overheadCell(c.Overhead), "-"
 		if o := c.Overhead; o != nil {
@@ -41,12 +41,23 @@ func Text(w io.Writer, s result.Summary) error {
 		if d := c.CPUChange; d != nil {
 			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
-			c.Name, thousands(c.Throughput.Median), ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
+		ref := "-"
+		if r := c.Reference; r != nil {
+			ref = thousands(r.StmtsPerS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
+			c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
 			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if hasMeasures(s) {
+		fmt.Fprintln(w, "\nmeasures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
+		fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
+		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
+		fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
+		fmt.Fprintln(w, "  or the baseline runs next to each run).")
 	}
 	Waits(w, s)
 	Counters(w, s)
@@ -55,12 +66,18 @@ func Text(w io.Writer, s result.Summary) error {
 		if c.Method != "" {
 			fmt.Fprintf(w, "%s: %s\n", c.Name, c.Method)
 		}
+		if _, rest, ok := strings.Cut(c.Window, ";"); ok {
+			fmt.Fprintf(w, "%s*: %s\n", c.Name, strings.TrimSpace(rest))
+		}
 	}
 	if s.MDEPct != nil {
 		fmt.Fprintf(w, "resolution: alternation detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", *s.MDEPct)
 	}
-	if hasRounds(s) {
-		fmt.Fprintf(w, "noise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", s.NoiseFloorPct)
+	switch {
+	case s.NoiseFloorPct != nil:
+		fmt.Fprintf(w, "noise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", *s.NoiseFloorPct)
+	case hasRounds(s):
+		fmt.Fprintf(w, "noise floor: not measured (fewer than two successful baseline runs)\n")
 	}
 	fmt.Fprintf(w, "method: %s\n", s.Method)
 	for _, warn := range s.Warnings {
@@ -128,6 +145,38 @@ func recordedVsExecuted(e *result.Events) string {
 	default:
 		return fmt.Sprintf("%s/%s EXTRA %s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Recorded-e.Executed)))
 	}
+}
+
+// measuresCell says whose cost a row is and over what: "whole, runs",
+// "switchable, on phases". A window with a qualifier ("on phases;
+// latency over whole runs") is marked *, and said in full under the
+// table. Summaries from before these were recorded show "-".
+func measuresCell(c result.ConditionSummary) string {
+	m := c.Measures
+	if m == result.MeasuresSwitchable {
+		m = "switchable"
+	}
+	w := c.Window
+	if head, _, ok := strings.Cut(w, ";"); ok {
+		w = head + "*"
+	}
+	switch {
+	case m != "" && w != "":
+		return m + ", " + w
+	case w != "":
+		return w
+	}
+	return "-"
+}
+
+// hasMeasures reports whether s says what its rows measure.
+func hasMeasures(s result.Summary) bool {
+	for _, c := range s.Conditions {
+		if c.Measures != "" || c.Window != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func pct(p *float64) string {

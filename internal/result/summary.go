@@ -24,8 +24,9 @@ type Summary struct {
 	Warmup     float64            `json:"warmup_seconds"`
 	Conditions []ConditionSummary `json:"conditions"`
 	// NoiseFloorPct is the 95th percentile of the differences between pairs
-	// of baseline runs: overheads below it are not resolvable here.
-	NoiseFloorPct float64 `json:"noise_floor_pct"`
+	// of baseline runs: overheads below it are not resolvable here. Nil
+	// without two successful baseline runs.
+	NoiseFloorPct *float64 `json:"noise_floor_pct"`
 	// MDEPct is the smallest overhead an alternation comparison of this
 	// experiment would detect with 80% power, from its A/A phases; nil
 	// without alternation runs.
@@ -61,6 +62,20 @@ type ConditionSummary struct {
 	Overhead *OverheadSummary `json:"overhead"`
 	// Method says how the overhead was measured.
 	Method string `json:"method,omitempty"`
+	// Measures says whose cost the overhead is: "whole" (the observer
+	// switched on from the server as it was, restart and preloaded
+	// libraries included) or "switchable part" (only what a reload
+	// switches: the rest was in force on both sides of the comparison,
+	// as Method names). Empty for the baselines.
+	Measures string `json:"measures,omitempty"`
+	// Window is what the condition's throughput, latency and CPU figures
+	// are over: "runs" (whole runs) or "on phases" (an alternation run's
+	// on phases, the first second of each dropped, as in the overhead).
+	Window string `json:"window,omitempty"`
+	// Reference is the same figures over what the overhead compares
+	// with: the off phases next to the on phases (alternation) or the
+	// baseline runs next to each run (rounds). Nil for the baseline.
+	Reference *Reference `json:"reference,omitempty"`
 	// CPUChange is the change of server CPU per statement with the
 	// observer on, in percent (positive: more CPU), where it was measured
 	// pairwise.
@@ -177,6 +192,27 @@ type ChangeSummary struct {
 	CIHigh float64 `json:"ci_high"`
 }
 
+// Measures values.
+const (
+	MeasuresWhole      = "whole"
+	MeasuresSwitchable = "switchable part"
+)
+
+// Window values.
+const (
+	WindowRuns     = "runs"
+	WindowOnPhases = "on phases"
+)
+
+// Reference is what a condition is compared with, medians over its runs:
+// for a run, the mean of the two neighbours it is compared with.
+type Reference struct {
+	StmtsPerS float64        `json:"stmts_per_s"`
+	LatencyMS LatencySummary `json:"latency_ms"`
+	// ServerUSPerStmt is nil when the server's CPU was not measured.
+	ServerUSPerStmt *float64 `json:"server_us_per_stmt"`
+}
+
 // LatencySummary is the median over runs of each run's percentile.
 type LatencySummary struct {
 	P50 float64 `json:"p50"`
@@ -193,9 +229,14 @@ type CPUSummary struct {
 	DriverUSPerStmt float64  `json:"driver_us_per_stmt"`
 }
 
+// SummaryVersion is the version of summary.json's form
+// (schema/summary.schema.json). Version 2 added measures, window and
+// reference, and made an unmeasured noise floor null.
+const SummaryVersion = 2
+
 // WriteSummary writes s as indented JSON to path.
 func WriteSummary(path string, s Summary) error {
-	s.Version = Version
+	s.Version = SummaryVersion
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
@@ -213,8 +254,9 @@ func ReadSummary(path string) (Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("%s: %w", path, err)
 	}
-	if s.Version != Version {
-		return s, fmt.Errorf("%s: summary version %d; this obsbench reads version %d", path, s.Version, Version)
+	// Version 1 is version 2 without its additions.
+	if s.Version < 1 || s.Version > SummaryVersion {
+		return s, fmt.Errorf("%s: summary version %d; this obsbench reads versions 1 to %d", path, s.Version, SummaryVersion)
 	}
 	return s, nil
 }

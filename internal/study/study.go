@@ -200,7 +200,7 @@ func init() {
 		Title:    "Study 5: is the audit trail complete, and is it cheap?",
 		Question: "pgaudit on every read and write to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
-		Clients: 4, Method: "auto", Waits: "off", Audit: "pgaudit-rotated", Sessions: "1,2,4,8,16,32",
+		Clients: 4, Method: "alternation", Waits: "off", Audit: "pgaudit-rotated", Sessions: "1,2,4,8,16,32",
 		Rows: []Row{
 			{"baseline", "audit event session stopped"},
 			{"pgaudit-rotated", "event session on statement completion with 13 fields, 10 MB rollover files, no event loss"},
@@ -215,7 +215,7 @@ func init() {
 		Title:    "Study 5: is the audit trail complete, and is it cheap?",
 		Question: "server_audit on every statement to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
-		Clients: 4, Method: "auto", Waits: "off", Audit: "server-audit-rotated", Sessions: "1,2,4,8,16,32",
+		Clients: 4, Method: "alternation", Waits: "off", Audit: "server-audit-rotated", Sessions: "1,2,4,8,16,32",
 		Rows: []Row{
 			{"baseline", "audit event session stopped"},
 			{"server-audit-rotated", "event session on statement completion, 10 MB rollover files (500 kept), no event loss"},

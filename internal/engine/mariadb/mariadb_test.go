@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -252,5 +255,26 @@ func TestSplitAndRestartRefused(t *testing.T) {
 	var se *mariadb.SinkError
 	if err := ext.Check(ctx, o); !errors.As(err, &se) {
 		t.Errorf("Check(general-log-file-slow) on an external server = %v; want a SinkError", err)
+	}
+}
+
+// What observers -v says without a server (StaticSplit, from the
+// documented scopes) is what Split says on a real one
+// (information_schema.SYSTEM_VARIABLES), for every observer of the
+// catalog.
+func TestStaticSplit(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newManaged(t)
+	cat, _ := observer.Builtin()
+	for _, o := range cat.All("mariadb") {
+		held, sw, err := s.Split(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sheld, ssw := mariadb.StaticSplit(o)
+		if !reflect.DeepEqual(slices.Sorted(maps.Keys(held.Settings)), slices.Sorted(maps.Keys(sheld.Settings))) ||
+			!reflect.DeepEqual(slices.Sorted(maps.Keys(sw.Settings)), slices.Sorted(maps.Keys(ssw.Settings))) {
+			t.Errorf("%s: on the server held %v, switched %v; without it held %v, switched %v", o.Name, held.Settings, sw.Settings, sheld.Settings, ssw.Settings)
+		}
 	}
 }

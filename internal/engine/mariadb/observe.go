@@ -449,11 +449,8 @@ func checkRequirements(ctx context.Context, conn *sql.Conn, o observer.Observer)
 // switched then has no settings (the runner uses rounds).
 func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
 	o = s.withSinkDir(o)
-	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
-		Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
-	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
-		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
 	if len(o.Settings) == 0 {
+		held, switched = split(o, nil)
 		return held, switched, nil
 	}
 	conn, done, err := s.control(ctx)
@@ -465,14 +462,45 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 	if err != nil {
 		return held, switched, err
 	}
+	held, switched = split(o, func(name string) variable { return vars[name] })
+	return held, switched, nil
+}
+
+// Of the catalog's variables, MariaDB 10.11's documentation (server
+// system variables, performance_schema system variables) gives these as
+// not dynamic (startup options) and these as session variables (a
+// session copies them when it starts); every other is global and
+// dynamic, the plugins' server_audit_* included. TestStaticSplit checks
+// them against a server's information_schema.SYSTEM_VARIABLES.
+var (
+	startupOnly = map[string]bool{"performance_schema": true, "performance_schema_events_statements_history_long_size": true}
+	sessionCopy = map[string]bool{"long_query_time": true, "log_slow_verbosity": true, "slow_query_log": true}
+)
+
+// StaticSplit is Split without a server, from the documented scopes:
+// what `obsbench observers -v` says of each observer before any server is
+// reached.
+func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
+	return split(o, func(name string) variable { return variable{readOnly: startupOnly[name], session: sessionCopy[name]} })
+}
+
+// split divides o by what each variable is (nil: all dynamic and global).
+func split(o observer.Observer, of func(string) variable) (held, switched observer.Observer) {
+	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
+		Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
+	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
+		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
+	if of == nil {
+		of = func(string) variable { return variable{} }
+	}
 	for name := range o.Settings {
-		if vars[name].session {
-			return o, observer.Observer{Name: o.Name, Engine: o.Engine, Settings: map[string]string{}}, nil
+		if of(name).session {
+			return o, observer.Observer{Name: o.Name, Engine: o.Engine, Settings: map[string]string{}}
 		}
 	}
 	for name, val := range o.Settings {
 		switch off, hasOff := o.AlternateOff[name]; {
-		case vars[name].readOnly:
+		case of(name).readOnly:
 			held.Settings[name] = val
 		case hasOff:
 			held.Settings[name] = off
@@ -481,7 +509,7 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 			switched.Settings[name] = val
 		}
 	}
-	return held, switched, nil
+	return held, switched
 }
 
 // Undo undoes changes as Apply journaled them (JSON), newest first: what

@@ -444,11 +444,8 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 // switched has no settings when nothing of o can be switched.
 func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
 	o = s.withSinkDir(o)
-	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
-		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
-	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
-		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
 	if len(o.Settings) == 0 {
+		held, switched = split(o, nil)
 		return held, switched, nil
 	}
 	conn, err := s.connect(ctx)
@@ -460,11 +457,38 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 	if err != nil {
 		return held, switched, err
 	}
+	// A library's settings are unknown until it is loaded; they are all
+	// reloadable in the catalog's libraries.
+	held, switched = split(o, func(name string) bool { return contexts[name] == "postmaster" })
+	return held, switched, nil
+}
+
+// startOnly are the settings of the catalog that PostgreSQL reads only at
+// server start (context postmaster): "This parameter can only be set at
+// server start" in the documentation of logging_collector and
+// shared_preload_libraries (runtime-config-logging.html,
+// runtime-config-client.html, PostgreSQL 15). Every other setting the
+// catalog uses takes a reload (sighup) or less. TestStaticSplit checks the
+// list against a server's pg_settings.
+var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libraries": true}
+
+// StaticSplit is Split without a server, from the documented contexts:
+// what `obsbench observers -v` says of each observer before any server is
+// reached.
+func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
+	return split(o, func(name string) bool { return startOnly[name] })
+}
+
+// split divides o by restartOnly, which says whether a setting takes
+// effect only at server start (nil: none does).
+func split(o observer.Observer, restartOnly func(string) bool) (held, switched observer.Observer) {
+	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
+		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
+	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
+		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
 	for name, v := range o.Settings {
-		// A library's settings are unknown until it is loaded; they are
-		// all reloadable in the catalog's libraries.
 		switch off, hasOff := o.AlternateOff[name]; {
-		case contexts[name] == "postmaster":
+		case restartOnly != nil && restartOnly(name):
 			held.Settings[name] = v
 		case hasOff:
 			// Held at its off value; the switch sets v on top of it.
@@ -474,7 +498,7 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 			switched.Settings[name] = v
 		}
 	}
-	return held, switched, nil
+	return held, switched
 }
 
 // Undo undoes changes as Apply journaled them (JSON), newest first, then

@@ -3,6 +3,9 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -343,6 +346,28 @@ func exec(t *testing.T, dsn string, stmts ...string) {
 	for _, st := range stmts {
 		if _, err := conn.Exec(ctx, st); err != nil {
 			t.Fatalf("%s: %v", st, err)
+		}
+	}
+}
+
+// What observers -v says without a server (StaticSplit, from the
+// documented contexts) is what Split says on a real one (pg_settings),
+// for every observer of the catalog.
+func TestStaticSplit(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	cat, _ := observer.Builtin()
+	for _, o := range cat.All("postgres") {
+		held, sw, err := s.Split(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sheld, ssw := postgres.StaticSplit(o)
+		// Which settings are held and which switched (a sink's directory
+		// is filled in on the server only).
+		if !reflect.DeepEqual(slices.Sorted(maps.Keys(held.Settings)), slices.Sorted(maps.Keys(sheld.Settings))) ||
+			!reflect.DeepEqual(slices.Sorted(maps.Keys(sw.Settings)), slices.Sorted(maps.Keys(ssw.Settings))) || !reflect.DeepEqual(held.Preload, sheld.Preload) {
+			t.Errorf("%s: on the server held %v, switched %v; without it held %v, switched %v", o.Name, held.Settings, sw.Settings, sheld.Settings, ssw.Settings)
 		}
 	}
 }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Help goes to standard output with exit 0, shows what a command takes
+// (a study's own flags and defaults too), and flags may follow a
+// positional argument or come before it.
+func TestHelpAndFlagForms(t *testing.T) {
+	recorded := filepath.Join("..", "..", "internal", "report", "testdata", "run-mariadb")
+	for _, tt := range []struct {
+		args []string
+		code int
+		out  []string // in standard output
+		err  string   // in standard error
+	}{
+		{[]string{"run", "-h"}, exitOK, []string{"usage of obsbench run", "-alt-duration", "--counters=false turns it off"}, ""},
+		{[]string{"report", "--help"}, exitOK, []string{"usage of obsbench report", "-format"}, ""},
+		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Study 5", "--sessions", "1,2,4,8,16,32",
+			"--method", "alternation", "--reliability-duration", "default 10m0s", "--threshold", "default 5", "--workloads"}, ""},
+		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},
+		{[]string{"study", "targets", "-h"}, exitOK, []string{"--rounds", "10", "--blocks", "--method", "rounds"}, ""},
+		{[]string{"--version"}, exitOK, []string{"obsbench "}, ""},
+		{[]string{"observers", "-v"}, exitOK, []string{"needs a restart: preload pg_stat_statements\n",
+			"--method auto: whole in rounds, and its switchable part (pg_stat_statements.track) by alternation with preload pg_stat_statements pg_stat_statements.track=none extension pg_stat_statements in force on both sides",
+			"on --dsn: only where logging_collector=on is already in force", "on --dsn: no (its sink"}, ""},
+		{[]string{"observers", "-v", "--engine", "mariadb"}, exitOK, []string{"needs a restart: performance_schema=ON\n",
+			"--method auto: whole, in rounds (no reload switches it)", "with plugin server_audit in force on both sides", "on --dsn: yes"}, ""},
+		{[]string{"report", "--format", "csv", recorded}, exitOK, []string{"condition,method,stmts_per_s"}, ""},
+		{[]string{"report", recorded, "--format", "csv"}, exitOK, []string{"condition,method,stmts_per_s"}, ""},
+		{[]string{"report", recorded, recorded}, exitUsage, nil, "one results directory at a time"},
+		{[]string{"run", "--counters", "false"}, exitUsage, nil, "--counters takes its value after '=': --counters=false"},
+		{[]string{"study", "audit", "--clients", "0"}, exitUsage, nil, "--clients 0: study audit sweeps the session count (--sessions 1,2,4,8,16,32)"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tt.args, &stdout, &stderr)
+		if code != tt.code {
+			t.Errorf("%v: exit %d; want %d\n%s%s", tt.args, code, tt.code, stdout.String(), stderr.String())
+			continue
+		}
+		for _, want := range tt.out {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%v: standard output lacks %q:\n%s", tt.args, want, stdout.String())
+			}
+		}
+		if tt.err == "" && stderr.Len() > 0 {
+			t.Errorf("%v: standard error %q; want nothing", tt.args, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tt.err) {
+			t.Errorf("%v: standard error %q; want %q", tt.args, stderr.String(), tt.err)
+		}
+	}
+}

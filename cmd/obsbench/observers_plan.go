@@ -1,0 +1,81 @@
+package main
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// planOf says, without a server, what observers -v tells of an observer:
+// what of it needs a restart, how --method auto measures it, and whether
+// it can run on an external server. It follows each engine's documented
+// restart rules (StaticSplit), which their tests check against real
+// servers; a server where a held part is already in force (the logging
+// collector on) holds nothing, and auto then alternates.
+func planOf(engine string, o observer.Observer) []string {
+	if o.Name == observer.Baseline {
+		return nil
+	}
+	var held, sw observer.Observer
+	switch engine {
+	case "postgres":
+		held, sw = postgres.StaticSplit(o)
+	case "mariadb":
+		held, sw = mariadb.StaticSplit(o)
+	default: // SQL Server's sessions and traces are created for a whole run
+		held = o
+	}
+	var restart []string
+	if len(held.Preload) > 0 {
+		restart = append(restart, "preload "+strings.Join(held.Preload, ","))
+	}
+	stays := slices.Clone(restart)
+	for _, k := range slices.Sorted(maps.Keys(held.Settings)) {
+		v := held.Settings[k]
+		if _, alt := o.AlternateOff[k]; alt {
+			stays = append(stays, k+"="+v)
+			continue
+		}
+		restart = append(restart, k+"="+v)
+		stays = append(stays, k+"="+v)
+	}
+	kind := "extension "
+	if engine == "mariadb" {
+		kind = "plugin "
+	}
+	for _, e := range held.Extensions {
+		stays = append(stays, kind+e)
+	}
+	if held.Sink != nil {
+		stays = append(stays, "its sink ("+held.Sink.String()+")")
+	}
+	switchable := len(sw.Settings) > 0 || len(sw.EnableSQL) > 0
+	out := []string{"needs a restart: none"}
+	if len(restart) > 0 && engine != "sqlserver" {
+		out[0] = "needs a restart: " + strings.Join(restart, " ")
+	} else if engine == "sqlserver" {
+		out[0] = "needs a restart: none (applied for a whole run, reverted after)"
+	}
+	switch {
+	case !switchable:
+		out = append(out, "--method auto: whole, in rounds (no reload switches it)")
+	case len(stays) > 0:
+		out = append(out, "--method auto: whole in rounds, and its switchable part ("+strings.Join(slices.Sorted(maps.Keys(sw.Settings)), ", ")+
+			") by alternation with "+strings.Join(stays, " ")+" in force on both sides")
+	default:
+		out = append(out, "--method auto: whole, by alternation (a reload switches all of it)")
+	}
+	switch {
+	case o.Sink != nil:
+		out = append(out, "on --dsn: no (its sink, "+o.Sink.String()+", is provided on a managed server only)")
+	case len(restart) > 0 && engine != "sqlserver":
+		out = append(out, "on --dsn: only where "+strings.Join(restart, " ")+" is already in force (obsbench restarts only servers it manages)")
+	default:
+		out = append(out, "on --dsn: yes")
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/experiment"
+)
+
+// Flags that only one method uses: given to an experiment whose plan has
+// no condition of that method, they would change nothing, silently.
+var (
+	roundsFlags      = []string{"rounds", "duration"}
+	alternationFlags = []string{"alt-duration", "alt-rounds", "phase-min", "phase-max", "target-resolution", "max-time"}
+)
+
+// unusedFlags plans the experiment's arms (on the server: which part of
+// each observer a reload switches) and names the given flags that no arm
+// uses, as warnings.
+func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]string, error) {
+	arms, err := experiment.Arms(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rounds, alternation := false, false
+	for _, a := range arms {
+		if a.Method == experiment.MethodAlternation {
+			alternation = true
+		} else {
+			rounds = true
+		}
+	}
+	var warns []string
+	if given := c.givenOf(roundsFlags); !rounds && len(given) > 0 {
+		warns = append(warns, fmt.Sprintf("%s: no condition runs in rounds (every observer here alternates), so they change nothing; --method rounds measures in rounds",
+			strings.Join(given, " ")))
+	}
+	if given := c.givenOf(alternationFlags); !alternation && len(given) > 0 {
+		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.method))
+	}
+	return warns, nil
+}
+
+// givenOf lists those of names that were given, with their values.
+func (c runConfig) givenOf(names []string) []string {
+	values := map[string]string{
+		"rounds": fmt.Sprint(c.rounds), "duration": c.duration.String(), "alt-duration": c.altDuration.String(),
+		"alt-rounds": fmt.Sprint(c.altRounds), "phase-min": fmt.Sprint(c.phaseMin), "phase-max": fmt.Sprint(c.phaseMax),
+		"target-resolution": fmt.Sprint(c.targetResolution), "max-time": c.maxTime.String(),
+	}
+	var out []string
+	for _, n := range names {
+		if c.given[n] {
+			out = append(out, "--"+n+" "+values[n])
+		}
+	}
+	return out
+}

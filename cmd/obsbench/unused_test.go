@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// switchAll is an in-memory target whose observers a reload switches
+// entirely: under --method auto they all alternate. Only what planning
+// calls is implemented.
+type switchAll struct{ experiment.Target }
+
+func (switchAll) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
+	return observer.Observer{Name: o.Name + "/held"}, o, nil
+}
+
+func (switchAll) Settings(ctx context.Context) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+// A flag of a method no condition uses is named in a warning, with its
+// value; flags not given are not.
+func TestUnusedFlagsWarn(t *testing.T) {
+	obs := []observer.Observer{{Name: observer.Baseline}, {Name: "log", Settings: map[string]string{"log_statement": "all"}}}
+	for _, tt := range []struct {
+		method string
+		given  []string
+		want   string // "" for no warning
+	}{
+		{"auto", []string{"rounds", "duration"}, "--rounds 5 --duration 8s: no condition runs in rounds (every observer here alternates)"},
+		{"auto", []string{"alt-duration"}, ""},
+		{"rounds", []string{"alt-duration", "phase-max"}, "--alt-duration 20s --phase-max 4: no condition alternates (--method rounds)"},
+		{"rounds", []string{"rounds"}, ""},
+		{"alternation", []string{"duration"}, "--duration 8s: no condition runs in rounds"},
+	} {
+		c := runConfig{runFlags: runFlags{method: tt.method, rounds: 5, duration: 8 * time.Second, altDuration: 20 * time.Second, phaseMax: 4},
+			given: map[string]bool{}}
+		for _, g := range tt.given {
+			c.given[g] = true
+		}
+		warns, err := unusedFlags(context.Background(), c, experiment.Config{Target: switchAll{}, Observers: obs, Method: experiment.Method(tt.method)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(warns, "\n")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("--method %s with %v: warnings %q; want %q", tt.method, tt.given, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package experiment_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// splitter is an in-memory target for planning: it splits observers as
+// an engine would (a preload and restart-only settings held, the rest
+// switched) and reports the server's settings. Only what Arms calls is
+// implemented.
+type splitter struct {
+	experiment.Target
+	restartOnly map[string]bool
+	settings    map[string]string
+}
+
+func (s splitter) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
+	held = observer.Observer{Name: o.Name + "/held", Preload: o.Preload, Settings: map[string]string{}}
+	switched = observer.Observer{Name: o.Name, Settings: map[string]string{}}
+	for k, v := range o.Settings {
+		if s.restartOnly[k] {
+			held.Settings[k] = v
+		} else {
+			switched.Settings[k] = v
+		}
+	}
+	return held, switched, nil
+}
+
+func (s splitter) Settings(ctx context.Context) (map[string]string, error) { return s.settings, nil }
+
+func TestArms(t *testing.T) {
+	obs := []observer.Observer{
+		{Name: observer.Baseline},
+		{Name: "stats", Preload: []string{"pg_stat_statements"}, Settings: map[string]string{"track": "all"}},
+		{Name: "log", Settings: map[string]string{"logging_collector": "on", "log_statement": "'all'"}},
+		{Name: "plans-held", Settings: map[string]string{"shared_memory": "1GB"}},
+	}
+	type arm struct {
+		Name   string
+		Method experiment.Method
+	}
+	for _, tt := range []struct {
+		name      string
+		method    experiment.Method
+		collector string // the server's logging_collector
+		want      []arm
+	}{
+		{"auto measures whole and switchable part", experiment.MethodAuto, "off", []arm{
+			{"baseline", "rounds"}, {"baseline A/A", "alternation"},
+			{"stats", "rounds"}, {"stats (switchable)", "alternation"},
+			{"log", "rounds"}, {"log (switchable)", "alternation"},
+			{"plans-held", "rounds"}}},
+		{"a held setting already in force holds nothing", experiment.MethodAuto, "on", []arm{
+			{"baseline", "rounds"}, {"baseline A/A", "alternation"},
+			{"stats", "rounds"}, {"stats (switchable)", "alternation"},
+			{"log", "alternation"},
+			{"plans-held", "rounds"}}},
+		{"rounds measures whole only", experiment.MethodRounds, "off", []arm{
+			{"baseline", "rounds"}, {"stats", "rounds"}, {"log", "rounds"}, {"plans-held", "rounds"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := splitter{restartOnly: map[string]bool{"logging_collector": true, "shared_memory": true},
+				settings: map[string]string{"logging_collector": tt.collector, "shared_memory": "128MB"}}
+			arms, err := experiment.Arms(context.Background(), experiment.Config{Target: target, Observers: obs, Method: tt.method,
+				Rounds: 6, Alternation: experiment.Alternation{Reps: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []arm
+			for _, a := range arms {
+				got = append(got, arm{a.Name, a.Method})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("arms %v; want %v", got, tt.want)
+			}
+		})
+	}
+	// Alternation alone cannot measure what only a restart switches.
+	_, err := experiment.Arms(context.Background(), experiment.Config{Target: splitter{restartOnly: map[string]bool{"shared_memory": true}},
+		Observers: obs[3:], Method: experiment.MethodAlternation})
+	if err == nil {
+		t.Error("alternation of an observer that no reload switches: no error")
+	}
+}
