@@ -21,8 +21,8 @@ import (
 // The report opened in headless Chromium from a file URL, with the network
 // off, draws every chart: each canvas has painted pixels, not merely
 // exists. Chromium is driven over WebDriver by ChromeDriver (Debian
-// packages chromium and chromium-driver, which make test installs). With
-// -update the screenshot is kept as docs/report-screenshot.png.
+// packages chromium and chromium-driver, which make test installs). The
+// README's screenshot is of a real default run's report, not of this one.
 func TestReportDrawsInChromium(t *testing.T) {
 	s, runs := recorded(t)
 	dir := t.TempDir()
@@ -95,9 +95,6 @@ func TestReportDrawsInChromium(t *testing.T) {
 	}
 	if _, err := png.Decode(bytes.NewReader(img)); err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
-	}
-	if *update {
-		os.WriteFile(filepath.Join("..", "..", "docs", "report-screenshot.png"), img, 0o644)
 	}
 }
 
