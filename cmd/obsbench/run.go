@@ -447,7 +447,7 @@ func progressPrinter(w io.Writer) func(experiment.Progress) {
 		if p.Run.Error != "" {
 			status = "FAILED: " + p.Run.Error
 		}
-		fmt.Fprintf(w, "[%3d/%d] round %d/%d  %-22s %s  (%s elapsed, ~%s left)\n",
+		fmt.Fprintf(w, "[%3d/%d] round %d/%d  %-34s %s  (%s elapsed, ~%s left)\n",
 			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, status,
 			p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
 	}
@@ -468,7 +468,7 @@ func statusLine(w io.Writer, p experiment.Progress, stop chan struct{}) {
 		}
 		n := p.Executed.Load()
 		in := time.Since(began)
-		fmt.Fprintf(w, "\r\033[K[%3d/%d] round %d/%d  %-22s %8d stmt/s  run %s  (%s elapsed, ~%s left)",
+		fmt.Fprintf(w, "\r\033[K[%3d/%d] round %d/%d  %-34s %8d stmt/s  run %s  (%s elapsed, ~%s left)",
 			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, n-last, in.Round(time.Second),
 			(p.Elapsed + in).Round(time.Second), max(0, p.Remaining-in).Round(time.Second))
 		last = n

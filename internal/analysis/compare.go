@@ -176,8 +176,34 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 		return summarizeOverhead(stats.PairedOverhead(ratios, alpha)), change,
 			fmt.Sprintf("rounds: %d runs, each against the baseline runs next to it in time", len(ratios)), ref
 	}
+	// Unpaired, the comparison is with the baseline runs as a group: so
+	// is the reference.
+	ref = baselineReference(runs)
 	return summarizeOverhead(stats.CompareThroughput(base, cond, alpha)), change,
 		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), need), ref
+}
+
+// baselineReference is the baseline runs' figures, medians over them.
+func baselineReference(runs []result.Run) *result.Reference {
+	var tput, p50, p99, cpu []float64
+	for _, b := range runs {
+		if b.Condition != observer.Baseline || b.Error != "" {
+			continue
+		}
+		tput, p50, p99 = append(tput, b.Driver.Throughput), append(p50, b.Driver.Latency.P50), append(p99, b.Driver.Latency.P99)
+		if c := cpuPerStmt(b); c > 0 {
+			cpu = append(cpu, 1e6*c)
+		}
+	}
+	if len(tput) == 0 {
+		return nil
+	}
+	ref := &result.Reference{StmtsPerS: median(tput), LatencyMS: result.LatencySummary{P50: median(p50), P99: median(p99)}}
+	if len(cpu) > 0 {
+		v := median(cpu)
+		ref.ServerUSPerStmt = &v
+	}
+	return ref
 }
 
 // cpuPerStmt is a run's server CPU per measured statement, 0 if unknown.
