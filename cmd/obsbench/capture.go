@@ -37,7 +37,11 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	apps := fs.String("app", "", "keep only sessions of these application names (comma-separated; PostgreSQL)")
 	exUsers := fs.String("exclude-user", "obsbench_system", "drop sessions of these users (comma-separated); obsbench's managed server samples as obsbench_system")
 	exApps := fs.String("exclude-app", "", "drop sessions of these application names (comma-separated; PostgreSQL)")
-	logs, err := flagsAndArgs(fs, args, stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s [flags] LOG... (files, or directories of *.csv, *.json or *.log files)\n", fs.Name())
+		fs.PrintDefaults()
+	}
+	logs, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
 		return err
 	}
@@ -142,33 +146,6 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "captured %d statements of %d sessions (%d connects, %d disconnects; %d log entries skipped) from %.1f MB of %s in %.1f s (%.0f MB/s): %s, %.1f MB\n",
 		st.Statements, st.Sessions, st.Connects, st.Disconnects, st.Skipped, read, src, secs, read/secs, *out, float64(written.n)/1e6)
 	return nil
-}
-
-// flagsAndArgs parses args whose flags may come before, between or after
-// the positional arguments, which it returns.
-func flagsAndArgs(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(stderr)
-				fmt.Fprintf(stderr, "usage: %s [flags] LOG... (files, or directories of *.csv, *.json or *.log files)\n", fs.Name())
-				fs.PrintDefaults()
-				return nil, errHelp
-			}
-			return nil, usageError{err}
-		}
-		if fs.NArg() == 0 {
-			return rest, nil
-		}
-		// After "--", everything is an argument.
-		if n := len(args) - fs.NArg(); n > 0 && args[n-1] == "--" {
-			return append(rest, fs.Args()...), nil
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // captureProgressEvery is how often a long capture reports its progress.

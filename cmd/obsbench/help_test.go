@@ -19,8 +19,8 @@ func TestHelpAndFlagForms(t *testing.T) {
 		out  []string // in standard output
 		err  string   // in standard error
 	}{
-		{[]string{"run", "-h"}, exitOK, []string{"usage of obsbench run", "-alt-duration", "--counters=false turns it off"}, ""},
-		{[]string{"report", "--help"}, exitOK, []string{"usage of obsbench report", "-format"}, ""},
+		{[]string{"run", "-h"}, exitOK, []string{"Usage of obsbench run", "-alt-duration", "--counters=false turns it off"}, ""},
+		{[]string{"report", "--help"}, exitOK, []string{"Usage of obsbench report", "-format"}, ""},
 		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Study 5", "--sessions", "1,2,4,8,16,32",
 			"--method", "alternation", "--reliability-duration", "default 10m0s", "--threshold", "default 5", "--workloads"}, ""},
 		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},

@@ -40,8 +40,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]strin
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(help)
-				fmt.Fprintf(help, "usage of %s:\n", fs.Name())
-				fs.PrintDefaults()
+				fs.Usage() // the flag package's, or a command's own usage line
 				return nil, errHelp
 			}
 			return nil, usageError{err}

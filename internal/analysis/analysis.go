@@ -89,11 +89,9 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		"distribution-free interval (Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise); "+
 		"Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)", m, 100*(1-alpha))
 	base := throughputs(byCond[observer.Baseline])
-	if len(base) > 0 {
-		if len(base) >= 2 {
-			nf := stats.NoiseFloor(base)
-			s.NoiseFloorPct = &nf
-		}
+	if len(base) >= 2 {
+		nf := stats.NoiseFloor(base)
+		s.NoiseFloorPct = &nf
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
 		var logs []float64
