@@ -163,9 +163,15 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	return s
 }
 
-// measures says whose cost an alternation condition's overhead is: the
-// whole observer's when nothing of it was held in force in both phases.
+// measures says whose cost an alternation condition's overhead is, as the
+// runs were planned; runs recorded before that was kept: the whole
+// observer's when nothing of it was held in force in both phases.
 func measures(runs []result.Run) string {
+	for _, r := range runs {
+		if r.Measures != "" {
+			return r.Measures
+		}
+	}
 	for _, r := range runs {
 		if r.Error == "" && r.Held != "" && r.Held != "no change" {
 			return result.MeasuresSwitchable

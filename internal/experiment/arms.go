@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Method is how an observer is compared with the baseline.
@@ -52,6 +53,9 @@ type Arm struct {
 	Observer observer.Observer
 	Method   Method
 	Reps     int
+	// Measures is whose cost the arm measures: result.MeasuresWhole or
+	// result.MeasuresSwitchable ("" for the baselines).
+	Measures string
 }
 
 // Arms decides each observer's method. With MethodAuto an observer is
@@ -66,7 +70,7 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	var base observer.Observer
 	anyRounds, anyAlt := false, false
 	var current map[string]string // the server's settings, read once
-	add := func(name string, o observer.Observer, m Method) {
+	add := func(name string, o observer.Observer, m Method, measures string) {
 		reps := cfg.Rounds
 		if m == MethodAlternation {
 			reps = cfg.Alternation.Reps
@@ -74,7 +78,17 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 		} else {
 			anyRounds = true
 		}
-		arms = append(arms, Arm{Name: name, Observer: o, Method: m, Reps: reps})
+		arms = append(arms, Arm{Name: name, Observer: o, Method: m, Reps: reps, Measures: measures})
+	}
+	// holds says whether the held part changes the server as it is.
+	holds := func(held observer.Observer) (bool, error) {
+		if current == nil {
+			var err error
+			if current, err = cfg.Target.Settings(ctx); err != nil {
+				return false, err
+			}
+		}
+		return changes(held, current), nil
 	}
 	for _, o := range cfg.Observers {
 		if o.Name == observer.Baseline {
@@ -82,7 +96,7 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 			continue
 		}
 		if cfg.Method == MethodRounds {
-			add(o.Name, o, MethodRounds)
+			add(o.Name, o, MethodRounds, result.MeasuresWhole)
 			continue
 		}
 		held, sw, err := cfg.Target.Split(ctx, o)
@@ -90,25 +104,24 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 			return nil, err
 		}
 		switchable := len(sw.Settings) > 0 || len(sw.EnableSQL) > 0
-		switch {
-		case cfg.Method == MethodAlternation && !switchable:
+		if cfg.Method == MethodAuto && !switchable {
+			add(o.Name, o, MethodRounds, result.MeasuresWhole)
+			continue
+		}
+		if cfg.Method == MethodAlternation && !switchable {
 			return nil, fmt.Errorf("observer %s cannot alternate: none of it switches without a restart; use --method rounds or auto", o.Name)
+		}
+		held0, err := holds(held)
+		switch {
+		case err != nil:
+			return nil, err
+		case !held0:
+			add(o.Name, o, MethodAlternation, result.MeasuresWhole) // all of it switches
 		case cfg.Method == MethodAlternation:
-			add(o.Name, o, MethodAlternation)
-		case !switchable:
-			add(o.Name, o, MethodRounds)
+			add(o.Name, o, MethodAlternation, result.MeasuresSwitchable)
 		default:
-			if current == nil {
-				if current, err = cfg.Target.Settings(ctx); err != nil {
-					return nil, err
-				}
-			}
-			if !changes(held, current) {
-				add(o.Name, o, MethodAlternation) // all of it switches
-				continue
-			}
-			add(o.Name, o, MethodRounds)
-			add(o.Name+SwitchableSuffix, o, MethodAlternation)
+			add(o.Name, o, MethodRounds, result.MeasuresWhole)
+			add(o.Name+SwitchableSuffix, o, MethodAlternation, result.MeasuresSwitchable)
 		}
 	}
 	if cfg.Probes.MeasureCost && cfg.Probes.WaitInterval > 0 {

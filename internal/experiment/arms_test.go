@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -75,6 +76,20 @@ func TestArms(t *testing.T) {
 			var got []arm
 			for _, a := range arms {
 				got = append(got, arm{a.Name, a.Method})
+				// Whose cost each arm measures, as planned: the
+				// (switchable) arm the switchable part, every other
+				// observer's arm the whole (log alternates whole when
+				// its held part is already in force).
+				want := "whole"
+				switch {
+				case strings.HasPrefix(a.Name, "baseline"):
+					want = ""
+				case strings.HasSuffix(a.Name, experiment.SwitchableSuffix):
+					want = "switchable part"
+				}
+				if a.Measures != want {
+					t.Errorf("%s measures %q; want %q", a.Name, a.Measures, want)
+				}
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("arms %v; want %v", got, tt.want)

@@ -258,7 +258,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		} else {
 			r, err = runOne(ctx, rc, a.Observer)
 		}
-		r.Seq, r.Round, r.Condition, r.Method = i+1, st.Round, a.Name, string(a.Method)
+		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, string(a.Method), a.Measures
 		if err != nil && r.Started.IsZero() {
 			return runs, err
 		}

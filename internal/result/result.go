@@ -30,6 +30,10 @@ type Run struct {
 	// Held describes what stayed in force in both phases of an
 	// alternation run (what needs a restart to change).
 	Held string `json:"held,omitempty"`
+	// Measures is whose cost the run measured (result.MeasuresWhole or
+	// MeasuresSwitchable), as planned: a held part already in force on
+	// the server changes nothing, and the run then measures the whole.
+	Measures string `json:"measures,omitempty"`
 	// Phases is the alternation schedule as it ran.
 	Phases  []Phase   `json:"phases,omitempty"`
 	Started time.Time `json:"started"`

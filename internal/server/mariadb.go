@@ -146,7 +146,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	os.Remove(accounts)
 	if err != nil {
 		first, _, _ := strings.Cut(strings.TrimSpace(redact(string(out), m.password)), "\n\n")
-		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, m.logTail())
+		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, redact(m.logTail(), m.password))
 	}
 	if err := m.start(ctx); err != nil {
 		return nil, err

@@ -18,6 +18,16 @@ import (
 // (/proc/net/tcp) with the peer's address as its local one and ours as
 // its remote one, and its uid column is the user that created it.
 func peerUID(c net.Conn) (int, error) {
+	uid, err := lookupPeer(c)
+	if err != nil {
+		// The kernel's table is read in several reads, not at one
+		// instant: a socket can be missed while others come and go.
+		uid, err = lookupPeer(c)
+	}
+	return uid, err
+}
+
+func lookupPeer(c net.Conn) (int, error) {
 	local, ok1 := c.LocalAddr().(*net.TCPAddr)
 	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
