@@ -78,10 +78,11 @@ func (r *Relay) accept() {
 			return
 		}
 		if uid, err := peerUID(in); err != nil || uid != r.uid {
-			in.Close()
+			// Counted before the close that the client sees.
 			r.mu.Lock()
 			r.refused++
 			r.mu.Unlock()
+			in.Close()
 			continue
 		}
 		out, err := net.DialTimeout("tcp", r.target, 5*time.Second)
