@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
@@ -98,15 +99,15 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	target, tgt, stop, err := openPostgres(ctx, "", managedSetup{}, logf)
+	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer closeServer(target, logf)
 	if err := os.MkdirAll(*out, 0o700); err != nil {
 		return err
 	}
-	if err := prepareData(ctx, target, "postgres", wl, ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, "postgres", wl, ds, logf); err != nil {
 		return err
 	}
 	dcfg := driver.Config{Clients: *clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
@@ -142,7 +143,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		names[i] = o.Name
 	}
 	runs, runErr := experiment.Run(ctx, experiment.Config{
-		Target: tgt, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
+		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
 		Alternation: experiment.Alternation{Duration: *altDuration, MinPhase: 2, MaxPhase: 4, Reps: *altRounds, CheckDuration: eventsCheck},
 		Seed:        *seed, Out: *out, Driver: dcfg, Progress: progressPrinter(stderr),
 	})
@@ -196,7 +197,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // experiment's own load (all sessions: a loop costs more when the cores are
 // shared than in one session alone), from CPU per statement with and
 // without many iterations, and the CPU per statement of the plain workload.
-func measureLoopCost(ctx context.Context, t pgTarget, wl workload.Meta, dcfg driver.Config) (loopCost, error) {
+func measureLoopCost(ctx context.Context, t engine.Server, wl workload.Meta, dcfg driver.Config) (loopCost, error) {
 	const loops = 1000
 	cfg := dcfg
 	cfg.Warmup, cfg.Duration = time.Second, 5*time.Second
@@ -223,7 +224,7 @@ func measureLoopCost(ctx context.Context, t pgTarget, wl workload.Meta, dcfg dri
 
 // cpuPerStmt runs the workload and returns server and driver CPU per
 // statement of the measured window, in µs.
-func cpuPerStmt(ctx context.Context, t pgTarget, wl workload.Meta, cfg driver.Config) (server, drv float64, err error) {
+func cpuPerStmt(ctx context.Context, t engine.Server, wl workload.Meta, cfg driver.Config) (server, drv float64, err error) {
 	cpu := &collect.Window{Root: t.ServerPID()}
 	cfg.Window = cpu.Toggle
 	res, err := driver.Run(ctx, cfg, t.Dial, wl.New())

@@ -64,7 +64,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *wl != "" {
 		m, err := workload.Lookup(*wl)
 		if err != nil {
-			return usageError{err}
+			return usageError{Err: err}
 		}
 		if h.Dataset == "" {
 			h.Dataset = m.Dataset
@@ -108,7 +108,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		f.Close()
 		os.Remove(*out)
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	in := &inputProgress{total: totalSize(files)}
 	began := time.Now()
@@ -136,7 +136,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if ctx.Err() == nil && written.err == nil && readErr == nil {
 			var ue usageError
 			if !errors.As(err, &ue) {
-				err = usageError{err} // the log is not what it should be
+				err = usageError{Err: err} // the log is not what it should be
 			}
 		}
 		return err

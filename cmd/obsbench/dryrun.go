@@ -7,54 +7,26 @@ import (
 	"io"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/engine/sqlserver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
-	"github.com/obsbench/obsbench/internal/observer"
 )
-
-// planner is what --dry-run asks of an engine: the statements it would
-// run, without running them.
-type planner interface {
-	Ping(ctx context.Context) error
-	PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, error)
-	PlanApply(ctx context.Context, o observer.Observer) (apply, revert []string, err error)
-}
-
-// readPlanner is a planner that can also list what it reads: the queries
-// that count an observer's events, and those its collectors run in every
-// measured window (SQL Server, whose DBAs review every statement).
-type readPlanner interface {
-	PlanEvents(ctx context.Context, o observer.Observer, tag string) ([]string, error)
-	PlanReads() []string
-}
 
 // dryRun prints what a run would change on the --dsn server, reading only.
 func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
-	var srv planner = postgres.New(c.dsn, postgres.Options{Schema: externalSchema})
-	where := "schema"
-	if c.engine == "mariadb" {
-		m, err := mariadb.New(c.dsn, mariadb.Options{Database: externalSchema})
-		if err != nil {
-			return usagef("--dsn: %v", err)
-		}
-		srv, where = m, "database"
+	eng, err := engine.Lookup(c.engine)
+	if err != nil {
+		return usageError{Err: err}
 	}
-	if c.engine == "sqlserver" {
-		m, err := sqlserver.New(c.dsn, sqlserver.Options{Database: externalSchema})
-		if err != nil {
-			return usagef("--dsn: %v", err)
-		}
-		srv, where = m, "database"
+	srv, err := eng.Planner(c.dsn)
+	if err != nil {
+		return err
 	}
-	var perms *sqlserver.PermissionError
+	var perms *engine.PermissionError
 	pingErr := srv.Ping(ctx)
 	if pingErr != nil && !errors.As(pingErr, &perms) {
-		return usagef("--dsn: %v (%s)", pingErr, redactDSN(c.dsn))
+		return usagef("--dsn: %v (%s)", pingErr, engine.RedactDSN(c.dsn))
 	}
-	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", redactDSN(c.dsn))
+	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.dsn))
 	if perms != nil {
 		// Worth showing the plan all the same: a DBA reviews it before
 		// granting anything.
@@ -64,27 +36,26 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "dataset %s in %s %s:\n", c.ds.Name, where, externalSchema)
+	fmt.Fprintf(w, "dataset %s in %s %s:\n", c.ds.Name, eng.Info().Namespace, engine.Home)
 	if len(load) == 0 {
 		fmt.Fprintln(w, "  already loaded; nothing to do")
 	}
 	for _, st := range load {
 		fmt.Fprintf(w, "  %s\n", st)
 	}
-	if setup := c.wl.SetupFor(c.engine); len(setup) > 0 {
+	setup, stmts := c.wl.SetupFor(c.engine), []string(nil)
+	if wp, ok := srv.(engine.WorkloadPlanner); ok {
+		if setup, stmts, err = wp.PlanWorkload(ctx, c.wl, c.engine); err != nil {
+			return err
+		}
+	}
+	if len(setup) > 0 {
 		fmt.Fprintf(w, "workload %s set-up:\n", c.wl.Name)
 		for _, st := range setup {
-			if c.engine == "sqlserver" {
-				st = sqlserver.Translate(st)
-			}
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}
-	if c.engine == "sqlserver" {
-		stmts, err := sqlserver.WorkloadStatements(ctx, c.wl)
-		if err != nil {
-			return err
-		}
+	if len(stmts) > 0 {
 		fmt.Fprintf(w, "workload %s, in each session, over and over:\n", c.wl.Name)
 		for _, st := range stmts {
 			fmt.Fprintf(w, "  %s\n", st)
@@ -109,7 +80,7 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 				fmt.Fprintf(w, "  %s\n", indent(st))
 			}
 		}
-		if rp, ok := srv.(readPlanner); ok {
+		if rp, ok := srv.(engine.ReadPlanner); ok {
 			count, err := rp.PlanEvents(ctx, o, c.wl.Tag)
 			if err != nil {
 				return err
@@ -122,7 +93,7 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 			}
 		}
 	}
-	if rp, ok := srv.(readPlanner); ok {
+	if rp, ok := srv.(engine.ReadPlanner); ok {
 		fmt.Fprintln(w, "\nread at the start and end of every measured window (and every 10 ms for waits, with --waits):")
 		for _, st := range rp.PlanReads() {
 			fmt.Fprintf(w, "  %s\n", indent(st))

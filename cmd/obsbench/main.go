@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -28,12 +30,26 @@ const (
 )
 
 // usageError marks invalid input: exit code 2, and nothing was changed.
-type usageError struct{ err error }
+type usageError = engine.UsageError
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+var usagef = engine.Usagef
 
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+// openServer opens the server of engine name: the external one of o.DSN,
+// or a managed one.
+func openServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
+	e, err := engine.Lookup(name)
+	if err != nil {
+		return nil, usageError{Err: err}
+	}
+	return e.Open(ctx, o)
+}
+
+// closeServer stops what openServer started, saying why it could not.
+func closeServer(s engine.Server, logf func(string, ...any)) {
+	if err := s.Close(); err != nil {
+		logf("%v", err)
+	}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

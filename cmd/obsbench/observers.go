@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -43,7 +43,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]strin
 				fs.Usage() // the flag package's, or a command's own usage line
 				return nil, errHelp
 			}
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -85,7 +85,7 @@ func loadCatalog(file string) (*observer.Catalog, error) {
 	}
 	if file != "" {
 		if err := cat.LoadFile(file); err != nil {
-			return nil, usageError{err}
+			return nil, usageError{Err: err}
 		}
 	}
 	return cat, nil
@@ -93,14 +93,15 @@ func loadCatalog(file string) (*observer.Catalog, error) {
 
 func observersCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
-	engine := fs.String("engine", "postgres", "engine whose observers to list")
+	name := fs.String("engine", "postgres", "engine whose observers to list")
 	file := fs.String("observer-file", "", "YAML file with more observers (same schema as the catalog)")
 	verbose := fs.Bool("v", false, "also show, per observer, the settings it changes, what needs a restart, how --method auto measures it and whether it runs on an external (--dsn) server")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if err := checkEngine(*engine); err != nil {
-		return err
+	eng, err := engine.Lookup(*name)
+	if err != nil {
+		return usageError{Err: err}
 	}
 	cat, err := loadCatalog(*file)
 	if err != nil {
@@ -108,7 +109,7 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDEFAULT\tEVENTS\tDESCRIPTION")
-	for _, o := range cat.All(*engine) {
+	for _, o := range cat.All(*name) {
 		def, ev := "", "-"
 		if o.Default {
 			def = "yes"
@@ -119,7 +120,7 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Name, def, ev, o.Description)
 		if *verbose {
 			fmt.Fprintf(tw, "\t\t\tchanges: %s\n", o.Summary())
-			for _, line := range planOf(*engine, o) {
+			for _, line := range planOf(eng, o) {
 				fmt.Fprintf(tw, "\t\t\t%s\n", line)
 			}
 		}
@@ -127,9 +128,10 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-func checkEngine(engine string) error {
-	if !slices.Contains(observer.Engines, engine) {
-		return usagef("--engine %q is not supported; valid: %s", engine, strings.Join(observer.Engines, ", "))
+func checkEngine(name string) error {
+	_, err := engine.Lookup(name)
+	if err != nil {
+		return usageError{Err: err}
 	}
 	return nil
 }

@@ -5,8 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -16,18 +15,15 @@ import (
 // restart rules (StaticSplit), which their tests check against real
 // servers; a server where a held part is already in force (the logging
 // collector on) holds nothing, and auto then alternates.
-func planOf(engine string, o observer.Observer) []string {
+func planOf(eng engine.Engine, o observer.Observer) []string {
 	if o.Name == observer.Baseline {
 		return nil
 	}
-	var held, sw observer.Observer
-	switch engine {
-	case "postgres":
-		held, sw = postgres.StaticSplit(o)
-	case "mariadb":
-		held, sw = mariadb.StaticSplit(o)
-	default: // SQL Server's sessions and traces are created for a whole run
-		held = o
+	info := eng.Info()
+	held := o // an engine without a split applies each observer for a whole run
+	var sw observer.Observer
+	if sp, ok := eng.(engine.Splitter); ok {
+		held, sw = sp.StaticSplit(o)
 	}
 	var restart []string
 	if len(held.Preload) > 0 {
@@ -43,10 +39,7 @@ func planOf(engine string, o observer.Observer) []string {
 		restart = append(restart, k+"="+v)
 		stays = append(stays, k+"="+v)
 	}
-	kind := "extension "
-	if engine == "mariadb" {
-		kind = "plugin "
-	}
+	kind := info.AddOn + " "
 	for _, e := range held.Extensions {
 		stays = append(stays, kind+e)
 	}
@@ -55,10 +48,10 @@ func planOf(engine string, o observer.Observer) []string {
 	}
 	switchable := len(sw.Settings) > 0 || len(sw.EnableSQL) > 0
 	out := []string{"needs a restart: none"}
-	if len(restart) > 0 && engine != "sqlserver" {
-		out[0] = "needs a restart: " + strings.Join(restart, " ")
-	} else if engine == "sqlserver" {
+	if !info.RestartsApply {
 		out[0] = "needs a restart: none (applied for a whole run, reverted after)"
+	} else if len(restart) > 0 {
+		out[0] = "needs a restart: " + strings.Join(restart, " ")
 	}
 	switch {
 	case !switchable:
@@ -72,7 +65,7 @@ func planOf(engine string, o observer.Observer) []string {
 	switch {
 	case o.Sink != nil:
 		out = append(out, "on --dsn: no (its sink, "+o.Sink.String()+", is provided on a managed server only)")
-	case len(restart) > 0 && engine != "sqlserver":
+	case len(restart) > 0 && info.RestartsApply:
 		out = append(out, "on --dsn: only where "+strings.Join(restart, " ")+" is already in force (obsbench restarts only servers it manages)")
 	default:
 		out = append(out, "on --dsn: yes")

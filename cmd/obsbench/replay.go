@@ -22,7 +22,7 @@ func lookupWorkload(fs *flag.FlagSet, f runFlags) (workload.Meta, error) {
 		}
 		wl, err := workload.Lookup(f.workload)
 		if err != nil {
-			return wl, usageError{fmt.Errorf("%w, or replay (with --capture)", err)}
+			return wl, usageError{Err: fmt.Errorf("%w, or replay (with --capture)", err)}
 		}
 		return wl, nil
 	}
@@ -31,7 +31,7 @@ func lookupWorkload(fs *flag.FlagSet, f runFlags) (workload.Meta, error) {
 	}
 	opts := replay.Options{Mode: replay.Mode(f.replayMode), Speed: f.replaySpeed, Passes: f.replayPasses}
 	if err := opts.Check(); err != nil {
-		return workload.Meta{}, usageError{err}
+		return workload.Meta{}, usageError{Err: err}
 	}
 	if opts.Mode == replay.Stress && flagSet(fs, "replay-speed") {
 		return workload.Meta{}, usagef("--replay-speed paces --replay-mode sync; stress mode sends as fast as the server answers")

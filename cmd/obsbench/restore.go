@@ -8,9 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/engine/sqlserver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
@@ -55,12 +53,12 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			needRestart, err := undo(ctx, server, raws)
 			if err != nil {
-				return fmt.Errorf("restore %s on %s: %w (the journal is kept; run restore again)", path, redactDSN(server), err)
+				return fmt.Errorf("restore %s on %s: %w (the journal is kept; run restore again)", path, engine.RedactDSN(server), err)
 			}
 			if err := journal.MarkUndone(path, seqs); err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "%s: undid %d change(s) on %s\n", path, len(pending), redactDSN(server))
+			fmt.Fprintf(stdout, "%s: undid %d change(s) on %s\n", path, len(pending), engine.RedactDSN(server))
 			if len(needRestart) > 0 {
 				fmt.Fprintf(stdout, "  %s take effect only after a server restart; restart it to complete the restore\n", strings.Join(needRestart, ", "))
 			}
@@ -79,8 +77,8 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // undo undoes journaled changes with the engine that made them: MariaDB's
-// and SQL Server's name their engine, PostgreSQL's (the first engine) do
-// not.
+// and SQL Server's records name their engine, PostgreSQL's (the first
+// engine) do not.
 func undo(ctx context.Context, server string, changes []json.RawMessage) (needRestart []string, err error) {
 	var first struct {
 		Engine string `json:"engine"`
@@ -88,19 +86,12 @@ func undo(ctx context.Context, server string, changes []json.RawMessage) (needRe
 	if len(changes) > 0 {
 		_ = json.Unmarshal(changes[0], &first)
 	}
-	switch first.Engine {
-	case "mariadb":
-		srv, err := mariadb.New(server, mariadb.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return nil, srv.Undo(ctx, changes)
-	case "sqlserver":
-		srv, err := sqlserver.New(server, sqlserver.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return nil, srv.Undo(ctx, changes)
+	if first.Engine == "" {
+		first.Engine = "postgres"
 	}
-	return postgres.New(server, postgres.Options{}).Undo(ctx, changes)
+	eng, err := engine.Lookup(first.Engine)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Undo(ctx, server, changes)
 }

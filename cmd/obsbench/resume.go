@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -54,13 +55,13 @@ func redactArgs(args []string) []string {
 	for i, a := range out {
 		switch {
 		case (a == "--dsn" || a == "-dsn") && i+1 < len(out):
-			out[i+1] = redactDSN(out[i+1])
+			out[i+1] = engine.RedactDSN(out[i+1])
 		case len(a) > 6 && (a[:6] == "--dsn=" || a[:5] == "-dsn="):
 			k := 6
 			if a[1] != '-' {
 				k = 5
 			}
-			out[i] = a[:k] + redactDSN(a[k:])
+			out[i] = a[:k] + engine.RedactDSN(a[k:])
 		}
 	}
 	return out

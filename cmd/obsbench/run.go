@@ -19,6 +19,7 @@ import (
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
@@ -45,8 +46,7 @@ const (
 	// every 10 ms cost 5.0% [1.0, 8.6] of throughput here, over the 1%
 	// a default collector may cost (bench/collectors/RESULT.md). Studies
 	// that read waits switch it on.
-	defaultWaits    = "off"
-	datasetDatabase = "obsbench"
+	defaultWaits = "off"
 )
 
 type runFlags struct {
@@ -175,7 +175,7 @@ func parseRunArgs(args []string, help io.Writer, resuming bool) (runConfig, erro
 		}
 	}
 	if c.wl, err = c.wl.WithParams(given); err != nil {
-		return c, usageError{err}
+		return c, usageError{Err: err}
 	}
 	if f.replayPasses > 0 || c.wl.FixedWork() {
 		// Fixed work (a replay of N passes, dss-mix's --blocks): the
@@ -284,7 +284,7 @@ func parseRunArgs(args []string, help io.Writer, resuming bool) (runConfig, erro
 		seen[name] = true
 		o, err := cat.Lookup(f.engine, name)
 		if err != nil {
-			return c, usageError{err}
+			return c, usageError{Err: err}
 		}
 		c.observers = append(c.observers, o)
 	}
@@ -319,11 +319,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (*result.Summary, error) {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
 
-	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, managedSetup{standby: c.standby, standbyDelay: c.standbyDelay}, logf)
+	target, err := openServer(ctx, c.engine, engine.Options{DSN: c.dsn, Standby: c.standby, StandbyDelay: c.standbyDelay, Log: logf})
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
+	defer closeServer(target, logf)
 	if err := os.MkdirAll(c.out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
@@ -335,7 +335,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 	} else if err := writeExperiment(c); err != nil {
 		return nil, err
 	}
-	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
 		return nil, err
 	}
 	ver, err := target.Version(ctx)
@@ -361,7 +361,7 @@ func runExperiment(ctx context.Context, c runConfig, stdout, stderr io.Writer) (
 		Environment: env,
 	}
 	ecfg := experiment.Config{
-		Target: tgt, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
 		Rounds: c.rounds, Seed: c.seed, Out: c.out, Method: experiment.Method(c.method),
 		Alternation: experiment.Alternation{Duration: c.altDuration, MinPhase: c.phaseMin, MaxPhase: c.phaseMax,
 			Reps: c.altRounds, CheckDuration: eventsCheck},
@@ -509,7 +509,7 @@ func checkOut(dir string) error {
 
 // environment records where and how the experiment runs, with the
 // server's settings as found, before any observer.
-func environment(ctx context.Context, t dbTarget, c runConfig) (*result.Environment, error) {
+func environment(ctx context.Context, t engine.Server, c runConfig) (*result.Environment, error) {
 	settings, err := t.ChangedSettings(ctx)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
@@ -238,7 +239,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if d := diffSettings(before, settings()); len(d) > 0 {
 		t.Errorf("settings changed by a dry run: %v", d)
 	}
-	srv := postgres.New(dsn, postgres.Options{Schema: externalSchema})
+	srv := postgres.New(dsn, postgres.Options{Schema: engine.Home})
 	if err := srv.Verify(context.Background(), mustDataset(t)); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Verify after a dry run = %v; want the dataset's tables missing", err)
 	}

@@ -44,7 +44,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	st, err := study.Lookup(args[0], engine)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	if wantsHelp(args[1:]) {
 		studyHelp(stdout, st)

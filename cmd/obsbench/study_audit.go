@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
@@ -170,12 +171,12 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
-	target, tgt, stop, err := openTarget(ctx, c.engine, c.dsn, managedSetup{}, logf)
+	target, err := openServer(ctx, c.engine, engine.Options{DSN: c.dsn, Log: logf})
 	if err != nil {
 		return result.Run{}, err
 	}
-	defer stop()
-	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+	defer closeServer(target, logf)
+	if err := engine.Prepare(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}
 	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)
@@ -195,7 +196,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		}
 	}()
 	run, err := experiment.RunOnce(ctx, experiment.Config{
-		Target: tgt, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
 		Probes: experiment.Probes{Counters: c.counters},
 		// No warm-up: every statement from the first is counted.
 		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverProcs, Executed: &executed},

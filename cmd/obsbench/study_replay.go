@@ -7,16 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -84,54 +82,26 @@ func replayStudy(ctx context.Context, st study.Study, args []string, stdout, std
 	return gate(rc, sum, printStudy(stdout, rc, sum, err))
 }
 
-// captureObserver makes the server log what a capture needs: every
-// statement with its session, and the sessions' connects and disconnects.
-func captureObserver(engine string) (observer.Observer, string, error) {
-	switch engine {
-	case "postgres":
-		return observer.Observer{
-			Name: "capture", Engine: engine,
-			Description: "every statement, connect and disconnect to csvlog files, for obsbench capture",
-			Settings: map[string]string{
-				"logging_collector": "on", "log_destination": "csvlog", "log_statement": "all",
-				"log_connections": "on", "log_disconnections": "on",
-			},
-			Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: `(statement|execute [^:]*): .*{{tag}}`},
-		}, "csvlog", nil
-	case "mariadb":
-		return observer.Observer{
-			Name: "capture", Engine: engine,
-			Description: "the general log (every statement, connect and quit) to a file, for obsbench capture",
-			Settings:    map[string]string{"log_output": "FILE", "general_log_file": mariadbCaptureLog, "general_log": "ON"},
-			Events:      &observer.EventCounter{Source: observer.SourceServerLog, FileSetting: "general_log_file", Match: ` (Execute|Query)\t.*{{tag}}`},
-		}, "general-log", nil
-	}
-	return observer.Observer{}, "", fmt.Errorf("no built-in capture on %s", engine)
-}
-
-// mariadbCaptureLog is the general log file of the built-in capture, in
-// the managed server's data directory.
-const mariadbCaptureLog = "obsbench-capture.log"
-
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path string, stderr io.Writer) error {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
-	obs, source, err := captureObserver(c.engine)
-	if err != nil {
-		return usageError{err}
-	}
-	target, tgt, stop, err := openTarget(ctx, c.engine, "", managedSetup{}, logf)
+	target, err := openServer(ctx, c.engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	if err := prepareData(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+	defer closeServer(target, logf)
+	capt, ok := target.(engine.Capturer)
+	if !ok {
+		return usagef("no built-in capture on %s", c.engine)
+	}
+	obs, source, apps := capt.CaptureObserver()
+	if err := engine.Prepare(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.clients, dur)
 	run, err := experiment.RunOnce(ctx, experiment.Config{
-		Target: tgt, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
 		Driver: driver.Config{Clients: c.clients, Duration: dur, Procs: c.driverProcs},
 	}, obs)
 	if err != nil {
@@ -140,7 +110,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if run.Error != "" {
 		return errors.New(run.Error)
 	}
-	files, err := capturedLogs(tgt)
+	files, err := capt.CapturedLogs()
 	if err != nil {
 		return err
 	}
@@ -148,17 +118,14 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	if err != nil {
 		return err
 	}
-	ok := false
+	ok = false
 	defer func() {
 		if !ok {
 			os.Remove(path) // a wrong capture must not be replayed later
 		}
 	}()
 	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
-	filter := capture.Filter{Contains: c.wl.Tag}
-	if c.engine == "postgres" {
-		filter.Applications = []string{postgres.DriverApplication}
-	}
+	filter := capture.Filter{Contains: c.wl.Tag, Applications: apps}
 	p, err := capture.NewParser(source, filter, w)
 	if err != nil {
 		out.Close()
@@ -181,24 +148,6 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 	}
 	ok = true
 	return nil
-}
-
-// capturedLogs are the log files the capture run wrote on a managed
-// server, in the order written.
-func capturedLogs(tgt experiment.Target) ([]string, error) {
-	switch t := tgt.(type) {
-	case managedTarget:
-		dir := filepath.Join(t.managed.DataDir(), "log")
-		files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("no csvlog files in %s", dir)
-		}
-		sort.Strings(files) // postgresql-<time>.csv: by name is by time
-		return files, nil
-	case managedMariaDB:
-		return []string{filepath.Join(t.managed.DataDir(), mariadbCaptureLog)}, nil
-	}
-	return nil, errors.New("the built-in capture needs obsbench's managed server")
 }
 
 func parseFile(ctx context.Context, p *capture.Parser, path string) error {

@@ -13,14 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
-
-// ErrNotCollected means the observer's events cannot be counted here, e.g.
-// its log file is on another machine.
-var ErrNotCollected = errors.New("events not collected")
 
 // EventCount counts the events an applied observer records during a run.
 type EventCount struct {
@@ -227,7 +224,7 @@ func (s *Server) logPath(ctx context.Context, setting string) (string, error) {
 		path = filepath.Join(data, path)
 	}
 	if _, err := os.Stat(data); err != nil {
-		return "", fmt.Errorf("%w: data directory %s is not on this machine", ErrNotCollected, data)
+		return "", fmt.Errorf("%w: data directory %s is not on this machine", engine.ErrNotCollected, data)
 	}
 	return path, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // Server is a MariaDB server under test, managed or external.
@@ -22,7 +23,7 @@ type Server struct {
 	cfg      *mysql.Config // the dataset database's
 	startup  Startup
 	host     Host
-	journal  Journal
+	journal  engine.Journal
 	database string
 }
 
@@ -44,13 +45,6 @@ type Host interface {
 	MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error)
 }
 
-// Journal records each change durably before it is made, and its undoing
-// after (internal/journal).
-type Journal interface {
-	Record(change any) (int, error)
-	Undone(seq int) error
-}
-
 // Options configure a Server.
 type Options struct {
 	// Startup is nil for servers obsbench may not restart, which then
@@ -60,7 +54,7 @@ type Options struct {
 	// refuses observers with a sink.
 	Host Host
 	// Journal, if set, records every change before it is made.
-	Journal Journal
+	Journal engine.Journal
 	// Database, if set, is the database the dataset is loaded into,
 	// instead of the DSN's: obsbench creates it and marks it as its own.
 	Database string

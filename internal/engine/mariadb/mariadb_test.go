@@ -16,6 +16,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
@@ -247,12 +248,12 @@ func TestSplitAndRestartRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, _ := cat.Lookup("mariadb", "perf-schema")
-	var re *mariadb.RestartError
+	var re *engine.RestartError
 	if err := ext.Check(ctx, o); !errors.As(err, &re) {
 		t.Errorf("Check(perf-schema) on an external server = %v; want a RestartError", err)
 	}
 	o, _ = cat.Lookup("mariadb", "general-log-file-slow")
-	var se *mariadb.SinkError
+	var se *engine.SinkError
 	if err := ext.Check(ctx, o); !errors.As(err, &se) {
 		t.Errorf("Check(general-log-file-slow) on an external server = %v; want a SinkError", err)
 	}

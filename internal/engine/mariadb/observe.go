@@ -12,41 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
-// MissingError says an observer needs a plugin that is not installed.
-type MissingError struct {
-	Observer, Library, Package string
-}
-
-func (e *MissingError) Error() string {
-	return fmt.Sprintf("observer %s needs the plugin %s, which is not installed: apt-get install %s", e.Observer, e.Library, e.Package)
-}
-
-// RestartError says an observer needs startup options obsbench may not set.
-type RestartError struct {
-	Observer string
-	Settings []string
-}
-
-func (e *RestartError) Error() string {
-	return fmt.Sprintf("observer %s changes %s, which only a server restart with a changed option file changes; obsbench does that only on servers it manages (run without --dsn)",
-		e.Observer, strings.Join(e.Settings, ", "))
-}
-
-// SinkError says an observer's sink cannot be provided here.
-type SinkError struct {
-	Observer string
-	Sink     observer.Sink
-}
-
-func (e *SinkError) Error() string {
-	if e.Sink.Kind != observer.SinkSlowDir {
-		return fmt.Sprintf("observer %s writes to a %s, which MariaDB has no analogue of", e.Observer, e.Sink)
-	}
-	return fmt.Sprintf("observer %s writes to a %s, which obsbench provides only on a server it manages (run without --dsn)", e.Observer, e.Sink)
-}
+// mariadbRestart is why an external server refuses a startup option.
+const mariadbRestart = "only a server restart with a changed option file changes; obsbench does that only on servers it manages"
 
 // change is one applied step, with what undoes it. It is journaled (as
 // JSON) before it is made, so that `obsbench restore` can undo it.
@@ -404,7 +375,7 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 // of Check: Apply, Check and PlanApply read the server's variables once.
 func (s *Server) checkedPlan(ctx context.Context, conn *sql.Conn, o observer.Observer) (changePlan, error) {
 	if o.Sink != nil && (s.host == nil || o.Sink.Kind != observer.SinkSlowDir) {
-		return changePlan{}, &SinkError{Observer: o.Name, Sink: *o.Sink}
+		return changePlan{}, sinkError(o)
 	}
 	if err := checkRequirements(ctx, conn, o); err != nil {
 		return changePlan{}, err
@@ -414,7 +385,7 @@ func (s *Server) checkedPlan(ctx context.Context, conn *sql.Conn, o observer.Obs
 		return plan, err
 	}
 	if len(plan.startup) > 0 && s.startup == nil {
-		return plan, &RestartError{Observer: o.Name, Settings: plan.startup}
+		return plan, &engine.RestartError{Observer: o.Name, Settings: plan.startup, Needs: mariadbRestart}
 	}
 	return plan, nil
 }
@@ -434,7 +405,7 @@ func checkRequirements(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	}
 	for _, r := range o.Requires {
 		if _, err := os.Stat(filepath.Join(dir, r.Library+".so")); err != nil {
-			return &MissingError{Observer: o.Name, Library: r.Library, Package: r.PackageFor("")}
+			return &engine.MissingError{Observer: o.Name, Library: "the plugin " + r.Library, Package: r.PackageFor("")}
 		}
 	}
 	return nil
@@ -525,4 +496,14 @@ func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
 		a.changes = append(a.changes, c)
 	}
 	return a.Revert(ctx)
+}
+
+// sinkError refuses o's sink: MariaDB has no analogue of a stream, and a
+// slow directory is obsbench's only on its own servers.
+func sinkError(o observer.Observer) error {
+	e := &engine.SinkError{Observer: o.Name, Sink: *o.Sink}
+	if o.Sink.Kind != observer.SinkSlowDir {
+		e.Unsupported = "MariaDB"
+	}
+	return e
 }

@@ -11,14 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
-
-// ErrNotCollected means the observer's events cannot be counted here, e.g.
-// the log directory of an external server is not on this machine.
-var ErrNotCollected = errors.New("events not collected")
 
 // EventCount counts the events an applied observer records during a run.
 // StartEvents marks where the run begins; Count reads what was recorded since.
@@ -50,7 +47,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 		return e, err
 	case observer.SourceStream:
 		if a.s.host == nil {
-			return nil, fmt.Errorf("%w: the server's log stream is read only on a managed server", ErrNotCollected)
+			return nil, fmt.Errorf("%w: the server's log stream is read only on a managed server", engine.ErrNotCollected)
 		}
 		path := a.s.host.StreamLog()
 		e.logDir, e.only = filepath.Dir(path), filepath.Base(path)
@@ -145,7 +142,7 @@ func (s *Server) logDirectory(ctx context.Context) (string, error) {
 		dir = filepath.Join(data, dir)
 	}
 	if _, err := os.Stat(data); err != nil {
-		return "", fmt.Errorf("%w: data directory %s is not on this machine", ErrNotCollected, data)
+		return "", fmt.Errorf("%w: data directory %s is not on this machine", engine.ErrNotCollected, data)
 	}
 	return dir, nil
 }

@@ -12,28 +12,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
-// MissingError says an observer needs something that is not installed.
-type MissingError struct {
-	Observer, Library, Package string
-}
-
-func (e *MissingError) Error() string {
-	return fmt.Sprintf("observer %s needs %s, which is not installed: apt-get install %s", e.Observer, e.Library, e.Package)
-}
-
-// RestartError says an observer needs a restart obsbench may not do.
-type RestartError struct {
-	Observer string
-	Settings []string
-}
-
-func (e *RestartError) Error() string {
-	return fmt.Sprintf("observer %s changes %s, which needs a server restart; obsbench restarts only servers it manages (run without --dsn)",
-		e.Observer, strings.Join(e.Settings, ", "))
-}
+// pgRestart is why an external server refuses a restart-only setting.
+const pgRestart = "needs a server restart; obsbench restarts only servers it manages"
 
 // change is one applied step, with what undoes it. It is journaled (as
 // JSON) before it is made, so that `obsbench restore` can undo it.
@@ -94,7 +78,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 	}
 	restartNames, later := plan.restart, plan.reload
 	if len(restartNames) > 0 && s.restart == nil {
-		return nil, &RestartError{Observer: o.Name, Settings: restartNames}
+		return nil, &engine.RestartError{Observer: o.Name, Settings: restartNames, Needs: pgRestart}
 	}
 	for _, name := range restartNames {
 		if err := a.set(ctx, conn, name, plan.value(o, name), true); err != nil {
@@ -162,7 +146,7 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 		return err
 	}
 	if o.Sink != nil && s.host == nil {
-		return &SinkError{Observer: o.Name, Sink: *o.Sink}
+		return &engine.SinkError{Observer: o.Name, Sink: *o.Sink}
 	}
 	if s.restart != nil {
 		return nil
@@ -172,7 +156,7 @@ func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 		return err
 	}
 	if len(plan.restart) > 0 {
-		return &RestartError{Observer: o.Name, Settings: plan.restart}
+		return &engine.RestartError{Observer: o.Name, Settings: plan.restart, Needs: pgRestart}
 	}
 	return nil
 }
@@ -429,7 +413,7 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 	major := strings.TrimLeft(num[:len(num)-4], "0")
 	for _, r := range o.Requires {
 		if _, err := os.Stat(filepath.Join(libdir, r.Library+".so")); err != nil {
-			return &MissingError{Observer: o.Name, Library: r.Library, Package: r.PackageFor(major)}
+			return &engine.MissingError{Observer: o.Name, Library: r.Library, Package: r.PackageFor(major)}
 		}
 	}
 	return nil

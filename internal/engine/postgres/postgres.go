@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // Server is a PostgreSQL server under test, managed or external.
@@ -19,7 +20,7 @@ type Server struct {
 	dsn     string // the dataset database
 	restart func(ctx context.Context) error
 	host    Host
-	journal Journal
+	journal engine.Journal
 	schema  string
 }
 
@@ -28,13 +29,6 @@ func (s *Server) setSearchPath(params map[string]string) {
 	if s.schema != "" {
 		params["search_path"] = pgx.Identifier{s.schema}.Sanitize() + ", public"
 	}
-}
-
-// Journal records each change durably before it is made, and its undoing
-// after (internal/journal).
-type Journal interface {
-	Record(change any) (int, error)
-	Undone(seq int) error
 }
 
 // Options configure a Server.
@@ -46,7 +40,7 @@ type Options struct {
 	// manage, which then refuses observers with a sink.
 	Host Host
 	// Journal, if set, records every change before it is made.
-	Journal Journal
+	Journal engine.Journal
 	// Schema, if set, is where the dataset lives: a schema obsbench
 	// creates in the DSN's database and that is first in every
 	// connection's search_path. For external servers, whose databases

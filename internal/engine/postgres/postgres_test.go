@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
@@ -187,7 +188,7 @@ func TestMissingLibraryNamesPackage(t *testing.T) {
 		Preload:  []string{"obsbench_no_such_lib"},
 		Requires: []observer.Requirement{{Library: "obsbench_no_such_lib", Package: "postgresql-{{major}}-nothing"}}}
 	err := s.Check(ctx, o)
-	var missing *postgres.MissingError
+	var missing *engine.MissingError
 	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "apt-get install postgresql-15-nothing") {
 		t.Errorf("Check = %v; want a MissingError naming postgresql-15-nothing", err)
 	}
@@ -208,7 +209,7 @@ func TestRestartRefusedWithoutRestarter(t *testing.T) {
 	s := postgres.New(managed.DSN(), postgres.Options{})
 	cat, _ := observer.Builtin()
 	o, _ := cat.Lookup("postgres", "pg-stat-statements")
-	var re *postgres.RestartError
+	var re *engine.RestartError
 	if err := s.Check(ctx, o); !errors.As(err, &re) {
 		t.Errorf("Check(pg-stat-statements) = %v; want a RestartError", err)
 	}

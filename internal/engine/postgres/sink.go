@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -26,16 +27,6 @@ type Host interface {
 	MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error)
 }
 
-// SinkError says an observer's sink cannot be provided here.
-type SinkError struct {
-	Observer string
-	Sink     observer.Sink
-}
-
-func (e *SinkError) Error() string {
-	return fmt.Sprintf("observer %s writes to a %s, which obsbench provides only on a server it manages (run without --dsn)", e.Observer, e.Sink)
-}
-
 // withSinkDir returns o's settings with the sink directory filled in.
 func (s *Server) withSinkDir(o observer.Observer) observer.Observer {
 	if s.host == nil {
@@ -52,7 +43,7 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 	}
 	h := a.s.host
 	if h == nil {
-		return &SinkError{Observer: o.Name, Sink: *o.Sink}
+		return &engine.SinkError{Observer: o.Name, Sink: *o.Sink}
 	}
 	switch o.Sink.Kind {
 	case observer.SinkStream:

@@ -11,7 +11,7 @@ import (
 
 	mssql "github.com/microsoft/go-mssqldb"
 
-	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // controlApp is the client application name of obsbench's own control
@@ -28,14 +28,14 @@ type Options struct {
 	Database string
 	// Journal records every change before it is made; nil: changes are
 	// not journaled (tests of rendering only).
-	Journal *journal.Journal
+	Journal engine.Journal
 }
 
 // Server is an external SQL Server reached by a sqlserver:// DSN.
 type Server struct {
 	dsn      *url.URL
 	database string
-	journal  *journal.Journal
+	journal  engine.Journal
 }
 
 // ErrDSN is returned for a DSN obsbench cannot use.
@@ -101,14 +101,6 @@ func (s *Server) control(ctx context.Context) (*sql.Conn, func(), error) {
 // its collectors read server-state views.
 var permissions = []string{"ALTER ANY EVENT SESSION", "ALTER TRACE", "VIEW SERVER STATE"}
 
-// PermissionError says the login lacks server permissions obsbench needs.
-type PermissionError struct{ Missing []string }
-
-func (e *PermissionError) Error() string {
-	return fmt.Sprintf("the login lacks the server permission(s) %s, which creating Extended Events sessions and traces and reading wait statistics need (GRANT them, or use a sysadmin login)",
-		strings.Join(e.Missing, ", "))
-}
-
 // Ping connects and checks the version (SQL Server 2016, 13.x, or later:
 // the catalog's events and options) and the login's permissions.
 func (s *Server) Ping(ctx context.Context) error {
@@ -135,7 +127,7 @@ func (s *Server) Ping(ctx context.Context) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &PermissionError{Missing: missing}
+		return &engine.PermissionError{Missing: missing, Why: "creating Extended Events sessions and traces and reading wait statistics need"}
 	}
 	return nil
 }

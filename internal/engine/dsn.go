@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"net/url"
@@ -12,10 +12,10 @@ import (
 // quoted or not.
 var passwordField = regexp.MustCompile(`(?i)\bpassword\s*=\s*('([^'\\]|\\.)*'|\S+)\s*`)
 
-// redactDSN removes the password from a DSN, in either form, so that it
+// RedactDSN removes the password from a DSN, in either form, so that it
 // can be printed, logged or journaled.
-func redactDSN(dsn string) string {
-	if isMySQLDSN(dsn) {
+func RedactDSN(dsn string) string {
+	if IsMySQLDSN(dsn) {
 		cfg, err := mysql.ParseDSN(dsn)
 		if err != nil {
 			return "(unparsable DSN)"
@@ -41,8 +41,8 @@ func redactDSN(dsn string) string {
 	return strings.TrimSpace(passwordField.ReplaceAllString(dsn, ""))
 }
 
-// isMySQLDSN tells a go-sql-driver/mysql DSN (user:pw@tcp(host:3306)/db)
+// IsMySQLDSN tells a go-sql-driver/mysql DSN (user:pw@tcp(host:3306)/db)
 // from libpq's forms.
-func isMySQLDSN(dsn string) bool {
+func IsMySQLDSN(dsn string) bool {
 	return !strings.Contains(dsn, "://") && strings.Contains(dsn, "@") && strings.Contains(dsn, "(")
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import "testing"
 
@@ -14,8 +14,8 @@ func TestRedactDSN(t *testing.T) {
 		{"root@unix(/run/mysqld/mysqld.sock)/obsbench", "root@unix(/run/mysqld/mysqld.sock)/obsbench"},
 	}
 	for _, tt := range tests {
-		if got := redactDSN(tt.in); got != tt.want {
-			t.Errorf("redactDSN(%q) = %q; want %q", tt.in, got, tt.want)
+		if got := RedactDSN(tt.in); got != tt.want {
+			t.Errorf("RedactDSN(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,236 @@
+// Package engine is the contract between obsbench and the database engines
+// it measures, and the registry that finds an engine by name.
+//
+// An engine package (internal/engine/postgres, .../mariadb, .../sqlserver)
+// implements Engine and registers it from an init function; the command
+// imports it once for that side effect (cmd/obsbench/engines.go) and from
+// then on asks the registry, never an engine package by name. What only
+// some engines can do is an optional interface, asked for with a type
+// assertion: a managed server's restart (experiment.Resetter), its standby
+// (experiment.Companioned), its stderr stream (experiment.Streamed), the
+// built-in capture (Capturer), a static restart split (Splitter).
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Engine is one database engine obsbench can measure.
+type Engine interface {
+	// Info says what the engine is called and how it keeps a dataset.
+	Info() Info
+	// Open connects to the external server of o.DSN, journaling every
+	// change it will make, or starts a managed server when o.DSN is empty.
+	Open(ctx context.Context, o Options) (Server, error)
+	// Planner reaches the server of dsn for a dry run: it reads, never
+	// changes.
+	Planner(dsn string) (Planner, error)
+	// Inspect lists what watches the server of dsn now ("" for the
+	// engine's local default), naming the candidates in force.
+	Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*Inspection, error)
+	// Undo reverts journaled changes on the server of dsn. needRestart
+	// names settings that take effect only after a restart.
+	Undo(ctx context.Context, dsn string, changes []json.RawMessage) (needRestart []string, err error)
+}
+
+// Info describes an engine.
+type Info struct {
+	Name string
+	// Namespace is what holds obsbench's dataset on an external server:
+	// "schema" (PostgreSQL) or "database".
+	Namespace string
+	// AddOn is what the engine calls a loadable add-on: "extension" or
+	// "plugin".
+	AddOn string
+	// Managed says obsbench can start a server of this engine itself.
+	Managed bool
+	// RestartsApply says an observer's restart-only settings are applied
+	// by restarting a managed server (false: the engine applies every
+	// observer for a whole run, as SQL Server's sessions and traces).
+	RestartsApply bool
+}
+
+// Options say which server Open reaches, or what it starts.
+type Options struct {
+	// DSN is the external server; empty starts a managed one.
+	DSN string
+	// Standby, on a managed server: "", "none", "async" or "sync".
+	Standby string
+	// StandbyDelay is the one-way delay between primary and standby.
+	StandbyDelay time.Duration
+	// Log receives notes for the user.
+	Log func(format string, args ...any)
+}
+
+// Managed says o asks for a server obsbench starts.
+func (o Options) Managed() bool { return o.DSN == "" }
+
+// WithStandby says o asks for a standby.
+func (o Options) WithStandby() bool { return o.Standby != "" && o.Standby != "none" }
+
+// Server is a server under test: what the experiment runner needs, and
+// what the commands do around it.
+type Server interface {
+	experiment.Target
+	// Load creates the dataset, unless it is there already.
+	Load(ctx context.Context, d dataset.Dataset) error
+	// Setup runs a workload's set-up statements (in the engine's dialect,
+	// written in PostgreSQL's where the engine translates).
+	Setup(ctx context.Context, stmts []string) error
+	Version(ctx context.Context) (string, error)
+	// ChangedSettings are the server's settings not at their defaults.
+	ChangedSettings(ctx context.Context) (map[string]string, error)
+	// Close stops what Open started (a managed server, its standby) and
+	// closes the journal of an external one.
+	Close() error
+}
+
+// Prepare loads the workload's dataset and runs its set-up.
+func Prepare(ctx context.Context, s Server, engine string, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
+	logf("loading dataset %s", ds.Name)
+	if err := s.Load(ctx, ds); err != nil {
+		return err
+	}
+	return s.Setup(ctx, wl.SetupFor(engine))
+}
+
+// Planner is what a dry run asks of an engine: the statements it would
+// run, without running them.
+type Planner interface {
+	// Ping checks the server can be reached; a *PermissionError still
+	// lets the plan be shown.
+	Ping(ctx context.Context) error
+	PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, error)
+	PlanApply(ctx context.Context, o observer.Observer) (apply, revert []string, err error)
+}
+
+// ReadPlanner is a Planner that also lists what it reads: the queries that
+// count an observer's events and those its collectors run in every
+// measured window (SQL Server, whose DBAs review every statement).
+type ReadPlanner interface {
+	PlanEvents(ctx context.Context, o observer.Observer, tag string) ([]string, error)
+	PlanReads() []string
+}
+
+// WorkloadPlanner is a Planner whose engine does not run the workload's
+// statements as written: it shows them as it would send them.
+type WorkloadPlanner interface {
+	PlanWorkload(ctx context.Context, wl workload.Meta, engine string) (setup, stmts []string, err error)
+}
+
+// Splitter is an Engine that can tell, from its documentation alone, which
+// part of an observer needs a restart (held) and which a reload switches.
+type Splitter interface {
+	StaticSplit(o observer.Observer) (held, switched observer.Observer)
+}
+
+// Capturer is a managed Server that can log what `obsbench capture` reads:
+// every statement of a run with its session.
+type Capturer interface {
+	// CaptureObserver is the observer that makes the server log it, the
+	// log's format (a capture source), and the application names to keep
+	// (none: all).
+	CaptureObserver() (o observer.Observer, source string, apps []string)
+	// CapturedLogs are the files the capture observer wrote, in order.
+	CapturedLogs() ([]string, error)
+}
+
+// Inspection is what obsbench inspect shows of a server.
+type Inspection struct {
+	// Server names it: engine, version and where.
+	Server string
+	// Observers are the catalog observers in force.
+	Observers []string
+	// Sections list what else watches the server, in order.
+	Sections []Section
+	// NotVisible says what inspection cannot see from a connection.
+	NotVisible string
+}
+
+// Section is a titled list of an Inspection.
+type Section struct {
+	Title string
+	Items []string
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Engine{}
+)
+
+// Register makes e known by its name; a second engine of the same name is
+// a programming error.
+func Register(e Engine) {
+	mu.Lock()
+	defer mu.Unlock()
+	name := e.Info().Name
+	if _, dup := registry[name]; dup {
+		panic("engine: " + name + " registered twice")
+	}
+	registry[name] = e
+}
+
+// Lookup finds a registered engine.
+func Lookup(name string) (Engine, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if e, ok := registry[name]; ok {
+		return e, nil
+	}
+	return nil, &UnknownError{Name: name, Known: namesLocked()}
+}
+
+// Names lists the registered engines, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UnknownError names an engine that is not registered.
+type UnknownError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("--engine %q is not supported; valid: %s", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Home is where obsbench keeps its dataset: the database it creates on a
+// managed server, and the schema (PostgreSQL) or database it creates on an
+// external one, never the user's tables.
+const Home = "obsbench"
+
+// Events hands the runner an engine's own event counter: a nil pointer
+// (the observer records no events) becomes a nil interface, which the
+// runner reads as nothing to count.
+func Events[C any, P interface {
+	*C
+	experiment.EventCounter
+}](c P, err error) (experiment.EventCounter, error) {
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,242 @@
+package mariadb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+func init() { engine.Register(Engine{}) }
+
+// Engine is MariaDB as obsbench's commands use it (engine.Engine).
+type Engine struct{}
+
+// Info: MariaDB keeps the dataset in a database of obsbench's own, and
+// obsbench starts managed servers from the local binaries.
+func (Engine) Info() engine.Info {
+	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Managed: true, RestartsApply: true}
+}
+
+// StaticSplit is the package's StaticSplit (engine.Splitter).
+func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) { return StaticSplit(o) }
+
+// Planner reaches an external server for a dry run.
+func (Engine) Planner(dsn string) (engine.Planner, error) {
+	s, err := New(dsn, Options{Database: engine.Home})
+	if err != nil {
+		return nil, engine.Usagef("--dsn: %v", err)
+	}
+	return s, nil
+}
+
+// Undo reverts journaled changes (obsbench restore).
+func (Engine) Undo(ctx context.Context, dsn string, changes []json.RawMessage) ([]string, error) {
+	s, err := New(dsn, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.Undo(ctx, changes)
+}
+
+// defaultInspectDSN is the local server Debian's package starts.
+const defaultInspectDSN = "root@unix(/run/mysqld/mysqld.sock)/"
+
+// Inspect lists what watches the server of dsn ("": the local server).
+func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*engine.Inspection, error) {
+	if dsn == "" {
+		dsn = defaultInspectDSN
+	}
+	s, err := New(dsn, Options{})
+	if err != nil {
+		return nil, engine.Usagef("--dsn: %v", err)
+	}
+	in, err := s.Inspect(ctx, candidates)
+	if err != nil {
+		return nil, fmt.Errorf("inspect %s: %w", engine.RedactDSN(dsn), err)
+	}
+	var settings []string
+	for _, s := range in.Settings {
+		settings = append(settings, fmt.Sprintf("%s = %s  (%s)", s.Name, s.Value, strings.ToLower(s.Source)))
+	}
+	consumers := in.Consumers
+	if consumers == nil {
+		consumers = []string{"performance_schema is off"}
+	} else {
+		consumers = append(consumers, fmt.Sprintf("(%d instruments enabled)", in.Instruments))
+	}
+	return &engine.Inspection{
+		Server:    fmt.Sprintf("mariadb %s (%s)", in.Version, engine.RedactDSN(dsn)),
+		Observers: in.Observers,
+		Sections: []engine.Section{
+			{Title: "observing variables (not at their defaults)", Items: settings},
+			{Title: "audit, response-time and semi-sync plugins", Items: in.Plugins},
+			{Title: "performance_schema consumers enabled", Items: consumers},
+			{Title: "replication", Items: in.Replication},
+			{Title: "lost-event counters above zero", Items: in.Lost},
+		},
+		NotVisible: "SET SESSION inside other sessions, performance_schema setup_actors and setup_objects filters",
+	}, nil
+}
+
+// Open connects to the external server of o.DSN, journaling every change,
+// or starts a managed server (with a replica, if asked).
+func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
+	if !o.Managed() {
+		probe, err := New(o.DSN, Options{})
+		if err != nil {
+			return nil, engine.Usagef("--dsn: %v", err)
+		}
+		if err := probe.Ping(ctx); err != nil {
+			return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+		}
+		j, err := engine.OpenJournal(o.DSN)
+		if err != nil {
+			return nil, err
+		}
+		srv, err := New(o.DSN, Options{Journal: j, Database: engine.Home})
+		if err != nil {
+			j.Close()
+			return nil, err
+		}
+		return &external{target: target{srv}, close: j.Close}, nil
+	}
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
+	if err != nil {
+		if errors.Is(err, server.ErrNoMariaDB) {
+			return nil, engine.UsageError{Err: err}
+		}
+		return nil, err
+	}
+	t := &managed{m: m, log: o.Log}
+	if o.WithStandby() {
+		t.replica, err = m.StartReplica(ctx, server.ReplicaOptions{SemiSync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("start the replica: %w", err)
+		}
+	}
+	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.target = target{srv}
+	return t, nil
+}
+
+// target adapts a Server to experiment.Target, whose Apply, Dial and
+// OpenWaits answer with the runner's interfaces.
+type target struct{ *Server }
+
+func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
+	a, err := t.Server.Apply(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return applied{a}, nil
+}
+
+func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
+
+func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+	return t.Server.OpenWaits(ctx)
+}
+
+type applied struct{ *Applied }
+
+func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+	return engine.Events(a.Applied.StartEvents(ctx, tag))
+}
+
+// external is a server obsbench does not manage: it never restarts it,
+// and journals every change.
+type external struct {
+	target
+	close func() error
+}
+
+// ServerPID is 0: an external server's process is not ours to read.
+func (t *external) ServerPID() int { return 0 }
+func (t *external) Close() error   { return t.close() }
+
+// managed is a server obsbench started: it restarts it before every run
+// (experiment.Resetter) and reads its replica's CPU.
+type managed struct {
+	target
+	m       *server.MariaDB
+	replica *server.Replica
+	log     func(string, ...any)
+}
+
+// ServerFaults reports writes the server's slow directory refused.
+func (t *managed) ServerFaults() (int64, string) { return t.m.ServerFaults() }
+
+func (t *managed) ServerPID() int {
+	pid, _ := t.m.PID()
+	return pid
+}
+
+// Reset restarts the server before a run, and waits for its replica to be
+// connected again.
+func (t *managed) Reset(ctx context.Context) error {
+	if err := t.m.Restart(ctx); err != nil {
+		return err
+	}
+	if t.replica != nil {
+		return t.replica.WaitStreaming(ctx)
+	}
+	return nil
+}
+
+// CompanionPIDs is the replica's server: its CPU is the system's.
+func (t *managed) CompanionPIDs() []int {
+	if t.replica == nil {
+		return nil
+	}
+	if pid, err := t.replica.PID(); err == nil {
+		return []int{pid}
+	}
+	return nil
+}
+
+// Close stops the replica, then the server.
+func (t *managed) Close() error {
+	if t.replica != nil {
+		if err := t.replica.Stop(); err != nil {
+			t.log("stopping the replica: %v", err)
+		}
+	}
+	if err := t.m.Stop(); err != nil {
+		return fmt.Errorf("stopping the managed server: %w", err)
+	}
+	return nil
+}
+
+// captureLog is the general log file of the built-in capture, in the data
+// directory.
+const captureLog = "obsbench-capture.log"
+
+// CaptureObserver makes the server write the general log (every
+// statement, connect and quit) to a file, which obsbench capture reads.
+func (t *managed) CaptureObserver() (observer.Observer, string, []string) {
+	return observer.Observer{
+		Name: "capture", Engine: "mariadb",
+		Description: "the general log (every statement, connect and quit) to a file, for obsbench capture",
+		Settings:    map[string]string{"log_output": "FILE", "general_log_file": captureLog, "general_log": "ON"},
+		Events:      &observer.EventCounter{Source: observer.SourceServerLog, FileSetting: "general_log_file", Match: ` (Execute|Query)\t.*{{tag}}`},
+	}, "general-log", nil
+}
+
+// CapturedLogs is the general log the capture observer wrote.
+func (t *managed) CapturedLogs() ([]string, error) {
+	return []string{filepath.Join(t.m.DataDir(), captureLog)}, nil
+}

@@ -1,0 +1,247 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+func init() { engine.Register(Engine{}) }
+
+// Engine is PostgreSQL as obsbench's commands use it (engine.Engine).
+type Engine struct{}
+
+// Info: PostgreSQL keeps the dataset of an external server in a schema,
+// and obsbench starts managed servers from the local binaries.
+func (Engine) Info() engine.Info {
+	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Managed: true, RestartsApply: true}
+}
+
+// StaticSplit is the package's StaticSplit (engine.Splitter).
+func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) { return StaticSplit(o) }
+
+// Planner reaches an external server for a dry run.
+func (Engine) Planner(dsn string) (engine.Planner, error) {
+	return New(dsn, Options{Schema: engine.Home}), nil
+}
+
+// Undo reverts journaled changes (obsbench restore).
+func (Engine) Undo(ctx context.Context, dsn string, changes []json.RawMessage) ([]string, error) {
+	return New(dsn, Options{}).Undo(ctx, changes)
+}
+
+// Inspect lists what watches the server of dsn ("": libpq's defaults).
+func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*engine.Inspection, error) {
+	where := "libpq defaults"
+	if dsn != "" {
+		where = engine.RedactDSN(dsn)
+	}
+	in, err := New(dsn, Options{}).Inspect(ctx, candidates)
+	if err != nil {
+		return nil, fmt.Errorf("inspect %s: %w", where, err)
+	}
+	var settings []string
+	for _, s := range in.Settings {
+		settings = append(settings, fmt.Sprintf("%s = %s  (%s)", s.Name, s.Value, s.Source))
+	}
+	return &engine.Inspection{
+		Server:    fmt.Sprintf("postgres %s (%s)", in.Version, where),
+		Observers: in.Observers,
+		Sections: []engine.Section{
+			{Title: "observing settings (not at their defaults)", Items: settings},
+			{Title: "libraries preloaded in every process", Items: in.Preload},
+			{Title: "libraries preloaded in every new session", Items: in.SessionPreload},
+			{Title: "extensions in this database", Items: in.Extensions},
+			{Title: "observing processes", Items: in.Processes},
+			{Title: "replication slots", Items: in.Slots},
+			{Title: "connected standbys", Items: in.Standbys},
+		},
+		NotVisible: "LOAD or SET inside other sessions, per-role settings (pg_db_role_setting)",
+	}, nil
+}
+
+// Open connects to the external server of o.DSN, journaling every change,
+// or starts a managed server (with a standby, if asked).
+func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
+	if !o.Managed() {
+		if err := New(o.DSN, Options{}).Ping(ctx); err != nil {
+			return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+		}
+		j, err := engine.OpenJournal(o.DSN)
+		if err != nil {
+			return nil, err
+		}
+		return &external{target: target{New(o.DSN, Options{Journal: j, Schema: engine.Home})}, close: j.Close}, nil
+	}
+	bin, err := server.FindPostgresBin()
+	if err != nil {
+		return nil, engine.UsageError{Err: err}
+	}
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	m := &managed{pg: pg, log: o.Log}
+	if o.WithStandby() {
+		m.standby, err = pg.StartStandby(ctx, server.StandbyOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("start the standby: %w", err)
+		}
+	}
+	dsn := pg.DSN(engine.Home)
+	if err := CreateDatabase(ctx, dsn); err != nil {
+		m.Close()
+		return nil, err
+	}
+	m.target = target{New(dsn, Options{Restart: pg.Restart, Host: pg})}
+	return m, nil
+}
+
+// target adapts a Server to experiment.Target, whose Apply, Dial and
+// OpenWaits answer with the runner's interfaces.
+type target struct{ *Server }
+
+func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
+	a, err := t.Server.Apply(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return applied{a}, nil
+}
+
+func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
+
+func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+	return t.Server.OpenWaits(ctx)
+}
+
+type applied struct{ *Applied }
+
+func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+	return engine.Events(a.Applied.StartEvents(ctx, tag))
+}
+
+// external is a server obsbench does not manage: it never restarts it,
+// and journals every change.
+type external struct {
+	target
+	close func() error
+}
+
+// ServerPID is 0: an external server's processes are not ours to read.
+func (t *external) ServerPID() int { return 0 }
+func (t *external) Close() error   { return t.close() }
+
+// managed is a server obsbench started: it restarts it before every run
+// (experiment.Resetter), reads its stderr stream and its standby's CPU.
+type managed struct {
+	target
+	pg      *server.Postgres
+	standby *server.Standby
+	log     func(string, ...any)
+}
+
+// Counters adds the bytes of the server's stderr stream obsbench read: the
+// log volume of observers that write to the stream.
+func (t *managed) Counters(ctx context.Context) (map[string]float64, error) {
+	c, err := t.Server.Counters(ctx)
+	if err == nil {
+		c["log_stream_bytes"] = float64(t.pg.Stream().Bytes())
+	}
+	return c, err
+}
+
+// StreamBytes is what obsbench has read of the server's stderr stream.
+func (t *managed) StreamBytes() int64 { return t.pg.Stream().Bytes() }
+
+// ServerFaults reports the server's complaints that it could not write
+// its log.
+func (t *managed) ServerFaults() (int64, string) { return t.pg.ServerFaults() }
+
+func (t *managed) ServerPID() int {
+	pid, err := t.pg.PID()
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// Reset restarts the server before a run, and waits for its standby to
+// stream again.
+func (t *managed) Reset(ctx context.Context) error {
+	if err := t.pg.Restart(ctx); err != nil {
+		return err
+	}
+	if t.standby != nil {
+		return t.standby.WaitStreaming(ctx)
+	}
+	return nil
+}
+
+// CompanionPIDs is the standby's postmaster: its CPU is the system's.
+func (t *managed) CompanionPIDs() []int {
+	if t.standby == nil {
+		return nil
+	}
+	if pid, err := t.standby.PID(); err == nil {
+		return []int{pid}
+	}
+	return nil
+}
+
+// Close stops the standby, then the server.
+func (t *managed) Close() error {
+	if t.standby != nil {
+		if err := t.standby.Stop(); err != nil {
+			t.log("stopping the standby: %v", err)
+		}
+	}
+	if err := t.pg.Stop(); err != nil {
+		return fmt.Errorf("stopping the managed server: %w", err)
+	}
+	return nil
+}
+
+// CaptureObserver makes the server log every statement, connect and
+// disconnect to csvlog files, which obsbench capture reads; only the
+// driver's sessions are kept.
+func (t *managed) CaptureObserver() (observer.Observer, string, []string) {
+	return observer.Observer{
+		Name: "capture", Engine: "postgres",
+		Description: "every statement, connect and disconnect to csvlog files, for obsbench capture",
+		Settings: map[string]string{
+			"logging_collector": "on", "log_destination": "csvlog", "log_statement": "all",
+			"log_connections": "on", "log_disconnections": "on",
+		},
+		Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: `(statement|execute [^:]*): .*{{tag}}`},
+	}, "csvlog", []string{DriverApplication}
+}
+
+// CapturedLogs are the csvlog files, in the order written.
+func (t *managed) CapturedLogs() ([]string, error) {
+	dir := filepath.Join(t.pg.DataDir(), "log")
+	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no csvlog files in %s", dir)
+	}
+	sort.Strings(files) // postgresql-<time>.csv: by name is by time
+	return files, nil
+}
+
+// Managed gives tests the managed server behind s, if it is one.
+func Managed(s engine.Server) (*server.Postgres, bool) {
+	m, ok := s.(*managed)
+	if !ok {
+		return nil, false
+	}
+	return m.pg, true
+}

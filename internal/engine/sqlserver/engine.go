@@ -1,0 +1,137 @@
+package sqlserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+func init() { engine.Register(Engine{}) }
+
+// Engine is SQL Server as obsbench's commands use it (engine.Engine).
+// It is always external: obsbench cannot start one here.
+type Engine struct{}
+
+// Info: the dataset lives in a database of obsbench's own; every observer
+// (an Extended Events session or a trace) is created for a whole run.
+func (Engine) Info() engine.Info {
+	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension"}
+}
+
+// ErrNoManaged is the answer to --engine sqlserver without --dsn.
+var ErrNoManaged = errors.New("--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only (SQL Server does not run here)")
+
+// Planner reaches the server for a dry run.
+func (Engine) Planner(dsn string) (engine.Planner, error) {
+	s, err := New(dsn, Options{Database: engine.Home})
+	if err != nil {
+		return nil, engine.Usagef("--dsn: %v", err)
+	}
+	return planner{s}, nil
+}
+
+// planner shows the workload as SQL Server receives it: translated, one
+// statement per prepared handle.
+type planner struct{ *Server }
+
+func (p planner) PlanWorkload(ctx context.Context, wl workload.Meta, engineName string) (setup, stmts []string, err error) {
+	for _, st := range wl.SetupFor(engineName) {
+		setup = append(setup, Translate(st))
+	}
+	stmts, err = WorkloadStatements(ctx, wl)
+	return setup, stmts, err
+}
+
+// Undo reverts journaled changes (obsbench restore).
+func (Engine) Undo(ctx context.Context, dsn string, changes []json.RawMessage) ([]string, error) {
+	s, err := New(dsn, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.Undo(ctx, changes)
+}
+
+// Inspect lists the traces and Extended Events sessions running (study
+// 1's advice), their targets and loss modes.
+func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*engine.Inspection, error) {
+	if dsn == "" {
+		return nil, engine.UsageError{Err: ErrNoManaged}
+	}
+	s, err := New(dsn, Options{Database: engine.Home})
+	if err != nil {
+		return nil, engine.Usagef("--dsn: %v", err)
+	}
+	in, err := s.Inspect(ctx, candidates)
+	if err != nil {
+		return nil, fmt.Errorf("inspect %s: %w", engine.RedactDSN(dsn), err)
+	}
+	return &engine.Inspection{
+		Server:    fmt.Sprintf("%s (%s)", in.Version, engine.RedactDSN(dsn)),
+		Observers: in.Observers,
+		Sections: []engine.Section{
+			{Title: "traces (sys.traces)", Items: in.Traces},
+			{Title: "Extended Events sessions (sys.server_event_sessions, sys.dm_xe_sessions)", Items: in.Sessions},
+			{Title: "server audits", Items: in.Audits},
+			{Title: "availability-group replicas of database " + engine.Home, Items: in.Replicas},
+			{Title: "lost-event counters above zero", Items: in.Lost},
+		},
+		NotVisible: "a client attached to an XE event_stream (Watch Live Data, XELite) shows only as the session's dispatch latency forced to 3 s; SET options inside other sessions",
+	}, nil
+}
+
+// Open connects to the server of o.DSN, with a journal for the sessions
+// and traces it will create.
+func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
+	if o.Managed() {
+		return nil, engine.UsageError{Err: ErrNoManaged}
+	}
+	probe, err := New(o.DSN, Options{Database: engine.Home})
+	if err != nil {
+		return nil, engine.Usagef("--dsn: %v", err)
+	}
+	if err := probe.Ping(ctx); err != nil {
+		return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+	}
+	j, err := engine.OpenJournal(o.DSN)
+	if err != nil {
+		return nil, err
+	}
+	srv, _ := New(o.DSN, Options{Journal: j, Database: engine.Home})
+	return &external{Server: srv, close: j.Close}, nil
+}
+
+// external adapts a Server to experiment.Target, whose Apply, Dial and
+// OpenWaits answer with the runner's interfaces.
+type external struct {
+	*Server
+	close func() error
+}
+
+func (t *external) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
+	a, err := t.Server.Apply(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return applied{a}, nil
+}
+
+func (t *external) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
+
+func (t *external) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+	return t.Server.OpenWaits(ctx)
+}
+
+func (t *external) Close() error { return t.close() }
+
+type applied struct{ *Applied }
+
+func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+	return engine.Events(a.Applied.StartEvents(ctx, tag))
+}
