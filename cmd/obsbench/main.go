@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 )
 
@@ -25,7 +26,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the experiment could not be completed
 	exitUsage   = 2 // invalid input; nothing was touched
-	// exitOverhead (3, report.go): an observer exceeded --max-overhead
+	// exitOverhead: an observer exceeded --max-overhead; distinct from a
+	// failed experiment, so that a pipeline can tell "too costly" from
+	// "broken"
+	exitOverhead    = 3
 	exitInterrupted = 130
 )
 
@@ -33,23 +37,6 @@ const (
 type usageError = engine.UsageError
 
 var usagef = engine.Usagef
-
-// openServer opens the server of engine name: the external one of o.DSN,
-// or a managed one.
-func openServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
-	e, err := engine.Lookup(name)
-	if err != nil {
-		return nil, usageError{Err: err}
-	}
-	return e.Open(ctx, o)
-}
-
-// closeServer stops what openServer started, saying why it could not.
-func closeServer(s engine.Server, logf func(string, ...any)) {
-	if err := s.Close(); err != nil {
-		logf("%v", err)
-	}
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -75,6 +62,7 @@ commands:
 
 // run is the whole CLI, callable from tests with its own output streams.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app.Version = version
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -110,7 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // exitCode reports err on stderr and returns the exit code it means.
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
-	var oe *overheadError
+	var oe *app.OverheadError
 	switch {
 	case err == nil:
 		return exitOK

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -84,11 +85,11 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	}{
 		{[]string{"run", "--observers", "log-statement"}, `unknown observer "log-statement" for engine postgres (did you mean "log-statements-file"?)`},
 		{[]string{"run", "--clients", "0"}, "--clients 0: want 1 to 1000"},
-		{[]string{"run", "--duration", "abc"}, `invalid value "abc" for flag -duration`},
+		{[]string{"run", "--duration", "abc"}, `--duration "abc": time: invalid duration "abc"`},
 		{[]string{"run", "--duration", "10ms"}, "--duration 10ms: want 1s to 24h"},
 		{[]string{"run", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
 		{[]string{"run", "--workload", "tpcc"}, `unknown workload "tpcc"; known: credit-top1`},
-		{[]string{"run", "--engine", "oracle"}, `--engine "oracle" is not supported; valid: postgres, mariadb, sqlserver`},
+		{[]string{"run", "--engine", "oracle"}, `--engine "oracle" is not supported; valid: mariadb, postgres, sqlserver`},
 		{[]string{"run", "--engine", "mariadb", "--workload", "credit-top1-calibrated"}, "--workload credit-top1-calibrated is written for postgres only, not mariadb"},
 		{[]string{"run", "--engine", "mariadb", "--observers", "general-log"}, `unknown observer "general-log" for engine mariadb (did you mean "general-log-file"?)`},
 		{[]string{"run", "--engine", "mariadb", "--dsn", "root@tcp(127.0.0.1:1)/x?timeout=2s", "--observers", "baseline"}, "--dsn: connect to mariadb"},
@@ -102,9 +103,9 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--alt-duration", "5s"}, "--alt-duration 5s: want at least 5 phases"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--out", used}, "already holds an experiment's results"},
-		{[]string{"calibrate", "--effects", "70"}, `--effects "70": want percentages from 0.5 to 50`},
-		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: postgres, mariadb, sqlserver`},
-		{[]string{"run", "--waits", "5us"}, `--waits "5us": want an interval from 1ms to 10s`},
+		{[]string{"calibrate", "--effects", "70"}, `--effects 70: want percentages from 0.5 to 50`},
+		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: mariadb, postgres, sqlserver`},
+		{[]string{"run", "--waits", "5us"}, `--waits 5µs: want an interval from 1ms to 10s`},
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
 		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, replay, sync-commit, targets, wait-signatures`},
 		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
@@ -222,6 +223,7 @@ func TestVersionAndObservers(t *testing.T) {
 // fields other tools read, the statement log recorded every statement, and
 // the managed server is gone afterwards.
 func TestRunEndToEnd(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -305,6 +307,7 @@ func TestRunEndToEnd(t *testing.T) {
 // Ctrl-C in the middle of a run: the observer is reverted, the server
 // stopped and removed, the runs finished so far kept, exit code 130.
 func TestInterruptCleansUp(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -338,6 +341,7 @@ func TestInterruptCleansUp(t *testing.T) {
 // summary compares on phases with their neighbours, the A/A arm runs too,
 // the events check counts every statement, and nothing is left behind.
 func TestRunAlternation(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -393,6 +397,7 @@ func TestRunAlternation(t *testing.T) {
 // Calibration builds a synthetic observer of known cost, measures it like
 // any other and writes what it expected next to what it measured.
 func TestCalibrate(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -406,8 +411,8 @@ func TestCalibrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cal struct {
-		Cost         loopCost      `json:"cost"`
-		Calibrations []Calibration `json:"calibrations"`
+		Cost         app.LoopCost      `json:"cost"`
+		Calibrations []app.Calibration `json:"calibrations"`
 	}
 	if err := json.Unmarshal(b, &cal); err != nil {
 		t.Fatal(err)
@@ -430,6 +435,7 @@ func TestCalibrate(t *testing.T) {
 // The study runs its set-ups and prints its table: a blocking sink shows a
 // kernel wait the baseline lacks, and the lossy stream loses events.
 func TestStudyWaitSignatures(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -471,6 +477,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 // inspect names the catalog observers in force on a server, with the
 // overhead a results directory measured for them.
 func TestInspect(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer

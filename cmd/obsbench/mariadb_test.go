@@ -17,6 +17,7 @@ import (
 // (performance_schema), waits and counters collected, events
 // counted, nothing left behind.
 func TestRunMariaDBEndToEnd(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -71,6 +72,7 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 }
 
 func TestInspectMariaDB(t *testing.T) {
+	needServers(t)
 	m := servertest.MariaDB(t, nil)
 	var stdout, stderr bytes.Buffer
 	dsn := "root:" + m.Password() + "@unix(" + m.Socket() + ")/"
@@ -88,6 +90,7 @@ func TestInspectMariaDB(t *testing.T) {
 // autocommit baseline waits for the replica's acknowledgement, and with
 // semi-sync off it does not.
 func TestStudySyncCommitMariaDB(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer

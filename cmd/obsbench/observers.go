@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -43,7 +46,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]strin
 				fs.Usage() // the flag package's, or a command's own usage line
 				return nil, errHelp
 			}
-			return nil, usageError{Err: err}
+			return nil, usageError{Err: flagError(fs, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -120,20 +123,12 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Name, def, ev, o.Description)
 		if *verbose {
 			fmt.Fprintf(tw, "\t\t\tchanges: %s\n", o.Summary())
-			for _, line := range planOf(eng, o) {
+			for _, line := range app.ObserverPlan(eng, o) {
 				fmt.Fprintf(tw, "\t\t\t%s\n", line)
 			}
 		}
 	}
 	return tw.Flush()
-}
-
-func checkEngine(name string) error {
-	_, err := engine.Lookup(name)
-	if err != nil {
-		return usageError{Err: err}
-	}
-	return nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
@@ -145,4 +140,35 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// invalidValue is how the flag package reports a value it cannot parse.
+var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
+
+// flagError says what was wrong with a flag's value in the form of
+// obsbench's other errors (--name "value": why), with the parser's reason,
+// which the flag package reduces to "parse error".
+func flagError(fs *flag.FlagSet, err error) error {
+	m := invalidValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	value, name, why := m[1], m[2], m[3]
+	if f := fs.Lookup(name); f != nil && why == "parse error" {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case time.Duration:
+				if _, perr := time.ParseDuration(value); perr != nil {
+					why = perr.Error()
+				}
+			case int, int64, uint64, uint:
+				why = "want a whole number"
+			case float64:
+				why = "want a number"
+			case bool:
+				why = "want true or false"
+			}
+		}
+	}
+	return fmt.Errorf("--%s %q: %s", name, value, why)
 }

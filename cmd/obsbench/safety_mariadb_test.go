@@ -46,6 +46,7 @@ func externalMariaDB(t *testing.T) (dsn string, settings func() map[string]strin
 // changed on an external MariaDB: `obsbench restore` uninstalls the plugin
 // and sets every variable back, so that the whole list is as before.
 func TestMariaDBKillThenRestore(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	state := filepath.Join(tmp, "state")
 	t.Setenv("OBSBENCH_STATE_DIR", state)
@@ -75,6 +76,7 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 }
 
 func TestMariaDBDryRunChangesNothing(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	state := filepath.Join(tmp, "state")
 	t.Setenv("OBSBENCH_STATE_DIR", state)

@@ -143,6 +143,7 @@ func runArgs(dsn, out string) []string {
 // server's whole settings list is as before, and a second restore finds
 // nothing to do.
 func TestKillThenRestore(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	state := filepath.Join(tmp, "state")
 	t.Setenv("OBSBENCH_STATE_DIR", state)
@@ -179,6 +180,7 @@ func TestKillThenRestore(t *testing.T) {
 // itself, exits with 130, removes its journal, and the settings are as
 // before without any restore.
 func TestInterruptRevertsExternal(t *testing.T) {
+	needServers(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			tmp := privateTemp(t)
@@ -215,6 +217,7 @@ func assertNoSecret(t *testing.T, dir, output string) {
 // --dry-run prints the changes a run would make and makes none: no
 // setting, no schema, no journal, no results directory.
 func TestDryRunChangesNothing(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	state := filepath.Join(tmp, "state")
 	t.Setenv("OBSBENCH_STATE_DIR", state)
@@ -264,6 +267,7 @@ func mustDataset(t *testing.T) dataset.Dataset {
 // runs are kept, a line cut short by the kill is dropped with a warning,
 // and the experiment ends with exactly n runs, each once.
 func TestResumeAfterKill(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--method", "rounds", "--rounds", "3", "--duration", "1s", "--warmup", "200ms",
@@ -318,6 +322,7 @@ func TestResumeAfterKill(t *testing.T) {
 // reverted, and the experiment goes on (or, with --on-failure stop, stops
 // cleanly).
 func TestConnectionDroppedDuringRun(t *testing.T) {
+	needServers(t)
 	for _, mode := range []string{"continue", "stop"} {
 		t.Run(mode, func(t *testing.T) {
 			tmp := privateTemp(t)
@@ -387,6 +392,7 @@ func TestConnectionDroppedDuringRun(t *testing.T) {
 // drops lines while the workload goes on. The run is recorded as failed
 // with the server's complaint, and the experiment goes on.
 func TestLogDiskFullFailsTheRun(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	file := filepath.Join(tmp, "full.yaml")
 	os.WriteFile(file, []byte(`- name: log-to-full-disk

@@ -29,6 +29,7 @@ import (
 // password of the managed servers appears in what obsbench printed or
 // wrote, or in the servers' logs.
 func TestOtherAccountsKeptOut(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	t.Setenv("OBSBENCH_STATE_DIR", filepath.Join(tmp, "state"))
 	ctx := context.Background()

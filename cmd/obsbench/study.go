@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/report"
-	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/study"
-	"github.com/obsbench/obsbench/internal/workload"
 )
 
 const studyUsage = `usage: obsbench study <name> [study flags] [run flags]
@@ -47,144 +45,129 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{Err: err}
 	}
 	if wantsHelp(args[1:]) {
-		studyHelp(stdout, st)
+		app.StudyHelp(stdout, st)
 		return errHelp
 	}
-	switch {
-	case st.Audit != "":
-		return auditStudy(ctx, st, args[1:], stdout, stderr)
-	case st.Replay:
-		return replayStudy(ctx, st, args[1:], stdout, stderr)
-	case len(st.Workloads) > 0:
-		return workloadsStudy(ctx, st, args[1:], stdout, stderr)
-	}
-	c, err := parseRun(studyArgs(st, st.Workload, args[1:]), stderr)
+	base, given, err := app.StudySpec(st)
 	if err != nil {
 		return err
 	}
-	c.study = st.Name
-	if c.dryRun {
-		return dryRun(ctx, c, stdout)
-	}
-	sum, err := runExperiment(ctx, c, stdout, stderr)
-	return gate(c, sum, printStudy(stdout, c, sum, err))
-}
-
-// studyArgs are the run flags of st's experiment on workload: the study's
-// settings first, so that the user's flags, after them, win.
-func studyArgs(st study.Study, wl string, args []string) []string {
-	out := []string{
-		"--engine", st.Engine, "--workload", wl, "--clients", strconv.Itoa(st.Clients),
-		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
-	}
-	if st.Standby != "" {
-		out = append(out, "--standby", st.Standby)
-	}
-	if st.Rounds > 0 {
-		out = append(out, "--rounds", strconv.Itoa(st.Rounds))
-	}
-	if st.Duration != "" {
-		out = append(out, "--duration", st.Duration)
-	}
-	out = append(out, st.Args...)
-	return append(out, args...)
-}
-
-// workloadsStudy runs st's experiment once per workload, each in its own
-// directory under --out, then prints the study's table over all of them.
-func workloadsStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
-	var sums []result.Summary
-	var errs []error
-	base := ""
-	for _, wl := range st.Workloads {
-		c, err := parseRun(studyArgs(st, wl, ownParams(wl, args)), stderr)
-		if err != nil {
-			return err
-		}
-		if c.dryRun {
-			fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
-			if err := dryRun(ctx, c, stdout); err != nil {
-				return err
-			}
-			continue
-		}
-		if base == "" {
-			base = c.out
-		}
-		c.out = filepath.Join(base, wl)
-		if err := checkOut(c.out); err != nil {
-			return err
-		}
-		// Recorded as the experiment it is, in its own directory.
-		c.args = append(dropFlag(c.args, "out"), "--out", c.out)
-		c.study = st.Name
-		fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
-		sum, err := runExperiment(ctx, c, stdout, stderr)
-		if sum != nil {
-			sums = append(sums, *sum)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
-			if ctx.Err() != nil || c.onFailure == "stop" {
-				break
-			}
-		} else {
-			errs = append(errs, gate(c, sum, nil))
-		}
-		fmt.Fprintln(stdout)
-	}
-	if len(sums) > 0 {
-		if err := report.SyncCommit(stdout, st, sums); err != nil {
-			errs = append(errs, err)
-		}
-		fmt.Fprintf(stdout, "\nresults: %s (one directory per workload)\n", base)
-	}
-	return errors.Join(errs...)
-}
-
-// ownParams drops from args the workload parameters that workload wl
-// does not take: a study's flags (--batch) go to the workloads that have
-// them.
-func ownParams(wl string, args []string) []string {
-	m, err := workload.Lookup(wl)
+	// The study's own flags are parsed with the run flags, over the
+	// study's spec: what the user gives wins.
+	opts := app.DefaultStudyOptions(st)
+	own := flag.NewFlagSet("", flag.ContinueOnError)
+	ownFlags(own, st, &opts)
+	s, all, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, given, own)
 	if err != nil {
-		return args
-	}
-	for _, p := range workload.AllParams() {
-		if !m.HasParam(p.Name) {
-			args = dropFlag(args, p.Name)
-		}
-	}
-	return args
-}
-
-// printStudy prints the study's table after its experiment, when the
-// experiment is one (also when it was resumed).
-func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error {
-	if sum == nil || c.study == "" || c.format != "text" {
 		return err
 	}
-	st, lerr := study.Lookup(c.study, c.engine)
-	if lerr != nil {
-		return errors.Join(err, lerr)
+	if all["resume"] {
+		return usagef("--resume: resume a study's experiment with 'obsbench run --resume DIR'")
 	}
-	if len(st.Workloads) > 0 {
-		return err // the study's table comes after all its workloads
+	opts.User = app.Given{}
+	for k := range all {
+		if !given[k] {
+			opts.User[k] = true
+		}
 	}
-	fmt.Fprintln(w)
-	switch {
-	case len(st.Matrix) > 0:
-		return errors.Join(err, report.Targets(w, st, *sum))
-	case st.Replay:
-		return errors.Join(err, report.Replay(w, st, *sum))
-	}
-	return errors.Join(err, report.Study(w, st, *sum))
+	return app.Study(ctx, st, s, all, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
 }
 
-// engineOf finds --engine among run flags, postgres by default.
+// ownFlags binds a study's own flags (app.StudyFlags) to o.
+func ownFlags(fs *flag.FlagSet, st study.Study, o *app.StudyOptions) {
+	for _, f := range app.StudyFlags(st) {
+		switch f.Name {
+		case "reliability-duration":
+			fs.DurationVar(&o.ReliabilityDuration, f.Name, o.ReliabilityDuration, f.Usage)
+		case "threshold":
+			fs.Float64Var(&o.Threshold, f.Name, o.Threshold, f.Usage)
+		case "workloads":
+			fs.Func(f.Name, f.Usage, func(v string) error { o.Workloads = app.SplitList(v); return nil })
+		case "capture":
+			// --capture is also a run flag (the replay's file): the
+			// study reads it from the spec.
+		case "capture-duration":
+			fs.DurationVar(&o.CaptureDuration, f.Name, o.CaptureDuration, f.Usage)
+		}
+	}
+}
+
+// engineOf finds --engine among run flags, postgres by default: it picks
+// the study, whose settings are the other flags' defaults.
 func engineOf(args []string) string {
-	if values, _, _ := cutFlag(args, "engine"); len(values) > 0 {
-		return values[0]
+	for i, a := range args {
+		switch {
+		case (a == "--engine" || a == "-engine") && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--engine="), strings.HasPrefix(a, "-engine="):
+			return a[strings.Index(a, "=")+1:]
+		}
 	}
 	return "postgres"
+}
+
+// wantsHelp says whether args ask for help.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
+// calibrateCmd checks that obsbench recovers a known overhead.
+func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
+	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
+	o := app.CalibrateOptions{}
+	fs.DurationVar(&o.AltDuration, "alt-duration", app.Default().Alternation.Duration, "measured time of each alternation run")
+	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "alternation runs per calibration observer")
+	fs.IntVar(&o.Clients, "clients", 16, "client sessions")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the run order and phases (default: from the clock)")
+	fs.StringVar(&o.Out, "out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	for _, e := range app.SplitList(*effects) {
+		v, err := strconv.ParseFloat(e, 64)
+		if err != nil {
+			return usagef("--effects %q: want percentages from 0.5 to 50, e.g. 3,10", *effects)
+		}
+		o.Effects = append(o.Effects, v)
+	}
+	return app.Calibrate(ctx, o, app.Output{Stdout: stdout, Stderr: stderr})
+}
+
+// reportCmd renders the report of a finished (or interrupted) experiment.
+func reportCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
+	format := fs.String("format", "html", "html (writes DIR/report.html), or text, json, csv, benchstat on standard output")
+	rest, err := parseInterspersed(fs, args, stdout)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return usagef("one results directory at a time: %s", strings.Join(rest, " "))
+	}
+	dir := ""
+	if len(rest) == 1 {
+		dir = rest[0]
+	}
+	return app.Report(dir, *format, stdout)
+}
+
+// redactArgs removes the password from a --dsn argument.
+func redactArgs(args []string) []string {
+	out := append([]string{}, args...)
+	for i, a := range out {
+		switch {
+		case (a == "--dsn" || a == "-dsn") && i+1 < len(out):
+			out[i+1] = engine.RedactDSN(out[i+1])
+		case strings.HasPrefix(a, "--dsn="), strings.HasPrefix(a, "-dsn="):
+			k := strings.Index(a, "=") + 1
+			out[i] = a[:k] + engine.RedactDSN(a[k:])
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -15,6 +16,7 @@ import (
 // baseline wait in IPC:SyncRep, and synchronous_commit=local does not;
 // batching commits far less often.
 func TestStudySyncCommit(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -77,6 +79,7 @@ func TestStudySyncCommit(t *testing.T) {
 // statement in the rotated trail, and each workload's sweep covers every
 // session count with a threshold verdict.
 func TestStudyAudit(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -93,7 +96,7 @@ func TestStudyAudit(t *testing.T) {
 		}
 	}
 	for _, wl := range []string{"thousand-point", "thousand-range"} {
-		rec, ok, err := readSweep(filepath.Join(out, wl))
+		rec, ok, err := app.ReadSweep(filepath.Join(out, wl))
 		points := rec.Points
 		if err != nil || !ok || rec.PerUnit != 1000 || len(points) != 2 || points[0].Sessions != 1 || points[1].Sessions != 2 {
 			t.Fatalf("%s sweep = %+v, %v; want session counts 1 and 2, per thousand", wl, rec, err)
@@ -115,6 +118,7 @@ func TestStudyAudit(t *testing.T) {
 // A deliberately lossy audit sink fails the reliability check: the study
 // says how many statements have no record and exits with 1.
 func TestStudyAuditLossyFails(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -142,6 +146,7 @@ func TestStudyAuditLossyFails(t *testing.T) {
 // run replays it once, so every condition's run executes the same number
 // of statements; the study's table and 5 s series follow.
 func TestStudyReplay(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
@@ -181,6 +186,7 @@ func TestStudyReplay(t *testing.T) {
 // Study 3's condensed table: a target per line, a variant per column, and
 // the filtered-out round.
 func TestStudyTargets(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"study", "targets", "--observers", "log-statements-file,log-filtered-out",
@@ -200,6 +206,7 @@ func TestStudyTargets(t *testing.T) {
 // log (the capture step fails unless it holds exactly the statements the
 // run executed), and the replays record as many events as they execute.
 func TestStudyReplayMariaDB(t *testing.T) {
+	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer

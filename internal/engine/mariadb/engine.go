@@ -27,7 +27,9 @@ func (Engine) Info() engine.Info {
 }
 
 // StaticSplit is the package's StaticSplit (engine.Splitter).
-func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) { return StaticSplit(o) }
+func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
+	return StaticSplit(o)
+}
 
 // Planner reaches an external server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {

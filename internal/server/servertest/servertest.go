@@ -1,6 +1,10 @@
-// Package servertest starts real managed servers for tests. It never skips:
-// the README's test command installs the engines, so a missing one is a
-// failure, not a reason to pass silently.
+// Package servertest starts real managed servers for tests. The tests come
+// in two tiers: go test -short runs the first, which needs neither root nor
+// a database package (the runner's logic is tested against the in-memory
+// target, internal/engine/memory), and skips every test that starts a real
+// server, here, before any binary is looked for. Without -short nothing
+// skips: the README's test command installs the engines, so a missing one
+// is a failure, not a reason to pass silently.
 package servertest
 
 import (
@@ -14,6 +18,17 @@ import (
 	"github.com/obsbench/obsbench/internal/server"
 )
 
+// SkipShort skips t under go test -short: t starts a real database
+// server, which is the second tier's. Without -short it does nothing. Every helper here calls it first; a test
+// that starts a server by other means calls it itself, before anything
+// else.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a real database server: second tier, not run with -short")
+	}
+}
+
 // Postgres starts a managed PostgreSQL that is stopped and removed when the
 // test ends.
 func Postgres(t testing.TB) *server.Postgres {
@@ -24,6 +39,7 @@ func Postgres(t testing.TB) *server.Postgres {
 // PostgresWith is Postgres with settings added to postgresql.conf.
 func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 	t.Helper()
+	SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings})
@@ -42,6 +58,7 @@ func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 // that is stopped and removed when the test ends.
 func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
 	t.Helper()
+	SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options})

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,9 +31,9 @@ type sweepRecord struct {
 
 // parseSessions reads --sessions: session counts, comma-separated,
 // ascending, each 1 to 1000.
-func parseSessions(s string) ([]int, error) {
+func ParseSessions(s string) ([]int, error) {
 	var out []int
-	for _, f := range splitList(s) {
+	for _, f := range SplitList(s) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 || n > 1000 {
 			return nil, usagef("--sessions %s: %q is not a session count from 1 to 1000", s, f)
@@ -53,45 +54,47 @@ func parseSessions(s string) ([]int, error) {
 // the sweep with every summary (json). Each experiment is complete on its
 // own (summary.json, report.html); perUnit > 1 reports per that many
 // statements (the audit study's thousand-query).
-func runSweep(ctx context.Context, c runConfig, perUnit int, stdout, stderr io.Writer) ([]report.SweepPoint, error) {
-	if err := checkOut(c.out); err != nil {
+func runSweep(ctx context.Context, c runConfig, perUnit int, out Output) ([]report.SweepPoint, error) {
+	stdout, stderr := out.Stdout, out.Stderr
+	if err := checkOut(c.Out); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(c.out, 0o700); err != nil {
+	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
-	rec := sweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.sweep}
+	rec := sweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions}
 	var errs []error
-	for _, n := range c.sweep {
+	for _, n := range c.Sessions {
 		if ctx.Err() != nil {
 			break
 		}
 		one := c
-		one.clients, one.sweep, one.format = n, nil, "text"
-		one.out = filepath.Join(c.out, fmt.Sprintf("sessions-%d", n))
-		// Recorded as the one experiment it is, so that --resume of its
-		// directory, or its command as written down, runs it again, not
-		// the sweep.
-		one.args = append(dropFlag(dropFlag(c.args, "sessions"), "out"), "--clients", strconv.Itoa(n), "--out", one.out)
-		if err := checkOut(one.out); err != nil {
+		one.Clients, one.Sessions, one.Format = n, nil, "text"
+		one.given = maps.Clone(c.given)
+		one.given["clients"] = true
+		one.Out = filepath.Join(c.Out, fmt.Sprintf("sessions-%d", n))
+		// Recorded as the one experiment it is (its spec has Clients,
+		// not Sessions), so that --resume of its directory runs it again,
+		// not the sweep.
+		if err := checkOut(one.Out); err != nil {
 			return rec.Points, err
 		}
-		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.out)
-		sum, err := runExperiment(ctx, one, io.Discard, stderr)
+		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.Out)
+		sum, err := runExperiment(ctx, one, Output{Stdout: io.Discard, Stderr: stderr, Command: out.Command})
 		if sum != nil {
-			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.out), Summary: *sum})
-			if werr := writeSweep(c.out, rec); werr != nil {
+			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.Out), Summary: *sum})
+			if werr := writeSweep(c.Out, rec); werr != nil {
 				return rec.Points, werr
 			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%d sessions: %w", n, err))
-			if c.onFailure == "stop" {
+			if c.OnFailure == "stop" {
 				break
 			}
 		}
 	}
-	if err := printSweep(stdout, c.format, c.out, rec); err != nil {
+	if err := printSweep(stdout, c.Format, c.Out, rec); err != nil {
 		errs = append(errs, err)
 	}
 	return rec.Points, errors.Join(errs...)
@@ -155,7 +158,7 @@ func gateSweep(c runConfig, points []report.SweepPoint, err error) error {
 	var over []string
 	var limit float64
 	for _, p := range points {
-		var oe *overheadError
+		var oe *OverheadError
 		if errors.As(gate(c, &p.Summary, nil), &oe) {
 			limit = oe.limit
 			for _, o := range oe.over {
@@ -166,7 +169,7 @@ func gateSweep(c runConfig, points []report.SweepPoint, err error) error {
 	if len(over) == 0 {
 		return nil
 	}
-	return &overheadError{limit: limit, over: over}
+	return &OverheadError{limit: limit, over: over}
 }
 
 func writeSweep(dir string, rec sweepRecord) error {
@@ -177,9 +180,9 @@ func writeSweep(dir string, rec sweepRecord) error {
 	return os.WriteFile(filepath.Join(dir, sweepFile), append(b, '\n'), 0o600)
 }
 
-// readSweep reads a sweep directory's record with its experiments'
+// ReadSweep reads a sweep directory's record with its experiments'
 // summaries; ok is false when dir is not a sweep.
-func readSweep(dir string) (rec sweepRecord, ok bool, err error) {
+func ReadSweep(dir string) (rec sweepRecord, ok bool, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, sweepFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return rec, false, nil
@@ -197,32 +200,4 @@ func readSweep(dir string) (rec sweepRecord, ok bool, err error) {
 	}
 	slices.SortFunc(rec.Points, func(a, b report.SweepPoint) int { return a.Sessions - b.Sessions })
 	return rec, true, nil
-}
-
-// dropFlag removes flag name and its value from args.
-func dropFlag(args []string, name string) []string {
-	_, rest, _ := cutFlag(args, name)
-	return rest
-}
-
-// cutFlag finds flag name in args, in either of the forms --name v and
-// --name=v (one dash too): its values in order, and args without them.
-// missing says the flag came last, without a value.
-func cutFlag(args []string, name string) (values, rest []string, missing bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--"+name || a == "-"+name:
-			if i+1 >= len(args) {
-				return values, rest, true
-			}
-			i++
-			values = append(values, args[i])
-		case strings.HasPrefix(a, "--"+name+"="), strings.HasPrefix(a, "-"+name+"="):
-			values = append(values, a[strings.Index(a, "=")+1:])
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return values, rest, false
 }

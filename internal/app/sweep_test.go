@@ -1,22 +1,12 @@
-package main
+package app
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
-
-func TestDropFlag(t *testing.T) {
-	args := []string{"--workload", "x", "--sessions", "1,2", "-sessions=4", "--sessions-other", "y", "--clients", "3"}
-	got := dropFlag(args, "sessions")
-	want := []string{"--workload", "x", "--sessions-other", "y", "--clients", "3"}
-	if !slices.Equal(got, want) {
-		t.Errorf("dropFlag = %v; want %v", got, want)
-	}
-}
 
 func TestThresholdVerdict(t *testing.T) {
 	point := func(n int, ov *result.OverheadSummary) report.SweepPoint {

@@ -1,15 +1,12 @@
-package main
+package app
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
@@ -42,52 +39,52 @@ type Calibration struct {
 	Recovered      bool                    `json:"recovered"`
 }
 
-// loopCost is what the calibration's known effect is computed from.
-type loopCost struct {
+// LoopCost is what the calibration's known effect is computed from.
+type LoopCost struct {
 	LoopUS   float64 `json:"loop_us"`            // server CPU per loop iteration
 	ServerUS float64 `json:"server_us_per_stmt"` // without calibration work
 	DriverUS float64 `json:"driver_us_per_stmt"`
 }
 
-// calibrateCmd checks that obsbench recovers a known overhead: a synthetic
-// observer adds server work of a measured size to every statement, sized to
-// cost each --effects percentage, and is measured like any observer.
-func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
-	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
-	altDuration := fs.Duration("alt-duration", defaultAltDuration, "measured time of each alternation run")
-	altRounds := fs.Int("alt-rounds", 1, "alternation runs per calibration observer")
-	clients := fs.Int("clients", 16, "client sessions")
-	seed := fs.Uint64("seed", 0, "seed of the run order and phases (default: from the clock)")
-	out := fs.String("out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
-	if err := parseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	var targets []float64
-	for _, e := range splitList(*effects) {
-		v, err := strconv.ParseFloat(e, 64)
-		if err != nil || v < 0.5 || v > 50 {
-			return usagef("--effects %q: want percentages from 0.5 to 50, e.g. 3,10", *effects)
+// CalibrateOptions are what obsbench calibrate builds and runs.
+type CalibrateOptions struct {
+	// Effects are the overheads to build, in percent (0.5 to 50).
+	Effects     []float64
+	AltDuration time.Duration
+	AltRounds   int
+	Clients     int
+	Seed        uint64
+	Out         string
+}
+
+// Calibrate checks that obsbench recovers a known overhead: a synthetic
+// observer adds server work of a measured size to every statement, sized
+// to cost each of o.Effects, and is measured like any observer.
+func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
+	stdout, stderr := out.Stdout, out.Stderr
+	targets := o.Effects
+	for _, v := range targets {
+		if v < 0.5 || v > 50 {
+			return usagef("--effects %g: want percentages from 0.5 to 50, e.g. 3,10", v)
 		}
-		targets = append(targets, v)
 	}
 	switch {
 	case len(targets) == 0:
 		return usagef("--effects is empty")
-	case *altDuration < 20*time.Second:
-		return usagef("--alt-duration %v: want at least 20s", *altDuration)
-	case *clients < 1 || *clients > 1000:
-		return usagef("--clients %d: want 1 to 1000", *clients)
-	case *altRounds < 1 || *altRounds > 100:
-		return usagef("--alt-rounds %d: want 1 to 100", *altRounds)
+	case o.AltDuration < 20*time.Second:
+		return usagef("--alt-duration %v: want at least 20s", o.AltDuration)
+	case o.Clients < 1 || o.Clients > 1000:
+		return usagef("--clients %d: want 1 to 1000", o.Clients)
+	case o.AltRounds < 1 || o.AltRounds > 100:
+		return usagef("--alt-rounds %d: want 1 to 100", o.AltRounds)
 	}
-	if *seed == 0 {
-		*seed = uint64(time.Now().UnixNano())
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
 	}
-	if *out == "" {
-		*out = filepath.Join("obsbench-results", "calibrate-"+time.Now().Format("20060102-150405"))
+	if o.Out == "" {
+		o.Out = filepath.Join("obsbench-results", "calibrate-"+time.Now().Format("20060102-150405"))
 	}
-	if err := checkOut(*out); err != nil {
+	if err := checkOut(o.Out); err != nil {
 		return err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
@@ -104,13 +101,13 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer closeServer(target, logf)
-	if err := os.MkdirAll(*out, 0o700); err != nil {
+	if err := os.MkdirAll(o.Out, 0o700); err != nil {
 		return err
 	}
 	if err := engine.Prepare(ctx, target, "postgres", wl, ds, logf); err != nil {
 		return err
 	}
-	dcfg := driver.Config{Clients: *clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
+	dcfg := driver.Config{Clients: o.Clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
 	cost, err := measureLoopCost(ctx, target, wl, dcfg)
 	if err != nil {
 		return err
@@ -144,16 +141,16 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
-		Alternation: experiment.Alternation{Duration: *altDuration, MinPhase: 2, MaxPhase: 4, Reps: *altRounds, CheckDuration: eventsCheck},
-		Seed:        *seed, Out: *out, Driver: dcfg, Progress: progressPrinter(stderr),
+		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: eventsCheck},
+		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: progressPrinter(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return runErr
 	}
 	ver, _ := target.Version(ctx)
-	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: *clients,
-		Seed: *seed, Rounds: *altRounds, AltSeconds: altDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
-	if err := result.WriteSummary(filepath.Join(*out, "summary.json"), sum); err != nil {
+	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: o.Clients,
+		Seed: o.Seed, Rounds: o.AltRounds, AltSeconds: o.AltDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
+	if err := result.WriteSummary(filepath.Join(o.Out, "summary.json"), sum); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout)
@@ -183,13 +180,13 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			c.Name, c.Loops, c.ExtraUS, c.ExpectedPct, c.ExpectedCPUPct, verdict)
 	}
 	b, _ := json.MarshalIndent(struct {
-		Cost         loopCost      `json:"cost"`
+		Cost         LoopCost      `json:"cost"`
 		Calibrations []Calibration `json:"calibrations"`
 	}{cost, cals}, "", "  ")
-	if err := os.WriteFile(filepath.Join(*out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(o.Out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", *out)
+	fmt.Fprintf(stdout, "\nresults: %s\n", o.Out)
 	return runErr
 }
 
@@ -197,25 +194,25 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // experiment's own load (all sessions: a loop costs more when the cores are
 // shared than in one session alone), from CPU per statement with and
 // without many iterations, and the CPU per statement of the plain workload.
-func measureLoopCost(ctx context.Context, t engine.Server, wl workload.Meta, dcfg driver.Config) (loopCost, error) {
+func measureLoopCost(ctx context.Context, t engine.Server, wl workload.Meta, dcfg driver.Config) (LoopCost, error) {
 	const loops = 1000
 	cfg := dcfg
 	cfg.Warmup, cfg.Duration = time.Second, 5*time.Second
 	if err := t.Setup(ctx, []string{workload.CalibrationSQL(loops)}); err != nil {
-		return loopCost{}, err
+		return LoopCost{}, err
 	}
 	withLoops, _, err := cpuPerStmt(ctx, t, wl, cfg)
 	if err != nil {
-		return loopCost{}, err
+		return LoopCost{}, err
 	}
 	if err := t.Setup(ctx, []string{workload.CalibrationSQL(0)}); err != nil {
-		return loopCost{}, err
+		return LoopCost{}, err
 	}
 	server, drv, err := cpuPerStmt(ctx, t, wl, cfg)
 	if err != nil {
-		return loopCost{}, err
+		return LoopCost{}, err
 	}
-	c := loopCost{LoopUS: (withLoops - server) / loops, ServerUS: server, DriverUS: drv}
+	c := LoopCost{LoopUS: (withLoops - server) / loops, ServerUS: server, DriverUS: drv}
 	if !(c.LoopUS > 0) {
 		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
 	}

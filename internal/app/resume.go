@@ -1,38 +1,37 @@
-package main
+package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // experimentFile, in a results directory, records how the experiment was
 // started, so that --resume can plan exactly the same runs.
 const experimentFile = "experiment.json"
 
-// experimentRecord is experiment.json.
+// experimentRecord is experiment.json: the experiment's spec, complete
+// (its seed drawn, its defaults filled), with the DSN's password removed.
 type experimentRecord struct {
-	// Args are the run flags as given (a study's defaults included).
-	Args []string `json:"args"`
-	// Seed is the seed drawn when none was given.
-	Seed  uint64 `json:"seed"`
-	Study string `json:"study,omitempty"`
+	Spec spec.Spec `json:"spec"`
 }
 
 // writeExperiment records c in its --out directory.
 func writeExperiment(c runConfig) error {
-	b, err := json.MarshalIndent(experimentRecord{Args: redactArgs(c.args), Seed: c.seed, Study: c.study}, "", "  ")
+	rec := experimentRecord{Spec: c.Spec}
+	rec.Spec.DSN = engine.RedactDSN(rec.Spec.DSN)
+	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(c.out, experimentFile)
+	path := filepath.Join(c.Out, experimentFile)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("record the experiment: %w", err)
@@ -48,50 +47,46 @@ func writeExperiment(c runConfig) error {
 	return f.Close()
 }
 
-// redactArgs removes the password from a --dsn argument. A resumed run
-// then needs the password from PGPASSWORD or ~/.pgpass.
-func redactArgs(args []string) []string {
-	out := append([]string{}, args...)
-	for i, a := range out {
-		switch {
-		case (a == "--dsn" || a == "-dsn") && i+1 < len(out):
-			out[i+1] = engine.RedactDSN(out[i+1])
-		case len(a) > 6 && (a[:6] == "--dsn=" || a[:5] == "-dsn="):
-			k := 6
-			if a[1] != '-' {
-				k = 5
-			}
-			out[i] = a[:k] + engine.RedactDSN(a[k:])
-		}
-	}
-	return out
-}
-
-// resumeConfig rebuilds the run of an interrupted experiment in dir.
-func resumeConfig(dir string, stderr io.Writer) (runConfig, error) {
+// ReadSpec reads the spec an experiment in dir was started with.
+func ReadSpec(dir string) (spec.Spec, error) {
 	if _, err := os.Stat(filepath.Join(dir, sweepFile)); err == nil {
-		return runConfig{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
+		return spec.Spec{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
 	}
 	b, err := os.ReadFile(filepath.Join(dir, experimentFile))
 	if err != nil {
-		return runConfig{}, usagef("--resume %s: %v (only a directory of an experiment started by this version can be resumed)", dir, err)
+		return spec.Spec{}, usagef("--resume %s: %v (only a directory of an experiment started by this version can be resumed)", dir, err)
 	}
 	var rec experimentRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return runConfig{}, usagef("--resume %s: %s: %v", dir, experimentFile, err)
+		return spec.Spec{}, usagef("--resume %s: %s: %v", dir, experimentFile, err)
 	}
-	args := append(append([]string{}, rec.Args...), "--seed", strconv.FormatUint(rec.Seed, 10), "--out", dir)
-	c, err := parseRunArgs(args, stderr, true)
+	if rec.Spec.Engine == "" {
+		return spec.Spec{}, usagef("--resume %s: %s records no experiment spec (it was started by an older obsbench, which recorded its flags instead; run it again)", dir, experimentFile)
+	}
+	rec.Spec.Out = dir
+	return rec.Spec, nil
+}
+
+// Resume continues the interrupted experiment in dir: its finished runs
+// are kept, the rest run, and the report covers them all.
+func Resume(ctx context.Context, dir string, out Output) error {
+	s, err := ReadSpec(dir)
 	if err != nil {
-		return c, err
+		return err
 	}
-	if c.targetResolution > 0 {
+	// The recorded spec is complete: every setting counts as chosen, so
+	// no default is filled in again.
+	c, err := resolve(s, Given{"warmup": true, "duration": true, "waits": true}, true)
+	if err != nil {
+		return err
+	}
+	if c.TargetResolution > 0 {
 		// The pilot's plan depends on how long it took, which a resume
 		// cannot know exactly.
-		fmt.Fprintln(stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
+		fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
 	}
-	c.study = rec.Study
-	return c, nil
+	sum, err := runExperiment(ctx, c, out)
+	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
 }
 
 // finishedRuns reads the runs of an experiment being resumed, keeping

@@ -1,8 +1,7 @@
-package main
+package app
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,18 +13,15 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// exitOverhead is the exit code of run and study when --max-overhead was
-// exceeded: distinct from a failed experiment, so that a pipeline can tell
+// OverheadError says which observers exceeded --max-overhead.
+// The command exits with its own code then, so that a pipeline can tell
 // "too costly" from "broken".
-const exitOverhead = 3
-
-// overheadError says which observers exceeded --max-overhead.
-type overheadError struct {
+type OverheadError struct {
 	limit float64
 	over  []string
 }
 
-func (e *overheadError) Error() string {
+func (e *OverheadError) Error() string {
 	return fmt.Sprintf("overhead above --max-overhead %g%% with 95%% confidence: %s", e.limit, strings.Join(e.over, "; "))
 }
 
@@ -34,7 +30,7 @@ func (e *overheadError) Error() string {
 // point estimate. The baseline's A/A arm and the collector arm are not
 // observers and are not gated.
 func gate(c runConfig, sum *result.Summary, err error) error {
-	if err != nil || sum == nil || c.maxOverhead < 0 {
+	if err != nil || sum == nil || c.MaxOverhead == nil {
 		return err
 	}
 	var over []string
@@ -43,14 +39,14 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 		if o == nil || strings.HasPrefix(cs.Name, "baseline") || strings.HasPrefix(cs.Name, "collector:") {
 			continue
 		}
-		if o.Significant && o.CILow > c.maxOverhead {
+		if o.Significant && o.CILow > *c.MaxOverhead {
 			over = append(over, fmt.Sprintf("%s %.1f%% [%.1f, %.1f]", cs.Name, o.Pct, o.CILow, o.CIHigh))
 		}
 	}
 	if len(over) == 0 {
 		return nil
 	}
-	return &overheadError{limit: c.maxOverhead, over: over}
+	return &OverheadError{limit: *c.MaxOverhead, over: over}
 }
 
 // writeReport writes dir/report.html and prints the report in format, from
@@ -82,39 +78,26 @@ func writeHTML(dir string, sum result.Summary, runs []result.Run) error {
 	return os.Rename(tmp.Name(), filepath.Join(dir, "report.html"))
 }
 
-// reportCmd renders the report of a finished (or interrupted) experiment.
-func reportCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
-	format := fs.String("format", "html", "html (writes DIR/report.html), or text, json, csv, benchstat on standard output")
-	rest, err := parseInterspersed(fs, args, stdout)
-	if err != nil {
-		return err
-	}
-	var dir string
-	switch len(rest) {
-	case 0:
-	case 1:
-		dir = rest[0]
-	default:
-		return usagef("one results directory at a time: %s", strings.Join(rest, " "))
-	}
+// Report renders the report of a finished (or interrupted) experiment in
+// dir: report.html, or format on stdout; a sweep's table.
+func Report(dir, format string, stdout io.Writer) error {
 	if dir == "" {
 		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(report.Formats, "|"))
 	}
-	if *format != "html" && !slices.Contains(report.Formats, *format) {
-		return usagef("--format %q: want html or one of %s", *format, strings.Join(report.Formats, ", "))
+	if format != "html" && !slices.Contains(report.Formats, format) {
+		return usagef("--format %q: want html or one of %s", format, strings.Join(report.Formats, ", "))
 	}
-	if rec, ok, err := readSweep(dir); ok || err != nil {
+	if rec, ok, err := ReadSweep(dir); ok || err != nil {
 		if err != nil {
 			return err
 		}
-		if *format != "html" && *format != "text" && *format != "json" {
+		if format != "html" && format != "text" && format != "json" {
 			return usagef("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
 		}
-		if *format == "html" {
-			*format = "text"
+		if format == "html" {
+			format = "text"
 		}
-		return printSweep(stdout, *format, dir, rec)
+		return printSweep(stdout, format, dir, rec)
 	}
 	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -124,8 +107,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if *format != "html" {
-		return report.Write(stdout, *format, sum, runs)
+	if format != "html" {
+		return report.Write(stdout, format, sum, runs)
 	}
 	if err := writeHTML(dir, sum, runs); err != nil {
 		return err

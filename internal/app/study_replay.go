@@ -1,20 +1,20 @@
-package main
+package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -30,79 +30,77 @@ const captureFile = "capture.obsc"
 // the server logging every statement), unless --capture names one, then
 // replays it once per run under each observer, in stress mode. Its own
 // flags: --capture FILE, --capture-duration D.
-func replayStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
-	given, args, err := takeFlag(args, "capture", "", func(s string) (string, error) { return s, nil })
-	if err != nil {
-		return err
+func replayStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o StudyOptions, out Output) error {
+	if o.CaptureDuration < time.Second || o.CaptureDuration > 24*time.Hour {
+		return usagef("--capture-duration %v: want 1s to 24h", o.CaptureDuration)
 	}
-	capDur, args, err := takeFlag(args, "capture-duration", defaultCaptureDuration, time.ParseDuration)
-	if err != nil {
-		return err
-	}
-	if capDur < time.Second || capDur > 24*time.Hour {
-		return usagef("--capture-duration %v: want 1s to 24h", capDur)
+	// --capture names the file to replay instead of the study's capture.
+	if s.Replay.Capture != "" {
+		o.Capture, s.Replay.Capture = s.Replay.Capture, ""
+		given = maps.Clone(given)
+		delete(given, "capture")
 	}
 	// The capture run is the study's workload on a managed server.
-	c, err := parseRun(studyArgs(st, st.Workload, args), stderr)
+	c, err := Resolve(s, given)
 	if err != nil {
 		return err
 	}
-	base := c.out
-	if err := checkOut(base); err != nil {
-		return err
-	}
-	if given == "" {
-		if c.dsn != "" {
+	base, capFile := c.Out, o.Capture
+	if capFile == "" {
+		if c.DSN != "" {
 			return usagef("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
 		}
 		if err := os.MkdirAll(base, 0o700); err != nil {
 			return err
 		}
-		given = filepath.Join(base, captureFile)
-		if err := makeCapture(ctx, c, capDur, given, stderr); err != nil {
+		capFile = filepath.Join(base, captureFile)
+		if err := makeCapture(ctx, c, o.CaptureDuration, capFile, out.Stderr); err != nil {
 			return fmt.Errorf("capture: %w", err)
 		}
 	}
-	rargs := []string{
-		"--engine", st.Engine, "--workload", "replay", "--capture", given, "--replay-passes", "1",
-		"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits,
-		"--rounds", strconv.Itoa(st.Rounds),
+	// The replay: each run replays the capture once, in stress mode, with
+	// the capture's sessions unless --clients says otherwise.
+	rs, rg := s, maps.Clone(given)
+	rs.Workload, rs.Params = "replay", nil
+	rs.Replay = spec.Replay{Capture: capFile, Mode: "stress", Speed: 1, Passes: 1}
+	rs.Out = filepath.Join(base, "replay")
+	rg["capture"], rg["replay-passes"] = true, true
+	if !o.User["clients"] {
+		delete(rg, "clients") // the capture's own sessions
 	}
-	rargs = append(rargs, dropFlag(dropFlag(dropFlag(args, "workload"), "clients"), "out")...)
-	if values, _, _ := cutFlag(args, "clients"); len(values) > 0 {
-		rargs = append(rargs, "--clients", values[len(values)-1])
+	for name := range s.Params {
+		delete(rg, name)
 	}
-	rc, err := parseRun(append(rargs, "--out", filepath.Join(base, "replay")), stderr)
+	rc, err := Resolve(rs, rg)
 	if err != nil {
 		return err
 	}
-	rc.study = st.Name
-	fmt.Fprintf(stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, given, rc.clients)
-	sum, err := runExperiment(ctx, rc, stdout, stderr)
-	return gate(rc, sum, printStudy(stdout, rc, sum, err))
+	fmt.Fprintf(out.Stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, capFile, rc.Clients)
+	sum, err := runExperiment(ctx, rc, out)
+	return gate(rc, sum, printStudy(out.Stdout, rc, sum, err))
 }
 
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path string, stderr io.Writer) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
-	target, err := openServer(ctx, c.engine, engine.Options{Log: logf})
+	logf := logTo(stderr)
+	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
 	defer closeServer(target, logf)
 	capt, ok := target.(engine.Capturer)
 	if !ok {
-		return usagef("no built-in capture on %s", c.engine)
+		return usagef("no built-in capture on %s", c.Engine)
 	}
 	obs, source, apps := capt.CaptureObserver()
-	if err := engine.Prepare(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
 		return err
 	}
-	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.clients, dur)
+	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.Clients, dur)
 	run, err := experiment.RunOnce(ctx, experiment.Config{
 		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
-		Driver: driver.Config{Clients: c.clients, Duration: dur, Procs: c.driverProcs},
+		Driver: driver.Config{Clients: c.Clients, Duration: dur, Procs: c.DriverThreads},
 	}, obs)
 	if err != nil {
 		return err
@@ -124,7 +122,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 			os.Remove(path) // a wrong capture must not be replayed later
 		}
 	}()
-	w := capture.NewWriter(out, capture.Header{Engine: c.engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
+	w := capture.NewWriter(out, capture.Header{Engine: c.Engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
 	filter := capture.Filter{Contains: c.wl.Tag, Applications: apps}
 	p, err := capture.NewParser(source, filter, w)
 	if err != nil {

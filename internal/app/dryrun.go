@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -11,22 +11,22 @@ import (
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
-// dryRun prints what a run would change on the --dsn server, reading only.
-func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
-	eng, err := engine.Lookup(c.engine)
+// dryRunOf prints what a run would change on the --dsn server, reading only.
+func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
+	eng, err := engine.Lookup(c.Engine)
 	if err != nil {
 		return usageError{Err: err}
 	}
-	srv, err := eng.Planner(c.dsn)
+	srv, err := eng.Planner(c.DSN)
 	if err != nil {
 		return err
 	}
 	var perms *engine.PermissionError
 	pingErr := srv.Ping(ctx)
 	if pingErr != nil && !errors.As(pingErr, &perms) {
-		return usagef("--dsn: %v (%s)", pingErr, engine.RedactDSN(c.dsn))
+		return usagef("--dsn: %v (%s)", pingErr, engine.RedactDSN(c.DSN))
 	}
-	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.dsn))
+	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.DSN))
 	if perms != nil {
 		// Worth showing the plan all the same: a DBA reviews it before
 		// granting anything.
@@ -43,9 +43,9 @@ func dryRun(ctx context.Context, c runConfig, w io.Writer) error {
 	for _, st := range load {
 		fmt.Fprintf(w, "  %s\n", st)
 	}
-	setup, stmts := c.wl.SetupFor(c.engine), []string(nil)
+	setup, stmts := c.wl.SetupFor(c.Engine), []string(nil)
 	if wp, ok := srv.(engine.WorkloadPlanner); ok {
-		if setup, stmts, err = wp.PlanWorkload(ctx, c.wl, c.engine); err != nil {
+		if setup, stmts, err = wp.PlanWorkload(ctx, c.wl, c.Engine); err != nil {
 			return err
 		}
 	}

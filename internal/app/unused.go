@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]str
 			strings.Join(given, " ")))
 	}
 	if given := c.givenOf(alternationFlags); !alternation && len(given) > 0 {
-		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.method))
+		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.Method))
 	}
 	return warns, nil
 }
@@ -45,9 +45,9 @@ func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]str
 // givenOf lists those of names that were given, with their values.
 func (c runConfig) givenOf(names []string) []string {
 	values := map[string]string{
-		"rounds": fmt.Sprint(c.rounds), "duration": c.duration.String(), "alt-duration": c.altDuration.String(),
-		"alt-rounds": fmt.Sprint(c.altRounds), "phase-min": fmt.Sprint(c.phaseMin), "phase-max": fmt.Sprint(c.phaseMax),
-		"target-resolution": fmt.Sprint(c.targetResolution), "max-time": c.maxTime.String(),
+		"rounds": fmt.Sprint(c.Rounds), "duration": c.Duration.String(), "alt-duration": c.Alternation.Duration.String(),
+		"alt-rounds": fmt.Sprint(c.Alternation.Reps), "phase-min": fmt.Sprint(c.Alternation.PhaseMin), "phase-max": fmt.Sprint(c.Alternation.PhaseMax),
+		"target-resolution": fmt.Sprint(c.TargetResolution), "max-time": c.MaxTime.String(),
 	}
 	var out []string
 	for _, n := range names {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // switchAll is an in-memory target whose observers a reload switches
@@ -38,7 +39,7 @@ func TestUnusedFlagsWarn(t *testing.T) {
 		{"rounds", []string{"rounds"}, ""},
 		{"alternation", []string{"duration"}, "--duration 8s: no condition runs in rounds"},
 	} {
-		c := runConfig{runFlags: runFlags{method: tt.method, rounds: 5, duration: 8 * time.Second, altDuration: 20 * time.Second, phaseMax: 4},
+		c := runConfig{Spec: spec.Spec{Method: tt.method, Rounds: 5, Duration: 8 * time.Second, Alternation: spec.Alternation{Duration: 20 * time.Second, PhaseMax: 4}},
 			given: map[string]bool{}}
 		for _, g := range tt.given {
 			c.given[g] = true

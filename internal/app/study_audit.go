@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -36,64 +37,46 @@ const (
 // against a threshold. Its own flags: --reliability-duration (0 skips the
 // check), --threshold and --workloads (which of the two queries to sweep);
 // every run flag may follow.
-func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stderr io.Writer) error {
-	relDur, args, err := takeFlag(args, "reliability-duration", defaultReliability, time.ParseDuration)
-	if err != nil {
-		return err
-	}
-	threshold, args, err := takeFlag(args, "threshold", defaultThreshold, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
-	if err != nil {
-		return err
-	}
-	workloads, args, err := takeFlag(args, "workloads", st.Workloads, func(s string) ([]string, error) {
-		list := splitList(s)
-		for _, w := range list {
-			if !slices.Contains(st.Workloads, w) {
-				return nil, fmt.Errorf("want some of %s", strings.Join(st.Workloads, ","))
-			}
+func auditStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o StudyOptions, out Output) error {
+	stdout, stderr := out.Stdout, out.Stderr
+	for _, w := range o.Workloads {
+		if !slices.Contains(st.Workloads, w) {
+			return usagef("--workloads %q: want some of %s", strings.Join(o.Workloads, ","), strings.Join(st.Workloads, ","))
 		}
-		return list, nil
-	})
+	}
 	switch {
-	case err != nil:
-		return err
-	case relDur < 0 || relDur > 24*time.Hour:
-		return usagef("--reliability-duration %v: want 0 (skip) to 24h", relDur)
-	case threshold <= 0 || threshold > 100:
-		return usagef("--threshold %g: want a percentage above 0 and at most 100", threshold)
+	case o.ReliabilityDuration < 0 || o.ReliabilityDuration > 24*time.Hour:
+		return usagef("--reliability-duration %v: want 0 (skip) to 24h", o.ReliabilityDuration)
+	case o.Threshold <= 0 || o.Threshold > 100:
+		return usagef("--threshold %g: want a percentage above 0 and at most 100", o.Threshold)
+	case given["clients"]:
+		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, st.Sessions)
 	}
-	if values, _, _ := cutFlag(args, "clients"); len(values) > 0 {
-		return usagef("--clients %s: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", values[0], st.Name, st.Sessions)
-	}
-	argsFor := func(wl string) []string {
-		return append([]string{"--engine", st.Engine, "--workload", wl, "--sessions", st.Sessions,
-			"--observers", strings.Join(st.Observers(), ","), "--method", st.Method, "--waits", st.Waits}, ownParams(wl, args)...)
-	}
-	c, err := parseRun(argsFor(st.Workloads[0]), stderr)
+	c, err := Resolve(forWorkload(s, given, st.Workloads[0]))
 	if err != nil {
 		return err
 	}
-	if c.dryRun {
-		for _, wl := range workloads {
-			c, err := parseRun(argsFor(wl), stderr)
+	if given["dry-run"] {
+		for _, wl := range o.Workloads {
+			c, err := Resolve(forWorkload(s, given, wl))
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
-			if err := dryRun(ctx, c, stdout); err != nil {
+			if err := dryRunOf(ctx, c, stdout); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	base := c.out
+	base := c.Out
 	if err := checkOut(filepath.Join(base, "reliability")); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n\n", st.Title, st.Question)
 	var errs []error
-	if relDur > 0 {
-		run, err := reliabilityRun(ctx, c, st, relDur, filepath.Join(base, "reliability"), stderr)
+	if o.ReliabilityDuration > 0 {
+		run, err := reliabilityRun(ctx, c, st, o.ReliabilityDuration, filepath.Join(base, "reliability"), stderr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("reliability: %w", err))
 		} else {
@@ -101,26 +84,27 @@ func auditStudy(ctx context.Context, st study.Study, args []string, stdout, stde
 			fmt.Fprintln(stdout)
 		}
 	}
-	for _, wl := range workloads {
+	for _, wl := range o.Workloads {
 		if ctx.Err() != nil {
 			break
 		}
-		c, err := parseRun(argsFor(wl), stderr)
+		ws, wg := forWorkload(s, given, wl)
+		ws.Out, ws.Seed = filepath.Join(base, wl), c.Seed
+		c, err := Resolve(ws, wg)
 		if err != nil {
 			return err
 		}
-		c.out, c.study = filepath.Join(base, wl), st.Name
 		// Checked here too: a used directory is bad input (exit 2), not
 		// a failed sweep.
-		if err := checkOut(c.out); err != nil {
+		if err := checkOut(c.Out); err != nil {
 			return err
 		}
-		points, err := runSweep(ctx, c, 1000, stdout, stderr)
+		points, err := runSweep(ctx, c, 1000, out)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
 		}
 		if audit, ok := auditObserver(c); ok {
-			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(audit.Name, c.sweep, points, threshold))
+			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(audit.Name, c.Sessions, points, o.Threshold))
 		}
 		errs = append(errs, gateSweep(c, points, nil))
 	}
@@ -163,7 +147,7 @@ func auditObserver(c runConfig) (observer.Observer, bool) {
 // reliabilityRun is one run of the audit observer with counting on, for
 // dur, written to dir/reliability.json.
 func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	logf := logTo(stderr)
 	audit, ok := auditObserver(c)
 	if !ok {
 		return result.Run{}, usagef("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
@@ -171,12 +155,12 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
-	target, err := openServer(ctx, c.engine, engine.Options{DSN: c.dsn, Log: logf})
+	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf})
 	if err != nil {
 		return result.Run{}, err
 	}
 	defer closeServer(target, logf)
-	if err := engine.Prepare(ctx, target, c.engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}
 	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)
@@ -197,9 +181,9 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	}()
 	run, err := experiment.RunOnce(ctx, experiment.Config{
 		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
-		Probes: experiment.Probes{Counters: c.counters},
+		Probes: experiment.Probes{Counters: c.Counters},
 		// No warm-up: every statement from the first is counted.
-		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverProcs, Executed: &executed},
+		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.DriverThreads, Executed: &executed},
 	}, audit)
 	close(done)
 	if err != nil {
@@ -255,22 +239,4 @@ func thresholdVerdict(obs string, sessions []int, points []report.SweepPoint, th
 		return fmt.Sprintf("threshold: %s stays under %g%% at every session count (every 95%% interval below it)", obs, threshold)
 	}
 	return fmt.Sprintf("threshold: %s is %s", obs, strings.Join(parts, "; "))
-}
-
-// takeFlag removes --name V (or --name=V) from args and parses V; def
-// when absent.
-func takeFlag[T any](args []string, name string, def T, parse func(string) (T, error)) (T, []string, error) {
-	values, rest, missing := cutFlag(args, name)
-	if missing {
-		return def, args, usagef("--%s needs a value", name)
-	}
-	v := def
-	for _, raw := range values {
-		p, err := parse(raw)
-		if err != nil {
-			return def, args, usagef("--%s %q: %v", name, raw, err)
-		}
-		v = p
-	}
-	return v, rest, nil
 }

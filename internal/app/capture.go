@@ -1,0 +1,346 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// CaptureOptions say which logs obsbench capture reads, how, and what it
+// records with the capture.
+type CaptureOptions struct {
+	Out    string   // the capture file to write
+	Logs   []string // log files, or directories of them
+	Source string   // csvlog, jsonlog, general-log or auto
+	Engine string   // postgres or mariadb, or "": implied by Source
+	// Dataset, Tag, Scale and Workload are recorded for the replay.
+	Dataset, Tag, Workload string
+	Scale                  int
+	// The filters on sessions.
+	Filter capture.Filter
+}
+
+// Capture turns statement logs into a capture file that --workload replay
+// replays.
+func Capture(ctx context.Context, o CaptureOptions, output Output) error {
+	stdout, stderr := output.Stdout, output.Stderr
+	logs := o.Logs
+	if o.Out == "" {
+		return usagef("capture needs --out FILE")
+	}
+	if len(logs) == 0 {
+		return usagef("capture needs the log files (or directories of them) to read")
+	}
+	if o.Source != "auto" && !slices.Contains(capture.Sources, o.Source) {
+		return usagef("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB), or auto", o.Source)
+	}
+	switch {
+	case o.Engine != "" && o.Engine != "postgres" && o.Engine != "mariadb":
+		return usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
+	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
+		return usagef("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
+	}
+	h := capture.Header{Dataset: o.Dataset, Tag: o.Tag, Workload: o.Workload}
+	if o.Workload != "" {
+		m, err := workload.Lookup(o.Workload)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		if h.Dataset == "" {
+			h.Dataset = m.Dataset
+		}
+		if h.Tag == "" {
+			h.Tag = m.Tag
+		}
+	}
+	if o.Scale != 1 {
+		if h.Dataset == "" {
+			return usagef("--scale %d needs --dataset or --workload: the scale is the dataset's", o.Scale)
+		}
+		if o.Scale > 100 {
+			return usagef("--scale %d: want 1 to 100", o.Scale)
+		}
+		if _, err := dataset.Scaled(h.Dataset, o.Scale); err != nil {
+			return usagef("--scale: %v", err)
+		}
+		h.Scale = o.Scale
+	}
+	files, src, err := logFiles(logs, o.Source, o.Engine)
+	if err != nil {
+		return err
+	}
+	h.Engine, h.Source = capture.EngineOf(src), src
+	f, err := os.OpenFile(o.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return usagef("--out %s exists: obsbench does not overwrite a capture", o.Out)
+		}
+		return usagef("--out: %v", err)
+	}
+	// The output's and the logs' own I/O errors are failures; any other
+	// error is the logs' content, which is bad input.
+	written := &errWriter{w: f}
+	cw := capture.NewWriter(written, h)
+	p, err := capture.NewParser(src, o.Filter, cw)
+	if err != nil {
+		f.Close()
+		os.Remove(o.Out)
+		return usageError{Err: err}
+	}
+	in := &inputProgress{total: totalSize(files)}
+	began := time.Now()
+	stop := in.report(stderr, began, captureProgressEvery)
+	var readErr error
+	for _, path := range files {
+		if err, readErr = parseLog(ctx, p, path, in); err != nil {
+			break
+		}
+	}
+	stop()
+	if err == nil {
+		err = cw.Close()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("--out %s: %w", o.Out, cerr)
+	}
+	st := p.Stats()
+	if err == nil && st.Statements == 0 {
+		err = usagef("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)",
+			strings.Join(files, ", "), st.Skipped)
+	}
+	if err != nil {
+		os.Remove(o.Out) // half a capture is no capture
+		if ctx.Err() == nil && written.err == nil && readErr == nil {
+			var ue usageError
+			if !errors.As(err, &ue) {
+				err = usageError{Err: err} // the log is not what it should be
+			}
+		}
+		return err
+	}
+	secs := max(time.Since(began).Seconds(), 1e-3)
+	read := float64(in.read.Load()) / 1e6
+	fmt.Fprintf(stdout, "captured %d statements of %d sessions (%d connects, %d disconnects; %d log entries skipped) from %.1f MB of %s in %.1f s (%.0f MB/s): %s, %.1f MB\n",
+		st.Statements, st.Sessions, st.Connects, st.Disconnects, st.Skipped, read, src, secs, read/secs, o.Out, float64(written.n)/1e6)
+	return nil
+}
+
+// captureProgressEvery is how often a long capture reports its progress.
+var captureProgressEvery = 5 * time.Second
+
+// extensions are the file names each source's logs have in a directory.
+var extensions = map[string]string{"csvlog": ".csv", "jsonlog": ".json", "general-log": ".log"}
+
+// logFiles expands directories into their log files, sorted by name
+// (PostgreSQL's rotated file names sort by time), and settles the source:
+// the one given, or the one every file is, by its extension or first
+// line. A directory gives the files of its source: PostgreSQL's csvlog
+// directory also holds the stderr log's *.log files.
+func logFiles(args []string, source, engine string) ([]string, string, error) {
+	var files []string
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, "", usagef("log %s: %v", a, pathError(err))
+		}
+		if !info.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		in := map[string][]string{}
+		for src, ext := range extensions {
+			m, _ := filepath.Glob(filepath.Join(a, "*"+ext))
+			if len(m) > 0 && (source == "auto" || source == src) && (engine == "" || engine == capture.EngineOf(src)) {
+				sort.Strings(m)
+				in[src] = m
+			}
+		}
+		csvs, jsons, logs := in["csvlog"], in["jsonlog"], in["general-log"]
+		switch {
+		case len(csvs) > 0 && len(jsons) > 0:
+			return nil, "", usagef("log directory %s holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog", a)
+		case len(csvs) > 0:
+			files = append(files, csvs...)
+		case len(jsons) > 0:
+			files = append(files, jsons...)
+		case len(logs) > 0:
+			files = append(files, logs...)
+		default:
+			want := "*.csv, *.json or *.log"
+			if source != "auto" {
+				want = "*" + extensions[source]
+			} else if engine == "postgres" {
+				want = "*.csv or *.json"
+			}
+			return nil, "", usagef("log directory %s has no %s files", a, want)
+		}
+	}
+	if source != "auto" {
+		return files, source, nil
+	}
+	var first string
+	for _, f := range files {
+		s, err := sourceOf(f)
+		if err != nil {
+			return nil, "", err
+		}
+		switch {
+		case s == "":
+			// empty: any source
+		case engine != "" && capture.EngineOf(s) != engine:
+			return nil, "", usagef("%s is a %s log (%s), not %s's: give the logs of one engine", f, capture.EngineOf(s), s, engine)
+		case source == "auto":
+			source, first = s, f
+		case s != source:
+			return nil, "", usagef("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
+		}
+	}
+	if source == "auto" { // every file is empty
+		source = "csvlog"
+		if engine == "mariadb" {
+			source = "general-log"
+		}
+	}
+	return files, source, nil
+}
+
+// sourceOf is a log's format by its extension, else its first line; ""
+// for an empty file.
+func sourceOf(path string) (string, error) {
+	switch filepath.Ext(path) {
+	case ".csv":
+		return "csvlog", nil
+	case ".json":
+		return "jsonlog", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", usagef("log %s: %v", path, pathError(err))
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if len(line) == 0 && (err == nil || errors.Is(err, io.EOF)) {
+		return "", nil
+	}
+	if s := capture.Sniff(line); s != "" {
+		return s, nil
+	}
+	first := string(line)
+	if len(first) > 60 {
+		first = first[:57] + "..."
+	}
+	return "", usagef("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv) or jsonlog (*.json), or a MariaDB general log (PostgreSQL's stderr log has no session ids: set log_destination=csvlog)",
+		path, strings.TrimRight(first, "\n"))
+}
+
+// pathError is err without the operation and path that an error message
+// names already.
+func pathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func totalSize(files []string) int64 {
+	var n int64
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// parseLog captures one file; readErr is its own read error, if any.
+func parseLog(ctx context.Context, p *capture.Parser, path string, in *inputProgress) (err, readErr error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return err, err
+	}
+	defer f.Close()
+	in.file.Store(&path)
+	r := &countingReader{r: f, n: &in.read}
+	err = p.Parse(ctx, r, path)
+	return err, r.err
+}
+
+// inputProgress is how far a capture has read.
+type inputProgress struct {
+	total int64
+	read  atomic.Int64
+	file  atomic.Pointer[string]
+}
+
+// report prints the progress every interval until the returned stop.
+func (in *inputProgress) report(w io.Writer, began time.Time, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				read, secs := in.read.Load(), time.Since(began).Seconds()
+				var file string
+				if f := in.file.Load(); f != nil {
+					file = *f
+				}
+				fmt.Fprintf(w, "obsbench: capture: %.0f of %.0f MB read (%.0f%%), %.0f MB/s, %s elapsed, in %s\n",
+					float64(read)/1e6, float64(in.total)/1e6, 100*float64(read)/float64(max(in.total, 1)), float64(read)/1e6/secs,
+					time.Since(began).Round(time.Second), file)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// countingReader counts the bytes read through it and keeps its error.
+type countingReader struct {
+	r   io.Reader
+	n   *atomic.Int64
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// errWriter counts the bytes written through it and keeps its error.
+type errWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	e.n += int64(n)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}

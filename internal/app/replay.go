@@ -1,0 +1,48 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/obsbench/obsbench/internal/replay"
+	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// replayFlags are the settings that only --workload replay takes.
+var replayFlags = []string{"capture", "replay-mode", "replay-speed", "replay-passes"}
+
+// lookupWorkload finds s's workload: a registered one, or a replay of its
+// capture.
+func lookupWorkload(s spec.Spec, given Given) (workload.Meta, error) {
+	if s.Workload != "replay" {
+		for _, name := range replayFlags {
+			if given[name] {
+				return workload.Meta{}, usagef("--%s is for --workload replay, not %s", name, s.Workload)
+			}
+		}
+		wl, err := workload.Lookup(s.Workload)
+		if err != nil {
+			return wl, usageError{Err: fmt.Errorf("%w, or replay (with --capture)", err)}
+		}
+		return wl, nil
+	}
+	r := s.Replay
+	if r.Capture == "" {
+		return workload.Meta{}, usagef("--workload replay needs --capture FILE (made by 'obsbench capture')")
+	}
+	opts := replay.Options{Mode: replay.Mode(r.Mode), Speed: r.Speed, Passes: r.Passes}
+	if err := opts.Check(); err != nil {
+		return workload.Meta{}, usageError{Err: err}
+	}
+	if opts.Mode == replay.Stress && given["replay-speed"] {
+		return workload.Meta{}, usagef("--replay-speed paces --replay-mode sync; stress mode sends as fast as the server answers")
+	}
+	script, err := replay.Load(r.Capture)
+	if err != nil {
+		return workload.Meta{}, usagef("--capture: %v", err)
+	}
+	if script.Header.Engine != s.Engine {
+		return workload.Meta{}, usagef("--capture %s was captured on %s: replay it with --engine %s (statements are in its dialect)", r.Capture, script.Header.Engine, script.Header.Engine)
+	}
+	return script.Meta(opts), nil
+}

@@ -1,0 +1,528 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Defaults of the default experiment: baseline and four observers, each
+// measured whole (rounds) and its switchable part (alternation), about
+// eleven minutes on a 2-core machine. Six rounds is the least at which a
+// rank test over eight comparisons can be significant at all (5 against
+// 5 runs: p >= 2/252, over the 0.05/8 each interval is held to).
+const (
+	defaultRounds   = 6
+	defaultDuration = 8 * time.Second
+	defaultWarmup   = 2 * time.Second
+	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
+	// phases on both sides: enough for a paired interval over four
+	// comparisons (8 pairs needed), and five such runs take 5.5 minutes.
+	defaultAltDuration = 60 * time.Second
+	// eventsCheck is the run that counts an alternating observer's events.
+	eventsCheck = 2 * time.Second
+)
+
+// Default is the spec of 'obsbench run' with no flags: the default
+// experiment on a managed PostgreSQL.
+func Default() spec.Spec {
+	return spec.Spec{
+		Engine: "postgres", Standby: "none", Workload: "credit-top1",
+		Replay: spec.Replay{Mode: "stress", Speed: 1},
+		Method: "auto", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
+		Alternation: spec.Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
+		MaxTime:     30 * time.Minute, DriverThreads: defaultDriverProcs(),
+		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
+		// 5.0% [1.0, 8.6] of throughput here, over the 1% a default
+		// collector may cost (bench/collectors/RESULT.md). Studies that
+		// read waits switch it on.
+		Counters: true, OnFailure: "continue", Format: "text",
+	}
+}
+
+// Given says which of a spec's settings were chosen (by a flag of the
+// same name, or a study) rather than left at their defaults: defaults
+// that depend on the workload apply only to the others, and flags that
+// no arm uses are warned about.
+type Given map[string]bool
+
+// runConfig is a validated experiment: its spec, and what the spec names.
+type runConfig struct {
+	spec.Spec
+	wl        workload.Meta
+	ds        dataset.Dataset
+	observers []observer.Observer
+	given     Given
+	resuming  bool // continue the experiment already in Out
+}
+
+// Resolve completes s (the defaults that depend on its workload, a seed,
+// a results directory) and checks it: every error is a usage error that
+// names the setting (as its flag) and what would be valid.
+func Resolve(s spec.Spec, given Given) (runConfig, error) {
+	return resolve(s, given, false)
+}
+
+func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
+	c := runConfig{Spec: s, given: given, resuming: resuming}
+	if c.given == nil {
+		c.given = Given{}
+	}
+	if c.MeasureCollectors && !c.given["waits"] {
+		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
+	}
+	switch {
+	case c.MeasureCollectors && c.Waits == 0:
+		return c, usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
+	case c.Waits != 0 && (c.Waits < time.Millisecond || c.Waits > 10*time.Second):
+		return c, usagef("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", c.Waits)
+	}
+	if _, err := engine.Lookup(c.Engine); err != nil {
+		return c, usageError{Err: err}
+	}
+	var err error
+	if c.wl, err = lookupWorkload(c.Spec, c.given); err != nil {
+		return c, err
+	}
+	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
+		return c, usageError{Err: err}
+	}
+	if c.Replay.Passes > 0 || c.wl.FixedWork() {
+		// Fixed work (a replay of N passes, dss-mix's --blocks): the
+		// warm-up would take part of the work, and --duration only caps it.
+		if !c.given["warmup"] {
+			c.Warmup = 0
+		}
+		if !c.given["duration"] {
+			c.Duration = time.Hour
+		}
+	}
+	if !c.wl.RunsOn(c.Engine) {
+		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), c.Engine)
+	}
+	scale := max(c.wl.DatasetScale, 1)
+	if c.wl.HasParam("scale") {
+		scale = c.wl.Value("scale")
+	}
+	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
+		return c, err
+	}
+	if err := c.checkRanges(); err != nil {
+		return c, err
+	}
+	if len(c.Sessions) > 0 {
+		if c.given["clients"] {
+			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", joinInts(c.Sessions))
+		}
+		if c.Format != "text" && c.Format != "json" {
+			return c, usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", c.Format)
+		}
+	}
+	if c.given["clients"] || c.resuming {
+		if c.Clients < 1 || c.Clients > 1000 {
+			return c, usagef("--clients %d: want 1 to 1000", c.Clients)
+		}
+	} else {
+		c.Clients = c.wl.DefaultClients
+	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
+	if c.Out == "" {
+		c.Out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
+	}
+	if !resuming {
+		if err := checkOut(c.Out); err != nil {
+			return c, err
+		}
+	}
+	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
+		return c, err
+	}
+	// A dry run is a flag, not part of the experiment: it shows what the
+	// experiment would change on an external server.
+	if c.given["dry-run"] && c.DSN == "" {
+		return c, usagef("--dry-run shows what obsbench would change on an external server: give --dsn (a managed server is obsbench's own)")
+	}
+	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.given["dry-run"] {
+		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
+	}
+	return c, nil
+}
+
+// checkRanges refuses settings out of their ranges.
+func (c runConfig) checkRanges() error {
+	switch {
+	case c.Warmup < 0 || c.Warmup > time.Hour:
+		return usagef("--warmup %v: want 0s to 1h", c.Warmup)
+	case c.Rounds < 2 || c.Rounds > 1000:
+		return usagef("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", c.Rounds)
+	case c.Duration < time.Second || c.Duration > 24*time.Hour:
+		return usagef("--duration %v: want 1s to 24h", c.Duration)
+	case !slices.Contains(report.Formats, c.Format):
+		return usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
+	case c.MaxOverhead != nil && (*c.MaxOverhead < 0 || *c.MaxOverhead > 100):
+		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
+	case c.OnFailure != "continue" && c.OnFailure != "stop":
+		return usagef("--on-failure %q: want continue or stop", c.OnFailure)
+	case c.Method != "auto" && c.Method != "alternation" && c.Method != "rounds":
+		return usagef("--method %q: want auto, alternation or rounds", c.Method)
+	}
+	a := c.Alternation
+	switch {
+	case a.PhaseMin < 2 || a.PhaseMax < a.PhaseMin || a.PhaseMax > 600:
+		return usagef("--phase-min %d --phase-max %d: want 2 <= min <= max <= 600 seconds", a.PhaseMin, a.PhaseMax)
+	case a.Duration < time.Duration(5*a.PhaseMin)*time.Second || a.Duration > 24*time.Hour:
+		return usagef("--alt-duration %v: want at least 5 phases (%ds) and at most 24h", a.Duration, 5*a.PhaseMin)
+	case c.TargetResolution < 0 || c.TargetResolution > 50:
+		return usagef("--target-resolution %g: want a percentage above 0 and at most 50", c.TargetResolution)
+	case c.MaxTime < time.Minute || c.MaxTime > 7*24*time.Hour:
+		return usagef("--max-time %v: want 1m to 168h", c.MaxTime)
+	case a.Reps < 1 || a.Reps > 1000:
+		return usagef("--alt-rounds %d: want 1 to 1000", a.Reps)
+	case c.DriverThreads < 1 || c.DriverThreads > 256:
+		return usagef("--driver-threads %d: want 1 to 256", c.DriverThreads)
+	}
+	switch {
+	case c.Standby != "none" && c.Standby != "async" && c.Standby != "sync":
+		return usagef("--standby %q: want none, async or sync", c.Standby)
+	case c.Standby != "none" && c.DSN != "":
+		return usagef("--standby starts a standby of obsbench's managed server: not with --dsn")
+	case c.StandbyDelay != 0 && c.Standby == "none":
+		return usagef("--standby-delay needs --standby async or sync")
+	case c.StandbyDelay < 0 || c.StandbyDelay > time.Second:
+		return usagef("--standby-delay %v: want 0 to 1s", c.StandbyDelay)
+	}
+	return nil
+}
+
+// resolveObservers is the baseline and the named observers (the catalog's
+// defaults when none is named), each once.
+func resolveObservers(eng, file string, names []string) ([]observer.Observer, error) {
+	cat, err := LoadCatalog(file)
+	if err != nil {
+		return nil, err
+	}
+	base, err := cat.Lookup(eng, observer.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	out := []observer.Observer{base}
+	if len(names) == 0 {
+		out = append(out, cat.Defaults(eng)...)
+	}
+	seen := map[string]bool{observer.Baseline: true}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		o, err := cat.Lookup(eng, name)
+		if err != nil {
+			return nil, usageError{Err: err}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// LoadCatalog returns the built-in catalog plus the user's observer file.
+func LoadCatalog(file string) (*observer.Catalog, error) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	if file != "" {
+		if err := cat.LoadFile(file); err != nil {
+			return nil, usageError{Err: err}
+		}
+	}
+	return cat, nil
+}
+
+// Execute runs the experiment of s (a sweep when s has Sessions) and
+// prints its report; the error says whether it failed, was refused, or
+// exceeded --max-overhead (*OverheadError).
+func Execute(ctx context.Context, s spec.Spec, given Given, out Output) error {
+	c, err := Resolve(s, given)
+	if err != nil {
+		return err
+	}
+	if given["dry-run"] {
+		return dryRunOf(ctx, c, out.Stdout)
+	}
+	if len(c.Sessions) > 0 {
+		points, err := runSweep(ctx, c, 1, out)
+		return gateSweep(c, points, err)
+	}
+	sum, err := runExperiment(ctx, c, out)
+	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
+}
+
+// Output is where a command prints: its report on Stdout, progress and
+// notes on Stderr.
+type Output struct {
+	Stdout, Stderr io.Writer
+	// Command is the command line as given, its password removed: the
+	// summary records it for people (it is never parsed again).
+	Command []string
+}
+
+// usageError marks invalid input: nothing was started or changed.
+type usageError = engine.UsageError
+
+var usagef = engine.Usagef
+
+// runExperiment runs a parsed run command, writes results.jsonl and
+// summary.json, and prints the report. It returns the summary whenever
+// some runs were made, also with an error.
+func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summary, error) {
+	stdout, stderr := out.Stdout, out.Stderr
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+
+	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
+	if err != nil {
+		return nil, err
+	}
+	defer closeServer(target, logf)
+	if err := os.MkdirAll(c.Out, 0o700); err != nil {
+		return nil, fmt.Errorf("create --out directory: %w", err)
+	}
+	var done map[int]result.Run
+	if c.resuming {
+		if done, err = finishedRuns(c.Out, logf); err != nil {
+			return nil, err
+		}
+	} else if err := writeExperiment(c); err != nil {
+		return nil, err
+	}
+	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+		return nil, err
+	}
+	ver, err := target.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env, err := environment(ctx, target, c, out.Command)
+	if err != nil {
+		return nil, err
+	}
+	logf("seed %d; results in %s", c.Seed, c.Out)
+
+	names := make([]string, len(c.observers))
+	for i, o := range c.observers {
+		names[i] = o.Name
+	}
+	if c.MeasureCollectors {
+		names = append(names, experiment.CollectorArm)
+	}
+	head := result.Summary{
+		Engine: c.Engine, Server: ver, Workload: c.wl.Name, Clients: c.Clients, Seed: c.Seed,
+		Rounds: c.Rounds, Seconds: c.Duration.Seconds(), Warmup: c.Warmup.Seconds(), AltSeconds: c.Alternation.Duration.Seconds(),
+		Environment: env,
+	}
+	ecfg := experiment.Config{
+		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
+		Alternation: experiment.Alternation{Duration: c.Alternation.Duration, MinPhase: c.Alternation.PhaseMin, MaxPhase: c.Alternation.PhaseMax,
+			Reps: c.Alternation.Reps, CheckDuration: eventsCheck},
+		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
+		Done:          done,
+		StopOnFailure: c.OnFailure == "stop",
+		Probes:        experiment.Probes{WaitInterval: c.Waits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
+		Driver:        driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads},
+		Progress:      progressPrinter(stderr),
+	}
+	unused, err := unusedFlags(ctx, c, ecfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range unused {
+		logf("warning: %s", w)
+	}
+	runs, runErr := experiment.Run(ctx, ecfg)
+	if runErr != nil && len(runs) == 0 {
+		return nil, runErr
+	}
+	sum := analysis.Summarize(head, names, runs)
+	sum.Warnings = append(unused, sum.Warnings...)
+	if runErr != nil {
+		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
+	}
+	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
+		return nil, err
+	}
+	if err := writeReport(c.Out, c.Format, sum, runs, stdout); err != nil {
+		return nil, err
+	}
+	if c.Format == "text" {
+		fmt.Fprintf(stdout, "\nresults: %s\n", c.Out)
+	} else {
+		logf("results: %s", c.Out)
+	}
+	return &sum, runErr
+}
+
+// progressPrinter prints a line as each run ends. On a terminal it also
+// keeps a live status line while a run goes on: the condition and round,
+// the run's statements per second over the last second, time elapsed and
+// left. Elsewhere (a CI log, a file) it stays quiet between runs.
+func progressPrinter(w io.Writer) func(experiment.Progress) {
+	live := isTerminal(w)
+	var stop chan struct{}
+	var done sync.WaitGroup
+	return func(p experiment.Progress) {
+		if !p.Done {
+			if live && p.Executed != nil {
+				stop = make(chan struct{})
+				done.Add(1)
+				go func() {
+					defer done.Done()
+					statusLine(w, p, stop)
+				}()
+			}
+			return
+		}
+		if stop != nil {
+			close(stop)
+			done.Wait()
+			stop = nil
+		}
+		status := fmt.Sprintf("%8.0f stmt/s", p.Run.Driver.Throughput)
+		if p.Run.Error != "" {
+			status = "FAILED: " + p.Run.Error
+		}
+		fmt.Fprintf(w, "[%3d/%d] round %d/%d  %-34s %s  (%s elapsed, ~%s left)\n",
+			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, status,
+			p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
+	}
+}
+
+// statusLine rewrites one terminal line every second until stop closes,
+// then clears it.
+func statusLine(w io.Writer, p experiment.Progress, stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	began, last := time.Now(), p.Executed.Load()
+	for {
+		select {
+		case <-stop:
+			fmt.Fprint(w, "\r\033[K")
+			return
+		case <-t.C:
+		}
+		n := p.Executed.Load()
+		in := time.Since(began)
+		fmt.Fprintf(w, "\r\033[K[%3d/%d] round %d/%d  %-34s %8d stmt/s  run %s  (%s elapsed, ~%s left)",
+			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, n-last, in.Round(time.Second),
+			(p.Elapsed + in).Round(time.Second), max(0, p.Remaining-in).Round(time.Second))
+		last = n
+	}
+}
+
+// isTerminal says whether w is a terminal (not a pipe, a file or
+// /dev/null).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// defaultDriverProcs is one driver thread per 8 cores, at least one.
+func defaultDriverProcs() int { return max(1, runtime.NumCPU()/8) }
+
+// checkOut refuses an --out directory that already holds an experiment,
+// before anything starts.
+func checkOut(dir string) error {
+	for _, f := range []string{"results.jsonl", experimentFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
+		}
+	}
+	for _, f := range []string{sweepFile, reliabilityFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return usagef("--out %s already holds a sweep's or a study's results; choose another directory", dir)
+		}
+	}
+	return nil
+}
+
+// environment records where and how the experiment runs, with the
+// server's settings as found, before any observer.
+func environment(ctx context.Context, t engine.Server, c runConfig, command []string) (*result.Environment, error) {
+	settings, err := t.ChangedSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	standby := ""
+	if c.Standby != "" && c.Standby != "none" {
+		standby = c.Standby
+		if c.StandbyDelay > 0 {
+			standby += fmt.Sprintf(", +%v each way", c.StandbyDelay)
+		}
+	}
+	return &result.Environment{
+		Command:  command,
+		Obsbench: Version,
+		Machine:  collect.ThisMachine(),
+		Settings: settings,
+		Standby:  standby,
+	}, nil
+}
+
+// openServer opens the server of engine name: the external one of o.DSN,
+// or a managed one.
+func openServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
+	e, err := engine.Lookup(name)
+	if err != nil {
+		return nil, usageError{Err: err}
+	}
+	return e.Open(ctx, o)
+}
+
+// closeServer stops what openServer started, saying why it could not.
+func closeServer(s engine.Server, logf func(string, ...any)) {
+	if err := s.Close(); err != nil {
+		logf("%v", err)
+	}
+}
+
+// logTo prints notes for the user, one line each.
+func logTo(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, "obsbench: "+format+"\n", args...) }
+}
+
+// Version is obsbench's version, as the command was built; summaries
+// record it.
+var Version = "dev"
+
+// SplitList splits a comma-separated value, dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

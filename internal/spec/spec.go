@@ -1,0 +1,156 @@
+// Package spec is the typed description of one experiment: everything
+// that decides what obsbench runs and how, as plain values. Flags fill
+// it, studies and sweeps build and change it, a results directory records
+// it (experiment.json) and --resume reads it back; a remote load
+// generator will receive it. It holds no process state: no connections,
+// no open files, no clocks.
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Spec is one experiment.
+type Spec struct {
+	// Engine names a registered engine (postgres, mariadb, sqlserver).
+	Engine string `json:"engine"`
+	// DSN is the external server; empty: a managed one. Recorded
+	// without its password.
+	DSN          string `json:"dsn,omitempty"`
+	AllowChanges bool   `json:"allow_changes,omitempty"`
+	// Standby, on a managed server: none, async or sync; StandbyDelay is
+	// the one-way delay between primary and standby.
+	Standby      string        `json:"standby"`
+	StandbyDelay time.Duration `json:"standby_delay"`
+
+	// Workload is a registered workload's name, or "replay" of Replay.
+	Workload string `json:"workload"`
+	// Params are the workload parameters set, by name.
+	Params map[string]int `json:"params,omitempty"`
+	Replay Replay         `json:"replay"`
+
+	// Observers are compared with the baseline; none: the catalog's
+	// default set. ObserverFile adds observers to the catalog.
+	Observers    []string `json:"observers,omitempty"`
+	ObserverFile string   `json:"observer_file,omitempty"`
+
+	// Method is auto, alternation or rounds.
+	Method string `json:"method"`
+	// Rounds of Duration each (after Warmup) for round-based conditions.
+	Rounds   int           `json:"rounds"`
+	Duration time.Duration `json:"duration"`
+	Warmup   time.Duration `json:"warmup"`
+	// Alternation configures the alternation runs.
+	Alternation Alternation `json:"alternation"`
+	// TargetResolution, when > 0, sizes alternation runs to detect this
+	// overhead in percent, within MaxTime.
+	TargetResolution float64       `json:"target_resolution,omitempty"`
+	MaxTime          time.Duration `json:"max_time"`
+
+	// Clients are the workload's sessions; Sessions, if set, sweep them
+	// (one experiment per count) instead.
+	Clients       int   `json:"clients"`
+	Sessions      []int `json:"sessions,omitempty"`
+	DriverThreads int   `json:"driver_threads"`
+
+	// Waits is the wait sampler's interval; 0: off.
+	Waits             time.Duration `json:"waits"`
+	Counters          bool          `json:"counters"`
+	MeasureCollectors bool          `json:"measure_collectors,omitempty"`
+
+	// Seed orders the runs and draws the phases.
+	Seed uint64 `json:"seed"`
+	// OnFailure is continue or stop.
+	OnFailure string `json:"on_failure"`
+	// Format is how the report is printed: text, json, csv, benchstat.
+	Format string `json:"format"`
+	// MaxOverhead, if set, fails an experiment where an observer costs
+	// more, with 95% confidence.
+	MaxOverhead *float64 `json:"max_overhead,omitempty"`
+	// Out is the results directory.
+	Out string `json:"out"`
+	// Study names the built-in study this experiment belongs to.
+	Study string `json:"study,omitempty"`
+}
+
+// Replay says how --workload replay replays a capture.
+type Replay struct {
+	Capture string  `json:"capture,omitempty"`
+	Mode    string  `json:"mode"`
+	Speed   float64 `json:"speed"`
+	Passes  int     `json:"passes,omitempty"`
+}
+
+// Alternation configures alternation runs: Reps runs of Duration each,
+// in phases of PhaseMin to PhaseMax seconds.
+type Alternation struct {
+	Duration time.Duration `json:"duration"`
+	PhaseMin int           `json:"phase_min"`
+	PhaseMax int           `json:"phase_max"`
+	Reps     int           `json:"reps"`
+}
+
+// Durations are written as Go durations ("8s"), not nanoseconds: a
+// recorded experiment is read by people too.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	return json.Marshal(struct {
+		plain
+		StandbyDelay string `json:"standby_delay"`
+		Duration     string `json:"duration"`
+		Warmup       string `json:"warmup"`
+		MaxTime      string `json:"max_time"`
+		Waits        string `json:"waits"`
+		Alternation  any    `json:"alternation"`
+	}{plain(s), s.StandbyDelay.String(), s.Duration.String(), s.Warmup.String(), s.MaxTime.String(), s.Waits.String(),
+		struct {
+			Duration string `json:"duration"`
+			PhaseMin int    `json:"phase_min"`
+			PhaseMax int    `json:"phase_max"`
+			Reps     int    `json:"reps"`
+		}{s.Alternation.Duration.String(), s.Alternation.PhaseMin, s.Alternation.PhaseMax, s.Alternation.Reps}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Spec) UnmarshalJSON(b []byte) error {
+	type plain Spec
+	var v struct {
+		plain
+		StandbyDelay string `json:"standby_delay"`
+		Duration     string `json:"duration"`
+		Warmup       string `json:"warmup"`
+		MaxTime      string `json:"max_time"`
+		Waits        string `json:"waits"`
+		Alternation  struct {
+			Duration string `json:"duration"`
+			PhaseMin int    `json:"phase_min"`
+			PhaseMax int    `json:"phase_max"`
+			Reps     int    `json:"reps"`
+		} `json:"alternation"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Spec(v.plain)
+	s.Alternation = Alternation{PhaseMin: v.Alternation.PhaseMin, PhaseMax: v.Alternation.PhaseMax, Reps: v.Alternation.Reps}
+	for _, d := range []struct {
+		name, text string
+		to         *time.Duration
+	}{
+		{"standby_delay", v.StandbyDelay, &s.StandbyDelay}, {"duration", v.Duration, &s.Duration},
+		{"warmup", v.Warmup, &s.Warmup}, {"max_time", v.MaxTime, &s.MaxTime}, {"waits", v.Waits, &s.Waits},
+		{"alternation.duration", v.Alternation.Duration, &s.Alternation.Duration},
+	} {
+		if d.text == "" {
+			continue
+		}
+		p, err := time.ParseDuration(d.text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.name, err)
+		}
+		*d.to = p
+	}
+	return nil
+}

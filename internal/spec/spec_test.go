@@ -1,0 +1,51 @@
+package spec
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A spec survives JSON unchanged, with its durations written as people
+// write them.
+func TestJSONRoundTrip(t *testing.T) {
+	limit := 5.0
+	s := Spec{
+		Engine: "mariadb", DSN: "root@tcp(127.0.0.1:3306)/x", Standby: "sync", StandbyDelay: time.Millisecond,
+		Workload: "replay", Params: map[string]int{"batch": 100},
+		Replay:    Replay{Capture: "c.obsc", Mode: "sync", Speed: 2, Passes: 1},
+		Observers: []string{"general-log-file"}, Method: "auto", Rounds: 6,
+		Duration: 8 * time.Second, Warmup: 2 * time.Second,
+		Alternation: Alternation{Duration: time.Minute, PhaseMin: 2, PhaseMax: 4, Reps: 1},
+		MaxTime:     30 * time.Minute, Clients: 16, Sessions: []int{1, 2}, DriverThreads: 1,
+		Waits: 10 * time.Millisecond, Counters: true, Seed: 42, OnFailure: "stop", Format: "json",
+		MaxOverhead: &limit, Out: "dir", Study: "sync-commit",
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"duration":"8s"`, `"waits":"10ms"`, `"max_time":"30m0s"`, `"standby_delay":"1ms"`, `"alternation":{"duration":"1m0s"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
+	}
+	var back Spec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, s) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, s)
+	}
+}
+
+// A recorded duration that is not one is an error naming the setting.
+func TestBadDuration(t *testing.T) {
+	var s Spec
+	err := json.Unmarshal([]byte(`{"engine":"postgres","duration":"soon"}`), &s)
+	if err == nil || !strings.Contains(err.Error(), "duration") {
+		t.Errorf("Unmarshal = %v; want an error naming duration", err)
+	}
+}
