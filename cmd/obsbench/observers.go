@@ -131,17 +131,6 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // invalidValue is how the flag package reports a value it cannot parse.
 var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
 

@@ -118,13 +118,14 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return nil, err
 	}
-	t := &managed{m: m, log: o.Log}
+	t := &managed{m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: o.Log}}
 	if o.WithStandby() {
-		t.replica, err = m.StartReplica(ctx, server.ReplicaOptions{SemiSync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		replica, err := m.StartReplica(ctx, server.ReplicaOptions{SemiSync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
 			t.Close()
 			return nil, fmt.Errorf("start the replica: %w", err)
 		}
+		t.Companion = replica
 	}
 	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
 	if err != nil {
@@ -171,57 +172,15 @@ func (t *external) ServerPID() int { return 0 }
 func (t *external) Close() error   { return t.close() }
 
 // managed is a server obsbench started: it restarts it before every run
-// (experiment.Resetter) and reads its replica's CPU.
+// (engine.Managed).
 type managed struct {
 	target
-	m       *server.MariaDB
-	replica *server.Replica
-	log     func(string, ...any)
+	*engine.Managed
+	m *server.MariaDB
 }
 
 // ServerFaults reports writes the server's slow directory refused.
 func (t *managed) ServerFaults() (int64, string) { return t.m.ServerFaults() }
-
-func (t *managed) ServerPID() int {
-	pid, _ := t.m.PID()
-	return pid
-}
-
-// Reset restarts the server before a run, and waits for its replica to be
-// connected again.
-func (t *managed) Reset(ctx context.Context) error {
-	if err := t.m.Restart(ctx); err != nil {
-		return err
-	}
-	if t.replica != nil {
-		return t.replica.WaitStreaming(ctx)
-	}
-	return nil
-}
-
-// CompanionPIDs is the replica's server: its CPU is the system's.
-func (t *managed) CompanionPIDs() []int {
-	if t.replica == nil {
-		return nil
-	}
-	if pid, err := t.replica.PID(); err == nil {
-		return []int{pid}
-	}
-	return nil
-}
-
-// Close stops the replica, then the server.
-func (t *managed) Close() error {
-	if t.replica != nil {
-		if err := t.replica.Stop(); err != nil {
-			t.log("stopping the replica: %v", err)
-		}
-	}
-	if err := t.m.Stop(); err != nil {
-		return fmt.Errorf("stopping the managed server: %w", err)
-	}
-	return nil
-}
 
 // captureLog is the general log file of the built-in capture, in the data
 // directory.

@@ -91,13 +91,14 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if err != nil {
 		return nil, err
 	}
-	m := &managed{pg: pg, log: o.Log}
+	m := &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: o.Log}}
 	if o.WithStandby() {
-		m.standby, err = pg.StartStandby(ctx, server.StandbyOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		standby, err := pg.StartStandby(ctx, server.StandbyOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
 			m.Close()
 			return nil, fmt.Errorf("start the standby: %w", err)
 		}
+		m.Companion = standby
 	}
 	dsn := pg.DSN(engine.Home)
 	if err := CreateDatabase(ctx, dsn); err != nil {
@@ -144,12 +145,11 @@ func (t *external) ServerPID() int { return 0 }
 func (t *external) Close() error   { return t.close() }
 
 // managed is a server obsbench started: it restarts it before every run
-// (experiment.Resetter), reads its stderr stream and its standby's CPU.
+// (engine.Managed), and reads its stderr stream.
 type managed struct {
 	target
-	pg      *server.Postgres
-	standby *server.Standby
-	log     func(string, ...any)
+	*engine.Managed
+	pg *server.Postgres
 }
 
 // Counters adds the bytes of the server's stderr stream obsbench read: the
@@ -168,50 +168,6 @@ func (t *managed) StreamBytes() int64 { return t.pg.Stream().Bytes() }
 // ServerFaults reports the server's complaints that it could not write
 // its log.
 func (t *managed) ServerFaults() (int64, string) { return t.pg.ServerFaults() }
-
-func (t *managed) ServerPID() int {
-	pid, err := t.pg.PID()
-	if err != nil {
-		return 0
-	}
-	return pid
-}
-
-// Reset restarts the server before a run, and waits for its standby to
-// stream again.
-func (t *managed) Reset(ctx context.Context) error {
-	if err := t.pg.Restart(ctx); err != nil {
-		return err
-	}
-	if t.standby != nil {
-		return t.standby.WaitStreaming(ctx)
-	}
-	return nil
-}
-
-// CompanionPIDs is the standby's postmaster: its CPU is the system's.
-func (t *managed) CompanionPIDs() []int {
-	if t.standby == nil {
-		return nil
-	}
-	if pid, err := t.standby.PID(); err == nil {
-		return []int{pid}
-	}
-	return nil
-}
-
-// Close stops the standby, then the server.
-func (t *managed) Close() error {
-	if t.standby != nil {
-		if err := t.standby.Stop(); err != nil {
-			t.log("stopping the standby: %v", err)
-		}
-	}
-	if err := t.pg.Stop(); err != nil {
-		return fmt.Errorf("stopping the managed server: %w", err)
-	}
-	return nil
-}
 
 // CaptureObserver makes the server log every statement, connect and
 // disconnect to csvlog files, which obsbench capture reads; only the
@@ -237,13 +193,4 @@ func (t *managed) CapturedLogs() ([]string, error) {
 	}
 	sort.Strings(files) // postgresql-<time>.csv: by name is by time
 	return files, nil
-}
-
-// Managed gives tests the managed server behind s, if it is one.
-func Managed(s engine.Server) (*server.Postgres, bool) {
-	m, ok := s.(*managed)
-	if !ok {
-		return nil, false
-	}
-	return m.pg, true
 }
