@@ -26,6 +26,17 @@ type Attempt struct {
 	Err    error // nil: the command succeeded
 }
 
+// SkipShort skips t under go test -short: acting as another account needs
+// root, and the first tier of the tests (-short) needs no root. A test that
+// uses the outsider calls it before anything else. Without -short it does
+// nothing: the second tier runs as root, and a test that is not fails.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("acts as another account, which needs root: second tier, not run with -short")
+	}
+}
+
 // Run runs name with args as the outsider, with an environment of its
 // own (no variable of the test's, such as a password, reaches it), for at
 // most 20 seconds.
@@ -78,6 +89,7 @@ func UID(t testing.TB) int {
 
 func ids(t testing.TB) (uint32, uint32) {
 	t.Helper()
+	SkipShort(t) // in case the test did not
 	if os.Geteuid() != 0 {
 		t.Fatalf("acting as %s needs root (the README's test command runs as root)", Account)
 	}

@@ -13,9 +13,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 func TestMariaDBStartRestartStop(t *testing.T) {
+	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})

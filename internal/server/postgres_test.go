@@ -13,9 +13,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 func TestStartRestartStop(t *testing.T) {
+	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
@@ -84,6 +86,7 @@ func TestStartRestartStop(t *testing.T) {
 // A server whose obsbench was killed is stopped and removed by the next
 // start.
 func TestReapStale(t *testing.T) {
+	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
@@ -111,6 +114,7 @@ func TestReapStale(t *testing.T) {
 }
 
 func TestFindPostgresBin(t *testing.T) {
+	servertest.SkipShort(t)
 	dir, err := server.FindPostgresBin()
 	if err != nil {
 		t.Fatalf("FindPostgresBin: %v", err)

@@ -16,6 +16,7 @@ import (
 // own) and closes another account's connection before dialling the
 // target: the outsider reads none of the target's greeting.
 func TestRelayServesOnlyItsUser(t *testing.T) {
+	outsider.SkipShort(t)
 	target, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

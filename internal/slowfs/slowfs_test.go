@@ -17,6 +17,7 @@ import (
 // Writes under the mount land in the backing directory and each waits the
 // delay; reads do not.
 func TestWritesAreDelayed(t *testing.T) {
+	skipShort(t)
 	base := t.TempDir()
 	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
 	for _, d := range []string{dir, backing} {
@@ -66,6 +67,7 @@ func TestWritesAreDelayed(t *testing.T) {
 
 // A full device: writes past its capacity fail with ENOSPC.
 func TestCapacity(t *testing.T) {
+	skipShort(t)
 	base := t.TempDir()
 	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
 	os.Mkdir(dir, 0o755)
@@ -93,6 +95,7 @@ func TestCapacity(t *testing.T) {
 
 // A process started after the mount does not inherit the FUSE connection.
 func TestChildrenDoNotInheritFuse(t *testing.T) {
+	skipShort(t)
 	base := t.TempDir()
 	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
 	os.Mkdir(dir, 0o755)
@@ -117,6 +120,7 @@ func TestChildrenDoNotInheritFuse(t *testing.T) {
 // directories here are open to everyone (0755) so that only the mount
 // stands between the outsider and a file that only its owner may read.
 func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
+	skipShort(t)
 	base, err := os.MkdirTemp("", "obsbench-slowfs-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -157,5 +161,15 @@ func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(backing, "server.log")); err != nil || string(b) != "SELECT secret\n" {
 		t.Errorf("server.log = %q, %v; want it unchanged", b, err)
+	}
+}
+
+// skipShort skips t under go test -short: a FUSE mount needs root (the
+// mount is direct, without fusermount), and the first tier of the tests
+// needs none. Without -short it does nothing.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("mounts a FUSE file system, which needs root: second tier, not run with -short")
 	}
 }
