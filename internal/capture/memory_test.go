@@ -100,6 +100,9 @@ func appendCSV(b []byte, s string) []byte {
 // use stays under 64 MiB throughout (it holds buffers and the open
 // sessions, never the log, nor the sessions that ended).
 func TestCaptureOfOverOneGiBInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 1 GiB (15-20 s): second tier, not run with -short")
+	}
 	const size = 1<<30 + 32<<20
 	src := &synthLog{size: size}
 	w := capture.NewWriter(io.Discard, capture.Header{Engine: "postgres", Source: "csvlog"})

@@ -24,6 +24,9 @@ import (
 // packages chromium and chromium-driver, which make test installs). The
 // README's screenshot is of a real default run's report, not of this one.
 func TestReportDrawsInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a real browser: second tier, not run with -short (which needs no packages)")
+	}
 	s, runs := recorded(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
