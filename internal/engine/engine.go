@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -179,6 +180,10 @@ func Register(e Engine) {
 		panic("engine: " + name + " registered twice")
 	}
 	registry[name] = e
+	// The catalog takes observers of every engine that exists.
+	if !slices.Contains(observer.Engines, name) {
+		observer.Engines = append(observer.Engines, name)
+	}
 }
 
 // Lookup finds a registered engine.
