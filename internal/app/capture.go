@@ -48,7 +48,7 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 		return usagef("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB), or auto", o.Source)
 	}
 	switch {
-	case o.Engine != "" && o.Engine != "postgres" && o.Engine != "mariadb":
+	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
 		return usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
 	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
 		return usagef("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
@@ -182,8 +182,12 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 			want := "*.csv, *.json or *.log"
 			if source != "auto" {
 				want = "*" + extensions[source]
-			} else if engine == "postgres" {
-				want = "*.csv or *.json"
+			} else if engine != "" {
+				var exts []string
+				for _, src := range capture.SourcesOf(engine) {
+					exts = append(exts, "*"+extensions[src])
+				}
+				want = strings.Join(exts, " or ")
 			}
 			return nil, "", usagef("log directory %s has no %s files", a, want)
 		}
@@ -208,10 +212,10 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 			return nil, "", usagef("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
 		}
 	}
-	if source == "auto" { // every file is empty
-		source = "csvlog"
-		if engine == "mariadb" {
-			source = "general-log"
+	if source == "auto" { // every file is empty: any source of the engine
+		source = capture.Sources[0]
+		if engine != "" {
+			source = capture.SourcesOf(engine)[0]
 		}
 	}
 	return files, source, nil

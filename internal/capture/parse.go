@@ -159,3 +159,14 @@ func digits(s string) bool {
 	}
 	return s != ""
 }
+
+// SourcesOf are the log sources of engine, in the order of Sources.
+func SourcesOf(engine string) []string {
+	var out []string
+	for _, s := range Sources {
+		if EngineOf(s) == engine {
+			out = append(out, s)
+		}
+	}
+	return out
+}
