@@ -278,7 +278,11 @@ func TestSyncModeKeepsTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(began); took > 5*time.Second || res.Executed != 1 {
-		t.Errorf("slow sync replay: took %v, executed %d; want it to end at its 2 s window after the first statement", took, res.Executed)
+	// The first statement normally completes in the window; on a loaded
+	// machine its connection may take the window (executed 0). What is
+	// tested is that the run ends at the window, not at the second
+	// statement's time.
+	if took := time.Since(began); took > 5*time.Second || res.Executed > 1 {
+		t.Errorf("slow sync replay: took %v, executed %d; want it to end at its 2 s window after at most the first statement", took, res.Executed)
 	}
 }
