@@ -83,13 +83,6 @@ func treeTicks(root int) (int64, error) {
 	return total, nil
 }
 
-// CPU is CPU time used during a window.
-type CPU struct {
-	Seconds float64 `json:"seconds"`
-	// Pct is Seconds as a share of all the machine's cores over the window.
-	Pct float64 `json:"pct"`
-}
-
 // ProcessCPU is the CPU time process pid has used so far, in seconds. pid
 // may be a thread of a threaded server (MariaDB's session thread): then
 // its own time is read from its task entry, since /proc/TID/stat sums the

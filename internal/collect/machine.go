@@ -7,15 +7,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/result"
 )
 
-// Machine describes the computer obsbench ran on.
-type Machine struct {
-	Cores       int    `json:"cores"`
-	MemoryBytes int64  `json:"memory_bytes"`
-	Kernel      string `json:"kernel"`
-	CPU         string `json:"cpu,omitempty"`
-}
+// Machine is plain data, kept in package result with the summaries it is
+// part of.
+type Machine = result.Machine
 
 // ThisMachine describes this computer: cores, memory, kernel release and
 // CPU model, from /proc. Fields it cannot read stay empty.

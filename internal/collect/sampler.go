@@ -8,25 +8,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/result"
 )
-
-// Second is the CPU spent in one second of the measured window, in seconds
-// of CPU (2.0 is both cores of a 2-core machine).
-type Second struct {
-	Server float64 `json:"server"`
-	Driver float64 `json:"driver"`
-	// Other is every other process's CPU: the machine's busy time less the
-	// server's and the driver's. On a shared machine it is the noise.
-	Other float64 `json:"other"`
-	// Steal is time the hypervisor gave this machine's CPUs to others.
-	Steal float64 `json:"steal"`
-}
-
-// Noise summarises how disturbed a window was, as % of the machine.
-type Noise struct {
-	OtherPct float64 `json:"other_pct"`
-	StealPct float64 `json:"steal_pct"`
-}
 
 // snapshot is cumulative CPU ticks at one moment.
 type snapshot struct {
@@ -82,15 +66,14 @@ func (s *Sampler) loop(start time.Time) {
 	}
 }
 
-// Usage is the CPU a window used.
-type Usage struct {
-	// Server is nil when the server is not on this machine.
-	Server *CPU  `json:"server_cpu"`
-	Driver CPU   `json:"driver_cpu"`
-	Noise  Noise `json:"noise"`
-	// PerSecond is the CPU of each second (the last may be shorter).
-	PerSecond []Second `json:"cpu_per_second,omitempty"`
-}
+// Second, Noise, Usage and CPU are plain data, kept in package result
+// with the runs they are part of.
+type (
+	Second = result.CPUSecond
+	Noise  = result.Noise
+	Usage  = result.Usage
+	CPU    = result.CPU
+)
 
 // Stop takes the last snapshot and returns the window's usage.
 func (s *Sampler) Stop() (Usage, error) {

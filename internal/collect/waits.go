@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // SessionWait is what one active session of the server is doing at one
@@ -43,36 +45,8 @@ type IdleKernelWaiter interface {
 // process is not blocked in the kernel either.
 const CPULabel = "CPU"
 
-// Waits is a wait profile: how many session samples showed each wait.
-type Waits struct {
-	// Ticks is how many times the sessions were sampled.
-	Ticks int64 `json:"ticks"`
-	// Counts maps a label to the number of active-session samples with it:
-	// the engine's wait ("Lock:tuple"), "OS:<kernel function>" for a
-	// session the engine calls running but that the kernel has blocked
-	// (a write to a full pipe shows as OS:pipe_write), or CPU.
-	Counts map[string]int64 `json:"counts"`
-}
-
-// Add adds o's samples to w.
-func (w *Waits) Add(o Waits) {
-	if w.Counts == nil {
-		w.Counts = map[string]int64{}
-	}
-	w.Ticks += o.Ticks
-	for k, n := range o.Counts {
-		w.Counts[k] += n
-	}
-}
-
-// Total is the number of session samples.
-func (w Waits) Total() int64 {
-	var t int64
-	for _, n := range w.Counts {
-		t += n
-	}
-	return t
-}
+// Waits is plain data, kept in package result with the runs it is part of.
+type Waits = result.Waits
 
 // WaitSampler samples a WaitSource at a fixed interval. Samples are kept in
 // two profiles, one for while an observer is switched on and one for while

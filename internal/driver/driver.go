@@ -16,6 +16,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -54,42 +55,12 @@ type Config struct {
 	Labels []string
 }
 
-// Latency percentiles of the measured statements, in milliseconds.
-type Latency struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-	Mean float64 `json:"mean"`
-}
-
-// Result is what one run of the driver measured.
-type Result struct {
-	Clients int `json:"clients"`
-	// Seconds is the length of the measured window.
-	Seconds float64 `json:"seconds"`
-	// Measured counts statements completed inside the window.
-	Measured int64 `json:"measured"`
-	// Executed counts every statement completed, warm-up and the statements
-	// in flight when the window closed included: what an observer that
-	// records every statement must have recorded.
-	Executed int64 `json:"executed"`
-	// Throughput is Measured / Seconds.
-	Throughput float64 `json:"throughput"`
-	// PerSecond[s][i] counts statements session s completed in second i of
-	// the window.
-	PerSecond [][]int64 `json:"per_second"`
-	Latency   Latency   `json:"latency_ms"`
-	// LatencyBy is the latency of the statements completed in the
-	// seconds of each of Config.Labels.
-	LatencyBy map[string]Latency `json:"latency_ms_by_label,omitempty"`
-	// Errors counts statements that failed with a workload.StatementError
-	// (counted in Executed too: the server ran them); ErrorSamples are
-	// the first few distinct messages.
-	Errors       int64    `json:"errors,omitempty"`
-	ErrorSamples []string `json:"error_samples,omitempty"`
-}
+// Latency and Result are plain data, kept in package result with the runs
+// they are part of.
+type (
+	Latency = result.Latency
+	Result  = result.DriverResult
+)
 
 // maxErrorSamples is how many distinct statement errors a result keeps.
 const maxErrorSamples = 5

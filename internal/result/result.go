@@ -10,9 +10,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-
-	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/driver"
 )
 
 // Version is the schema version of Run and Summary.
@@ -39,20 +36,20 @@ type Run struct {
 	Started time.Time `json:"started"`
 	// ApplySeconds and RevertSeconds time the observer's change, restarts
 	// included.
-	ApplySeconds  float64       `json:"apply_seconds"`
-	RevertSeconds float64       `json:"revert_seconds"`
-	Driver        driver.Result `json:"driver"`
+	ApplySeconds  float64      `json:"apply_seconds"`
+	RevertSeconds float64      `json:"revert_seconds"`
+	Driver        DriverResult `json:"driver"`
 	// Usage is the CPU of the server, the driver and everything else
 	// during the measured window (its JSON fields are inlined).
-	collect.Usage
+	Usage
 	Events *Events `json:"events"` // nil: the observer records no events
 	// Waits is the wait profile of the active client sessions while the
 	// observer was in force (the whole window of a rounds run); WaitsOff
 	// that of an alternation run's off phases. WaitInterval is the
 	// sampling period in seconds. Nil when the wait sampler was off.
-	Waits        *collect.Waits `json:"waits,omitempty"`
-	WaitsOff     *collect.Waits `json:"waits_off,omitempty"`
-	WaitInterval float64        `json:"wait_interval,omitempty"`
+	Waits        *Waits  `json:"waits,omitempty"`
+	WaitsOff     *Waits  `json:"waits_off,omitempty"`
+	WaitInterval float64 `json:"wait_interval,omitempty"`
 	// WaitSamplerCPUPct is the CPU the sampler's queries cost the server
 	// (its backend process), as % of the machine; nil when not measured.
 	WaitSamplerCPUPct *float64 `json:"wait_sampler_cpu_pct,omitempty"`

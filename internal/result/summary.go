@@ -3,7 +3,6 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/obsbench/obsbench/internal/collect"
 	"os"
 	"strings"
 )
@@ -47,7 +46,7 @@ type Summary struct {
 type Environment struct {
 	Command  []string          `json:"command"`
 	Obsbench string            `json:"obsbench_version"`
-	Machine  collect.Machine   `json:"machine"`
+	Machine  Machine           `json:"machine"`
 	Settings map[string]string `json:"settings_changed,omitempty"`
 	// Standby describes the managed standby the primary had ("sync",
 	// "async", with the delay added to its link), "" for none.

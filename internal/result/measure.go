@@ -1,0 +1,116 @@
+package result
+
+// The measurements a run is made of: what the load driver counted, the CPU
+// of server and driver, the waits sampled, and the machine. They are plain
+// data; the packages that measure them (driver, collect) fill them.
+
+// Latency percentiles of the measured statements, in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// DriverResult is what one run of the load driver measured.
+type DriverResult struct {
+	Clients int `json:"clients"`
+	// Seconds is the length of the measured window.
+	Seconds float64 `json:"seconds"`
+	// Measured counts statements completed inside the window.
+	Measured int64 `json:"measured"`
+	// Executed counts every statement completed, warm-up and the statements
+	// in flight when the window closed included: what an observer that
+	// records every statement must have recorded.
+	Executed int64 `json:"executed"`
+	// Throughput is Measured / Seconds.
+	Throughput float64 `json:"throughput"`
+	// PerSecond[s][i] counts statements session s completed in second i of
+	// the window.
+	PerSecond [][]int64 `json:"per_second"`
+	Latency   Latency   `json:"latency_ms"`
+	// LatencyBy is the latency of the statements completed in the
+	// seconds of each of the driver's labels.
+	LatencyBy map[string]Latency `json:"latency_ms_by_label,omitempty"`
+	// Errors counts statements that failed with a statement error the workload goes on from
+	// (counted in Executed too: the server ran them); ErrorSamples are
+	// the first few distinct messages.
+	Errors       int64    `json:"errors,omitempty"`
+	ErrorSamples []string `json:"error_samples,omitempty"`
+}
+
+// CPUSecond is the CPU spent in one second of the measured window, in seconds
+// of CPU (2.0 is both cores of a 2-core machine).
+type CPUSecond struct {
+	Server float64 `json:"server"`
+	Driver float64 `json:"driver"`
+	// Other is every other process's CPU: the machine's busy time less the
+	// server's and the driver's. On a shared machine it is the noise.
+	Other float64 `json:"other"`
+	// Steal is time the hypervisor gave this machine's CPUs to others.
+	Steal float64 `json:"steal"`
+}
+
+// Noise summarises how disturbed a window was, as % of the machine.
+type Noise struct {
+	OtherPct float64 `json:"other_pct"`
+	StealPct float64 `json:"steal_pct"`
+}
+
+// Usage is the CPU a window used.
+type Usage struct {
+	// Server is nil when the server is not on this machine.
+	Server *CPU  `json:"server_cpu"`
+	Driver CPU   `json:"driver_cpu"`
+	Noise  Noise `json:"noise"`
+	// PerSecond is the CPU of each second (the last may be shorter).
+	PerSecond []CPUSecond `json:"cpu_per_second,omitempty"`
+}
+
+// CPU is CPU time used during a window.
+type CPU struct {
+	Seconds float64 `json:"seconds"`
+	// Pct is Seconds as a share of all the machine's cores over the window.
+	Pct float64 `json:"pct"`
+}
+
+// Waits is a wait profile: how many session samples showed each wait.
+type Waits struct {
+	// Ticks is how many times the sessions were sampled.
+	Ticks int64 `json:"ticks"`
+	// Counts maps a label to the number of active-session samples with it:
+	// the engine's wait ("Lock:tuple"), "OS:<kernel function>" for a
+	// session the engine calls running but that the kernel has blocked
+	// (a write to a full pipe shows as OS:pipe_write), or CPU.
+	Counts map[string]int64 `json:"counts"`
+}
+
+// Add adds o's samples to w.
+func (w *Waits) Add(o Waits) {
+	if w.Counts == nil {
+		w.Counts = map[string]int64{}
+	}
+	w.Ticks += o.Ticks
+	for k, n := range o.Counts {
+		w.Counts[k] += n
+	}
+}
+
+// Total is the number of session samples.
+func (w Waits) Total() int64 {
+	var t int64
+	for _, n := range w.Counts {
+		t += n
+	}
+	return t
+}
+
+// Machine describes the computer obsbench ran on.
+type Machine struct {
+	Cores       int    `json:"cores"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Kernel      string `json:"kernel"`
+	CPU         string `json:"cpu,omitempty"`
+}
