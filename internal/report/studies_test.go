@@ -46,7 +46,7 @@ func TestSyncCommitTable(t *testing.T) {
 	off.Waits = &result.WaitSummary{}
 	sums := []result.Summary{{Workload: "inserts-autocommit", Clients: 1, Conditions: []result.ConditionSummary{base, off}}}
 	var b bytes.Buffer
-	if err := report.SyncCommit(&b, st, sums); err != nil {
+	if err := report.SyncCommit(&b, st.Table(), sums); err != nil {
 		t.Fatal(err)
 	}
 	// 2,000 inserts/s: 5 s per 10,000, 0.5 ms an insert; 8,000/s: 1.25 s,

@@ -7,14 +7,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/study"
 )
 
 // Targets writes study 3's condensed table: one line per target, one
 // column per variant, each cell the observer's overhead % [95% CI]; then
 // the filtered-out round, each target's filtered-out variant beside the
 // target as is; then which observer each cell is.
-func Targets(w io.Writer, st study.Study, s result.Summary) error {
+func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	byName := conditionsByName(s)
 	cell := func(observer string) string {
@@ -36,13 +35,13 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintln(w, "overhead % [95% CI] by target and variant (- : no such variant)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "target")
-	for _, v := range st.Columns() {
+	for _, v := range st.Columns {
 		fmt.Fprintf(tw, "\t%s", v)
 	}
 	fmt.Fprintln(tw)
 	for _, t := range targets {
 		fmt.Fprint(tw, t)
-		for _, v := range st.Columns() {
+		for _, v := range st.Columns {
 			o, ok := at[[2]string{t, v}]
 			if !ok {
 				fmt.Fprint(tw, "\t-")
@@ -60,12 +59,12 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tas is\tfiltered out\tevents recorded (filtered out)")
 	for _, t := range targets {
-		f, ok := at[[2]string{t, study.VariantFilteredOut}]
+		f, ok := at[[2]string{t, VariantFilteredOut}]
 		if !ok {
 			continue
 		}
 		asIs := "-"
-		if o, ok := at[[2]string{t, study.VariantAsIs}]; ok {
+		if o, ok := at[[2]string{t, VariantAsIs}]; ok {
 			asIs = cell(o)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t, asIs, cell(f), events(byName[f].Events))
