@@ -23,7 +23,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Engine, "engine", s.Engine, "database engine: postgres, mariadb or sqlserver (sqlserver: external servers only, with --dsn)")
 	fs.StringVar(&s.DSN, "dsn", s.DSN, "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
 	fs.StringVar(&s.Workload, "workload", s.Workload, "workload to run")
-	fs.Func("observers", "comma-separated observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
+	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
 		func(v string) error { s.Observers = app.SplitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
 	fs.IntVar(&s.Rounds, "rounds", s.Rounds, "rounds; each runs every condition once, in a seeded random order")
@@ -46,12 +46,12 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.BoolVar(&s.Counters, "counters", s.Counters, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates; --counters=false turns it off")
 	fs.StringVar(&s.OnFailure, "on-failure", s.OnFailure, "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.StringVar(&s.Format, "format", s.Format, "report on standard output as text, json, csv or benchstat (report.html is written to --out either way)")
-	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this percentage with 95% confidence (its whole interval above it)", func(v string) error {
+	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this `percent`age with 95% confidence (its whole interval above it)", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		s.MaxOverhead = &f
 		return err
 	})
-	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session count (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(joinInts(s.Sessions)),
+	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(joinInts(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = app.ParseSessions(v); return err })
 	fs.StringVar(&s.Standby, "standby", s.Standby, "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&s.StandbyDelay, "standby-delay", s.StandbyDelay, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
@@ -64,7 +64,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 		if v, ok := s.Params[p.Name]; ok {
 			def = v
 		}
-		fs.Func(p.Name, fmt.Sprintf("%s (a workload parameter; default %d)", p.Usage, def), func(v string) error {
+		fs.Func(p.Name, fmt.Sprintf("%s (a workload parameter, an `int`; default %d)", p.Usage, def), func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return err
