@@ -21,16 +21,24 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var perms *engine.PermissionError
-	pingErr := srv.Ping(ctx)
-	if pingErr != nil && !errors.As(pingErr, &perms) {
-		return usagef("--dsn: %v (%s)", pingErr, engine.RedactDSN(c.DSN))
+	if err := srv.Ping(ctx); err != nil {
+		return usagef("--dsn: %v (%s)", err, engine.RedactDSN(c.DSN))
 	}
 	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.DSN))
-	if perms != nil {
-		// Worth showing the plan all the same: a DBA reviews it before
-		// granting anything.
-		fmt.Fprintf(w, "note: a real run would stop here: %v\n\n", perms)
+	if pc, ok := srv.(engine.PermissionChecker); ok {
+		q, err := pc.CheckPermissions(ctx, c.observers)
+		var perms *engine.PermissionError
+		if err != nil && !errors.As(err, &perms) {
+			return err
+		}
+		fmt.Fprintf(w, "permissions this run needs, checked first (read only):\n  %s\n", indent(q))
+		if perms != nil {
+			// Worth showing the plan all the same: a DBA reviews it
+			// before granting anything.
+			fmt.Fprintf(w, "note: a real run would stop here: %v\n\n", perms)
+		} else {
+			fmt.Fprintf(w, "the login has them all\n\n")
+		}
 	}
 	load, err := srv.PlanLoad(ctx, c.ds)
 	if err != nil {

@@ -317,6 +317,12 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	} else if err := writeExperiment(c); err != nil {
 		return nil, err
 	}
+	if pc, ok := target.(engine.PermissionChecker); ok {
+		// Before anything changes, the database included.
+		if _, err := pc.CheckPermissions(ctx, c.observers); err != nil {
+			return nil, err
+		}
+	}
 	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
 		return nil, err
 	}

@@ -109,8 +109,7 @@ func Prepare(ctx context.Context, s Server, engine string, wl workload.Meta, ds 
 // Planner is what a dry run asks of an engine: the statements it would
 // run, without running them.
 type Planner interface {
-	// Ping checks the server can be reached; a *PermissionError still
-	// lets the plan be shown.
+	// Ping checks the server can be reached.
 	Ping(ctx context.Context) error
 	PlanLoad(ctx context.Context, d dataset.Dataset) ([]string, error)
 	PlanApply(ctx context.Context, o observer.Observer) (apply, revert []string, err error)
@@ -128,6 +127,14 @@ type ReadPlanner interface {
 // statements as written: it shows them as it would send them.
 type WorkloadPlanner interface {
 	PlanWorkload(ctx context.Context, wl workload.Meta, engine string) (setup, stmts []string, err error)
+}
+
+// PermissionChecker is a Server (or Planner) that can tell, before
+// anything is changed, whether its login may do everything a run of
+// observers needs. It returns the query it ran (a dry run prints it) and
+// a *PermissionError naming every permission missing.
+type PermissionChecker interface {
+	CheckPermissions(ctx context.Context, observers []observer.Observer) (query string, err error)
 }
 
 // Splitter is an Engine that can tell, from its documentation alone, which

@@ -65,7 +65,7 @@ func init() {
 			{"ag-synchronous-commit", "synchronous replica: commit waits until the replica has hardened the log"},
 			{"ag-asynchronous-commit", "replica asynchronous: commit waits for the local log flush only"},
 		},
-		Commit: CommitKeys{Commits: "write_transactions", Flushes: "log_flushes", LogBytes: "log_bytes_flushed", Wait: "HADR_SYNC_COMMIT"},
+		Commit: CommitKeys{Commits: "db_write_transactions", Flushes: "db_log_flushes", LogBytes: "db_log_bytes_flushed", Wait: "HADR_SYNC_COMMIT"},
 		Unmapped: []string{
 			"creating the replica: obsbench never creates an availability group; the dataset's database (obsbench) must already be in one, with this server its primary",
 		},

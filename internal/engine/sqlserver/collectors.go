@@ -114,14 +114,24 @@ func DiffWaits(before, after []WaitStat) (deltas []WaitDelta, cleared bool) {
 }
 
 // PerfCountersSQL reads the counters of the commit path and the request
-// rate. counter_name and instance_name are nchar(128): padded.
+// rate, the server's (_Total) and the dataset database's own. object_name,
+// counter_name and instance_name are nchar(128), padded with blanks
+// (sys-dm-os-performance-counters-transact-sql), and LIKE on Unicode data
+// treats trailing blanks as significant ("LIKE (Transact-SQL)", pattern
+// matching with LIKE: N'%:Databases' does not match 'SQLServer:Databases'
+// followed by blanks), so each column is trimmed before LIKE; = ignores
+// trailing blanks (comparisons pad the shorter side), so those stay.
 // https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-performance-counters-transact-sql
-const PerfCountersSQL = `SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value, cntr_type
+// https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql
+func PerfCountersSQL(database string) string {
+	return `SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value, cntr_type
 FROM sys.dm_os_performance_counters
-WHERE (object_name LIKE N'%:SQL Statistics' AND counter_name = N'Batch Requests/sec')
-   OR (object_name LIKE N'%:Databases' AND instance_name = N'_Total'
+WHERE (RTRIM(object_name) LIKE N'%:SQL Statistics' AND counter_name = N'Batch Requests/sec')
+   OR (RTRIM(object_name) LIKE N'%:Databases' AND instance_name IN (N'_Total', ` + quoteString(database) + `)
        AND counter_name IN (N'Transactions/sec', N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Write Transactions/sec'))
-   OR (object_name LIKE N'%:Database Replica' AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))`
+   OR (RTRIM(object_name) LIKE N'%:Database Replica' AND instance_name IN (N'_Total', ` + quoteString(database) + `)
+       AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))`
+}
 
 // Counter types (cntr_type).
 // https://learn.microsoft.com/windows/win32/wmisdk/countertype-qualifier
@@ -160,10 +170,12 @@ var counterNames = map[string]string{
 
 // CounterMap names the counters for the runner: cumulative ones under
 // their names (the runner divides their growth by the window), levels
-// under "gauge_"+name (recorded as the window's end value). Database
-// Replica counters are per database: their _Total is used when present,
-// else the databases are summed. Other counter types are left out.
-func CounterMap(cs []PerfCounter) map[string]float64 {
+// under "gauge_"+name (recorded as the window's end value). Per-database
+// counters count the server's _Total under their names, and database's
+// own instance under "db_"+name as well (the availability group's
+// database: its log flushes and transaction delay are the study's); with
+// no _Total, the instances are summed. Other counter types are left out.
+func CounterMap(cs []PerfCounter, database string) map[string]float64 {
 	out := map[string]float64{}
 	hasTotal := map[string]bool{}
 	for _, c := range cs {
@@ -173,14 +185,23 @@ func CounterMap(cs []PerfCounter) map[string]float64 {
 	}
 	for _, c := range cs {
 		name, ok := counterNames[c.Counter]
-		if !ok || (hasTotal[c.Counter] && c.Instance != "_Total") {
+		if !ok {
 			continue
 		}
-		switch c.Type {
-		case PerfCounterBulkCount:
-			out[name] += float64(c.Value)
-		case PerfCounterLargeRawCount:
-			out["gauge_"+name] += float64(c.Value)
+		var names []string
+		if !hasTotal[c.Counter] || c.Instance == "_Total" {
+			names = append(names, name)
+		}
+		if database != "" && c.Instance == database {
+			names = append(names, "db_"+name)
+		}
+		for _, n := range names {
+			switch c.Type {
+			case PerfCounterBulkCount:
+				out[n] += float64(c.Value)
+			case PerfCounterLargeRawCount:
+				out["gauge_"+n] += float64(c.Value)
+			}
 		}
 	}
 	return out
@@ -207,7 +228,12 @@ func Rates(before, after map[string]float64, seconds float64) map[string]float64
 // AvgTransactionDelayMS is the mean delay a synchronous replica added to
 // each mirrored write transaction: the growth of Transaction Delay (ms)
 // over that of Mirrored Write Transactions/sec, from two Rates.
+// The dataset database's own counters are used when they are there:
+// other databases of the group add their own delays to the sum.
 func AvgTransactionDelayMS(rates map[string]float64) (float64, bool) {
+	if tx := rates["db_mirrored_write_transactions"]; tx > 0 {
+		return rates["db_transaction_delay_ms"] / tx, true
+	}
 	tx := rates["mirrored_write_transactions"]
 	if tx <= 0 {
 		return 0, false

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestCounterRates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return CounterMap(cs)
+		return CounterMap(cs, "obsbench")
 	}
 	rates := Rates(read("counters-before.tsv"), read("counters-after.tsv"), 60)
 	want := map[string]float64{
@@ -91,12 +92,15 @@ func TestCounterRates(t *testing.T) {
 		"write_transactions":          100,    // 190,000 -> 196,000
 		"transaction_delay_ms":        5400,   // obsbench +264,000, sales +60,000 (summed: no _Total)
 		"mirrored_write_transactions": 100,    // obsbench +6,000, sales +0
+		// The dataset database's own instance, beside the sum.
+		"db_transaction_delay_ms":        4400, // obsbench +264,000
+		"db_mirrored_write_transactions": 100,
 	}
 	if !reflect.DeepEqual(rates, want) {
 		t.Errorf("Rates = %v;\nwant %v", rates, want)
 	}
-	if d, ok := AvgTransactionDelayMS(rates); !ok || d != 54 {
-		t.Errorf("average transaction delay = %v, %v; want 54 ms", d, ok)
+	if d, ok := AvgTransactionDelayMS(rates); !ok || d != 44 {
+		t.Errorf("average transaction delay = %v, %v; want 44 ms, the dataset database's own", d, ok)
 	}
 	if _, ok := AvgTransactionDelayMS(map[string]float64{"transaction_delay_ms": 5}); ok {
 		t.Error("a delay without mirrored transactions has no average")
@@ -105,7 +109,7 @@ func TestCounterRates(t *testing.T) {
 	// A named instance's prefix; _Total preferred over the databases;
 	// ratio counters left out.
 	named := read("counters-named-instance.tsv")
-	if want := map[string]float64{"batch_requests": 77, "log_flushes": 40, "transaction_delay_ms": 500}; !reflect.DeepEqual(named, want) {
+	if want := map[string]float64{"batch_requests": 77, "log_flushes": 40, "transaction_delay_ms": 500, "db_log_flushes": 9, "db_transaction_delay_ms": 400}; !reflect.DeepEqual(named, want) {
 		t.Errorf("named instance = %v; want %v", named, want)
 	}
 
@@ -123,7 +127,7 @@ func TestCounterRates(t *testing.T) {
 			t.Errorf("%s: %v; want %v", tt.name, got, tt.want)
 		}
 	}
-	gauge := CounterMap([]PerfCounter{{Counter: "Transaction Delay", Instance: "_Total", Value: 7, Type: PerfCounterLargeRawCount}})
+	gauge := CounterMap([]PerfCounter{{Counter: "Transaction Delay", Instance: "_Total", Value: 7, Type: PerfCounterLargeRawCount}}, "obsbench")
 	if gauge["gauge_transaction_delay_ms"] != 7 || len(gauge) != 1 {
 		t.Errorf("a raw count is a gauge: %v", gauge)
 	}
@@ -215,7 +219,7 @@ func TestXETargets(t *testing.T) {
 func TestCollectorQueriesGolden(t *testing.T) {
 	var b strings.Builder
 	for _, q := range []struct{ name, sql string }{
-		{"WaitStatsSQL", WaitStatsSQL}, {"PerfCountersSQL", PerfCountersSQL}, {"SchedulerCPUSQL", SchedulerCPUSQL},
+		{"WaitStatsSQL", WaitStatsSQL}, {"PerfCountersSQL", PerfCountersSQL("obsbench")}, {"SchedulerCPUSQL", SchedulerCPUSQL},
 		{"XESessionLossSQL", XESessionLossSQL}, {"ActiveWaitsSQL", ActiveWaitsSQL},
 		{"InspectTracesSQL", InspectTracesSQL}, {"InspectSessionsSQL", InspectSessionsSQL}, {"InspectAuditsSQL", InspectAuditsSQL},
 		{"replicasSQL", replicasSQL},
@@ -245,5 +249,46 @@ func checkGolden(t *testing.T, path, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("T-SQL differs from %s (run with -update and review the diff):\n%s", path, got)
+	}
+}
+
+// paddedColumns are the nchar columns the collectors read with LIKE, by
+// view: nchar(n) values are padded with blanks to n characters
+// (sys-dm-os-performance-counters-transact-sql: object_name, counter_name,
+// instance_name are nchar(128)).
+var paddedColumns = []string{"object_name", "counter_name", "instance_name"}
+
+// likeOnPadded lists the LIKEs of query on a padded column that is not
+// trimmed first. "LIKE (Transact-SQL)": with Unicode data (nchar,
+// nvarchar) trailing blanks are significant, so N'%:Databases' never
+// matches a padded 'SQLServer:Databases    ...'.
+// https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql
+func likeOnPadded(query string) []string {
+	var out []string
+	for _, col := range paddedColumns {
+		re := regexp.MustCompile(`(?i)(\w*\(?)\b` + col + `\)?\s+(NOT\s+)?LIKE\b`)
+		for _, m := range re.FindAllStringSubmatch(query, -1) {
+			if !strings.EqualFold(m[1], "RTRIM(") && !strings.EqualFold(m[1], "TRIM(") {
+				out = append(out, strings.TrimSpace(m[0]))
+			}
+		}
+	}
+	return out
+}
+
+func TestPaddedColumnsTrimmedBeforeLike(t *testing.T) {
+	// The query as it was: every counter came back empty.
+	old := `WHERE (object_name LIKE N'%:SQL Statistics' AND counter_name = N'Batch Requests/sec')`
+	if got := likeOnPadded(old); len(got) != 1 {
+		t.Errorf("the check misses the untrimmed LIKE of %q: %v", old, got)
+	}
+	for name, q := range map[string]string{
+		"PerfCountersSQL": PerfCountersSQL("obsbench"), "WaitStatsSQL": WaitStatsSQL, "SchedulerCPUSQL": SchedulerCPUSQL,
+		"XESessionLossSQL": XESessionLossSQL, "ActiveWaitsSQL": ActiveWaitsSQL, "InspectTracesSQL": InspectTracesSQL,
+		"InspectSessionsSQL": InspectSessionsSQL, "InspectAuditsSQL": InspectAuditsSQL, "replicasSQL": replicasSQL,
+	} {
+		if bad := likeOnPadded(q); len(bad) > 0 {
+			t.Errorf("%s: LIKE on a blank-padded nchar column, never matching: %v", name, bad)
+		}
 	}
 }

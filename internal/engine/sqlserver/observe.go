@@ -73,9 +73,16 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 		})
 	}
 	if ag := o.AvailabilityGroup; ag != nil {
+		if err := checkPrimary(o, replicas); err != nil {
+			return nil, err
+		}
 		secondaries := 0
 		for _, r := range replicas {
-			if r.Primary {
+			// A configuration-only replica holds the group's metadata, no
+			// data: its mode is CONFIGURATION_ONLY and is not a commit
+			// mode to switch ("ALTER AVAILABILITY GROUP", AVAILABILITY_MODE).
+			// https://learn.microsoft.com/sql/t-sql/statements/alter-availability-group-transact-sql
+			if r.Primary || r.Mode == "CONFIGURATION_ONLY" {
 				continue
 			}
 			secondaries++
@@ -96,6 +103,34 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 		}
 	}
 	return steps, nil
+}
+
+// checkPrimary refuses a plan on an instance that is not the primary of
+// every group it would change: ALTER AVAILABILITY GROUP ... MODIFY
+// REPLICA is run on the primary replica
+// (https://learn.microsoft.com/sql/t-sql/statements/alter-availability-group-transact-sql,
+// "Supported only on the primary replica").
+func checkPrimary(o observer.Observer, replicas []Replica) error {
+	primaryHere := map[string]bool{}
+	for _, r := range replicas {
+		if r.Primary && r.Local {
+			primaryHere[r.Group] = true
+		}
+	}
+	for _, r := range replicas {
+		if !primaryHere[r.Group] {
+			return &NotPrimaryError{Observer: o.Name, Group: r.Group}
+		}
+	}
+	return nil
+}
+
+// NotPrimaryError says the connected instance is not the primary of an
+// availability group an observer would change.
+type NotPrimaryError struct{ Observer, Group string }
+
+func (e *NotPrimaryError) Error() string {
+	return fmt.Sprintf("observer %s changes the commit mode of availability group %s, which only its primary replica can do: connect --dsn to the primary", e.Observer, e.Group)
 }
 
 // NoAvailabilityGroupError says an availability-group observer found no

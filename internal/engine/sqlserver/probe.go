@@ -73,7 +73,7 @@ func (s *Server) Counters(ctx context.Context) (map[string]float64, error) {
 		return nil, err
 	}
 	defer done()
-	rows, err := queryStrings(ctx, conn, PerfCountersSQL)
+	rows, err := queryStrings(ctx, conn, PerfCountersSQL(s.database))
 	if err != nil {
 		return nil, fmt.Errorf("read sys.dm_os_performance_counters: %w", err)
 	}
@@ -81,7 +81,7 @@ func (s *Server) Counters(ctx context.Context) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := CounterMap(cs)
+	out := CounterMap(cs, s.database)
 	cpu, err := s.schedulerCPU(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
 // PlanReads are the queries the collectors run in every measured window
 // (--dry-run prints them).
 func (s *Server) PlanReads() []string {
-	return []string{PerfCountersSQL, SchedulerCPUSQL, WaitStatsSQL, ActiveWaitsSQL}
+	return []string{PerfCountersSQL(s.database), SchedulerCPUSQL, WaitStatsSQL, ActiveWaitsSQL}
 }
 
 // queryStrings runs q and returns its rows as text: the parsers take

@@ -14,12 +14,16 @@ type Replica struct {
 	Mode        string // SYNCHRONOUS_COMMIT, ASYNCHRONOUS_COMMIT (or CONFIGURATION_ONLY)
 	Failover    string // AUTOMATIC, MANUAL, EXTERNAL
 	Primary     bool
+	// Local says the replica is the instance obsbench is connected to.
+	Local bool
 }
 
-// replicasSQL lists the replicas of the groups that hold database @p1.
+// replicasSQL lists the replicas of the groups that hold database @p1,
+// with their role and whether each is the connected instance (is_local).
 // https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-availability-replicas-transact-sql
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-hadr-availability-replica-states-transact-sql
 const replicasSQL = `SELECT ag.name, ar.replica_server_name, ar.availability_mode_desc, ar.failover_mode_desc,
-       CASE WHEN rs.role_desc = N'PRIMARY' THEN 1 ELSE 0 END
+       CASE WHEN rs.role_desc = N'PRIMARY' THEN 1 ELSE 0 END, COALESCE(CAST(rs.is_local AS int), 0)
 FROM sys.availability_groups ag
 JOIN sys.availability_replicas ar ON ar.group_id = ag.group_id
 LEFT JOIN sys.dm_hadr_availability_replica_states rs ON rs.replica_id = ar.replica_id
@@ -37,11 +41,11 @@ func (s *Server) replicas(ctx context.Context, conn *sql.Conn) ([]Replica, error
 	var out []Replica
 	for rows.Next() {
 		var r Replica
-		var primary int
-		if err := rows.Scan(&r.Group, &r.Name, &r.Mode, &r.Failover, &primary); err != nil {
+		var primary, local int
+		if err := rows.Scan(&r.Group, &r.Name, &r.Mode, &r.Failover, &primary, &local); err != nil {
 			return nil, err
 		}
-		r.Primary = primary == 1
+		r.Primary, r.Local = primary == 1, local == 1
 		out = append(out, r)
 	}
 	return out, rows.Err()

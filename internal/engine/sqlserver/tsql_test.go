@@ -1,7 +1,9 @@
 package sqlserver
 
 import (
+	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +16,7 @@ var goldenEnv = Env{Database: "obsbench", LogDir: "/var/opt/mssql/log/", Stamp: 
 // goldenReplicas is an availability group with one synchronous and one
 // asynchronous secondary, both with manual failover.
 var goldenReplicas = []Replica{
-	{Group: "ag1", Name: "SQL1", Mode: "SYNCHRONOUS_COMMIT", Failover: "MANUAL", Primary: true},
+	{Group: "ag1", Name: "SQL1", Mode: "SYNCHRONOUS_COMMIT", Failover: "MANUAL", Primary: true, Local: true},
 	{Group: "ag1", Name: "SQL2", Mode: "SYNCHRONOUS_COMMIT", Failover: "MANUAL"},
 	{Group: "ag1", Name: "SQL3", Mode: "ASYNCHRONOUS_COMMIT", Failover: "MANUAL"},
 }
@@ -156,5 +158,35 @@ func TestAvailabilityGroupPlan(t *testing.T) {
 	auto := []Replica{goldenReplicas[0], {Group: "ag1", Name: "SQL2", Mode: "SYNCHRONOUS_COMMIT", Failover: "AUTOMATIC"}}
 	if _, err := plan(async, goldenEnv, auto); err == nil || !strings.Contains(err.Error(), "fails over automatically") {
 		t.Errorf("automatic failover: %v; want a refusal", err)
+	}
+}
+
+// What the documentation of ALTER AVAILABILITY GROUP says a plan must
+// respect: MODIFY REPLICA runs on the primary, and a configuration-only
+// replica has no commit mode to switch.
+func TestAvailabilityGroupPlanFollowsTheDocs(t *testing.T) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	async, err := cat.Lookup("sqlserver", "ag-asynchronous-commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withConfigOnly := append(slices.Clone(goldenReplicas), Replica{Group: "ag1", Name: "WITNESS", Mode: "CONFIGURATION_ONLY", Failover: "MANUAL"})
+	steps, err := plan(async, goldenEnv, withConfigOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if strings.Contains(strings.Join(st.Do, " "), "WITNESS") {
+			t.Errorf("plan alters the configuration-only replica: %v", st.Do)
+		}
+	}
+	onSecondary := slices.Clone(goldenReplicas)
+	onSecondary[0].Local, onSecondary[1].Local = false, true
+	var np *NotPrimaryError
+	if _, err := plan(async, goldenEnv, onSecondary); !errors.As(err, &np) || np.Group != "ag1" {
+		t.Errorf("connected to a secondary: %v; want a NotPrimaryError for ag1", err)
 	}
 }

@@ -5,10 +5,11 @@ FROM sys.dm_os_wait_stats WHERE waiting_tasks_count > 0 OR wait_time_ms > 0;
 -- PerfCountersSQL
 SELECT RTRIM(object_name), RTRIM(counter_name), RTRIM(instance_name), cntr_value, cntr_type
 FROM sys.dm_os_performance_counters
-WHERE (object_name LIKE N'%:SQL Statistics' AND counter_name = N'Batch Requests/sec')
-   OR (object_name LIKE N'%:Databases' AND instance_name = N'_Total'
+WHERE (RTRIM(object_name) LIKE N'%:SQL Statistics' AND counter_name = N'Batch Requests/sec')
+   OR (RTRIM(object_name) LIKE N'%:Databases' AND instance_name IN (N'_Total', N'obsbench')
        AND counter_name IN (N'Transactions/sec', N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Write Transactions/sec'))
-   OR (object_name LIKE N'%:Database Replica' AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'));
+   OR (RTRIM(object_name) LIKE N'%:Database Replica' AND instance_name IN (N'_Total', N'obsbench')
+       AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'));
 
 -- SchedulerCPUSQL
 SELECT si.ms_ticks - rb.[timestamp], CAST(rb.record AS nvarchar(max))
@@ -42,7 +43,7 @@ SELECT name, status_desc, COALESCE(audit_file_path, N'') FROM sys.dm_server_audi
 
 -- replicasSQL
 SELECT ag.name, ar.replica_server_name, ar.availability_mode_desc, ar.failover_mode_desc,
-       CASE WHEN rs.role_desc = N'PRIMARY' THEN 1 ELSE 0 END
+       CASE WHEN rs.role_desc = N'PRIMARY' THEN 1 ELSE 0 END, COALESCE(CAST(rs.is_local AS int), 0)
 FROM sys.availability_groups ag
 JOIN sys.availability_replicas ar ON ar.group_id = ag.group_id
 LEFT JOIN sys.dm_hadr_availability_replica_states rs ON rs.replica_id = ar.replica_id
