@@ -152,6 +152,14 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
 				name, cs.Events.Recorded, cs.Events.Executed, cs.Events.Recorded-cs.Events.Executed))
 		}
+		if cs.Events != nil {
+			if b := cs.Events.EngineLostBuffers; b != nil && *b > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the engine dropped %d whole buffer(s) of events", name, *b))
+			}
+			for _, note := range cs.Events.Notes {
+				s.Warnings = append(s.Warnings, name+": "+note)
+			}
+		}
 		s.Conditions = append(s.Conditions, cs)
 	}
 	if len(base) > 0 && m > 0 {
@@ -233,6 +241,18 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 					n += *cs.Events.EngineLost
 				}
 				cs.Events.EngineLost = &n
+			}
+			if r.Events.EngineLostBuffers != nil {
+				n := *r.Events.EngineLostBuffers
+				if cs.Events.EngineLostBuffers != nil {
+					n += *cs.Events.EngineLostBuffers
+				}
+				cs.Events.EngineLostBuffers = &n
+			}
+			for _, note := range r.Events.Notes {
+				if !slices.Contains(cs.Events.Notes, note) {
+					cs.Events.Notes = append(cs.Events.Notes, note)
+				}
 			}
 			if r.Events.Error != "" {
 				cs.Events.Error = r.Events.Error

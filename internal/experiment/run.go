@@ -90,6 +90,18 @@ type LostCounter interface {
 	EngineLost(ctx context.Context) (n int64, ok bool, err error)
 }
 
+// BufferLostCounter is an EventCounter that also reads the engine's count
+// of whole buffers of events it dropped since it was started.
+type BufferLostCounter interface {
+	EngineLostBuffers(ctx context.Context) (n int64, ok bool, err error)
+}
+
+// EventNoter is an EventCounter that can say what its count cannot tell
+// (a ring that wrapped, deleted rollover files), after Count.
+type EventNoter interface {
+	EventNotes() []string
+}
+
 // FileCounter is an EventCounter over log files that can say what each
 // file held: an audit trail must be shown complete across its rotations.
 // CountFiles returns nil files (and no error) when the events are not in
@@ -124,6 +136,18 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 		case has:
 			ev.EngineLost = &lost
 		}
+	}
+	if bc, ok := events.(BufferLostCounter); ok {
+		lost, has, err := bc.EngineLostBuffers(ctx)
+		switch {
+		case err != nil && ev.Error == "":
+			ev.Error = "engine's dropped-buffer counter: " + err.Error()
+		case has:
+			ev.EngineLostBuffers = &lost
+		}
+	}
+	if en, ok := events.(EventNoter); ok {
+		ev.Notes = en.EventNotes()
 	}
 	return ev
 }

@@ -86,6 +86,14 @@ type Events struct {
 	// could not record (MariaDB's Server_audit_writes_failed); nil when
 	// the observer has none.
 	EngineLost *int64 `json:"engine_lost,omitempty"`
+	// EngineLostBuffers is the growth of the engine's count of whole
+	// buffers of events it dropped (SQL Server's dropped_buffer_count:
+	// under ALLOW_MULTIPLE_EVENT_LOSS events go a buffer at a time and
+	// EngineLost may stay 0); nil when the observer has none.
+	EngineLostBuffers *int64 `json:"engine_lost_buffers,omitempty"`
+	// Notes say what the count cannot tell: a ring that wrapped, files a
+	// rollover deleted, a counter of every matching event on the server.
+	Notes []string `json:"notes,omitempty"`
 	// Error says why events could not be counted (then Recorded is 0).
 	Error string `json:"error,omitempty"`
 	// Files are the files the events were counted in, in the order the

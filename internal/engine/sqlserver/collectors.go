@@ -507,3 +507,34 @@ func attr(e xml.StartElement, name string) string {
 	}
 	return ""
 }
+
+// RingNotes say what a ring_buffer's count cannot tell. A ring that
+// wrapped pushed its oldest events out to make room (droppedCount; they
+// were recorded, not lost by the session), and target_data's XML is cut
+// at 4 MB (truncated="1"): events left out of either are not counted.
+// https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for-extended-events-in-sql-server#ring_buffer-target
+func RingNotes(st RingBufferStats) []string {
+	var out []string
+	if st.Dropped > 0 {
+		out = append(out, fmt.Sprintf("the ring_buffer wrapped: it received %d events and pushed out the oldest %d; the count covers the %d it held (pushed out is not lost)",
+			st.TotalProcessed, st.Dropped, st.EventCount))
+	}
+	if st.Truncated {
+		out = append(out, "the ring_buffer's XML was cut at 4 MB: the events left out of it were not counted (not lost)")
+	}
+	return out
+}
+
+// RolloverNote says, when an event_file target's files reached its
+// max_rollover_files, that the server deleted the oldest: their events
+// cannot be counted any more, which is not loss. "" otherwise.
+// https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for-extended-events-in-sql-server#event_file-target
+func RolloverNote(files, maxFiles int) string {
+	if maxFiles <= 0 || files < maxFiles {
+		return ""
+	}
+	return fmt.Sprintf("the event_file reached max_rollover_files (%d files): the server deleted the oldest, whose events were not counted (not lost)", maxFiles)
+}
+
+// CounterNote labels an event_counter's number for what it is.
+const CounterNote = "event_counter counts every matching event on the server, the workload's and any other session's"

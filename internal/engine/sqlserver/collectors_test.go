@@ -292,3 +292,22 @@ func TestPaddedColumnsTrimmedBeforeLike(t *testing.T) {
 		}
 	}
 }
+
+// What a target's count cannot tell is said, not reported as loss.
+func TestTargetNotes(t *testing.T) {
+	st, err := ParseRingBuffer(readXML(t, "ring_buffer_truncated.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := RingNotes(st)
+	if len(notes) != 2 || !strings.Contains(notes[0], "received 184233 events and pushed out the oldest 183233") || !strings.Contains(notes[1], "cut at 4 MB") {
+		t.Errorf("RingNotes = %q", notes)
+	}
+	full, err := ParseRingBuffer(readXML(t, "ring_buffer.xml"))
+	if err != nil || len(RingNotes(full)) != 0 {
+		t.Errorf("a ring that neither wrapped nor was cut has notes: %q, %v", RingNotes(full), err)
+	}
+	if RolloverNote(3, 5) != "" || !strings.Contains(RolloverNote(5, 5), "max_rollover_files (5 files)") || RolloverNote(9, 0) != "" {
+		t.Error("RolloverNote: wrong at 3 of 5, 5 of 5 or without a limit")
+	}
+}

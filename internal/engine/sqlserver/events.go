@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -23,6 +24,10 @@ type EventCount struct {
 	before int64
 	lost0  int64
 	lost   *int64 // read before a count that stops the session
+	// Whole buffers dropped (ALLOW_MULTIPLE_EVENT_LOSS), the same way.
+	lostBuf0 int64
+	lostBuf  *int64
+	notes    []string // what the last read could not tell
 }
 
 // countable are the targets whose contents can be counted, in the order
@@ -60,7 +65,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 			return nil, err
 		}
 	}
-	if e.lost0, _, err = e.dropped(ctx, conn); err != nil {
+	if e.lost0, e.lostBuf0, _, err = e.dropped(ctx, conn); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -87,13 +92,13 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer done()
-	lost, has, err := e.dropped(ctx, conn)
+	lost, buffers, has, err := e.dropped(ctx, conn)
 	if err != nil {
 		return 0, err
 	}
 	if has {
-		d := lost - e.lost0
-		e.lost = &d
+		d, b := lost-e.lost0, buffers-e.lostBuf0
+		e.lost, e.lostBuf = &d, &b
 	}
 	switch {
 	case e.source == observer.SourceTrace:
@@ -124,9 +129,26 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 			return 0, fmt.Errorf("read %s target of %s: %w", e.target, SessionName(e.a.obs), err)
 		}
 		if e.target == "ring_buffer" {
+			st, err := ParseRingBuffer(data.String)
+			if err != nil {
+				return 0, err
+			}
+			e.notes = RingNotes(st)
 			return CountRingEvents(data.String, e.names, e.tag)
 		}
+		e.notes = []string{CounterNote}
 		return CounterTotal(data.String, e.names)
+	}
+	if e.source == observer.SourceXE {
+		if max := e.a.maxRolloverFiles(); max > 0 {
+			var files int
+			if err := conn.QueryRowContext(ctx, fileListSQL(e.a.filePattern())).Scan(&files); err != nil {
+				return 0, fmt.Errorf("count event files: %w", err)
+			}
+			if note := RolloverNote(files, max); note != "" {
+				e.notes = []string{note}
+			}
+		}
 	}
 	var n int64
 	if err := conn.QueryRowContext(ctx, q).Scan(&n); err != nil {
@@ -147,23 +169,60 @@ func (a *Applied) filePattern() string {
 	return ""
 }
 
-// dropped is the engine's own count of events it did not record: an XE
-// session's dropped_event_count (a buffer dropped whole under
-// ALLOW_MULTIPLE_EVENT_LOSS is not counted in events: its count is
-// reported by inspect), a trace's dropped_event_count (NULL for a file
-// trace, which never drops).
-func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n int64, has bool, err error) {
-	var v sql.NullInt64
+// dropped is the engine's own count of what it did not record: an XE
+// session's dropped_event_count and dropped_buffer_count (under
+// ALLOW_MULTIPLE_EVENT_LOSS whole buffers go and the event count may stay
+// 0: sys-dm-xe-sessions-transact-sql), a trace's dropped_event_count
+// (NULL for a file trace, which never drops; it has no buffer count).
+func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers int64, has bool, err error) {
+	var v, b sql.NullInt64
 	if e.source == observer.SourceTrace {
 		err = conn.QueryRowContext(ctx, "SELECT dropped_event_count FROM sys.traces WHERE path LIKE @p1", likePrefix(TracePath(e.a.obs, e.a.env))).Scan(&v)
 	} else {
-		var buffers sql.NullInt64
-		err = conn.QueryRowContext(ctx, DroppedSQL(SessionName(e.a.obs))).Scan(&v, &buffers)
+		err = conn.QueryRowContext(ctx, DroppedSQL(SessionName(e.a.obs))).Scan(&v, &b)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, false, nil
+	}
+	return v.Int64, b.Int64, v.Valid, err
+}
+
+// EngineLostBuffers is the growth of the session's dropped_buffer_count
+// over the run (experiment.BufferLostCounter); a trace has none.
+func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error) {
+	if e.source == observer.SourceTrace {
 		return 0, false, nil
 	}
-	return v.Int64, v.Valid, err
+	if e.lostBuf != nil {
+		return *e.lostBuf, true, nil
+	}
+	conn, done, err := e.a.s.control(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer done()
+	_, b, has, err := e.dropped(ctx, conn)
+	return b - e.lostBuf0, has, err
+}
+
+// EventNotes say what the count could not tell (experiment.EventNoter).
+func (e *EventCount) EventNotes() []string { return e.notes }
+
+// maxRolloverFiles is the event_file target's max_rollover_files, 0 if
+// unset.
+func (a *Applied) maxRolloverFiles() int {
+	for _, t := range a.obs.XE.Targets {
+		if t.Kind == "event_file" {
+			n, _ := strconv.Atoi(t.Set["max_rollover_files"])
+			return n
+		}
+	}
+	return 0
+}
+
+// fileListSQL counts the files of an event_file target.
+func fileListSQL(pattern string) string {
+	return fmt.Sprintf("SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(%s, NULL, NULL, NULL)", quoteString(pattern))
 }
 
 // EngineLost is the growth of the engine's dropped-events counter over
@@ -177,7 +236,7 @@ func (e *EventCount) EngineLost(ctx context.Context) (int64, bool, error) {
 		return 0, false, err
 	}
 	defer done()
-	n, has, err := e.dropped(ctx, conn)
+	n, _, has, err := e.dropped(ctx, conn)
 	return n - e.lost0, has, err
 }
 
@@ -197,7 +256,11 @@ func countStatements(o observer.Observer, env Env, tag string) []string {
 	case ev.Source != observer.SourceXE:
 		return nil
 	case countableTarget(o.XE) == "event_file":
-		return []string{DroppedSQL(SessionName(o)), StopSessionSQL(SessionName(o)), fileCountSQL(a.filePattern(), names, tag)}
+		stmts := []string{DroppedSQL(SessionName(o)), StopSessionSQL(SessionName(o)), fileCountSQL(a.filePattern(), names, tag)}
+		if a.maxRolloverFiles() > 0 {
+			stmts = append(stmts, fileListSQL(a.filePattern()))
+		}
+		return stmts
 	default:
 		return []string{DroppedSQL(SessionName(o)), TargetDataSQL(SessionName(o), countableTarget(o.XE))}
 	}
