@@ -141,7 +141,11 @@ func (s *Server) env(ctx context.Context, conn *sql.Conn) (Env, error) {
 	if err := conn.QueryRowContext(ctx, "SELECT CAST(SERVERPROPERTY('ErrorLogFileName') AS nvarchar(4000))").Scan(&errorLog); err != nil {
 		return Env{}, fmt.Errorf("read the server's log directory: %w", err)
 	}
-	return Env{Database: s.database, LogDir: logDir(errorLog), Stamp: time.Now().UTC().Format("20060102T150405")}, nil
+	var id sql.NullInt64 // NULL until the dataset's database is created
+	if err := conn.QueryRowContext(ctx, "SELECT DB_ID(@p1)", s.database).Scan(&id); err != nil {
+		return Env{}, fmt.Errorf("read the id of database %s: %w", s.database, err)
+	}
+	return Env{Database: s.database, DatabaseID: int(id.Int64), LogDir: logDir(errorLog), Stamp: time.Now().UTC().Format("20060102T150405")}, nil
 }
 
 // logDir is the directory of an error log path, with its separator: a

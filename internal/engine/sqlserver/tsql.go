@@ -18,9 +18,16 @@ const NamePrefix = "obsbench_"
 // stay after the revert.
 const StampPlaceholder = "{{stamp}}"
 
+// DatabaseIDPlaceholder stands, in a trace filter or predicate, for the
+// dataset database's id.
+const DatabaseIDPlaceholder = "{{database_id}}"
+
 // Env is what rendering an observer needs to know of the server.
 type Env struct {
 	Database string // the dataset's database
+	// DatabaseID is its DB_ID(): trace filters on DatabaseID (column 3)
+	// take it, as an int.
+	DatabaseID int
 	// LogDir is the server's log directory with its trailing separator
 	// ("/var/opt/mssql/log/", `C:\...\MSSQL\Log\`).
 	LogDir string
@@ -34,7 +41,8 @@ func SessionName(o observer.Observer) string {
 
 // fill replaces the catalog's placeholders with env's values.
 func (env Env) fill(s string) string {
-	return strings.NewReplacer(observer.XEDirPlaceholder, env.LogDir, observer.DatabasePlaceholder, env.Database, StampPlaceholder, env.Stamp).Replace(s)
+	return strings.NewReplacer(observer.XEDirPlaceholder, env.LogDir, observer.DatabasePlaceholder, env.Database,
+		DatabaseIDPlaceholder, strconv.Itoa(env.DatabaseID), StampPlaceholder, env.Stamp).Replace(s)
 }
 
 // CreateSessionSQL is the CREATE EVENT SESSION statement for o's xe:.
