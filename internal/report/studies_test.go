@@ -2,10 +2,13 @@ package report_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -86,4 +89,50 @@ func TestReliabilityVerdicts(t *testing.T) {
 
 func driverResult(executed int64) driver.Result {
 	return driver.Result{Clients: 4, Seconds: 10, Executed: executed}
+}
+
+// Study 3's table on SQL Server shows what each target lost: events and
+// whole buffers the engine dropped, and a mark where the count cannot
+// tell (the notes, among the warnings). The ring buffer's cells are read
+// from a recorded target_data XML as obsbench reads a live one.
+func TestTargetsLossColumns(t *testing.T) {
+	st, err := study.Lookup("targets", "sqlserver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xml, err := os.ReadFile(filepath.Join("..", "engine", "sqlserver", "testdata", "xe", "ring_buffer_truncated.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := sqlserver.ParseRingBuffer(string(xml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := sqlserver.CountRingEvents(string(xml), []string{"sql_statement_completed"}, "obsbench-credit-top1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := func(v int64) *int64 { return &v }
+	ov := func(p float64) *result.OverheadSummary {
+		return &result.OverheadSummary{Pct: p, CILow: p - 3, CIHigh: p + 3, Verdict: "slower", Significant: true}
+	}
+	conds := []result.ConditionSummary{
+		cond("baseline", 20000, nil, nil),
+		{Name: "xe-locks-ring-buffer", Overhead: ov(30), Events: &result.Events{Recorded: held, Executed: ring.TotalProcessed, EngineLost: n(0), EngineLostBuffers: n(0), Notes: sqlserver.RingNotes(ring)}},
+		{Name: "xe-locks-ring-buffer-multiple-loss", Overhead: ov(25), Events: &result.Events{Recorded: 90000, Executed: 100000, EngineLost: n(0), EngineLostBuffers: n(37)}},
+		{Name: "xe-locks-ring-buffer-no-loss", Overhead: ov(41), Events: &result.Events{Recorded: 100000, Executed: 100000, EngineLost: n(0), EngineLostBuffers: n(0)}},
+		{Name: "xe-locks-file", Overhead: ov(22), Events: &result.Events{Recorded: 70000, Executed: 100000, EngineLost: n(0), EngineLostBuffers: n(0),
+			Notes: []string{sqlserver.RolloverNote(10, 10)}}},
+		{Name: "xe-locks-file-multiple-loss", Overhead: ov(20), Events: &result.Events{Recorded: 80000, Executed: 100000, EngineLost: n(1200), EngineLostBuffers: n(12)}},
+	}
+	var b bytes.Buffer
+	if err := report.Targets(&b, st.Table(), result.Summary{Conditions: conds}); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, filepath.Join("testdata", "targets-sqlserver-loss.txt"), b.Bytes())
+	for _, want := range []string{"(engine: 37 buffers lost)", "(engine: 1,200 lost, 12 buffers lost)", "1/184,233, 184,232 not counted *", "70,000/100,000, 30,000 not counted *"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
 }

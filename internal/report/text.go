@@ -126,8 +126,27 @@ func hasRounds(s result.Summary) bool {
 
 func events(e *result.Events) string {
 	s := recordedVsExecuted(e)
-	if e != nil && e.EngineLost != nil && *e.EngineLost > 0 {
-		s += fmt.Sprintf(" (engine: %s lost)", thousands(float64(*e.EngineLost)))
+	if e == nil {
+		return s
+	}
+	lost := (e.EngineLost != nil && *e.EngineLost > 0) || (e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0)
+	if len(e.Notes) > 0 && !lost && e.Error == "" && e.Recorded < e.Executed {
+		// The engine lost nothing: what is missing is what the count
+		// cannot see (a ring that wrapped, deleted rollover files).
+		s = fmt.Sprintf("%s/%s, %s not counted", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Executed-e.Recorded)))
+	}
+	var engine []string
+	if e.EngineLost != nil && *e.EngineLost > 0 {
+		engine = append(engine, thousands(float64(*e.EngineLost))+" lost")
+	}
+	if e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0 {
+		engine = append(engine, thousands(float64(*e.EngineLostBuffers))+" buffers lost")
+	}
+	if len(engine) > 0 {
+		s += " (engine: " + strings.Join(engine, ", ") + ")"
+	}
+	if len(e.Notes) > 0 {
+		s += " *" // the notes are among the warnings
 	}
 	return s
 }
