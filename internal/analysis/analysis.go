@@ -148,13 +148,16 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
 				name, o.Pct))
 		}
-		if cs.Events != nil && cs.Events.Recorded != cs.Events.Executed && cs.Events.Error == "" {
+		if cs.Events != nil && !cs.Events.Volume && cs.Events.Recorded != cs.Events.Executed && cs.Events.Error == "" {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
 				name, cs.Events.Recorded, cs.Events.Executed, cs.Events.Recorded-cs.Events.Executed))
 		}
 		if cs.Events != nil {
 			if b := cs.Events.EngineLostBuffers; b != nil && *b > 0 {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the engine dropped %d whole buffer(s) of events", name, *b))
+			}
+			if b := cs.Events.EngineBlockedMS; b != nil && *b > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: statements waited %d ms in all for the engine to free event buffers rather than drop events", name, *b))
 			}
 			for _, note := range cs.Events.Notes {
 				s.Warnings = append(s.Warnings, name+": "+note)
@@ -235,20 +238,10 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 			}
 			cs.Events.Recorded += r.Events.Recorded
 			cs.Events.Executed += r.Events.Executed
-			if r.Events.EngineLost != nil {
-				n := *r.Events.EngineLost
-				if cs.Events.EngineLost != nil {
-					n += *cs.Events.EngineLost
-				}
-				cs.Events.EngineLost = &n
-			}
-			if r.Events.EngineLostBuffers != nil {
-				n := *r.Events.EngineLostBuffers
-				if cs.Events.EngineLostBuffers != nil {
-					n += *cs.Events.EngineLostBuffers
-				}
-				cs.Events.EngineLostBuffers = &n
-			}
+			cs.Events.Volume = r.Events.Volume
+			addCount(&cs.Events.EngineLost, r.Events.EngineLost)
+			addCount(&cs.Events.EngineLostBuffers, r.Events.EngineLostBuffers)
+			addCount(&cs.Events.EngineBlockedMS, r.Events.EngineBlockedMS)
 			for _, note := range r.Events.Notes {
 				if !slices.Contains(cs.Events.Notes, note) {
 					cs.Events.Notes = append(cs.Events.Notes, note)
@@ -297,4 +290,17 @@ func median(xs []float64) float64 {
 		return 0
 	}
 	return stats.Median(xs)
+}
+
+// addCount adds a run's count to a condition's, where the run has one: a
+// condition has a count only if some run had.
+func addCount(sum **int64, run *int64) {
+	if run == nil {
+		return
+	}
+	n := *run
+	if *sum != nil {
+		n += **sum
+	}
+	*sum = &n
 }

@@ -96,6 +96,19 @@ type BufferLostCounter interface {
 	EngineLostBuffers(ctx context.Context) (n int64, ok bool, err error)
 }
 
+// BlockedCounter is an EventCounter that also reads how long statements
+// waited for the engine to make room for their events since it was
+// started (an engine that blocks rather than drop).
+type BlockedCounter interface {
+	EngineBlocked(ctx context.Context) (ms int64, ok bool, err error)
+}
+
+// VolumeCounter is an EventCounter whose events are not one per statement:
+// its count is the observer's volume, not compared with the statements.
+type VolumeCounter interface {
+	Volume() bool
+}
+
 // EventNoter is an EventCounter that can say what its count cannot tell
 // (a ring that wrapped, deleted rollover files), after Count.
 type EventNoter interface {
@@ -145,6 +158,18 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 		case has:
 			ev.EngineLostBuffers = &lost
 		}
+	}
+	if bc, ok := events.(BlockedCounter); ok {
+		ms, has, err := bc.EngineBlocked(ctx)
+		switch {
+		case err != nil && ev.Error == "":
+			ev.Error = "engine's blocked-time counter: " + err.Error()
+		case has:
+			ev.EngineBlockedMS = &ms
+		}
+	}
+	if vc, ok := events.(VolumeCounter); ok {
+		ev.Volume = vc.Volume()
 	}
 	if en, ok := events.(EventNoter); ok {
 		ev.Notes = en.EventNotes()

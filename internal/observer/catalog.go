@@ -135,6 +135,18 @@ var (
 	libRE     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 )
 
+// Check is an engine's own check of an observer, run when the observer
+// is parsed (the built-in catalog's and a user's file alike): rules this
+// package does not know, such as which columns a SQL Trace event carries.
+// It returns the field at fault, so that the error points at its line.
+type Check func(Observer) (field string, err error)
+
+var checks = map[string]Check{}
+
+// RegisterCheck makes check part of parsing engine's observers. An engine
+// registers it in its init, beside engine.Register.
+func RegisterCheck(engine string, check Check) { checks[engine] = check }
+
 // Engines observers may be defined for.
 var Engines = []string{"postgres", "mariadb", "sqlserver"}
 
@@ -178,6 +190,11 @@ func validate(o Observer) (field string, err error) {
 	if field, err := validateSQLServer(o); err != nil {
 		return field, err
 	}
+	if check := checks[o.Engine]; check != nil {
+		if field, err := check(o); err != nil {
+			return field, err
+		}
+	}
 	if o.Sink != nil {
 		if err := validateSink(o); err != nil {
 			return "sink", err
@@ -205,6 +222,9 @@ func validate(o Observer) (field string, err error) {
 			}
 		default:
 			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
+		}
+		if ev.Volume && ev.Source != SourceXE && ev.Source != SourceTrace {
+			return "events", errors.New("events volume: is for sources xe and trace")
 		}
 		if ev.Mark != "" && ev.Source != SourceSQL {
 			return "events", errors.New("events mark: is for source sql")

@@ -109,6 +109,12 @@ type EventCounter struct {
 	// could not record (MariaDB's Server_audit_writes_failed); its growth
 	// over the run is reported beside the count.
 	Lost string `yaml:"lost" json:"lost,omitempty"`
+	// Volume says the events are not one per statement and carry no
+	// statement text (lock_acquired, Lock:Released): every matching event
+	// the target holds is counted, and the count is reported as the
+	// observer's volume, never compared with the statements executed.
+	// Sources xe and trace.
+	Volume bool `yaml:"volume" json:"volume,omitempty"`
 }
 
 // MarkPlaceholder stands for the value of an event counter's Mark query.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,6 +34,17 @@ const XEDirPlaceholder = "{{xe_dir}}"
 // DatabasePlaceholder stands, in a predicate or trace filter, for the
 // database that holds obsbench's dataset.
 const DatabasePlaceholder = "{{database}}"
+
+// Placeholders filled when an observer is applied: the dataset
+// database's id (DB_ID), an id no database on the server has (a filter
+// that never matches, as the study's database_id = 77), and the client
+// application name of the workload's sessions (a predicate that keeps
+// only the workload's events).
+const (
+	DatabaseIDPlaceholder   = "{{database_id}}"
+	NoDatabaseIDPlaceholder = "{{no_database_id}}"
+	DriverAppPlaceholder    = "{{driver_app}}"
+)
 
 // XESession is an Extended Events session. obsbench creates it under the
 // name "obsbench_" + the observer's name (dashes as underscores), starts
@@ -82,9 +94,14 @@ type XETarget struct {
 type Trace struct {
 	// Events are trace event ids (41 SQL:StmtCompleted, 146 Showplan XML
 	// Statistics Profile, ...), each recorded with every column of Columns.
-	Events  []int         `yaml:"events" json:"events"`
-	Columns []int         `yaml:"columns" json:"columns"`
-	Filters []TraceFilter `yaml:"filters" json:"filters,omitempty"`
+	Events  []int `yaml:"events" json:"events"`
+	Columns []int `yaml:"columns" json:"columns"`
+	// EventColumns are further columns recorded only for the event they
+	// are listed under: events of one trace do not all carry the same
+	// columns (Lock:Acquired has Duration, Lock:Released has not), and a
+	// column is never set on an event that does not carry it.
+	EventColumns map[int][]int `yaml:"event_columns" json:"event_columns,omitempty"`
+	Filters      []TraceFilter `yaml:"filters" json:"filters,omitempty"`
 	// MaxFileSizeMB is the size of one file; with Rollover a new file is
 	// begun when it is full, and MaxFiles (0: no limit) caps how many are
 	// kept: the oldest is deleted.
@@ -99,7 +116,10 @@ type TraceFilter struct {
 	// Or joins this filter with OR (logical operator 1); default AND (0).
 	Or bool `yaml:"or" json:"or,omitempty"`
 	// Op is the comparison: = <> > < >= <= LIKE "NOT LIKE".
-	Op    string `yaml:"op" json:"op"`
+	Op string `yaml:"op" json:"op"`
+	// Value is sent in the column's own type (sp_trace_setfilter
+	// requires it): a number for an int or bigint column, a string for a
+	// character column.
 	Value string `yaml:"value" json:"value"`
 }
 
@@ -181,6 +201,11 @@ func validateTrace(t *Trace) (string, error) {
 	}
 	if t.MaxFiles > 0 && !t.Rollover {
 		return "trace", errors.New("max_files needs rollover: true")
+	}
+	for ev := range t.EventColumns {
+		if !slices.Contains(t.Events, ev) {
+			return "trace", fmt.Errorf("event_columns names event %d, which is not among the events", ev)
+		}
 	}
 	for _, f := range t.Filters {
 		if _, ok := TraceComparisons[f.Op]; !ok {

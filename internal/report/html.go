@@ -206,6 +206,8 @@ func eventRow(name string, ev *result.Events) eventView {
 	switch d := ev.Recorded - ev.Executed; {
 	case ev.Error != "":
 		v.Difference = "not collected: " + ev.Error
+	case ev.Volume:
+		v.Difference = "not per statement: the observer's volume"
 	case d < 0:
 		v.Difference, v.Lost = fmt.Sprintf("LOST %d", -d), true
 	case d > 0:
@@ -213,9 +215,20 @@ func eventRow(name string, ev *result.Events) eventView {
 	default:
 		v.Difference = "none"
 	}
+	var engine []string
 	if ev.EngineLost != nil {
-		v.EngineLostText = fmt.Sprint(*ev.EngineLost)
+		engine = append(engine, fmt.Sprint(*ev.EngineLost))
 		v.EngineLost = *ev.EngineLost > 0
+	}
+	if ev.EngineLostBuffers != nil && *ev.EngineLostBuffers > 0 {
+		engine = append(engine, fmt.Sprintf("%d buffers", *ev.EngineLostBuffers))
+		v.EngineLost = true
+	}
+	if ev.EngineBlockedMS != nil && *ev.EngineBlockedMS > 0 {
+		engine = append(engine, fmt.Sprintf("blocked %d ms", *ev.EngineBlockedMS))
+	}
+	if len(engine) > 0 {
+		v.EngineLostText = strings.Join(engine, ", ")
 	}
 	return v
 }

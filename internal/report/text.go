@@ -130,7 +130,7 @@ func events(e *result.Events) string {
 		return s
 	}
 	lost := (e.EngineLost != nil && *e.EngineLost > 0) || (e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0)
-	if len(e.Notes) > 0 && !lost && e.Error == "" && e.Recorded < e.Executed {
+	if len(e.Notes) > 0 && !lost && e.Error == "" && !e.Volume && e.Recorded < e.Executed {
 		// The engine lost nothing: what is missing is what the count
 		// cannot see (a ring that wrapped, deleted rollover files).
 		s = fmt.Sprintf("%s/%s, %s not counted", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Executed-e.Recorded)))
@@ -141,6 +141,9 @@ func events(e *result.Events) string {
 	}
 	if e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0 {
 		engine = append(engine, thousands(float64(*e.EngineLostBuffers))+" buffers lost")
+	}
+	if e.EngineBlockedMS != nil && *e.EngineBlockedMS > 0 {
+		engine = append(engine, "blocked "+thousands(float64(*e.EngineBlockedMS))+" ms")
 	}
 	if len(engine) > 0 {
 		s += " (engine: " + strings.Join(engine, ", ") + ")"
@@ -157,6 +160,9 @@ func recordedVsExecuted(e *result.Events) string {
 		return "-"
 	case e.Error != "":
 		return "not collected"
+	case e.Volume:
+		// Lock events and the like: many or none per statement.
+		return thousands(float64(e.Recorded)) + " recorded (not per statement)"
 	case e.Recorded == e.Executed:
 		return fmt.Sprintf("%s/%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)))
 	case e.Recorded < e.Executed:

@@ -91,6 +91,15 @@ type Events struct {
 	// under ALLOW_MULTIPLE_EVENT_LOSS events go a buffer at a time and
 	// EngineLost may stay 0); nil when the observer has none.
 	EngineLostBuffers *int64 `json:"engine_lost_buffers,omitempty"`
+	// EngineBlockedMS is how long statements waited, in milliseconds, for
+	// the engine to free a buffer so that it would not drop their event
+	// (SQL Server's NO_EVENT_LOSS: the XE_BUFFERMGR_FREEBUF_EVENT wait);
+	// nil when the observer cannot block.
+	EngineBlockedMS *int64 `json:"engine_blocked_ms,omitempty"`
+	// Volume says the events are not one per statement (lock events):
+	// Recorded is how many the observer recorded and is not compared with
+	// Executed.
+	Volume bool `json:"volume,omitempty"`
 	// Notes say what the count cannot tell: a ring that wrapped, files a
 	// rollover deleted, a counter of every matching event on the server.
 	Notes []string `json:"notes,omitempty"`

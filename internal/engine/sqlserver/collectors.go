@@ -537,4 +537,4 @@ func RolloverNote(files, maxFiles int) string {
 }
 
 // CounterNote labels an event_counter's number for what it is.
-const CounterNote = "event_counter counts every matching event on the server, the workload's and any other session's"
+const CounterNote = "the target counts every event its predicate lets through, from the workload's sessions and any other's"

@@ -13,7 +13,10 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-func init() { engine.Register(Engine{}) }
+func init() {
+	engine.Register(Engine{})
+	observer.RegisterCheck("sqlserver", CheckObserver)
+}
 
 // Engine is SQL Server as obsbench's commands use it (engine.Engine).
 // It is always external: obsbench cannot start one here.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,12 +28,17 @@ type EventCount struct {
 	// Whole buffers dropped (ALLOW_MULTIPLE_EVENT_LOSS), the same way.
 	lostBuf0 int64
 	lostBuf  *int64
+	// Time statements waited for a free buffer (NO_EVENT_LOSS only).
+	blocks   bool
+	blocked0 int64
+	blocked  *int64
+	volume   bool     // not one event per statement: count all, no tag
 	notes    []string // what the last read could not tell
 }
 
 // countable are the targets whose contents can be counted, in the order
 // one is chosen.
-var countable = []string{"event_file", "ring_buffer", "event_counter"}
+var countable = []string{"event_file", "ring_buffer", "event_counter", "histogram"}
 
 // StartEvents begins counting; nil when the observer records no events.
 func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
@@ -40,7 +46,10 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 	if ev == nil {
 		return nil, nil
 	}
-	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag}
+	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag, volume: ev.Volume}
+	if e.volume {
+		e.tag = "" // lock events carry no statement text
+	}
 	switch ev.Source {
 	case observer.SourceXE:
 		e.target = countableTarget(a.obs.XE)
@@ -67,6 +76,12 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 	}
 	if e.lost0, e.lostBuf0, _, err = e.dropped(ctx, conn); err != nil {
 		return nil, err
+	}
+	if e.source == observer.SourceXE && a.obs.XE.Retention == observer.RetainNoLoss {
+		e.blocks = true
+		if err := conn.QueryRowContext(ctx, BlockedSQL).Scan(&e.blocked0); err != nil {
+			return nil, fmt.Errorf("read %s wait: %w", freeBufferWait, err)
+		}
 	}
 	return e, nil
 }
@@ -100,6 +115,14 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		d, b := lost-e.lost0, buffers-e.lostBuf0
 		e.lost, e.lostBuf = &d, &b
 	}
+	if e.blocks {
+		var ms int64
+		if err := conn.QueryRowContext(ctx, BlockedSQL).Scan(&ms); err != nil {
+			return 0, fmt.Errorf("read %s wait: %w", freeBufferWait, err)
+		}
+		d := ms - e.blocked0
+		e.blocked = &d
+	}
 	switch {
 	case e.source == observer.SourceTrace:
 		if _, err := conn.ExecContext(ctx, StopTraceSQL(TracePath(e.a.obs, e.a.env))); err != nil {
@@ -128,15 +151,29 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("read %s target of %s: %w", e.target, SessionName(e.a.obs), err)
 		}
-		if e.target == "ring_buffer" {
+		switch e.target {
+		case "ring_buffer":
 			st, err := ParseRingBuffer(data.String)
 			if err != nil {
 				return 0, err
 			}
+			if e.volume {
+				// Every event the target received, also those a full
+				// ring pushed out: lock events fill 1,000 slots at once.
+				return st.TotalProcessed, nil
+			}
 			e.notes = RingNotes(st)
 			return CountRingEvents(data.String, e.names, e.tag)
+		case "histogram":
+			e.notes = counterNotes(e.a.obs, e.names)
+			slots, err := HistogramSlots(data.String)
+			var n int64
+			for _, c := range slots {
+				n += c
+			}
+			return n, err
 		}
-		e.notes = []string{CounterNote}
+		e.notes = counterNotes(e.a.obs, e.names)
 		return CounterTotal(data.String, e.names)
 	}
 	if e.source == observer.SourceXE {
@@ -205,6 +242,32 @@ func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error)
 	return b - e.lostBuf0, has, err
 }
 
+// EngineBlocked is how long statements waited for a free buffer over the
+// run (experiment.BlockedCounter): only a NO_EVENT_LOSS session blocks.
+func (e *EventCount) EngineBlocked(ctx context.Context) (int64, bool, error) {
+	if e.blocked == nil {
+		return 0, false, nil
+	}
+	return *e.blocked, true, nil
+}
+
+// Volume says the count is not one per statement (experiment.VolumeCounter).
+func (e *EventCount) Volume() bool { return e.volume }
+
+// counterNotes label a count kept by a synchronous target (event_counter,
+// histogram), which keeps no event to match with the workload's tag: it
+// holds every event its predicate let through, unless the predicate of
+// each counted event keeps only the workload's sessions.
+func counterNotes(o observer.Observer, names []string) []string {
+	for _, ev := range o.XE.Events {
+		_, name, _ := strings.Cut(ev.Name, ".")
+		if slices.Contains(names, name) && !strings.Contains(ev.Where, observer.DriverAppPlaceholder) {
+			return []string{CounterNote}
+		}
+	}
+	return nil
+}
+
 // EventNotes say what the count could not tell (experiment.EventNoter).
 func (e *EventCount) EventNotes() []string { return e.notes }
 
@@ -252,17 +315,30 @@ func countStatements(o observer.Observer, env Env, tag string) []string {
 	switch {
 	case ev.Source == observer.SourceTrace:
 		path := TracePath(o, env)
+		if ev.Volume {
+			tag = ""
+		}
 		return []string{StopTraceSQL(path), traceCountSQL(path, names, tag)}
 	case ev.Source != observer.SourceXE:
 		return nil
 	case countableTarget(o.XE) == "event_file":
+		if ev.Volume {
+			tag = ""
+		}
 		stmts := []string{DroppedSQL(SessionName(o)), StopSessionSQL(SessionName(o)), fileCountSQL(a.filePattern(), names, tag)}
+		if o.XE.Retention == observer.RetainNoLoss {
+			stmts = append(stmts[:1], append([]string{BlockedSQL}, stmts[1:]...)...)
+		}
 		if a.maxRolloverFiles() > 0 {
 			stmts = append(stmts, fileListSQL(a.filePattern()))
 		}
 		return stmts
 	default:
-		return []string{DroppedSQL(SessionName(o)), TargetDataSQL(SessionName(o), countableTarget(o.XE))}
+		stmts := []string{DroppedSQL(SessionName(o)), TargetDataSQL(SessionName(o), countableTarget(o.XE))}
+		if o.XE.Retention == observer.RetainNoLoss {
+			stmts = append(stmts, BlockedSQL)
+		}
+		return stmts
 	}
 }
 

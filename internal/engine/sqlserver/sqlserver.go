@@ -145,7 +145,12 @@ func (s *Server) env(ctx context.Context, conn *sql.Conn) (Env, error) {
 	if err := conn.QueryRowContext(ctx, "SELECT DB_ID(@p1)", s.database).Scan(&id); err != nil {
 		return Env{}, fmt.Errorf("read the id of database %s: %w", s.database, err)
 	}
-	return Env{Database: s.database, DatabaseID: int(id.Int64), LogDir: logDir(errorLog), Stamp: time.Now().UTC().Format("20060102T150405")}, nil
+	// 32767 is the Resource database's, which sys.databases does not list.
+	var none int
+	if err := conn.QueryRowContext(ctx, "SELECT ISNULL(MAX(database_id), 4) + 1 FROM sys.databases WHERE database_id < 32766").Scan(&none); err != nil {
+		return Env{}, fmt.Errorf("read the databases' ids: %w", err)
+	}
+	return Env{Database: s.database, DatabaseID: int(id.Int64), NoDatabaseID: none, LogDir: logDir(errorLog), Stamp: time.Now().UTC().Format("20060102T150405")}, nil
 }
 
 // logDir is the directory of an error log path, with its separator: a

@@ -20,7 +20,7 @@ const StampPlaceholder = "{{stamp}}"
 
 // DatabaseIDPlaceholder stands, in a trace filter or predicate, for the
 // dataset database's id.
-const DatabaseIDPlaceholder = "{{database_id}}"
+const DatabaseIDPlaceholder = observer.DatabaseIDPlaceholder
 
 // Env is what rendering an observer needs to know of the server.
 type Env struct {
@@ -28,6 +28,10 @@ type Env struct {
 	// DatabaseID is its DB_ID(): trace filters on DatabaseID (column 3)
 	// take it, as an int.
 	DatabaseID int
+	// NoDatabaseID is an id no database on the server has, for a filter
+	// that never matches (the study's database_id = 77): one above the
+	// highest in sys.databases.
+	NoDatabaseID int
 	// LogDir is the server's log directory with its trailing separator
 	// ("/var/opt/mssql/log/", `C:\...\MSSQL\Log\`).
 	LogDir string
@@ -42,7 +46,8 @@ func SessionName(o observer.Observer) string {
 // fill replaces the catalog's placeholders with env's values.
 func (env Env) fill(s string) string {
 	return strings.NewReplacer(observer.XEDirPlaceholder, env.LogDir, observer.DatabasePlaceholder, env.Database,
-		DatabaseIDPlaceholder, strconv.Itoa(env.DatabaseID), StampPlaceholder, env.Stamp).Replace(s)
+		DatabaseIDPlaceholder, strconv.Itoa(env.DatabaseID), observer.NoDatabaseIDPlaceholder, strconv.Itoa(env.NoDatabaseID),
+		observer.DriverAppPlaceholder, driverApp, StampPlaceholder, env.Stamp).Replace(s)
 }
 
 // CreateSessionSQL is the CREATE EVENT SESSION statement for o's xe:.
@@ -177,17 +182,25 @@ func CreateTraceSQL(o observer.Observer, env Env) string {
 		options, quoteString(TracePath(o, env)), filecount)
 	b.WriteString(checkRC("sp_trace_create"))
 	for _, ev := range t.Events {
-		for _, col := range t.Columns {
+		for _, col := range traceColumnsOf(t, ev) {
 			fmt.Fprintf(&b, "EXEC @rc = sp_trace_setevent @id, %d, %d, @on;\n", ev, col)
 			b.WriteString(checkRC(fmt.Sprintf("sp_trace_setevent %d, %d", ev, col)))
 		}
 	}
-	for _, f := range t.Filters {
+	for i, f := range t.Filters {
 		logical := 0
 		if f.Or {
 			logical = 1
 		}
-		fmt.Fprintf(&b, "EXEC @rc = sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], quoteString(env.fill(f.Value)))
+		// @value is sql_variant and must be of the column's own type: an
+		// int column gets an int, a bigint column a bigint variable, a
+		// text column N'...' (CheckTrace has refused any other).
+		value := quoteString(env.fill(f.Value))
+		if col, ok := traceColumnType(f.Column); ok && (col.typ == "int" || col.typ == "bigint") {
+			value = fmt.Sprintf("@f%d", i)
+			fmt.Fprintf(&b, "DECLARE %s %s = %s;\n", value, col.typ, env.fill(f.Value))
+		}
+		fmt.Fprintf(&b, "EXEC @rc = sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], value)
 		b.WriteString(checkRC(fmt.Sprintf("sp_trace_setfilter column %d", f.Column)))
 	}
 	b.WriteString("EXEC @rc = sp_trace_setstatus @id, 1;\n" + checkRC("sp_trace_setstatus") + "SELECT @id")
@@ -233,17 +246,28 @@ func ModifyReplicaSQL(group, replica, mode string) string {
 // fileCountSQL counts the events named in names carrying tag in the
 // event files matching pattern.
 // https://learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-xe-file-target-read-file-transact-sql
+// An empty tag counts every event of those names (events without
+// statement text, such as lock_acquired).
 func fileCountSQL(pattern string, names []string, tag string) string {
-	return fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(%s, NULL, NULL, NULL) WHERE object_name IN (%s) AND event_data LIKE %s",
-		quoteString(pattern), quoteList(names), quoteString("%"+likeEscape(tag)+"%"))
+	q := fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(%s, NULL, NULL, NULL) WHERE object_name IN (%s)",
+		quoteString(pattern), quoteList(names))
+	if tag == "" {
+		return q
+	}
+	return q + " AND event_data LIKE " + quoteString("%"+likeEscape(tag)+"%")
 }
 
 // traceCountSQL counts the rows of the given event classes carrying tag
 // in a trace's files (DEFAULT: every rollover file).
 // https://learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-trace-gettable-transact-sql
+// An empty tag counts every row of those classes.
 func traceCountSQL(path string, events []string, tag string) string {
-	return fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_trace_gettable(%s, DEFAULT) WHERE EventClass IN (%s) AND TextData LIKE %s",
-		quoteString(path+".trc"), strings.Join(events, ", "), quoteString("%"+likeEscape(tag)+"%"))
+	q := fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_trace_gettable(%s, DEFAULT) WHERE EventClass IN (%s)",
+		quoteString(path+".trc"), strings.Join(events, ", "))
+	if tag == "" {
+		return q
+	}
+	return q + " AND TextData LIKE " + quoteString("%"+likeEscape(tag)+"%")
 }
 
 // TargetDataSQL reads the in-memory data of one target of a running
@@ -252,6 +276,17 @@ func TargetDataSQL(session, target string) string {
 	return fmt.Sprintf("SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = %s AND t.target_name = %s",
 		quoteString(session), quoteString(target))
 }
+
+// freeBufferWait is the wait of a task that fires an event of a
+// NO_EVENT_LOSS session whose buffers are all full: the statement waits
+// rather than the event be dropped.
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
+const freeBufferWait = "XE_BUFFERMGR_FREEBUF_EVENT"
+
+// BlockedSQL reads the server's total of that wait, in milliseconds
+// (wait_time_ms). It is the server's, not one session's: obsbench runs one
+// NO_EVENT_LOSS session at a time.
+const BlockedSQL = "SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'" + freeBufferWait + "'"
 
 // DroppedSQL reads what a running session dropped: events, and whole
 // buffers (ALLOW_MULTIPLE_EVENT_LOSS drops buffers).

@@ -11,7 +11,7 @@ import (
 )
 
 // goldenEnv is a Linux server's log directory and a fixed stamp.
-var goldenEnv = Env{Database: "obsbench", DatabaseID: 7, LogDir: "/var/opt/mssql/log/", Stamp: "20261122T000000"}
+var goldenEnv = Env{Database: "obsbench", DatabaseID: 7, NoDatabaseID: 12, LogDir: "/var/opt/mssql/log/", Stamp: "20261122T000000"}
 
 // goldenReplicas is an availability group with one synchronous and one
 // asynchronous secondary, both with manual failover.

@@ -1,5 +1,5 @@
 -- baseline: the server as it is, with its own default trace and system_health session, nothing added
--- source: catalog/sqlserver.yaml:33
+-- source: catalog/sqlserver.yaml:44
 
 -- apply
 

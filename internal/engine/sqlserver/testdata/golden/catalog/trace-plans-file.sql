@@ -1,5 +1,5 @@
 -- trace-plans-file: server-side SQL Trace of actual plans (event 146, Showplan XML Statistics Profile) to 100 MB rollover files, all kept (its events are counted from them); the file provider never drops
--- source: catalog/sqlserver.yaml:84
+-- source: catalog/sqlserver.yaml:95
 
 -- apply
 DECLARE @id int, @rc int, @maxfilesize bigint = 100, @on bit = 1;
@@ -7,12 +7,15 @@ EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = 2, @tracefile = N'/
 IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_create failed with code %d', 16, 1, @rc); RETURN; END;
 EXEC @rc = sp_trace_setevent @id, 146, 1, @on;
 IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 146, 1 failed with code %d', 16, 1, @rc); RETURN; END;
+EXEC @rc = sp_trace_setevent @id, 146, 3, @on;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 146, 3 failed with code %d', 16, 1, @rc); RETURN; END;
 EXEC @rc = sp_trace_setevent @id, 146, 12, @on;
 IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 146, 12 failed with code %d', 16, 1, @rc); RETURN; END;
 EXEC @rc = sp_trace_setevent @id, 146, 35, @on;
 IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 146, 35 failed with code %d', 16, 1, @rc); RETURN; END;
-EXEC @rc = sp_trace_setfilter @id, 35, 0, 0, N'obsbench';
-IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setfilter column 35 failed with code %d', 16, 1, @rc); RETURN; END;
+DECLARE @f0 int = 7;
+EXEC @rc = sp_trace_setfilter @id, 3, 0, 0, @f0;
+IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setfilter column 3 failed with code %d', 16, 1, @rc); RETURN; END;
 EXEC @rc = sp_trace_setstatus @id, 1;
 IF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setstatus failed with code %d', 16, 1, @rc); RETURN; END;
 SELECT @id;

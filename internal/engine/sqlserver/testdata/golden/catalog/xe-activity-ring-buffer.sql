@@ -1,5 +1,5 @@
 -- xe-activity-ring-buffer: logins, logouts, RPC, batch and statement events to a ring buffer of 10,000 events with NO_EVENT_LOSS
--- source: catalog/sqlserver.yaml:142
+-- source: catalog/sqlserver.yaml:153
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_activity_ring_buffer] ON SERVER

@@ -1,12 +1,12 @@
 -- xe-audit-file-lossy: the audit session with ALLOW_SINGLE_EVENT_LOSS and a 30 s dispatch latency: events may be dropped
--- source: catalog/sqlserver.yaml:706
+-- source: catalog/sqlserver.yaml:879
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_audit_file_lossy] ON SERVER
-ADD EVENT sqlserver.sql_statement_completed(ACTION(sqlserver.database_name, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.tsql_stack, sqlserver.session_id, sqlserver.server_principal_name, sqlserver.nt_username, sqlserver.client_pid, sqlserver.plan_handle)
-    WHERE (sqlserver.is_system = 0 AND sqlserver.client_app_name <> N'obsbench-excluded' AND sqlserver.database_name = N'obsbench')),
-ADD EVENT sqlserver.sp_statement_completed(ACTION(sqlserver.database_name, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.tsql_stack, sqlserver.session_id, sqlserver.server_principal_name, sqlserver.nt_username, sqlserver.client_pid, sqlserver.plan_handle)
-    WHERE (sqlserver.is_system = 0 AND sqlserver.client_app_name <> N'obsbench-excluded' AND sqlserver.database_name = N'obsbench'))
+ADD EVENT sqlserver.sql_statement_completed(ACTION(sqlserver.database_id, sqlserver.database_name, sqlserver.session_id, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.plan_handle, sqlserver.tsql_stack, sqlserver.is_system, package0.collect_system_time)
+    WHERE (sqlserver.username <> N'NT AUTHORITY\SYSTEM' AND sqlserver.username <> N'obsbench_no_such_login' AND (NOT sqlserver.like_i_sql_unicode_string(sqlserver.client_app_name, N'%IntelliSense')) AND sqlserver.is_system = 0)),
+ADD EVENT sqlserver.sp_statement_completed(ACTION(sqlserver.database_id, sqlserver.database_name, sqlserver.session_id, sqlserver.username, sqlserver.client_hostname, sqlserver.client_app_name, sqlserver.sql_text, sqlserver.query_hash, sqlserver.query_plan_hash, sqlserver.plan_handle, sqlserver.tsql_stack, sqlserver.is_system, package0.collect_system_time)
+    WHERE (sqlserver.username <> N'NT AUTHORITY\SYSTEM' AND sqlserver.username <> N'obsbench_no_such_login' AND (NOT sqlserver.like_i_sql_unicode_string(sqlserver.client_app_name, N'%IntelliSense')) AND sqlserver.is_system = 0))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_audit_file_lossy_20261122T000000.xel', max_file_size = (10), max_rollover_files = (500))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, MAX_DISPATCH_LATENCY = 30 SECONDS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_audit_file_lossy] ON SERVER STATE = START;

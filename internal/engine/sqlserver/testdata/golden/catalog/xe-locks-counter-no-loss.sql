@@ -1,12 +1,14 @@
 -- xe-locks-counter-no-loss: lock_acquired and lock_released to an event counter (counts per event, synchronously), NO_EVENT_LOSS
--- source: catalog/sqlserver.yaml:438
+-- source: catalog/sqlserver.yaml:532
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 ADD TARGET package0.event_counter
 WITH (EVENT_RETENTION_MODE = NO_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER STATE = START;
@@ -14,3 +16,8 @@ ALTER EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER STATE = START;
 -- revert
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_counter_no_loss') ALTER EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER STATE = STOP;
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_counter_no_loss') DROP EVENT SESSION [obsbench_xe_locks_counter_no_loss] ON SERVER;
+
+-- count events (xe)
+SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_counter_no_loss';
+SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = N'obsbench_xe_locks_counter_no_loss' AND t.target_name = N'event_counter';
+SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'XE_BUFFERMGR_FREEBUF_EVENT';

@@ -1,12 +1,14 @@
 -- xe-locks-file-multiple-loss: lock_acquired and lock_released to an event file (100 MB files, 10 kept), ALLOW_MULTIPLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:375
+-- source: catalog/sqlserver.yaml:447
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_locks_file_multiple_loss_20261122T000000.xel', max_file_size = (100), max_rollover_files = (10))
 WITH (EVENT_RETENTION_MODE = ALLOW_MULTIPLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER STATE = START;
@@ -14,3 +16,9 @@ ALTER EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER STATE = STA
 -- revert
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_multiple_loss') ALTER EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER STATE = STOP;
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_file_multiple_loss') DROP EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER;
+
+-- count events (xe)
+SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_multiple_loss';
+IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_multiple_loss') ALTER EVENT SESSION [obsbench_xe_locks_file_multiple_loss] ON SERVER STATE = STOP;
+SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_multiple_loss_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'lock_acquired', N'lock_released');
+SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_multiple_loss_20261122T000000*.xel', NULL, NULL, NULL);

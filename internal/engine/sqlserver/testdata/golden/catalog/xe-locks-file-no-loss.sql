@@ -1,12 +1,14 @@
 -- xe-locks-file-no-loss: lock_acquired and lock_released to an event file (100 MB files, 10 kept), NO_EVENT_LOSS
--- source: catalog/sqlserver.yaml:359
+-- source: catalog/sqlserver.yaml:425
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/obsbench_xe_locks_file_no_loss_20261122T000000.xel', max_file_size = (100), max_rollover_files = (10))
 WITH (EVENT_RETENTION_MODE = NO_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER STATE = START;
@@ -14,3 +16,10 @@ ALTER EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER STATE = START;
 -- revert
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_no_loss') ALTER EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER STATE = STOP;
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_file_no_loss') DROP EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER;
+
+-- count events (xe)
+SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_no_loss';
+SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'XE_BUFFERMGR_FREEBUF_EVENT';
+IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_no_loss') ALTER EVENT SESSION [obsbench_xe_locks_file_no_loss] ON SERVER STATE = STOP;
+SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_no_loss_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'lock_acquired', N'lock_released');
+SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_no_loss_20261122T000000*.xel', NULL, NULL, NULL);

@@ -1,12 +1,14 @@
 -- xe-locks-histogram: lock_acquired and lock_released to a histogram of lock_acquired bucketed by lock mode, ALLOW_SINGLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:499
+-- source: catalog/sqlserver.yaml:615
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_histogram] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 ADD TARGET package0.histogram(SET filtering_event_name = N'sqlserver.lock_acquired', slots = (16), source = N'mode', source_type = (0))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_histogram] ON SERVER STATE = START;
@@ -14,3 +16,7 @@ ALTER EVENT SESSION [obsbench_xe_locks_histogram] ON SERVER STATE = START;
 -- revert
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_histogram') ALTER EVENT SESSION [obsbench_xe_locks_histogram] ON SERVER STATE = STOP;
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_histogram') DROP EVENT SESSION [obsbench_xe_locks_histogram] ON SERVER;
+
+-- count events (xe)
+SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_histogram';
+SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = N'obsbench_xe_locks_histogram' AND t.target_name = N'histogram';

@@ -1,12 +1,14 @@
 -- xe-locks-no-target-multiple-loss: lock_acquired and lock_released to no target: the events fire, their actions run, and nothing keeps them, ALLOW_MULTIPLE_EVENT_LOSS
--- source: catalog/sqlserver.yaml:224
+-- source: catalog/sqlserver.yaml:252
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_no_target_multiple_loss] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 WITH (EVENT_RETENTION_MODE = ALLOW_MULTIPLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_no_target_multiple_loss] ON SERVER STATE = START;
 

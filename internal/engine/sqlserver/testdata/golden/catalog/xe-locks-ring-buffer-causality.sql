@@ -1,12 +1,14 @@
 -- xe-locks-ring-buffer-causality: lock_acquired and lock_released to a ring buffer of 1,000 events, ALLOW_SINGLE_EVENT_LOSS with TRACK_CAUSALITY
--- source: catalog/sqlserver.yaml:311
+-- source: catalog/sqlserver.yaml:361
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER
 ADD EVENT sqlserver.lock_acquired(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id)),
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0)),
 ADD EVENT sqlserver.lock_released(SET collect_database_name = (1), collect_resource_description = (1)
-    ACTION(sqlserver.session_id, sqlserver.database_id))
+    ACTION(sqlserver.session_id, sqlserver.database_id)
+    WHERE (database_id = 7 AND sqlserver.is_system = 0))
 ADD TARGET package0.ring_buffer(SET max_events_limit = (1000))
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = ON, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER STATE = START;
@@ -14,3 +16,7 @@ ALTER EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER STATE = 
 -- revert
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality') ALTER EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER STATE = STOP;
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality') DROP EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER;
+
+-- count events (xe)
+SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality';
+SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = N'obsbench_xe_locks_ring_buffer_causality' AND t.target_name = N'ring_buffer';

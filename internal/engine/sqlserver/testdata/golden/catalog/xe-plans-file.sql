@@ -1,5 +1,5 @@
 -- xe-plans-file: actual plans (query_post_execution_showplan) to an event file (100 MB files, 10 kept), events may be dropped when buffers are full
--- source: catalog/sqlserver.yaml:52
+-- source: catalog/sqlserver.yaml:63
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_plans_file] ON SERVER

@@ -1,5 +1,5 @@
 -- xe-plans-ring-buffer: actual plans (query_post_execution_showplan) to an in-memory ring buffer of 1,000 events; older events are overwritten
--- source: catalog/sqlserver.yaml:39
+-- source: catalog/sqlserver.yaml:50
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_plans_ring_buffer] ON SERVER

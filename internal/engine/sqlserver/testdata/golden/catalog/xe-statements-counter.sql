@@ -1,10 +1,10 @@
--- xe-statements-counter: statement-completed events of the dataset's database to an event counter: the cheapest complete count
--- source: catalog/sqlserver.yaml:725
+-- xe-statements-counter: statement-completed events of the workload's sessions in the dataset's database to an event counter: the cheapest complete count
+-- source: catalog/sqlserver.yaml:898
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_statements_counter] ON SERVER
-ADD EVENT sqlserver.sql_statement_completed(WHERE (sqlserver.database_name = N'obsbench')),
-ADD EVENT sqlserver.sp_statement_completed(WHERE (sqlserver.database_name = N'obsbench'))
+ADD EVENT sqlserver.sql_statement_completed(WHERE (sqlserver.database_id = 7 AND sqlserver.client_app_name = N'obsbench-driver')),
+ADD EVENT sqlserver.sp_statement_completed(WHERE (sqlserver.database_id = 7 AND sqlserver.client_app_name = N'obsbench-driver'))
 ADD TARGET package0.event_counter
 WITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF);
 ALTER EVENT SESSION [obsbench_xe_statements_counter] ON SERVER STATE = START;

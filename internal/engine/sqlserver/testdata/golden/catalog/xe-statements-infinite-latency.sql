@@ -1,5 +1,5 @@
 -- xe-statements-infinite-latency: statement-completed events to a ring buffer of 10,000 events with INFINITE dispatch latency (events reach the target only when buffers fill)
--- source: catalog/sqlserver.yaml:740
+-- source: catalog/sqlserver.yaml:913
 
 -- apply
 CREATE EVENT SESSION [obsbench_xe_statements_infinite_latency] ON SERVER

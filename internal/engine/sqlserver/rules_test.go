@@ -1,0 +1,211 @@
+package sqlserver
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// Every built-in sqlserver observer passes the documented rules, and a
+// file observer that breaks one is refused at its line: the check runs
+// when observers are parsed (observer.RegisterCheck in this package's
+// init), so the catalog could not even load if an entry broke a rule.
+func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces, sessions := 0, 0
+	for _, o := range cat.All("sqlserver") {
+		if field, err := CheckObserver(o); err != nil {
+			t.Errorf("%s (%s): %s: %v", o.Name, o.Source, field, err)
+		}
+		if o.Trace != nil {
+			traces++
+			// Every filter value goes out in its column's type.
+			for i, f := range o.Trace.Filters {
+				col, _ := traceColumnType(f.Column)
+				sql := CreateTraceSQL(o, goldenEnv)
+				if col.typ == "int" && !strings.Contains(sql, "DECLARE @f"+strconv.Itoa(i)+" int = ") {
+					t.Errorf("%s: filter on int column %d is not sent as an int:\n%s", o.Name, f.Column, sql)
+				}
+			}
+		}
+		if o.XE != nil {
+			sessions++
+		}
+	}
+	if traces < 4 || sessions < 30 {
+		t.Errorf("checked %d traces and %d sessions; want the studies' (4 and 30 or more)", traces, sessions)
+	}
+}
+
+// The faults the documentation review found, each as the catalog had it:
+// each must be refused, with the reason the documentation gives.
+func TestTraceRulesRefuseWhatTheDocsForbid(t *testing.T) {
+	locks := []int{24, 23}
+	cases := []struct {
+		name  string
+		trace observer.Trace
+		want  string
+	}{
+		{"filter on DatabaseName, which lock events do not carry (the filtered-out trace that recorded everything)",
+			observer.Trace{Events: locks, Columns: []int{3, 12}, Filters: []observer.TraceFilter{{Column: 35, Op: "=", Value: "obsbench_no_such_database"}}, MaxFileSizeMB: 100},
+			"does not carry it"},
+		{"column set on an event that lacks it (DatabaseName on Lock:Acquired)",
+			observer.Trace{Events: locks, Columns: []int{1, 3, 12, 35}, MaxFileSizeMB: 100},
+			"is not a data column of event 24"},
+		{"Duration is Lock:Acquired's only",
+			observer.Trace{Events: locks, Columns: []int{3, 13}, MaxFileSizeMB: 100},
+			"is not a data column of event 23 (Lock:Released)"},
+		{"= on DatabaseName (LIKE and NOT LIKE only)",
+			observer.Trace{Events: []int{146}, Columns: []int{1, 35}, Filters: []observer.TraceFilter{{Column: 35, Op: "=", Value: "{{database}}"}}, MaxFileSizeMB: 100},
+			"DatabaseName takes LIKE, NOT LIKE, not ="},
+		{"a text value for the int DatabaseID",
+			observer.Trace{Events: locks, Columns: []int{3}, Filters: []observer.TraceFilter{{Column: 3, Op: "=", Value: "obsbench"}}, MaxFileSizeMB: 100},
+			"not a whole number, and DatabaseID is int"},
+		{"a number for the text DatabaseName",
+			observer.Trace{Events: []int{41}, Columns: []int{35}, Filters: []observer.TraceFilter{{Column: 35, Op: "LIKE", Value: "{{database_id}}"}}, MaxFileSizeMB: 100},
+			"is a number, and DatabaseName is nvarchar"},
+		{"a column not filterable (BinaryData of Showplan XML Statistics Profile)",
+			observer.Trace{Events: []int{146}, Columns: []int{2}, Filters: []observer.TraceFilter{{Column: 2, Op: "=", Value: "1"}}, MaxFileSizeMB: 100},
+			"not filterable"},
+		{"filters on one column split by another",
+			observer.Trace{Events: locks, Columns: []int{3, 60}, Filters: []observer.TraceFilter{{Column: 3, Op: ">=", Value: "5"}, {Column: 60, Op: "=", Value: "0"}, {Column: 3, Op: "<=", Value: "9"}}, MaxFileSizeMB: 100},
+			"not together"},
+		{"an event whose columns obsbench does not have",
+			observer.Trace{Events: []int{137}, Columns: []int{3}, MaxFileSizeMB: 100},
+			"event 137 is not among"},
+	}
+	for _, c := range cases {
+		err := CheckTrace(&c.trace)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: CheckTrace = %v; want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestXERulesRefuseWhatTheDocsForbid(t *testing.T) {
+	lock := []observer.XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
+	cases := []struct {
+		name string
+		xe   observer.XESession
+		want string
+	}{
+		{"an ANSI string in a predicate", observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.sql_statement_completed", Where: "sqlserver.username <> 'sa'"}}},
+			"'sa' is not N'...'"},
+		{"MAX_MEMORY of 2 GB", observer.XESession{Events: lock, MaxMemoryKB: 2048 * 1024}, "less than 2048 MB"},
+		{"a latency of 0 s", observer.XESession{Events: lock, MaxDispatchLatency: "0s"}, "write INFINITE"},
+		{"an option the ring_buffer does not take", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "ring_buffer", Set: map[string]string{"max_event_limit": "10"}}}},
+			`option "max_event_limit" is not one of its options`},
+		{"an event_counter with options", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_counter", Set: map[string]string{"slots": "16"}}}},
+			"is not one of its options ()"},
+		{"an event_file without .xel", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "/tmp/x.log"}}}},
+			".xel must be the extension"},
+		{"an event_file without a filename", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"max_file_size": "10"}}}},
+			"option filename is required"},
+		{"an event_file smaller than the buffers", observer.XESession{Events: lock, MaxMemoryKB: 8192, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel", "max_file_size": "4"}}}},
+			"larger than the session's buffers"},
+		{"a histogram of an event not in the session", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_escalation", "source": "mode"}}}},
+			"not an event of the session"},
+		{"a histogram source_type of 2", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "histogram", Set: map[string]string{"source": "mode", "source_type": "2"}}}},
+			"is 0 or 1"},
+		{"pair_matching columns of different lengths", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "pair_matching", Set: map[string]string{
+			"begin_event": "sqlserver.lock_acquired", "end_event": "sqlserver.lock_released", "begin_matching_columns": "resource_0, database_id", "end_matching_columns": "resource_0"}}}},
+			"must be the same sequence"},
+	}
+	for _, c := range cases {
+		err := CheckXE(&c.xe)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: CheckXE = %v; want an error containing %q", c.name, err, c.want)
+		}
+	}
+	if lit, ok := ansiLiteral("a = N'it''s' AND b = N'x'"); ok {
+		t.Errorf("ansiLiteral found %s in a predicate of N'...' strings only", lit)
+	}
+}
+
+// How an observer's events are counted must fit its target.
+func TestXECountRules(t *testing.T) {
+	lock := []observer.XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
+	histogram := observer.XETarget{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_acquired", "source": "mode", "source_type": "0"}}
+	cases := []struct {
+		name   string
+		xe     observer.XESession
+		events observer.EventCounter
+		want   string // "" for no error
+	}{
+		{"histogram, its filtering event, as volume", observer.XESession{Events: lock, Targets: []observer.XETarget{histogram}},
+			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, ""},
+		{"histogram of both events", observer.XESession{Events: lock, Targets: []observer.XETarget{histogram}},
+			observer.EventCounter{Source: "xe", Match: "lock_acquired,lock_released", Volume: true}, "count it with volume: true and match: lock_acquired"},
+		{"ring volume of one event of two", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "ring_buffer"}}},
+			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, "match must name all of"},
+		{"an event the session lacks", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel"}}}},
+			observer.EventCounter{Source: "xe", Match: "lock_escalation", Volume: true}, "not an event of the session"},
+		{"pair_matching only", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "pair_matching"}}},
+			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, "no target that keeps events"},
+	}
+	for _, c := range cases {
+		xe, ev := c.xe, c.events
+		err := checkXECount(observer.Observer{Name: "x", Engine: "sqlserver", XE: &xe, Events: &ev})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: checkXECount = %v; want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A user's observer file with the filtered-out trace as the catalog had it
+// is refused when it is parsed, at the trace's line.
+func TestObserverFileWithAFilterTheEventLacksIsRefused(t *testing.T) {
+	file := `- name: my-lock-trace
+  engine: sqlserver
+  description: lock trace filtered on the database name
+  trace:
+    events: [24, 23]
+    columns: [3, 12]
+    filters:
+      - {column: 35, op: "=", value: "{{database}}"}
+    max_file_size_mb: 100
+`
+	_, err := observer.Parse("mine.yaml", []byte(file))
+	if err == nil || !strings.Contains(err.Error(), "mine.yaml:4:") || !strings.Contains(err.Error(), "does not carry it") {
+		t.Fatalf("Parse = %v; want the trace's line and that Lock:Acquired does not carry column 35", err)
+	}
+}
+
+// The counted targets' volume: a ring's is what it received, also what a
+// full ring pushed out; a histogram's, the sum of its slots; a count of
+// every session's events is labelled for what it is unless the predicate
+// keeps only the workload's sessions.
+func TestVolumeCounts(t *testing.T) {
+	st, err := ParseRingBuffer(readXML(t, "ring_buffer_truncated.xml"))
+	if err != nil || st.TotalProcessed != 184233 {
+		t.Fatalf("ParseRingBuffer = %+v, %v", st, err)
+	}
+	slots, err := HistogramSlots(readXML(t, "histogram.xml"))
+	var n int64
+	for _, c := range slots {
+		n += c
+	}
+	if err != nil || n != 91822+20417+311 {
+		t.Errorf("histogram volume %d, %v; want the sum of its slots", n, err)
+	}
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, _ := cat.Lookup("sqlserver", "xe-statements-counter")
+	if notes := counterNotes(counter, []string{"sql_statement_completed", "sp_statement_completed"}); notes != nil {
+		t.Errorf("xe-statements-counter keeps only the workload's sessions, yet is noted: %v", notes)
+	}
+	locks, _ := cat.Lookup("sqlserver", "xe-locks-counter")
+	if notes := counterNotes(locks, []string{"lock_acquired", "lock_released"}); len(notes) != 1 {
+		t.Errorf("xe-locks-counter counts every session's lock events, yet has notes %v", notes)
+	}
+}
