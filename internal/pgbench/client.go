@@ -1,0 +1,256 @@
+package pgbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Weighted is a script with its weight: each transaction runs one script,
+// chosen at random in proportion to the weights (pgbench -f FILE@W).
+type Weighted struct {
+	Script *Script
+	Weight int
+}
+
+// RowStmt is a prepared statement that returns its result's rows as text
+// (NULL as nil), which \gset and \aset need. Sessions whose statements
+// cannot are refused for a script that stores results.
+type RowStmt interface {
+	QueryRows(ctx context.Context, args ...any) (columns []string, rows [][]*string, err error)
+}
+
+// Client runs scripts in one session as a pgbench client does: each call
+// of Op runs the meta-commands up to the next SQL command, then sends that
+// one statement (so that the driver counts and times statements).
+type Client struct {
+	scripts []Weighted
+	total   int
+	env     Env
+	tag     string
+	conn    workload.Conn
+	stmts   map[*Command]workload.Stmt
+
+	cur  *Script
+	pc   int
+	cond []ifState
+}
+
+// ifState is the state of one \if ... \endif (pgbench's ifstate).
+type ifState int
+
+const (
+	ifTrue      ifState = iota // this branch runs
+	ifFalse                    // no branch has run yet: a later \elif or \else may
+	ifIgnored                  // a branch ran, or the whole \if is skipped
+	ifElseTrue                 // in \else, running
+	ifElseFalse                // in \else, skipped
+)
+
+func (s ifState) runs() bool { return s == ifTrue || s == ifElseTrue }
+
+// NewClient makes the client of session id. vars are the variables every
+// client starts with (pgbench's scale, default_seed, random_seed and the
+// --define ones); client_id is set here. tag is put, as a comment, before
+// every statement sent, so that observers' records of the workload can be
+// counted.
+func NewClient(conn workload.Conn, scripts []Weighted, vars map[string]string, id int, seed uint64, tag string) (*Client, error) {
+	if len(scripts) == 0 {
+		return nil, errors.New("no script to run")
+	}
+	c := &Client{scripts: scripts, conn: conn, tag: tag, stmts: map[*Command]workload.Stmt{},
+		env: Env{Vars: map[string]string{}, Rand: NewPRNG(seed)}}
+	for k, v := range vars {
+		c.env.Vars[k] = v
+	}
+	c.env.Vars["client_id"] = strconv.Itoa(id)
+	for _, w := range scripts {
+		if w.Weight < 0 {
+			return nil, fmt.Errorf("%s: weight %d: a weight is 0 or more", w.Script.Name, w.Weight)
+		}
+		c.total += w.Weight
+	}
+	if c.total == 0 {
+		return nil, errors.New("every script has weight 0: nothing would run")
+	}
+	return c, nil
+}
+
+// Vars are the client's variables now (for tests and \gset's results).
+func (c *Client) Vars() map[string]string { return c.env.Vars }
+
+// Op is the session's operation (workload.Op).
+func (c *Client) Op(ctx context.Context) error {
+	sqlless := 0 // scripts begun since the last statement: one without SQL would loop
+	for {
+		if c.cur == nil {
+			if sqlless > 2*len(c.scripts)+10 {
+				return errors.New("the scripts run no SQL command: nothing to measure")
+			}
+			c.begin()
+			sqlless++
+		}
+		if c.pc >= len(c.cur.Commands) {
+			if len(c.cond) > 0 { // cannot happen: ParseScript checks nesting
+				return fmt.Errorf("%s: \\if not closed", c.cur.Name)
+			}
+			c.cur = nil
+			continue
+		}
+		cmd := &c.cur.Commands[c.pc]
+		c.pc++
+		ran, err := c.step(ctx, cmd)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", c.cur.Name, cmd.Line, err)
+		}
+		if ran {
+			return nil
+		}
+	}
+}
+
+// begin chooses the next transaction's script by weight.
+func (c *Client) begin() {
+	r := int(c.env.Rand.Range(0, uint64(c.total-1)))
+	for _, w := range c.scripts {
+		if r < w.Weight {
+			c.cur = w.Script
+			break
+		}
+		r -= w.Weight
+	}
+	c.pc, c.cond = 0, c.cond[:0]
+}
+
+// step runs one command; ran says a statement was sent.
+func (c *Client) step(ctx context.Context, cmd *Command) (ran bool, err error) {
+	top := ifTrue
+	if len(c.cond) > 0 {
+		top = c.cond[len(c.cond)-1]
+	}
+	switch cmd.Kind {
+	case If:
+		if !top.runs() {
+			c.cond = append(c.cond, ifIgnored)
+			return false, nil
+		}
+		v, err := cmd.Expr.Eval(&c.env)
+		if err != nil {
+			return false, err
+		}
+		c.cond = append(c.cond, map[bool]ifState{true: ifTrue, false: ifFalse}[truth(v)])
+		return false, nil
+	case Elif:
+		switch top {
+		case ifTrue:
+			c.cond[len(c.cond)-1] = ifIgnored
+		case ifFalse:
+			v, err := cmd.Expr.Eval(&c.env)
+			if err != nil {
+				return false, err
+			}
+			if truth(v) {
+				c.cond[len(c.cond)-1] = ifTrue
+			}
+		}
+		return false, nil
+	case Else:
+		switch top {
+		case ifTrue, ifIgnored:
+			c.cond[len(c.cond)-1] = ifElseFalse
+		case ifFalse:
+			c.cond[len(c.cond)-1] = ifElseTrue
+		}
+		return false, nil
+	case Endif:
+		c.cond = c.cond[:len(c.cond)-1]
+		return false, nil
+	}
+	if !top.runs() {
+		return false, nil
+	}
+	switch cmd.Kind {
+	case Set:
+		v, err := cmd.Expr.Eval(&c.env)
+		if err != nil {
+			return false, err
+		}
+		c.env.Vars[cmd.Var] = v.String()
+		return false, nil
+	case Sleep:
+		return false, c.sleep(ctx, cmd)
+	}
+	return true, c.exec(ctx, cmd)
+}
+
+func (c *Client) sleep(ctx context.Context, cmd *Command) error {
+	us := cmd.SleepUS
+	if cmd.SleepVar != "" {
+		s, ok := c.env.Vars[cmd.SleepVar]
+		if !ok {
+			return fmt.Errorf(`\sleep: undefined variable %q`, cmd.SleepVar)
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf(`\sleep: %s is %q, not a whole number`, cmd.SleepVar, s)
+		}
+		us = n * cmd.Unit
+	}
+	t := time.NewTimer(time.Duration(us) * time.Microsecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-workload.Stopping(ctx):
+		return workload.ErrDone
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Client) exec(ctx context.Context, cmd *Command) error {
+	st, ok := c.stmts[cmd]
+	if !ok {
+		var err error
+		if st, err = c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text); err != nil {
+			return err
+		}
+		if _, rows := st.(RowStmt); cmd.Gset != nil && !rows {
+			return errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)
+		}
+		c.stmts[cmd] = st
+	}
+	args := make([]any, len(cmd.Params))
+	for i, p := range cmd.Params {
+		v, ok := c.env.Vars[p]
+		if !ok {
+			return fmt.Errorf("undefined variable %q", p)
+		}
+		args[i] = v
+	}
+	workload.Started(ctx)
+	if cmd.Gset == nil {
+		return st.Exec(ctx, args...)
+	}
+	cols, rows, err := st.(RowStmt).QueryRows(ctx, args...)
+	if err != nil {
+		return err
+	}
+	if !cmd.Gset.All && len(rows) != 1 {
+		return fmt.Errorf(`\gset: expected one row, got %d`, len(rows))
+	}
+	for _, row := range rows {
+		for i, v := range row {
+			s := "NULL"
+			if v != nil {
+				s = *v
+			}
+			c.env.Vars[cmd.Gset.Prefix+cols[i]] = s
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package pgbench
+
+import (
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// The built-in scripts are pgbench's own, word for word: compared with
+// what the installed pgbench shows (no server needed).
+func TestBuiltinsArePgbenchs(t *testing.T) {
+	servertest.SkipShort(t) // needs PostgreSQL's package, the second tier's
+	bin, err := server.FindPostgresBin()
+	if err != nil {
+		t.Fatalf("PostgreSQL's binaries (make test installs them): %v", err)
+	}
+	for name, text := range Builtins {
+		out, err := exec.Command(filepath.Join(bin, "pgbench"), "--show-script="+name).CombinedOutput()
+		if err != nil {
+			t.Fatalf("pgbench --show-script=%s: %v\n%s", name, err, out)
+		}
+		_, shown, _ := strings.Cut(string(out), "\n") // after the "-- name: <builtin: ...>" line
+		if strings.TrimSpace(shown) != strings.TrimSpace(text) {
+			t.Errorf("built-in %s differs from pgbench's:\n%s\nobsbench:\n%s", name, shown, text)
+		}
+		if _, err := Builtin(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestParseScript(t *testing.T) {
+	s, err := ParseScript("t.sql", `-- a comment line
+\set aid random(1, 100000 * :scale)
+\set big \
+  :aid * 2
+BEGIN;
+SELECT abalance, :aid::text, ':aid', "col:x"
+  FROM pgbench_accounts -- :nota here
+ WHERE aid = :aid; SELECT :big
+\gset p_
+\if :aid > 10
+  \sleep 2 ms
+\elif :aid = 1
+  SELECT $$a;b$$ /* ; */;
+\else
+  \sleep :aid us
+\endif
+END;
+UPDATE x SET y = 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cmd struct {
+		Kind   CommandKind
+		Line   int
+		Text   string
+		Params []string
+	}
+	var got []cmd
+	for _, c := range s.Commands {
+		got = append(got, cmd{c.Kind, c.Line, c.Text, c.Params})
+	}
+	want := []cmd{
+		{Set, 2, "", nil}, {Set, 3, "", nil}, {SQL, 5, "BEGIN", nil},
+		{SQL, 6, "SELECT abalance, $1::text, ':aid', \"col:x\"\n  FROM pgbench_accounts -- :nota here\n WHERE aid = $1", []string{"aid"}},
+		{SQL, 8, "SELECT $1", []string{"big"}},
+		{If, 10, "", nil}, {Sleep, 11, "", nil}, {Elif, 12, "", nil}, {SQL, 13, "SELECT $$a;b$$ /* ; */", nil},
+		{Else, 14, "", nil}, {Sleep, 15, "", nil}, {Endif, 16, "", nil}, {SQL, 17, "END", nil}, {SQL, 18, "UPDATE x SET y = 1", nil},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("commands:\n%#v\nwant\n%#v", got, want)
+	}
+	if g := s.Commands[4].Gset; g == nil || g.Prefix != "p_" || g.All {
+		t.Errorf("\\gset p_ on SELECT :big: %+v", g)
+	}
+	if c := s.Commands[6]; c.SleepUS != 2000 {
+		t.Errorf("\\sleep 2 ms = %d us", c.SleepUS)
+	}
+	if c := s.Commands[10]; c.SleepVar != "aid" || c.Unit != 1 {
+		t.Errorf("\\sleep :aid us = %+v", c)
+	}
+}
+
+// Each script pgbench refuses is refused with its file and line.
+func TestScriptErrors(t *testing.T) {
+	cases := map[string]string{
+		"\\set x 1 +\n":                       "t.sql:1: \\set x: syntax error",
+		"SELECT 1;\n\\set\n":                  "t.sql:2: missing argument",
+		"\\foo\n":                             "t.sql:1: invalid command \\foo",
+		"\\shell ls\n":                        "t.sql:1: \\shell runs a shell command",
+		"\\setshell v echo 1\n":               "t.sql:1: \\setshell runs a shell command",
+		"\\gset\n":                            "t.sql:1: \\gset must follow an SQL command",
+		"\\if true\nSELECT 1;\n":              "t.sql:1: \\if without a matching \\endif",
+		"\\else\n":                            "t.sql:1: \\else without a matching \\if",
+		"\\if 1\n\\else\n\\elif 2\n\\endif\n": "t.sql:3: \\elif after \\else",
+		"\\endif\n":                           "t.sql:1: \\endif without a matching \\if",
+		"\\sleep 1 h\n":                       "t.sql:1: \\sleep unit \"h\"",
+		"\\set x foo(1)\n":                    "unexpected function name",
+		"\\startpipeline\n":                   "pipelines are not supported",
+		"SELECT 1;\n\n\\set y :x + 9223372036854775808\n": "t.sql:3: \\set y: bigint constant overflow",
+	}
+	for script, want := range cases {
+		_, err := ParseScript("t.sql", script)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v; want an error containing %q", script, err, want)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package pgbench
+
+import (
+	"strconv"
+	"strings"
+)
+
+// splitStatements cuts complete statements (ended by ';' outside quotes,
+// dollar quotes and comments) off text; rest is what is not yet ended.
+// Comments are kept in the statements, as pgbench sends them.
+func splitStatements(text string) (stmts []string, rest string) {
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\'' || c == '"':
+			i = skipQuoted(text, i, c)
+		case c == '-' && strings.HasPrefix(text[i:], "--"):
+			if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				i = len(text)
+			}
+		case c == '/' && strings.HasPrefix(text[i:], "/*"):
+			i = skipBlockComment(text, i)
+		case c == '$':
+			i = skipDollar(text, i)
+		case c == ';':
+			if st := strings.TrimSpace(text[start:i]); !blank(st) {
+				stmts = append(stmts, st)
+			}
+			start = i + 1
+		}
+	}
+	if start > len(text) {
+		start = len(text)
+	}
+	return stmts, text[start:]
+}
+
+func skipQuoted(s string, i int, q byte) int {
+	for j := i + 1; j < len(s); j++ {
+		if s[j] == q {
+			if j+1 < len(s) && s[j+1] == q { // a doubled quote
+				j++
+				continue
+			}
+			return j
+		}
+	}
+	return len(s)
+}
+
+func skipBlockComment(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s)-1; j++ {
+		switch s[j : j+2] {
+		case "/*":
+			depth++
+			j++
+		case "*/":
+			depth--
+			j++
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return len(s)
+}
+
+// skipDollar skips a dollar-quoted string ($$...$$ or $tag$...$tag$)
+// starting at i; a $ that starts none ($1) is left as it is.
+func skipDollar(s string, i int) int {
+	j := i + 1
+	for j < len(s) && (isAlnum(s[j]) && !(j == i+1 && isDigit(s[j]))) {
+		j++
+	}
+	if j >= len(s) || s[j] != '$' {
+		return i
+	}
+	tag := s[i : j+1]
+	if k := strings.Index(s[j+1:], tag); k >= 0 {
+		return j + 1 + k + len(tag) - 1
+	}
+	return len(s)
+}
+
+// metaStart is where, at or after from, a backslash outside quotes and
+// comments starts a meta-command in text (SQL and then "\gset" on one
+// line), or -1.
+func metaStart(text string, from int) int {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\'' || c == '"':
+			i = skipQuoted(text, i, c)
+		case c == '-' && strings.HasPrefix(text[i:], "--"):
+			if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				return -1
+			}
+		case c == '/' && strings.HasPrefix(text[i:], "/*"):
+			i = skipBlockComment(text, i)
+		case c == '$':
+			i = skipDollar(text, i)
+		case c == '\\' && i >= from:
+			return i
+		}
+	}
+	return -1
+}
+
+// blank says whether s holds nothing but spaces and comments.
+func blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == '-' && strings.HasPrefix(s[i:], "--"):
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return true
+			}
+			i += j
+		case c == '/' && strings.HasPrefix(s[i:], "/*"):
+			i = skipBlockComment(s, i)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders replaces each :variable of a statement by $1, $2, ... (the
+// same variable by the same number), as pgbench -M prepared does, outside
+// quotes and comments; "::" (a cast) is left alone.
+func placeholders(stmt string) (string, []string) {
+	var b strings.Builder
+	var params []string
+	for i := 0; i < len(stmt); i++ {
+		c := stmt[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := skipQuoted(stmt, i, c)
+			b.WriteString(stmt[i:min(j+1, len(stmt))])
+			i = j
+			continue
+		case c == '-' && strings.HasPrefix(stmt[i:], "--"):
+			j := strings.IndexByte(stmt[i:], '\n')
+			if j < 0 {
+				j = len(stmt) - i
+			}
+			b.WriteString(stmt[i : i+j])
+			i += j - 1
+			continue
+		case c == ':' && i+1 < len(stmt) && stmt[i+1] == ':':
+			b.WriteString("::")
+			i++
+			continue
+		case c == ':' && i+1 < len(stmt) && isAlpha(stmt[i+1]):
+			j := i + 1
+			for j < len(stmt) && isAlnum(stmt[j]) {
+				j++
+			}
+			name := stmt[i+1 : j]
+			n := indexOf(params, name)
+			if n < 0 {
+				params = append(params, name)
+				n = len(params) - 1
+			}
+			b.WriteString("$" + strconv.Itoa(n+1))
+			i = j - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), params
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
