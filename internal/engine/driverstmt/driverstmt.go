@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Queryer is a driver statement that can be queried with a context.
@@ -35,17 +36,22 @@ func New(st driver.Stmt) (*Stmt, error) {
 	return &Stmt{st: q}, nil
 }
 
-// Exec executes the statement with args (by ordinal) and reads every row.
-func (s *Stmt) Exec(ctx context.Context, args ...any) error {
+// query executes the statement with args (by ordinal).
+func (s *Stmt) query(ctx context.Context, args []any) (driver.Rows, error) {
 	s.args = s.args[:0]
 	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
-			return fmt.Errorf("argument %d: %w", i+1, err)
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
 		}
 		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
-	rows, err := s.st.QueryContext(ctx, s.args)
+	return s.st.QueryContext(ctx, s.args)
+}
+
+// Exec executes the statement with args (by ordinal) and reads every row.
+func (s *Stmt) Exec(ctx context.Context, args ...any) error {
+	rows, err := s.query(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -53,6 +59,44 @@ func (s *Stmt) Exec(ctx context.Context, args ...any) error {
 		s.dest = make([]driver.Value, n)
 	}
 	return Drain(rows, s.dest[:len(rows.Columns())])
+}
+
+// QueryRows executes the statement and returns its columns and rows as
+// text, NULL as nil: what a pgbench script's \gset stores.
+func (s *Stmt) QueryRows(ctx context.Context, args ...any) ([]string, [][]*string, error) {
+	rows, err := s.query(ctx, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols := rows.Columns()
+	var out [][]*string
+	dest := make([]driver.Value, len(cols))
+	for {
+		if err := rows.Next(dest); err != nil {
+			if errors.Is(err, io.EOF) {
+				return cols, out, nil
+			}
+			return nil, nil, err
+		}
+		row := make([]*string, len(cols))
+		for i, v := range dest {
+			if v == nil {
+				continue
+			}
+			var text string
+			switch v := v.(type) {
+			case []byte:
+				text = string(v)
+			case time.Time:
+				text = v.Format("2006-01-02 15:04:05.999999")
+			default:
+				text = fmt.Sprint(v)
+			}
+			row[i] = &text
+		}
+		out = append(out, row)
+	}
 }
 
 // Close closes the driver statement.

@@ -45,3 +45,42 @@ func TestSessionRowsErrorsAndKill(t *testing.T) {
 		t.Error("Exec on a killed session succeeded")
 	}
 }
+
+// QueryRows returns a result's columns and rows as text, NULL as nil (a
+// pgbench script's \gset on MariaDB).
+func TestSessionQueryRows(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newManaged(t)
+	sess, err := s.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	st, err := sess.Prepare(ctx, "SELECT ? + 0 AS a, NULL AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, ok := st.(interface {
+		QueryRows(context.Context, ...any) ([]string, [][]*string, error)
+	})
+	if !ok {
+		t.Fatal("the session's statements do not return rows")
+	}
+	cols, rows, err := q.QueryRows(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		for _, v := range r {
+			if v == nil {
+				got = append(got, "NULL")
+			} else {
+				got = append(got, *v)
+			}
+		}
+	}
+	if strings.Join(cols, " ")+" | "+strings.Join(got, " ") != "a b c | 7 NULL x 2 y NULL" {
+		t.Errorf("QueryRows = %v %v", cols, got)
+	}
+}

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -124,23 +126,102 @@ type stmt struct {
 // whole result.
 func (st *stmt) Exec(ctx context.Context, args ...any) error {
 	st.s.watch(ctx)
-	msg := st.noArgs
-	if len(args) > 0 {
-		params := make([][]byte, len(args))
-		for i, a := range args {
-			if a != nil {
-				params[i] = []byte(fmt.Sprint(a))
-			}
-		}
-		msg = bind(st.name, params)
+	return st.s.roundTrip(st.message(args))
+}
+
+// message is the statement's execution with args in text format.
+func (st *stmt) message(args []any) []byte {
+	if len(args) == 0 {
+		return st.noArgs
 	}
-	return st.s.roundTrip(msg)
+	params := make([][]byte, len(args))
+	for i, a := range args {
+		if a != nil {
+			params[i] = []byte(fmt.Sprint(a))
+		}
+	}
+	return bind(st.name, params)
+}
+
+// QueryRows runs the statement and returns its result's column names and
+// rows as text, NULL as nil: what a pgbench script's \gset stores.
+func (st *stmt) QueryRows(ctx context.Context, args ...any) (columns []string, rows [][]*string, err error) {
+	st.s.watch(ctx)
+	msg := st.message(args)
+	var bad error
+	err = st.s.converse(msg, func(typ byte, body []byte) {
+		switch typ {
+		case 'T':
+			if columns, err = rowDescription(body); err != nil && bad == nil {
+				bad = err
+			}
+		case 'D':
+			row, err := dataRow(body)
+			if err != nil && bad == nil {
+				bad = err
+			}
+			rows = append(rows, row)
+		}
+	})
+	if err == nil {
+		err = bad
+	}
+	return columns, rows, err
+}
+
+// rowDescription reads the column names of a RowDescription.
+func rowDescription(b []byte) ([]string, error) {
+	if len(b) < 2 {
+		return nil, errors.New("short RowDescription")
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	b = b[2:]
+	cols := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		end := bytes.IndexByte(b, 0)
+		if end < 0 || len(b) < end+1+18 {
+			return nil, errors.New("short RowDescription")
+		}
+		cols = append(cols, string(b[:end]))
+		b = b[end+1+18:] // table oid, column, type oid, size, modifier, format
+	}
+	return cols, nil
+}
+
+// dataRow reads a DataRow's values.
+func dataRow(b []byte) ([]*string, error) {
+	if len(b) < 2 {
+		return nil, errors.New("short DataRow")
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	b = b[2:]
+	row := make([]*string, n)
+	for i := range row {
+		if len(b) < 4 {
+			return nil, errors.New("short DataRow")
+		}
+		l := int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+		if l < 0 {
+			continue // NULL
+		}
+		if len(b) < int(l) {
+			return nil, errors.New("short DataRow")
+		}
+		v := string(b[:l])
+		row[i], b = &v, b[l:]
+	}
+	return row, nil
 }
 
 // roundTrip writes msg and reads messages up to ReadyForQuery. An
 // ErrorResponse becomes the returned error, after the session is in sync
 // again.
-func (c *Session) roundTrip(msg []byte) error {
+func (c *Session) roundTrip(msg []byte) error { return c.converse(msg, nil) }
+
+// converse is roundTrip that hands each RowDescription and DataRow to rows
+// (its body is valid only during the call).
+func (c *Session) converse(msg []byte, rows func(typ byte, body []byte)) error {
 	if c.r == c.w {
 		c.r, c.w = 0, 0 // nothing unread: the answer goes to the start
 	}
@@ -171,6 +252,10 @@ func (c *Session) roundTrip(msg []byte) error {
 			// with an error.
 			if err := c.send(message(nil, 'f', cstring(nil, "obsbench sends no COPY data"))); err != nil {
 				return err
+			}
+		case 'T', 'D':
+			if rows != nil {
+				rows(typ, body)
 			}
 		case 'Z':
 			return failed

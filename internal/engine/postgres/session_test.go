@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -59,5 +60,52 @@ func TestSessionProtocol(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancelled Exec returned after %v; want about 300ms", d)
+	}
+}
+
+// QueryRows returns a result's columns and rows as text, NULL as nil, and
+// leaves the session in sync for the next statement.
+func TestSessionQueryRows(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	sess, err := s.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	st, err := sess.Prepare(ctx, "SELECT $1::int AS a, NULL::text AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, ok := st.(interface {
+		QueryRows(context.Context, ...any) ([]string, [][]*string, error)
+	})
+	if !ok {
+		t.Fatal("the session's statements do not return rows")
+	}
+	cols, rows, err := q.QueryRows(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(v *string) string {
+		if v == nil {
+			return "NULL"
+		}
+		return *v
+	}
+	var got []string
+	for _, r := range rows {
+		for _, v := range r {
+			got = append(got, str(v))
+		}
+	}
+	if fmt.Sprint(cols, got) != "[a b c] [7 NULL x 2 y NULL]" {
+		t.Errorf("QueryRows = %v %v", cols, got)
+	}
+	if _, _, err := q.QueryRows(ctx, "no"); err == nil {
+		t.Error("QueryRows with a bad argument succeeded")
+	}
+	if err := st.Exec(ctx, 1); err != nil {
+		t.Errorf("the session after a failed query: %v", err)
 	}
 }

@@ -1,0 +1,89 @@
+package pgbench_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// pgbench's tpcb-like, run by obsbench's client in its own sessions over
+// the tables pgbench -i makes, keeps TPC-B's invariant: every balance
+// change is in the history, and the accounts, tellers and branches moved
+// by the same total. A \gset script reads a row back into a variable.
+func TestTpcbLikeOnARealServer(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	dsn := pg.DSN("postgres")
+	init := exec.Command(filepath.Join(pg.BinDir(), "pgbench"), "-i", "-s", "1", "-q", dsn)
+	init.Env = append(os.Environ(), "LC_ALL=C")
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	s := postgres.New(dsn, postgres.Options{})
+	tpcb, err := pgbench.Builtin("tpcb-like")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gset, err := pgbench.ParseScript("gset.sql", "\\set aid random(1, 100000 * :scale)\nSELECT aid AS got, abalance FROM pgbench_accounts WHERE aid = :aid \\gset r_\nSELECT :r_got + 0 WHERE :r_got = :aid;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sessions, ops = 4, 600
+	done := make(chan error, sessions)
+	for id := 0; id < sessions; id++ {
+		go func(id int) {
+			sess, err := s.Connect(ctx)
+			if err != nil {
+				done <- err
+				return
+			}
+			defer sess.Close(ctx)
+			c, err := pgbench.NewClient(sess, []pgbench.Weighted{{Script: tpcb, Weight: 3}, {Script: gset, Weight: 1}},
+				map[string]string{"scale": "1", "default_seed": "5"}, id, uint64(id+1), "obsbench-pgbench-test")
+			if err != nil {
+				done <- err
+				return
+			}
+			for i := 0; i < ops; i++ {
+				if err := c.Op(ctx); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(id)
+	}
+	for i := 0; i < sessions; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var history, n, accounts, tellers, branches int64
+	err = conn.QueryRow(ctx, `SELECT (SELECT coalesce(sum(delta), 0) FROM pgbench_history), (SELECT count(*) FROM pgbench_history),
+		(SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(tbalance) FROM pgbench_tellers), (SELECT sum(bbalance) FROM pgbench_branches)`).
+		Scan(&history, &n, &accounts, &tellers, &branches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || accounts != history || tellers != history || branches != history {
+		t.Errorf("after %d transactions: history %d, accounts %d, tellers %d, branches %d; want all equal", n, history, accounts, tellers, branches)
+	}
+	// 7 statements per tpcb-like transaction, 2 per \gset one, 3 to 1:
+	// about 300 transactions committed.
+	if n < 200 {
+		t.Errorf("%d tpcb-like transactions committed in %d operations; want about 300", n, sessions*ops)
+	}
+}
