@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server/servertest"
@@ -85,5 +86,59 @@ func TestTpcbLikeOnARealServer(t *testing.T) {
 	// about 300 transactions committed.
 	if n < 200 {
 		t.Errorf("%d tpcb-like transactions committed in %d operations; want about 300", n, sessions*ops)
+	}
+}
+
+// obsbench's pgbench dataset is pgbench -i's tables: the same columns and
+// types, row counts and keys, at scale 2.
+func TestDatasetIsPgbenchInit(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	init := exec.Command(filepath.Join(pg.BinDir(), "pgbench"), "-i", "-s", "2", "-q", pg.DSN("postgres"))
+	init.Env = append(os.Environ(), "LC_ALL=C")
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	dsn := pg.DSN("obsbench")
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Scaled("pgbench", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.New(dsn, postgres.Options{}).Load(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	describe := func(dsn string) map[string]string {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		out := map[string]string{}
+		for _, q := range []struct{ table, key, sums string }{
+			{"pgbench_branches", "bid", "sum(bid), sum(bbalance)"},
+			{"pgbench_tellers", "tid", "sum(tid), sum(bid), sum(tbalance)"},
+			{"pgbench_accounts", "aid", "sum(aid), sum(bid), sum(abalance)"},
+		} {
+			var cols, figures string
+			err := conn.QueryRow(ctx, `SELECT string_agg(column_name || ' ' || data_type || coalesce('(' || character_maximum_length || ')', ''), ', ' ORDER BY ordinal_position)
+				FROM information_schema.columns WHERE table_name = $1 AND table_schema = current_schema()`, q.table).Scan(&cols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.QueryRow(ctx, "SELECT concat_ws(' ', count(*), "+q.sums+") FROM "+q.table).Scan(&figures); err != nil {
+				t.Fatal(err)
+			}
+			out[q.table] = cols + " | " + figures
+		}
+		return out
+	}
+	want, got := describe(pg.DSN("postgres")), describe(dsn)
+	for table, w := range want {
+		if got[table] != w {
+			t.Errorf("%s: obsbench's\n  %s\npgbench -i's\n  %s", table, got[table], w)
+		}
 	}
 }
