@@ -78,6 +78,11 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	}
 	notCapture := badFile("plain.obsc", "SELECT 1;\n")
 	shortCSV := badFile("short.csv", "a,b,c\n")
+	badScript := badFile("bad.sql", "\\set aid random(1, 10\nSELECT :aid;\n")
+	shellScript := badFile("shell.sql", "SELECT 1;\n\\setshell x echo 1\n")
+	openIf := badFile("if.sql", "\\if :scale > 1\nSELECT 1;\n")
+	goodScript := badFile("good.sql", "SELECT 1;\n")
+	metaSQL := badFile("meta.sql", "SELECT 1;\n\\set x 1\n")
 	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		args []string
@@ -170,6 +175,21 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"capture", "--out", mariaCapture, shortCSV}, "--out " + mariaCapture + " exists: obsbench does not overwrite a capture"},
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `log source "stderr": want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB)`},
 		{[]string{"study", "replay", "--capture-duration", "0s"}, "--capture-duration 0s: want 1s to 24h"},
+		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},
+		{[]string{"run", "--workload", "pgbench", "--script", "tpcc"}, "--script tpcc: no such file, and not a built-in script (select-only, simple-update, tpcb-like)"},
+		{[]string{"run", "--workload", "pgbench", "--script", "tpcb-like@x"}, `--script tpcb-like@x: invalid weight "x", want a whole number from 0 to 2147483647 after the last @`},
+		{[]string{"run", "--workload", "pgbench", "--script", "tpcb-like@0", "--script", "select-only@0"}, "--script: every script has weight 0"},
+		{[]string{"run", "--workload", "pgbench", "--script", "tpcb-like", "--define", "1x=2"}, `--define "1x=2": want NAME=VALUE`},
+		{[]string{"run", "--workload", "pgbench", "--script", badScript}, badScript + `:1: \set aid: syntax error`},
+		{[]string{"run", "--workload", "pgbench", "--script", shellScript}, shellScript + `:2: \setshell runs a shell command on the client`},
+		{[]string{"run", "--workload", "pgbench", "--script", openIf}, openIf + `:1: \if without a matching \endif`},
+		{[]string{"run", "--workload", "pgbench", "--script", "select-only", "--scale", "0"}, "--scale 0: want 1 to 1000"},
+		{[]string{"run", "--workload", "pgbench", "--script", "select-only", "--dataset", "tpch"}, `--dataset: unknown dataset "tpch"; known: credit`},
+		{[]string{"run", "--workload", "sql"}, "--workload sql needs --script FILE: a file of SQL statements separated by ';'"},
+		{[]string{"run", "--workload", "sql", "--script", metaSQL}, metaSQL + ":2: a meta-command in a SQL file"},
+		{[]string{"run", "--workload", "sql", "--script", goodScript, "--script", goodScript}, "--workload sql runs one file (--script given 2 times)"},
+		{[]string{"run", "--workload", "sql", "--script", goodScript, "--define", "a=1"}, "--define sets variables of pgbench scripts"},
+		{[]string{"run", "--script", goodScript}, "--script is for --workload pgbench or sql, not credit-top1"},
 	}
 	var rows []string
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ import (
 func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Engine, "engine", s.Engine, "database engine: postgres, mariadb or sqlserver (sqlserver: external servers only, with --dsn)")
 	fs.StringVar(&s.DSN, "dsn", s.DSN, "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
-	fs.StringVar(&s.Workload, "workload", s.Workload, "workload to run")
+	fs.StringVar(&s.Workload, "workload", s.Workload, "workload to run: "+strings.Join(workload.Names(), ", ")+"; replay (with --capture); pgbench or sql (your own scripts, with --script)")
 	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
 		func(v string) error { s.Observers = app.SplitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
@@ -59,6 +60,11 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Replay.Mode, "replay-mode", s.Replay.Mode, "with --workload replay: stress (each session's statements as fast as the server answers, in captured order) or sync (at the captured times divided by --replay-speed)")
 	fs.Float64Var(&s.Replay.Speed, "replay-speed", s.Replay.Speed, "with --replay-mode sync: divide the captured times by this factor")
 	fs.IntVar(&s.Replay.Passes, "replay-passes", s.Replay.Passes, "with --workload replay: replay each session this many times, then end the run (fixed work; --duration is then a cap); 0 repeats until --duration ends")
+	fs.Func("script", "with --workload pgbench: a pgbench script `FILE[@WEIGHT]` or a built-in (tpcb-like, simple-update, select-only), repeatable, one chosen per transaction by weight; with --workload sql: a file of SQL statements separated by ';', run in order in a loop"+defaultOf(strings.Join(s.Script.Files, ",")),
+		func(v string) error { s.Script.Files = append(s.Script.Files, v); return nil })
+	fs.Func("define", "with --workload pgbench: set a script variable, `NAME=VALUE` (pgbench -D), repeatable",
+		func(v string) error { s.Script.Defines = append(s.Script.Defines, v); return nil })
+	fs.StringVar(&s.Script.Dataset, "dataset", s.Script.Dataset, "with --workload pgbench or sql: the dataset loaded before the run (pgbench: pgbench -i's tables at --scale; sql: none, the user's own tables on --dsn)")
 	for _, p := range workload.AllParams() {
 		def := p.Default
 		if v, ok := s.Params[p.Name]; ok {
@@ -117,6 +123,7 @@ func (w *waitsValue) Set(v string) error {
 func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, given app.Given, extra ...*flag.FlagSet) (spec.Spec, app.Given, error) {
 	s := base
 	s.Params = cloneParams(base.Params)
+	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	runFlags(fs, &s)
 	fs.Bool("dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/obsbench/obsbench/internal/replay"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -11,9 +12,26 @@ import (
 // replayFlags are the settings that only --workload replay takes.
 var replayFlags = []string{"capture", "replay-mode", "replay-speed", "replay-passes"}
 
-// lookupWorkload finds s's workload: a registered one, or a replay of its
-// capture.
-func lookupWorkload(s spec.Spec, given Given) (workload.Meta, error) {
+// lookupWorkload finds s's workload: a registered one, a replay of its
+// capture, or the user's scripts (with their record).
+func lookupWorkload(s spec.Spec, given Given) (workload.Meta, []result.Script, error) {
+	if err := checkScriptFlags(s, given); err != nil {
+		return workload.Meta{}, nil, err
+	}
+	if s.Workload == "pgbench" || s.Workload == "sql" {
+		for _, name := range replayFlags {
+			if given[name] {
+				return workload.Meta{}, nil, usagef("--%s is for --workload replay, not %s", name, s.Workload)
+			}
+		}
+		return scriptWorkload(s)
+	}
+	wl, err := lookupRegistered(s, given)
+	return wl, nil, err
+}
+
+// lookupRegistered finds a registered workload or a replay.
+func lookupRegistered(s spec.Spec, given Given) (workload.Meta, error) {
 	if s.Workload != "replay" {
 		for _, name := range replayFlags {
 			if given[name] {
@@ -22,7 +40,7 @@ func lookupWorkload(s spec.Spec, given Given) (workload.Meta, error) {
 		}
 		wl, err := workload.Lookup(s.Workload)
 		if err != nil {
-			return wl, usageError{Err: fmt.Errorf("%w, or replay (with --capture)", err)}
+			return wl, usageError{Err: fmt.Errorf("%w; or replay (with --capture), pgbench or sql (with --script)", err)}
 		}
 		return wl, nil
 	}

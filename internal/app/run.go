@@ -75,6 +75,8 @@ type runConfig struct {
 	observers []observer.Observer
 	given     Given
 	resuming  bool // continue the experiment already in Out
+	// scripts are the user's scripts the workload runs, for the record.
+	scripts []result.Script
 }
 
 // Resolve completes s (the defaults that depend on its workload, a seed,
@@ -101,8 +103,11 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if _, err := engine.Lookup(c.Engine); err != nil {
 		return c, usageError{Err: err}
 	}
+	if c.Seed == 0 {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
 	var err error
-	if c.wl, err = lookupWorkload(c.Spec, c.given); err != nil {
+	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given); err != nil {
 		return c, err
 	}
 	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
@@ -122,8 +127,8 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), c.Engine)
 	}
 	scale := max(c.wl.DatasetScale, 1)
-	if c.wl.HasParam("scale") {
-		scale = c.wl.Value("scale")
+	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
+		scale = c.wl.Value("scale") // a dataset of one size: --scale is the workload's own (pgbench's :scale)
 	}
 	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
 		return c, err
@@ -145,9 +150,6 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		}
 	} else {
 		c.Clients = c.wl.DefaultClients
-	}
-	if c.Seed == 0 {
-		c.Seed = uint64(time.Now().UnixNano())
 	}
 	if c.Out == "" {
 		c.Out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
@@ -493,6 +495,7 @@ func environment(ctx context.Context, t engine.Server, c runConfig, command []st
 		Machine:  collect.ThisMachine(),
 		Settings: settings,
 		Standby:  standby,
+		Scripts:  c.scripts,
 	}, nil
 }
 

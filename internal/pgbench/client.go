@@ -212,17 +212,41 @@ func (c *Client) sleep(ctx context.Context, cmd *Command) error {
 	}
 }
 
+// PrepareAll prepares every statement of the client's scripts, as
+// pgbench -M prepared does before a script's first transaction: a
+// statement the server refuses fails the session before the run.
+func (c *Client) PrepareAll(ctx context.Context) error {
+	for _, w := range c.scripts {
+		for i := range w.Script.Commands {
+			if cmd := &w.Script.Commands[i]; cmd.Kind == SQL {
+				if _, err := c.prepare(ctx, cmd); err != nil {
+					return fmt.Errorf("%s:%d: %w", w.Script.Name, cmd.Line, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Client) prepare(ctx context.Context, cmd *Command) (workload.Stmt, error) {
+	if st, ok := c.stmts[cmd]; ok {
+		return st, nil
+	}
+	st, err := c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[cmd] = st
+	return st, nil
+}
+
 func (c *Client) exec(ctx context.Context, cmd *Command) error {
-	st, ok := c.stmts[cmd]
-	if !ok {
-		var err error
-		if st, err = c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text); err != nil {
-			return err
-		}
-		if _, rows := st.(RowStmt); cmd.Gset != nil && !rows {
-			return errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)
-		}
-		c.stmts[cmd] = st
+	st, err := c.prepare(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	if _, rows := st.(RowStmt); cmd.Gset != nil && !rows {
+		return errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)
 	}
 	args := make([]any, len(cmd.Params))
 	for i, p := range cmd.Params {

@@ -158,6 +158,9 @@ func metaCommand(name string, words []string, rest string, line int, fail func(i
 		if len(words) < 3 {
 			return c, fail(line, `missing argument in command "set": \set name expression`)
 		}
+		if !ValidName(words[1]) {
+			return c, fail(line, `invalid variable name: %q (a letter or _, then letters, digits or _)`, words[1])
+		}
 		c.Kind, c.Var = Set, words[1]
 		x, err := ParseExpr(strings.TrimSpace(strings.TrimPrefix(rest, words[1])))
 		if err != nil {

@@ -56,19 +56,13 @@ UPDATE x SET y = 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type cmd struct {
-		Kind   CommandKind
-		Line   int
-		Text   string
-		Params []string
-	}
 	var got []cmd
 	for _, c := range s.Commands {
 		got = append(got, cmd{c.Kind, c.Line, c.Text, c.Params})
 	}
 	want := []cmd{
 		{Set, 2, "", nil}, {Set, 3, "", nil}, {SQL, 5, "BEGIN", nil},
-		{SQL, 6, "SELECT abalance, $1::text, ':aid', \"col:x\"\n  FROM pgbench_accounts -- :nota here\n WHERE aid = $1", []string{"aid"}},
+		{SQL, 6, "SELECT abalance, $1::text, ':aid', \"col:x\"\n  FROM pgbench_accounts -- :nota here\n WHERE aid = $2", []string{"aid", "aid"}},
 		{SQL, 8, "SELECT $1", []string{"big"}},
 		{If, 10, "", nil}, {Sleep, 11, "", nil}, {Elif, 12, "", nil}, {SQL, 13, "SELECT $$a;b$$ /* ; */", nil},
 		{Else, 14, "", nil}, {Sleep, 15, "", nil}, {Endif, 16, "", nil}, {SQL, 17, "END", nil}, {SQL, 18, "UPDATE x SET y = 1", nil},
@@ -109,6 +103,41 @@ func TestScriptErrors(t *testing.T) {
 		_, err := ParseScript("t.sql", script)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v; want an error containing %q", script, err, want)
+		}
+	}
+}
+
+// cmd is what the parse tests compare of a command.
+type cmd struct {
+	Kind   CommandKind
+	Line   int
+	Text   string
+	Params []string
+}
+
+func TestParseSQLFile(t *testing.T) {
+	s, err := ParseSQLFile("q.sql", "-- mine\nSELECT 1;\n\nSELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t;\nUPDATE t SET x = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []cmd
+	for _, c := range s.Commands {
+		got = append(got, cmd{c.Kind, c.Line, c.Text, c.Params})
+	}
+	want := []cmd{
+		{SQL, 2, "-- mine\nSELECT 1", nil},
+		{SQL, 4, "SELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t", nil},
+		{SQL, 6, "UPDATE t SET x = 1", nil},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("commands:\n%#v\nwant\n%#v", got, want)
+	}
+	for _, bad := range []struct{ text, want string }{
+		{"SELECT 1;\n\\set x 1\n", "q.sql:2: a meta-command in a SQL file"},
+		{"-- nothing\n", "q.sql:1: no SQL statement in the file"},
+	} {
+		if _, err := ParseSQLFile("q.sql", bad.text); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
+			t.Errorf("ParseSQLFile(%q) = %v; want %q", bad.text, err, bad.want)
 		}
 	}
 }

@@ -130,9 +130,11 @@ func blank(s string) bool {
 	return true
 }
 
-// placeholders replaces each :variable of a statement by $1, $2, ... (the
-// same variable by the same number), as pgbench -M prepared does, outside
-// quotes and comments; "::" (a cast) is left alone.
+// placeholders replaces each :variable of a statement by $1, $2, ..., a
+// number per occurrence (a variable used twice is sent twice), as pgbench
+// -M prepared does (parseQuery): parameters numbered in order translate to
+// MariaDB's positional ?. Unlike pgbench, quotes and comments are left
+// alone; "::" (a cast) is too.
 func placeholders(stmt string) (string, []string) {
 	var b strings.Builder
 	var params []string
@@ -162,25 +164,12 @@ func placeholders(stmt string) (string, []string) {
 				j++
 			}
 			name := stmt[i+1 : j]
-			n := indexOf(params, name)
-			if n < 0 {
-				params = append(params, name)
-				n = len(params) - 1
-			}
-			b.WriteString("$" + strconv.Itoa(n+1))
+			params = append(params, name)
+			b.WriteString("$" + strconv.Itoa(len(params)))
 			i = j - 1
 			continue
 		}
 		b.WriteByte(c)
 	}
 	return b.String(), params
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }

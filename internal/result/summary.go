@@ -51,6 +51,18 @@ type Environment struct {
 	// Standby describes the managed standby the primary had ("sync",
 	// "async", with the delay added to its link), "" for none.
 	Standby string `json:"standby,omitempty"`
+	// Scripts are the user's scripts the workload ran (--workload pgbench
+	// or sql), each with its checksum and weight.
+	Scripts []Script `json:"scripts,omitempty"`
+}
+
+// Script is one script a workload ran: a file (its path as given) or a
+// built-in ("builtin:tpcb-like"), the SHA-256 of its text, and its weight
+// among the scripts.
+type Script struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Weight int    `json:"weight"`
 }
 
 // ConditionSummary aggregates the runs of one condition.

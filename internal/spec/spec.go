@@ -30,6 +30,8 @@ type Spec struct {
 	// Params are the workload parameters set, by name.
 	Params map[string]int `json:"params,omitempty"`
 	Replay Replay         `json:"replay"`
+	// Script is what --workload pgbench and --workload sql run.
+	Script Script `json:"script"`
 
 	// Observers are compared with the baseline; none: the catalog's
 	// default set. ObserverFile adds observers to the catalog.
@@ -81,6 +83,18 @@ type Replay struct {
 	Mode    string  `json:"mode"`
 	Speed   float64 `json:"speed"`
 	Passes  int     `json:"passes,omitempty"`
+}
+
+// Script says what --workload pgbench and --workload sql run.
+type Script struct {
+	// Files are the --script values: a file or (pgbench) a built-in
+	// script's name, each with an optional @weight.
+	Files []string `json:"files,omitempty"`
+	// Defines are --define NAME=VALUE variables (pgbench -D).
+	Defines []string `json:"defines,omitempty"`
+	// Dataset is the dataset the scripts read (pgbench: pgbench -i's
+	// tables; sql: none, the user's own).
+	Dataset string `json:"dataset,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

@@ -123,7 +123,7 @@ func init() {
 		EngineSetup:    dssSetup,
 		DefaultClients: 8,
 		Params: []Param{
-			{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dss dataset scale (rows x scale)"},
+			{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"},
 			{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
 				Usage: "dss-mix: each session runs this many blocks of 101 statements (every query as often as its weight; the same statements in each session, in its own order), then the run ends (fixed work; --duration is then a cap); 0 draws until --duration ends"},
 		},

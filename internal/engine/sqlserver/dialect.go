@@ -10,9 +10,10 @@ import (
 // forms T-SQL spells differently are rewritten here; a workload whose SQL
 // needs more (functions, EXTRACT) is marked as not running on sqlserver.
 var (
-	paramRE  = regexp.MustCompile(`\$([0-9]+)`)
-	limitRE  = regexp.MustCompile(`(?is)^\s*SELECT\s+(.*?)\s+LIMIT\s+([0-9]+)(\s*/\*.*\*/)?\s*$`)
-	createRE = regexp.MustCompile(`(?is)^\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+([A-Za-z0-9_]+)\s*(\(.*)$`)
+	paramRE          = regexp.MustCompile(`\$([0-9]+)`)
+	limitRE          = regexp.MustCompile(`(?is)^\s*SELECT\s+(.*?)\s+LIMIT\s+([0-9]+)(\s*/\*.*\*/)?\s*$`)
+	leadingCommentRE = regexp.MustCompile(`^\s*/\*.*?\*/\s*`)
+	createRE         = regexp.MustCompile(`(?is)^\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+([A-Za-z0-9_]+)\s*(\(.*)$`)
 )
 
 // Translate rewrites one statement of a workload in T-SQL:
@@ -20,12 +21,19 @@ var (
 //   - SELECT ... LIMIT n becomes SELECT TOP (n) ...;
 //   - CREATE TABLE IF NOT EXISTS t (...) becomes
 //     IF OBJECT_ID(N't', N'U') IS NULL CREATE TABLE t (...);
-//   - BEGIN and COMMIT become BEGIN TRANSACTION and COMMIT TRANSACTION.
+//   - BEGIN becomes BEGIN TRANSACTION; COMMIT and END (PostgreSQL's
+//     synonym) become COMMIT TRANSACTION.
+//
+// A leading comment (a user's script's tag, /* obsbench-pgbench */) is
+// kept in front of the translated statement.
 func Translate(sql string) string {
+	if m := leadingCommentRE.FindString(sql); m != "" {
+		return m + Translate(sql[len(m):])
+	}
 	switch strings.ToUpper(strings.TrimSpace(sql)) {
 	case "BEGIN":
 		return "BEGIN TRANSACTION"
-	case "COMMIT":
+	case "COMMIT", "END": // END is PostgreSQL's COMMIT (pgbench's built-in scripts)
 		return "COMMIT TRANSACTION"
 	}
 	if m := createRE.FindStringSubmatch(sql); m != nil {

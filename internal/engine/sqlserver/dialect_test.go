@@ -19,6 +19,10 @@ func TestTranslate(t *testing.T) {
 		{"BEGIN", "BEGIN TRANSACTION"},
 		{" commit ", "COMMIT TRANSACTION"},
 		{"INSERT INTO t (v) VALUES ($10)", "INSERT INTO t (v) VALUES (@p10)"},
+		{"/* obsbench-pgbench */ BEGIN", "/* obsbench-pgbench */ BEGIN TRANSACTION"},
+		{"/* obsbench-pgbench */ END", "/* obsbench-pgbench */ COMMIT TRANSACTION"},
+		{"/* obsbench-pgbench */ SELECT abalance FROM pgbench_accounts WHERE aid = $1 LIMIT 1", "/* obsbench-pgbench */ SELECT TOP (1) abalance FROM pgbench_accounts WHERE aid = @p1"},
+		{"/* a */ /* b */ CREATE TABLE IF NOT EXISTS h (a int)", "/* a */ /* b */ IF OBJECT_ID(N'h', N'U') IS NULL CREATE TABLE h (a int)"},
 	}
 	for _, tt := range tests {
 		if got := Translate(tt.in); got != tt.want {
