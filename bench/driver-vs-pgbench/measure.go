@@ -127,7 +127,7 @@ func (b *bench) runPgbench(ctx context.Context, d time.Duration, s *sample) erro
 		"-c", strconv.Itoa(b.clients), "-j", strconv.Itoa(min(2, b.clients)),
 		"-T", strconv.Itoa(int(d/time.Second)), "-h", b.pg.SocketDir(),
 		"-p", strconv.Itoa(b.pg.Port()), "-U", "postgres", database)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+b.pg.PassFile()) // the managed server's password
 	// Its own process group: Ctrl-C reaches this program, which cancels ctx.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer

@@ -67,6 +67,27 @@ func checkScriptRun(t *testing.T, s result.Summary, observer string, weights map
 		if c.Throughput.Median <= 0 {
 			t.Errorf("%s: no statements ran", c.Name)
 		}
+		// Every script's statements have their own latency, named by
+		// file and line; their counts add up to the statements measured.
+		var n int64
+		files := map[string]bool{}
+		for _, st := range c.Statements {
+			n += st.Count
+			if st.Count > 0 && st.MeanMS <= 0 {
+				t.Errorf("%s: statement %q ran %d times in %v ms", c.Name, st.Statement, st.Count, st.MeanMS)
+			}
+			where, _, _ := strings.Cut(st.Statement, " ") // file:line
+			files[where[:strings.LastIndexByte(where, ':')]] = true
+		}
+		measured := c.Throughput.Median * c.RunSeconds * float64(len(c.Throughput.Runs))
+		if float64(n) < 0.5*measured || float64(n) > 1.5*measured {
+			t.Errorf("%s: per-statement counts add up to %d; want about the %.0f statements measured", c.Name, n, measured)
+		}
+		for name := range weights {
+			if !files[name] {
+				t.Errorf("%s: no statement of %s in %+v", c.Name, name, c.Statements)
+			}
+		}
 	}
 	ev := s.Conditions[1].Events
 	if ev == nil || ev.Executed == 0 || ev.Recorded != ev.Executed {
@@ -82,7 +103,7 @@ func TestPgbenchScriptsEndToEnd(t *testing.T) {
 	s, stdout := runScripts(t, "log-statements-file", "--workload", "pgbench", "--script", "tpcb-like@1",
 		"--script", transferScript+"@2", "--script", reportScript+"@1", "--define", "lim=1000", "--scale", "2")
 	checkScriptRun(t, s, "log-statements-file", map[string]int{"builtin:tpcb-like": 1, "transfer.sql": 2, "report.sql": 1})
-	if s.Workload != "pgbench" || !strings.Contains(stdout, "workload pgbench") {
+	if s.Workload != "pgbench" || !strings.Contains(stdout, "workload pgbench") || !strings.Contains(stdout, "latency per statement") {
 		t.Errorf("workload %q; stdout:\n%s", s.Workload, stdout)
 	}
 }

@@ -219,6 +219,7 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		}
 		p50 = append(p50, r.Driver.Latency.P50)
 		p99 = append(p99, r.Driver.Latency.P99)
+		cs.Statements = poolStatements(cs.Statements, r.Driver.Statements)
 		drv = append(drv, r.Usage.Driver.Pct)
 		if n := float64(r.Driver.Measured); n > 0 {
 			drvPer = append(drvPer, 1e6*r.Usage.Driver.Seconds/n)
@@ -303,4 +304,22 @@ func addCount(sum **int64, run *int64) {
 		n += **sum
 	}
 	*sum = &n
+}
+
+// poolStatements adds one run's per-statement latencies to those of the
+// runs before: counts add up, means are weighted by them.
+func poolStatements(pool, run []result.StatementLatency) []result.StatementLatency {
+	for _, st := range run {
+		i := slices.IndexFunc(pool, func(p result.StatementLatency) bool { return p.Statement == st.Statement })
+		if i < 0 {
+			pool = append(pool, result.StatementLatency{Statement: st.Statement})
+			i = len(pool) - 1
+		}
+		p := &pool[i]
+		if n := p.Count + st.Count; n > 0 {
+			p.MeanMS = (p.MeanMS*float64(p.Count) + st.MeanMS*float64(st.Count)) / float64(n)
+		}
+		p.Count += st.Count
+	}
+	return pool
 }

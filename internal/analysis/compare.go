@@ -223,6 +223,7 @@ func onPhases(cs *result.ConditionSummary, runs []result.Run) {
 	cs.Throughput.Runs = cs.Throughput.Runs[:0]
 	var onCPU, offCPU, srvPct, drvPct, offTput []float64
 	var on50, on99, off50, off99 []float64
+	var onStmts []result.StatementLatency
 	latencyByPhase := true
 	for _, r := range runs {
 		if r.Error != "" {
@@ -255,6 +256,7 @@ func onPhases(cs *result.ConditionSummary, runs []result.Run) {
 				offCPU = append(offCPU, 1e6*off.srv/off.stmts)
 			}
 		}
+		onStmts = poolStatements(onStmts, r.Driver.StatementsBy["on"])
 		lOn, okOn := r.Driver.LatencyBy["on"]
 		lOff, okOff := r.Driver.LatencyBy["off"]
 		if !okOn || !okOff {
@@ -266,6 +268,7 @@ func onPhases(cs *result.ConditionSummary, runs []result.Run) {
 	}
 	cs.Throughput.Median = median(cs.Throughput.Runs)
 	cs.Window = result.WindowOnPhases
+	cs.Statements = onStmts
 	if len(onCPU) > 0 && cs.CPU.ServerUSPerStmt != nil {
 		v := median(onCPU)
 		cs.CPU.ServerUSPerStmt = &v

@@ -185,7 +185,42 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		// statements are counted in.
 		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
 	}
-	return collate(cfg, window, workers, names)
+	r, err := collate(cfg, window, workers, names)
+	if n, ok := w.(workload.StatementNamer); ok && err == nil {
+		r.Statements, r.StatementsBy = statementLatencies(workers, names, n.StatementNames())
+	}
+	return r, err
+}
+
+// statementLatencies sums each statement's latency over the sessions: over
+// the window, and over the seconds of each label.
+func statementLatencies(workers []*worker, labels, stmts []string) ([]result.StatementLatency, map[string][]result.StatementLatency) {
+	sum := func(k int) []result.StatementLatency {
+		var out []result.StatementLatency
+		for i, name := range stmts {
+			var t stmtSum
+			for _, wk := range workers {
+				if k < len(wk.stmts) && i < len(wk.stmts[k]) {
+					t.n += wk.stmts[k][i].n
+					t.us += wk.stmts[k][i].us
+				}
+			}
+			l := result.StatementLatency{Statement: name, Count: t.n}
+			if t.n > 0 {
+				l.MeanMS = float64(t.us) / float64(t.n) / 1000
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	var by map[string][]result.StatementLatency
+	for k, name := range labels {
+		if by == nil {
+			by = map[string][]result.StatementLatency{}
+		}
+		by[name] = sum(k + 1)
+	}
+	return sum(0), by
 }
 
 // labelIndex numbers the distinct labels of the window's seconds: label[i]
@@ -220,6 +255,29 @@ type worker struct {
 	samples   []string // distinct statement errors, at most maxErrorSamples
 	labels    []int    // each second's label, -1 for none (Config.Labels)
 	labelHist []*hdrhistogram.Histogram
+	// stmts[0] sums each statement's latency over the window, stmts[k+1]
+	// over the seconds of label k.
+	stmts [][]stmtSum
+}
+
+// stmtSum is the completions of one statement and their total latency.
+type stmtSum struct{ n, us int64 }
+
+func (wk *worker) recordStatement(stmt, label int, us int64) {
+	if wk.stmts == nil {
+		wk.stmts = make([][]stmtSum, 1+len(wk.labelHist))
+	}
+	add := func(k int) {
+		for len(wk.stmts[k]) <= stmt {
+			wk.stmts[k] = append(wk.stmts[k], stmtSum{})
+		}
+		wk.stmts[k][stmt].n++
+		wk.stmts[k][stmt].us += us
+	}
+	add(0)
+	if label >= 0 {
+		add(label + 1)
+	}
 }
 
 // tolerate counts err if it is a statement error the workload goes on
@@ -237,13 +295,14 @@ func (wk *worker) tolerate(err error) bool {
 }
 
 func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, start time.Time, warmup, dur time.Duration, live *atomic.Int64) {
-	// began is when the statement was sent: a workload that waits before
-	// sending (a replay keeping the captured timing) moves it with
-	// workload.Started, so that the wait is not latency.
-	var began time.Time
-	ctx = workload.WithStartClock(ctx, &began)
-	for !stop.Load() {
-		began = time.Now()
+	// clk.Began is when the statement was sent: a workload that waits
+	// before sending (a replay keeping the captured timing) moves it with
+	// workload.Started, so that the wait is not latency. A session inside
+	// a unit of work (clk.Unfinished) runs on past the stop to its end.
+	var clk workload.Clock
+	ctx = workload.WithClock(ctx, &clk)
+	for !stop.Load() || clk.Unfinished {
+		clk.Began, clk.Statement, clk.Unfinished = time.Now(), -1, false
 		err := op(ctx)
 		if errors.Is(err, workload.ErrDone) {
 			wk.done = true
@@ -266,12 +325,16 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		}
 		sec := since / time.Second
 		wk.perSecond[sec]++
-		us := min(max(end.Sub(began).Microseconds(), minLatencyMicros), maxLatencyMicros)
+		us := min(max(end.Sub(clk.Began).Microseconds(), minLatencyMicros), maxLatencyMicros)
 		wk.hist.RecordValue(us)
+		label := -1
 		if wk.labels != nil {
-			if k := wk.labels[sec]; k >= 0 {
-				wk.labelHist[k].RecordValue(us)
+			if label = wk.labels[sec]; label >= 0 {
+				wk.labelHist[label].RecordValue(us)
 			}
+		}
+		if clk.Statement >= 0 {
+			wk.recordStatement(clk.Statement, label, us)
 		}
 	}
 }

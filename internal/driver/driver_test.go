@@ -254,3 +254,56 @@ type nopSession struct{}
 
 func (nopSession) Prepare(ctx context.Context, sql string) (workload.Stmt, error) { return nil, nil }
 func (nopSession) Close(ctx context.Context) error                                { return nil }
+
+// A session inside a unit of work (a transaction that holds a lock the
+// other sessions wait for) is run on past the window to its end: a
+// session stopped inside it would keep the lock, and the others, waiting,
+// would never finish their statement. Each statement's latency is kept
+// apart, and the counts add up to the run's. No server: the driver's own
+// logic.
+func TestUnfinishedWorkRunsToItsEnd(t *testing.T) {
+	lock := make(chan struct{}, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func(ctx context.Context) (driver.Session, error) { return nopSession{}, nil }
+	res, err := driver.Run(ctx, driver.Config{Clients: 3, Duration: time.Second}, dial, lockStep{lock})
+	if err != nil {
+		t.Fatalf("Run: %v (a session stopped holding the lock?)", err)
+	}
+	if len(lock) != 0 {
+		t.Error("the run ended with the lock held")
+	}
+	if len(res.Statements) != 2 || res.Statements[0].Statement != "take" || res.Statements[1].Statement != "release" {
+		t.Fatalf("Statements = %+v; want take and release", res.Statements)
+	}
+	take, release := res.Statements[0], res.Statements[1]
+	if take.Count+release.Count != res.Measured || take.Count == 0 || release.MeanMS < 0.9 {
+		t.Errorf("take %+v + release %+v; want them to add up to %d measured, release about 1 ms", take, release, res.Measured)
+	}
+}
+
+// lockStep's sessions take a lock in one statement and release it in the
+// next, 1 ms later.
+type lockStep struct{ lock chan struct{} }
+
+func (lockStep) StatementNames() []string { return []string{"take", "release"} }
+
+func (w lockStep) Worker(ctx context.Context, conn workload.Conn, session int) (workload.Op, error) {
+	held := false
+	return func(ctx context.Context) error {
+		clk := workload.Clocked(ctx)
+		if !held {
+			select {
+			case w.lock <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			held, clk.Statement, clk.Unfinished = true, 0, true
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+		<-w.lock
+		held, clk.Statement = false, 1
+		return nil
+	}, nil
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/workload"
@@ -38,6 +40,35 @@ type Client struct {
 	cur  *Script
 	pc   int
 	cond []ifState
+
+	// ids number the statements of every script (StatementNames' order).
+	ids map[*Command]int
+	// failing counts statement errors in a row; rollback ends the
+	// transaction a failed statement leaves open.
+	failing  int
+	rollback workload.Stmt
+}
+
+// maxConsecutiveErrors ends a session whose statements all fail: its
+// connection is gone, or the scripts do not fit the server.
+const maxConsecutiveErrors = 100
+
+// StatementNames names every SQL command of scripts, in order: the
+// script's base name, the line, and the start of the statement.
+func StatementNames(scripts []Weighted) []string {
+	var names []string
+	for _, w := range scripts {
+		for _, cmd := range w.Script.Commands {
+			if cmd.Kind == SQL {
+				text := strings.Join(strings.Fields(cmd.Text), " ")
+				if len(text) > 60 {
+					text = text[:57] + "..."
+				}
+				names = append(names, fmt.Sprintf("%s:%d %s", filepath.Base(w.Script.Name), cmd.Line, text))
+			}
+		}
+	}
+	return names
 }
 
 // ifState is the state of one \if ... \endif (pgbench's ifstate).
@@ -68,6 +99,14 @@ func NewClient(conn workload.Conn, scripts []Weighted, vars map[string]string, i
 		c.env.Vars[k] = v
 	}
 	c.env.Vars["client_id"] = strconv.Itoa(id)
+	c.ids = map[*Command]int{}
+	for _, w := range scripts {
+		for i := range w.Script.Commands {
+			if cmd := &w.Script.Commands[i]; cmd.Kind == SQL {
+				c.ids[cmd] = len(c.ids)
+			}
+		}
+	}
 	for _, w := range scripts {
 		if w.Weight < 0 {
 			return nil, fmt.Errorf("%s: weight %d: a weight is 0 or more", w.Script.Name, w.Weight)
@@ -88,6 +127,11 @@ func (c *Client) Op(ctx context.Context) error {
 	sqlless := 0 // scripts begun since the last statement: one without SQL would loop
 	for {
 		if c.cur == nil {
+			select {
+			case <-workload.Stopping(ctx):
+				return workload.ErrDone // the run ended: no new transaction
+			default:
+			}
 			if sqlless > 2*len(c.scripts)+10 {
 				return errors.New("the scripts run no SQL command: nothing to measure")
 			}
@@ -105,12 +149,47 @@ func (c *Client) Op(ctx context.Context) error {
 		c.pc++
 		ran, err := c.step(ctx, cmd)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", c.cur.Name, cmd.Line, err)
+			err = fmt.Errorf("%s:%d: %w", c.cur.Name, cmd.Line, err)
+			if !ran {
+				return err // a meta-command's error: the script is wrong
+			}
+			return c.failed(ctx, cmd, err)
 		}
 		if ran {
+			c.failing = 0
+			if clk := workload.Clocked(ctx); clk != nil {
+				clk.Statement, clk.Unfinished = c.ids[cmd], c.pc < len(c.cur.Commands)
+			}
 			return nil
 		}
 	}
+}
+
+// failed ends the transaction in which a statement failed (a deadlock, a
+// constraint the script breaks): the server's error is counted by the
+// driver, the transaction is rolled back, and the session goes on with a
+// new one, as pgbench's clients go on after a failed transaction when
+// retries are off. The ROLLBACK carries no tag: it is not the workload's.
+func (c *Client) failed(ctx context.Context, cmd *Command, err error) error {
+	c.failing++
+	if c.failing >= maxConsecutiveErrors || ctx.Err() != nil {
+		return err
+	}
+	c.cur = nil
+	if c.rollback == nil {
+		st, perr := c.conn.Prepare(ctx, "ROLLBACK")
+		if perr != nil {
+			return errors.Join(err, perr)
+		}
+		c.rollback = st
+	}
+	if rerr := c.rollback.Exec(ctx); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	if clk := workload.Clocked(ctx); clk != nil {
+		clk.Statement = c.ids[cmd]
+	}
+	return &workload.StatementError{Err: err}
 }
 
 // begin chooses the next transaction's script by weight.

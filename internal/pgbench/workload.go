@@ -160,3 +160,7 @@ func ValidName(name string) bool {
 	}
 	return true
 }
+
+// StatementNames names the statements of the run's scripts: the driver
+// keeps each one's latency (pgbench -r).
+func (w *scripts) StatementNames() []string { return StatementNames(w.list) }

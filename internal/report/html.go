@@ -71,6 +71,7 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	chart.Series = seriesOf(s, runs)
 	page.Series = chart.Series
 	page.Counters = counterTable(s)
+	page.Statements = statementMatrix(s)
 	b, err := json.Marshal(chart)
 	if err != nil {
 		return err
@@ -86,6 +87,7 @@ type htmlPage struct {
 	Events     []eventView
 	Waits      []waitRow
 	Counters   counterView
+	Statements counterView
 	Data       template.JS
 	UPlotJS    template.JS
 	UPlotCSS   template.CSS

@@ -61,6 +61,9 @@ func Text(w io.Writer, s result.Summary) error {
 	}
 	Waits(w, s)
 	Counters(w, s)
+	if err := Statements(w, s); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	for _, c := range s.Conditions {
 		if c.Method != "" {

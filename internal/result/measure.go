@@ -39,6 +39,19 @@ type DriverResult struct {
 	// the first few distinct messages.
 	Errors       int64    `json:"errors,omitempty"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
+	// Statements is the latency of each statement of a workload that
+	// names them (a user's scripts), over the window, as pgbench -r
+	// reports it; StatementsBy the same over the seconds of each label.
+	Statements   []StatementLatency            `json:"statements,omitempty"`
+	StatementsBy map[string][]StatementLatency `json:"statements_by_label,omitempty"`
+}
+
+// StatementLatency is how many times one statement completed in a window
+// and their mean latency.
+type StatementLatency struct {
+	Statement string  `json:"statement"`
+	Count     int64   `json:"count"`
+	MeanMS    float64 `json:"mean_ms"`
 }
 
 // CPUSecond is the CPU spent in one second of the measured window, in seconds

@@ -111,6 +111,10 @@ type ConditionSummary struct {
 	// the workload went on from (a replay's); ErrorSamples are a few.
 	StatementErrors int64    `json:"statement_errors,omitempty"`
 	ErrorSamples    []string `json:"error_samples,omitempty"`
+	// Statements is each statement's latency over the condition's window
+	// (its runs, or its on phases), pooled over the runs: for workloads
+	// that name their statements (a user's scripts), as pgbench -r.
+	Statements []StatementLatency `json:"statements,omitempty"`
 	// Transients are runs whose throughput changed level mid-run (an
 	// observer heavy at first that then stopped costing).
 	Transients []Transient `json:"transients,omitempty"`

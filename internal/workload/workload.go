@@ -37,20 +37,46 @@ type Stmt interface {
 // statement counts as executed and the driver counts the error.
 type Op func(ctx context.Context) error
 
-type startClockKey struct{}
+type clockKey struct{}
 
-// WithStartClock returns ctx carrying the time at which the driver counts
-// an Op's statement as sent.
-func WithStartClock(ctx context.Context, began *time.Time) context.Context {
-	return context.WithValue(ctx, startClockKey{}, began)
+// Clock is what an Op tells the driver about the statement it ran,
+// through its context (one lookup per Op: Clocked).
+type Clock struct {
+	// Began is when the statement was sent (workload.Started).
+	Began time.Time
+	// Statement numbers the statement among the workload's
+	// (StatementNames), -1 for none: its latency is also kept apart.
+	Statement int
+	// Unfinished says that the session is inside a unit of work (a
+	// script's transaction) that the next Op continues: when the run
+	// ends, the driver calls the Op until it is finished, so that no
+	// session stops holding locks another session waits for.
+	Unfinished bool
+}
+
+// WithClock returns ctx carrying the clock the driver reads after each Op.
+func WithClock(ctx context.Context, c *Clock) context.Context {
+	return context.WithValue(ctx, clockKey{}, c)
+}
+
+// Clocked is the driver's clock in ctx; nil outside a run.
+func Clocked(ctx context.Context) *Clock {
+	c, _ := ctx.Value(clockKey{}).(*Clock)
+	return c
 }
 
 // Started tells the driver that the Op's statement is being sent now:
 // what the Op did before (waiting for its scheduled time) is not latency.
 func Started(ctx context.Context) {
-	if p, ok := ctx.Value(startClockKey{}).(*time.Time); ok {
-		*p = time.Now()
+	if c := Clocked(ctx); c != nil {
+		c.Began = time.Now()
 	}
+}
+
+// StatementNamer is a Workload whose Ops say which of its statements
+// each ran (Clock.Statement): the driver keeps the latency of each.
+type StatementNamer interface {
+	StatementNames() []string
 }
 
 type stoppingKey struct{}

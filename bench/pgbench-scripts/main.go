@@ -1,0 +1,279 @@
+// Command pgbench-scripts compares obsbench's pgbench workload with
+// pgbench itself on the same built-in script: one managed PostgreSQL with
+// pgbench -i's tables at a scale, the same clients, both tools prepared,
+// run alternately in a seeded random order for several rounds. It writes
+// a markdown report and prints it. See README.md.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/stats"
+)
+
+const database = "obsbench"
+
+// goal: obsbench's transactions/s ÷ pgbench's, at least (issue: user's
+// own workload).
+const goal = 0.95
+
+type config struct {
+	rounds, clients, scale int
+	procs                  int // obsbench driver threads
+	script                 string
+	duration, warmup       time.Duration
+	out                    string
+	seed                   uint64
+	command, version       string
+}
+
+// sample is one measured run of one tool.
+type sample struct {
+	tool            string
+	round, position int
+	tps             float64
+	clientUS        float64 // client CPU per transaction, µs
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs both tools once, in a seeded random order")
+	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: pgbench -T)")
+	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
+	flag.IntVar(&c.clients, "clients", 4, "client sessions of both tools")
+	flag.IntVar(&c.scale, "scale", 4, "pgbench -i scale (and :scale)")
+	flag.IntVar(&c.procs, "driver-threads", max(1, runtime.NumCPU()/8), "OS threads of the obsbench driver, as obsbench run --driver-threads (its default)")
+	flag.StringVar(&c.script, "script", "tpcb-like", "built-in script both tools run")
+	flag.StringVar(&c.out, "out", "bench/pgbench-scripts/RESULT.md", "markdown report to write")
+	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order and obsbench's clients (default: from the clock)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (obsbench's driver and clients) to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	switch {
+	case c.rounds < 1 || c.clients < 1 || c.scale < 1:
+		fail(fmt.Errorf("-rounds, -clients and -scale must be at least 1"))
+	case c.duration < time.Second || c.duration%time.Second != 0 || c.warmup%time.Second != 0:
+		fail(fmt.Errorf("-duration and -warmup: want whole seconds, -duration at least 1s"))
+	}
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	c.command = strings.Join(append([]string{"go run ./bench/pgbench-scripts"}, os.Args[1:]...), " ")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		stop()
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "pgbench-scripts:", err)
+	os.Exit(1)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pgbench-scripts: "+format+"\n", args...)
+}
+
+// run sets up the server, runs the rounds and writes the report; the
+// server is stopped on every return, Ctrl-C included.
+func run(ctx context.Context, c config) error {
+	script, err := pgbench.Builtin(c.script)
+	if err != nil {
+		return err
+	}
+	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed}).
+		WithParams(map[string]int{"scale": c.scale})
+	if err != nil {
+		return err
+	}
+	ds, err := dataset.Scaled("pgbench", c.scale)
+	if err != nil {
+		return err
+	}
+	bin, err := server.FindPostgresBin()
+	if err != nil {
+		return err
+	}
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := pg.Stop(); err != nil {
+			logf("stopping the managed server: %v", err)
+		}
+	}()
+	dsn := pg.DSN(database)
+	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
+		return err
+	}
+	srv := postgres.New(dsn, postgres.Options{Restart: pg.Restart})
+	logf("loading pgbench -i's tables at scale %d", c.scale)
+	if err := srv.Load(ctx, ds); err != nil {
+		return err
+	}
+	if err := srv.Setup(ctx, meta.SetupFor("postgres")); err != nil {
+		return err
+	}
+	if c.version, err = srv.Version(ctx); err != nil {
+		return err
+	}
+	perTxn := 0 // statements per transaction: obsbench counts statements
+	for _, cmd := range script.Commands {
+		if cmd.Kind == pgbench.SQL {
+			perTxn++
+		}
+	}
+	pgbenchArgs := []string{"-n", "-M", "prepared", "-b", c.script, "-c", strconv.Itoa(c.clients),
+		"-j", strconv.Itoa(min(2, c.clients)), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
+	tools := map[string]func(time.Duration) (sample, error){
+		"obsbench": func(d time.Duration) (sample, error) {
+			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
+			t0 := selfCPU()
+			res, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: d, Procs: c.procs}, dial, meta.New())
+			cpu := selfCPU() - t0
+			if err != nil {
+				return sample{}, err
+			}
+			txns := float64(res.Measured) / float64(perTxn)
+			return sample{tps: txns / d.Seconds(), clientUS: 1e6 * cpu.Seconds() * float64(perTxn) / float64(res.Executed)}, nil
+		},
+		"pgbench": func(d time.Duration) (sample, error) {
+			return runPgbench(ctx, filepath.Join(bin, "pgbench"), pg.PassFile(), append(pgbenchArgs, "-T", strconv.Itoa(int(d/time.Second))))
+		},
+	}
+	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
+	var samples []sample
+	for round := 1; round <= c.rounds; round++ {
+		order := []string{"obsbench", "pgbench"}
+		rand.New(rand.NewPCG(c.seed, uint64(round))).Shuffle(2, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for pos, tool := range order {
+			if c.warmup > 0 {
+				if _, err := tools[tool](c.warmup); err != nil {
+					return fmt.Errorf("round %d, %s warm-up: %w", round, tool, err)
+				}
+			}
+			s, err := tools[tool](c.duration)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", round, tool, err)
+			}
+			s.tool, s.round, s.position = tool, round, pos+1
+			samples = append(samples, s)
+			logf("round %d/%d %-8s %8.0f tps  client %6.1f µs/txn", round, c.rounds, tool, s.tps, s.clientUS)
+		}
+	}
+	return writeReport(c, perTxn, samples)
+}
+
+var reTPS = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+
+// runPgbench runs pgbench with args and reads its tps (without the
+// connection time: transactions ÷ the time its clients ran).
+func runPgbench(ctx context.Context, bin, passFile string, args []string) (sample, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+passFile) // the managed server's password
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}              // Ctrl-C reaches this program, which cancels ctx
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
+	}
+	m := reTPS.FindSubmatch(out.Bytes())
+	txns := regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)`).FindSubmatch(out.Bytes())
+	if m == nil || txns == nil {
+		return sample{}, fmt.Errorf("cannot parse pgbench output:\n%s", out.String())
+	}
+	tps, _ := strconv.ParseFloat(string(m[1]), 64)
+	n, _ := strconv.ParseFloat(string(txns[1]), 64)
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return sample{tps: tps, clientUS: 1e6 * cpu / n}, nil
+}
+
+// selfCPU is this process's user and system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func writeReport(c config, perTxn int, samples []sample) error {
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	p("# obsbench's pgbench workload vs pgbench\n")
+	p("- command: `%s`", c.command)
+	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
+	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- server: managed PostgreSQL %s; pgbench -i's tables at scale %d; built-in script %s (%d statements per transaction)", c.version, c.scale, c.script, perTxn)
+	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, min(2, c.clients))
+	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)
+	p("transactions/s: obsbench, statements completed in the window ÷ %d ÷ duration; pgbench, its `tps` without the connection time.", perTxn)
+	p("client CPU µs/transaction: the tool's own CPU over the measured run ÷ its transactions.\n")
+	p("| round | # | tool | transactions/s | client CPU µs/txn |")
+	p("|---:|---:|---|---:|---:|")
+	for _, s := range samples {
+		p("| %d | %d | %s | %.0f | %.1f |", s.round, s.position, s.tool, s.tps, s.clientUS)
+	}
+	med := map[string][2]float64{}
+	p("\n| tool | median transactions/s | min–max | median client CPU µs/txn |")
+	p("|---|---:|---|---:|")
+	for _, tool := range []string{"obsbench", "pgbench"} {
+		var tps, cpu []float64
+		for _, s := range samples {
+			if s.tool == tool {
+				tps, cpu = append(tps, s.tps), append(cpu, s.clientUS)
+			}
+		}
+		lo, hi := slices.Min(tps), slices.Max(tps)
+		med[tool] = [2]float64{stats.Median(tps), stats.Median(cpu)}
+		p("| %s | %.0f | %.0f–%.0f | %.1f |", tool, med[tool][0], lo, hi, med[tool][1])
+	}
+	ratio := med["obsbench"][0] / med["pgbench"][0]
+	verdict := "PASS"
+	if ratio < goal {
+		verdict = "FAIL"
+	}
+	p("\n**obsbench transactions/s ÷ pgbench transactions/s = %.3f** (goal ≥ %.2f: %s); client CPU per transaction ratio %.2f.", ratio, goal, verdict, med["obsbench"][1]/med["pgbench"][1])
+	if c.rounds < 3 {
+		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
+	}
+	fmt.Print(w.String())
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(c.out, []byte(w.String()), 0o644)
+}

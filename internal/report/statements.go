@@ -1,0 +1,57 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// Statements prints each statement's mean latency per condition, as
+// pgbench -r does for one run: the statements of a user's scripts, each
+// over its condition's window (runs, or on phases), pooled over runs.
+// Nothing for workloads that do not name their statements.
+func Statements(w io.Writer, s result.Summary) error {
+	m := statementMatrix(s)
+	if len(m.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nlatency per statement (mean ms over each condition's window, as pgbench -r; count in brackets):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  statement\t"+strings.Join(m.Names, "\t")+"\t")
+	for _, r := range m.Rows {
+		fmt.Fprintln(tw, "  "+r.Name+"\t"+strings.Join(r.Values, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+// statementMatrix is a row per statement, a column per condition (Names).
+func statementMatrix(s result.Summary) counterView {
+	var v counterView
+	var stmts []string
+	for _, c := range s.Conditions {
+		v.Names = append(v.Names, c.Name)
+		for _, st := range c.Statements {
+			if !slices.Contains(stmts, st.Statement) {
+				stmts = append(stmts, st.Statement)
+			}
+		}
+	}
+	for _, name := range stmts {
+		row := counterRow{Name: name}
+		for _, c := range s.Conditions {
+			cell := "-"
+			for _, st := range c.Statements {
+				if st.Statement == name && st.Count > 0 {
+					cell = fmt.Sprintf("%.3f (%s)", st.MeanMS, thousands(float64(st.Count)))
+				}
+			}
+			row.Values = append(row.Values, cell)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
