@@ -150,8 +150,9 @@ func (c *Client) Op(ctx context.Context) error {
 		ran, err := c.step(ctx, cmd)
 		if err != nil {
 			err = fmt.Errorf("%s:%d: %w", c.cur.Name, cmd.Line, err)
-			if !ran {
-				return err // a meta-command's error: the script is wrong
+			var ns notSent
+			if !ran || errors.As(err, &ns) {
+				return err // the script is wrong, not the server
 			}
 			return c.failed(ctx, cmd, err)
 		}
@@ -191,6 +192,13 @@ func (c *Client) failed(ctx context.Context, cmd *Command, err error) error {
 	}
 	return &workload.StatementError{Err: err}
 }
+
+// notSent is an error of a statement the client could not send (a
+// variable the script never set): the script's fault, which ends the
+// session, not the server's.
+type notSent struct{ error }
+
+func (e notSent) Unwrap() error { return e.error }
 
 // begin chooses the next transaction's script by weight.
 func (c *Client) begin() {
@@ -325,13 +333,13 @@ func (c *Client) exec(ctx context.Context, cmd *Command) error {
 		return err
 	}
 	if _, rows := st.(RowStmt); cmd.Gset != nil && !rows {
-		return errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)
+		return notSent{errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)}
 	}
 	args := make([]any, len(cmd.Params))
 	for i, p := range cmd.Params {
 		v, ok := c.env.Vars[p]
 		if !ok {
-			return fmt.Errorf("undefined variable %q", p)
+			return notSent{fmt.Errorf("undefined variable %q", p)}
 		}
 		args[i] = v
 	}

@@ -2,6 +2,7 @@ package pgbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -123,5 +124,62 @@ func TestClientErrors(t *testing.T) {
 	}
 	if _, err := NewClient(&recorder{}, []Weighted{{div, 0}}, nil, 0, 1, "t"); err == nil {
 		t.Error("every weight 0 accepted")
+	}
+}
+
+// refusing is a session whose statements containing "fail" fail.
+type refusing struct{ recorder }
+
+type failStmt struct{ recStmt }
+
+func (f *refusing) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	return failStmt{recStmt{&f.recorder, sql}}, nil
+}
+
+func (s failStmt) Exec(ctx context.Context, args ...any) error {
+	s.recStmt.Exec(ctx, args...)
+	if strings.Contains(s.sql, "fail") {
+		return fmt.Errorf("ERROR: deadlock detected")
+	}
+	return nil
+}
+
+// A statement the server refuses is a statement error: the client rolls
+// the transaction back (untagged) and goes on with a new one; the
+// Clock says which statement ran and whether the transaction goes on; a
+// variable the script never set ends the session.
+func TestClientStatementFailure(t *testing.T) {
+	s, err := ParseScript("t.sql", "BEGIN;\nSELECT 'fail';\nSELECT 'never';\nCOMMIT;\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := &refusing{}
+	c, err := NewClient(conn, []Weighted{{s, 1}}, nil, 0, 1, "tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clk workload.Clock
+	ctx := workload.WithClock(context.Background(), &clk)
+	if err := c.Op(ctx); err != nil || clk.Statement != 0 || !clk.Unfinished {
+		t.Fatalf("BEGIN: err %v, clock %+v; want statement 0, unfinished", err, clk)
+	}
+	clk = workload.Clock{}
+	err = c.Op(ctx)
+	var se *workload.StatementError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "t.sql:2: ERROR: deadlock detected") || clk.Statement != 1 || clk.Unfinished {
+		t.Fatalf("failing statement: err %v, clock %+v; want a statement error at t.sql:2, statement 1, finished", err, clk)
+	}
+	if err := c.Op(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/* tag */ BEGIN[]", "/* tag */ SELECT 'fail'[]", "ROLLBACK[]", "/* tag */ BEGIN[]"}
+	if strings.Join(conn.sent, "|") != strings.Join(want, "|") {
+		t.Errorf("sent %q; want %q", conn.sent, want)
+	}
+
+	u, _ := ParseScript("u.sql", "SELECT :nosuch;\n")
+	c, _ = NewClient(conn, []Weighted{{u, 1}}, nil, 0, 1, "tag")
+	if err := c.Op(ctx); err == nil || errors.As(err, &se) || !strings.Contains(err.Error(), `u.sql:1: undefined variable "nosuch"`) {
+		t.Errorf("undefined variable: err %v; want a session error at u.sql:1", err)
 	}
 }
