@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // captureLogs is the real PostgreSQL and MariaDB logs of the capture
@@ -38,6 +42,7 @@ func TestCaptureBadInput(t *testing.T) {
 	badParams := write("params.csv", csvLine("statement: SELECT 1", "")+csvLine("execute s: SELECT $1", "parameters: $1 = 7"))
 	quiet := write("quiet.csv", csvLine("connection authorized: user=app database=shop", ""))
 	stderrLog := write("postgresql.log", "2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1\n")
+	notes := write("notes.log", "hello, world\n")
 	json := write("x.json", `{"timestamp":"2026-11-22 10:00:00.000 UTC"}`+"\n")
 	both := filepath.Join(tmp, "both")
 	write("both/postgresql-1.csv", "")
@@ -53,7 +58,12 @@ func TestCaptureBadInput(t *testing.T) {
 	}{
 		{[]string{short}, "capture needs --out FILE"},
 		{[]string{"--out", out}, "capture needs the log files (or directories of them) to read"},
-		{[]string{"--out", out, "--source", "stderr", short}, `log source "stderr": want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB), or auto`},
+		{[]string{"--out", out, "--source", "syslog", short}, `log source "syslog": want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto`},
+		{[]string{"--out", out, "--source", "stderr", short}, short + `:1: no line begins with log_line_prefix "%m [%p] %q%u@%d " and a severity ("LOG:  "); the first is "a,b,c": give the server's log_line_prefix (--log-line-prefix, or --dsn to read it from the server)`},
+		{[]string{"--out", out, "--log-line-prefix", "%t ", stderrLog}, stderrLog + `:1: no line begins with log_line_prefix "%t "`},
+		{[]string{"--out", out, "--log-line-prefix", "%m [%p] %u%d ", stderrLog}, `log_line_prefix "%m [%p] %u%d ": %u and %d with nothing between them cannot be told apart in a line`},
+		{[]string{"--out", out, "--log-line-prefix", "%m ", "--dsn", "host=/nowhere", stderrLog}, "--log-line-prefix and --dsn both say the log's prefix: give one"},
+		{[]string{"--out", out, "--log-line-prefix", "%m ", short}, "--log-line-prefix and --dsn say how PostgreSQL's stderr log is read; " + short + " is csvlog"},
 		{[]string{"--out", out, "--engine", "oracle", short}, `--engine "oracle": want postgres or mariadb`},
 		{[]string{"--out", out, "--engine", "mariadb", "--source", "csvlog", short}, "--engine mariadb and --source csvlog disagree: csvlog is a postgres log"},
 		{[]string{"--out", out, "--workload", "nope", short}, `workload "nope"`},
@@ -62,9 +72,9 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--out", out, "--dataset", "dss", "--scale", "0", short}, "--scale: scale 0: want 1 or more"},
 		{[]string{"--out", out, filepath.Join(tmp, "none.csv")}, "log " + filepath.Join(tmp, "none.csv") + ": no such file or directory"},
 		{[]string{"--out", out, empty}, "log directory " + empty + " has no *.csv, *.json or *.log files"},
-		{[]string{"--out", out, "--engine", "postgres", empty}, "log directory " + empty + " has no *.csv or *.json files"},
+		{[]string{"--out", out, "--engine", "postgres", empty}, "log directory " + empty + " has no *.csv, *.json or *.log files"},
 		{[]string{"--out", out, both}, "log directory " + both + " holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog"},
-		{[]string{"--out", out, stderrLog}, stderrLog + `:1: "2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1" is not a log obsbench reads`},
+		{[]string{"--out", out, notes}, notes + `:1: "hello, world" is not a log obsbench reads: want PostgreSQL csvlog (*.csv), jsonlog (*.json) or stderr log (lines with "LOG:  " after the log_line_prefix), or a MariaDB general log`},
 		{[]string{"--out", out, short, json}, short + " is csvlog, " + json + " is jsonlog: give logs of one format, or --source"},
 		{[]string{"--out", out, "--engine", "mariadb", short}, short + " is a postgres log (csvlog), not mariadb's"},
 		{[]string{"--out", out, short}, short + ":1: 3 columns; PostgreSQL csvlog has 23 or more"},
@@ -154,5 +164,89 @@ func TestCaptureCommand(t *testing.T) {
 				t.Errorf("reading the capture back: %v", err)
 			}
 		})
+	}
+}
+
+// obsbench capture of a real PostgreSQL's stderr log: --dsn reads the
+// server's log_line_prefix, and the capture holds the session's
+// statements (a multi-line one whole, a prepared one with its
+// parameters) under it; the notes say which prefix read the log and what
+// it cannot tell.
+func TestCaptureStderrLog(t *testing.T) {
+	ctx := context.Background()
+	const prefix = "%m [%p] %c %u@%d/%a "
+	pg := servertest.PostgresWith(t, map[string]string{
+		"logging_collector": "on", "log_destination": "stderr", "log_line_prefix": "'" + prefix + "'",
+		"log_connections": "on", "log_disconnections": "on",
+	})
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres")+" application_name=shop-app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"SET log_statement = 'all'", "SELECT 1", "SELECT 2,\n       3"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "SELECT $1::text", "a\nb"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	want := []string{"SELECT 1", "SELECT 2,\n       3", "SELECT $1::text [a\nb]"}
+	logDir := filepath.Join(pg.DataDir(), "log")
+	var stdout, stderr bytes.Buffer
+	out := filepath.Join(t.TempDir(), "c.obsc")
+	// The collector writes asynchronously: the disconnection is last.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		stdout.Reset()
+		stderr.Reset()
+		os.Remove(out)
+		code := run(ctx, []string{"capture", "--out", out, "--dsn", pg.DSN("postgres"), "--app", "shop-app", logDir}, &stdout, &stderr)
+		if code == exitOK && strings.Contains(stdout.String(), "1 disconnects") || time.Now().After(deadline) {
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			break
+		}
+	}
+	if !strings.HasPrefix(stdout.String(), "captured 3 statements of 1 sessions (1 connects, 1 disconnects;") || !strings.Contains(stdout.String(), " of stderr in ") {
+		t.Errorf("summary %q; want the 3 statements of 1 session, from stderr", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "obsbench: capture: the stderr log was read with log_line_prefix '"+prefix+"', the server's\n") {
+		t.Errorf("stderr %q; want a note of the server's prefix", stderr.String())
+	}
+	r, c, err := capture.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if h := r.Header(); h.Source != "stderr" || h.LogLinePrefix != prefix {
+		t.Errorf("header %+v; want source stderr, log_line_prefix %q", h, prefix)
+	}
+	var got []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Kind == capture.Connect && rec.Database != "postgres" {
+			t.Errorf("connect %+v; want database postgres", rec)
+		}
+		if rec.Kind == capture.Statement {
+			s := rec.SQL
+			for i, p := range rec.Params {
+				if i == 0 {
+					s += " ["
+				}
+				s += *p + "]"
+			}
+			got = append(got, s)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("statements %q; want %q", got, want)
 	}
 }

@@ -173,7 +173,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc")}, "capture needs the log files (or directories of them) to read"},
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), shortCSV}, shortCSV + ":1: 3 columns; PostgreSQL csvlog has 23 or more"},
 		{[]string{"capture", "--out", mariaCapture, shortCSV}, "--out " + mariaCapture + " exists: obsbench does not overwrite a capture"},
-		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `log source "stderr": want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB)`},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `short.csv:1: no line begins with log_line_prefix "%m [%p] %q%u@%d " and a severity`},
 		{[]string{"study", "replay", "--capture-duration", "0s"}, "--capture-duration 0s: want 1s to 24h"},
 		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},
 		{[]string{"run", "--workload", "pgbench", "--script", "tpcc"}, "--script tpcc: no such file, and not a built-in script (select-only, simple-update, tpcb-like)"},

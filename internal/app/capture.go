@@ -16,6 +16,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -24,8 +25,13 @@ import (
 type CaptureOptions struct {
 	Out    string   // the capture file to write
 	Logs   []string // log files, or directories of them
-	Source string   // csvlog, jsonlog, general-log or auto
+	Source string   // csvlog, jsonlog, stderr, general-log or auto
 	Engine string   // postgres or mariadb, or "": implied by Source
+	// LogLinePrefix is a stderr log's log_line_prefix, if given (it may
+	// be ""); PrefixDSN, if set, is a server to read it from instead.
+	// With neither, a stderr log is read with capture.DefaultPrefix.
+	LogLinePrefix *string
+	PrefixDSN     string
 	// Dataset, Tag, Scale and Workload are recorded for the replay.
 	Dataset, Tag, Workload string
 	Scale                  int
@@ -45,7 +51,10 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 		return usagef("capture needs the log files (or directories of them) to read")
 	}
 	if o.Source != "auto" && !slices.Contains(capture.Sources, o.Source) {
-		return usagef("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB), or auto", o.Source)
+		return usagef("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
+	}
+	if o.LogLinePrefix != nil && o.PrefixDSN != "" {
+		return usagef("--log-line-prefix and --dsn both say the log's prefix: give one")
 	}
 	switch {
 	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
@@ -83,6 +92,16 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 		return err
 	}
 	h.Engine, h.Source = capture.EngineOf(src), src
+	var prefix *capture.Prefix
+	var notes []string
+	if src == "stderr" {
+		if prefix, notes, err = o.prefix(ctx); err != nil {
+			return err
+		}
+		h.LogLinePrefix = prefix.String()
+	} else if o.LogLinePrefix != nil || o.PrefixDSN != "" {
+		return usagef("--log-line-prefix and --dsn say how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
+	}
 	f, err := os.OpenFile(o.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -94,8 +113,10 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	// error is the logs' content, which is bad input.
 	written := &errWriter{w: f}
 	cw := capture.NewWriter(written, h)
-	p, err := capture.NewParser(src, o.Filter, cw)
-	if err != nil {
+	var p *capture.Parser
+	if prefix != nil {
+		p = capture.NewStderrParser(prefix, o.Filter, cw)
+	} else if p, err = capture.NewParser(src, o.Filter, cw); err != nil {
 		f.Close()
 		os.Remove(o.Out)
 		return usageError{Err: err}
@@ -135,20 +156,57 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	read := float64(in.read.Load()) / 1e6
 	fmt.Fprintf(stdout, "captured %d statements of %d sessions (%d connects, %d disconnects; %d log entries skipped) from %.1f MB of %s in %.1f s (%.0f MB/s): %s, %.1f MB\n",
 		st.Statements, st.Sessions, st.Connects, st.Disconnects, st.Skipped, read, src, secs, read/secs, o.Out, float64(written.n)/1e6)
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "obsbench: capture: %s\n", n)
+	}
 	return nil
+}
+
+// prefix is the log_line_prefix a stderr log is read with, and notes
+// that say where it came from and what it cannot tell.
+func (o CaptureOptions) prefix(ctx context.Context) (*capture.Prefix, []string, error) {
+	var text, from string
+	var notes []string
+	switch {
+	case o.LogLinePrefix != nil:
+		text, from = *o.LogLinePrefix, "as given"
+	case o.PrefixDSN != "":
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		s, err := postgres.ReadLogSettings(ctx, o.PrefixDSN)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--dsn: reading log_line_prefix: %w", err)
+		}
+		text, from = s.LinePrefix, "the server's"
+		if !strings.Contains(s.Destination, "stderr") {
+			notes = append(notes, fmt.Sprintf("the server's log_destination is %q, without stderr: its log_line_prefix is these logs' only if it has not changed since they were written", s.Destination))
+		}
+	default:
+		text, from = capture.DefaultPrefix, "Debian's default, which also reads PostgreSQL's '%m [%p] ' (give --log-line-prefix or --dsn if the server has another)"
+	}
+	p, err := capture.ParsePrefix(text)
+	if err != nil {
+		return nil, nil, usageError{Err: err}
+	}
+	notes = append([]string{fmt.Sprintf("the stderr log was read with log_line_prefix '%s', %s", text, from)}, notes...)
+	for _, l := range p.Limits() {
+		notes = append(notes, "log_line_prefix: "+l)
+	}
+	return p, notes, nil
 }
 
 // captureProgressEvery is how often a long capture reports its progress.
 var captureProgressEvery = 5 * time.Second
 
 // extensions are the file names each source's logs have in a directory.
-var extensions = map[string]string{"csvlog": ".csv", "jsonlog": ".json", "general-log": ".log"}
+var extensions = map[string]string{"csvlog": ".csv", "jsonlog": ".json", "stderr": ".log", "general-log": ".log"}
 
 // logFiles expands directories into their log files, sorted by name
 // (PostgreSQL's rotated file names sort by time), and settles the source:
 // the one given, or the one every file is, by its extension or first
 // line. A directory gives the files of its source: PostgreSQL's csvlog
-// directory also holds the stderr log's *.log files.
+// directory also holds the stderr log's *.log files, which are read only
+// where there is no csvlog or jsonlog.
 func logFiles(args []string, source, engine string) ([]string, string, error) {
 	var files []string
 	for _, a := range args {
@@ -169,6 +227,9 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 			}
 		}
 		csvs, jsons, logs := in["csvlog"], in["jsonlog"], in["general-log"]
+		if len(logs) == 0 {
+			logs = in["stderr"]
+		}
 		switch {
 		case len(csvs) > 0 && len(jsons) > 0:
 			return nil, "", usagef("log directory %s holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog", a)
@@ -185,9 +246,14 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 			} else if engine != "" {
 				var exts []string
 				for _, src := range capture.SourcesOf(engine) {
-					exts = append(exts, "*"+extensions[src])
+					if e := "*" + extensions[src]; !slices.Contains(exts, e) {
+						exts = append(exts, e)
+					}
 				}
-				want = strings.Join(exts, " or ")
+				want = strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1]
+				if len(exts) == 1 {
+					want = exts[0]
+				}
 			}
 			return nil, "", usagef("log directory %s has no %s files", a, want)
 		}
@@ -246,7 +312,7 @@ func sourceOf(path string) (string, error) {
 	if len(first) > 60 {
 		first = first[:57] + "..."
 	}
-	return "", usagef("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv) or jsonlog (*.json), or a MariaDB general log (PostgreSQL's stderr log has no session ids: set log_destination=csvlog)",
+	return "", usagef("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv), jsonlog (*.json) or stderr log (lines with \"LOG:  \" after the log_line_prefix), or a MariaDB general log",
 		path, strings.TrimRight(first, "\n"))
 }
 

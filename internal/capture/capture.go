@@ -34,7 +34,9 @@ type Header struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	Engine  string `json:"engine"` // postgres, mariadb
-	Source  string `json:"source"` // csvlog, jsonlog, general-log
+	Source  string `json:"source"` // csvlog, jsonlog, stderr, general-log
+	// LogLinePrefix is the log_line_prefix a stderr log was read with.
+	LogLinePrefix string `json:"log_line_prefix,omitempty"`
 	// Dataset is the obsbench dataset the workload ran on, if known: a
 	// replay on a managed server loads it first.
 	Dataset string `json:"dataset,omitempty"`

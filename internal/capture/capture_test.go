@@ -164,8 +164,8 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%s %q:\nerr  %v\nwant %s", tt.source, tt.log, err, tt.want)
 		}
 	}
-	if _, err := capture.NewParser("stderr", capture.Filter{}, nil); err == nil || !strings.Contains(err.Error(), "want one of csvlog, jsonlog") {
-		t.Errorf("NewParser(stderr) = %v", err)
+	if _, err := capture.NewParser("syslog", capture.Filter{}, nil); err == nil || !strings.Contains(err.Error(), "want one of csvlog, jsonlog, stderr") {
+		t.Errorf("NewParser(syslog) = %v", err)
 	}
 	// The context ends a long parse.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -363,7 +363,12 @@ func TestSniff(t *testing.T) {
 		{"/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n", "general-log"},
 		{"261122 11:44:25\t     5 Connect\troot@localhost on  using Socket", "general-log"},
 		{"\t\t     5 Query\tSELECT 1", "general-log"},
-		{"2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1", ""}, // stderr
+		{"2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1", "stderr"},
+		{"2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1, 2", "stderr"},
+		{"2026-11-22 10:00:00.000 UTC [123] app@shop ERROR:  relation \"x\" does not exist", "stderr"},
+		{"LOG:  database system is ready to accept connections", "stderr"}, // log_line_prefix = ''
+		{"2026-11-22 10:00:00.000 UTC [123] LOGGED:  x", ""},
+		{"just some text: with a colon", ""},
 		{"", ""},
 	} {
 		if got := capture.Sniff([]byte(tt.line)); got != tt.want {

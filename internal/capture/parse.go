@@ -11,7 +11,7 @@ import (
 )
 
 // Sources are the logs a Parser reads.
-var Sources = []string{"csvlog", "jsonlog", "general-log"}
+var Sources = []string{"csvlog", "jsonlog", "stderr", "general-log"}
 
 // EngineOf is the engine whose log source is.
 func EngineOf(source string) string {
@@ -63,13 +63,19 @@ type Parser struct {
 	// mariadb is the general log's state: each thread's session, and the
 	// time of the latest line that had one.
 	mariadb *generalLog
+	stderr  *stderrLog
 }
 
-// NewParser makes a parser of source (csvlog, jsonlog, general-log)
-// writing to w.
+// NewParser makes a parser of source (csvlog, jsonlog, stderr,
+// general-log) writing to w. A stderr log's lines are read with
+// DefaultPrefix: NewStderrParser reads them with another.
 func NewParser(source string, f Filter, w *Writer) (*Parser, error) {
 	if !slices.Contains(Sources, source) {
-		return nil, fmt.Errorf("log source %q: want one of csvlog, jsonlog (PostgreSQL), general-log (MariaDB)", source)
+		return nil, fmt.Errorf("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB)", source)
+	}
+	if source == "stderr" {
+		prefix, _ := ParsePrefix(DefaultPrefix)
+		return NewStderrParser(prefix, f, w), nil
 	}
 	return &Parser{source: source, filter: f, w: w, open: map[string]struct{}{}, mariadb: newGeneralLog()}, nil
 }
@@ -82,6 +88,8 @@ func (p *Parser) Parse(ctx context.Context, r io.Reader, name string) error {
 		return p.parseCSV(ctx, r, name)
 	case "jsonlog":
 		return p.parseJSON(ctx, r, name)
+	case "stderr":
+		return p.parseStderr(ctx, r, name)
 	default:
 		return p.parseGeneral(ctx, r, name)
 	}
@@ -131,15 +139,15 @@ func (p *Parser) emit(rec Record, at time.Time) error {
 const checkEvery = 4096
 
 // Sniff names the log source whose first line is line: csvlog, jsonlog,
-// general-log, or "" if it is none of them.
+// general-log, stderr (a line with a PostgreSQL severity, "LOG:  "), or
+// "" if it is none of them.
 func Sniff(line []byte) string {
 	line = bytes.TrimRight(line, "\r\n")
 	s := string(line)
 	switch {
 	case strings.HasPrefix(s, "{") && strings.Contains(s, `"timestamp":`):
 		return "jsonlog"
-	case len(s) > 24 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[19] == '.' &&
-		strings.Contains(s[23:], ",") && digits(s[:4]):
+	case len(s) > 24 && isDateTime(s[:19]) && s[19] == '.' && s[23] == ' ' && csvZone(s[24:]):
 		// log_time first: "2026-11-22 10:00:00.123 UTC,"
 		return "csvlog"
 	case isGeneralHeader(s):
@@ -148,7 +156,44 @@ func Sniff(line []byte) string {
 	if _, ok := splitGeneralEntry(s); ok {
 		return "general-log"
 	}
+	if hasSeverity(s) {
+		return "stderr"
+	}
 	return ""
+}
+
+// csvZone says whether s begins with a zone and the comma that ends
+// csvlog's first column.
+func csvZone(s string) bool {
+	k := strings.IndexByte(s, ',')
+	return k > 0 && !strings.ContainsAny(s[:k], " \"")
+}
+
+// hasSeverity says whether a line holds a PostgreSQL severity as a stderr
+// log writes it after log_line_prefix ("LOG:  ").
+func hasSeverity(s string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], ":  ")
+		if k < 0 {
+			return false
+		}
+		end := i + k
+		start := end
+		for start > 0 && s[start-1] >= 'A' && s[start-1] <= 'Z' {
+			start--
+		}
+		if (start == 0 || s[start-1] == ' ') && severities[s[start:end]] {
+			return true
+		}
+		i = end + 1
+	}
+}
+
+// severities are PostgreSQL's message severities and the names of an
+// entry's further lines, in English (lc_messages = C).
+var severities = map[string]bool{
+	"DEBUG": true, "LOG": true, "INFO": true, "NOTICE": true, "WARNING": true, "ERROR": true, "FATAL": true, "PANIC": true,
+	"DETAIL": true, "HINT": true, "QUERY": true, "CONTEXT": true, "LOCATION": true, "STATEMENT": true,
 }
 
 func digits(s string) bool {

@@ -283,20 +283,40 @@ type pgClock struct {
 func (c *pgClock) parse(s string) (time.Time, error) {
 	if len(s) > 24 && s[19] == '.' && s[23] == ' ' && digits(s[20:23]) {
 		ms := int(s[20]-'0')*100 + int(s[21]-'0')*10 + int(s[22]-'0')
-		if s[:19] == c.second && s[24:] == c.zone {
-			return c.base.Add(time.Duration(ms) * time.Millisecond), nil
-		}
-		t, err := time.Parse("2006-01-02 15:04:05", s[:19])
-		if err == nil {
-			off, ok := zoneOffset(s[24:])
-			if ok {
-				c.second, c.zone = strings.Clone(s[:19]), strings.Clone(s[24:])
-				c.base = t.Add(-off)
-				return c.base.Add(time.Duration(ms) * time.Millisecond), nil
-			}
+		if base, ok := c.at(s[:19], s[24:]); ok {
+			return base.Add(time.Duration(ms) * time.Millisecond), nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q: want e.g. 2026-11-22 10:00:00.123 UTC", s)
+}
+
+// parseSeconds reads a time to the second ("2026-11-22 10:00:00 UTC",
+// log_line_prefix's %t).
+func (c *pgClock) parseSeconds(s string) (time.Time, error) {
+	if len(s) > 20 && s[19] == ' ' {
+		if base, ok := c.at(s[:19], s[20:]); ok {
+			return base, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want e.g. 2026-11-22 10:00:00 UTC", s)
+}
+
+// at is the time of second ("2026-11-22 10:00:00") in zone.
+func (c *pgClock) at(second, zone string) (time.Time, bool) {
+	if second == c.second && zone == c.zone {
+		return c.base, true
+	}
+	t, err := time.Parse("2006-01-02 15:04:05", second)
+	if err != nil {
+		return time.Time{}, false
+	}
+	off, ok := zoneOffset(zone)
+	if !ok {
+		return time.Time{}, false
+	}
+	c.second, c.zone = strings.Clone(second), strings.Clone(zone)
+	c.base = t.Add(-off)
+	return c.base, true
 }
 
 // zoneOffset is the offset from UTC of a zone as PostgreSQL prints it.

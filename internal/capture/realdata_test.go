@@ -152,13 +152,38 @@ func generatePostgres(t *testing.T) {
 		"logging_collector": "on", "log_destination": "'csvlog,jsonlog'",
 		"log_connections": "on", "log_disconnections": "on",
 	})
+	admin := setupShop(ctx, t, pg)
+	logDir := filepath.Join(pg.DataDir(), "log")
+	// A new log file at the middle: sessions go on in the next file, as
+	// they do across PostgreSQL's rotation.
+	runPgSessions(ctx, t, pg, admin, func(turn int) error {
+		if turn == 8 {
+			return rotate(ctx, admin, logDir)
+		}
+		return nil
+	})
+	for _, ext := range []string{"csv", "json"} {
+		files, _ := filepath.Glob(filepath.Join(logDir, "*."+ext))
+		sort.Strings(files)
+		if len(files) != 2 {
+			t.Fatalf("%d %s files in %s; want 2 (one rotation)", len(files), ext, logDir)
+		}
+		for k, f := range files {
+			copyFile(t, f, filepath.Join("testdata", fmt.Sprintf("postgresql-%d.%s", k+1, ext)))
+		}
+	}
+}
+
+// setupShop makes pgSessions' roles, each logging its statements its
+// way, and their database; it returns the superuser's connection, whose
+// own statements are not logged.
+func setupShop(ctx context.Context, t *testing.T, pg *server.Postgres) *pgx.Conn {
+	t.Helper()
 	admin, err := pgx.Connect(ctx, pg.DSN("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
-	// The roles' logging is set per role, so that the admin's own
-	// statements are not logged.
+	t.Cleanup(func() { admin.Close(ctx) })
 	for _, q := range []string{
 		"CREATE ROLE app_all LOGIN PASSWORD 'pw'", "ALTER ROLE app_all SET log_statement = 'all'",
 		"CREATE ROLE app_dur LOGIN PASSWORD 'pw'", "ALTER ROLE app_dur SET log_min_duration_statement = 0",
@@ -174,11 +199,19 @@ func generatePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer shop.Close(ctx)
 	if _, err := shop.Exec(ctx, "CREATE TABLE items (id int, name text, note text); GRANT ALL ON items TO app_all, app_dur, app_both"); err != nil {
 		t.Fatal(err)
 	}
-	shop.Close(ctx)
+	return admin
+}
 
+// runPgSessions connects pgSessions, runs them in turns (calling before
+// ahead of each turn, counted from 1), and disconnects them one at a
+// time, each logged before the next; it returns when the logging
+// collector has had time to write it all.
+func runPgSessions(ctx context.Context, t *testing.T, pg *server.Postgres, admin *pgx.Conn, before func(turn int) error) {
+	t.Helper()
 	conns := make([]*pgx.Conn, len(pgSessions))
 	for i, s := range pgSessions {
 		cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s password=pw dbname=shop sslmode=disable application_name=%s",
@@ -191,16 +224,13 @@ func generatePostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	logDir := filepath.Join(pg.DataDir(), "log")
-	// A new log file at the middle: sessions go on in the next file, as
-	// they do across PostgreSQL's rotation. File names have seconds.
+	// File names have seconds: a rotation needs a new one.
 	time.Sleep(1100 * time.Millisecond)
 	turns := 0
-	err = inTurns(pgSessions, func(i int, st step) error {
-		if turns++; turns == 8 {
-			if err := rotate(ctx, admin, logDir); err != nil {
-				return err
-			}
+	err := inTurns(pgSessions, func(i int, st step) error {
+		turns++
+		if err := before(turns); err != nil {
+			return err
 		}
 		c := conns[i]
 		name := st.sql
@@ -219,7 +249,6 @@ func generatePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One disconnection at a time, each logged before the next.
 	for _, c := range conns {
 		pid := c.PgConn().PID()
 		c.Close(ctx)
@@ -232,16 +261,6 @@ func generatePostgres(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // the collector writes asynchronously
-	for _, ext := range []string{"csv", "json"} {
-		files, _ := filepath.Glob(filepath.Join(logDir, "*."+ext))
-		sort.Strings(files)
-		if len(files) != 2 {
-			t.Fatalf("%d %s files in %s; want 2 (one rotation)", len(files), ext, logDir)
-		}
-		for k, f := range files {
-			copyFile(t, f, filepath.Join("testdata", fmt.Sprintf("postgresql-%d.%s", k+1, ext)))
-		}
-	}
 }
 
 // rotate makes PostgreSQL start a new log file and waits until it has.
