@@ -222,3 +222,30 @@ func TestStudySpecsResolve(t *testing.T) {
 		}
 	}
 }
+
+// --resume refuses an experiment whose script changed since it began:
+// its finished runs measured the old one.
+func TestResumeRefusesAChangedScript(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := memSpec(t)
+		s.Rounds = 2
+		script := filepath.Join(t.TempDir(), "mine.sql")
+		if err := os.WriteFile(script, []byte("SELECT 1;\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s.Workload, s.Script.Files = "sql", []string{script}
+		var stdout, stderr bytes.Buffer
+		out := Output{Stdout: &stdout, Stderr: &stderr}
+		if err := Execute(t.Context(), s, given("clients", "warmup"), out); err != nil {
+			t.Fatalf("Execute: %v\n%s", err, stderr.String())
+		}
+		if err := os.WriteFile(script, []byte("SELECT 2;\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := Resume(t.Context(), s.Out, out)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "script "+script+" changed since the experiment began (SHA-256 ") {
+			t.Errorf("Resume after the script changed: %v; want a usage error naming the script", err)
+		}
+	})
+}

@@ -18,14 +18,16 @@ import (
 const experimentFile = "experiment.json"
 
 // experimentRecord is experiment.json: the experiment's spec, complete
-// (its seed drawn, its defaults filled), with the DSN's password removed.
+// (its seed drawn, its defaults filled), with the DSN's password removed,
+// and the checksums of the user's scripts it runs.
 type experimentRecord struct {
-	Spec spec.Spec `json:"spec"`
+	Spec    spec.Spec       `json:"spec"`
+	Scripts []result.Script `json:"scripts,omitempty"`
 }
 
 // writeExperiment records c in its --out directory.
 func writeExperiment(c runConfig) error {
-	rec := experimentRecord{Spec: c.Spec}
+	rec := experimentRecord{Spec: c.Spec, Scripts: c.scripts}
 	rec.Spec.DSN = engine.RedactDSN(rec.Spec.DSN)
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -49,35 +51,43 @@ func writeExperiment(c runConfig) error {
 
 // ReadSpec reads the spec an experiment in dir was started with.
 func ReadSpec(dir string) (spec.Spec, error) {
+	rec, err := readExperiment(dir)
+	return rec.Spec, err
+}
+
+func readExperiment(dir string) (experimentRecord, error) {
 	if _, err := os.Stat(filepath.Join(dir, sweepFile)); err == nil {
-		return spec.Spec{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
+		return experimentRecord{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
 	}
 	b, err := os.ReadFile(filepath.Join(dir, experimentFile))
 	if err != nil {
-		return spec.Spec{}, usagef("--resume %s: %v (only a directory of an experiment started by this version can be resumed)", dir, err)
+		return experimentRecord{}, usagef("--resume %s: %v (only a directory of an experiment started by this version can be resumed)", dir, err)
 	}
 	var rec experimentRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return spec.Spec{}, usagef("--resume %s: %s: %v", dir, experimentFile, err)
+		return experimentRecord{}, usagef("--resume %s: %s: %v", dir, experimentFile, err)
 	}
 	if rec.Spec.Engine == "" {
-		return spec.Spec{}, usagef("--resume %s: %s records no experiment spec (it was started by an older obsbench, which recorded its flags instead; run it again)", dir, experimentFile)
+		return experimentRecord{}, usagef("--resume %s: %s records no experiment spec (it was started by an older obsbench, which recorded its flags instead; run it again)", dir, experimentFile)
 	}
 	rec.Spec.Out = dir
-	return rec.Spec, nil
+	return rec, nil
 }
 
 // Resume continues the interrupted experiment in dir: its finished runs
 // are kept, the rest run, and the report covers them all.
 func Resume(ctx context.Context, dir string, out Output) error {
-	s, err := ReadSpec(dir)
+	rec, err := readExperiment(dir)
 	if err != nil {
 		return err
 	}
 	// The recorded spec is complete: every setting counts as chosen, so
 	// no default is filled in again.
-	c, err := resolve(s, Given{"warmup": true, "duration": true, "waits": true}, true)
+	c, err := resolve(rec.Spec, Given{"warmup": true, "duration": true, "waits": true}, true)
 	if err != nil {
+		return err
+	}
+	if err := sameScripts(dir, rec.Scripts, c.scripts); err != nil {
 		return err
 	}
 	if c.TargetResolution > 0 {
@@ -87,6 +97,24 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	}
 	sum, err := runExperiment(ctx, c, out)
 	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
+}
+
+// sameScripts refuses to resume an experiment whose scripts changed: the
+// finished runs measured the scripts as they were.
+func sameScripts(dir string, then, now []result.Script) error {
+	for i, s := range then {
+		if i >= len(now) || now[i].SHA256 != s.SHA256 {
+			return usagef("--resume %s: script %s changed since the experiment began (SHA-256 %.12s then, %.12s now): its finished runs measured the old one; restore it, or start a new experiment", dir, s.Path, s.SHA256, nowSum(now, i))
+		}
+	}
+	return nil
+}
+
+func nowSum(now []result.Script, i int) string {
+	if i < len(now) {
+		return now[i].SHA256
+	}
+	return "none"
 }
 
 // finishedRuns reads the runs of an experiment being resumed, keeping
