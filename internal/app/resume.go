@@ -81,6 +81,9 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	if err != nil {
 		return err
 	}
+	if rec.Spec.Method == "instructions" {
+		return usagef("--resume %s: %v", dir, errNotResumable)
+	}
 	// The recorded spec is complete: every setting counts as chosen, so
 	// no default is filled in again.
 	c, err := resolve(rec.Spec, Given{"warmup": true, "duration": true, "waits": true}, true)

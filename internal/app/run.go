@@ -52,6 +52,7 @@ func Default() spec.Spec {
 		Replay: spec.Replay{Mode: "stress", Speed: 1},
 		Method: "auto", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
 		Alternation: spec.Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
+		Count:       spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup},
 		MaxTime:     30 * time.Minute, DriverThreads: defaultDriverProcs(),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
 		// 5.0% [1.0, 8.6] of throughput here, over the 1% a default
@@ -136,6 +137,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if err := c.checkRanges(); err != nil {
 		return c, err
 	}
+	if err := c.checkCounting(); err != nil {
+		return c, err
+	}
 	if len(c.Sessions) > 0 {
 		if c.given["clients"] {
 			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", joinInts(c.Sessions))
@@ -188,8 +192,8 @@ func (c runConfig) checkRanges() error {
 		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
 	case c.OnFailure != "continue" && c.OnFailure != "stop":
 		return usagef("--on-failure %q: want continue or stop", c.OnFailure)
-	case c.Method != "auto" && c.Method != "alternation" && c.Method != "rounds":
-		return usagef("--method %q: want auto, alternation or rounds", c.Method)
+	case c.Method != "auto" && c.Method != "alternation" && c.Method != "rounds" && c.Method != "instructions":
+		return usagef("--method %q: want auto, alternation, rounds or instructions", c.Method)
 	}
 	a := c.Alternation
 	switch {
@@ -273,6 +277,9 @@ func Execute(ctx context.Context, s spec.Spec, given Given, out Output) error {
 	}
 	if given["dry-run"] {
 		return dryRunOf(ctx, c, out.Stdout)
+	}
+	if c.Method == "instructions" {
+		return runInstructions(ctx, c, out)
 	}
 	if len(c.Sessions) > 0 {
 		points, err := runSweep(ctx, c, 1, out)

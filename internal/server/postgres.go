@@ -48,6 +48,9 @@ type Postgres struct {
 	port     int
 	stream   *LogStream // the server's stderr, read by obsbench
 	password string     // the superuser's, also in passFile
+	// counter, if set, is the program pg_ctl starts instead of postgres:
+	// postgres under valgrind's instruction counter (CountInstructions).
+	counter string
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
@@ -274,6 +277,11 @@ func (p *Postgres) Stop() error {
 
 func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) error {
 	args = append([]string{action, "-D", p.dataDir, "-w"}, args...)
+	if p.counter != "" && action != "stop" {
+		// A restart would start the program postmaster.opts names, the
+		// real postgres: the counter is named every time.
+		args = append(args, "-p", p.counter)
+	}
 	var err error
 	if action == "stop" {
 		_, err = p.command(ctx, "pg_ctl", args...)

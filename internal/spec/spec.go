@@ -38,8 +38,10 @@ type Spec struct {
 	Observers    []string `json:"observers,omitempty"`
 	ObserverFile string   `json:"observer_file,omitempty"`
 
-	// Method is auto, alternation or rounds.
+	// Method is auto, alternation, rounds or instructions.
 	Method string `json:"method"`
+	// Count configures --method instructions.
+	Count Count `json:"count"`
 	// Rounds of Duration each (after Warmup) for round-based conditions.
 	Rounds   int           `json:"rounds"`
 	Duration time.Duration `json:"duration"`
@@ -95,6 +97,13 @@ type Script struct {
 	// Dataset is the dataset the scripts read (pgbench: pgbench -i's
 	// tables; sql: none, the user's own).
 	Dataset string `json:"dataset,omitempty"`
+}
+
+// Count configures --method instructions: each run counts Statements of
+// the workload's statements after Warmup of them.
+type Count struct {
+	Statements int `json:"statements"`
+	Warmup     int `json:"warmup"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -193,4 +194,37 @@ func (t *managed) CapturedLogs() ([]string, error) {
 	}
 	sort.Strings(files) // postgresql-<time>.csv: by name is by time
 	return files, nil
+}
+
+// CountInstructions makes the next restart run the managed server under
+// valgrind's instruction counter (--method instructions).
+func (t *managed) CountInstructions(on bool) error { return t.pg.CountInstructions(on) }
+
+// Counts are the instructions of the server's processes that exited.
+func (t *managed) Counts() (map[int]uint64, error) { return t.pg.Counts() }
+
+// ClearCounts forgets the counts read so far.
+func (t *managed) ClearCounts() error { return t.pg.ClearCounts() }
+
+// Children are the postmaster's processes: helpers and backends.
+func (t *managed) Children() ([]int, error) { return t.pg.Children() }
+
+// BackendPID is the backend process of a driver session.
+func (t *managed) BackendPID(ctx context.Context, s driver.Session) (int, error) {
+	sess, ok := s.(*Session)
+	if !ok {
+		return 0, fmt.Errorf("a %T is not a PostgreSQL driver session", s)
+	}
+	st, err := sess.Prepare(ctx, "SELECT pg_backend_pid()")
+	if err != nil {
+		return 0, err
+	}
+	_, rows, err := st.(*stmt).QueryRows(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] == nil {
+		return 0, fmt.Errorf("pg_backend_pid() returned %d rows", len(rows))
+	}
+	return strconv.Atoi(*rows[0][0])
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// Without valgrind, --method instructions is refused before anything
+// starts, with what to install.
+func TestInstructionsNeedValgrind(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--method", "instructions", "--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--method instructions: valgrind not found (apt-get install valgrind") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming valgrind", code, stderr.String(), exitUsage)
+	}
+}
+
+// obsbench run --method instructions on a managed PostgreSQL: repeated
+// runs of a condition count the same to 0.05%, pg_stat_statements adds a
+// significant cost, and the table says what the count does not see.
+func TestInstructionsEndToEnd(t *testing.T) {
+	servertest.SkipShort(t)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--method", "instructions", "--observers", "pg-stat-statements",
+		"--rounds", "2", "--count-statements", "200", "--count-warmup", "50", "--seed", "7", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec app.Instructions
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Conditions) != 2 || len(rec.Runs) != 4 || rec.Statements != 200 {
+		t.Fatalf("instructions.json: %d conditions, %d runs, %d statements; want 2, 4, 200", len(rec.Conditions), len(rec.Runs), rec.Statements)
+	}
+	for _, c := range rec.Conditions {
+		if c.Backend <= 0 || c.Helpers <= 0 || c.BackendSpreadPct > 0.05 || c.Runs != 2 {
+			t.Errorf("%s: %+v; want counts that repeat to 0.05%% over 2 runs", c.Name, c)
+		}
+	}
+	pgss := rec.Conditions[1].BackendChange
+	if pgss == nil || !pgss.Signif || pgss.Pct <= 0 {
+		t.Errorf("pg-stat-statements backend change %+v; want a significant rise", pgss)
+	}
+	text := stdout.String()
+	for _, want := range []string{"instructions per statement: credit-top1 on ", "backend instr/stmt", "pg-stat-statements", "scope: user-space instructions", "not counted: the kernel"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+// Package counting measures an observer's cost in instructions rather
+// than time: the server runs under valgrind's instruction counter, and a
+// fixed number of the workload's statements, run in one session with the
+// observer in force, cost a count that does not depend on what else the
+// machine does. Timing on a shared machine moves by percents from one
+// second to the next; a count repeats to a hundredth of a percent.
+//
+// Each run restarts the server, then runs three sessions one after the
+// other: a warm one (the workload's W+N statements, to fill caches, not
+// counted), a control one (W statements) and a measured one (the same
+// W+N). Their backends' counts differ by the N statements' work alone:
+// connection, start-up and warm-up cancel. The server's other processes
+// (postmaster, logging collector, WAL writer...) are counted over the
+// run's server, from the restart before it to the one that ends it.
+package counting
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Server is a managed server whose processes can run under the
+// instruction counter.
+type Server interface {
+	experiment.Target
+	experiment.Resetter
+	// CountInstructions makes the next restart run the server under the
+	// counter (or without it).
+	CountInstructions(on bool) error
+	// Counts are the instructions of the processes that exited since
+	// ClearCounts, by process id.
+	Counts() (map[int]uint64, error)
+	ClearCounts() error
+	// Children are the server's processes other than its main one.
+	Children() ([]int, error)
+	// BackendPID is the process that serves session s.
+	BackendPID(ctx context.Context, s driver.Session) (int, error)
+}
+
+// Config is what a counted experiment runs.
+type Config struct {
+	Server    Server
+	Workload  workload.Workload
+	Observers []observer.Observer // the first is the baseline
+	// Statements (N) are counted per run, after Warmup (W).
+	Statements, Warmup int
+	Rounds             int
+	Seed               uint64
+	// Progress, if set, hears of each run as it ends.
+	Progress func(s Sample, seq, total int)
+}
+
+// Sample is one counted run of one condition.
+type Sample struct {
+	Condition string `json:"condition"`
+	Round     int    `json:"round"`
+	// Backend is the user-space instructions per statement of the
+	// session's backend.
+	Backend float64 `json:"backend_instructions_per_stmt"`
+	// Helpers is the instructions of the server's other processes over
+	// the run's server, from its start to its shutdown: the run's work
+	// for them (a log line for the logging collector, WAL for the WAL
+	// writer) and their start-up and shutdown work, which an observer
+	// may change too (pg_stat_statements writes its file at shutdown).
+	// They count only when they exit, so no window can leave those out.
+	Helpers float64 `json:"helper_instructions_per_run"`
+	// Syscalls are the backend's read and write system calls per
+	// statement (from /proc/PID/io; -1 when it cannot be read), and
+	// HelperSyscalls those of the other processes while the sessions
+	// ran, per statement they ran.
+	Syscalls       float64 `json:"backend_syscalls_per_stmt"`
+	HelperSyscalls float64 `json:"helper_syscalls_per_stmt"`
+	Seconds        float64 `json:"seconds"`
+}
+
+// Run counts every condition Rounds times, in an order shuffled per round
+// from Seed, reverting each observer after its run. The server counts
+// only during Run.
+func Run(ctx context.Context, c Config) ([]Sample, error) {
+	if c.Statements < 1 || c.Warmup < 0 || c.Rounds < 1 || len(c.Observers) == 0 {
+		return nil, fmt.Errorf("counting: %d statements, %d warm-up, %d rounds, %d conditions: want at least 1, 0, 1, 1",
+			c.Statements, c.Warmup, c.Rounds, len(c.Observers))
+	}
+	if err := c.Server.CountInstructions(true); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// A fresh context: the caller's may have ended.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if c.Server.CountInstructions(false) == nil {
+			c.Server.Reset(ctx)
+		}
+	}()
+	rng := rand.New(rand.NewPCG(c.Seed, 0x636f756e74))
+	var out []Sample
+	total := c.Rounds * len(c.Observers)
+	for r := range c.Rounds {
+		order := rng.Perm(len(c.Observers))
+		for _, i := range order {
+			s, err := c.run(ctx, c.Observers[i])
+			if err != nil {
+				return out, fmt.Errorf("round %d, %s: %w", r+1, c.Observers[i].Name, err)
+			}
+			s.Round = r + 1
+			out = append(out, s)
+			if c.Progress != nil {
+				c.Progress(s, len(out), total)
+			}
+		}
+	}
+	return out, nil
+}
+
+// run counts one condition on a freshly restarted server.
+func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err error) {
+	began := time.Now()
+	s.Condition = o.Name
+	srv := c.Server
+	applied, err := srv.Apply(ctx, o)
+	if err != nil {
+		return s, err
+	}
+	defer func() {
+		if rerr := applied.Revert(ctx); rerr != nil && err == nil {
+			err = fmt.Errorf("revert: %w", rerr)
+		}
+	}()
+	if err := srv.Reset(ctx); err != nil {
+		return s, err
+	}
+	// What exited before this restart is the previous server's.
+	if err := srv.ClearCounts(); err != nil {
+		return s, err
+	}
+	helpers, err := srv.Children()
+	if err != nil {
+		return s, err
+	}
+	helperIO := readIO(helpers)
+	if _, err := c.session(ctx, c.Warmup+c.Statements); err != nil {
+		return s, fmt.Errorf("warm session: %w", err)
+	}
+	control, err := c.session(ctx, c.Warmup)
+	if err != nil {
+		return s, fmt.Errorf("control session: %w", err)
+	}
+	measured, err := c.session(ctx, c.Warmup+c.Statements)
+	if err != nil {
+		return s, fmt.Errorf("measured session: %w", err)
+	}
+	helperIO = diffIO(readIO(helpers), helperIO)
+	// The restart that ends the run makes the helpers exit and count.
+	if err := srv.Reset(ctx); err != nil {
+		return s, err
+	}
+	counts, err := waitCounts(ctx, srv, append([]int{control.pid, measured.pid}, helpers...))
+	if err != nil {
+		return s, err
+	}
+	n := float64(c.Statements)
+	s.Backend = (float64(counts[measured.pid]) - float64(counts[control.pid])) / n
+	executed := float64(3*c.Warmup + 2*c.Statements)
+	var h uint64
+	for pid, k := range counts {
+		if pid != control.pid && pid != measured.pid {
+			// Helpers, the postmaster and any process that came and
+			// went (an autovacuum worker, obsbench's own connections).
+			h += k
+		}
+	}
+	s.Helpers = float64(h)
+	s.Syscalls = -1
+	if measured.io >= 0 && control.io >= 0 {
+		s.Syscalls = float64(measured.io-control.io) / n
+	}
+	s.HelperSyscalls = -1
+	if helperIO >= 0 {
+		s.HelperSyscalls = float64(helperIO) / executed
+	}
+	s.Seconds = time.Since(began).Seconds()
+	return s, nil
+}
+
+// sessionResult is what a counted session leaves: its backend, and the
+// backend's read and write system calls (-1: unknown).
+type sessionResult struct {
+	pid int
+	io  int64
+}
+
+// session runs n of the workload's operations in a new session.
+func (c Config) session(ctx context.Context, n int) (sessionResult, error) {
+	sess, err := c.Server.Dial(ctx)
+	if err != nil {
+		return sessionResult{}, err
+	}
+	defer sess.Close(ctx)
+	pid, err := c.Server.BackendPID(ctx, sess)
+	if err != nil {
+		return sessionResult{}, err
+	}
+	op, err := c.Workload.Worker(ctx, sess, 0)
+	if err != nil {
+		return sessionResult{}, err
+	}
+	for i := range n {
+		if err := op(ctx); err != nil {
+			return sessionResult{}, fmt.Errorf("statement %d: %w", i+1, err)
+		}
+	}
+	return sessionResult{pid: pid, io: readIO([]int{pid})}, nil
+}
+
+// waitCounts waits for every process in pids to have exited and counted.
+func waitCounts(ctx context.Context, srv Server, pids []int) (map[int]uint64, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		counts, err := srv.Counts()
+		if err != nil {
+			return nil, err
+		}
+		missing := slices.DeleteFunc(slices.Clone(pids), func(p int) bool { _, ok := counts[p]; return ok })
+		if len(missing) == 0 {
+			return counts, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("processes %v have no instruction count two minutes after they ended", missing)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// readIO is the read and write system calls of pids so far (syscr +
+// syscw of /proc/PID/io), -1 if one cannot be read (another user's
+// process, when obsbench is not root).
+func readIO(pids []int) int64 {
+	var sum int64
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/io")
+		if err != nil {
+			return -1
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ": ")
+			if ok && (k == "syscr" || k == "syscw") {
+				n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				sum += n
+			}
+		}
+	}
+	return sum
+}
+
+func diffIO(after, before int64) int64 {
+	if after < 0 || before < 0 {
+		return -1
+	}
+	return after - before
+}

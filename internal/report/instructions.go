@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/counting"
+)
+
+// InstructionsScope is what --method instructions counts and what it
+// does not, said under its table and recorded in instructions.json.
+const InstructionsScope = "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), one session at a time; " +
+	"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
+	"and contention between sessions. An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
+	"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included"
+
+// InstructionsHead is what a counted experiment ran.
+type InstructionsHead struct {
+	Server, Workload             string
+	Statements, Warmup, Rounds int
+}
+
+// Instructions prints a counted experiment's table: per condition, the
+// backend's instructions per statement and their change against the
+// baseline, the other processes' (per run: start to shutdown), the spread
+// of repeated runs, and the system calls that the count does not see.
+func Instructions(w io.Writer, h InstructionsHead, conds []counting.Condition) {
+	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d per run, %d run(s) per condition, intervals 95%% paired by round\n\n",
+		h.Workload, h.Server, h.Statements, h.Warmup, h.Rounds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "condition\tbackend instr/stmt\tchange % [95% CI]\truns' spread\tother processes instr/run\tchange % [95% CI]\tbackend syscalls/stmt\tother syscalls/stmt\ts/run\t")
+	var kernel []string
+	for i, c := range conds {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f%%\t%s\t%s\t%s\t%s\t%.0f\t\n", c.Name, thousands(c.Backend), changeText(c.BackendChange),
+			c.BackendSpreadPct, thousands(c.Helpers), changeText(c.HelperChange), syscallText(c.Syscalls), syscallText(c.HelperSyscalls), c.Seconds)
+		if i > 0 && conds[0].Syscalls >= 0 && c.Syscalls >= 0 && c.Syscalls-conds[0].Syscalls >= 0.05 {
+			kernel = append(kernel, fmt.Sprintf("%s makes %.2f more system calls per statement than the baseline", c.Name, c.Syscalls-conds[0].Syscalls))
+		}
+		if i > 0 && conds[0].HelperSyscalls >= 0 && c.HelperSyscalls >= 0 && c.HelperSyscalls-conds[0].HelperSyscalls >= 0.05 {
+			kernel = append(kernel, fmt.Sprintf("%s makes the other processes do %.2f more system calls per statement", c.Name, c.HelperSyscalls-conds[0].HelperSyscalls))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nscope: %s.\n", InstructionsScope)
+	for _, k := range kernel {
+		fmt.Fprintf(w, "not counted: %s: the kernel's work for them is outside the count.\n", k)
+	}
+}
+
+func changeText(c *counting.Change) string {
+	switch {
+	case c == nil:
+		return "-"
+	case !c.HasCI:
+		return fmt.Sprintf("%+.2f (1 run)", c.Pct)
+	}
+	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Pct, c.Low, c.High)
+}
+
+func syscallText(v float64) string {
+	if v < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", v)
+}

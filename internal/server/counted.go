@@ -1,0 +1,151 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrNoValgrind is returned when instructions are to be counted and
+// valgrind is not installed.
+var ErrNoValgrind = errors.New("valgrind not found (apt-get install valgrind; make install-deps installs it)")
+
+// ProcessCount is the user-space instructions one server process
+// executed, from its start (or fork) to its exit.
+type ProcessCount struct {
+	PID          int
+	Instructions uint64
+}
+
+// countDir is where a counted server's processes write their counts.
+const countDir = "counts"
+
+// CountInstructions makes the server's next start or restart run under
+// valgrind's instruction counter (cachegrind without its cache
+// simulation): every process, the postmaster and each process it forks,
+// writes the user-space instructions it executed when it exits (Counts).
+// on=false makes the next start run the server as it is. It changes
+// nothing until a restart.
+func (p *Postgres) CountInstructions(on bool) error {
+	if !on {
+		p.counter = ""
+		return nil
+	}
+	valgrind, err := exec.LookPath("valgrind")
+	if err != nil {
+		return ErrNoValgrind
+	}
+	dir := filepath.Join(p.base, countDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	if p.cred != nil {
+		uid, gid = int(p.cred.Uid), int(p.cred.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return err
+		}
+	}
+	// pg_ctl starts the program -p names with postgres's arguments: a
+	// script that puts valgrind before them. -q: valgrind's own notes
+	// would go to the server's stderr stream.
+	wrapper := filepath.Join(p.base, "postgres-counted")
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -q --tool=cachegrind --cache-sim=no --branch-sim=no --cachegrind-out-file=%s/cg.%%p %s \"$@\"\n",
+		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")))
+	if err := writePrivate(wrapper, script, uid, gid); err != nil {
+		return err
+	}
+	if err := os.Chmod(wrapper, 0o700); err != nil {
+		return err
+	}
+	p.counter = wrapper
+	return nil
+}
+
+// Counts are the counts of the processes that exited since the last
+// ClearCounts, by process id. A process that is still running has none.
+func (p *Postgres) Counts() (map[int]uint64, error) {
+	files, err := filepath.Glob(filepath.Join(p.base, countDir, "cg.*"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]uint64{}
+	for _, f := range files {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), "cg."))
+		if err != nil {
+			continue
+		}
+		n, err := cachegrindTotal(f)
+		if err != nil {
+			return nil, err
+		}
+		out[pid] = n
+	}
+	return out, nil
+}
+
+// ClearCounts removes the counts read so far.
+func (p *Postgres) ClearCounts() error {
+	files, _ := filepath.Glob(filepath.Join(p.base, countDir, "cg.*"))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Children are the process ids whose parent is the postmaster: its
+// helper processes and the backends of open sessions.
+func (p *Postgres) Children() ([]int, error) {
+	pm, err := p.PID()
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pm, pm))
+	if err != nil {
+		return nil, fmt.Errorf("children of the postmaster: %w", err)
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+// cachegrindTotal reads the "summary: N" line of a cachegrind output
+// file (events: Ir only).
+func cachegrindTotal(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "summary: "); ok {
+			n, err := strconv.ParseUint(strings.Fields(rest)[0], 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: summary %q: %w", path, rest, err)
+			}
+			return n, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return 0, fmt.Errorf("%s: no \"summary:\" line: not a whole cachegrind output file", path)
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,135 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// A server restarted under the counter counts each backend's
+// instructions when it exits; the same statements cost the same count,
+// whatever else the machine does: two pairs of sessions that differ by
+// 200 statements differ by the same count, to 0.05% (they agree to about
+// 0.01%). A restart keeps the counter; CountInstructions(false) and a
+// restart end it.
+func TestCountInstructions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	pg := servertest.Postgres(t)
+	if err := pg.CountInstructions(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	session := func(n int) (int, uint64) {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := conn.Exec(ctx, "SELECT count(*) FROM pg_class WHERE relpages >= $1", i%3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn.Close(ctx)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			counts, err := pg.Counts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := counts[pid]; ok {
+				return pid, c
+			}
+		}
+		t.Fatalf("no count for backend %d a minute after it ended", pid)
+		return 0, 0
+	}
+	session(50) // catalog caches and plans warmed in shared memory
+	// Two pairs of sessions, 100 and 300 statements: what the 200 more
+	// cost is what the method measures, and it must repeat.
+	var per [2]float64
+	for i := range per {
+		_, short := session(100)
+		_, long := session(300)
+		per[i] = float64(long-short) / 200
+	}
+	t.Logf("instructions per statement: %.1f, then %.1f", per[0], per[1])
+	if per[0] <= 0 || math.Abs(per[0]-per[1])/per[0] > 0.0005 {
+		t.Errorf("200 more statements cost %.1f, then %.1f instructions each: want the same to 0.05%%", per[0], per[1])
+	}
+	kids, err := pg.Children()
+	if err != nil || len(kids) < 3 {
+		t.Errorf("children of the postmaster %v, %v; want its helpers", kids, err)
+	}
+	// The helpers count when the server stops or restarts.
+	if err := pg.ClearCounts(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.CountInstructions(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := pg.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kids {
+		if _, ok := counts[k]; !ok {
+			t.Errorf("helper %d has no count after the restart (counts of %v)", k, keys(counts))
+		}
+	}
+	if err := pg.ClearCounts(); err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := sessionPID(ctx, t, pg)
+	time.Sleep(500 * time.Millisecond)
+	if counts, _ := pg.Counts(); len(counts) != 0 {
+		t.Errorf("backend %d counted after the counter was switched off: %v", pid, counts)
+	}
+}
+
+func sessionPID(ctx context.Context, t *testing.T, pg *server.Postgres) (int, error) {
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pid int
+	err = conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	return pid, err
+}
+
+func keys(m map[int]uint64) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Without valgrind, counting is refused with what to install.
+func TestCountInstructionsNeedsValgrind(t *testing.T) {
+	pg := servertest.Postgres(t)
+	t.Setenv("PATH", "/nonexistent")
+	err := pg.CountInstructions(true)
+	if !errors.Is(err, server.ErrNoValgrind) {
+		t.Errorf("CountInstructions without valgrind: %v; want ErrNoValgrind", err)
+	}
+}
