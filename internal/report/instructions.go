@@ -17,7 +17,7 @@ const InstructionsScope = "user-space instructions of the server's processes, co
 
 // InstructionsHead is what a counted experiment ran.
 type InstructionsHead struct {
-	Server, Workload             string
+	Server, Workload           string
 	Statements, Warmup, Rounds int
 }
 
