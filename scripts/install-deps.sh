@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what obsbench needs and is missing: the PostgreSQL server with the
 # extensions its observer catalog uses, and the MariaDB server (its
-# server_audit plugin comes with it), and headless Chromium for the test of
-# the HTML report. Idempotent: installed packages are
+# server_audit plugin comes with it), valgrind for --method instructions,
+# and headless Chromium for the test of the HTML report. Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
 set -euo pipefail
 
@@ -13,6 +13,8 @@ packages=(
   "postgresql-$major-pgaudit"
   "postgresql-$major-pg-wait-sampling"
   mariadb-server
+  # --method instructions: the server under valgrind's instruction counter
+  valgrind
   # the HTML report's browser test: headless Chromium driven by ChromeDriver
   chromium
   chromium-driver

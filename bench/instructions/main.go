@@ -1,0 +1,214 @@
+// Command instructions compares obsbench's two ways of pricing an
+// observer on one machine: counted (--method instructions: the server's
+// user-space instructions per statement under valgrind) and timed
+// (--method rounds: throughput on freshly restarted servers). It runs the
+// counted experiment twice, alone and with another process keeping one
+// core busy, and the timed one once, on the same observers, and writes a
+// markdown report side by side. See README.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/counting"
+	_ "github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+type config struct {
+	observers          []string
+	countRounds        int
+	statements, warmup int
+	timedRounds        int
+	seed               uint64
+	dir, out           string
+	command            string
+}
+
+func main() {
+	var c config
+	obs := flag.String("observers", "auto-explain-analyze,log-statements-file,pg-stat-statements,pgaudit-read,pgaudit-filtered-out", "observers, comma-separated (default: the default set and pgaudit's filtered-out variant)")
+	flag.IntVar(&c.countRounds, "count-rounds", 3, "rounds of each counted experiment")
+	flag.IntVar(&c.statements, "count-statements", 2000, "statements counted per run")
+	flag.IntVar(&c.warmup, "count-warmup", 200, "statements before the counted ones")
+	flag.IntVar(&c.timedRounds, "timed-rounds", 6, "rounds of the timed experiment (--method rounds, 8 s runs)")
+	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run orders (default: from the clock)")
+	flag.StringVar(&c.dir, "dir", "", "directory for the experiments' results (default: a temporary one, removed)")
+	flag.StringVar(&c.out, "out", "bench/instructions/RESULT.md", "markdown report to write")
+	flag.Parse()
+	c.observers = strings.Split(*obs, ",")
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	c.command = strings.Join(append([]string{"go run ./bench/instructions"}, os.Args[1:]...), " ")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "instructions:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	dir := c.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "obsbench-instructions-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	alone, err := counted(ctx, c, filepath.Join(dir, "counted"))
+	if err != nil {
+		return err
+	}
+	hogged, hogCPU, err := withHog(func() (app.Instructions, error) { return counted(ctx, c, filepath.Join(dir, "counted-hog")) })
+	if err != nil {
+		return err
+	}
+	timed, err := timedRun(ctx, c, filepath.Join(dir, "timed"))
+	if err != nil {
+		return err
+	}
+	report := render(c, alone, hogged, hogCPU, timed)
+	fmt.Print(report)
+	return os.WriteFile(c.out, []byte(report), 0o644)
+}
+
+// counted runs obsbench run --method instructions.
+func counted(ctx context.Context, c config, out string) (app.Instructions, error) {
+	s := app.Default()
+	s.Method, s.Observers, s.Rounds, s.Seed, s.Out = "instructions", c.observers, c.countRounds, c.seed, out
+	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
+	given := app.Given{"method": true, "observers": true, "rounds": true, "seed": true, "out": true, "count-statements": true, "count-warmup": true}
+	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
+		return app.Instructions{}, err
+	}
+	var rec app.Instructions
+	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &rec)
+	}
+	return rec, err
+}
+
+// timedRun runs obsbench run --method rounds.
+func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
+	s := app.Default()
+	s.Method, s.Observers, s.Rounds, s.Seed, s.Out = "rounds", c.observers, c.timedRounds, c.seed, out
+	given := app.Given{"method": true, "observers": true, "rounds": true, "seed": true, "out": true}
+	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
+		return result.Summary{}, err
+	}
+	return result.ReadSummary(filepath.Join(out, "summary.json"))
+}
+
+// withHog runs f while a shell loop keeps one core busy, and returns
+// the loop's CPU time as a share of f's wall time.
+func withHog[T any](f func() (T, error)) (T, float64, error) {
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		var zero T
+		return zero, 0, err
+	}
+	began := time.Now()
+	v, err := f()
+	wall := time.Since(began)
+	hog.Process.Kill()
+	hog.Wait()
+	cpu := hog.ProcessState.UserTime() + hog.ProcessState.SystemTime()
+	return v, cpu.Seconds() / wall.Seconds(), err
+}
+
+func render(c config, alone, hogged app.Instructions, hogCPU float64, timed result.Summary) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("# Counted and timed: the same observers, two methods")
+	p("")
+	p("- command: `%s`", c.command)
+	p("- date: %s", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
+	p("- machine: nproc %d, %s", nproc(), kernel())
+	p("- server: managed PostgreSQL %s, workload %s", alone.Server, alone.Workload)
+	p("- counted: `--method instructions --rounds %d --count-statements %d --count-warmup %d`, seed %d; then the same with a CPU hog (`sh -c 'while :; do :; done'`, %.0f%% of a core over the experiment)",
+		c.countRounds, c.statements, c.warmup, c.seed, 100*hogCPU)
+	p("- timed: `--method rounds --rounds %d` (8 s runs after 2 s, %d sessions), seed %d", c.timedRounds, timed.Clients, c.seed)
+	p("")
+	p("| observer | counted: backend instr/stmt change (%%) [95%% CI] | counted with the hog | timed: throughput overhead (%%) [95%% CI] | counted: other processes instr/run change (%%) | backend syscalls/stmt (baseline %s) | s/run counted |",
+		syscalls(alone.Conditions[0].Syscalls))
+	p("|---|---:|---:|---:|---:|---:|---:|")
+	timedBy := map[string]*result.OverheadSummary{}
+	for _, cs := range timed.Conditions {
+		timedBy[cs.Name] = cs.Overhead
+	}
+	for i, cond := range alone.Conditions {
+		if i == 0 {
+			continue
+		}
+		var hog string
+		for _, h := range hogged.Conditions {
+			if h.Name == cond.Name {
+				hog = change(h.BackendChange)
+			}
+		}
+		p("| %s | %s | %s | %s | %s | %s | %.0f |", cond.Name, change(cond.BackendChange), hog, overhead(timedBy[cond.Name]),
+			change(cond.HelperChange), syscalls(cond.Syscalls), cond.Seconds)
+	}
+	p("")
+	p("Baseline: %.0f instructions per statement (spread of its runs %.4f%%; with the hog %.0f, spread %.4f%%).",
+		alone.Conditions[0].Backend, alone.Conditions[0].BackendSpreadPct, hogged.Conditions[0].Backend, hogged.Conditions[0].BackendSpreadPct)
+	p("")
+	p("Scope of the count: %s.", alone.Scope)
+	return b.String()
+}
+
+func change(c *counting.Change) string {
+	if c == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Pct, c.Low, c.High)
+}
+
+func overhead(o *result.OverheadSummary) string {
+	if !o.Measured() {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+}
+
+func syscalls(v float64) string {
+	if v < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func nproc() int {
+	out, err := exec.Command("nproc").Output()
+	if err != nil {
+		return 0
+	}
+	var n int
+	fmt.Sscan(string(out), &n)
+	return n
+}
+
+func kernel() string {
+	out, err := exec.Command("uname", "-r").Output()
+	if err != nil {
+		return "kernel unknown"
+	}
+	return "kernel " + strings.TrimSpace(string(out))
+}
