@@ -1,7 +1,6 @@
 package capture_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -389,36 +388,21 @@ func copyFile(t *testing.T, from, to string) {
 	t.Logf("%s: %d bytes from %s", to, len(b), from)
 }
 
-// parseFiles captures the log files of source, in order, with one
-// Parser, and reads the capture back.
+// parseFiles captures the log files of source in testdata/, in order,
+// with one Parser, and reads the capture back.
 func parseFiles(t *testing.T, source string, f capture.Filter, files ...string) (capture.Header, []capture.Record, capture.Stats) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := capture.NewWriter(&buf, capture.Header{Engine: capture.EngineOf(source), Source: source})
-	p, err := capture.NewParser(source, f, w)
-	if err != nil {
-		t.Fatal(err)
+	paths := make([]string, len(files))
+	for i, name := range files {
+		paths[i] = filepath.Join("testdata", name)
 	}
-	for _, name := range files {
-		r, err := os.Open(filepath.Join("testdata", name))
+	return parseLogs(t, func(w *capture.Writer) *capture.Parser {
+		p, err := capture.NewParser(source, f, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = p.Parse(context.Background(), r, name)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	h, recs, tr := readAll(t, buf.Bytes())
-	st := p.Stats()
-	if tr.Records != int64(len(recs)) || tr.Statements != st.Statements || tr.Sessions != st.Sessions {
-		t.Errorf("trailer %+v; stats %+v, %d records", tr, st, len(recs))
-	}
-	return h, recs, st
+		return p
+	}, paths)
 }
 
 // expect is what a capture of sessions, run in turns between their

@@ -98,7 +98,10 @@ func TestRealPostgresStderrLogs(t *testing.T) {
 			}
 			for _, f := range filters {
 				_, want, wantSt := parseLogs(t, func(w *capture.Writer) *capture.Parser {
-					p, _ := capture.NewParser("csvlog", f, w)
+					p, err := capture.NewParser("csvlog", f, w)
+					if err != nil {
+						t.Fatal(err)
+					}
 					return p
 				}, csvs)
 				_, got, st := parseLogs(t, func(w *capture.Writer) *capture.Parser { return capture.NewStderrParser(prefix, f, w) }, logs)
@@ -146,8 +149,9 @@ func newFiles(t *testing.T, dir string, before []string, ext string) []string {
 	return out
 }
 
-// parseLogs captures files with a parser made by newParser and reads the
-// capture back.
+// parseLogs captures files, in order, with one parser made by newParser,
+// and reads the capture back; its trailer must agree with the parser's
+// counts.
 func parseLogs(t *testing.T, newParser func(*capture.Writer) *capture.Parser, files []string) (capture.Header, []capture.Record, capture.Stats) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -167,8 +171,12 @@ func parseLogs(t *testing.T, newParser func(*capture.Writer) *capture.Parser, fi
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	h, recs, _ := readAll(t, buf.Bytes())
-	return h, recs, p.Stats()
+	h, recs, tr := readAll(t, buf.Bytes())
+	st := p.Stats()
+	if tr.Records != int64(len(recs)) || tr.Statements != st.Statements || tr.Sessions != st.Sessions {
+		t.Errorf("trailer %+v; stats %+v, %d records", tr, st, len(recs))
+	}
+	return h, recs, st
 }
 
 // statements are the texts of recs' statements, in order.

@@ -33,8 +33,10 @@ import (
 // Server is a managed server whose processes can run under the
 // instruction counter.
 type Server interface {
-	experiment.Target
-	experiment.Resetter
+	Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error)
+	Dial(ctx context.Context) (driver.Session, error)
+	// Reset restarts the server.
+	Reset(ctx context.Context) error
 	// CountInstructions makes the next restart run the server under the
 	// counter (or without it).
 	CountInstructions(on bool) error
@@ -149,7 +151,8 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 		return s, err
 	}
 	helperIO := readIO(helpers)
-	if _, err := c.session(ctx, c.Warmup+c.Statements); err != nil {
+	warm, err := c.session(ctx, c.Warmup+c.Statements)
+	if err != nil {
 		return s, fmt.Errorf("warm session: %w", err)
 	}
 	control, err := c.session(ctx, c.Warmup)
@@ -165,7 +168,8 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 	if err := srv.Reset(ctx); err != nil {
 		return s, err
 	}
-	counts, err := waitCounts(ctx, srv, append([]int{control.pid, measured.pid}, helpers...))
+	sessions := []int{warm.pid, control.pid, measured.pid}
+	counts, err := waitCounts(ctx, srv, append(sessions, helpers...))
 	if err != nil {
 		return s, err
 	}
@@ -174,9 +178,9 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 	executed := float64(3*c.Warmup + 2*c.Statements)
 	var h uint64
 	for pid, k := range counts {
-		if pid != control.pid && pid != measured.pid {
+		if !slices.Contains(sessions, pid) {
 			// Helpers, the postmaster and any process that came and
-			// went (an autovacuum worker, obsbench's own connections).
+			// went (an autovacuum worker).
 			h += k
 		}
 	}

@@ -1,0 +1,165 @@
+package counting
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// fakeServer counts like a server under the counter would: a backend
+// costs a connection's start-up plus its statements' work, the helpers a
+// fixed amount per server life, and an observer's extra per statement.
+type fakeServer struct {
+	perStmt  map[string]float64 // by condition
+	current  string
+	nextPID  int
+	live     map[int]*fakeBackend
+	counts   map[int]uint64
+	helpers  []int
+	applied  []string // conditions applied, in order
+	reverted int
+	resets   int
+	failDial bool
+}
+
+type fakeBackend struct {
+	statements int
+	srv        *fakeServer
+}
+
+const (
+	fakeStartup = 1_000_000 // a backend's connection and first statements
+	fakeHelpers = 5_000_000 // the helpers' per server life
+)
+
+func newFake() *fakeServer {
+	return &fakeServer{perStmt: map[string]float64{"baseline": 1000, "obs": 1010}, nextPID: 100,
+		live: map[int]*fakeBackend{}, counts: map[int]uint64{}}
+}
+
+func (f *fakeServer) Apply(_ context.Context, o observer.Observer) (experiment.Applied, error) {
+	f.current = o.Name
+	f.applied = append(f.applied, o.Name)
+	return fakeApplied{f}, nil
+}
+
+type fakeApplied struct{ f *fakeServer }
+
+func (a fakeApplied) StartEvents(context.Context, string) (experiment.EventCounter, error) {
+	return nil, nil
+}
+func (a fakeApplied) Revert(context.Context) error { a.f.reverted++; return nil }
+
+// Reset ends the helpers, which count, and starts new ones.
+func (f *fakeServer) Reset(context.Context) error {
+	f.resets++
+	for _, h := range f.helpers {
+		f.counts[h] = fakeHelpers / uint64(len(f.helpers))
+	}
+	f.helpers = []int{f.pid(), f.pid()}
+	return nil
+}
+
+func (f *fakeServer) pid() int { f.nextPID++; return f.nextPID }
+
+func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
+	if f.failDial {
+		return nil, errors.New("refused")
+	}
+	b := &fakeBackend{srv: f}
+	f.live[f.pid()] = b
+	return b, nil
+}
+
+func (f *fakeServer) CountInstructions(bool) error { return nil }
+func (f *fakeServer) Counts() (map[int]uint64, error) {
+	out := map[int]uint64{}
+	for k, v := range f.counts {
+		out[k] = v
+	}
+	return out, nil
+}
+func (f *fakeServer) ClearCounts() error       { clear(f.counts); return nil }
+func (f *fakeServer) Children() ([]int, error) { return f.helpers, nil }
+func (f *fakeServer) BackendPID(_ context.Context, s driver.Session) (int, error) {
+	for pid, b := range f.live {
+		if b == s {
+			return pid, nil
+		}
+	}
+	return 0, errors.New("no such session")
+}
+
+func (b *fakeBackend) Prepare(context.Context, string) (workload.Stmt, error) { return nil, nil }
+
+// Close ends the backend, which counts.
+func (b *fakeBackend) Close(context.Context) error {
+	for pid, x := range b.srv.live {
+		if x == b {
+			b.srv.counts[pid] = uint64(fakeStartup + float64(b.statements)*b.srv.perStmt[b.srv.current])
+			delete(b.srv.live, pid)
+		}
+	}
+	return nil
+}
+
+// oneStatement is a workload whose operation is one statement of its
+// session.
+type oneStatement struct{}
+
+func (oneStatement) Worker(_ context.Context, conn workload.Conn, _ int) (workload.Op, error) {
+	b := conn.(*fakeBackend)
+	return func(context.Context) error { b.statements++; return nil }, nil
+}
+
+// The count per statement is the measured backend's minus the control
+// one's, over N: start-up and warm-up cancel; the other processes are
+// the helpers alone, not the sessions; each condition runs once per
+// round on a server restarted for it, and is reverted.
+func TestRunCountsTheStatementsAlone(t *testing.T) {
+	f := newFake()
+	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
+	samples, err := Run(context.Background(), Config{Server: f, Workload: oneStatement{}, Observers: obs,
+		Statements: 500, Warmup: 50, Rounds: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) != 6 || f.reverted != 6 || len(f.applied) != 6 {
+		t.Fatalf("%d samples, %d reverts, %d applies; want 6 each", len(samples), f.reverted, len(f.applied))
+	}
+	for _, s := range samples {
+		if want := f.perStmt[s.Condition]; s.Backend != want {
+			t.Errorf("%s round %d: %.3f instructions per statement; want %.0f", s.Condition, s.Round, s.Backend, want)
+		}
+		if s.Helpers != fakeHelpers {
+			t.Errorf("%s round %d: other processes %.0f; want the helpers' %d alone", s.Condition, s.Round, s.Helpers, fakeHelpers)
+		}
+	}
+	conds := Summarize([]string{"baseline", "obs"}, samples)
+	c := conds[1].BackendChange
+	if c == nil || math.Abs(c.Pct-1) > 1e-9 || !c.HasCI || c.Pairs != 3 || conds[0].BackendChange != nil {
+		t.Errorf("change %+v; want +1%% over 3 pairs", c)
+	}
+}
+
+// A run that fails says which round and condition, and returns the
+// samples before it.
+func TestRunFails(t *testing.T) {
+	f := newFake()
+	f.failDial = true
+	_, err := Run(context.Background(), Config{Server: f, Workload: oneStatement{}, Observers: []observer.Observer{{Name: "baseline"}},
+		Statements: 10, Rounds: 1})
+	if err == nil || !strings.Contains(err.Error(), "round 1, baseline: warm session: refused") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Run(context.Background(), Config{Server: f, Workload: oneStatement{}, Statements: 0, Rounds: 1}); err == nil {
+		t.Error("0 statements accepted")
+	}
+}
