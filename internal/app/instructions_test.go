@@ -55,7 +55,7 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 			names = append(names, o.Name)
 		}
 		samples, err := counting.Run(ctx, counting.Config{Server: cs, Workload: wl.New(), Observers: append([]observer.Observer{baseline}, obs...),
-			Statements: 100, Warmup: 20, Rounds: rounds, Seed: 3})
+			Statements: 300, Warmup: 20, Rounds: rounds, Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,25 +68,33 @@ func (p *Postgres) CountInstructions(on bool) error {
 }
 
 // Counts are the counts of the processes that exited since the last
-// ClearCounts, by process id. A process that is still running has none.
+// ClearCounts, by process id. A process that is still running, or still
+// writing its count as it exits, has none yet.
 func (p *Postgres) Counts() (map[int]uint64, error) {
 	files, err := filepath.Glob(filepath.Join(p.base, countDir, "cg.*"))
 	if err != nil {
 		return nil, err
 	}
-	out := map[int]uint64{}
+	if p.counted == nil {
+		p.counted = map[int]uint64{}
+	}
 	for _, f := range files {
 		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), "cg."))
 		if err != nil {
 			continue
 		}
-		n, err := cachegrindTotal(f)
+		if _, ok := p.counted[pid]; ok {
+			continue
+		}
+		n, done, err := cachegrindTotal(f)
 		if err != nil {
 			return nil, err
 		}
-		out[pid] = n
+		if done {
+			p.counted[pid] = n
+		}
 	}
-	return out, nil
+	return maps.Clone(p.counted), nil
 }
 
 // ClearCounts removes the counts read so far.
@@ -97,6 +105,7 @@ func (p *Postgres) ClearCounts() error {
 			return err
 		}
 	}
+	p.counted = nil
 	return nil
 }
 
@@ -120,29 +129,37 @@ func (p *Postgres) Children() ([]int, error) {
 	return out, nil
 }
 
-// cachegrindTotal reads the "summary: N" line of a cachegrind output
-// file (events: Ir only).
-func cachegrindTotal(path string) (uint64, error) {
+// cachegrindTotal reads the total of a cachegrind output file (events:
+// Ir only), its last line "summary: N". done is false while the file is
+// still being written (no whole last line yet).
+func cachegrindTotal(path string) (n uint64, done bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "summary: "); ok {
-			n, err := strconv.ParseUint(strings.Fields(rest)[0], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s: summary %q: %w", path, rest, err)
-			}
-			return n, nil
-		}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, false, err
 	}
-	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
+	tail := make([]byte, min(st.Size(), 256))
+	if _, err := f.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+		return 0, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return 0, fmt.Errorf("%s: no \"summary:\" line: not a whole cachegrind output file", path)
+	text, whole := strings.CutSuffix(string(tail), "\n")
+	if !whole {
+		return 0, false, nil
+	}
+	last := text[strings.LastIndexByte(text, '\n')+1:]
+	rest, ok := strings.CutPrefix(last, "summary: ")
+	if !ok {
+		return 0, false, nil // the file's end is not written yet
+	}
+	n, err = strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: summary %q: %w", path, rest, err)
+	}
+	return n, true, nil
 }
 
 // shellQuote quotes s for sh.

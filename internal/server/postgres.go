@@ -51,6 +51,7 @@ type Postgres struct {
 	// counter, if set, is the program pg_ctl starts instead of postgres:
 	// postgres under valgrind's instruction counter (CountInstructions).
 	counter string
+	counted map[int]uint64 // counts read whole, by process id
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
