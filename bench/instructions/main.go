@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -140,7 +141,8 @@ func render(c config, alone, hogged app.Instructions, hogCPU float64, timed resu
 	p("")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
-	p("- machine: nproc %d, %s", nproc(), kernel())
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
 	p("- server: managed PostgreSQL %s, workload %s", alone.Server, alone.Workload)
 	p("- counted: `--method instructions --rounds %d --count-statements %d --count-warmup %d`, seed %d; then the same with a CPU hog (`sh -c 'while :; do :; done'`, %.0f%% of a core over the experiment)",
 		c.countRounds, c.statements, c.warmup, c.seed, 100*hogCPU)
@@ -193,22 +195,4 @@ func syscalls(v float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f", v)
-}
-
-func nproc() int {
-	out, err := exec.Command("nproc").Output()
-	if err != nil {
-		return 0
-	}
-	var n int
-	fmt.Sscan(string(out), &n)
-	return n
-}
-
-func kernel() string {
-	out, err := exec.Command("uname", "-r").Output()
-	if err != nil {
-		return "kernel unknown"
-	}
-	return "kernel " + strings.TrimSpace(string(out))
 }

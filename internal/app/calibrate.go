@@ -87,7 +87,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	if err := checkOut(o.Out); err != nil {
 		return err
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	logf := logTo(stderr)
 	wl, err := workload.Lookup(calibrationWorkload)
 	if err != nil {
 		return err

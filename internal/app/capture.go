@@ -250,9 +250,9 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 						exts = append(exts, e)
 					}
 				}
-				want = strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1]
-				if len(exts) == 1 {
-					want = exts[0]
+				want = strings.Join(exts, ", ")
+				if i := strings.LastIndex(want, ", "); i >= 0 {
+					want = want[:i] + " or " + want[i+2:]
 				}
 			}
 			return nil, "", usagef("log directory %s has no %s files", a, want)

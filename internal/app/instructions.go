@@ -84,7 +84,7 @@ type Instructions struct {
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c runConfig, out Output) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(out.Stderr, "obsbench: "+format+"\n", args...) }
+	logf := logTo(out.Stderr)
 	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err

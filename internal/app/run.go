@@ -308,7 +308,7 @@ var usagef = engine.Usagef
 // some runs were made, also with an error.
 func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summary, error) {
 	stdout, stderr := out.Stdout, out.Stderr
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "obsbench: "+format+"\n", args...) }
+	logf := logTo(stderr)
 
 	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
 	if err != nil {

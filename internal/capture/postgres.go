@@ -61,8 +61,8 @@ func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
 		if len(rec) > csvBackendType {
 			e.typ = rec[csvBackendType]
 		}
-		if err := p.pgEntry(e); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+		if err := p.pgEntryAt(e, name, line); err != nil {
+			return err
 		}
 	}
 }
@@ -99,8 +99,8 @@ func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error 
 		}
 		e := pgEntry{time: at, user: j.User, db: j.DB, session: j.Session, app: j.App,
 			severity: j.Severity, message: j.Message, detail: j.Detail, typ: j.BackendType}
-		if err := p.pgEntry(e); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+		if err := p.pgEntryAt(e, name, line); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -212,9 +213,9 @@ func (p *Parser) flushStderr(name string) error {
 		s.who[e.session] = w
 		e.user, e.db, e.app = w.user, w.db, w.app
 	} else if w, ok := s.who[e.session]; ok {
-		e.user = cmpOr(e.user, w.user)
-		e.db = cmpOr(e.db, w.db)
-		e.app = cmpOr(e.app, w.app)
+		e.user = cmp.Or(e.user, w.user)
+		e.db = cmp.Or(e.db, w.db)
+		e.app = cmp.Or(e.app, w.app)
 	}
 	if strings.HasPrefix(e.message, "disconnection: ") {
 		delete(s.who, e.session)
@@ -225,18 +226,12 @@ func (p *Parser) flushStderr(name string) error {
 	return p.pgEntryAt(e, name, pe.line)
 }
 
+// pgEntryAt is pgEntry for the entry at name:line, which its error names.
 func (p *Parser) pgEntryAt(e pgEntry, name string, line int) error {
 	if err := p.pgEntry(e); err != nil {
 		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // connectField is a value in "connection authorized: user=U database=D
