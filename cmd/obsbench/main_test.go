@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -449,8 +452,12 @@ func TestCalibrate(t *testing.T) {
 	if c.Loops <= 0 || c.ExpectedPct < 9 || c.ExpectedPct > 11 || c.Measured == nil || c.Measured.CILow > c.Measured.CIHigh {
 		t.Errorf("calibration = %+v; want loops > 0, about 10%% expected, an interval measured", c)
 	}
-	if !strings.Contains(stdout.String(), "calibration-10%: ") || !strings.Contains(stdout.String(), "expected overhead 10.0%") {
+	// The loop count is whole, so the expected figure lands near 10%, not on it.
+	line := regexp.MustCompile(`calibration-10%: \d+ loops = [0-9.]+ µs/stmt: expected overhead ([0-9.]+)%`).FindStringSubmatch(stdout.String())
+	if line == nil {
 		t.Errorf("stdout lacks the calibration line:\n%s", stdout.String())
+	} else if printed, _ := strconv.ParseFloat(line[1], 64); math.Abs(printed-c.ExpectedPct) > 0.05 {
+		t.Errorf("printed expected overhead %s%%, calibration.json says %.2f%%", line[1], c.ExpectedPct)
 	}
 	if d := serverDirs(t, tmp); len(d) > 0 {
 		t.Errorf("server directories left: %v", d)
