@@ -24,11 +24,13 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/counting"
+	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 type config struct {
+	engine             string
 	observers          []string
 	countRounds        int
 	statements, warmup int
@@ -40,7 +42,8 @@ type config struct {
 
 func main() {
 	var c config
-	obs := flag.String("observers", "auto-explain-analyze,log-statements-file,pg-stat-statements,pgaudit-read,pgaudit-filtered-out", "observers, comma-separated (default: the default set and pgaudit's filtered-out variant)")
+	flag.StringVar(&c.engine, "engine", "postgres", "postgres or mariadb")
+	obs := flag.String("observers", "", "observers, comma-separated (default: the engine's default set and a filtered-out variant)")
 	flag.IntVar(&c.countRounds, "count-rounds", 3, "rounds of each counted experiment")
 	flag.IntVar(&c.statements, "count-statements", 2000, "statements counted per run")
 	flag.IntVar(&c.warmup, "count-warmup", 200, "statements before the counted ones")
@@ -49,6 +52,9 @@ func main() {
 	flag.StringVar(&c.dir, "dir", "", "directory for the experiments' results (default: a temporary one, removed)")
 	flag.StringVar(&c.out, "out", "bench/instructions/RESULT.md", "markdown report to write")
 	flag.Parse()
+	if *obs == "" {
+		*obs = defaultObservers[c.engine]
+	}
 	c.observers = strings.Split(*obs, ",")
 	if c.seed == 0 {
 		c.seed = uint64(time.Now().UnixNano())
@@ -60,6 +66,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "instructions:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultObservers are each engine's default observers and a variant
+// that filters everything out.
+var defaultObservers = map[string]string{
+	"postgres": "auto-explain-analyze,log-statements-file,pg-stat-statements,pgaudit-read,pgaudit-filtered-out",
+	"mariadb":  "general-log-file,perf-schema,server-audit-file,slow-log-all,server-audit-filtered",
 }
 
 func run(ctx context.Context, c config) error {
@@ -92,9 +105,9 @@ func run(ctx context.Context, c config) error {
 // counted runs obsbench run --method instructions.
 func counted(ctx context.Context, c config, out string) (app.Instructions, error) {
 	s := app.Default()
-	s.Method, s.Observers, s.Rounds, s.Seed, s.Out = "instructions", c.observers, c.countRounds, c.seed, out
+	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "instructions", c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
-	given := app.Given{"method": true, "observers": true, "rounds": true, "seed": true, "out": true, "count-statements": true, "count-warmup": true}
+	given := app.Given{"engine": true, "method": true, "observers": true, "rounds": true, "seed": true, "out": true, "count-statements": true, "count-warmup": true}
 	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
 		return app.Instructions{}, err
 	}
@@ -109,8 +122,8 @@ func counted(ctx context.Context, c config, out string) (app.Instructions, error
 // timedRun runs obsbench run --method rounds.
 func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
 	s := app.Default()
-	s.Method, s.Observers, s.Rounds, s.Seed, s.Out = "rounds", c.observers, c.timedRounds, c.seed, out
-	given := app.Given{"method": true, "observers": true, "rounds": true, "seed": true, "out": true}
+	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "rounds", c.observers, c.timedRounds, c.seed, out
+	given := app.Given{"engine": true, "method": true, "observers": true, "rounds": true, "seed": true, "out": true}
 	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
 		return result.Summary{}, err
 	}
@@ -137,24 +150,29 @@ func withHog[T any](f func() (T, error)) (T, float64, error) {
 func render(c config, alone, hogged app.Instructions, hogCPU float64, timed result.Summary) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	who, others := "backend", "other processes"
+	if c.engine == "mariadb" {
+		who, others = "session", "other threads"
+	}
 	p("# Counted and timed: the same observers, two methods")
 	p("")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
-	p("- server: managed PostgreSQL %s, workload %s", alone.Server, alone.Workload)
-	p("- counted: `--method instructions --rounds %d --count-statements %d --count-warmup %d`, seed %d; then the same with a CPU hog (`sh -c 'while :; do :; done'`, %.0f%% of a core over the experiment)",
-		c.countRounds, c.statements, c.warmup, c.seed, 100*hogCPU)
-	p("- timed: `--method rounds --rounds %d` (8 s runs after 2 s, %d sessions), seed %d", c.timedRounds, timed.Clients, c.seed)
+	p("- server: managed %s %s, workload %s", c.engine, alone.Server, alone.Workload)
+	p("- counted: `--engine %s --method instructions --rounds %d --count-statements %d --count-warmup %d`, seed %d; then the same with a CPU hog (`sh -c 'while :; do :; done'`, %.0f%% of a core over the experiment)",
+		c.engine, c.countRounds, c.statements, c.warmup, c.seed, 100*hogCPU)
+	p("- timed: `--engine %s --method rounds --rounds %d` (8 s runs after 2 s, %d sessions), seed %d", c.engine, c.timedRounds, timed.Clients, c.seed)
 	p("")
-	p("| observer | counted: backend instr/stmt change (%%) [95%% CI] | counted with the hog | timed: throughput overhead (%%) [95%% CI] | counted: other processes instr/run change (%%) | backend syscalls/stmt (baseline %s) | s/run counted |",
-		syscalls(alone.Conditions[0].Syscalls))
+	p("| observer | counted: %s instr/stmt change (%%) [95%% CI] | counted with the hog | timed: throughput overhead (%%) [95%% CI] | counted: %s instr/run change (%%) | %s syscalls/stmt (baseline %s) | s/run counted |",
+		who, others, who, syscalls(alone.Conditions[0].Syscalls))
 	p("|---|---:|---:|---:|---:|---:|---:|")
 	timedBy := map[string]*result.OverheadSummary{}
 	for _, cs := range timed.Conditions {
 		timedBy[cs.Name] = cs.Overhead
 	}
+	var differ []string
 	for i, cond := range alone.Conditions {
 		if i == 0 {
 			continue
@@ -167,13 +185,47 @@ func render(c config, alone, hogged app.Instructions, hogCPU float64, timed resu
 		}
 		p("| %s | %s | %s | %s | %s | %s | %.0f |", cond.Name, change(cond.BackendChange), hog, overhead(timedBy[cond.Name]),
 			change(cond.HelperChange), syscalls(cond.Syscalls), cond.Seconds)
+		if d := difference(cond, alone.Conditions[0], timedBy[cond.Name], others); d != "" {
+			differ = append(differ, d)
+		}
 	}
 	p("")
 	p("Baseline: %.0f instructions per statement (spread of its runs %.4f%%; with the hog %.0f, spread %.4f%%).",
 		alone.Conditions[0].Backend, alone.Conditions[0].BackendSpreadPct, hogged.Conditions[0].Backend, hogged.Conditions[0].BackendSpreadPct)
 	p("")
+	if len(differ) == 0 {
+		p("Where they differ: nowhere; every counted change lies inside the timed interval.")
+	} else {
+		p("Where they differ (the counted change outside the timed interval), with what the counted figures show beside the %s's count:", who)
+		p("")
+		for _, d := range differ {
+			p("- %s", d)
+		}
+	}
+	p("")
 	p("Scope of the count: %s.", alone.Scope)
 	return b.String()
+}
+
+// difference says why an observer's counted change lies outside its timed
+// interval, from what the count itself shows: the other processes' or
+// threads' work, system calls; else waiting or contention, which it does
+// not see. "" when they agree or the timed run measured nothing.
+func difference(c, base counting.Condition, timed *result.OverheadSummary, others string) string {
+	if c.BackendChange == nil || !timed.Measured() || (c.BackendChange.Pct >= timed.CILow && c.BackendChange.Pct <= timed.CIHigh) {
+		return ""
+	}
+	var why []string
+	if h := c.HelperChange; h != nil && h.Pct >= 1 {
+		why = append(why, fmt.Sprintf("the %s work %+.1f%% more, on the machine's other core", others, h.Pct))
+	}
+	if c.Syscalls >= 0 && base.Syscalls >= 0 && c.Syscalls-base.Syscalls >= 0.05 {
+		why = append(why, fmt.Sprintf("%.2f more system calls per statement (the kernel's work is not counted)", c.Syscalls-base.Syscalls))
+	}
+	if len(why) == 0 {
+		why = append(why, "nothing counted explains it: waiting or contention, which the count does not see")
+	}
+	return fmt.Sprintf("%s: counted %+.2f%%, timed %.1f%% [%.1f, %.1f]: %s.", c.Name, c.BackendChange.Pct, timed.Pct, timed.CILow, timed.CIHigh, strings.Join(why, "; "))
 }
 
 func change(c *counting.Change) string {

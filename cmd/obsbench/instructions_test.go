@@ -64,3 +64,50 @@ func TestInstructionsEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// The same on a managed MariaDB, whose sessions are threads: each run
+// counts two server lifetimes, and what the sessions cost is what ran
+// inside do_command. The baseline repeats to 0.1%; the general log to a
+// file adds a significant cost, but repeats less well (about 0.3%): it
+// writes the time when the second changes, and under the counter a
+// statement takes tens of times longer, so how many it writes depends on
+// the run's speed.
+func TestInstructionsEndToEndMariaDB(t *testing.T) {
+	servertest.SkipShort(t)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
+		"--rounds", "3", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec app.Instructions
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Conditions) != 2 || len(rec.Runs) != 6 || rec.Engine != "mariadb" || !strings.Contains(rec.Scope, "do_command") {
+		t.Fatalf("instructions.json: %d conditions, %d runs, engine %s, scope %q; want 2, 6, mariadb, the threads' scope",
+			len(rec.Conditions), len(rec.Runs), rec.Engine, rec.Scope)
+	}
+	for _, c := range rec.Conditions {
+		if c.Backend <= 0 || c.Helpers <= 0 || c.Runs != 3 {
+			t.Errorf("%s: %+v; want counts over 3 runs", c.Name, c)
+		}
+	}
+	if base := rec.Conditions[0]; base.BackendSpreadPct > 0.1 {
+		t.Errorf("baseline: %+v; want runs that repeat to 0.1%%", base)
+	}
+	if ch := rec.Conditions[1].BackendChange; ch == nil || !ch.Signif || ch.Pct <= 0 {
+		t.Errorf("general-log-file session change %+v; want a significant rise", ch)
+	}
+	text := stdout.String()
+	for _, want := range []string{"instructions per statement: credit-top1 on ", "session instr/stmt", "other threads instr/run", "general-log-file", "inside do_command"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+}

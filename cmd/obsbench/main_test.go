@@ -179,7 +179,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `short.csv:1: no line begins with log_line_prefix "%m [%p] %q%u@%d " and a severity`},
 		{[]string{"study", "replay", "--capture-duration", "0s"}, "--capture-duration 0s: want 1s to 24h"},
 		{[]string{"run", "--method", "instructions", "--dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn"},
-		{[]string{"run", "--method", "instructions", "--engine", "mariadb"}, "--method instructions runs on a managed PostgreSQL: obsbench does not start a mariadb server under the instruction counter yet"},
+		{[]string{"run", "--method", "instructions", "--engine", "sqlserver", "--dsn", "sqlserver://u:p@127.0.0.1:1433", "--allow-changes"}, "--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a sqlserver server under the instruction counter"},
 		{[]string{"run", "--method", "instructions", "--duration", "5s"}, "--duration sets timed runs; --method instructions counts a fixed number of statements in one session at a time (--count-statements, --count-warmup)"},
 		{[]string{"run", "--method", "instructions", "--count-statements", "5"}, "--count-statements 5: want 10 to 1000000"},
 		{[]string{"run", "--count-warmup", "10"}, "--count-warmup sets --method instructions' counted runs; --method is auto"},

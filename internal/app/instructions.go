@@ -46,8 +46,8 @@ func (c runConfig) checkCounting() error {
 	}
 	n, w := c.Count.Statements, c.Count.Warmup
 	switch {
-	case c.Engine != "postgres":
-		return usagef("--method instructions runs on a managed PostgreSQL: obsbench does not start a %s server under the instruction counter yet", c.Engine)
+	case c.Engine != "postgres" && c.Engine != "mariadb":
+		return usagef("--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a %s server under the instruction counter", c.Engine)
 	case c.DSN != "":
 		return usagef("--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn")
 	case c.Standby != "none":
@@ -123,7 +123,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 		Server: cs, Workload: c.wl.New(), Observers: c.observers,
 		Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Rounds, Seed: c.Seed,
 		Progress: func(s counting.Sample, seq, total int) {
-			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (backend) %10.0f (other processes)  %.0fs, %s elapsed",
+			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed",
 				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, time.Since(began).Round(time.Second))
 		},
 	})
@@ -138,6 +138,10 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	if runErr != nil {
 		rec.Error = runErr.Error()
 	}
+	_, threads := cs.(counting.ThreadedServer)
+	if threads {
+		rec.Scope = report.InstructionsScopeThreads
+	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -150,6 +154,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	} else {
 		report.Instructions(out.Stdout, report.InstructionsHead{
 			Server: ver, Workload: c.wl.Name, Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Rounds,
+			Threads: threads,
 		}, rec.Conditions)
 		fmt.Fprintf(out.Stdout, "\nresults: %s\n", c.Out)
 	}

@@ -5,13 +5,18 @@
 // machine does. Timing on a shared machine moves by percents from one
 // second to the next; a count repeats to a hundredth of a percent.
 //
-// Each run restarts the server, then runs three sessions one after the
-// other: a warm one (the workload's W+N statements, to fill caches, not
-// counted), a control one (W statements) and a measured one (the same
-// W+N). Their backends' counts differ by the N statements' work alone:
-// connection, start-up and warm-up cancel. The server's other processes
-// (postmaster, logging collector, WAL writer...) are counted over the
-// run's server, from the restart before it to the one that ends it.
+// A run counts three sessions, one after the other: a warm one (the
+// workload's W+N statements, to fill caches), a control one (W
+// statements) and a measured one (the same W+N). Their counts differ by
+// the N statements' work alone: connection, start-up and warm-up cancel.
+// Where each session has a process of its own (PostgreSQL), the three run
+// on one freshly restarted server and each backend counts apart; the
+// server's other processes (postmaster, logging collector, WAL
+// writer...) are counted over the run's server, from the restart before
+// it to the one that ends it. Where sessions are threads of one process
+// (MariaDB), the count is what the server spent serving client commands,
+// per lifetime: warm and control run on one server, warm and measured on
+// the next.
 package counting
 
 import (
@@ -30,8 +35,8 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// Server is a managed server whose processes can run under the
-// instruction counter.
+// Server is a managed server whose work can run under the instruction
+// counter. It is a ProcessServer or a ThreadedServer.
 type Server interface {
 	Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error)
 	Dial(ctx context.Context) (driver.Session, error)
@@ -40,6 +45,12 @@ type Server interface {
 	// CountInstructions makes the next restart run the server under the
 	// counter (or without it).
 	CountInstructions(on bool) error
+}
+
+// ProcessServer serves each session in a process of its own
+// (PostgreSQL's backends), and counts each process apart.
+type ProcessServer interface {
+	Server
 	// Counts are the instructions of the processes that exited since
 	// ClearCounts, by process id.
 	Counts() (map[int]uint64, error)
@@ -48,6 +59,17 @@ type Server interface {
 	Children() ([]int, error)
 	// BackendPID is the process that serves session s.
 	BackendPID(ctx context.Context, s driver.Session) (int, error)
+}
+
+// ThreadedServer is one process whose sessions are threads (MariaDB):
+// its count is per lifetime, the instructions spent serving client
+// commands apart from the rest.
+type ThreadedServer interface {
+	Server
+	// LastTally is the count of the lifetime the latest Reset ended.
+	LastTally() (commands, rest uint64, err error)
+	// ServerPID is the server's process.
+	ServerPID() int
 }
 
 // Config is what a counted experiment runs.
@@ -94,6 +116,11 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 		return nil, fmt.Errorf("counting: %d statements, %d warm-up, %d rounds, %d conditions: want at least 1, 0, 1, 1",
 			c.Statements, c.Warmup, c.Rounds, len(c.Observers))
 	}
+	switch c.Server.(type) {
+	case ProcessServer, ThreadedServer:
+	default:
+		return nil, fmt.Errorf("counting: a %T counts neither per process nor per lifetime", c.Server)
+	}
 	if err := c.Server.CountInstructions(true); err != nil {
 		return nil, err
 	}
@@ -125,20 +152,40 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 	return out, nil
 }
 
-// run counts one condition on a freshly restarted server.
+// run counts one condition with its observer in force.
 func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err error) {
 	began := time.Now()
+	switch srv := c.Server.(type) {
+	case ProcessServer:
+		err = c.withObserver(ctx, o, func() (err error) {
+			s, err = c.runProcesses(ctx, srv)
+			return err
+		})
+	case ThreadedServer:
+		s, err = c.runThreaded(ctx, srv, o)
+	}
 	s.Condition = o.Name
-	srv := c.Server
-	applied, err := srv.Apply(ctx, o)
+	s.Seconds = time.Since(began).Seconds()
+	return s, err
+}
+
+// withObserver runs f with o applied, and reverts o after it.
+func (c Config) withObserver(ctx context.Context, o observer.Observer, f func() error) (err error) {
+	applied, err := c.Server.Apply(ctx, o)
 	if err != nil {
-		return s, err
+		return err
 	}
 	defer func() {
 		if rerr := applied.Revert(ctx); rerr != nil && err == nil {
 			err = fmt.Errorf("revert: %w", rerr)
 		}
 	}()
+	return f()
+}
+
+// runProcesses counts the three sessions on one freshly restarted server:
+// each backend's count is its own.
+func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, err error) {
 	if err := srv.Reset(ctx); err != nil {
 		return s, err
 	}
@@ -151,15 +198,15 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 		return s, err
 	}
 	helperIO := readIO(helpers)
-	warm, err := c.session(ctx, c.Warmup+c.Statements)
+	warm, err := c.session(ctx, c.Warmup+c.Statements, srv.BackendPID)
 	if err != nil {
 		return s, fmt.Errorf("warm session: %w", err)
 	}
-	control, err := c.session(ctx, c.Warmup)
+	control, err := c.session(ctx, c.Warmup, srv.BackendPID)
 	if err != nil {
 		return s, fmt.Errorf("control session: %w", err)
 	}
-	measured, err := c.session(ctx, c.Warmup+c.Statements)
+	measured, err := c.session(ctx, c.Warmup+c.Statements, srv.BackendPID)
 	if err != nil {
 		return s, fmt.Errorf("measured session: %w", err)
 	}
@@ -193,7 +240,57 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 	if helperIO >= 0 {
 		s.HelperSyscalls = float64(helperIO) / executed
 	}
-	s.Seconds = time.Since(began).Seconds()
+	return s, nil
+}
+
+// runThreaded counts two lifetimes of the server: a warm session and the
+// control one in the first, the same warm session and the measured one in
+// the second. The sessions' work differs by the N statements alone; the
+// server's other threads are counted over the second lifetime. Their
+// system calls cannot be told from the sessions' threads': the server
+// process's are counted, none apart. The observer is applied after each
+// restart, as a timed run does: a server's global settings do not outlive
+// it; what applying and reverting cost, both lifetimes count alike.
+func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.Observer) (s Sample, err error) {
+	pid := func(context.Context, driver.Session) (int, error) { return srv.ServerPID(), nil }
+	var commands, rest [2]uint64
+	var io [2]int64
+	for i, n := range []int{c.Warmup, c.Warmup + c.Statements} {
+		if err := srv.Reset(ctx); err != nil {
+			return s, err
+		}
+		// What that restart ended is the previous lifetime or an
+		// uncounted server: its tally is not needed.
+		_, _, _ = srv.LastTally()
+		err := c.withObserver(ctx, o, func() error {
+			if _, err := c.session(ctx, c.Warmup+c.Statements, pid); err != nil {
+				return fmt.Errorf("warm session: %w", err)
+			}
+			r, err := c.session(ctx, n, pid)
+			if err != nil {
+				return fmt.Errorf("%s session: %w", [2]string{"control", "measured"}[i], err)
+			}
+			io[i] = r.io
+			// The restart that ends the lifetime makes the server
+			// write its count, read before a revert restarts it again.
+			if err := srv.Reset(ctx); err != nil {
+				return err
+			}
+			commands[i], rest[i], err = srv.LastTally()
+			return err
+		})
+		if err != nil {
+			return s, err
+		}
+	}
+	n := float64(c.Statements)
+	s.Backend = (float64(commands[1]) - float64(commands[0])) / n
+	s.Helpers = float64(rest[1])
+	s.Syscalls = -1
+	if io[0] >= 0 && io[1] >= 0 {
+		s.Syscalls = float64(io[1]-io[0]) / n
+	}
+	s.HelperSyscalls = -1
 	return s, nil
 }
 
@@ -204,14 +301,15 @@ type sessionResult struct {
 	io  int64
 }
 
-// session runs n of the workload's operations in a new session.
-func (c Config) session(ctx context.Context, n int) (sessionResult, error) {
+// session runs n of the workload's operations in a new session, served
+// by the process pidOf names, whose system calls it reads at the end.
+func (c Config) session(ctx context.Context, n int, pidOf func(context.Context, driver.Session) (int, error)) (sessionResult, error) {
 	sess, err := c.Server.Dial(ctx)
 	if err != nil {
 		return sessionResult{}, err
 	}
 	defer sess.Close(ctx)
-	pid, err := c.Server.BackendPID(ctx, sess)
+	pid, err := pidOf(ctx, sess)
 	if err != nil {
 		return sessionResult{}, err
 	}
@@ -228,7 +326,7 @@ func (c Config) session(ctx context.Context, n int) (sessionResult, error) {
 }
 
 // waitCounts waits for every process in pids to have exited and counted.
-func waitCounts(ctx context.Context, srv Server, pids []int) (map[int]uint64, error) {
+func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (map[int]uint64, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		counts, err := srv.Counts()

@@ -163,3 +163,92 @@ func TestRunFails(t *testing.T) {
 		t.Error("0 statements accepted")
 	}
 }
+
+// fakeThreaded counts like MariaDB under the counter: one process whose
+// tally per lifetime is its sessions' commands and the rest; a restart
+// drops the observer's settings (global settings do not outlive the
+// server), and it counts the commands of connecting to a session.
+type fakeThreaded struct {
+	perStmt           map[string]float64
+	current           string
+	commands, lastCmd uint64
+	lastOK            bool
+	applied, reverted int
+	resets            int
+}
+
+type fakeThreadSession struct {
+	srv        *fakeThreaded
+	statements int
+}
+
+func (f *fakeThreaded) Apply(_ context.Context, o observer.Observer) (experiment.Applied, error) {
+	f.current = o.Name
+	f.applied++
+	f.commands += 7_000 // the SET GLOBAL commands
+	return fakeThreadedApplied{f}, nil
+}
+
+type fakeThreadedApplied struct{ f *fakeThreaded }
+
+func (a fakeThreadedApplied) StartEvents(context.Context, string) (experiment.EventCounter, error) {
+	return nil, nil
+}
+func (a fakeThreadedApplied) Revert(context.Context) error { a.f.reverted++; return nil }
+
+func (f *fakeThreaded) Reset(context.Context) error {
+	f.resets++
+	f.lastCmd, f.lastOK = f.commands, true
+	f.commands, f.current = 0, "baseline"
+	return nil
+}
+
+func (f *fakeThreaded) LastTally() (uint64, uint64, error) {
+	if !f.lastOK {
+		return 0, 0, errors.New("read twice")
+	}
+	f.lastOK = false
+	return f.lastCmd, fakeHelpers, nil
+}
+
+func (f *fakeThreaded) ServerPID() int               { return 1 }
+func (f *fakeThreaded) CountInstructions(bool) error { return nil }
+func (f *fakeThreaded) Dial(context.Context) (driver.Session, error) {
+	f.commands += fakeStartup
+	return &fakeThreadSession{srv: f}, nil
+}
+func (s *fakeThreadSession) Prepare(context.Context, string) (workload.Stmt, error) { return nil, nil }
+func (s *fakeThreadSession) Close(context.Context) error {
+	s.srv.commands += uint64(float64(s.statements) * s.srv.perStmt[s.srv.current])
+	return nil
+}
+
+type threadStatement struct{}
+
+func (threadStatement) Worker(_ context.Context, conn workload.Conn, _ int) (workload.Op, error) {
+	s := conn.(*fakeThreadSession)
+	return func(context.Context) error { s.statements++; return nil }, nil
+}
+
+// On a threaded server the statements' work is the measured lifetime's
+// commands minus the control one's, with the observer applied after each
+// restart (a restart drops it), and the rest is the measured lifetime's.
+func TestRunThreadedCountsTheStatementsAlone(t *testing.T) {
+	f := &fakeThreaded{perStmt: map[string]float64{"baseline": 1000, "obs": 1010}}
+	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
+	samples, err := Run(context.Background(), Config{Server: f, Workload: threadStatement{}, Observers: obs,
+		Statements: 500, Warmup: 50, Rounds: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two lifetimes per run, each applied and reverted.
+	if len(samples) != 4 || f.applied != 8 || f.reverted != 8 {
+		t.Fatalf("%d samples, %d applies, %d reverts; want 4, 8, 8", len(samples), f.applied, f.reverted)
+	}
+	for _, s := range samples {
+		if want := f.perStmt[s.Condition]; s.Backend != want || s.Helpers != fakeHelpers || s.HelperSyscalls != -1 {
+			t.Errorf("%s round %d: %.3f per statement, rest %.0f, other syscalls %.0f; want %.0f, %d, -1",
+				s.Condition, s.Round, s.Backend, s.Helpers, s.HelperSyscalls, want, fakeHelpers)
+		}
+	}
+}

@@ -8,17 +8,37 @@ import (
 	"github.com/obsbench/obsbench/internal/counting"
 )
 
-// InstructionsScope is what --method instructions counts and what it
-// does not, said under its table and recorded in instructions.json.
+// InstructionsScope is what --method instructions counts on a server
+// whose sessions are processes (PostgreSQL), and what it does not, said
+// under its table and recorded in instructions.json.
 const InstructionsScope = "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), one session at a time; " +
 	"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
 	"and contention between sessions. An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
-	"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included"
+	"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
+	onceASecond
+
+// InstructionsScopeThreads is InstructionsScope for a server whose
+// sessions are threads of one process (MariaDB).
+const InstructionsScopeThreads = "user-space instructions of the server process, counted by valgrind (callgrind), one session at a time: " +
+	"the session's figure is what ran inside do_command (serving a client command) on any thread, less reading the command from the socket (a matter of timing: a read that finds no bytes yet waits and reads again); " +
+	"other threads' is the rest of the measured session's server's life, " +
+	"start-up, connection set-up and shutdown included; system calls are the whole process's while the session ran. " +
+	"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) and contention between sessions. " +
+	"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
+	"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work. " +
+	onceASecond
+
+// onceASecond is what both scopes say about work done per interval of
+// time rather than per statement.
+const onceASecond = "Work done once per interval of time (a log's timestamp when the second changes, statistics flushed once a second) weighs more in the count than in use: under the counter a statement takes tens of times longer"
 
 // InstructionsHead is what a counted experiment ran.
 type InstructionsHead struct {
 	Server, Workload           string
 	Statements, Warmup, Rounds int
+	// Threads says the server's sessions are threads of one process,
+	// counted as InstructionsScopeThreads says.
+	Threads bool
 }
 
 // Instructions prints a counted experiment's table: per condition, the
@@ -29,7 +49,11 @@ func Instructions(w io.Writer, h InstructionsHead, conds []counting.Condition) {
 	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d per run, %d run(s) per condition, intervals 95%% paired by round\n\n",
 		h.Workload, h.Server, h.Statements, h.Warmup, h.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tbackend instr/stmt\tchange % [95% CI]\truns' spread\tother processes instr/run\tchange % [95% CI]\tbackend syscalls/stmt\tother syscalls/stmt\ts/run\t")
+	scope, who, others, sys := InstructionsScope, "backend", "other processes", "backend"
+	if h.Threads {
+		scope, who, others, sys = InstructionsScopeThreads, "session", "other threads", "process"
+	}
+	fmt.Fprintf(tw, "condition\t%s instr/stmt\tchange %% [95%% CI]\truns' spread\t%s instr/run\tchange %% [95%% CI]\t%s syscalls/stmt\tother syscalls/stmt\ts/run\t\n", who, others, sys)
 	var kernel []string
 	for i, c := range conds {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f%%\t%s\t%s\t%s\t%s\t%.0f\t\n", c.Name, thousands(c.Backend), changeText(c.BackendChange),
@@ -42,7 +66,7 @@ func Instructions(w io.Writer, h InstructionsHead, conds []counting.Condition) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nscope: %s.\n", InstructionsScope)
+	fmt.Fprintf(w, "\nscope: %s.\n", scope)
 	for _, k := range kernel {
 		fmt.Fprintf(w, "not counted: %s: the kernel's work for them is outside the count.\n", k)
 	}

@@ -55,7 +55,7 @@ func (p *Postgres) CountInstructions(on bool) error {
 	// script that puts valgrind before them. -q: valgrind's own notes
 	// would go to the server's stderr stream.
 	wrapper := filepath.Join(p.base, "postgres-counted")
-	script := fmt.Sprintf("#!/bin/sh\nexec %s -q --tool=cachegrind --cache-sim=no --branch-sim=no --cachegrind-out-file=%s/cg.%%p %s \"$@\"\n",
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%s/cg.%%p %s \"$@\"\n",
 		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")))
 	if err := writePrivate(wrapper, script, uid, gid); err != nil {
 		return err

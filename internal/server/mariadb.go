@@ -61,6 +61,12 @@ type MariaDB struct {
 	password string            // root@localhost's, also in clientFile
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has exited
+	// counter, if set, is valgrind's command line to start mariadbd
+	// under (CountInstructions); endedPID is the process id of the
+	// counted lifetime that the latest stop ended (LastTally).
+	counter  []string
+	counted  bool // cmd runs under the counter
+	endedPID int
 }
 
 // FindMariaDB locates mariadbd and mariadb-install-db.
@@ -264,7 +270,12 @@ func (m *MariaDB) ServerFaults() (int64, string) { return m.refused() }
 // only, which reverts first and then stops the server) and waits until it
 // accepts connections on its socket.
 func (m *MariaDB) start(ctx context.Context) error {
-	cmd := exec.Command(m.bin, "--defaults-file="+m.optionFile())
+	argv := []string{m.bin, "--defaults-file=" + m.optionFile()}
+	m.counted = m.counter != nil
+	if m.counted {
+		argv = slices.Concat(m.counter, argv, countedMariaDBOptions)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = m.base
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.cred}
 	if len(m.mounts) > 0 {
@@ -313,6 +324,10 @@ func (m *MariaDB) stop() {
 		return
 	}
 	defer func() { m.cmd = nil }()
+	m.endedPID = 0
+	if m.counted {
+		m.endedPID = m.cmd.Process.Pid
+	}
 	select {
 	case <-m.exited:
 		return

@@ -201,3 +201,14 @@ func (t *managed) CaptureObserver() (observer.Observer, string, []string) {
 func (t *managed) CapturedLogs() ([]string, error) {
 	return []string{filepath.Join(t.m.DataDir(), captureLog)}, nil
 }
+
+// CountInstructions makes the next restart run the managed server under
+// valgrind's callgrind (--method instructions).
+func (t *managed) CountInstructions(on bool) error { return t.m.CountInstructions(on) }
+
+// LastTally is the count of the server lifetime the latest restart ended:
+// the instructions spent serving client commands, and the rest.
+func (t *managed) LastTally() (commands, rest uint64, err error) {
+	tally, err := t.m.LastTally()
+	return tally.Commands, tally.Rest, err
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+// countedMariaDBOptions are what mariadbd needs to run under valgrind:
+// valgrind has no io_uring or libaio, and a buffer pool that may grow to
+// the machine's memory reserves more address space than valgrind gives.
+// They change the server's background I/O threads, not what a session's
+// statement executes.
+var countedMariaDBOptions = []string{"--innodb-use-native-aio=0", "--innodb-buffer-pool-size-max=1G"}
+
+// commandEntry is the function in which mariadbd reads and serves one
+// client command (a query, a prepared statement's execution), on the
+// thread of the command's connection: its inclusive count is the
+// sessions' work, less commandRead, reading the command from the socket,
+// whose count depends on whether its bytes had arrived (a read that
+// finds none waits and reads again), which is timing, not work.
+const (
+	commandEntry = "do_command("
+	commandRead  = "my_net_read_packet"
+)
+
+// Tally is a counted server lifetime: the user-space instructions its
+// threads executed serving client commands, and all the others (start-up,
+// shutdown, connection set-up, background threads).
+type Tally struct {
+	Commands, Rest uint64
+}
+
+// CountInstructions makes the server's next start or restart run under
+// valgrind's callgrind tool, which, unlike cachegrind, can tell the
+// instructions spent inside a function: mariadbd is one process whose
+// sessions are threads, so the sessions' work is what runs inside
+// do_command. on=false makes the next start run the server as it is.
+func (m *MariaDB) CountInstructions(on bool) error {
+	if !on {
+		m.counter = nil
+		return nil
+	}
+	valgrind, err := exec.LookPath("valgrind")
+	if err != nil {
+		return ErrNoValgrind
+	}
+	dir := filepath.Join(m.base, countDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if m.cred != nil {
+		if err := os.Chown(dir, int(m.cred.Uid), int(m.cred.Gid)); err != nil {
+			return err
+		}
+	}
+	// --vgdb=no: no gdb server and so no FIFOs in /tmp for another
+	// account to open.
+	m.counter = []string{valgrind, "-q", "--tool=callgrind", "--vgdb=no", "--callgrind-out-file=" + filepath.Join(dir, "cg.%p")}
+	return nil
+}
+
+// LastTally is the count of the server lifetime that the latest stop
+// ended (a Restart's, or Stop's), read once: a second call, or one after
+// a lifetime that did not run under the counter, is an error.
+func (m *MariaDB) LastTally() (Tally, error) {
+	if m.endedPID == 0 {
+		return Tally{}, fmt.Errorf("no counted mariadbd lifetime has ended")
+	}
+	path := filepath.Join(m.base, countDir, "cg."+strconv.Itoa(m.endedPID))
+	m.endedPID = 0
+	f, err := os.Open(path)
+	if err != nil {
+		return Tally{}, fmt.Errorf("instruction count of mariadbd: %w", err)
+	}
+	defer os.Remove(path)
+	defer f.Close()
+	total, inside, err := callgrindInclusive(f, commandEntry, commandRead)
+	if err != nil {
+		return Tally{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if inside == 0 {
+		return Tally{}, fmt.Errorf("%s: no instructions inside %s...): no client command ran, or mariadbd has no symbols to tell its sessions' work by", path, commandEntry)
+	}
+	return Tally{Commands: inside, Rest: total - inside}, nil
+}

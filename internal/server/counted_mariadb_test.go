@@ -1,0 +1,103 @@
+package server_test
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// A MariaDB restarted under the counter counts, per lifetime, what its
+// threads spent serving client commands apart from the rest. Two
+// lifetimes that differ by a session's 1000 statements differ by the same
+// count each time, to 0.1%. Switched off, the next lifetime has no count.
+func TestCountInstructionsMariaDB(t *testing.T) {
+	servertest.SkipShort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})
+	if err != nil {
+		t.Fatalf("StartMariaDB: %v", err)
+	}
+	defer m.Stop()
+	if err := m.CountInstructions(true); err != nil {
+		t.Fatal(err)
+	}
+	session := func(n int) {
+		t.Helper()
+		c, err := mysql.NewConnector(m.Config("mysql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := sql.OpenDB(c)
+		defer db.Close()
+		db.SetMaxOpenConns(1)
+		st, err := db.PrepareContext(ctx, "SELECT COUNT(*) FROM mysql.global_priv WHERE LENGTH(Priv) >= ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var k int
+		for i := range n {
+			if err := st.QueryRowContext(ctx, i%3).Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// lifetime runs a warm session and one of n statements on a server
+	// restarted under the counter, and returns its count.
+	lifetime := func(n int) server.Tally {
+		t.Helper()
+		if err := m.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		session(50)
+		session(n)
+		if err := m.Restart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		tally, err := m.LastTally()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tally.Commands == 0 || tally.Rest == 0 {
+			t.Fatalf("tally %+v; want both parts counted", tally)
+		}
+		return tally
+	}
+	var per [2]float64
+	for i := range per {
+		short, long := lifetime(100), lifetime(1100)
+		per[i] = (float64(long.Commands) - float64(short.Commands)) / 1000
+		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands, long.Commands, short.Rest, long.Rest)
+	}
+	t.Logf("instructions per statement: %.1f, then %.1f", per[0], per[1])
+	if per[0] <= 0 || math.Abs(per[0]-per[1])/per[0] > 0.001 {
+		t.Errorf("1000 more statements cost %.1f, then %.1f instructions each: want the same to 0.1%%", per[0], per[1])
+	}
+	if _, err := m.LastTally(); err == nil {
+		t.Error("a tally read twice; want an error the second time")
+	}
+	if err := m.CountInstructions(false); err != nil {
+		t.Fatal(err)
+	}
+	session(10)
+	if err := m.Restart(ctx); err != nil { // ends a counted lifetime
+		t.Fatal(err)
+	}
+	if _, err := m.LastTally(); err != nil {
+		t.Errorf("the last counted lifetime: %v", err)
+	}
+	if err := m.Restart(ctx); err != nil { // ends an uncounted one
+		t.Fatal(err)
+	}
+	if tally, err := m.LastTally(); err == nil {
+		t.Errorf("a lifetime after the counter was switched off has a tally %+v", tally)
+	}
+}
