@@ -8,6 +8,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -50,8 +51,12 @@ func main() {
 	flag.IntVar(&c.timedRounds, "timed-rounds", 6, "rounds of the timed experiment (--method rounds, 8 s runs)")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run orders (default: from the clock)")
 	flag.StringVar(&c.dir, "dir", "", "directory for the experiments' results (default: a temporary one, removed)")
-	flag.StringVar(&c.out, "out", "bench/instructions/RESULT.md", "markdown report to write")
+	flag.StringVar(&c.out, "out", "", "markdown report to write (default: bench/instructions/RESULT.md, RESULT-mariadb.md for mariadb)")
 	flag.Parse()
+	if c.out == "" {
+		c.out = map[string]string{"mariadb": "bench/instructions/RESULT-mariadb.md"}[c.engine]
+		c.out = cmp.Or(c.out, "bench/instructions/RESULT.md")
+	}
 	if *obs == "" {
 		*obs = defaultObservers[c.engine]
 	}
