@@ -220,6 +220,12 @@ func difference(c, base counting.Condition, timed *result.OverheadSummary, other
 	if c.BackendChange == nil || !timed.Measured() || (c.BackendChange.Pct >= timed.CILow && c.BackendChange.Pct <= timed.CIHigh) {
 		return ""
 	}
+	if c.BackendChange.Pct > timed.CIHigh {
+		return fmt.Sprintf("%s: counted %+.2f%%, timed %.1f%% [%.1f, %.1f]: the count is above the timed interval. "+
+			"It is the CPU work added per statement, one session at a time; the timed throughput of 16 sessions also moves with what is not the server's CPU "+
+			"(the driver on the same 2 cores, waiting), and its interval, %.1f points wide, is the timing's noise.",
+			c.Name, c.BackendChange.Pct, timed.Pct, timed.CILow, timed.CIHigh, timed.CIHigh-timed.CILow)
+	}
 	var why []string
 	if h := c.HelperChange; h != nil && h.Pct >= 1 {
 		why = append(why, fmt.Sprintf("the %s work %+.1f%% more, on the machine's other core", others, h.Pct))
