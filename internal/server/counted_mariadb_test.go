@@ -16,7 +16,9 @@ import (
 // A MariaDB restarted under the counter counts, per lifetime, what its
 // threads spent serving client commands apart from the rest. Two
 // lifetimes that differ by a session's 1000 statements differ by the same
-// count each time, to 0.1%. Switched off, the next lifetime has no count.
+// count each time, to 0.3% (0.01-0.05% here on an idle machine: table
+// opening goes through lock-free hashes that other threads touch too).
+// Switched off, the next lifetime has no count.
 func TestCountInstructionsMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -78,8 +80,8 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands, long.Commands, short.Rest, long.Rest)
 	}
 	t.Logf("instructions per statement: %.1f, then %.1f", per[0], per[1])
-	if per[0] <= 0 || math.Abs(per[0]-per[1])/per[0] > 0.001 {
-		t.Errorf("1000 more statements cost %.1f, then %.1f instructions each: want the same to 0.1%%", per[0], per[1])
+	if per[0] <= 0 || math.Abs(per[0]-per[1])/per[0] > 0.003 {
+		t.Errorf("1000 more statements cost %.1f, then %.1f instructions each: want the same to 0.3%%", per[0], per[1])
 	}
 	if _, err := m.LastTally(); err == nil {
 		t.Error("a tally read twice; want an error the second time")
