@@ -128,6 +128,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			cs.Window = result.WindowRuns
 		case byCond[name][0].Method == "alternation":
 			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
+			cs.Stratified = stratifiedAlternation(byCond[name], alpha)
 			onPhases(&cs, byCond[name])
 			if name != aaName {
 				cs.Measures = measures(byCond[name])
@@ -135,6 +136,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		default:
 			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference = roundsOverhead(runs, name, alpha)
 			cs.Measures, cs.Window = result.MeasuresWhole, result.WindowRuns
+			cs.Stratified = stratifiedOverhead(runs, name, alpha)
 		}
 		if cs.CPU.DriverPct > DriverCPUWarnPct {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",

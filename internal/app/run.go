@@ -366,8 +366,10 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		Done:          done,
 		StopOnFailure: c.OnFailure == "stop",
 		Probes:        experiment.Probes{WaitInterval: c.Waits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
-		Driver:        driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads},
-		Progress:      progressPrinter(stderr),
+		// A mix of few, long statements (dss-mix): each is kept, with its
+		// server CPU, for the comparison query by query (analysis).
+		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
+		Progress: progressPrinter(stderr),
 	}
 	unused, err := unusedFlags(ctx, c, ecfg)
 	if err != nil {

@@ -26,6 +26,14 @@ type Session interface {
 	Close(ctx context.Context) error
 }
 
+// ServerClock is a Session that can read the CPU time its server-side
+// process or thread has used so far (a server on this machine): the
+// driver reads it before and after each statement when Config.Executions
+// asks for it.
+type ServerClock interface {
+	ServerCPU() (time.Duration, error)
+}
+
 // Dialer opens a session.
 type Dialer func(ctx context.Context) (Session, error)
 
@@ -53,6 +61,12 @@ type Config struct {
 	// alternation run can report its on phases' latency, not the whole
 	// run's.
 	Labels []string
+	// Executions keeps every statement completed in the window
+	// (Result.Executions): which statement, when, its latency and, from
+	// sessions that are ServerClocks, the server CPU spent on it. For
+	// workloads of few, long statements (a mix of reports); reading the
+	// server's clock costs the driver about 3 us per statement.
+	Executions bool
 }
 
 // Latency and Result are plain data, kept in package result with the runs
@@ -129,6 +143,11 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			workers[i].labelHist = append(workers[i].labelHist, hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3))
 		}
 		wg.Add(1)
+		if cfg.Executions {
+			workers[i].keep = true
+			workers[i].session = i
+			workers[i].clock, _ = sessions[i].(ServerClock)
+		}
 		go func(wk *worker, op workload.Op) {
 			defer wg.Done()
 			wk.loop(wctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
@@ -201,13 +220,17 @@ func statementLatencies(workers []*worker, labels, stmts []string) ([]result.Sta
 			var t stmtSum
 			for _, wk := range workers {
 				if k < len(wk.stmts) && i < len(wk.stmts[k]) {
-					t.n += wk.stmts[k][i].n
-					t.us += wk.stmts[k][i].us
+					w := wk.stmts[k][i]
+					t.n, t.us, t.cpuN, t.cpuUS = t.n+w.n, t.us+w.us, t.cpuN+w.cpuN, t.cpuUS+w.cpuUS
 				}
 			}
 			l := result.StatementLatency{Statement: name, Count: t.n}
 			if t.n > 0 {
 				l.MeanMS = float64(t.us) / float64(t.n) / 1000
+			}
+			if t.cpuN > 0 {
+				l.CPUCount = t.cpuN
+				l.CPUMeanMS = float64(t.cpuUS) / float64(t.cpuN) / 1000
 			}
 			out = append(out, l)
 		}
@@ -258,12 +281,20 @@ type worker struct {
 	// stmts[0] sums each statement's latency over the window, stmts[k+1]
 	// over the seconds of label k.
 	stmts [][]stmtSum
+	// keep says to keep each execution (Config.Executions), with the
+	// server CPU from clock when the session has one.
+	keep       bool
+	session    int
+	clock      ServerClock
+	clockErr   error
+	executions []result.Execution
 }
 
-// stmtSum is the completions of one statement and their total latency.
-type stmtSum struct{ n, us int64 }
+// stmtSum is the completions of one statement, their total latency and,
+// for cpuN of them, their total server CPU.
+type stmtSum struct{ n, us, cpuN, cpuUS int64 }
 
-func (wk *worker) recordStatement(stmt, label int, us int64) {
+func (wk *worker) recordStatement(stmt, label int, us, cpuUS int64) {
 	if wk.stmts == nil {
 		wk.stmts = make([][]stmtSum, 1+len(wk.labelHist))
 	}
@@ -273,6 +304,10 @@ func (wk *worker) recordStatement(stmt, label int, us int64) {
 		}
 		wk.stmts[k][stmt].n++
 		wk.stmts[k][stmt].us += us
+		if cpuUS >= 0 {
+			wk.stmts[k][stmt].cpuN++
+			wk.stmts[k][stmt].cpuUS += cpuUS
+		}
 	}
 	add(0)
 	if label >= 0 {
@@ -303,7 +338,12 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 	ctx = workload.WithClock(ctx, &clk)
 	for !stop.Load() || clk.Unfinished {
 		clk.Began, clk.Statement, clk.Unfinished = time.Now(), -1, false
+		cpu0 := wk.serverCPU()
 		err := op(ctx)
+		cpu := wk.serverCPU() - cpu0
+		if cpu0 < 0 || cpu < 0 {
+			cpu = -1
+		}
 		if errors.Is(err, workload.ErrDone) {
 			wk.done = true
 			return
@@ -333,10 +373,34 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 				wk.labelHist[label].RecordValue(us)
 			}
 		}
+		cpuUS := int64(-1)
+		if cpu >= 0 {
+			cpuUS = cpu.Microseconds()
+		}
 		if clk.Statement >= 0 {
-			wk.recordStatement(clk.Statement, label, us)
+			wk.recordStatement(clk.Statement, label, us, cpuUS)
+		}
+		if wk.keep {
+			wk.executions = append(wk.executions, result.Execution{
+				Statement: clk.Statement, Session: wk.session,
+				EndUS: since.Microseconds(), LatencyUS: us, ServerCPUUS: cpuUS})
 		}
 	}
+}
+
+// serverCPU reads the session's server clock, -1 without one. A clock
+// that fails once is not read again: the session's executions then have
+// no CPU, and the result says why (Result.ExecutionsNote).
+func (wk *worker) serverCPU() time.Duration {
+	if wk.clock == nil || wk.clockErr != nil {
+		return -1
+	}
+	d, err := wk.clock.ServerCPU()
+	if err != nil {
+		wk.clockErr = err
+		return -1
+	}
+	return d
 }
 
 func collate(cfg Config, window time.Duration, workers []*worker, labels []string) (Result, error) {
@@ -364,6 +428,13 @@ func collate(cfg Config, window time.Duration, workers []*worker, labels []strin
 			}
 		}
 		hist.Merge(wk.hist)
+		r.Executions = append(r.Executions, wk.executions...)
+		if wk.keep && wk.clock == nil && r.ExecutionsNote == "" {
+			r.ExecutionsNote = "the sessions cannot read their server's CPU (a server on another machine, or not managed by obsbench)"
+		}
+		if wk.clockErr != nil && r.ExecutionsNote == "" {
+			r.ExecutionsNote = fmt.Sprintf("session %d: reading the server's CPU failed: %v", i, wk.clockErr)
+		}
 		for k, h := range wk.labelHist {
 			byLabel[k].Merge(h)
 		}

@@ -307,3 +307,69 @@ func (w lockStep) Worker(ctx context.Context, conn workload.Conn, session int) (
 		return nil
 	}, nil
 }
+
+// busyThenIdle alternates a statement that keeps its backend busy with
+// one that sleeps as long.
+type busyThenIdle struct{}
+
+func (busyThenIdle) StatementNames() []string { return []string{"busy", "idle"} }
+
+func (busyThenIdle) Worker(ctx context.Context, conn workload.Conn, _ int) (workload.Op, error) {
+	busy, err := conn.Prepare(ctx, "SELECT count(*) FROM generate_series(1, 3000000)")
+	if err != nil {
+		return nil, err
+	}
+	idle, err := conn.Prepare(ctx, "SELECT pg_sleep(0.1)")
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	return func(ctx context.Context) error {
+		if n == 6 {
+			return workload.ErrDone
+		}
+		n++
+		c := workload.Clocked(ctx)
+		c.Statement = n % 2
+		if n%2 == 0 {
+			return busy.Exec(ctx)
+		}
+		return idle.Exec(ctx)
+	}, nil
+}
+
+// With Executions, every statement is kept with the CPU its backend
+// spent: nearly all of a busy statement's latency, little of a sleeping
+// one's. A server obsbench does not manage has no CPU, and says why.
+func TestExecutionsServerCPU(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	managed := postgres.New(pg.DSN("postgres"), postgres.Options{Host: pg})
+	dial := func(ctx context.Context) (driver.Session, error) { return managed.Connect(ctx) }
+	res, err := driver.Run(ctx, driver.Config{Clients: 1, Duration: time.Minute, Executions: true}, dial, busyThenIdle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Executions) != 6 || res.ExecutionsNote != "" {
+		t.Fatalf("%d executions, note %q; want 6 and none", len(res.Executions), res.ExecutionsNote)
+	}
+	for _, e := range res.Executions {
+		share := float64(e.ServerCPUUS) / float64(e.LatencyUS)
+		if (e.Statement == 0 && share < 0.6) || (e.Statement == 1 && share > 0.3) || e.ServerCPUUS < 0 {
+			t.Errorf("statement %d: %d µs of server CPU in %d µs; want most of it busy, little of it asleep", e.Statement, e.ServerCPUUS, e.LatencyUS)
+		}
+	}
+	if s := res.Statements; len(s) != 2 || s[0].CPUCount != 3 || s[0].CPUMeanMS < 10*s[1].CPUMeanMS {
+		t.Errorf("statements %+v; want the busy one's mean CPU far above the idle one's", s)
+	}
+
+	external := postgres.New(pg.DSN("postgres"), postgres.Options{})
+	dial = func(ctx context.Context) (driver.Session, error) { return external.Connect(ctx) }
+	res, err = driver.Run(ctx, driver.Config{Clients: 1, Duration: time.Minute, Executions: true}, dial, busyThenIdle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Executions) != 6 || res.Executions[0].ServerCPUUS != -1 || !strings.Contains(res.ExecutionsNote, "not one obsbench manages") {
+		t.Errorf("external server: %d executions, CPU %d, note %q; want 6, -1 and why", len(res.Executions), res.Executions[0].ServerCPUUS, res.ExecutionsNote)
+	}
+}

@@ -10,9 +10,11 @@ import (
 )
 
 // Targets writes study 3's condensed table: one line per target, one
-// column per variant, each cell the observer's overhead % [95% CI]; then
-// the filtered-out round, each target's filtered-out variant beside the
-// target as is; then which observer each cell is.
+// column per variant, each cell the observer's overhead % [95% CI]
+// (query by query where the runs allow it, else whole runs); then the
+// filtered-out round, each target's filtered-out variant beside the
+// target as is; then each cell's observer with its overhead on time and
+// on server CPU, events and verdict.
 func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	byName := conditionsByName(s)
@@ -21,7 +23,7 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		if !ok {
 			return "not run"
 		}
-		return overheadCell(c.Overhead)
+		return overheadCell(headline(c))
 	}
 	var targets []string
 	at := map[[2]string]string{} // target, variant -> observer
@@ -32,7 +34,13 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		at[[2]string{c.Target, c.Variant}] = c.Observer
 	}
 
-	fmt.Fprintln(w, "overhead % [95% CI] by target and variant (- : no such variant)")
+	basis := "whole runs"
+	for _, c := range s.Conditions {
+		if c.Stratified != nil {
+			basis = "on latency, query by query"
+		}
+	}
+	fmt.Fprintf(w, "overhead %% [95%% CI] by target and variant (%s; - : no such variant)\n", basis)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "target")
 	for _, v := range st.Columns {
@@ -75,8 +83,20 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 
 	fmt.Fprintln(w, "\ncells:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  target, variant\tobserver\toverhead % [CI]\tsrv CPU/exec Δ% [CI]\tevents rec/exec\tverdict\t")
 	for _, c := range st.Matrix {
-		fmt.Fprintf(tw, "  %s, %s\t%s\tevents rec/exec %s\n", c.Target, c.Variant, c.Observer, events(byName[c.Observer].Events))
+		cs := byName[c.Observer]
+		o, cpu := headline(cs), "-"
+		if x := cs.Stratified; x != nil && x.CPU != nil {
+			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", x.CPU.Pct, x.CPU.CILow, x.CPU.CIHigh)
+		} else if d := cs.CPUChange; d != nil {
+			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f] (whole runs)", d.Pct, d.CILow, d.CIHigh)
+		}
+		verdict := "-"
+		if o != nil {
+			verdict = o.Verdict
+		}
+		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, events(cs.Events), verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -85,4 +105,14 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		fmt.Fprintf(w, "not reproduced: %s\n", u)
 	}
 	return nil
+}
+
+// headline is the overhead a study cell shows: query by query on latency
+// where the runs allow it (a mix whose statements are named), else the
+// whole runs'.
+func headline(c result.ConditionSummary) *result.OverheadSummary {
+	if st := c.Stratified; st != nil && st.Time.Measured() {
+		return st.Time
+	}
+	return c.Overhead
 }

@@ -64,6 +64,9 @@ func Text(w io.Writer, s result.Summary) error {
 	if err := Statements(w, s); err != nil {
 		return err
 	}
+	if err := Stratified(w, s); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	for _, c := range s.Conditions {
 		if c.Method != "" {

@@ -44,6 +44,26 @@ type DriverResult struct {
 	// reports it; StatementsBy the same over the seconds of each label.
 	Statements   []StatementLatency            `json:"statements,omitempty"`
 	StatementsBy map[string][]StatementLatency `json:"statements_by_label,omitempty"`
+	// Executions are the statements completed in the window one by one,
+	// when the run kept them (a mix of few, long statements);
+	// ExecutionsNote says why their server CPU is missing, if it is.
+	Executions     []Execution `json:"executions,omitempty"`
+	ExecutionsNote string      `json:"executions_note,omitempty"`
+}
+
+// Execution is one statement completed in a run's window.
+type Execution struct {
+	// Statement numbers it among the workload's (Statements' order), -1
+	// for a workload that does not name its statements.
+	Statement int `json:"stmt"`
+	Session   int `json:"session"`
+	// EndUS is when it completed, from the window's start.
+	EndUS     int64 `json:"end_us"`
+	LatencyUS int64 `json:"latency_us"`
+	// ServerCPUUS is the CPU the session's server process or thread spent
+	// from the statement's start to its end (user and kernel), -1 when
+	// it could not be read.
+	ServerCPUUS int64 `json:"server_cpu_us"`
 }
 
 // StatementLatency is how many times one statement completed in a window
@@ -52,6 +72,10 @@ type StatementLatency struct {
 	Statement string  `json:"statement"`
 	Count     int64   `json:"count"`
 	MeanMS    float64 `json:"mean_ms"`
+	// CPUMeanMS is the mean server CPU of the CPUCount completions whose
+	// server CPU was read (Execution.ServerCPUUS).
+	CPUCount  int64   `json:"cpu_count,omitempty"`
+	CPUMeanMS float64 `json:"cpu_mean_ms,omitempty"`
 }
 
 // CPUSecond is the CPU spent in one second of the measured window, in seconds

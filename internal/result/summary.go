@@ -121,6 +121,43 @@ type ConditionSummary struct {
 	// Series is statements per second in 5-second buckets, averaged over
 	// the runs that lasted that long: the shape of a run over time.
 	Series []float64 `json:"series_5s,omitempty"`
+	// Stratified is the comparison query by query of a mix whose
+	// statements are named (dss-mix): nil for other workloads.
+	Stratified *StratifiedSummary `json:"stratified,omitempty"`
+}
+
+// StratifiedSummary compares a condition's runs with the baseline run of
+// their round query by query, each query against itself, the per-query
+// ratios weighted by the query's share of the baseline's cost.
+type StratifiedSummary struct {
+	// Pairs is how many runs had a baseline run to compare with (their
+	// round's).
+	Pairs int `json:"pairs"`
+	// Time is on latency per execution, in the overhead's form
+	// (1 - 1/ratio: the throughput the mix loses).
+	Time *OverheadSummary `json:"time"`
+	// CPU is the change of server CPU per execution (positive: more),
+	// CPUOverhead the same comparison in the overhead's form, with its
+	// verdict; both nil, and CPUNote saying why, when the server's CPU
+	// could not be read per execution.
+	CPU         *ChangeSummary   `json:"server_cpu_change,omitempty"`
+	CPUOverhead *OverheadSummary `json:"server_cpu_overhead,omitempty"`
+	CPUNote     string           `json:"server_cpu_note,omitempty"`
+	// Queries is each query's mean cost with the observer and in the
+	// baseline runs compared with, pooled over the runs.
+	Queries []QueryEffect `json:"queries"`
+}
+
+// QueryEffect is one query of a mix with and without an observer.
+type QueryEffect struct {
+	Query string `json:"query"`
+	// WeightPct is the query's share of the baseline's total latency.
+	WeightPct     float64  `json:"weight_pct"`
+	Executions    int64    `json:"executions"`
+	MS            float64  `json:"mean_ms"`
+	BaselineMS    float64  `json:"baseline_mean_ms"`
+	CPUMS         *float64 `json:"server_cpu_mean_ms,omitempty"`
+	BaselineCPUMS *float64 `json:"baseline_server_cpu_mean_ms,omitempty"`
 }
 
 // Transient is a change of throughput level inside one run.

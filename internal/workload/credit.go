@@ -48,19 +48,23 @@ func init() {
 		Tag:            "obsbench-credit-top1-calibrated",
 		Engines:        []string{"postgres"}, // plpgsql
 		DefaultClients: 16,
-		Setup: []string{
-			"CREATE TABLE IF NOT EXISTS obsbench_calibration (loops int NOT NULL)",
-			"INSERT INTO obsbench_calibration SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM obsbench_calibration)",
-			`CREATE OR REPLACE FUNCTION obsbench_calibrate() RETURNS bigint LANGUAGE plpgsql AS $$
+		Setup:          calibrationSetup,
+		New:            func() Workload { return loop{sql: creditCalibratedSQL} },
+	})
+}
+
+// calibrationSetup creates obsbench_calibrate() and the row that sets its
+// work: 0 loops until a calibration observer sets more.
+var calibrationSetup = []string{
+	"CREATE TABLE IF NOT EXISTS obsbench_calibration (loops int NOT NULL)",
+	"INSERT INTO obsbench_calibration SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM obsbench_calibration)",
+	`CREATE OR REPLACE FUNCTION obsbench_calibrate() RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE n int; s bigint := 0;
 BEGIN
   SELECT loops INTO n FROM obsbench_calibration;
   FOR i IN 1..n LOOP s := s + i; END LOOP;
   RETURN s;
 END $$`,
-		},
-		New: func() Workload { return loop{sql: creditCalibratedSQL} },
-	})
 }
 
 // CalibrationSQL returns the statements that set the calibration work to

@@ -122,6 +122,7 @@ func init() {
 		Engines:        []string{"postgres", "mariadb"},
 		EngineSetup:    dssSetup,
 		DefaultClients: 8,
+		LongStatements: true,
 		Params: []Param{
 			{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"},
 			{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
@@ -184,11 +185,25 @@ func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) 
 		if !ok {
 			return ErrDone
 		}
+		if c := Clocked(ctx); c != nil {
+			c.Statement = d.query
+		}
 		if err := stmts[d.query].Exec(ctx, d.args...); err != nil {
 			return fmt.Errorf("%s: %w", dssQueries[d.query].name, err)
 		}
 		return nil
 	}, nil
+}
+
+// StatementNames names the mix's queries (q01 to q13): the driver keeps
+// each one's latency and, where it can read it, server CPU, which the
+// analysis compares query by query.
+func (w dssMix) StatementNames() []string {
+	out := make([]string, len(dssQueries))
+	for i, q := range dssQueries {
+		out[i] = q.name
+	}
+	return out
 }
 
 // draws returns session's executions in order; false when it has no more.

@@ -140,6 +140,11 @@ type Meta struct {
 	Engines []string
 	// DefaultClients is the number of sessions when the user gives none.
 	DefaultClients int
+	// LongStatements says that the workload runs few statements that
+	// take milliseconds to seconds (a mix of reports): the driver keeps
+	// each execution with its server CPU (driver.Config.Executions), for
+	// the comparison query by query.
+	LongStatements bool
 	// Params are the workload's own settings, each a run flag of its name
 	// (e.g. --batch for inserts-batched).
 	Params []Param

@@ -3,11 +3,15 @@ package mariadb
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/engine/driverstmt"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -17,7 +21,9 @@ import (
 // pool, whose locking and conversions would cost driver CPU per statement.
 // Statements are server-side prepared statements (binary protocol).
 type Session struct {
-	conn driver.Conn
+	conn     driver.Conn
+	clock    *collect.TaskClock // the connection's thread's CPU clock; nil when not ours to read
+	clockErr error
 }
 
 // Connect opens a driver session on the dataset database.
@@ -30,7 +36,51 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to mariadb: %w", err)
 	}
-	return &Session{conn: conn}, nil
+	ses := &Session{conn: conn, clockErr: errNotManaged}
+	// The thread's CPU clock is read only on a server obsbench manages:
+	// another machine's thread ids mean nothing here.
+	if s.host != nil {
+		ses.clock, ses.clockErr = openThreadClock(ctx, conn)
+	}
+	return ses, nil
+}
+
+// errNotManaged is why a session of an external server has no CPU clock.
+var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its threads' CPU cannot be read")
+
+// openThreadClock opens the CPU clock of the server thread that serves
+// conn (one thread per connection, MariaDB's default thread_handling).
+func openThreadClock(ctx context.Context, conn driver.Conn) (*collect.TaskClock, error) {
+	q, ok := conn.(driver.QueryerContext)
+	if !ok {
+		return nil, errors.New("the connection cannot run a query")
+	}
+	rows, err := q.QueryContext(ctx, "SELECT TID FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()", nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the session's thread id: %w", err)
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 1)
+	if err := rows.Next(v); err != nil {
+		return nil, fmt.Errorf("read the session's thread id: %w", err)
+	}
+	text := fmt.Sprint(v[0]) // the text protocol gives []byte, others int64
+	if b, ok := v[0].([]byte); ok {
+		text = string(b)
+	}
+	tid, err := strconv.Atoi(text)
+	if err != nil {
+		return nil, fmt.Errorf("the session's thread id %v: %w", v[0], err)
+	}
+	return collect.OpenTaskClock(tid)
+}
+
+// ServerCPU is the CPU time the session's server thread has used so far.
+func (c *Session) ServerCPU() (time.Duration, error) {
+	if c.clock == nil {
+		return 0, c.clockErr
+	}
+	return c.clock.Read()
 }
 
 // Prepare prepares sql on the server (COM_STMT_PREPARE). Workloads write
@@ -61,7 +111,12 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 }
 
 // Close ends the session (COM_QUIT).
-func (c *Session) Close(context.Context) error { return c.conn.Close() }
+func (c *Session) Close(context.Context) error {
+	if c.clock != nil {
+		c.clock.Close()
+	}
+	return c.conn.Close()
+}
 
 // placeholders are numbered parameters; workload SQL uses them in order
 // and has no $ elsewhere.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -40,6 +41,9 @@ type Session struct {
 
 	exchange exchange
 	onReady  func(fd uintptr) bool // c.ready, bound once
+
+	clock    *collect.TaskClock // the backend's CPU clock; nil when not ours to read
+	clockErr error
 }
 
 // DriverApplication is the application_name of the driver's sessions: a
@@ -65,6 +69,12 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	}
 	c := &Session{conn: hc.Conn, buf: make([]byte, 16<<10)}
 	c.onReady = c.ready
+	// The backend's CPU clock is read only on a server obsbench manages:
+	// another machine's process ids mean nothing here.
+	c.clockErr = errNotManaged
+	if s.host != nil {
+		c.clock, c.clockErr = collect.OpenTaskClock(int(hc.PID))
+	}
 	if sc, ok := hc.Conn.(syscall.Conn); ok {
 		if c.raw, err = sc.SyscallConn(); err != nil {
 			c.raw = nil
@@ -94,7 +104,21 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 }
 
 // Close ends the session (Terminate) and closes the socket.
+// errNotManaged is why a session of an external server has no CPU clock.
+var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its backends' CPU cannot be read")
+
+// ServerCPU is the CPU time the session's backend has used so far.
+func (c *Session) ServerCPU() (time.Duration, error) {
+	if c.clock == nil {
+		return 0, c.clockErr
+	}
+	return c.clock.Read()
+}
+
 func (c *Session) Close(context.Context) error {
+	if c.clock != nil {
+		c.clock.Close()
+	}
 	if c.stop != nil {
 		c.stop()
 	}
