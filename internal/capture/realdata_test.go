@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -254,7 +255,13 @@ func runPgSessions(ctx context.Context, t *testing.T, pg *server.Postgres, admin
 		if err := waitGone(ctx, func() (bool, error) {
 			var n int
 			err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid).Scan(&n)
-			return n == 0, err
+			// The backend leaves pg_stat_activity before it logs its
+			// disconnection; only once its process is gone has it
+			// written that to every log destination, so that the next
+			// one's cannot come between (each destination is a write of
+			// its own to the collector's pipe).
+			_, statErr := os.Stat(fmt.Sprintf("/proc/%d", pid))
+			return n == 0 && errors.Is(statErr, fs.ErrNotExist), err
 		}); err != nil {
 			t.Fatal(err)
 		}
