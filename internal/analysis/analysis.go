@@ -308,8 +308,8 @@ func addCount(sum **int64, run *int64) {
 	*sum = &n
 }
 
-// poolStatements adds one run's per-statement latencies to those of the
-// runs before: counts add up, means are weighted by them.
+// poolStatements adds one run's per-statement latencies (and server CPU)
+// to those of the runs before: counts add up, means are weighted by them.
 func poolStatements(pool, run []result.StatementLatency) []result.StatementLatency {
 	for _, st := range run {
 		i := slices.IndexFunc(pool, func(p result.StatementLatency) bool { return p.Statement == st.Statement })
@@ -318,10 +318,17 @@ func poolStatements(pool, run []result.StatementLatency) []result.StatementLaten
 			i = len(pool) - 1
 		}
 		p := &pool[i]
-		if n := p.Count + st.Count; n > 0 {
-			p.MeanMS = (p.MeanMS*float64(p.Count) + st.MeanMS*float64(st.Count)) / float64(n)
-		}
-		p.Count += st.Count
+		p.MeanMS, p.Count = weightedMean(p.MeanMS, p.Count, st.MeanMS, st.Count)
+		p.CPUMeanMS, p.CPUCount = weightedMean(p.CPUMeanMS, p.CPUCount, st.CPUMeanMS, st.CPUCount)
 	}
 	return pool
+}
+
+// weightedMean pools two means of n1 and n2 values.
+func weightedMean(m1 float64, n1 int64, m2 float64, n2 int64) (float64, int64) {
+	n := n1 + n2
+	if n == 0 {
+		return m1, 0
+	}
+	return (m1*float64(n1) + m2*float64(n2)) / float64(n), n
 }
