@@ -76,17 +76,14 @@ func stratifiedOverhead(runs []result.Run, name string, alpha float64) *result.S
 		if !ok {
 			continue
 		}
-		nbLat, nbCPU := [][]stats.Stratum{latencyStrata(b)}, [][]stats.Stratum{cpuStrata(b)}
-		if len(nbLat) == 0 {
-			continue
-		}
+		bl, bc := latencyStrata(b), cpuStrata(b)
 		cl, cc := latencyStrata(r), cpuStrata(r)
 		condLat, condCPU = append(condLat, cl), append(condCPU, cc)
-		refLat, refCPU = append(refLat, nbLat...), append(refCPU, nbCPU...)
-		if x, err := stats.StratifiedRatio(pooled(nbLat...), cl, wLat); err == nil {
+		refLat, refCPU = append(refLat, bl), append(refCPU, bc)
+		if x, err := stats.StratifiedRatio(bl, cl, wLat); err == nil {
 			latRatios = append(latRatios, 1/x)
 		}
-		if x, err := stats.StratifiedRatio(pooled(nbCPU...), cc, wCPU); err == nil {
+		if x, err := stats.StratifiedRatio(bc, cc, wCPU); err == nil {
 			cpuRatios = append(cpuRatios, 1/x)
 		}
 	}
@@ -250,24 +247,21 @@ func phaseStrata(r result.Run) (lat, cpu [][]stats.Stratum) {
 // query's share of the off phases' cost. Nil when the runs kept no
 // executions.
 func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedSummary {
-	type split struct{ lat, cpu [][]stats.Stratum }
+	type split struct {
+		phases   []result.Phase
+		lat, cpu [][]stats.Stratum
+	}
 	var all []split
 	var offLat, offCPU [][]stats.Stratum
-	var names []string
 	for _, r := range runs {
-		if r.Error != "" || len(r.Driver.Executions) == 0 || len(r.Driver.Statements) == 0 {
+		if !hasStrata(r) || len(r.Driver.Executions) == 0 {
 			continue
 		}
 		lat, cpu := phaseStrata(r)
-		all = append(all, split{lat, cpu})
+		all = append(all, split{r.Phases, lat, cpu})
 		for i, ph := range r.Phases {
 			if lat[i] != nil && !ph.On {
 				offLat, offCPU = append(offLat, lat[i]), append(offCPU, cpu[i])
-			}
-		}
-		if names == nil {
-			for _, s := range r.Driver.Statements {
-				names = append(names, s.Statement)
 			}
 		}
 	}
@@ -277,15 +271,10 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 	wLat, wCPU := stats.StratumWeights(offLat), stats.StratumWeights(offCPU)
 	var latRatios, cpuRatios []float64
 	var onLat, onCPU, refLat, refCPU [][]stats.Stratum
-	k := 0
-	for _, r := range runs {
-		if r.Error != "" || len(r.Driver.Executions) == 0 || len(r.Driver.Statements) == 0 {
-			continue
-		}
-		sp := all[k]
-		k++
-		for i := 1; i+1 < len(r.Phases); i++ {
-			if sp.lat[i] == nil || sp.lat[i-1] == nil || sp.lat[i+1] == nil || !r.Phases[i].On || r.Phases[i-1].On || r.Phases[i+1].On {
+	for _, sp := range all {
+		ph := sp.phases
+		for i := 1; i+1 < len(ph); i++ {
+			if sp.lat[i] == nil || sp.lat[i-1] == nil || sp.lat[i+1] == nil || !ph[i].On || ph[i-1].On || ph[i+1].On {
 				continue
 			}
 			bLat, bCPU := pooled(sp.lat[i-1], sp.lat[i+1]), pooled(sp.cpu[i-1], sp.cpu[i+1])
@@ -303,6 +292,6 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 	if s.CPU == nil {
 		s.CPUNote = cpuMissing(runs, "")
 	}
-	s.Queries = queryEffects(names, pooled(refLat...), pooled(onLat...), pooled(refCPU...), pooled(onCPU...), wLat, 1.0/1000)
+	s.Queries = queryEffects(statementNames(runs), pooled(refLat...), pooled(onLat...), pooled(refCPU...), pooled(onCPU...), wLat, 1.0/1000)
 	return s
 }

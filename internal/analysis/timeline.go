@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -62,9 +61,4 @@ func timeline(cs *result.ConditionSummary, runs []result.Run, baseline float64) 
 
 // pct is a fraction in percent; 0 when unknown (no baseline level), since
 // JSON has no NaN.
-func pct(fraction float64) float64 {
-	if math.IsNaN(fraction) || math.IsInf(fraction, 0) {
-		return 0
-	}
-	return 100 * fraction
-}
+func pct(fraction float64) float64 { return 100 * finite(fraction) }

@@ -28,8 +28,18 @@ func Statements(w io.Writer, s result.Summary) error {
 	return tw.Flush()
 }
 
-// statementMatrix is a row per statement, a column per condition (Names).
+// statementMatrix is a row per statement, a column per condition (Names),
+// each cell the statement's mean latency and count.
 func statementMatrix(s result.Summary) counterView {
+	return statementCells(s, func(st result.StatementLatency) (string, bool) {
+		return fmt.Sprintf("%.3f (%s)", st.MeanMS, thousands(float64(st.Count))), st.Count > 0
+	})
+}
+
+// statementCells is a row per statement, a column per condition (Names),
+// each cell what cell says of the statement in the condition ("-" where
+// it has nothing).
+func statementCells(s result.Summary, cell func(result.StatementLatency) (string, bool)) counterView {
 	var v counterView
 	var stmts []string
 	for _, c := range s.Conditions {
@@ -43,13 +53,16 @@ func statementMatrix(s result.Summary) counterView {
 	for _, name := range stmts {
 		row := counterRow{Name: name}
 		for _, c := range s.Conditions {
-			cell := "-"
+			text := "-"
 			for _, st := range c.Statements {
-				if st.Statement == name && st.Count > 0 {
-					cell = fmt.Sprintf("%.3f (%s)", st.MeanMS, thousands(float64(st.Count)))
+				if st.Statement != name {
+					continue
+				}
+				if t, ok := cell(st); ok {
+					text = t
 				}
 			}
-			row.Values = append(row.Values, cell)
+			row.Values = append(row.Values, text)
 		}
 		v.Rows = append(v.Rows, row)
 	}

@@ -34,9 +34,8 @@ func Stratified(w io.Writer, s result.Summary) error {
 	var notes []string
 	for _, c := range rows {
 		st := c.Stratified
-		cpu, cpuVerdict := "-", "-"
+		cpu, cpuVerdict := changeCell(st.CPU), "-"
 		if st.CPU != nil {
-			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", st.CPU.Pct, st.CPU.CILow, st.CPU.CIHigh)
 			cpuVerdict = cpuVerdictOf(st.CPUOverhead)
 		} else if st.CPUNote != "" {
 			notes = append(notes, fmt.Sprintf("%s: no server CPU per execution: %s", c.Name, st.CPUNote))
@@ -72,34 +71,23 @@ func cpuVerdictOf(o *result.OverheadSummary) string {
 // serverCPUMatrix prints each statement's mean server CPU per condition,
 // where the driver read it.
 func serverCPUMatrix(w io.Writer, s result.Summary) error {
-	var names []string
-	var stmts []string
-	for _, c := range s.Conditions {
-		names = append(names, c.Name)
-		for _, st := range c.Statements {
-			if st.CPUCount > 0 && !slices.Contains(stmts, st.Statement) {
-				stmts = append(stmts, st.Statement)
-			}
+	m := statementCells(s, func(st result.StatementLatency) (string, bool) {
+		return fmt.Sprintf("%.3f", st.CPUMeanMS), st.CPUCount > 0
+	})
+	var rows []counterRow
+	for _, r := range m.Rows {
+		if slices.ContainsFunc(r.Values, func(v string) bool { return v != "-" }) {
+			rows = append(rows, r)
 		}
 	}
-	if len(stmts) == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w, "\nserver CPU per statement (mean ms of the session's server process or thread, user and kernel):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  statement\t"+strings.Join(names, "\t")+"\t")
-	for _, name := range stmts {
-		fmt.Fprint(tw, "  "+name)
-		for _, c := range s.Conditions {
-			cell := "-"
-			for _, st := range c.Statements {
-				if st.Statement == name && st.CPUCount > 0 {
-					cell = fmt.Sprintf("%.3f", st.CPUMeanMS)
-				}
-			}
-			fmt.Fprint(tw, "\t"+cell)
-		}
-		fmt.Fprintln(tw, "\t")
+	fmt.Fprintln(tw, "  statement\t"+strings.Join(m.Names, "\t")+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, "  "+r.Name+"\t"+strings.Join(r.Values, "\t")+"\t")
 	}
 	return tw.Flush()
 }

@@ -88,9 +88,9 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		cs := byName[c.Observer]
 		o, cpu := headline(cs), "-"
 		if x := cs.Stratified; x != nil && x.CPU != nil {
-			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", x.CPU.Pct, x.CPU.CILow, x.CPU.CIHigh)
+			cpu = changeCell(x.CPU)
 		} else if d := cs.CPUChange; d != nil {
-			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f] (whole runs)", d.Pct, d.CILow, d.CIHigh)
+			cpu = changeCell(d) + " (whole runs)"
 		}
 		verdict := "-"
 		if o != nil {

@@ -37,10 +37,7 @@ func Text(w io.Writer, s result.Summary) error {
 		if c.Failed > 0 {
 			verdict += fmt.Sprintf(" (%d failed)", c.Failed)
 		}
-		cpu := "-"
-		if d := c.CPUChange; d != nil {
-			cpu = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
-		}
+		cpu := changeCell(c.CPUChange)
 		ref := "-"
 		if r := c.Reference; r != nil {
 			ref = thousands(r.StmtsPerS)
@@ -99,6 +96,14 @@ func Text(w io.Writer, s result.Summary) error {
 		}
 	}
 	return nil
+}
+
+// changeCell is a change in percent with its interval, "-" for none.
+func changeCell(d *result.ChangeSummary) string {
+	if d == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
 }
 
 // longestRun is the longest median run time of s's conditions.
