@@ -22,8 +22,8 @@ import (
 // Statements are server-side prepared statements (binary protocol).
 type Session struct {
 	conn     driver.Conn
-	clock    *collect.TaskClock // the connection's thread's CPU clock; nil when not ours to read
-	clockErr error
+	clock    *collect.TaskClock // the connection's thread's CPU clock, opened when first read
+	clockErr error              // why there is no clock: not ours to read, or opening it failed
 }
 
 // Connect opens a driver session on the dataset database.
@@ -36,11 +36,11 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to mariadb: %w", err)
 	}
-	ses := &Session{conn: conn, clockErr: errNotManaged}
+	ses := &Session{conn: conn}
 	// The thread's CPU clock is read only on a server obsbench manages:
 	// another machine's thread ids mean nothing here.
-	if s.host != nil {
-		ses.clock, ses.clockErr = openThreadClock(ctx, conn)
+	if s.host == nil {
+		ses.clockErr = errNotManaged
 	}
 	return ses, nil
 }
@@ -76,8 +76,14 @@ func openThreadClock(ctx context.Context, conn driver.Conn) (*collect.TaskClock,
 }
 
 // ServerCPU is the CPU time the session's server thread has used so far.
+// The clock is opened at the first read (a query for the thread's id):
+// only runs that keep executions pay for it. The driver reads it between
+// statements, when the connection is free.
 func (c *Session) ServerCPU() (time.Duration, error) {
-	if c.clock == nil {
+	if c.clock == nil && c.clockErr == nil {
+		c.clock, c.clockErr = openThreadClock(context.Background(), c.conn)
+	}
+	if c.clockErr != nil {
 		return 0, c.clockErr
 	}
 	return c.clock.Read()

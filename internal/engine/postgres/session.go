@@ -42,8 +42,9 @@ type Session struct {
 	exchange exchange
 	onReady  func(fd uintptr) bool // c.ready, bound once
 
-	clock    *collect.TaskClock // the backend's CPU clock; nil when not ours to read
-	clockErr error
+	pid      int                // the backend's process id
+	clock    *collect.TaskClock // the backend's CPU clock, opened when first read
+	clockErr error              // why there is no clock: not ours to read, or opening it failed
 }
 
 // DriverApplication is the application_name of the driver's sessions: a
@@ -71,9 +72,9 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 	c.onReady = c.ready
 	// The backend's CPU clock is read only on a server obsbench manages:
 	// another machine's process ids mean nothing here.
-	c.clockErr = errNotManaged
-	if s.host != nil {
-		c.clock, c.clockErr = collect.OpenTaskClock(int(hc.PID))
+	c.pid = int(hc.PID)
+	if s.host == nil {
+		c.clockErr = errNotManaged
 	}
 	if sc, ok := hc.Conn.(syscall.Conn); ok {
 		if c.raw, err = sc.SyscallConn(); err != nil {
@@ -107,9 +108,14 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 // errNotManaged is why a session of an external server has no CPU clock.
 var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its backends' CPU cannot be read")
 
-// ServerCPU is the CPU time the session's backend has used so far.
+// ServerCPU is the CPU time the session's backend has used so far. The
+// clock is opened at the first read: only runs that keep executions pay
+// for it.
 func (c *Session) ServerCPU() (time.Duration, error) {
-	if c.clock == nil {
+	if c.clock == nil && c.clockErr == nil {
+		c.clock, c.clockErr = collect.OpenTaskClock(c.pid)
+	}
+	if c.clockErr != nil {
 		return 0, c.clockErr
 	}
 	return c.clock.Read()
