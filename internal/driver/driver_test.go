@@ -353,10 +353,14 @@ func TestExecutionsServerCPU(t *testing.T) {
 	if len(res.Executions) != 6 || res.ExecutionsNote != "" {
 		t.Fatalf("%d executions, note %q; want 6 and none", len(res.Executions), res.ExecutionsNote)
 	}
+	// The busy statement's CPU is its work, about 300 ms here, whatever
+	// else the machine runs; its share of the latency is not (on a busy
+	// machine it waits for a core).
 	for _, e := range res.Executions {
-		share := float64(e.ServerCPUUS) / float64(e.LatencyUS)
-		if (e.Statement == 0 && share < 0.6) || (e.Statement == 1 && share > 0.3) || e.ServerCPUUS < 0 {
-			t.Errorf("statement %d: %d µs of server CPU in %d µs; want most of it busy, little of it asleep", e.Statement, e.ServerCPUUS, e.LatencyUS)
+		busy := e.ServerCPUUS >= 100_000 && e.ServerCPUUS <= e.LatencyUS+1000
+		asleep := float64(e.ServerCPUUS) <= 0.3*float64(e.LatencyUS)
+		if (e.Statement == 0 && !busy) || (e.Statement == 1 && !asleep) || e.ServerCPUUS < 0 {
+			t.Errorf("statement %d: %d µs of server CPU in %d µs; want 100 ms or more, within its latency, busy, and little of it asleep", e.Statement, e.ServerCPUUS, e.LatencyUS)
 		}
 	}
 	if s := res.Statements; len(s) != 2 || s[0].CPUCount != 3 || s[0].CPUMeanMS < 10*s[1].CPUMeanMS {
