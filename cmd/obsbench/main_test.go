@@ -112,6 +112,9 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"run", "--out", used}, "already holds an experiment's results"},
 		{[]string{"calibrate", "--effects", "70"}, `--effects 70: want percentages from 0.5 to 50`},
+		{[]string{"calibrate", "--workload", "dss-mix", "--alt-duration", "30s"}, `--alt-duration does not apply to --workload dss-mix (credit-top1 takes --alt-duration and --alt-rounds, dss-mix --rounds and --blocks)`},
+		{[]string{"calibrate", "--workload", "dss-mix", "--rounds", "1"}, `--rounds 1: want 2 to 100`},
+		{[]string{"calibrate", "--workload", "thousand-point"}, `--workload thousand-point: calibrate runs credit-top1 (the default) or dss-mix`},
 		{[]string{"observers", "--engine", "mysql"}, `--engine "mysql" is not supported; valid: mariadb, postgres, sqlserver`},
 		{[]string{"run", "--waits", "5us"}, `--waits 5µs: want an interval from 1ms to 10s`},
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
@@ -458,6 +461,53 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("stdout lacks the calibration line:\n%s", stdout.String())
 	} else if printed, _ := strconv.ParseFloat(line[1], 64); math.Abs(printed-c.ExpectedPct) > 0.05 {
 		t.Errorf("printed expected overhead %s%%, calibration.json says %.2f%%", line[1], c.ExpectedPct)
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// Calibration on the mix adds a known server CPU cost to every execution
+// of dss-mix and compares the runs query by query: the expected change is
+// sized on the baseline's executions, and the measured one has an
+// interval from the rounds. Two sessions keep the runs short.
+func TestCalibrateMix(t *testing.T) {
+	needServers(t)
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"calibrate", "--workload", "dss-mix", "--effects", "10", "--rounds", "6",
+		"--clients", "2", "--seed", "2", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal struct {
+		Cost         app.LoopCost      `json:"cost"`
+		Calibrations []app.Calibration `json:"calibrations"`
+	}
+	if err := json.Unmarshal(b, &cal); err != nil {
+		t.Fatal(err)
+	}
+	if cal.Cost.LoopUS <= 0 || len(cal.Calibrations) != 1 {
+		t.Fatalf("calibration.json = %+v", cal)
+	}
+	c := cal.Calibrations[0]
+	// Sized on the pilot run, measured against the baseline runs: near
+	// 10%, as far as their executions' CPU differs.
+	if c.Loops <= 0 || c.ExpectedCPUPct < 6 || c.ExpectedCPUPct > 15 || c.RecoveredOn != "server CPU per execution, query by query" {
+		t.Errorf("calibration = %+v; want loops > 0, about 10%% more CPU per execution expected", c)
+	}
+	if m := c.MeasuredCPU; m == nil || !(m.CILow <= m.Pct && m.Pct <= m.CIHigh) {
+		t.Errorf("measured CPU change %+v; want an estimate inside its interval", m)
+	}
+	for _, want := range []string{"query by query", "calibration-10%: ", "µs/execution: expected server CPU per execution +"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
 	}
 	if d := serverDirs(t, tmp); len(d) > 0 {
 		t.Errorf("server directories left: %v", d)

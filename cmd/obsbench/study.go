@@ -123,11 +123,32 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	o := app.CalibrateOptions{}
 	fs.DurationVar(&o.AltDuration, "alt-duration", app.Default().Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "alternation runs per calibration observer")
-	fs.IntVar(&o.Clients, "clients", 16, "client sessions")
+	fs.StringVar(&o.Workload, "workload", "credit-top1", "credit-top1 (a loop of one short statement, alternation) or dss-mix (the decision-support mix, rounds of fixed work compared query by query)")
+	fs.IntVar(&o.Rounds, "rounds", 6, "dss-mix: rounds (a baseline and each calibration run per round)")
+	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
+	fs.IntVar(&o.Clients, "clients", 0, "client sessions (default: 16 for credit-top1, 8 for dss-mix)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the run order and phases (default: from the clock)")
 	fs.StringVar(&o.Out, "out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
+	}
+	// Each workload is measured its own way: a flag of the other's is
+	// refused rather than ignored.
+	mix := o.Workload == "dss-mix"
+	var wrong []string
+	fs.Visit(func(f *flag.Flag) {
+		if alt := f.Name == "alt-duration" || f.Name == "alt-rounds"; (alt && mix) || (!alt && !mix && (f.Name == "rounds" || f.Name == "blocks")) {
+			wrong = append(wrong, "--"+f.Name)
+		}
+	})
+	if len(wrong) > 0 {
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --alt-duration and --alt-rounds, dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+	}
+	if o.Clients == 0 {
+		o.Clients = 16
+		if mix {
+			o.Clients = 8
+		}
 	}
 	for _, e := range app.SplitList(*effects) {
 		v, err := strconv.ParseFloat(e, 64)

@@ -37,6 +37,9 @@ type Calibration struct {
 	Measured       *result.OverheadSummary `json:"measured"`
 	MeasuredCPU    *result.ChangeSummary   `json:"measured_cpu_per_stmt_change"`
 	Recovered      bool                    `json:"recovered"`
+	// RecoveredOn is what Recovered judges: the time overhead (the
+	// default), or on a mix the server CPU per execution.
+	RecoveredOn string `json:"recovered_on"`
 }
 
 // LoopCost is what the calibration's known effect is computed from.
@@ -49,9 +52,15 @@ type LoopCost struct {
 // CalibrateOptions are what obsbench calibrate builds and runs.
 type CalibrateOptions struct {
 	// Effects are the overheads to build, in percent (0.5 to 50).
-	Effects     []float64
+	Effects []float64
+	// Workload is "credit-top1" (the default: a loop of one short
+	// statement, alternation) or "dss-mix" (the mix, rounds of Blocks,
+	// compared query by query).
+	Workload    string
 	AltDuration time.Duration
 	AltRounds   int
+	Rounds      int
+	Blocks      int
 	Clients     int
 	Seed        uint64
 	Out         string
@@ -71,12 +80,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	switch {
 	case len(targets) == 0:
 		return usagef("--effects is empty")
-	case o.AltDuration < 20*time.Second:
-		return usagef("--alt-duration %v: want at least 20s", o.AltDuration)
 	case o.Clients < 1 || o.Clients > 1000:
 		return usagef("--clients %d: want 1 to 1000", o.Clients)
-	case o.AltRounds < 1 || o.AltRounds > 100:
-		return usagef("--alt-rounds %d: want 1 to 100", o.AltRounds)
+	case o.Workload != "" && o.Workload != "credit-top1" && o.Workload != "dss-mix":
+		return usagef("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -86,6 +93,15 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	}
 	if err := checkOut(o.Out); err != nil {
 		return err
+	}
+	if o.Workload == "dss-mix" {
+		return calibrateMix(ctx, o, out)
+	}
+	switch {
+	case o.AltDuration < 20*time.Second:
+		return usagef("--alt-duration %v: want at least 20s", o.AltDuration)
+	case o.AltRounds < 1 || o.AltRounds > 100:
+		return usagef("--alt-rounds %d: want 1 to 100", o.AltRounds)
 	}
 	logf := logTo(stderr)
 	wl, err := workload.Lookup(calibrationWorkload)
@@ -124,7 +140,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 		loops := int(math.Round(extra / cost.LoopUS))
 		x := float64(loops) * cost.LoopUS
 		cals[i] = Calibration{
-			Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops, ExtraUS: x,
+			Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops, ExtraUS: x, RecoveredOn: "time overhead",
 			ExpectedPct:    100 * x / (cost.ServerUS + cost.DriverUS + x),
 			ExpectedCPUPct: 100 * x / cost.ServerUS,
 		}

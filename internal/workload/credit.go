@@ -25,6 +25,11 @@ func init() {
 // loop runs one prepared statement without parameters over and over.
 type loop struct{ sql string }
 
+// Loop is a workload that runs sql, a statement without parameters, over
+// and over in every session: obsbench's own measurements of one
+// statement's cost (a calibration loop iteration).
+func Loop(sql string) Workload { return loop{sql: sql} }
+
 func (l loop) Worker(ctx context.Context, conn Conn, _ int) (Op, error) {
 	stmt, err := conn.Prepare(ctx, l.sql)
 	if err != nil {

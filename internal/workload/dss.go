@@ -113,6 +113,13 @@ var dssSetup = map[string][]string{
 	},
 }
 
+// dssParams are dss-mix's settings (and its calibrated variant's).
+var dssParams = []Param{
+	{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"},
+	{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
+		Usage: "dss-mix: each session runs this many blocks of 101 statements (every query as often as its weight; the same statements in each session, in its own order), then the run ends (fixed work; --duration is then a cap); 0 draws until --duration ends"},
+}
+
 func init() {
 	Register(Meta{
 		Name:           "dss-mix",
@@ -123,12 +130,23 @@ func init() {
 		EngineSetup:    dssSetup,
 		DefaultClients: 8,
 		LongStatements: true,
-		Params: []Param{
-			{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"},
-			{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
-				Usage: "dss-mix: each session runs this many blocks of 101 statements (every query as often as its weight; the same statements in each session, in its own order), then the run ends (fixed work; --duration is then a cap); 0 draws until --duration ends"},
+		Params:         dssParams,
+		Build:          func(p map[string]int) Workload { return dssMix{scale: p["scale"], blocks: p["blocks"]} },
+	})
+	Register(Meta{
+		Name:           "dss-mix-calibrated",
+		Description:    "dss-mix, each execution followed in the same operation by a server function whose work obsbench's calibration observer sets (obsbench calibrate --workload dss-mix)",
+		Dataset:        "dss",
+		Tag:            dssTag,
+		Engines:        []string{"postgres"}, // plpgsql
+		Setup:          calibrationSetup,
+		EngineSetup:    dssSetup,
+		DefaultClients: 8,
+		LongStatements: true,
+		Params:         dssParams,
+		Build: func(p map[string]int) Workload {
+			return dssMix{scale: p["scale"], blocks: p["blocks"], calibrated: true}
 		},
-		Build: func(p map[string]int) Workload { return dssMix{scale: p["scale"], blocks: p["blocks"]} },
 	})
 }
 
@@ -158,6 +176,11 @@ type dssMix struct {
 	scale        int
 	query, times int
 	blocks       int
+	// calibrated runs obsbench_calibrate() after each execution, in the
+	// same Op: its server work, which the calibration observer sets, is
+	// in the execution's server CPU (not in what observers count: the
+	// call carries no tag).
+	calibrated bool
 }
 
 // dssDraw is one execution: a query of dssQueries and its parameters.
@@ -179,6 +202,14 @@ func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) 
 		}
 		stmts[i] = st
 	}
+	var calibrate Stmt
+	if w.calibrated {
+		st, err := conn.Prepare(ctx, "SELECT obsbench_calibrate()")
+		if err != nil {
+			return nil, fmt.Errorf("calibration: %w", err)
+		}
+		calibrate = st
+	}
 	next := w.draws(session)
 	return func(ctx context.Context) error {
 		d, ok := next()
@@ -190,6 +221,11 @@ func (w dssMix) Worker(ctx context.Context, conn Conn, session int) (Op, error) 
 		}
 		if err := stmts[d.query].Exec(ctx, d.args...); err != nil {
 			return fmt.Errorf("%s: %w", dssQueries[d.query].name, err)
+		}
+		if calibrate != nil {
+			if err := calibrate.Exec(ctx); err != nil {
+				return fmt.Errorf("calibration: %w", err)
+			}
 		}
 		return nil
 	}, nil

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// mixCalibrationWorkload is dss-mix with obsbench_calibrate() after every
+// execution, inside the execution's server CPU.
+const mixCalibrationWorkload = "dss-mix-calibrated"
+
+// loopOnly runs obsbench_calibrate() alone: what a loop iteration costs
+// is measured on it, under as many sessions as the mix has.
+var loopOnly = workload.Meta{Name: "calibration-loop", Tag: "obsbench-calibrate",
+	New: func() workload.Workload { return workload.Loop("SELECT obsbench_calibrate() /* obsbench-calibrate */") }}
+
+// calibrateMix is obsbench calibrate on dss-mix: each synthetic observer
+// adds a known server CPU cost to every execution of the mix, sized as a
+// share of the mean execution's server CPU, and the mix is measured in
+// rounds of fixed work, query by query (the stratified comparison). The
+// known effect is recovered when the stratified change of server CPU per
+// execution holds it in its interval.
+func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
+	stdout, stderr := out.Stdout, out.Stderr
+	switch {
+	case o.Rounds < 2 || o.Rounds > 100:
+		return usagef("--rounds %d: want 2 to 100 (a paired interval needs rounds)", o.Rounds)
+	case o.Blocks < 1 || o.Blocks > 100:
+		return usagef("--blocks %d: want 1 to 100", o.Blocks)
+	}
+	logf := logTo(stderr)
+	wl, err := workload.Lookup(mixCalibrationWorkload)
+	if err != nil {
+		return err
+	}
+	if wl, err = wl.WithParams(map[string]int{"blocks": o.Blocks}); err != nil {
+		return err
+	}
+	ds, err := dataset.Lookup(wl.Dataset)
+	if err != nil {
+		return err
+	}
+	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
+	if err != nil {
+		return err
+	}
+	defer closeServer(target, logf)
+	if err := os.MkdirAll(o.Out, 0o700); err != nil {
+		return err
+	}
+	if err := engine.Prepare(ctx, target, "postgres", wl, ds, logf); err != nil {
+		return err
+	}
+	// Fixed work: no warm-up (it would take part of the blocks), and the
+	// duration only caps a run.
+	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: defaultDriverProcs(), Executions: true}
+	cost, err := measureLoopCost(ctx, target, loopOnly, driver.Config{Clients: o.Clients, Procs: dcfg.Procs})
+	if err != nil {
+		return err
+	}
+	// One run of the mix sizes the effects: the mean execution's server CPU.
+	pilot, err := driver.Run(ctx, dcfg, target.Dial, wl.New())
+	if err != nil {
+		return fmt.Errorf("calibration pilot run: %w", err)
+	}
+	pilotUS := 1000 * meanExecutionCPU(pilot)
+	if !(pilotUS > 0) {
+		return fmt.Errorf("calibration pilot run: no server CPU per execution (%d executions); the server's clock could not be read", pilot.Measured)
+	}
+	logf("calibration: %.4f µs of server CPU per loop iteration; the mix's pilot run %.0f µs per execution", cost.LoopUS, pilotUS)
+
+	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
+	cals := make([]Calibration, len(o.Effects))
+	for i, e := range o.Effects {
+		loops := int(math.Round(e / 100 * pilotUS / cost.LoopUS))
+		cals[i] = Calibration{Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops,
+			ExtraUS: float64(loops) * cost.LoopUS, RecoveredOn: "server CPU per execution, query by query"}
+		observers = append(observers, observer.Observer{
+			Name: cals[i].Name, Engine: "postgres",
+			Description: fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS),
+			EnableSQL:   []string{workload.CalibrationSQL(loops)},
+			DisableSQL:  []string{workload.CalibrationSQL(0)},
+		})
+	}
+	names := make([]string, len(observers))
+	for i, ob := range observers {
+		names[i] = ob.Name
+	}
+	runs, runErr := experiment.Run(ctx, experiment.Config{
+		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
+		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progressPrinter(stderr),
+	})
+	if runErr != nil && len(runs) == 0 {
+		return runErr
+	}
+	ver, _ := target.Version(ctx)
+	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: o.Clients,
+		Seed: o.Seed, Rounds: o.Rounds, Seconds: dcfg.Duration.Seconds()}, names, runs)
+	if err := result.WriteSummary(filepath.Join(o.Out, "summary.json"), sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	if err := report.Text(stdout, sum); err != nil {
+		return err
+	}
+	baseUS := 1000 * baselineExecutionCPU(runs)
+	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; the baseline runs' executions %.0f µs of server CPU each\n",
+		cost.LoopUS, baseUS)
+	for i := range cals {
+		c := &cals[i]
+		// Each query's CPU rises by the same X µs, and the stratified
+		// change weights each query's rise (X / its mean) by its share of
+		// the baseline's CPU: the sum is X over the mean execution.
+		c.ExpectedCPUPct = 100 * c.ExtraUS / baseUS
+		c.ExpectedPct = 100 * c.ExtraUS / (baseUS + c.ExtraUS)
+		verdict := "not measured"
+		for _, cs := range sum.Conditions {
+			if cs.Name != c.Name || cs.Stratified == nil {
+				continue
+			}
+			c.Measured, c.MeasuredCPU = cs.Stratified.Time, cs.Stratified.CPU
+			if m := c.MeasuredCPU; m != nil && !math.IsNaN(m.Pct) {
+				c.Recovered = c.ExpectedCPUPct >= m.CILow && c.ExpectedCPUPct <= m.CIHigh
+				verdict = fmt.Sprintf("measured %+.1f%% [%+.1f, %+.1f]: ", m.Pct, m.CILow, m.CIHigh)
+				if c.Recovered {
+					verdict += "recovered"
+				} else {
+					verdict += "NOT recovered"
+				}
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %d loops = %.0f µs/execution: expected server CPU per execution %+.1f%%, %s\n",
+			c.Name, c.Loops, c.ExtraUS, c.ExpectedCPUPct, verdict)
+	}
+	b, _ := json.MarshalIndent(struct {
+		Cost         LoopCost      `json:"cost"`
+		Calibrations []Calibration `json:"calibrations"`
+	}{cost, cals}, "", "  ")
+	if err := os.WriteFile(filepath.Join(o.Out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", o.Out)
+	return runErr
+}
+
+// meanExecutionCPU is the mean server CPU of a run's executions, in ms,
+// over those whose CPU was read.
+func meanExecutionCPU(r result.DriverResult) float64 {
+	var n int64
+	var ms float64
+	for _, s := range r.Statements {
+		n += s.CPUCount
+		ms += s.CPUMeanMS * float64(s.CPUCount)
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return ms / float64(n)
+}
+
+// baselineExecutionCPU is meanExecutionCPU over the baseline runs.
+func baselineExecutionCPU(runs []result.Run) float64 {
+	var all result.DriverResult
+	for _, r := range runs {
+		if r.Condition == observer.Baseline && r.Error == "" {
+			all.Statements = append(all.Statements, r.Driver.Statements...)
+		}
+	}
+	return meanExecutionCPU(all)
+}
