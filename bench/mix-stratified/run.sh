@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 make build >/dev/null
 out=${OUT:-$(mktemp -d /tmp/obsbench-mix.XXXXXX)}
-rounds=${ROUNDS:-6}
+rounds=${ROUNDS:-8}
 seed=${SEED:-7}
 bin=./bin/obsbench
 echo "results under $out" >&2

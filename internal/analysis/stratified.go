@@ -27,21 +27,6 @@ func cpuStrata(r result.Run) []stats.Stratum {
 	return out
 }
 
-// pooled adds strata together (each run's executions of a query).
-func pooled(runs ...[]stats.Stratum) []stats.Stratum {
-	var out []stats.Stratum
-	for _, r := range runs {
-		for q, s := range r {
-			for len(out) <= q {
-				out = append(out, stats.Stratum{})
-			}
-			out[q].N += s.N
-			out[q].Total += s.Total
-		}
-	}
-	return out
-}
-
 // hasStrata says whether a run can be compared query by query: its
 // workload named its statements (dss-mix, a user's scripts).
 func hasStrata(r result.Run) bool { return r.Error == "" && len(r.Driver.Statements) > 0 }
@@ -66,7 +51,8 @@ func stratifiedOverhead(runs []result.Run, name string, alpha float64) *result.S
 		return nil
 	}
 	wLat, wCPU := stats.StratumWeights(baseLat), stats.StratumWeights(baseCPU)
-	var latRatios, cpuRatios []float64
+	wAdd, mAdd := stats.AddedWeights(baseCPU)
+	var latRatios, cpuRatios, added []float64
 	var condLat, condCPU, refLat, refCPU [][]stats.Stratum
 	for i, r := range runs {
 		if r.Condition != name || !hasStrata(r) {
@@ -86,22 +72,25 @@ func stratifiedOverhead(runs []result.Run, name string, alpha float64) *result.S
 		if x, err := stats.StratifiedRatio(bc, cc, wCPU); err == nil {
 			cpuRatios = append(cpuRatios, 1/x)
 		}
+		if x, err := stats.StratifiedAdded(bc, cc, wAdd, mAdd); err == nil {
+			added = append(added, 1000*x) // ms to µs
+		}
 	}
 	if len(condLat) == 0 {
 		return nil
 	}
-	s := summarizeStratified(latRatios, cpuRatios, alpha)
+	s := summarizeStratified(latRatios, cpuRatios, added, alpha)
 	if s.CPU == nil {
 		s.CPUNote = cpuMissing(runs, name)
 	}
-	s.Queries = queryEffects(statementNames(runs), pooled(refLat...), pooled(condLat...), pooled(refCPU...), pooled(condCPU...), wLat, 1)
+	s.Queries = queryEffects(statementNames(runs), stats.Pooled(refLat...), stats.Pooled(condLat...), stats.Pooled(refCPU...), stats.Pooled(condCPU...), wLat, 1)
 	return s
 }
 
 // summarizeStratified turns per-pair ratios (reference cost over the
 // condition's) into the summary: latency as an overhead, server CPU as a
-// change.
-func summarizeStratified(latRatios, cpuRatios []float64, alpha float64) *result.StratifiedSummary {
+// change; and the per-pair added server CPU (µs per execution).
+func summarizeStratified(latRatios, cpuRatios, added []float64, alpha float64) *result.StratifiedSummary {
 	s := &result.StratifiedSummary{Pairs: len(latRatios)}
 	s.Time = summarizeOverhead(pairedOrNot(latRatios, alpha))
 	if len(cpuRatios) > 0 {
@@ -111,7 +100,26 @@ func summarizeStratified(latRatios, cpuRatios []float64, alpha float64) *result.
 			s.CPUOverhead = summarizeOverhead(o, nil)
 		}
 	}
+	if s.CPU != nil && len(added) > 0 {
+		if a, err := stats.PairedShift(added, alpha); err == nil {
+			s.CPUAdded = summarizeAdded(a)
+		}
+	}
 	return s
+}
+
+// summarizeAdded is a paired shift as the summary's added cost.
+func summarizeAdded(a stats.Shift) *result.AddedSummary {
+	v := "no detectable difference"
+	switch {
+	case !a.Reachable:
+		v = "too few samples to tell"
+	case a.Significant && a.Estimate > 0:
+		v = "more"
+	case a.Significant:
+		v = "less"
+	}
+	return &result.AddedSummary{US: a.Estimate, CILow: a.CILow, CIHigh: a.CIHigh, Confidence: 100 * a.Confidence, Verdict: v}
 }
 
 // roundBaseline is the baseline run to compare run i with: the one of its
@@ -269,7 +277,8 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 		return nil
 	}
 	wLat, wCPU := stats.StratumWeights(offLat), stats.StratumWeights(offCPU)
-	var latRatios, cpuRatios []float64
+	wAdd, mAdd := stats.AddedWeights(offCPU)
+	var latRatios, cpuRatios, added []float64
 	var onLat, onCPU, refLat, refCPU [][]stats.Stratum
 	for _, sp := range all {
 		ph := sp.phases
@@ -277,7 +286,7 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 			if sp.lat[i] == nil || sp.lat[i-1] == nil || sp.lat[i+1] == nil || !ph[i].On || ph[i-1].On || ph[i+1].On {
 				continue
 			}
-			bLat, bCPU := pooled(sp.lat[i-1], sp.lat[i+1]), pooled(sp.cpu[i-1], sp.cpu[i+1])
+			bLat, bCPU := stats.Pooled(sp.lat[i-1], sp.lat[i+1]), stats.Pooled(sp.cpu[i-1], sp.cpu[i+1])
 			onLat, onCPU = append(onLat, sp.lat[i]), append(onCPU, sp.cpu[i])
 			refLat, refCPU = append(refLat, bLat), append(refCPU, bCPU)
 			if x, err := stats.StratifiedRatio(bLat, sp.lat[i], wLat); err == nil {
@@ -286,12 +295,15 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 			if x, err := stats.StratifiedRatio(bCPU, sp.cpu[i], wCPU); err == nil {
 				cpuRatios = append(cpuRatios, 1/x)
 			}
+			if x, err := stats.StratifiedAdded(bCPU, sp.cpu[i], wAdd, mAdd); err == nil {
+				added = append(added, x) // already µs
+			}
 		}
 	}
-	s := summarizeStratified(latRatios, cpuRatios, alpha)
+	s := summarizeStratified(latRatios, cpuRatios, added, alpha)
 	if s.CPU == nil {
 		s.CPUNote = cpuMissing(runs, "")
 	}
-	s.Queries = queryEffects(statementNames(runs), pooled(refLat...), pooled(onLat...), pooled(refCPU...), pooled(onCPU...), wLat, 1.0/1000)
+	s.Queries = queryEffects(statementNames(runs), stats.Pooled(refLat...), stats.Pooled(onLat...), stats.Pooled(refCPU...), stats.Pooled(onCPU...), wLat, 1.0/1000)
 	return s
 }

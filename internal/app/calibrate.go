@@ -27,26 +27,31 @@ const calibrationWorkload = "credit-top1-calibrated"
 // Calibration is what obsbench calibrate expected and measured for one
 // synthetic observer; written to calibration.json.
 type Calibration struct {
-	Name        string  `json:"name"`
-	TargetPct   float64 `json:"target_pct"`
-	Loops       int     `json:"loops"`
-	ExtraUS     float64 `json:"extra_server_us_per_stmt"`
-	ExpectedPct float64 `json:"expected_overhead_pct"`
+	Name      string  `json:"name"`
+	TargetPct float64 `json:"target_pct"`
+	Loops     int     `json:"loops"`
+	ExtraUS   float64 `json:"extra_server_us_per_stmt"`
+	// ExtraRangeUS is, on a mix, ExtraUS at the loop's cost measured
+	// before and after the runs, lower first.
+	ExtraRangeUS []float64 `json:"extra_server_us_range,omitempty"`
+	ExpectedPct  float64   `json:"expected_overhead_pct"`
 	// ExpectedCPUPct is the expected rise of server CPU per statement.
 	ExpectedCPUPct float64                 `json:"expected_cpu_per_stmt_change_pct"`
 	Measured       *result.OverheadSummary `json:"measured"`
 	MeasuredCPU    *result.ChangeSummary   `json:"measured_cpu_per_stmt_change"`
-	Recovered      bool                    `json:"recovered"`
+	// MeasuredAdded is, on a mix, the server CPU added per execution.
+	MeasuredAdded *result.AddedSummary `json:"measured_server_cpu_added_us,omitempty"`
+	Recovered     bool                 `json:"recovered"`
 	// RecoveredOn is what Recovered judges: the time overhead (the
-	// default), or on a mix the server CPU per execution.
+	// default), or on a mix the server CPU added per execution.
 	RecoveredOn string `json:"recovered_on"`
 }
 
 // LoopCost is what the calibration's known effect is computed from.
 type LoopCost struct {
-	LoopUS   float64 `json:"loop_us"`            // server CPU per loop iteration
-	ServerUS float64 `json:"server_us_per_stmt"` // without calibration work
-	DriverUS float64 `json:"driver_us_per_stmt"`
+	LoopUS   float64 `json:"loop_us"`                      // server CPU per loop iteration
+	ServerUS float64 `json:"server_us_per_stmt"`           // without calibration work
+	DriverUS float64 `json:"driver_us_per_stmt,omitempty"` // not on a mix
 }
 
 // CalibrateOptions are what obsbench calibrate builds and runs.

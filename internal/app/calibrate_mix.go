@@ -33,8 +33,9 @@ var loopOnly = workload.Meta{Name: "calibration-loop", Tag: "obsbench-calibrate"
 // adds a known server CPU cost to every execution of the mix, sized as a
 // share of the mean execution's server CPU, and the mix is measured in
 // rounds of fixed work, query by query (the stratified comparison). The
-// known effect is recovered when the stratified change of server CPU per
-// execution holds it in its interval.
+// known cost is recovered when the interval of the server CPU added per
+// execution (result.StratifiedSummary.CPUAdded) reaches the range of its
+// size at the loop's cost measured before and after the runs.
 func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	stdout, stderr := out.Stdout, out.Stderr
 	switch {
@@ -69,7 +70,7 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	// Fixed work: no warm-up (it would take part of the blocks), and the
 	// duration only caps a run.
 	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: defaultDriverProcs(), Executions: true}
-	cost, err := measureLoopCost(ctx, target, loopOnly, driver.Config{Clients: o.Clients, Procs: dcfg.Procs})
+	before, err := sessionLoopCost(ctx, target, o.Clients, dcfg.Procs)
 	if err != nil {
 		return err
 	}
@@ -82,14 +83,14 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	if !(pilotUS > 0) {
 		return fmt.Errorf("calibration pilot run: no server CPU per execution (%d executions); the server's clock could not be read", pilot.Measured)
 	}
-	logf("calibration: %.4f µs of server CPU per loop iteration; the mix's pilot run %.0f µs per execution", cost.LoopUS, pilotUS)
+	logf("calibration: %.4f µs of server CPU per loop iteration; the mix's pilot run %.0f µs per execution", before.LoopUS, pilotUS)
 
 	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
 	cals := make([]Calibration, len(o.Effects))
 	for i, e := range o.Effects {
-		loops := int(math.Round(e / 100 * pilotUS / cost.LoopUS))
+		loops := int(math.Round(e / 100 * pilotUS / before.LoopUS))
 		cals[i] = Calibration{Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops,
-			ExtraUS: float64(loops) * cost.LoopUS, RecoveredOn: "server CPU per execution, query by query"}
+			ExtraUS: float64(loops) * before.LoopUS, RecoveredOn: "server CPU added per execution (µs), query by query"}
 		observers = append(observers, observer.Observer{
 			Name: cals[i].Name, Engine: "postgres",
 			Description: fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS),
@@ -108,6 +109,20 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	if runErr != nil && len(runs) == 0 {
 		return runErr
 	}
+	// The machine's speed moves over minutes (bench/mix-stratified: a
+	// fifth between the two): the loop is measured again after the runs,
+	// the known cost is their mean, and it is recovered if the measured
+	// interval reaches the range between them.
+	after, err := sessionLoopCost(ctx, target, o.Clients, dcfg.Procs)
+	if err != nil {
+		return err
+	}
+	cost := LoopCost{LoopUS: (before.LoopUS + after.LoopUS) / 2, ServerUS: (before.ServerUS + after.ServerUS) / 2}
+	for i := range cals {
+		l := float64(cals[i].Loops)
+		cals[i].ExtraUS = l * cost.LoopUS
+		cals[i].ExtraRangeUS = []float64{l * min(before.LoopUS, after.LoopUS), l * max(before.LoopUS, after.LoopUS)}
+	}
 	ver, _ := target.Version(ctx)
 	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: o.Clients,
 		Seed: o.Seed, Rounds: o.Rounds, Seconds: dcfg.Duration.Seconds()}, names, runs)
@@ -119,8 +134,8 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 		return err
 	}
 	baseUS := 1000 * baselineExecutionCPU(runs)
-	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; the baseline runs' executions %.0f µs of server CPU each\n",
-		cost.LoopUS, baseUS)
+	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of a session's server CPU per loop iteration (%.4f before the runs, %.4f after); the baseline runs' executions %.0f µs of server CPU each\n",
+		cost.LoopUS, before.LoopUS, after.LoopUS, baseUS)
 	for i := range cals {
 		c := &cals[i]
 		// Each query's CPU rises by the same X µs, and the stratified
@@ -133,19 +148,27 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 			if cs.Name != c.Name || cs.Stratified == nil {
 				continue
 			}
-			c.Measured, c.MeasuredCPU = cs.Stratified.Time, cs.Stratified.CPU
-			if m := c.MeasuredCPU; m != nil && !math.IsNaN(m.Pct) {
-				c.Recovered = c.ExpectedCPUPct >= m.CILow && c.ExpectedCPUPct <= m.CIHigh
-				verdict = fmt.Sprintf("measured %+.1f%% [%+.1f, %+.1f]: ", m.Pct, m.CILow, m.CIHigh)
+			c.Measured, c.MeasuredCPU, c.MeasuredAdded = cs.Stratified.Time, cs.Stratified.CPU, cs.Stratified.CPUAdded
+			if m, a := c.MeasuredCPU, c.MeasuredAdded; m != nil && a != nil {
+				// The added cost is the same in every execution: the
+				// added µs, which the short queries resolve, is the
+				// check; the change weighted by CPU is shown beside it.
+				lo, hi := c.ExtraRangeUS[0], c.ExtraRangeUS[1]
+				c.Recovered = a.CILow <= hi && lo <= a.CIHigh
+				verdict = fmt.Sprintf("measured %+.0f µs [%+.0f, %+.0f]: ", a.US, a.CILow, a.CIHigh)
 				if c.Recovered {
 					verdict += "recovered"
 				} else {
 					verdict += "NOT recovered"
 				}
+				if a.Verdict == "too few samples to tell" {
+					verdict += " (too few rounds for an interval: the range of all estimates)"
+				}
+				verdict += fmt.Sprintf("; server CPU per execution %+.1f%% expected, %+.1f%% [%+.1f, %+.1f] measured", c.ExpectedCPUPct, m.Pct, m.CILow, m.CIHigh)
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %d loops = %.0f µs/execution: expected server CPU per execution %+.1f%%, %s\n",
-			c.Name, c.Loops, c.ExtraUS, c.ExpectedCPUPct, verdict)
+		fmt.Fprintf(stdout, "%s: %d loops = %.0f µs/execution added (%.0f-%.0f at the loop's cost before and after): %s\n",
+			c.Name, c.Loops, c.ExtraUS, c.ExtraRangeUS[0], c.ExtraRangeUS[1], verdict)
 	}
 	b, _ := json.MarshalIndent(struct {
 		Cost         LoopCost      `json:"cost"`
@@ -156,6 +179,51 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", o.Out)
 	return runErr
+}
+
+// sessionLoopCost measures a loop iteration's server CPU the way the
+// mix's executions are measured: each call's session clock (the
+// backend's /proc schedstat), with many iterations and with none, under
+// the mix's number of sessions. The whole server's CPU per call, as the
+// short-statement calibration reads it, would add the other processes'
+// background work, which grows per call as the calls slow down.
+func sessionLoopCost(ctx context.Context, t engine.Server, clients, procs int) (LoopCost, error) {
+	const loops = 10000
+	perCall := func(n int) (float64, error) {
+		if err := t.Setup(ctx, []string{workload.CalibrationSQL(n)}); err != nil {
+			return 0, err
+		}
+		cfg := driver.Config{Clients: clients, Procs: procs, Warmup: time.Second, Duration: 4 * time.Second, Executions: true}
+		res, err := driver.Run(ctx, cfg, t.Dial, loopOnly.New())
+		if err != nil {
+			return 0, fmt.Errorf("calibration loop run: %w", err)
+		}
+		var sum float64
+		var n64 int
+		for _, e := range res.Executions {
+			if e.ServerCPUUS >= 0 {
+				sum += float64(e.ServerCPUUS)
+				n64++
+			}
+		}
+		if n64 == 0 {
+			return 0, fmt.Errorf("calibration loop run: no call's server CPU was read (%s)", res.ExecutionsNote)
+		}
+		return sum / float64(n64), nil
+	}
+	with, err := perCall(loops)
+	if err != nil {
+		return LoopCost{}, err
+	}
+	without, err := perCall(0)
+	if err != nil {
+		return LoopCost{}, err
+	}
+	c := LoopCost{LoopUS: (with - without) / loops, ServerUS: without}
+	if !(c.LoopUS > 0) {
+		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
+	}
+	return c, nil
 }
 
 // meanExecutionCPU is the mean server CPU of a run's executions, in ms,

@@ -28,9 +28,11 @@ func Stratified(w io.Writer, s result.Summary) error {
 	fmt.Fprintln(w, "\nquery by query: each run's queries against the same queries in its round's baseline run (alternation:")
 	fmt.Fprintln(w, "each on phase's against the off phases beside it, executions wholly inside a phase), the ratios weighted")
 	fmt.Fprintln(w, "by each query's share of the baseline's latency (server CPU): the cost of the whole mix, free of which")
-	fmt.Fprintln(w, "queries happened to overlap and queue, not of the machine's speed changing between them")
+	fmt.Fprintln(w, "queries happened to overlap and queue, not of the machine's speed changing between them; srv CPU added:")
+	fmt.Fprintln(w, "the server CPU an execution gains, each query weighted by its precision, so the cheapest count most")
+	fmt.Fprintln(w, "(a fixed cost per statement at its size; a cost that grows with a statement's work at a short one's)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tpairs\ttime overhead % [CI]\tverdict\tsrv CPU/exec Δ% [CI]\tverdict\t")
+	fmt.Fprintln(tw, "condition\tpairs\ttime overhead % [CI]\tverdict\tsrv CPU/exec Δ% [CI]\tverdict\tsrv CPU added µs/exec [CI]\tverdict\t")
 	var notes []string
 	for _, c := range rows {
 		st := c.Stratified
@@ -44,7 +46,11 @@ func Stratified(w io.Writer, s result.Summary) error {
 		if st.Time != nil {
 			verdict = st.Time.Verdict
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Name, st.Pairs, overheadCell(st.Time), verdict, cpu, cpuVerdict)
+		added, addedVerdict := "-", "-"
+		if a := st.CPUAdded; a != nil {
+			added, addedVerdict = fmt.Sprintf("%+.0f [%+.0f, %+.0f]", a.US, a.CILow, a.CIHigh), a.Verdict
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, st.Pairs, overheadCell(st.Time), verdict, cpu, cpuVerdict, added, addedVerdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

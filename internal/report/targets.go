@@ -83,12 +83,15 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 
 	fmt.Fprintln(w, "\ncells:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  target, variant\tobserver\toverhead % [CI]\tsrv CPU/exec Δ% [CI]\tevents rec/exec\tverdict\t")
+	fmt.Fprintln(tw, "  target, variant\tobserver\toverhead % [CI]\tsrv CPU/exec Δ% [CI]\tsrv CPU added µs/exec [CI]\tevents rec/exec\tverdict\t")
 	for _, c := range st.Matrix {
 		cs := byName[c.Observer]
-		o, cpu := headline(cs), "-"
+		o, cpu, added := headline(cs), "-", "-"
 		if x := cs.Stratified; x != nil && x.CPU != nil {
 			cpu = changeCell(x.CPU)
+			if a := x.CPUAdded; a != nil {
+				added = fmt.Sprintf("%+.0f [%+.0f, %+.0f]", a.US, a.CILow, a.CIHigh)
+			}
 		} else if d := cs.CPUChange; d != nil {
 			cpu = changeCell(d) + " (whole runs)"
 		}
@@ -96,7 +99,7 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		if o != nil {
 			verdict = o.Verdict
 		}
-		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, events(cs.Events), verdict)
+		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, added, events(cs.Events), verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

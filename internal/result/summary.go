@@ -143,9 +143,26 @@ type StratifiedSummary struct {
 	CPU         *ChangeSummary   `json:"server_cpu_change,omitempty"`
 	CPUOverhead *OverheadSummary `json:"server_cpu_overhead,omitempty"`
 	CPUNote     string           `json:"server_cpu_note,omitempty"`
+	// CPUAdded is the server CPU an execution gains, in µs, the queries
+	// weighted by their precision, so the cheapest count most
+	// (stats.StratifiedAdded): a fixed cost per statement at its size, a
+	// cost that grows with the statement's work at a short statement's.
+	// Nil when CPU is.
+	CPUAdded *AddedSummary `json:"server_cpu_added_us,omitempty"`
 	// Queries is each query's mean cost with the observer and in the
 	// baseline runs compared with, pooled over the runs.
 	Queries []QueryEffect `json:"queries"`
+}
+
+// AddedSummary is an added cost per execution with its interval.
+type AddedSummary struct {
+	US         float64 `json:"us"`
+	CILow      float64 `json:"ci_low"`
+	CIHigh     float64 `json:"ci_high"`
+	Confidence float64 `json:"confidence"`
+	// Verdict is "more", "less", "no detectable difference" or "too few
+	// samples to tell".
+	Verdict string `json:"verdict"`
 }
 
 // QueryEffect is one query of a mix with and without an observer.

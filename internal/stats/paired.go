@@ -60,14 +60,7 @@ func PairedOverhead(ratios []float64, alpha float64) (Overhead, error) {
 		d[i] = math.Log(r)
 	}
 
-	w := make([]float64, 0, n*(n+1)/2)
-	for i, a := range d {
-		for _, b := range d[i:] {
-			w = append(w, (a+b)/2)
-		}
-	}
-	slices.Sort(w)
-
+	w := walsh(d)
 	o := Overhead{
 		Pct:        pct(percentileSorted(w, 0.5)),
 		Confidence: 1 - alpha,
@@ -111,4 +104,58 @@ func pairedWarnings(d []float64, confidence float64) []string {
 			"ties among |ln ratio| (%d repeated values): the exact signed-rank distribution assumes none, so the %.4g%% level is approximate", t, 100*confidence))
 	}
 	return warn
+}
+
+// Shift is a paired comparison on the values' own scale (not a ratio):
+// the Hodges–Lehmann estimate of the centre of the differences, with the
+// signed-rank interval, as PairedOverhead computes on log ratios.
+type Shift struct {
+	Estimate, CILow, CIHigh float64
+	Confidence              float64
+	N                       int
+	// Reachable and Significant are as in Overhead.
+	Reachable, Significant bool
+}
+
+// PairedShift estimates the centre of paired differences d_i (e.g. the
+// added microseconds of CPU per execution, one difference per pair of
+// runs) with a two-sided interval at level 1 - alpha: the median of the
+// Walsh averages and the signed-rank interval, as in PairedOverhead but
+// without the logarithm, for differences whose scale is additive. With
+// fewer than MinPairs(alpha) pairs the interval is the range of all Walsh
+// averages and Reachable is false.
+func PairedShift(diffs []float64, alpha float64) (Shift, error) {
+	if len(diffs) == 0 {
+		return Shift{}, errors.New("stats: need at least one paired difference")
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return Shift{}, fmt.Errorf("stats: alpha = %v, want 0 < alpha < 1", alpha)
+	}
+	for i, d := range diffs {
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return Shift{}, fmt.Errorf("stats: difference %d is %v, want a finite value", i, d)
+		}
+	}
+	w := walsh(diffs)
+	s := Shift{Estimate: percentileSorted(w, 0.5), Confidence: 1 - alpha, N: len(diffs)}
+	k := signedRankK(len(diffs), alpha)
+	if k == 0 {
+		s.CILow, s.CIHigh = w[0], w[len(w)-1]
+		return s, nil
+	}
+	s.CILow, s.CIHigh, s.Reachable = w[k-1], w[len(w)-k], true
+	s.Significant = s.CILow > 0 || s.CIHigh < 0
+	return s, nil
+}
+
+// walsh returns the n(n+1)/2 Walsh averages (d_i + d_j)/2, i <= j, sorted.
+func walsh(d []float64) []float64 {
+	w := make([]float64, 0, len(d)*(len(d)+1)/2)
+	for i, a := range d {
+		for _, b := range d[i:] {
+			w = append(w, (a+b)/2)
+		}
+	}
+	slices.Sort(w)
+	return w
 }

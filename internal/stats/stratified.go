@@ -80,3 +80,67 @@ func StratifiedRatio(base, cond []Stratum, weights []float64) (float64, error) {
 	}
 	return sum / wsum, nil
 }
+
+// AddedWeights returns, from the baseline's runs pooled, each stratum's
+// mean cost and its weight for StratifiedAdded: its executions over its
+// mean cost squared. A run's mean cost of a query moves by a share of
+// itself (the machine's speed), so a query of 0.3 ms tells what a fixed
+// cost per execution is far more precisely than one of 2 s: the weights
+// are the inverse of each difference's variance under that noise, with
+// more executions helping.
+func AddedWeights(runs [][]Stratum) (weights, means []float64) {
+	pooled := Pooled(runs...)
+	weights, means = make([]float64, len(pooled)), make([]float64, len(pooled))
+	for q, s := range pooled {
+		if m := s.Mean(); m > 0 && !math.IsInf(m, 0) {
+			weights[q], means[q] = float64(s.N)/(m*m), m
+		}
+	}
+	return weights, means
+}
+
+// StratifiedAdded is what cond's executions cost more than base's, in the
+// strata's unit per execution: over the strata both runs have executions
+// of, the weighted mean of each stratum's relative change times its
+// baseline mean (AddedWeights). The relative change, not the difference,
+// so that the two runs' speed cancels as in StratifiedRatio: a
+// difference would carry the observer's run's speed into its cost. It
+// is the added cost of an execution where the weights lie, the cheapest
+// queries: a fixed cost per statement (a log record, a hook) is the same
+// in every query; a cost that grows with a statement's work shows there
+// only at those queries' size. It returns an error when no stratum with
+// weight has executions on both sides.
+func StratifiedAdded(base, cond []Stratum, weights, means []float64) (float64, error) {
+	var sum, wsum float64
+	for q, w := range weights {
+		if w <= 0 || q >= len(base) || q >= len(cond) || q >= len(means) || base[q].N == 0 || cond[q].N == 0 {
+			continue
+		}
+		b := base[q].Mean()
+		if !(b > 0) {
+			return 0, fmt.Errorf("stats: stratum %d: baseline mean cost %v, want > 0", q, b)
+		}
+		sum += w * means[q] * (cond[q].Mean()/b - 1)
+		wsum += w
+	}
+	if wsum == 0 {
+		return 0, errors.New("stats: no stratum with weight has executions in both runs")
+	}
+	return sum / wsum, nil
+}
+
+// Pooled adds runs' strata together, stratum by stratum (each run's
+// executions of a query); runs may list different numbers of strata.
+func Pooled(runs ...[]Stratum) []Stratum {
+	var out []Stratum
+	for _, r := range runs {
+		for q, s := range r {
+			for len(out) <= q {
+				out = append(out, Stratum{})
+			}
+			out[q].N += s.N
+			out[q].Total += s.Total
+		}
+	}
+	return out
+}

@@ -50,6 +50,33 @@ func TestSchemaMatchesWriter(t *testing.T) {
 	}
 }
 
+// The report's recorded summaries (real runs: rounds, alternation, a mix
+// compared query by query, studies) validate.
+func TestRecordedSummariesValidate(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "report", "testdata", "*.json"))
+	if len(files) < 3 {
+		t.Fatalf("%d recorded summaries; want the report's testdata", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s result.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		// Written again by this version: recorded files may predate a key.
+		path := filepath.Join(t.TempDir(), "summary.json")
+		if err := result.WriteSummary(path, s); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ = os.ReadFile(path); summaryschema.Validate(b) != nil {
+			t.Errorf("%s: %v", f, summaryschema.Validate(b))
+		}
+	}
+}
+
 // Every key of summary.json that the README lists is in the schema, and
 // every key in the schema is listed.
 func TestREADMEListsEveryKey(t *testing.T) {
