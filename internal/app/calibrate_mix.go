@@ -109,10 +109,10 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	if runErr != nil && len(runs) == 0 {
 		return runErr
 	}
-	// The machine's speed moves over minutes (bench/mix-stratified: a
-	// fifth between the two): the loop is measured again after the runs,
-	// the known cost is their mean, and it is recovered if the measured
-	// interval reaches the range between them.
+	// The machine's speed moves over minutes (bench/mix-stratified: the
+	// loop's cost by up to a fifth): it is measured again after the runs,
+	// the known cost is the mean of the two, and it is recovered if the
+	// measured interval reaches the range between them.
 	after, err := sessionLoopCost(ctx, target, o.Clients, dcfg.Procs)
 	if err != nil {
 		return err
