@@ -437,17 +437,7 @@ func TestCalibrate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cal struct {
-		Cost         app.LoopCost      `json:"cost"`
-		Calibrations []app.Calibration `json:"calibrations"`
-	}
-	if err := json.Unmarshal(b, &cal); err != nil {
-		t.Fatal(err)
-	}
+	cal := readCalibration(t, out)
 	if cal.Cost.LoopUS <= 0 || cal.Cost.ServerUS <= 0 || len(cal.Calibrations) != 1 {
 		t.Fatalf("calibration.json = %+v", cal)
 	}
@@ -467,6 +457,26 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+// calibrationFile is calibration.json.
+type calibrationFile struct {
+	Cost         app.LoopCost      `json:"cost"`
+	Calibrations []app.Calibration `json:"calibrations"`
+}
+
+// readCalibration reads calibrate's calibration.json from out.
+func readCalibration(t *testing.T, out string) calibrationFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal calibrationFile
+	if err := json.Unmarshal(b, &cal); err != nil {
+		t.Fatal(err)
+	}
+	return cal
+}
+
 // Calibration on the mix adds a known server CPU cost to every execution
 // of dss-mix and compares the runs query by query: the expected change is
 // sized on the baseline's executions, and the measured one has an
@@ -481,17 +491,7 @@ func TestCalibrateMix(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cal struct {
-		Cost         app.LoopCost      `json:"cost"`
-		Calibrations []app.Calibration `json:"calibrations"`
-	}
-	if err := json.Unmarshal(b, &cal); err != nil {
-		t.Fatal(err)
-	}
+	cal := readCalibration(t, out)
 	if cal.Cost.LoopUS <= 0 || len(cal.Calibrations) != 1 {
 		t.Fatalf("calibration.json = %+v", cal)
 	}

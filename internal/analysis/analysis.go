@@ -272,19 +272,25 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 	if err != nil {
 		return &result.OverheadSummary{Verdict: "not measured: " + err.Error()}
 	}
-	v := "no detectable difference"
-	switch {
-	case !o.Reachable:
-		v = "too few samples to tell"
-	case o.Significant && o.Pct > 0:
-		v = "slower"
-	case o.Significant:
-		v = "faster"
-	}
 	return &result.OverheadSummary{
 		Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh, Confidence: 100 * o.Confidence,
-		Significant: o.Significant, Verdict: v, Warnings: o.Warnings,
+		Significant: o.Significant, Verdict: verdict(o.Reachable, o.Significant, o.Pct > 0, "slower", "faster"),
+		Warnings: o.Warnings,
 	}
+}
+
+// verdict words a comparison: up or down (above or below no change) when
+// its interval excludes no change, else why it does not tell.
+func verdict(reachable, significant, above bool, up, down string) string {
+	switch {
+	case !reachable:
+		return "too few samples to tell"
+	case significant && above:
+		return up
+	case significant:
+		return down
+	}
+	return "no detectable difference"
 }
 
 // median is 0, not NaN, for no values: JSON has no NaN.

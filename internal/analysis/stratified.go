@@ -110,16 +110,8 @@ func summarizeStratified(latRatios, cpuRatios, added []float64, alpha float64) *
 
 // summarizeAdded is a paired shift as the summary's added cost.
 func summarizeAdded(a stats.Shift) *result.AddedSummary {
-	v := "no detectable difference"
-	switch {
-	case !a.Reachable:
-		v = "too few samples to tell"
-	case a.Significant && a.Estimate > 0:
-		v = "more"
-	case a.Significant:
-		v = "less"
-	}
-	return &result.AddedSummary{US: a.Estimate, CILow: a.CILow, CIHigh: a.CIHigh, Confidence: 100 * a.Confidence, Verdict: v}
+	return &result.AddedSummary{US: a.Estimate, CILow: a.CILow, CIHigh: a.CIHigh, Confidence: 100 * a.Confidence,
+		Verdict: verdict(a.Reachable, a.Significant, a.Estimate > 0, "more", "less")}
 }
 
 // roundBaseline is the baseline run to compare run i with: the one of its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -113,21 +114,11 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	if err != nil {
 		return err
 	}
-	ds, err := dataset.Lookup(wl.Dataset)
-	if err != nil {
-		return err
-	}
-	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
+	target, ds, err := openCalibration(ctx, wl, o.Out, logf)
 	if err != nil {
 		return err
 	}
 	defer closeServer(target, logf)
-	if err := os.MkdirAll(o.Out, 0o700); err != nil {
-		return err
-	}
-	if err := engine.Prepare(ctx, target, "postgres", wl, ds, logf); err != nil {
-		return err
-	}
 	dcfg := driver.Config{Clients: o.Clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
 	cost, err := measureLoopCost(ctx, target, wl, dcfg)
 	if err != nil {
@@ -149,17 +140,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 			ExpectedPct:    100 * x / (cost.ServerUS + cost.DriverUS + x),
 			ExpectedCPUPct: 100 * x / cost.ServerUS,
 		}
-		observers = append(observers, observer.Observer{
-			Name: cals[i].Name, Engine: "postgres",
-			Description: fmt.Sprintf("synthetic: %d loop iterations (%.2f µs of server CPU) per statement", loops, x),
-			EnableSQL:   []string{workload.CalibrationSQL(loops)},
-			DisableSQL:  []string{workload.CalibrationSQL(0)},
-		})
+		observers = append(observers, calibrationObserver(cals[i].Name, loops,
+			fmt.Sprintf("synthetic: %d loop iterations (%.2f µs of server CPU) per statement", loops, x)))
 	}
-	names := make([]string, len(observers))
-	for i, o := range observers {
-		names[i] = o.Name
-	}
+	names := observerNames(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
 		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: eventsCheck},
@@ -200,15 +184,65 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 		fmt.Fprintf(stdout, "%s: %d loops = %.2f µs/stmt: expected overhead %.1f%% (server CPU/stmt %+.1f%%), %s\n",
 			c.Name, c.Loops, c.ExtraUS, c.ExpectedPct, c.ExpectedCPUPct, verdict)
 	}
+	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// openCalibration starts the managed PostgreSQL a calibration runs on,
+// with wl's dataset and set-up, and creates the results directory out.
+// The caller closes the server (closeServer).
+func openCalibration(ctx context.Context, wl workload.Meta, out string, logf func(string, ...any)) (engine.Server, dataset.Dataset, error) {
+	ds, err := dataset.Lookup(wl.Dataset)
+	if err != nil {
+		return nil, dataset.Dataset{}, err
+	}
+	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
+	if err != nil {
+		return nil, dataset.Dataset{}, err
+	}
+	err = os.MkdirAll(out, 0o700)
+	if err == nil {
+		err = engine.Prepare(ctx, target, "postgres", wl, ds, logf)
+	}
+	if err != nil {
+		closeServer(target, logf)
+		return nil, dataset.Dataset{}, err
+	}
+	return target, ds, nil
+}
+
+// calibrationObserver is the synthetic observer that sets the calibration
+// function's work to loops iterations, and back to none.
+func calibrationObserver(name string, loops int, description string) observer.Observer {
+	return observer.Observer{
+		Name: name, Engine: "postgres", Description: description,
+		EnableSQL:  []string{workload.CalibrationSQL(loops)},
+		DisableSQL: []string{workload.CalibrationSQL(0)},
+	}
+}
+
+// observerNames are the observers' names, in order.
+func observerNames(obs []observer.Observer) []string {
+	names := make([]string, len(obs))
+	for i, o := range obs {
+		names[i] = o.Name
+	}
+	return names
+}
+
+// writeCalibration writes calibration.json into dir and names dir on stdout.
+func writeCalibration(stdout io.Writer, dir string, cost LoopCost, cals []Calibration) error {
 	b, _ := json.MarshalIndent(struct {
 		Cost         LoopCost      `json:"cost"`
 		Calibrations []Calibration `json:"calibrations"`
 	}{cost, cals}, "", "  ")
-	if err := os.WriteFile(filepath.Join(o.Out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "calibration.json"), append(b, '\n'), 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", o.Out)
-	return runErr
+	fmt.Fprintf(stdout, "\nresults: %s\n", dir)
+	return nil
 }
 
 // measureLoopCost measures the server CPU of one loop iteration under the
@@ -216,24 +250,33 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 // shared than in one session alone), from CPU per statement with and
 // without many iterations, and the CPU per statement of the plain workload.
 func measureLoopCost(ctx context.Context, t engine.Server, wl workload.Meta, dcfg driver.Config) (LoopCost, error) {
-	const loops = 1000
 	cfg := dcfg
 	cfg.Warmup, cfg.Duration = time.Second, 5*time.Second
-	if err := t.Setup(ctx, []string{workload.CalibrationSQL(loops)}); err != nil {
-		return LoopCost{}, err
+	var drv float64 // the last run's: the plain workload's
+	c, err := loopCost(ctx, t, 1000, func() (server float64, err error) {
+		server, drv, err = cpuPerStmt(ctx, t, wl, cfg)
+		return server, err
+	})
+	c.DriverUS = drv
+	return c, err
+}
+
+// loopCost sets the calibration function to loops iterations, then to
+// none, measures server CPU per call (µs) with each, and returns one
+// iteration's cost and the call's without any.
+func loopCost(ctx context.Context, t engine.Server, loops int, measure func() (float64, error)) (LoopCost, error) {
+	var per [2]float64
+	for i, n := range []int{loops, 0} {
+		if err := t.Setup(ctx, []string{workload.CalibrationSQL(n)}); err != nil {
+			return LoopCost{}, err
+		}
+		v, err := measure()
+		if err != nil {
+			return LoopCost{}, err
+		}
+		per[i] = v
 	}
-	withLoops, _, err := cpuPerStmt(ctx, t, wl, cfg)
-	if err != nil {
-		return LoopCost{}, err
-	}
-	if err := t.Setup(ctx, []string{workload.CalibrationSQL(0)}); err != nil {
-		return LoopCost{}, err
-	}
-	server, drv, err := cpuPerStmt(ctx, t, wl, cfg)
-	if err != nil {
-		return LoopCost{}, err
-	}
-	c := LoopCost{LoopUS: (withLoops - server) / loops, ServerUS: server, DriverUS: drv}
+	c := LoopCost{LoopUS: (per[0] - per[1]) / float64(loops), ServerUS: per[1]}
 	if !(c.LoopUS > 0) {
 		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
 	}

@@ -2,15 +2,12 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
-	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -52,21 +49,11 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	if wl, err = wl.WithParams(map[string]int{"blocks": o.Blocks}); err != nil {
 		return err
 	}
-	ds, err := dataset.Lookup(wl.Dataset)
-	if err != nil {
-		return err
-	}
-	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
+	target, ds, err := openCalibration(ctx, wl, o.Out, logf)
 	if err != nil {
 		return err
 	}
 	defer closeServer(target, logf)
-	if err := os.MkdirAll(o.Out, 0o700); err != nil {
-		return err
-	}
-	if err := engine.Prepare(ctx, target, "postgres", wl, ds, logf); err != nil {
-		return err
-	}
 	// Fixed work: no warm-up (it would take part of the blocks), and the
 	// duration only caps a run.
 	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: defaultDriverProcs(), Executions: true}
@@ -91,17 +78,10 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 		loops := int(math.Round(e / 100 * pilotUS / before.LoopUS))
 		cals[i] = Calibration{Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops,
 			ExtraUS: float64(loops) * before.LoopUS, RecoveredOn: "server CPU added per execution (µs), query by query"}
-		observers = append(observers, observer.Observer{
-			Name: cals[i].Name, Engine: "postgres",
-			Description: fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS),
-			EnableSQL:   []string{workload.CalibrationSQL(loops)},
-			DisableSQL:  []string{workload.CalibrationSQL(0)},
-		})
+		observers = append(observers, calibrationObserver(cals[i].Name, loops,
+			fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS)))
 	}
-	names := make([]string, len(observers))
-	for i, ob := range observers {
-		names[i] = ob.Name
-	}
+	names := observerNames(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
 		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progressPrinter(stderr),
@@ -170,14 +150,9 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 		fmt.Fprintf(stdout, "%s: %d loops = %.0f µs/execution added (%.0f-%.0f at the loop's cost before and after): %s\n",
 			c.Name, c.Loops, c.ExtraUS, c.ExtraRangeUS[0], c.ExtraRangeUS[1], verdict)
 	}
-	b, _ := json.MarshalIndent(struct {
-		Cost         LoopCost      `json:"cost"`
-		Calibrations []Calibration `json:"calibrations"`
-	}{cost, cals}, "", "  ")
-	if err := os.WriteFile(filepath.Join(o.Out, "calibration.json"), append(b, '\n'), 0o600); err != nil {
+	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", o.Out)
 	return runErr
 }
 
@@ -188,42 +163,25 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 // short-statement calibration reads it, would add the other processes'
 // background work, which grows per call as the calls slow down.
 func sessionLoopCost(ctx context.Context, t engine.Server, clients, procs int) (LoopCost, error) {
-	const loops = 10000
-	perCall := func(n int) (float64, error) {
-		if err := t.Setup(ctx, []string{workload.CalibrationSQL(n)}); err != nil {
-			return 0, err
-		}
+	return loopCost(ctx, t, 10000, func() (float64, error) {
 		cfg := driver.Config{Clients: clients, Procs: procs, Warmup: time.Second, Duration: 4 * time.Second, Executions: true}
 		res, err := driver.Run(ctx, cfg, t.Dial, loopOnly.New())
 		if err != nil {
 			return 0, fmt.Errorf("calibration loop run: %w", err)
 		}
 		var sum float64
-		var n64 int
+		var n int
 		for _, e := range res.Executions {
 			if e.ServerCPUUS >= 0 {
 				sum += float64(e.ServerCPUUS)
-				n64++
+				n++
 			}
 		}
-		if n64 == 0 {
+		if n == 0 {
 			return 0, fmt.Errorf("calibration loop run: no call's server CPU was read (%s)", res.ExecutionsNote)
 		}
-		return sum / float64(n64), nil
-	}
-	with, err := perCall(loops)
-	if err != nil {
-		return LoopCost{}, err
-	}
-	without, err := perCall(0)
-	if err != nil {
-		return LoopCost{}, err
-	}
-	c := LoopCost{LoopUS: (with - without) / loops, ServerUS: without}
-	if !(c.LoopUS > 0) {
-		return c, fmt.Errorf("calibration: a loop iteration measured %.4f µs; the measurement failed", c.LoopUS)
-	}
-	return c, nil
+		return sum / float64(n), nil
+	})
 }
 
 // meanExecutionCPU is the mean server CPU of a run's executions, in ms,

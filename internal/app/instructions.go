@@ -112,10 +112,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(c.observers))
-	for i, o := range c.observers {
-		names[i] = o.Name
-	}
+	names := observerNames(c.observers)
 	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), the server under valgrind; results in %s",
 		c.Seed, c.Count.Statements, c.Count.Warmup, c.Rounds, len(names), c.Out)
 	began := time.Now()

@@ -345,10 +345,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	}
 	logf("seed %d; results in %s", c.Seed, c.Out)
 
-	names := make([]string, len(c.observers))
-	for i, o := range c.observers {
-		names[i] = o.Name
-	}
+	names := observerNames(c.observers)
 	if c.MeasureCollectors {
 		names = append(names, experiment.CollectorArm)
 	}

@@ -46,11 +46,11 @@ func Stratified(w io.Writer, s result.Summary) error {
 		if st.Time != nil {
 			verdict = st.Time.Verdict
 		}
-		added, addedVerdict := "-", "-"
-		if a := st.CPUAdded; a != nil {
-			added, addedVerdict = fmt.Sprintf("%+.0f [%+.0f, %+.0f]", a.US, a.CILow, a.CIHigh), a.Verdict
+		addedVerdict := "-"
+		if st.CPUAdded != nil {
+			addedVerdict = st.CPUAdded.Verdict
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, st.Pairs, overheadCell(st.Time), verdict, cpu, cpuVerdict, added, addedVerdict)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, st.Pairs, overheadCell(st.Time), verdict, cpu, cpuVerdict, addedCell(st.CPUAdded), addedVerdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -88,10 +88,7 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 		cs := byName[c.Observer]
 		o, cpu, added := headline(cs), "-", "-"
 		if x := cs.Stratified; x != nil && x.CPU != nil {
-			cpu = changeCell(x.CPU)
-			if a := x.CPUAdded; a != nil {
-				added = fmt.Sprintf("%+.0f [%+.0f, %+.0f]", a.US, a.CILow, a.CIHigh)
-			}
+			cpu, added = changeCell(x.CPU), addedCell(x.CPUAdded)
 		} else if d := cs.CPUChange; d != nil {
 			cpu = changeCell(d) + " (whole runs)"
 		}

@@ -106,6 +106,14 @@ func changeCell(d *result.ChangeSummary) string {
 	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
 }
 
+// addedCell is an added cost per execution with its interval, in µs.
+func addedCell(a *result.AddedSummary) string {
+	if a == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.0f [%+.0f, %+.0f]", a.US, a.CILow, a.CIHigh)
+}
+
 // longestRun is the longest median run time of s's conditions.
 func longestRun(s result.Summary) float64 {
 	longest := 0.0
