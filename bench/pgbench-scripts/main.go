@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -24,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -54,6 +56,8 @@ type sample struct {
 	round, position int
 	tps             float64
 	clientUS        float64 // client CPU per transaction, µs
+	serverUS        float64 // server CPU per transaction, µs
+	idle            float64 // the machine's idle share of its CPU time over the run
 }
 
 func main() {
@@ -158,6 +162,10 @@ func run(ctx context.Context, c config) error {
 	}
 	pgbenchArgs := []string{"-n", "-M", "prepared", "-b", c.script, "-c", strconv.Itoa(c.clients),
 		"-j", strconv.Itoa(min(2, c.clients)), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
+	pmPID, err := pg.PID()
+	if err != nil {
+		return err
+	}
 	tools := map[string]func(time.Duration) (sample, error){
 		"obsbench": func(d time.Duration) (sample, error) {
 			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
@@ -185,13 +193,27 @@ func run(ctx context.Context, c config) error {
 					return fmt.Errorf("round %d, %s warm-up: %w", round, tool, err)
 				}
 			}
-			s, err := tools[tool](c.duration)
+			if err := waitIdle(ctx, pmPID); err != nil {
+				return err
+			}
+			sampler, err := collect.StartSampler(pmPID)
 			if err != nil {
+				return err
+			}
+			idle0 := machineIdle()
+			s, err := tools[tool](c.duration)
+			idle := machineIdle().since(idle0)
+			werr := waitIdle(ctx, pmPID)
+			u, serr := sampler.Stop()
+			if err = errors.Join(err, werr, serr); err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
-			s.tool, s.round, s.position = tool, round, pos+1
+			s.tool, s.round, s.position, s.idle = tool, round, pos+1, idle
+			if u.Server != nil {
+				s.serverUS = 1e6 * u.Server.Seconds / (s.tps * c.duration.Seconds())
+			}
 			samples = append(samples, s)
-			logf("round %d/%d %-8s %8.0f tps  client %6.1f µs/txn", round, c.rounds, tool, s.tps, s.clientUS)
+			logf("round %d/%d %-8s %8.0f tps  client %6.1f µs/txn  server %6.1f µs/txn  idle %4.1f%%", round, c.rounds, tool, s.tps, s.clientUS, s.serverUS, 100*s.idle)
 		}
 	}
 	return writeReport(c, perTxn, samples)
@@ -242,32 +264,35 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, min(2, c.clients))
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)
 	p("transactions/s: obsbench, statements completed in the window ÷ %d ÷ duration; pgbench, its `tps` without the connection time.", perTxn)
-	p("client CPU µs/transaction: the tool's own CPU over the measured run ÷ its transactions.\n")
-	p("| round | # | tool | transactions/s | client CPU µs/txn |")
-	p("|---:|---:|---|---:|---:|")
+	p("client CPU µs/transaction: the tool's own CPU over the measured run ÷ its transactions.")
+	p("server CPU µs/transaction: the server's processes (obsbench's sampler: the postmaster's tree and what it reaped) from before the run's sessions open until they are gone ÷ its transactions.")
+	p("idle: the machine's idle share of all its CPU time over the run (/proc/stat), the time nothing was ready to run.\n")
+	p("| round | # | tool | transactions/s | client CPU µs/txn | server CPU µs/txn | idle |")
+	p("|---:|---:|---|---:|---:|---:|---:|")
 	for _, s := range samples {
-		p("| %d | %d | %s | %.0f | %.1f |", s.round, s.position, s.tool, s.tps, s.clientUS)
+		p("| %d | %d | %s | %.0f | %.1f | %.1f | %.1f%% |", s.round, s.position, s.tool, s.tps, s.clientUS, s.serverUS, 100*s.idle)
 	}
-	med := map[string][2]float64{}
-	p("\n| tool | median transactions/s | min–max | median client CPU µs/txn |")
-	p("|---|---:|---|---:|")
+	med := map[string][4]float64{}
+	p("\n| tool | median transactions/s | min–max | median client CPU µs/txn | median server CPU µs/txn | median idle |")
+	p("|---|---:|---|---:|---:|---:|")
 	for _, tool := range []string{"obsbench", "pgbench"} {
-		var tps, cpu []float64
+		var tps, cpu, server, idle []float64
 		for _, s := range samples {
 			if s.tool == tool {
 				tps, cpu = append(tps, s.tps), append(cpu, s.clientUS)
+				server, idle = append(server, s.serverUS), append(idle, s.idle)
 			}
 		}
 		lo, hi := slices.Min(tps), slices.Max(tps)
-		med[tool] = [2]float64{stats.Median(tps), stats.Median(cpu)}
-		p("| %s | %.0f | %.0f–%.0f | %.1f |", tool, med[tool][0], lo, hi, med[tool][1])
+		med[tool] = [4]float64{stats.Median(tps), stats.Median(cpu), stats.Median(server), stats.Median(idle)}
+		p("| %s | %.0f | %.0f–%.0f | %.1f | %.1f | %.1f%% |", tool, med[tool][0], lo, hi, med[tool][1], med[tool][2], 100*med[tool][3])
 	}
 	ratio := med["obsbench"][0] / med["pgbench"][0]
 	verdict := "PASS"
 	if ratio < goal {
 		verdict = "FAIL"
 	}
-	p("\n**obsbench transactions/s ÷ pgbench transactions/s = %.3f** (goal ≥ %.2f: %s); client CPU per transaction ratio %.2f.", ratio, goal, verdict, med["obsbench"][1]/med["pgbench"][1])
+	p("\n**obsbench transactions/s ÷ pgbench transactions/s = %.3f** (goal ≥ %.2f: %s); client CPU per transaction ratio %.2f, server CPU per transaction ratio %.2f.", ratio, goal, verdict, med["obsbench"][1]/med["pgbench"][1], med["obsbench"][2]/med["pgbench"][2])
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
@@ -276,4 +301,76 @@ func writeReport(c config, perTxn int, samples []sample) error {
 		return err
 	}
 	return os.WriteFile(c.out, []byte(w.String()), 0o644)
+}
+
+// cpuTimes are the machine's idle and total CPU ticks (/proc/stat).
+type cpuTimes struct{ idle, total float64 }
+
+func machineIdle() cpuTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		panic(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	var t cpuTimes
+	for i, f := range strings.Fields(line)[1:] {
+		v, _ := strconv.ParseFloat(f, 64)
+		if i < 8 { // user..steal; guest time is already in user
+			t.total += v
+		}
+		if i == 3 || i == 4 { // idle, iowait
+			t.idle += v
+		}
+	}
+	return t
+}
+
+// since is the idle share of the CPU time between before and t.
+func (t cpuTimes) since(before cpuTimes) float64 {
+	if t.total == before.total {
+		return 0
+	}
+	return (t.idle - before.idle) / (t.total - before.total)
+}
+
+// waitIdle waits until the previous run's client backends are gone and
+// reaped, so that the sampler counts each of them once.
+func waitIdle(ctx context.Context, pm int) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		busy, err := backendsLeft(pm)
+		if err != nil || !busy {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errors.New("client backends still running 10s after the run")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// backendsLeft says whether a child of the postmaster pm is a client
+// backend of the benchmark database or unreaped.
+func backendsLeft(pm int) (bool, error) {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		f := bytes.Fields(b[i+1:])
+		if i < 0 || len(f) < 2 || string(f[1]) != strconv.Itoa(pm) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if f[0][0] == 'Z' || bytes.HasPrefix(cmdline, []byte("postgres: postgres "+database+" ")) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

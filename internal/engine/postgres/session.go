@@ -9,13 +9,12 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -29,18 +28,18 @@ import (
 // driver's CPU per statement near pgbench's (bench/driver-vs-pgbench): the
 // driver must not compete with the server it measures. pgconn's general
 // machinery (context watching, a background reader during writes, message
-// decoding) cost about twice pgbench's CPU per statement.
+// decoding) cost about twice pgbench's CPU per statement. A plain socket is
+// then taken out of Go's poller (package socket), so that the session
+// wakes once per statement, as pgbench's clients do, not also each time
+// the server reads a request.
 type Session struct {
 	conn    net.Conn
-	raw     syscall.RawConn // nil when conn is not a plain socket (TLS)
-	buf     []byte          // read buffer; buf[r:w] is unread
+	sock    *socket.Conn // conn, when it is a plain socket; nil with TLS
+	buf     []byte       // read buffer; buf[r:w] is unread
 	r, w    int
 	n       int
 	watched context.Context
 	stop    func() bool
-
-	exchange exchange
-	onReady  func(fd uintptr) bool // c.ready, bound once
 
 	pid      int                // the backend's process id
 	clock    *collect.TaskClock // the backend's CPU clock, opened when first read
@@ -69,17 +68,17 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
 	c := &Session{conn: hc.Conn, buf: make([]byte, 16<<10)}
-	c.onReady = c.ready
+	if sock, err := socket.Take(hc.Conn); err == nil {
+		c.conn, c.sock = sock, sock
+	} else if !errors.Is(err, socket.ErrNotSocket) {
+		hc.Conn.Close()
+		return nil, fmt.Errorf("take over driver session: %w", err)
+	}
 	// The backend's CPU clock is read only on a server obsbench manages:
 	// another machine's process ids mean nothing here.
 	c.pid = int(hc.PID)
 	if s.host == nil {
 		c.clockErr = errNotManaged
-	}
-	if sc, ok := hc.Conn.(syscall.Conn); ok {
-		if c.raw, err = sc.SyscallConn(); err != nil {
-			c.raw = nil
-		}
 	}
 	return c, nil
 }
@@ -354,82 +353,20 @@ func (c *Session) fill(n int) error {
 	return nil
 }
 
-// send writes msg and waits until the server has answered something.
-//
-// A plain write followed by a net.Conn read costs a failed read(2) per
-// statement: Go tries the socket before it waits, and right after a request
-// the answer is never there yet. Here the write happens inside the raw
-// read's callback, after the poller was armed for this read, so every
-// arrival from then on is recorded and the first read(2) finds the answer:
-// one write and one read per statement, as in pgbench. Anything unusual (a
-// partial write, a socket that is not a plain one) takes the ordinary path.
+// send writes msg and, on a plain socket, waits until the server has
+// answered something and reads it: one write(2) and one read(2) per
+// statement, as in pgbench (see socket.Conn.Exchange).
 func (c *Session) send(msg []byte) error {
-	if c.raw == nil {
+	if c.sock == nil {
 		_, err := c.conn.Write(msg)
 		return err
 	}
-	x := &c.exchange
-	*x = exchange{msg: msg}
-	if err := c.raw.Read(c.onReady); err != nil {
-		return err
+	if c.w == len(c.buf) {
+		c.buf = append(c.buf, make([]byte, len(c.buf))...)
 	}
-	switch {
-	case x.writeErr == syscall.EAGAIN || (x.writeErr == nil && x.written < len(msg)):
-		_, err := c.conn.Write(msg[max(x.written, 0):])
-		return err
-	case x.writeErr != nil:
-		return x.writeErr
-	}
-	return x.readErr
-}
-
-// exchange is the state of one send, kept in the Session so that the
-// callback (c.onReady, bound once) allocates nothing per statement.
-type exchange struct {
-	msg               []byte
-	calls, written    int
-	writeErr, readErr error
-}
-
-// ready is the raw read callback of send: the first call writes, later
-// calls read once the socket is readable.
-func (c *Session) ready(fd uintptr) bool {
-	x := &c.exchange
-	x.calls++
-	if x.calls == 1 {
-		x.written, x.writeErr = rawIO(syscall.SYS_WRITE, fd, x.msg)
-		return x.writeErr != nil || x.written != len(x.msg) // done unless wait
-	}
-	m, err := rawIO(syscall.SYS_READ, fd, c.buf[c.w:])
-	if err == syscall.EAGAIN {
-		return false
-	}
-	if m > 0 {
-		c.w += m
-	} else if err == nil {
-		err = io.EOF
-	}
-	x.readErr = err
-	return true
-}
-
-// rawIO is read(2) or write(2) on the non-blocking socket without telling
-// the Go scheduler about it (RawSyscall). With syscall.Read/Write the
-// scheduler marks the thread as in a system call; the wake-up of the
-// server's backend that a write causes often preempts the thread inside
-// the call, the runtime's monitor then hands its processor to another
-// thread, and the context switches that follow cost more than the I/O
-// (perf: most driver time in finish_task_switch). A non-blocking call
-// returns at once, so nothing else needs the processor meanwhile.
-func rawIO(trap, fd uintptr, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(n), nil
+	n, err := c.sock.Exchange(msg, c.buf[c.w:])
+	c.w += n
+	return err
 }
 
 // errorResponse turns an ErrorResponse body into a *pgconn.PgError, so that
