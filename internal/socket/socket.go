@@ -256,9 +256,15 @@ func (c *Conn) SetWriteDeadline(t time.Time) error { return c.ep.SetReadDeadline
 func (c *Conn) LocalAddr() net.Addr  { return c.local }
 func (c *Conn) RemoteAddr() net.Addr { return c.peer }
 
-// Close closes the socket and its epoll instance.
+// Close closes the socket and its epoll instance. Closing the epoll file
+// first wakes a waiting call and returns only once no call is inside a
+// callback (os.File's Close waits for its users), so the socket's
+// descriptor is not closed under a read or write that uses it.
 func (c *Conn) Close() error {
 	err := c.ep.Close()
+	if errors.Is(err, os.ErrClosed) {
+		return err // closed before: the descriptor number may be another file's now
+	}
 	return errors.Join(err, unix.Close(c.fd))
 }
 

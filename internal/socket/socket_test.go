@@ -277,3 +277,52 @@ func TestSessionsDoNotShareWakeUps(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Close from another goroutine (a cancelled session) ends a waiting read
+// with an error instead of leaving it blocked.
+func TestCloseEndsAWaitingRead(t *testing.T) {
+	c, _ := pair(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a read on a closed Conn returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the waiting read")
+	}
+}
+
+// A second Close must not close the descriptor number again: by then it
+// may belong to another file.
+func TestSecondCloseLeavesOtherFilesAlone(t *testing.T) {
+	c, _ := pair(t)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Two files take the two numbers the first Close freed (the lowest
+	// free numbers are given out first).
+	var files []*os.File
+	for i := 0; i < 2; i++ {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	if err := c.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("second Close = %v, want os.ErrClosed", err)
+	}
+	for _, f := range files {
+		if _, err := f.Stat(); err != nil {
+			t.Fatalf("a file opened after the first Close was closed by the second: %v", err)
+		}
+	}
+}

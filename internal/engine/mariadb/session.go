@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"strconv"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/engine/driverstmt"
+	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -28,7 +30,12 @@ type Session struct {
 
 // Connect opens a driver session on the dataset database.
 func (s *Server) Connect(ctx context.Context) (*Session, error) {
-	c, err := mysql.NewConnector(s.cfg)
+	cfg := s.cfg
+	if cfg.Net == "unix" {
+		cfg = cfg.Clone()
+		cfg.Net = unixInputOnly
+	}
+	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +50,29 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		ses.clockErr = errNotManaged
 	}
 	return ses, nil
+}
+
+// unixInputOnly is the network name of Unix sockets that the driver's
+// sessions wait on for input only (package socket): without it a session
+// is woken twice per statement, once when the server reads the request
+// and once when the answer arrives. A TCP socket is left in Go's poller:
+// TCP signals output space only after a write found the buffer full.
+const unixInputOnly = "obsbench-unix"
+
+func init() {
+	mysql.RegisterDialContext(unixInputOnly, func(ctx context.Context, addr string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "unix", addr)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := socket.Take(nc)
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		return sc, nil
+	})
 }
 
 // errNotManaged is why a session of an external server has no CPU clock.
