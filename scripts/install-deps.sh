@@ -2,6 +2,7 @@
 # Installs what obsbench needs and is missing: the PostgreSQL server with the
 # extensions its observer catalog uses, and the MariaDB server (its
 # server_audit plugin comes with it), valgrind for --method instructions,
+# sysbench (bench/mariadb-driver's peer),
 # and headless Chromium for the test of the HTML report. Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
 set -euo pipefail
@@ -15,6 +16,8 @@ packages=(
   mariadb-server
   # --method instructions: the server under valgrind's instruction counter
   valgrind
+  # bench/mariadb-driver's peer: the same query driven by sysbench
+  sysbench
   # the HTML report's browser test: headless Chromium driven by ChromeDriver
   chromium
   chromium-driver

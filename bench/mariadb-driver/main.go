@@ -1,91 +1,265 @@
-// Command mariadb-driver measures what obsbench's MariaDB driver costs the
-// machine: it runs credit-top1 on a managed MariaDB and prints the
-// driver's and the server's CPU per statement, optionally with a CPU
-// profile of the driver. It has no peer yet (sysbench would be one); see
-// RESULT.md for what it showed.
+// Command mariadb-driver compares obsbench's MariaDB driver with sysbench:
+// the same managed MariaDB, the same query (credit-top1's), the same number
+// of sessions each with the statement prepared, run alternately in a seeded
+// random order for several rounds. It writes a markdown report and prints
+// it. See README.md.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
+const (
+	database     = "obsbench"
+	workloadName = "credit-top1"
+)
+
+type config struct {
+	rounds, clients  int
+	procs            int // obsbench driver threads (GOMAXPROCS while it runs)
+	duration, warmup time.Duration
+	out              string
+	seed             uint64
+	command, version string // filled in by run
+}
+
 func main() {
-	clients := flag.Int("clients", 16, "client sessions")
-	duration := flag.Duration("duration", 10*time.Second, "measured time of each run")
-	runs := flag.Int("runs", 3, "measured runs")
-	profile := flag.String("cpuprofile", "", "write a CPU profile of the driver (this process) over the measured runs")
+	var c config
+	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs both tools once, in a seeded random order")
+	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: sysbench --time)")
+	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
+	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools (sysbench --threads)")
+	flag.IntVar(&c.procs, "driver-threads", max(1, runtime.NumCPU()/8), "OS threads of the obsbench driver, as obsbench run --driver-threads (its default)")
+	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
+	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
+	switch {
+	case c.rounds < 1 || c.clients < 1 || c.procs < 1:
+		fail(fmt.Errorf("-rounds, -clients and -driver-threads must be at least 1"))
+	case c.duration < time.Second || c.duration%time.Second != 0:
+		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
+	case c.warmup < 0 || c.warmup%time.Second != 0:
+		fail(fmt.Errorf("-warmup %v: want whole seconds", c.warmup))
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if c.seed == 0 {
+		c.seed = uint64(time.Now().UnixNano())
+	}
+	c.command = strings.Join(append([]string{"go run ./bench/mariadb-driver"}, os.Args[1:]...), " ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *clients, *runs, *duration, *profile); err != nil {
-		fmt.Fprintln(os.Stderr, "mariadb-driver:", err)
-		os.Exit(1)
+	if err := run(ctx, &c); err != nil {
+		stop()
+		pprof.StopCPUProfile()
+		fail(err)
 	}
 }
 
-func run(ctx context.Context, clients, runs int, d time.Duration, profile string) error {
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{})
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "mariadb-driver:", err)
+	os.Exit(1)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "mariadb-driver: "+format+"\n", args...)
+}
+
+// run sets up the server, runs the rounds and writes the report. The server
+// is stopped on every return, a cancelled context (Ctrl-C) included.
+func run(ctx context.Context, c *config) error {
+	sysbench, err := findSysbench()
 	if err != nil {
 		return err
 	}
-	defer m.Stop()
-	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Password: m.Password()})
+	meta, err := workload.Lookup(workloadName)
 	if err != nil {
 		return err
 	}
-	ds, _ := dataset.Lookup("credit")
-	if err := s.Load(ctx, ds); err != nil {
+	ds, err := dataset.Lookup(meta.Dataset)
+	if err != nil {
+		return err
+	}
+	sql, err := workloadSQL(ctx, meta)
+	if err != nil {
+		return err
+	}
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: logf})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := m.Stop(); err != nil {
+			logf("stopping the managed server: %v", err)
+		}
+	}()
+	srv, err := mariadb.New(m.DSN(database), mariadb.Options{Password: m.Password()})
+	if err != nil {
+		return err
+	}
+	logf("loading dataset %s", ds.Name)
+	if err := srv.Load(ctx, ds); err != nil {
+		return err
+	}
+	if c.version, err = srv.Version(ctx); err != nil {
 		return err
 	}
 	pid, err := m.PID()
 	if err != nil {
 		return err
 	}
-	wl, _ := workload.Lookup("credit-top1")
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	if profile != "" {
-		f, err := os.Create(profile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	files, err := writeSysbenchFiles(sql, m)
+	if err != nil {
+		return err
 	}
-	fmt.Printf("| run | statements/s | driver CPU µs/stmt | server CPU µs/stmt |\n|---:|---:|---:|---:|\n")
-	for i := 1; i <= runs; i++ {
-		self0, err := collect.ProcessCPU(os.Getpid())
-		if err != nil {
-			return err
-		}
-		srv0, err := collect.ProcessCPU(pid)
-		if err != nil {
-			return err
-		}
-		res, err := driver.Run(ctx, driver.Config{Clients: clients, Warmup: time.Second, Duration: d, Procs: 1}, dial, wl.New())
-		if err != nil {
-			return err
-		}
-		self1, _ := collect.ProcessCPU(os.Getpid())
-		srv1, _ := collect.ProcessCPU(pid)
-		n := float64(res.Executed)
-		fmt.Printf("| %d | %.0f | %.2f | %.2f |\n", i, res.Throughput, 1e6*(self1-self0)/n, 1e6*(srv1-srv0)/n)
+	defer os.RemoveAll(files.dir)
+	b := &bench{
+		srv: srv, m: m, wl: meta, pid: pid, clients: c.clients, procs: c.procs,
+		warmup: c.warmup, duration: c.duration, sysbench: sysbench, files: files,
 	}
+	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
+	var samples []sample
+	for round := 1; round <= c.rounds; round++ {
+		tools := []string{toolDriver, toolSysbench}
+		rand.New(rand.NewPCG(c.seed, uint64(round))).Shuffle(len(tools), func(i, j int) {
+			tools[i], tools[j] = tools[j], tools[i]
+		})
+		for pos, tool := range tools {
+			s, err := b.measure(ctx, tool)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", round, tool, err)
+			}
+			s.round, s.position = round, pos+1
+			samples = append(samples, s)
+			logf("round %d/%d %-8s %9.0f stmt/s  client %5.2f µs/stmt  server %5.2f µs/stmt",
+				round, c.rounds, tool, s.rate(), s.clientMicros(), s.serverMicros())
+		}
+	}
+	return writeReport(c, sql, samples)
+}
+
+// The goals of issue 26 (the harness costs less than what it measures).
+const (
+	goalRate = 1.00 // obsbench statements/s ÷ sysbench statements/s, at least
+	goalCPU  = 1.00 // obsbench client CPU/statement ÷ sysbench's, at most
+)
+
+// writeReport writes the markdown report to c.out and prints it.
+func writeReport(c *config, sql string, samples []sample) error {
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	p("# obsbench's MariaDB driver vs sysbench\n")
+	p("- command: `%s`", c.command)
+	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
+	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, workloadName, c.clients)
+	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
+	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
+	p("- query: `%s`\n", sql)
+	p("statements/s: obsbench `result.Measured` ÷ duration; sysbench's events (one statement each) ÷ `--time`.")
+	p("client CPU µs/statement: the tool's CPU over the whole measured run (connecting and preparing included) ÷ every statement it ran.")
+	p("server CPU µs/statement: mariadbd's CPU over the measured run ÷ the same statements.\n")
+	p("## Rounds\n")
+	p("| round | # | tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
+	p("|---:|---:|---|---:|---:|---:|")
+	for _, s := range samples {
+		p("| %d | %d | %s | %.0f | %.2f | %.2f |", s.round, s.position, s.tool, s.rate(), s.clientMicros(), s.serverMicros())
+	}
+	med := map[string][3]float64{}
+	p("\n## Medians (min–max)\n")
+	p("| tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
+	p("|---|---:|---:|---:|")
+	for _, tool := range []string{toolDriver, toolSysbench} {
+		var cols [3][]float64
+		for _, s := range samples {
+			if s.tool == tool {
+				for i, v := range [3]float64{s.rate(), s.clientMicros(), s.serverMicros()} {
+					cols[i] = append(cols[i], v)
+				}
+			}
+		}
+		var cells [3]string
+		for i, col := range cols {
+			med[tool] = setAt(med[tool], i, stats.Median(col))
+			format := "%.2f (%.2f–%.2f)"
+			if i == 0 {
+				format = "%.0f (%.0f–%.0f)"
+			}
+			cells[i] = fmt.Sprintf(format, stats.Median(col), minOf(col), maxOf(col))
+		}
+		p("| %s | %s | %s | %s |", tool, cells[0], cells[1], cells[2])
+	}
+	rateRatio := med[toolDriver][0] / med[toolSysbench][0]
+	cpuRatio := med[toolDriver][1] / med[toolSysbench][1]
+	srvRatio := med[toolDriver][2] / med[toolSysbench][2]
+	p("\n## Goals (ratios of the medians)\n")
+	p("| ratio | value | goal | result |")
+	p("|---|---:|---|---|")
+	p("| obsbench statements/s ÷ sysbench statements/s | %.3f | ≥ %.2f | %s |", rateRatio, goalRate, verdict(rateRatio >= goalRate))
+	p("| obsbench client CPU/statement ÷ sysbench's | %.3f | ≤ %.2f | %s |", cpuRatio, goalCPU, verdict(cpuRatio <= goalCPU))
+	p("| server CPU/statement under obsbench ÷ under sysbench | %.3f | – | – |", srvRatio)
+	if c.rounds < 3 {
+		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
+	}
+	fmt.Print(w.String())
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.out, []byte(w.String()), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s", c.out)
 	return nil
+}
+
+func setAt(a [3]float64, i int, v float64) [3]float64 { a[i] = v; return a }
+
+func minOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
 }

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+const (
+	toolDriver   = "obsbench"
+	toolSysbench = "sysbench"
+)
+
+// bench is what both tools run against.
+type bench struct {
+	srv              *mariadb.Server
+	m                *server.MariaDB
+	wl               workload.Meta
+	pid              int // mariadbd
+	clients, procs   int
+	warmup, duration time.Duration
+	sysbench         string
+	files            sysbenchFiles
+}
+
+// sample is one measured run of one tool.
+type sample struct {
+	tool            string
+	round, position int
+	rated           int64   // statements counted for statements/s
+	executed        int64   // statements the CPU times are divided by
+	seconds         float64 // the measured duration
+	clientCPU       float64 // seconds, the tool's own process
+	serverCPU       float64 // seconds, mariadbd
+}
+
+func (s sample) rate() float64         { return float64(s.rated) / s.seconds }
+func (s sample) clientMicros() float64 { return 1e6 * s.clientCPU / float64(s.executed) }
+func (s sample) serverMicros() float64 { return 1e6 * s.serverCPU / float64(s.executed) }
+
+// measure runs tool's warm-up, then its measured run, and returns the
+// measured run. Each run opens and closes its own sessions; the CPU times
+// cover the whole measured run, connecting and preparing included.
+func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
+	s := sample{tool: tool, seconds: b.duration.Seconds()}
+	runTool := b.runDriver
+	if tool == toolSysbench {
+		runTool = b.runSysbench
+	}
+	if b.warmup > 0 {
+		if err := runTool(ctx, b.warmup, nil); err != nil {
+			return s, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	if err := b.waitIdle(ctx); err != nil {
+		return s, err
+	}
+	srv0, err := collect.ProcessCPU(b.pid)
+	if err != nil {
+		return s, err
+	}
+	if err := runTool(ctx, b.duration, &s); err != nil {
+		return s, err
+	}
+	werr := b.waitIdle(ctx)
+	srv1, err := collect.ProcessCPU(b.pid)
+	s.serverCPU = srv1 - srv0
+	return s, errors.Join(werr, err)
+}
+
+// runDriver runs driver.Run for d with no warm-up of its own. Statements/s
+// counts result.Measured (completed inside the window); CPU per statement
+// divides by result.Executed (also the few in flight when it closed), since
+// the CPU was spent on all of them.
+func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
+	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
+	cfg := driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}
+	t0, start := selfCPU(), time.Now()
+	res, err := driver.Run(ctx, cfg, dial, b.wl.New())
+	cpu := selfCPU() - t0
+	if err != nil {
+		return err
+	}
+	if took := time.Since(start); took < d {
+		return fmt.Errorf("driver.Run returned after %v, before its %v window ended", took, d)
+	}
+	if s == nil {
+		return nil
+	}
+	s.clientCPU = cpu.Seconds()
+	s.rated, s.executed = res.Measured, res.Executed
+	return nil
+}
+
+var reEvents = regexp.MustCompile(`(?m)^\s*total number of events:\s+(\d+)`)
+
+// runSysbench runs sysbench for d with one thread per session. Each event
+// is one execution of the prepared statement; statements/s is events ÷ d,
+// the driver's count over the same nominal duration.
+func (b *bench) runSysbench(ctx context.Context, d time.Duration, s *sample) error {
+	cmd := exec.CommandContext(ctx, b.sysbench, "--config-file="+b.files.options, b.files.script,
+		"--threads="+strconv.Itoa(b.clients), "--time="+strconv.Itoa(int(d/time.Second)), "run")
+	// Its own process group: Ctrl-C reaches this program, which cancels ctx.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
+	}
+	if s == nil {
+		return nil
+	}
+	m := reEvents.FindSubmatch(out.Bytes())
+	if m == nil {
+		return fmt.Errorf("cannot parse sysbench's output:\n%s", out.String())
+	}
+	s.rated, _ = strconv.ParseInt(string(m[1]), 10, 64)
+	s.executed = s.rated
+	s.clientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return nil
+}
+
+// sysbenchFiles are the Lua script and the option file (it holds the
+// password, so it is not on a command line that other accounts can read).
+type sysbenchFiles struct{ dir, script, options string }
+
+// sysbenchScript prepares the query once per thread and executes it once
+// per event; sysbench reads and frees each result.
+const sysbenchScript = `-- written by bench/mariadb-driver: credit-top1's query, prepared once per thread
+function thread_init()
+  drv = sysbench.sql.driver()
+  con = drv:connect()
+  stmt = con:prepare([==[%s]==])
+end
+
+function event()
+  stmt:execute()
+end
+
+function thread_done()
+  stmt:close()
+  con:disconnect()
+end
+`
+
+func writeSysbenchFiles(query string, m *server.MariaDB) (sysbenchFiles, error) {
+	dir, err := os.MkdirTemp("", "obsbench-sysbench-")
+	if err != nil {
+		return sysbenchFiles{}, err
+	}
+	f := sysbenchFiles{dir: dir, script: filepath.Join(dir, "credit_top1.lua"), options: filepath.Join(dir, "options")}
+	options := fmt.Sprintf("db-driver=mysql\nmysql-socket=%s\nmysql-user=root\nmysql-password=%s\nmysql-db=%s\ndb-ps-mode=auto\n",
+		m.Socket(), m.Password(), database)
+	err = errors.Join(
+		os.WriteFile(f.script, []byte(fmt.Sprintf(sysbenchScript, query)), 0o600),
+		os.WriteFile(f.options, []byte(options), 0o600))
+	if err != nil {
+		os.RemoveAll(dir)
+		return sysbenchFiles{}, err
+	}
+	return f, nil
+}
+
+func findSysbench() (string, error) {
+	path, err := exec.LookPath("sysbench")
+	if err != nil {
+		return "", fmt.Errorf("sysbench, the peer this bench measures beside obsbench, is not installed: run scripts/install-deps.sh (apt-get install sysbench)")
+	}
+	return path, nil
+}
+
+func sysbenchVersion() string {
+	out, err := exec.Command("sysbench", "--version").Output()
+	if err != nil {
+		return "(version unknown)"
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(out)), "sysbench ")
+}
+
+// selfCPU is the user and system CPU time of this process, all threads.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// waitIdle waits until no session but its own is connected to the
+// benchmark database, so that the previous run's sessions are not
+// measured with the next.
+func (b *bench) waitIdle(ctx context.Context) error {
+	conn, err := mysql.NewConnector(b.m.Config(database))
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", database).Scan(&n)
+		if err != nil || n == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d sessions still connected 10s after the run", n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// workloadSQL returns the one statement the workload prepares, taken from
+// the workload itself so that sysbench runs exactly the driver's text.
+func workloadSQL(ctx context.Context, meta workload.Meta) (string, error) {
+	var rec recorder
+	if _, err := meta.New().Worker(ctx, &rec, 0); err != nil {
+		return "", err
+	}
+	if len(rec.sql) != 1 || strings.Contains(rec.sql[0], "?") || strings.Contains(rec.sql[0], "]==]") {
+		return "", fmt.Errorf("workload %s: want one statement without parameters, got %q", meta.Name, rec.sql)
+	}
+	return rec.sql[0], nil
+}
+
+type recorder struct{ sql []string }
+
+func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	r.sql = append(r.sql, sql)
+	return nil, nil
+}
