@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -34,6 +35,7 @@ const (
 type config struct {
 	rounds, clients   int
 	procs             int // obsbench driver threads (GOMAXPROCS while it runs)
+	pgbenchThreads    int // pgbench -j
 	duration, warmup  time.Duration
 	out               string
 	seed              uint64
@@ -46,11 +48,15 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: pgbench -T)")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools")
-	flag.IntVar(&c.procs, "driver-threads", max(1, runtime.NumCPU()/8), "OS threads of the obsbench driver, as obsbench run --driver-threads (its default)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
+	flag.IntVar(&c.pgbenchThreads, "pgbench-threads", min(2, runtime.NumCPU()), "pgbench -j (at most -clients)")
 	flag.StringVar(&c.out, "out", "bench/driver-vs-pgbench/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
+	if c.procs == 0 {
+		c.procs = driver.DefaultProcs(c.clients)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -64,8 +70,8 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	switch {
-	case c.rounds < 1 || c.clients < 1 || c.procs < 1:
-		fail(fmt.Errorf("-rounds, -clients and -driver-threads must be at least 1"))
+	case c.rounds < 1 || c.clients < 1 || c.procs < 0 || c.pgbenchThreads < 1:
+		fail(fmt.Errorf("-rounds, -clients, -driver-threads and -pgbench-threads must be at least 1 (-driver-threads 0: the default)"))
 	case c.duration < time.Second || c.duration%time.Second != 0:
 		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
 	case c.warmup < 0 || c.warmup%time.Second != 0:
@@ -143,7 +149,7 @@ func run(ctx context.Context, c config) error {
 	}
 	b := &bench{
 		srv: srv, wl: meta, clients: c.clients, procs: c.procs, warmup: c.warmup, duration: c.duration,
-		pgbench: filepath.Join(bin, "pgbench"), script: script, pg: pg, pmPID: pmPID,
+		pgbenchThreads: min(c.pgbenchThreads, c.clients), pgbench: filepath.Join(bin, "pgbench"), script: script, pg: pg, pmPID: pmPID,
 	}
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 
@@ -184,7 +190,7 @@ func writeReport(c config, sql string, samples []sample) error {
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
 	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions, prepared", c.postgres, workloadName, c.clients)
-	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; pgbench -j %d", c.procs, min(2, c.clients))
+	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; pgbench -j %d", c.procs, min(c.pgbenchThreads, c.clients))
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- query: `%s`\n", sql)
 	p("statements/s: obsbench `result.Measured` ÷ duration; pgbench transactions processed ÷ `-T`.")

@@ -32,6 +32,7 @@ type bench struct {
 	pg               *server.Postgres
 	wl               workload.Meta
 	clients, procs   int
+	pgbenchThreads   int // pgbench -j
 	warmup, duration time.Duration
 	pgbench, script  string
 	pmPID            int // the postmaster
@@ -124,7 +125,7 @@ var (
 // connection time, is kept for reference.
 func (b *bench) runPgbench(ctx context.Context, d time.Duration, s *sample) error {
 	cmd := exec.CommandContext(ctx, b.pgbench, "-n", "-M", "prepared", "-f", b.script,
-		"-c", strconv.Itoa(b.clients), "-j", strconv.Itoa(min(2, b.clients)),
+		"-c", strconv.Itoa(b.clients), "-j", strconv.Itoa(b.pgbenchThreads),
 		"-T", strconv.Itoa(int(d/time.Second)), "-h", b.pg.SocketDir(),
 		"-p", strconv.Itoa(b.pg.Port()), "-U", "postgres", database)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+b.pg.PassFile()) // the managed server's password

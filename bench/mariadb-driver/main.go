@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -46,14 +47,17 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: sysbench --time)")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools (sysbench --threads)")
-	flag.IntVar(&c.procs, "driver-threads", max(1, runtime.NumCPU()/8), "OS threads of the obsbench driver, as obsbench run --driver-threads (its default)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
 	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
+	if c.procs == 0 {
+		c.procs = driver.DefaultProcs(c.clients)
+	}
 	switch {
-	case c.rounds < 1 || c.clients < 1 || c.procs < 1:
-		fail(fmt.Errorf("-rounds, -clients and -driver-threads must be at least 1"))
+	case c.rounds < 1 || c.clients < 1 || c.procs < 0:
+		fail(fmt.Errorf("-rounds, -clients and -driver-threads must be at least 1 (-driver-threads 0: the default)"))
 	case c.duration < time.Second || c.duration%time.Second != 0:
 		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
 	case c.warmup < 0 || c.warmup%time.Second != 0:

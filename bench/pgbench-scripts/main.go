@@ -67,12 +67,15 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 4, "client sessions of both tools")
 	flag.IntVar(&c.scale, "scale", 4, "pgbench -i scale (and :scale)")
-	flag.IntVar(&c.procs, "driver-threads", max(1, runtime.NumCPU()/8), "OS threads of the obsbench driver, as obsbench run --driver-threads (its default)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
 	flag.StringVar(&c.script, "script", "tpcb-like", "built-in script both tools run")
 	flag.StringVar(&c.out, "out", "bench/pgbench-scripts/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order and obsbench's clients (default: from the clock)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (obsbench's driver and clients) to this file")
 	flag.Parse()
+	if c.procs == 0 {
+		c.procs = driver.DefaultProcs(c.clients)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {

@@ -31,7 +31,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run")
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
-	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (GOMAXPROCS while it runs); one per 8 cores keeps its CPU per statement near pgbench's")
+	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (GOMAXPROCS while it runs); default: one per 8 sessions, at most one per core")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the run order (default: from the clock; printed either way)")
 	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared: auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time, on a managed PostgreSQL)")
 	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions: the workload's statements counted in each run")

@@ -119,7 +119,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 		return err
 	}
 	defer closeServer(target, logf)
-	dcfg := driver.Config{Clients: o.Clients, Warmup: defaultWarmup, Procs: defaultDriverProcs()}
+	dcfg := driver.Config{Clients: o.Clients, Warmup: defaultWarmup, Procs: driver.DefaultProcs(o.Clients)}
 	cost, err := measureLoopCost(ctx, target, wl, dcfg)
 	if err != nil {
 		return err

@@ -56,7 +56,7 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	defer closeServer(target, logf)
 	// Fixed work: no warm-up (it would take part of the blocks), and the
 	// duration only caps a run.
-	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: defaultDriverProcs(), Executions: true}
+	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: driver.DefaultProcs(o.Clients), Executions: true}
 	before, err := sessionLoopCost(ctx, target, o.Clients, dcfg.Procs)
 	if err != nil {
 		return err

@@ -183,7 +183,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
 		Probes: experiment.Probes{Counters: c.Counters},
 		// No warm-up: every statement from the first is counted.
-		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.DriverThreads, Executed: &executed},
+		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverThreads(st.Clients), Executed: &executed},
 	}, audit)
 	close(done)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -70,6 +71,9 @@ func runSweep(ctx context.Context, c runConfig, perUnit int, out Output) ([]repo
 		}
 		one := c
 		one.Clients, one.Sessions, one.Format = n, nil, "text"
+		if !c.given["driver-threads"] {
+			one.DriverThreads = driver.DefaultProcs(n)
+		}
 		one.given = maps.Clone(c.given)
 		one.given["clients"] = true
 		one.Out = filepath.Join(c.Out, fmt.Sprintf("sessions-%d", n))

@@ -37,6 +37,25 @@ type ServerClock interface {
 // Dialer opens a session.
 type Dialer func(ctx context.Context) (Session, error)
 
+// DefaultProcs is the number of driver threads (Config.Procs) for a run
+// of clients sessions: one per 8 sessions, at least one and at most one
+// per core.
+//
+// One thread multiplexes its sessions the way each of pgbench's -j
+// threads does, waking once for several answers; with few sessions per
+// thread Go's scheduler hands work between threads for every answer, which
+// costs more than the driver's own work (bench/pgbench-scripts: 4 sessions
+// ran at 0.93x pgbench with one thread, 0.85-0.88x with two). But every
+// request a thread writes wakes the server process that reads it on the
+// thread's own core (a Unix socket's wake-up is synchronous), and on a busy
+// machine the scheduler does not look for an idle core: one thread for 16
+// sessions kept the server's processes on one of two cores and left the
+// other idle 16% of the time (perf sched), at 0.83x pgbench's
+// statements/s against 0.98x with two threads (bench/driver-vs-pgbench).
+func DefaultProcs(clients int) int {
+	return min(runtime.NumCPU(), max(1, clients/8))
+}
+
 // Config says how long and how wide to run.
 type Config struct {
 	Clients  int
@@ -44,10 +63,7 @@ type Config struct {
 	Duration time.Duration // the measured window
 	// Procs, when > 0, is the number of OS threads that run Go code
 	// (GOMAXPROCS) while the sessions run; the previous value is restored
-	// after. One thread multiplexes the sessions the way pgbench's -j
-	// threads do, waking once for several answers; more threads wake each
-	// other for every answer, and on a small machine those context switches
-	// cost more than the driver's own work (bench/driver-vs-pgbench).
+	// after. DefaultProcs says how many suit a number of sessions.
 	Procs int
 	// Window is called when the measured window opens (start=true) and
 	// closes (start=false), so that other measurements can cover exactly it.

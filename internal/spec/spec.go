@@ -57,7 +57,7 @@ type Spec struct {
 	// (one experiment per count) instead.
 	Clients       int   `json:"clients"`
 	Sessions      []int `json:"sessions,omitempty"`
-	DriverThreads int   `json:"driver_threads"`
+	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 
 	// Waits is the wait sampler's interval; 0: off.
 	Waits             time.Duration `json:"waits"`
