@@ -124,7 +124,8 @@ func (c *Conn) open() error {
 // Exchange writes msg whole, then waits for input and reads what has
 // arrived into buf (at least one byte). The write happens inside the wait's
 // first callback, after Go's poller is armed for this wait, so the answer
-// is seen however soon it comes: one write(2) and, once woken, one read(2).
+// is seen however soon it comes: one write(2) and, once woken, one read(2),
+// with no read(2) that finds nothing.
 func (c *Conn) Exchange(msg, buf []byte) (int, error) {
 	c.msg, c.buf, c.written, c.got, c.err = msg, buf, 0, 0, nil
 	if err := c.wait.Read(c.onExchange); err != nil {
@@ -140,7 +141,7 @@ func (c *Conn) Exchange(msg, buf []byte) (int, error) {
 }
 
 func (c *Conn) exchange(uintptr) bool {
-	if c.written < len(c.msg) && c.err == nil && c.got == 0 {
+	if c.written < len(c.msg) {
 		n, err := rawIO(unix.SYS_WRITE, c.fd, c.msg[c.written:])
 		switch {
 		case err == unix.EAGAIN:
@@ -150,9 +151,11 @@ func (c *Conn) exchange(uintptr) bool {
 			return true
 		}
 		c.written += n
-		if c.written < len(c.msg) {
-			return true
-		}
+		// Written whole: wait before reading. The answer cannot be there
+		// yet, and a read(2) now would fail, a system call per statement
+		// for nothing. The poller's state for this wait was reset before
+		// this callback, so an answer that comes however soon wakes it.
+		return c.written < len(c.msg)
 	}
 	return c.read(0)
 }

@@ -326,3 +326,46 @@ func TestSecondCloseLeavesOtherFilesAlone(t *testing.T) {
 		}
 	}
 }
+
+// Exchange waits after writing without reading first: an answer that
+// comes later, in one piece or in two, is read whole.
+func TestExchangeWaitsForALateAnswer(t *testing.T) {
+	tests := []struct {
+		name   string
+		pieces []string
+	}{
+		{"one piece", []string{"answer"}},
+		{"two pieces", []string{"ans", "wer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, peer := pair(t)
+			go func() {
+				req := make([]byte, 16)
+				if _, err := peer.Read(req); err != nil {
+					return
+				}
+				for _, p := range tt.pieces {
+					time.Sleep(30 * time.Millisecond)
+					peer.Write([]byte(p))
+				}
+			}()
+			buf := make([]byte, 16)
+			n, err := c.Exchange([]byte("request"), buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(buf[:n])
+			for len(got) < len("answer") {
+				m, err := c.Read(buf)
+				if err != nil {
+					t.Fatalf("after %q: %v", got, err)
+				}
+				got += string(buf[:m])
+			}
+			if got != "answer" {
+				t.Fatalf("got %q, want %q", got, "answer")
+			}
+		})
+	}
+}
