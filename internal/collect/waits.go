@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +55,8 @@ type Waits = result.Waits
 type WaitSampler struct {
 	src      WaitSource
 	interval time.Duration
-	os       bool // read /proc/PID/wchan for sessions reporting no wait
+	os       bool         // read /proc/PID/wchan for sessions reporting no wait
+	kernel   *kernelWaits // the sampling goroutine's open /proc files
 
 	on     atomic.Bool // the observer's state: which profile gets samples
 	paused atomic.Bool
@@ -99,6 +99,8 @@ func (s *WaitSampler) Start(ctx context.Context) {
 
 func (s *WaitSampler) loop(ctx context.Context) {
 	defer close(s.done)
+	s.kernel = newKernelWaits()
+	defer s.kernel.close()
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {
@@ -123,14 +125,20 @@ func (s *WaitSampler) loop(ctx context.Context) {
 			s.mu.Unlock()
 			return
 		}
+		// Labels first, outside the lock: they read /proc.
+		s.kernel.next()
+		labels := make([]string, len(waits))
+		for i, sw := range waits {
+			labels[i] = s.label(sw)
+		}
 		s.mu.Lock()
 		w := &s.offW
 		if on {
 			w = &s.onW
 		}
 		w.Ticks++
-		for _, sw := range waits {
-			if l := s.label(sw); l != "" {
+		for _, l := range labels {
+			if l != "" {
 				w.Counts[l]++
 			}
 		}
@@ -145,7 +153,7 @@ func (s *WaitSampler) label(sw SessionWait) string {
 		return sw.Wait
 	}
 	if s.os && sw.PID > 0 {
-		if k := KernelWait(sw.PID); k != "" {
+		if k := s.kernel.read(sw.PID); k != "" {
 			if iw, ok := s.src.(IdleKernelWaiter); ok && iw.IdleKernelWait(k) {
 				return ""
 			}
@@ -175,28 +183,16 @@ func (s *WaitSampler) Stop() (on, off Waits, err error) {
 // /proc/PID/syscall is readable.
 func KernelWait(pid int) string {
 	p := "/proc/" + strconv.Itoa(pid)
-	b, err := os.ReadFile(p + "/wchan")
-	if err == nil {
-		if w := strings.TrimSpace(string(b)); w != "" && w != "0" {
+	if b, err := os.ReadFile(p + "/wchan"); err == nil {
+		if w := wchanName(b); w != "" {
 			return w
 		}
 	}
-	b, err = os.ReadFile(p + "/syscall")
+	b, err := os.ReadFile(p + "/syscall")
 	if err != nil {
 		return ""
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 || f[0] == "running" {
-		return ""
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil || n < 0 {
-		return ""
-	}
-	if name, ok := syscallNames[n]; ok {
-		return "syscall:" + name
-	}
-	return "syscall:" + f[0]
+	return syscallWait(b)
 }
 
 // syscallNames names the x86-64 system calls a database backend blocks in.
