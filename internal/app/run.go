@@ -55,7 +55,7 @@ func Default() spec.Spec {
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
-		// 2.3% [-0.1, 4.4] of throughput here, over the 1% a default
+		// 2.3% [0.3, 4.9] of throughput here, over the 1% a default
 		// collector may cost (bench/collectors/RESULT.md). Studies that
 		// read waits switch it on.
 		Counters: true, OnFailure: "continue", Format: "text",
