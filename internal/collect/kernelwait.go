@@ -10,12 +10,11 @@ import (
 // kernelWaits reads the kernel waits of the wait sampler's sessions,
 // keeping each process's /proc files open from one sample to the next.
 //
-// The sampler reads them for every active session every tick: with
-// os.ReadFile that is an open, a stat, two reads and a close per file (and
-// a second file when the wait channel is empty), about 190 system calls per
-// sample for 16 sessions, in the load driver's process. An open file is
-// re-read with one pread(2) at offset 0, which makes the kernel generate
-// its content afresh.
+// The sampler reads them for every active session every tick, in the
+// load driver's process: with os.ReadFile that is an open, a stat, two
+// reads and a close per file, and a second file when the wait channel is
+// empty. An open file is re-read with one pread(2) at offset 0, which
+// makes the kernel generate its content afresh.
 type kernelWaits struct {
 	files map[int]*procWaitFiles
 	tick  int64
