@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -109,9 +109,12 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	sql, err := workloadSQL(ctx, meta)
+	sql, err := sidebyside.OneStatement(ctx, meta)
 	if err != nil {
 		return err
+	}
+	if strings.Contains(sql, "$1") {
+		return fmt.Errorf("workload %s: want a statement without parameters, got %q", meta.Name, sql)
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {
@@ -155,19 +158,15 @@ func run(ctx context.Context, c config) error {
 
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
-		tools := []string{toolDriver, toolPgbench}
-		rand.New(rand.NewPCG(c.seed, uint64(round))).Shuffle(len(tools), func(i, j int) {
-			tools[i], tools[j] = tools[j], tools[i]
-		})
-		for pos, tool := range tools {
+		for pos, tool := range sidebyside.Order(c.seed, round, toolDriver, toolPgbench) {
 			s, err := b.measure(ctx, tool)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
-			s.round, s.position = round, pos+1
+			s.Round, s.Position = round, pos+1
 			samples = append(samples, s)
 			logf("round %d/%d %-8s %9.0f stmt/s  client %5.1f µs/stmt  server %5.1f µs/stmt",
-				round, c.rounds, tool, s.rate(), s.clientMicros(), s.serverMicros())
+				round, c.rounds, tool, s.Rate(), s.ClientMicros(), s.ServerMicros())
 		}
 	}
 	return writeReport(c, sql, samples)
@@ -200,11 +199,11 @@ func writeReport(c config, sql string, samples []sample) error {
 	p("|---:|---:|---|---:|---:|---:|---:|---:|")
 	for _, s := range samples {
 		tps := "–"
-		if s.tool == toolPgbench {
+		if s.Tool == toolPgbench {
 			tps = fmt.Sprintf("%.0f", s.tps)
 		}
 		p("| %d | %d | %s | %.0f | %.2f | %.2f | %.2f | %s |",
-			s.round, s.position, s.tool, s.rate(), s.clientCPU, s.clientMicros(), s.serverMicros(), tps)
+			s.Round, s.Position, s.Tool, s.Rate(), s.ClientCPU, s.ClientMicros(), s.ServerMicros(), tps)
 	}
 	med := map[string][3]float64{}
 	p("\n## Medians\n")
@@ -213,8 +212,8 @@ func writeReport(c config, sql string, samples []sample) error {
 	for _, tool := range []string{toolDriver, toolPgbench} {
 		var rate, cpu, srv []float64
 		for _, s := range samples {
-			if s.tool == tool {
-				rate, cpu, srv = append(rate, s.rate()), append(cpu, s.clientMicros()), append(srv, s.serverMicros())
+			if s.Tool == tool {
+				rate, cpu, srv = append(rate, s.Rate()), append(cpu, s.ClientMicros()), append(srv, s.ServerMicros())
 			}
 		}
 		med[tool] = [3]float64{stats.Median(rate), stats.Median(cpu), stats.Median(srv)}

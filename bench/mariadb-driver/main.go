@@ -9,7 +9,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
@@ -110,9 +110,12 @@ func run(ctx context.Context, c *config) error {
 	if err != nil {
 		return err
 	}
-	sql, err := workloadSQL(ctx, meta)
+	sql, err := sidebyside.OneStatement(ctx, meta)
 	if err != nil {
 		return err
+	}
+	if strings.Contains(sql, "?") || strings.Contains(sql, "]==]") {
+		return fmt.Errorf("workload %s: want a statement without parameters or ]==], got %q", meta.Name, sql)
 	}
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: logf})
 	if err != nil {
@@ -143,26 +146,27 @@ func run(ctx context.Context, c *config) error {
 		return err
 	}
 	defer os.RemoveAll(files.dir)
+	control, err := openControl(m)
+	if err != nil {
+		return err
+	}
+	defer control.Close()
 	b := &bench{
 		srv: srv, m: m, wl: meta, pid: pid, clients: c.clients, procs: c.procs,
-		warmup: c.warmup, duration: c.duration, sysbench: sysbench, files: files,
+		warmup: c.warmup, duration: c.duration, sysbench: sysbench, files: files, control: control,
 	}
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
-		tools := []string{toolDriver, toolSysbench}
-		rand.New(rand.NewPCG(c.seed, uint64(round))).Shuffle(len(tools), func(i, j int) {
-			tools[i], tools[j] = tools[j], tools[i]
-		})
-		for pos, tool := range tools {
+		for pos, tool := range sidebyside.Order(c.seed, round, toolDriver, toolSysbench) {
 			s, err := b.measure(ctx, tool)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
-			s.round, s.position = round, pos+1
+			s.Round, s.Position = round, pos+1
 			samples = append(samples, s)
 			logf("round %d/%d %-8s %9.0f stmt/s  client %5.2f µs/stmt  server %5.2f µs/stmt",
-				round, c.rounds, tool, s.rate(), s.clientMicros(), s.serverMicros())
+				round, c.rounds, tool, s.Rate(), s.ClientMicros(), s.ServerMicros())
 		}
 	}
 	return writeReport(c, sql, samples)
@@ -194,7 +198,7 @@ func writeReport(c *config, sql string, samples []sample) error {
 	p("| round | # | tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
 	p("|---:|---:|---|---:|---:|---:|")
 	for _, s := range samples {
-		p("| %d | %d | %s | %.0f | %.2f | %.2f |", s.round, s.position, s.tool, s.rate(), s.clientMicros(), s.serverMicros())
+		p("| %d | %d | %s | %.0f | %.2f | %.2f |", s.Round, s.Position, s.Tool, s.Rate(), s.ClientMicros(), s.ServerMicros())
 	}
 	med := map[string][3]float64{}
 	p("\n## Medians (min–max)\n")
@@ -203,8 +207,8 @@ func writeReport(c *config, sql string, samples []sample) error {
 	for _, tool := range []string{toolDriver, toolSysbench} {
 		var cols [3][]float64
 		for _, s := range samples {
-			if s.tool == tool {
-				for i, v := range [3]float64{s.rate(), s.clientMicros(), s.serverMicros()} {
+			if s.Tool == tool {
+				for i, v := range [3]float64{s.Rate(), s.ClientMicros(), s.ServerMicros()} {
 					cols[i] = append(cols[i], v)
 				}
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
@@ -39,28 +40,17 @@ type bench struct {
 	warmup, duration time.Duration
 	sysbench         string
 	files            sysbenchFiles
+	control          *sql.DB // one connection for waitIdle's queries
 }
 
 // sample is one measured run of one tool.
-type sample struct {
-	tool            string
-	round, position int
-	rated           int64   // statements counted for statements/s
-	executed        int64   // statements the CPU times are divided by
-	seconds         float64 // the measured duration
-	clientCPU       float64 // seconds, the tool's own process
-	serverCPU       float64 // seconds, mariadbd
-}
-
-func (s sample) rate() float64         { return float64(s.rated) / s.seconds }
-func (s sample) clientMicros() float64 { return 1e6 * s.clientCPU / float64(s.executed) }
-func (s sample) serverMicros() float64 { return 1e6 * s.serverCPU / float64(s.executed) }
+type sample = sidebyside.Sample
 
 // measure runs tool's warm-up, then its measured run, and returns the
 // measured run. Each run opens and closes its own sessions; the CPU times
 // cover the whole measured run, connecting and preparing included.
 func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
-	s := sample{tool: tool, seconds: b.duration.Seconds()}
+	s := sample{Tool: tool, Seconds: b.duration.Seconds()}
 	runTool := b.runDriver
 	if tool == toolSysbench {
 		runTool = b.runSysbench
@@ -82,32 +72,14 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	}
 	werr := b.waitIdle(ctx)
 	srv1, err := collect.ProcessCPU(b.pid)
-	s.serverCPU = srv1 - srv0
+	s.ServerCPU = srv1 - srv0
 	return s, errors.Join(werr, err)
 }
 
-// runDriver runs driver.Run for d with no warm-up of its own. Statements/s
-// counts result.Measured (completed inside the window); CPU per statement
-// divides by result.Executed (also the few in flight when it closed), since
-// the CPU was spent on all of them.
+// runDriver runs the driver for d (sidebyside.RunDriver).
 func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
 	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
-	cfg := driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}
-	t0, start := selfCPU(), time.Now()
-	res, err := driver.Run(ctx, cfg, dial, b.wl.New())
-	cpu := selfCPU() - t0
-	if err != nil {
-		return err
-	}
-	if took := time.Since(start); took < d {
-		return fmt.Errorf("driver.Run returned after %v, before its %v window ended", took, d)
-	}
-	if s == nil {
-		return nil
-	}
-	s.clientCPU = cpu.Seconds()
-	s.rated, s.executed = res.Measured, res.Executed
-	return nil
+	return sidebyside.RunDriver(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}, dial, b.wl, s)
 }
 
 var reEvents = regexp.MustCompile(`(?m)^\s*total number of events:\s+(\d+)`)
@@ -132,9 +104,9 @@ func (b *bench) runSysbench(ctx context.Context, d time.Duration, s *sample) err
 	if m == nil {
 		return fmt.Errorf("cannot parse sysbench's output:\n%s", out.String())
 	}
-	s.rated, _ = strconv.ParseInt(string(m[1]), 10, 64)
-	s.executed = s.rated
-	s.clientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	s.Rated, _ = strconv.ParseInt(string(m[1]), 10, 64)
+	s.Executed = s.Rated
+	s.ClientCPU = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	return nil
 }
 
@@ -179,6 +151,18 @@ func writeSysbenchFiles(query string, m *server.MariaDB) (sysbenchFiles, error) 
 	return f, nil
 }
 
+// openControl opens the pool of one connection that waitIdle queries
+// through, kept for the whole bench.
+func openControl(m *server.MariaDB) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(m.Config(database))
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
 func findSysbench() (string, error) {
 	path, err := exec.LookPath("sysbench")
 	if err != nil {
@@ -195,25 +179,11 @@ func sysbenchVersion() string {
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "sysbench ")
 }
 
-// selfCPU is the user and system CPU time of this process, all threads.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // waitIdle waits until no session but its own is connected to the
 // benchmark database, so that the previous run's sessions are not
 // measured with the next.
 func (b *bench) waitIdle(ctx context.Context) error {
-	conn, err := mysql.NewConnector(b.m.Config(database))
-	if err != nil {
-		return err
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
+	db := b.control
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var n int
@@ -230,24 +200,4 @@ func (b *bench) waitIdle(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// workloadSQL returns the one statement the workload prepares, taken from
-// the workload itself so that sysbench runs exactly the driver's text.
-func workloadSQL(ctx context.Context, meta workload.Meta) (string, error) {
-	var rec recorder
-	if _, err := meta.New().Worker(ctx, &rec, 0); err != nil {
-		return "", err
-	}
-	if len(rec.sql) != 1 || strings.Contains(rec.sql[0], "?") || strings.Contains(rec.sql[0], "]==]") {
-		return "", fmt.Errorf("workload %s: want one statement without parameters, got %q", meta.Name, rec.sql)
-	}
-	return rec.sql[0], nil
-}
-
-type recorder struct{ sql []string }
-
-func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
-	r.sql = append(r.sql, sql)
-	return nil, nil
 }

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -25,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -172,9 +172,9 @@ func run(ctx context.Context, c config) error {
 	tools := map[string]func(time.Duration) (sample, error){
 		"obsbench": func(d time.Duration) (sample, error) {
 			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
-			t0 := selfCPU()
+			t0 := sidebyside.SelfCPU()
 			res, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: d, Procs: c.procs}, dial, meta.New())
-			cpu := selfCPU() - t0
+			cpu := sidebyside.SelfCPU() - t0
 			if err != nil {
 				return sample{}, err
 			}
@@ -188,15 +188,13 @@ func run(ctx context.Context, c config) error {
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
-		order := []string{"obsbench", "pgbench"}
-		rand.New(rand.NewPCG(c.seed, uint64(round))).Shuffle(2, func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for pos, tool := range order {
+		for pos, tool := range sidebyside.Order(c.seed, round, "obsbench", "pgbench") {
 			if c.warmup > 0 {
 				if _, err := tools[tool](c.warmup); err != nil {
 					return fmt.Errorf("round %d, %s warm-up: %w", round, tool, err)
 				}
 			}
-			if err := waitIdle(ctx, pmPID); err != nil {
+			if err := sidebyside.WaitPostgresIdle(ctx, pmPID, database); err != nil {
 				return err
 			}
 			sampler, err := collect.StartSampler(pmPID)
@@ -206,7 +204,7 @@ func run(ctx context.Context, c config) error {
 			idle0 := machineIdle()
 			s, err := tools[tool](c.duration)
 			idle := machineIdle().since(idle0)
-			werr := waitIdle(ctx, pmPID)
+			werr := sidebyside.WaitPostgresIdle(ctx, pmPID, database)
 			u, serr := sampler.Stop()
 			if err = errors.Join(err, werr, serr); err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
@@ -244,15 +242,6 @@ func runPgbench(ctx context.Context, bin, passFile string, args []string) (sampl
 	n, _ := strconv.ParseFloat(string(txns[1]), 64)
 	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	return sample{tps: tps, clientUS: 1e6 * cpu / n}, nil
-}
-
-// selfCPU is this process's user and system CPU time.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func writeReport(c config, perTxn int, samples []sample) error {
@@ -334,46 +323,4 @@ func (t cpuTimes) since(before cpuTimes) float64 {
 		return 0
 	}
 	return (t.idle - before.idle) / (t.total - before.total)
-}
-
-// waitIdle waits until the previous run's client backends are gone and
-// reaped, so that the sampler counts each of them once.
-func waitIdle(ctx context.Context, pm int) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		busy, err := backendsLeft(pm)
-		if err != nil || !busy {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return errors.New("client backends still running 10s after the run")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// backendsLeft says whether a child of the postmaster pm is a client
-// backend of the benchmark database or unreaped.
-func backendsLeft(pm int) (bool, error) {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		f := bytes.Fields(b[i+1:])
-		if i < 0 || len(f) < 2 || string(f[1]) != strconv.Itoa(pm) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if f[0][0] == 'Z' || bytes.HasPrefix(cmdline, []byte("postgres: postgres "+database+" ")) {
-			return true, nil
-		}
-	}
-	return false, nil
 }

@@ -200,14 +200,21 @@ func TestDeadlines(t *testing.T) {
 	}
 }
 
-func TestDeadlineInThePastInterruptsAWaitingRead(t *testing.T) {
-	c, _ := pair(t)
+// waitingRead starts a Read on c that waits, since nothing comes, and
+// returns where its error will arrive.
+func waitingRead(c *Conn) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 8))
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
+	return done
+}
+
+func TestDeadlineInThePastInterruptsAWaitingRead(t *testing.T) {
+	c, _ := pair(t)
+	done := waitingRead(c)
 	if err := c.SetReadDeadline(time.Unix(1, 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -282,12 +289,7 @@ func TestSessionsDoNotShareWakeUps(t *testing.T) {
 // with an error instead of leaving it blocked.
 func TestCloseEndsAWaitingRead(t *testing.T) {
 	c, _ := pair(t)
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Read(make([]byte, 8))
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
+	done := waitingRead(c)
 	c.Close()
 	select {
 	case err := <-done:

@@ -1,0 +1,143 @@
+// Package sidebyside holds what the benches that run obsbench's driver
+// beside a peer tool (pgbench, sysbench) share: the order of each round,
+// the driver's run measured the way a peer's process is, this process's
+// CPU, the one statement a workload prepares, and the wait until a
+// PostgreSQL run's sessions are gone.
+package sidebyside
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// Order is the order the tools run in round: a shuffle drawn from seed and
+// the round, so that a seed repeats a whole experiment.
+func Order(seed uint64, round int, tools ...string) []string {
+	order := append([]string(nil), tools...)
+	rand.New(rand.NewPCG(seed, uint64(round))).Shuffle(len(order), func(i, j int) {
+		order[i], order[j] = order[j], order[i]
+	})
+	return order
+}
+
+// Sample is one measured run of one tool.
+type Sample struct {
+	Tool            string
+	Round, Position int
+	Rated           int64   // statements counted for statements/s
+	Executed        int64   // statements the CPU times are divided by
+	Seconds         float64 // the measured duration
+	ClientCPU       float64 // seconds, the tool's own process
+	ServerCPU       float64 // seconds, the server's processes
+}
+
+func (s Sample) Rate() float64         { return float64(s.Rated) / s.Seconds }
+func (s Sample) ClientMicros() float64 { return 1e6 * s.ClientCPU / float64(s.Executed) }
+func (s Sample) ServerMicros() float64 { return 1e6 * s.ServerCPU / float64(s.Executed) }
+
+// RunDriver runs driver.Run over a new wl with cfg (no warm-up of its own)
+// and, when s is not nil, records it: statements/s counts result.Measured
+// (completed inside the window); CPU per statement divides by
+// result.Executed (also the few in flight when it closed), since the CPU
+// was spent on all of them. This process does nothing else meanwhile, so
+// its CPU is the driver's.
+func RunDriver(ctx context.Context, cfg driver.Config, dial driver.Dialer, wl workload.Meta, s *Sample) error {
+	t0, start := SelfCPU(), time.Now()
+	res, err := driver.Run(ctx, cfg, dial, wl.New())
+	cpu := SelfCPU() - t0
+	if err != nil {
+		return err
+	}
+	if took := time.Since(start); took < cfg.Duration {
+		return fmt.Errorf("driver.Run returned after %v, before its %v window ended", took, cfg.Duration)
+	}
+	if s == nil {
+		return nil
+	}
+	s.ClientCPU = cpu.Seconds()
+	s.Rated, s.Executed = res.Measured, res.Executed
+	return nil
+}
+
+// SelfCPU is the user and system CPU time of this process, all threads.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// OneStatement returns the one statement wl prepares, taken from the
+// workload itself so that the peer runs exactly the driver's text.
+func OneStatement(ctx context.Context, wl workload.Meta) (string, error) {
+	var rec recorder
+	if _, err := wl.New().Worker(ctx, &rec, 0); err != nil {
+		return "", err
+	}
+	if len(rec.sql) != 1 {
+		return "", fmt.Errorf("workload %s: want one statement, got %q", wl.Name, rec.sql)
+	}
+	return rec.sql[0], nil
+}
+
+type recorder struct{ sql []string }
+
+func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
+	r.sql = append(r.sql, sql)
+	return nil, nil
+}
+
+// WaitPostgresIdle waits until no client backend of database is left
+// running or unreaped under the postmaster pm, so that a sampler of the
+// server's CPU counts each run's backends once.
+func WaitPostgresIdle(ctx context.Context, pm int, database string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for !backendsGone(pm, database) {
+		if time.Now().After(deadline) {
+			return errors.New("client backends still running 10s after the run")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// backendsGone says whether no child of the postmaster pm is a client
+// backend of database or unreaped.
+func backendsGone(pm int, database string) bool {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 2 || string(f[1]) != strconv.Itoa(pm) {
+			continue // not a server process
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if f[0][0] == 'Z' || bytes.HasPrefix(cmdline, []byte("postgres: postgres "+database+" ")) {
+			return false
+		}
+	}
+	return true
+}
