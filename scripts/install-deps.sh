@@ -21,7 +21,13 @@ packages=(
   # the HTML report's browser test: headless Chromium driven by ChromeDriver
   chromium
   chromium-driver
+  # obsbench capture's test of logs in other languages: the locales a
+  # server's lc_messages names (generated below)
+  locales
 )
+# The locales whose PostgreSQL messages the capture test reads: German
+# keeps the severity LOG, Russian translates it too.
+locales=(de_DE ru_RU)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,20 +36,33 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
+missing_locales=()
+for l in "${locales[@]}"; do
+  if ! locale -a 2>/dev/null | grep -qix "$l.utf8"; then
+    missing_locales+=("$l")
+  fi
+done
+
+if ((${#missing[@]} == 0 && ${#missing_locales[@]} == 0)); then
   exit 0
 fi
 
-echo "installing: ${missing[*]}"
 if [[ $(id -u) -ne 0 ]]; then
   sudo=sudo
   command -v sudo >/dev/null || { echo "not root and no sudo: run 'apt-get install ${missing[*]}' as root" >&2; exit 1; }
 else
   sudo=
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if ((${#missing[@]} > 0)); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for l in "${missing_locales[@]}"; do
+  echo "generating locale $l.UTF-8"
+  $sudo localedef -i "$l" -c -f UTF-8 "$l.UTF-8"
+done
 # The packages create and start a system cluster on port 5432 and a system
 # MariaDB on 3306; obsbench does not use them (it manages its own servers),
 # so leave them as the packages set them.

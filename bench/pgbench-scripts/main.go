@@ -48,6 +48,8 @@ type config struct {
 	out                    string
 	seed                   uint64
 	command, version       string
+	pgbenchThreads         int
+	states                 time.Duration // sample the backends' states this often (0: not)
 }
 
 // sample is one measured run of one tool.
@@ -58,6 +60,7 @@ type sample struct {
 	clientUS        float64 // client CPU per transaction, µs
 	serverUS        float64 // server CPU per transaction, µs
 	idle            float64 // the machine's idle share of its CPU time over the run
+	states          map[string]float64
 }
 
 func main() {
@@ -68,6 +71,8 @@ func main() {
 	flag.IntVar(&c.clients, "clients", 4, "client sessions of both tools")
 	flag.IntVar(&c.scale, "scale", 4, "pgbench -i scale (and :scale)")
 	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
+	flag.IntVar(&c.pgbenchThreads, "pgbench-threads", 0, "pgbench -j (0: min(2, -clients))")
+	flag.DurationVar(&c.states, "states", 0, "sample the client backends' state and wait event (pg_stat_activity) this often during measured runs, and report their shares (0: not)")
 	flag.StringVar(&c.script, "script", "tpcb-like", "built-in script both tools run")
 	flag.StringVar(&c.out, "out", "bench/pgbench-scripts/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order and obsbench's clients (default: from the clock)")
@@ -75,6 +80,9 @@ func main() {
 	flag.Parse()
 	if c.procs == 0 {
 		c.procs = driver.DefaultProcs(c.clients)
+	}
+	if c.pgbenchThreads == 0 {
+		c.pgbenchThreads = min(2, c.clients)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -164,7 +172,7 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 	pgbenchArgs := []string{"-n", "-M", "prepared", "-b", c.script, "-c", strconv.Itoa(c.clients),
-		"-j", strconv.Itoa(min(2, c.clients)), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
+		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
 	pmPID, err := pg.PID()
 	if err != nil {
 		return err
@@ -201,9 +209,20 @@ func run(ctx context.Context, c config) error {
 			if err != nil {
 				return err
 			}
+			var st *states
+			if c.states > 0 {
+				if st, err = startStates(ctx, dsn, database, c.states); err != nil {
+					return err
+				}
+			}
 			idle0 := machineIdle()
 			s, err := tools[tool](c.duration)
 			idle := machineIdle().since(idle0)
+			if st != nil {
+				var sterr error
+				s.states, sterr = st.finish()
+				err = errors.Join(err, sterr)
+			}
 			werr := sidebyside.WaitPostgresIdle(ctx, pmPID, database)
 			u, serr := sampler.Stop()
 			if err = errors.Join(err, werr, serr); err != nil {
@@ -215,6 +234,9 @@ func run(ctx context.Context, c config) error {
 			}
 			samples = append(samples, s)
 			logf("round %d/%d %-8s %8.0f tps  client %6.1f µs/txn  server %6.1f µs/txn  idle %4.1f%%", round, c.rounds, tool, s.tps, s.clientUS, s.serverUS, 100*s.idle)
+			if s.states != nil {
+				logf("  backends: %s", formatStates(s.states))
+			}
 		}
 	}
 	return writeReport(c, perTxn, samples)
@@ -253,7 +275,7 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
 	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
 	p("- server: managed PostgreSQL %s; pgbench -i's tables at scale %d; built-in script %s (%d statements per transaction)", c.version, c.scale, c.script, perTxn)
-	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, min(2, c.clients))
+	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, c.pgbenchThreads)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)
 	p("transactions/s: obsbench, statements completed in the window ÷ %d ÷ duration; pgbench, its `tps` without the connection time.", perTxn)
 	p("client CPU µs/transaction: the tool's own CPU over the measured run ÷ its transactions.")
@@ -285,6 +307,9 @@ func writeReport(c config, perTxn int, samples []sample) error {
 		verdict = "FAIL"
 	}
 	p("\n**obsbench transactions/s ÷ pgbench transactions/s = %.3f** (goal ≥ %.2f: %s); client CPU per transaction ratio %.2f, server CPU per transaction ratio %.2f.", ratio, goal, verdict, med["obsbench"][1]/med["pgbench"][1], med["obsbench"][2]/med["pgbench"][2])
+	if c.states > 0 {
+		writeStates(p, samples, c.states, c.clients)
+	}
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}

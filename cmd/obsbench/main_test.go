@@ -180,6 +180,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), shortCSV}, shortCSV + ":1: 3 columns; PostgreSQL csvlog has 23 or more"},
 		{[]string{"capture", "--out", mariaCapture, shortCSV}, "--out " + mariaCapture + " exists: obsbench does not overwrite a capture"},
 		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "stderr", shortCSV}, `short.csv:1: no line begins with log_line_prefix "%m [%p] %q%u@%d " and a severity`},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--log-language", "xx", shortCSV}, `--log-language "xx": language "xx": no PostgreSQL message catalog for it in /usr/share/locale`},
+		{[]string{"capture", "--out", filepath.Join(tmp, "c.obsc"), "--source", "general-log", "--log-language", "de", shortCSV}, "--dsn and --log-language say how a PostgreSQL log is read; " + shortCSV + " is general-log"},
 		{[]string{"study", "replay", "--capture-duration", "0s"}, "--capture-duration 0s: want 1s to 24h"},
 		{[]string{"run", "--method", "instructions", "--dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn"},
 		{[]string{"run", "--method", "instructions", "--engine", "sqlserver", "--dsn", "sqlserver://u:p@127.0.0.1:1433", "--allow-changes"}, "--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a sqlserver server under the instruction counter"},

@@ -108,13 +108,14 @@ func TestPgbenchScriptsEndToEnd(t *testing.T) {
 	}
 }
 
-// The same custom scripts on MariaDB: the meta-commands are the client's,
-// the placeholders MariaDB's.
+// The same custom scripts on MariaDB, with pgbench's tpcb-like: the
+// meta-commands are the client's, the placeholders MariaDB's, and the
+// built-in's END is MariaDB's COMMIT.
 func TestPgbenchScriptsMariaDB(t *testing.T) {
 	needServers(t)
 	s, _ := runScripts(t, "general-log-file", "--engine", "mariadb", "--workload", "pgbench",
-		"--script", transferScript+"@3", "--script", reportScript+"@1", "--define", "lim=1000")
-	checkScriptRun(t, s, "general-log-file", map[string]int{"transfer.sql": 3, "report.sql": 1})
+		"--script", transferScript+"@3", "--script", reportScript+"@1", "--script", "tpcb-like@1", "--define", "lim=1000")
+	checkScriptRun(t, s, "general-log-file", map[string]int{"transfer.sql": 3, "report.sql": 1, "builtin:tpcb-like": 1})
 }
 
 // A plain SQL file, its statements in order in a loop, over a dataset.

@@ -32,6 +32,10 @@ type CaptureOptions struct {
 	// With neither, a stderr log is read with capture.DefaultPrefix.
 	LogLinePrefix *string
 	PrefixDSN     string
+	// LogLanguage is the language of a PostgreSQL log's messages (the
+	// server's lc_messages, or a message catalog's path); "" for
+	// English, or the server's with PrefixDSN.
+	LogLanguage string
 	// Dataset, Tag, Scale and Workload are recorded for the replay.
 	Dataset, Tag, Workload string
 	Scale                  int
@@ -94,13 +98,33 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	h.Engine, h.Source = capture.EngineOf(src), src
 	var prefix *capture.Prefix
 	var notes []string
+	var settings *postgres.LogSettings
+	switch {
+	case h.Engine != "postgres" && (o.PrefixDSN != "" || o.LogLanguage != ""):
+		return usagef("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
+	case src != "stderr" && o.LogLinePrefix != nil:
+		return usagef("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
+	case o.PrefixDSN != "":
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		s, err := postgres.ReadLogSettings(ctx, o.PrefixDSN)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--dsn: reading the server's log settings: %w", err)
+		}
+		settings = &s
+	}
 	if src == "stderr" {
-		if prefix, notes, err = o.prefix(ctx); err != nil {
+		if prefix, notes, err = o.prefix(settings); err != nil {
 			return err
 		}
 		h.LogLinePrefix = prefix.String()
-	} else if o.LogLinePrefix != nil || o.PrefixDSN != "" {
-		return usagef("--log-line-prefix and --dsn say how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
+	}
+	msgs, note, err := o.messages(settings)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		notes = append(notes, note)
 	}
 	f, err := os.OpenFile(o.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -121,6 +145,7 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 		os.Remove(o.Out)
 		return usageError{Err: err}
 	}
+	p.SetMessages(msgs)
 	in := &inputProgress{total: totalSize(files)}
 	began := time.Now()
 	stop := in.report(stderr, began, captureProgressEvery)
@@ -139,8 +164,8 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	}
 	st := p.Stats()
 	if err == nil && st.Statements == 0 {
-		err = usagef("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)",
-			strings.Join(files, ", "), st.Skipped)
+		err = usagef("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)%s",
+			strings.Join(files, ", "), st.Skipped, languageHint(msgs, p.Unrecognized()))
 	}
 	if err != nil {
 		os.Remove(o.Out) // half a capture is no capture
@@ -163,20 +188,15 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 }
 
 // prefix is the log_line_prefix a stderr log is read with, and notes
-// that say where it came from and what it cannot tell.
-func (o CaptureOptions) prefix(ctx context.Context) (*capture.Prefix, []string, error) {
+// that say where it came from and what it cannot tell; s are the
+// server's settings when --dsn was given.
+func (o CaptureOptions) prefix(s *postgres.LogSettings) (*capture.Prefix, []string, error) {
 	var text, from string
 	var notes []string
 	switch {
 	case o.LogLinePrefix != nil:
 		text, from = *o.LogLinePrefix, "as given"
-	case o.PrefixDSN != "":
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		s, err := postgres.ReadLogSettings(ctx, o.PrefixDSN)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--dsn: reading log_line_prefix: %w", err)
-		}
+	case s != nil:
 		text, from = s.LinePrefix, "the server's"
 		if !strings.Contains(s.Destination, "stderr") {
 			notes = append(notes, fmt.Sprintf("the server's log_destination is %q, without stderr: its log_line_prefix is these logs' only if it has not changed since they were written", s.Destination))
@@ -193,6 +213,48 @@ func (o CaptureOptions) prefix(ctx context.Context) (*capture.Prefix, []string, 
 		notes = append(notes, "log_line_prefix: "+l)
 	}
 	return p, notes, nil
+}
+
+// messages are the translations a PostgreSQL log is read with: those of
+// --log-language, or of the server's lc_messages (--dsn); nil for
+// English. The note says which catalog was used.
+func (o CaptureOptions) messages(s *postgres.LogSettings) (*capture.Messages, string, error) {
+	lang, from := o.LogLanguage, "--log-language"
+	if lang == "" && s != nil {
+		lang, from = s.Messages, "the server's lc_messages"
+	}
+	if english(lang) {
+		return nil, "", nil
+	}
+	m, err := capture.LoadMessages(lang, capture.CatalogDirs)
+	if err != nil {
+		return nil, "", usagef("%s %q: %v", from, lang, err)
+	}
+	note := fmt.Sprintf("the log's messages were read as %s (%s), with the translations of %s", lang, from, m.Catalog)
+	if !m.ReadsConnections() {
+		note += "; PostgreSQL writes this language's connection messages transliterated to ASCII (before a session has its database's encoding), which cannot be read back: sessions begin at their first statement, with the user and database of its log line, and the capture has no connect records"
+	}
+	return m, note, nil
+}
+
+// english says whether lc_messages lang is PostgreSQL's English
+// (untranslated) messages.
+func english(lang string) bool {
+	l := strings.ToLower(lang)
+	return l == "" || l == "c" || l == "posix" || strings.HasPrefix(l, "c.") || l == "en" || strings.HasPrefix(l, "en_") || strings.HasPrefix(l, "en.")
+}
+
+// languageHint says, for a capture that found no statement, whether the
+// log's messages look like another language's.
+func languageHint(m *capture.Messages, unknown []string) string {
+	if m != nil || len(unknown) == 0 {
+		return ""
+	}
+	if langs := capture.GuessLanguages(unknown, capture.CatalogDirs); len(langs) > 0 {
+		return fmt.Sprintf("; its messages look like %s (the server's lc_messages is not English): give --log-language %s, or --dsn",
+			strings.Join(langs, " or "), langs[0])
+	}
+	return fmt.Sprintf("; messages such as %q were not recognized: if the server's lc_messages is not English, give --log-language", unknown[0])
 }
 
 // captureProgressEvery is how often a long capture reports its progress.

@@ -64,6 +64,29 @@ type Parser struct {
 	// time of the latest line that had one.
 	mariadb *generalLog
 	stderr  *stderrLog
+	// msgs reads a PostgreSQL log written in another language than
+	// English; nil for English.
+	msgs *Messages
+	// unknown are the first messages of client sessions the parser did
+	// not recognize, for GuessLanguages.
+	unknown []string
+}
+
+// maxUnknown is how many unrecognized messages a parser keeps.
+const maxUnknown = 32
+
+// Unrecognized are (up to 32 of) the LOG messages of client sessions
+// that were not a statement, connection or disconnection. A log with no
+// statement and such messages may be in another language than English.
+func (p *Parser) Unrecognized() []string { return p.unknown }
+
+// SetMessages makes the parser read a PostgreSQL log whose messages are
+// in m's language (the server's lc_messages).
+func (p *Parser) SetMessages(m *Messages) {
+	p.msgs = m
+	if p.stderr != nil {
+		p.stderr.prefix.msgs = m
+	}
 }
 
 // NewParser makes a parser of source (csvlog, jsonlog, stderr,

@@ -61,6 +61,7 @@ func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
 		if len(rec) > csvBackendType {
 			e.typ = rec[csvBackendType]
 		}
+		e.severity, e.message, e.detail = p.msgs.English(e.severity, e.message, e.detail)
 		if err := p.pgEntryAt(e, name, line); err != nil {
 			return err
 		}
@@ -99,6 +100,7 @@ func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error 
 		}
 		e := pgEntry{time: at, user: j.User, db: j.DB, session: j.Session, app: j.App,
 			severity: j.Severity, message: j.Message, detail: j.Detail, typ: j.BackendType}
+		e.severity, e.message, e.detail = p.msgs.English(e.severity, e.message, e.detail)
 		if err := p.pgEntryAt(e, name, line); err != nil {
 			return err
 		}
@@ -141,6 +143,9 @@ func (p *Parser) pgEntry(e pgEntry) error {
 		sql, execute, ok := statementOf(e.message)
 		if !ok {
 			p.stats.Skipped++
+			if len(p.unknown) < maxUnknown && !strings.HasPrefix(e.message, "duration: ") {
+				p.unknown = append(p.unknown, e.message)
+			}
 			return nil
 		}
 		rec.Kind, rec.SQL = Statement, sql

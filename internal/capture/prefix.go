@@ -20,6 +20,7 @@ import (
 type Prefix struct {
 	text  string
 	items []prefixItem
+	msgs  *Messages // the log's language, if not English
 	// stop is the index of the first %q in items, or -1: a line of a
 	// process with no client session ends its prefix there.
 	stop int
@@ -162,7 +163,7 @@ func (p *Prefix) match(line string, vals map[byte]string) (severity, rest string
 // matchItems matches items at line[pos:], then the severity.
 func (p *Prefix) matchItems(items []prefixItem, line string, pos int, vals map[byte]string) (severity, rest string, ok bool) {
 	if len(items) == 0 {
-		return splitSeverity(line[pos:])
+		return p.splitSeverity(line[pos:])
 	}
 	it := items[0]
 	if it.esc == 0 {
@@ -198,13 +199,24 @@ func (p *Prefix) matchItems(items []prefixItem, line string, pos int, vals map[b
 
 // splitSeverity reads "SEVERITY:  message" (with log_error_verbosity =
 // verbose, "SEVERITY:  SQLSTATE: message").
-func splitSeverity(s string) (severity, rest string, ok bool) {
+// A translated severity (a server whose lc_messages is not English) is
+// read when the parser has the language's Messages.
+func (p *Prefix) splitSeverity(s string) (severity, rest string, ok bool) {
 	i := 0
 	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
 		i++
 	}
 	if !severities[s[:i]] || !strings.HasPrefix(s[i:], ":  ") {
-		return "", "", false
+		i = -1
+		for t := range p.msgs.severitiesOf() {
+			if strings.HasPrefix(s, t) && strings.HasPrefix(s[len(t):], ":  ") {
+				i = len(t)
+				break
+			}
+		}
+		if i < 0 {
+			return "", "", false
+		}
 	}
 	rest = s[i+3:]
 	if len(rest) >= 7 && rest[5] == ':' && rest[6] == ' ' && sqlstate(rest[:5]) {

@@ -90,6 +90,7 @@ func (p *Parser) parseStderr(ctx context.Context, r io.Reader, name string) erro
 			continue
 		}
 		matched++
+		sev = p.msgs.Severity(sev)
 		if s.pending != nil && isDetailLine(sev) {
 			s.field = nil
 			if sev == "DETAIL" {
@@ -171,6 +172,7 @@ func (p *Parser) flushStderr(name string) error {
 	s.pending, s.field = nil, nil
 	e := pe.e
 	e.message, e.detail = pe.message.String(), pe.detail.String()
+	_, e.message, e.detail = p.msgs.English("", e.message, e.detail)
 	connect := strings.HasPrefix(e.message, "connection authorized: ")
 	switch {
 	case e.session != "":

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -119,11 +118,10 @@ func (c *Session) ServerCPU() (time.Duration, error) {
 	return c.clock.Read()
 }
 
-// Prepare prepares sql on the server (COM_STMT_PREPARE). Workloads write
-// parameters as $1, $2 (PostgreSQL's numbered form, which says which
-// argument goes where); MariaDB's are ?, taken in order.
+// Prepare prepares sql on the server (COM_STMT_PREPARE), in MariaDB's
+// dialect (Translate).
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
-	sql = placeholders.ReplaceAllString(sql, "?")
+	sql = Translate(sql)
 	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
@@ -153,7 +151,3 @@ func (c *Session) Close(context.Context) error {
 	}
 	return c.conn.Close()
 }
-
-// placeholders are numbered parameters; workload SQL uses them in order
-// and has no $ elsewhere.
-var placeholders = regexp.MustCompile(`\$[0-9]+`)

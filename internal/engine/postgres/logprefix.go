@@ -12,6 +12,7 @@ import (
 type LogSettings struct {
 	LinePrefix  string // log_line_prefix
 	Destination string // log_destination
+	Messages    string // lc_messages: the language of the log's messages
 }
 
 // ReadLogSettings asks the server at dsn how it writes its log. Any user
@@ -28,6 +29,6 @@ func ReadLogSettings(ctx context.Context, dsn string) (LogSettings, error) {
 	}
 	defer conn.Close(ctx)
 	var s LogSettings
-	err = conn.QueryRow(ctx, "SELECT current_setting('log_line_prefix'), current_setting('log_destination')").Scan(&s.LinePrefix, &s.Destination)
+	err = conn.QueryRow(ctx, "SELECT current_setting('log_line_prefix'), current_setting('log_destination'), current_setting('lc_messages')").Scan(&s.LinePrefix, &s.Destination, &s.Messages)
 	return s, err
 }
