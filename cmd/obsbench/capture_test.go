@@ -43,6 +43,10 @@ func TestCaptureBadInput(t *testing.T) {
 	quiet := write("quiet.csv", csvLine("connection authorized: user=app database=shop", ""))
 	stderrLog := write("postgresql.log", "2026-11-22 10:00:00.000 UTC [123] LOG:  statement: SELECT 1\n")
 	notes := write("notes.log", "hello, world\n")
+	// lc_messages = 'de_DE.UTF-8': German messages, which the installed
+	// PostgreSQL's catalog recognizes.
+	german := write("german/postgresql.log", "2026-11-22 10:00:00.000 UTC [123] app@shop LOG:  Verbindung autorisiert: Benutzer=app Datenbank=shop\n"+
+		"2026-11-22 10:00:00.001 UTC [123] app@shop LOG:  Anweisung: SELECT 1\n")
 	json := write("x.json", `{"timestamp":"2026-11-22 10:00:00.000 UTC"}`+"\n")
 	both := filepath.Join(tmp, "both")
 	write("both/postgresql-1.csv", "")
@@ -63,7 +67,8 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--out", out, "--log-line-prefix", "%t ", stderrLog}, stderrLog + `:1: no line begins with log_line_prefix "%t "`},
 		{[]string{"--out", out, "--log-line-prefix", "%m [%p] %u%d ", stderrLog}, `log_line_prefix "%m [%p] %u%d ": %u and %d with nothing between them cannot be told apart in a line`},
 		{[]string{"--out", out, "--log-line-prefix", "%m ", "--dsn", "host=/nowhere", stderrLog}, "--log-line-prefix and --dsn both say the log's prefix: give one"},
-		{[]string{"--out", out, "--log-line-prefix", "%m ", short}, "--log-line-prefix and --dsn say how PostgreSQL's stderr log is read; " + short + " is csvlog"},
+		{[]string{"--out", out, "--log-line-prefix", "%m ", short}, "--log-line-prefix says how PostgreSQL's stderr log is read; " + short + " is csvlog"},
+		{[]string{"--out", out, german}, "its messages look like de (the server's lc_messages is not English): give --log-language de, or --dsn"},
 		{[]string{"--out", out, "--engine", "oracle", short}, `--engine "oracle": want postgres or mariadb`},
 		{[]string{"--out", out, "--engine", "mariadb", "--source", "csvlog", short}, "--engine mariadb and --source csvlog disagree: csvlog is a postgres log"},
 		{[]string{"--out", out, "--workload", "nope", short}, `workload "nope"`},
@@ -101,6 +106,13 @@ func TestCaptureBadInput(t *testing.T) {
 			}
 		})
 	}
+	// The same German log, read in German: its statement and connection.
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"capture", "--out", out, "--log-language", "de_DE.UTF-8", german}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "captured 1 statements of 1 sessions (1 connects") || !strings.Contains(stderr.String(), "read as de_DE.UTF-8 (--log-language)") {
+		t.Errorf("--log-language de_DE.UTF-8: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	os.Remove(out)
 	if b, _ := os.ReadFile(existing); len(b) != 0 {
 		t.Errorf("%s was overwritten", existing)
 	}

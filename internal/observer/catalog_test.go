@@ -15,7 +15,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Builtin: %v", err)
 	}
-	want := []string{"baseline", "log-statements-file", "log-duration-csv", "log-filtered-out", "auto-explain",
+	want := []string{"baseline", "baseline-again", "log-statements-file", "log-duration-csv", "log-filtered-out", "auto-explain",
 		"auto-explain-analyze", "pg-stat-statements", "pgaudit-read", "pg-wait-sampling",
 		"plans-stream", "plans-stream-slow", "plans-stream-lossy", "plans-file-slow",
 		"sync-commit-off", "sync-commit-local", "sync-commit-remote-write", "sync-commit-remote-apply",
@@ -34,7 +34,7 @@ func TestBuiltinCatalog(t *testing.T) {
 	if n := len(cat.Defaults("postgres")); n < 4 || n > 5 {
 		t.Errorf("%d default observers; want 4 or 5", n)
 	}
-	for _, name := range []string{"baseline", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
+	for _, name := range []string{"baseline", "baseline-again", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
 		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered",
 		"perf-schema-no-consumer", "perf-schema-filtered-out", "slow-log-filtered-out", "plans-slow-log-filtered-out", "server-audit-table-events"} {
 		if _, err := cat.Lookup("mariadb", name); err != nil {
