@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -100,13 +101,7 @@ func (s *states) finish() (map[string]float64, error) {
 func formatStates(shares map[string]float64) string {
 	keys := slices.Collect(maps.Keys(shares))
 	slices.SortFunc(keys, func(a, b string) int {
-		if shares[a] != shares[b] {
-			if shares[a] > shares[b] {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
+		return cmp.Or(cmp.Compare(shares[b], shares[a]), strings.Compare(a, b))
 	})
 	var parts []string
 	for _, k := range keys {
@@ -150,7 +145,7 @@ func writeStates(p func(string, ...any), samples []sample, every time.Duration, 
 	}
 	keys := slices.Collect(maps.Keys(labels))
 	slices.SortFunc(keys, func(a, b string) int {
-		return cmpFloat(mean["obsbench"][b]+mean["pgbench"][b], mean["obsbench"][a]+mean["pgbench"][a])
+		return cmp.Compare(mean["obsbench"][b]+mean["pgbench"][b], mean["obsbench"][a]+mean["pgbench"][a])
 	})
 	p("| state and wait | obsbench | pgbench |")
 	p("|---|---:|---:|")
@@ -165,14 +160,4 @@ func writeStates(p func(string, ...any), samples []sample, every time.Duration, 
 		per := 1e6 * float64(clients) / tps[tool]
 		p("- %s: %.0f µs, of which %.0f µs waiting for its client and %.0f µs the rest", tool, per, client[tool]*per, (1-client[tool])*per)
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -17,14 +17,14 @@ import (
 // its conversions as wildcards, and the English format is filled with
 // what they matched.
 type Messages struct {
-	// Lang is the catalog's language ("de").
-	Lang string
 	// Catalog is the file the translations were read from.
 	Catalog    string
 	severities map[string]string // translated -> English
 	rules      []messageRule
-	details    []messageRule
-	param      format // "parameters: %s", translated (nil lits: not)
+	// connect turns the words of a connection message after its user
+	// back into English.
+	connect *strings.Replacer
+	param   format // "parameters: %s", translated (nil lits: not)
 	// connectsASCII says the connection message's translation is ASCII.
 	// A backend logs its connection before it knows its database's
 	// encoding, and gettext then writes the translation transliterated to
@@ -90,7 +90,7 @@ func LoadMessages(lang string, dirs []string) (*Messages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return newMessages(lang, path, cat)
+	return newMessages(path, cat)
 }
 
 // findCatalog is the newest postgres-*.mo of lang's language in dirs: a
@@ -161,14 +161,14 @@ func GuessLanguages(messages []string, dirs []string) []string {
 	return langs
 }
 
-func newMessages(lang, path string, cat map[string]string) (*Messages, error) {
+func newMessages(path string, cat map[string]string) (*Messages, error) {
 	tr := func(id string) string {
 		if s, ok := cat[id]; ok && s != "" {
 			return s
 		}
 		return id // untranslated: the server writes the English
 	}
-	m := &Messages{Lang: lang, Catalog: path, severities: map[string]string{}}
+	m := &Messages{Catalog: path, severities: map[string]string{}}
 	for _, w := range severityWords {
 		if t := tr(w); t != w {
 			m.severities[t] = w
@@ -179,29 +179,23 @@ func newMessages(lang, path string, cat map[string]string) (*Messages, error) {
 			m.severities[strings.TrimSuffix(t, ":  ")] = w
 		}
 	}
-	execute, fetch := escapePercent(tr("execute")), escapePercent(tr("execute fetch from"))
 	for _, f := range messageFormats {
-		id := f.msgid
-		if strings.Contains(id, "%E") || strings.Contains(id, "%F") {
-			// postgres.c translates "%s %s%s%s: %s" and
-			// "duration: %s ms  %s %s%s%s: %s" with the words as arguments.
-			id = strings.NewReplacer("%E", "%s", "%F", "%s").Replace(id)
-			word := execute
-			if strings.Contains(f.msgid, "%F") {
-				word = fetch
-			}
-			from, err := parseFormat(fillNth(tr(id), strings.Count(id[:strings.Index(id, " %s%s%s")], "%s")-1, word))
-			if err != nil {
-				return nil, fmt.Errorf("%s: the translation of %q: %w", path, id, err)
-			}
-			m.rules = append(m.rules, messageRule{from: mergeNameParts(from), to: mustFormat(f.english)})
-			continue
-		}
+		id := strings.NewReplacer("%E", "%s", "%F", "%s").Replace(f.msgid)
 		from, err := parseFormat(tr(id))
 		if err != nil {
 			return nil, fmt.Errorf("%s: the translation of %q: %w", path, id, err)
 		}
-		if f.head {
+		switch {
+		case f.msgid != id:
+			// postgres.c translates "%s %s%s%s: %s" and
+			// "duration: %s ms  %s %s%s%s: %s" with the word as an
+			// argument: the conversion before the name's three.
+			word := tr("execute")
+			if strings.Contains(f.msgid, "%F") {
+				word = tr("execute fetch from")
+			}
+			from = mergeNameParts(from.literal(strings.Count(id[:strings.Index(id, " %s%s%s")], "%s")-1, word))
+		case f.head:
 			from = format{lits: []string{from.lits[0], ""}}
 		}
 		m.rules = append(m.rules, messageRule{from: from, to: mustFormat(f.english)})
@@ -214,12 +208,14 @@ func newMessages(lang, path string, cat map[string]string) (*Messages, error) {
 		m.param = f
 	}
 	m.connectsASCII = isASCII(tr("connection authorized: user=%s")) && isASCII(tr("LOG"))
+	var words []string
 	for _, w := range connectWords {
 		if t := tr(w); t != w {
 			head, _, _ := strings.Cut(t, "%s")
-			m.details = append(m.details, messageRule{from: format{lits: []string{head}}, to: format{lits: []string{strings.TrimSuffix(w, "%s")}}})
+			words = append(words, head, strings.TrimSuffix(w, "%s"))
 		}
 	}
+	m.connect = strings.NewReplacer(words...)
 	return m, nil
 }
 
@@ -232,30 +228,11 @@ func mustFormat(s string) format {
 	return f
 }
 
-// escapePercent makes a translated word literal text in a format.
-func escapePercent(s string) string { return strings.ReplaceAll(s, "%", "%%") }
-
-// fillNth replaces the nth (from 0) conversion of format f with text.
-func fillNth(f string, n int, text string) string {
-	for i, k := 0, 0; i < len(f); i++ {
-		if f[i] != '%' {
-			continue
-		}
-		if i+1 < len(f) && f[i+1] == '%' {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(f) && strings.IndexByte("0123456789.-$l", f[j]) >= 0 {
-			j++
-		}
-		if k == n {
-			return f[:i] + text + f[min(j+1, len(f)):]
-		}
-		k++
-		i = j
-	}
-	return f
+// literal is f with its nth conversion (from 0) replaced by text.
+func (f format) literal(n int, text string) format {
+	lits := slices.Clone(f.lits[:n])
+	lits = append(lits, f.lits[n]+text+f.lits[n+1])
+	return format{lits: append(lits, f.lits[n+2:]...)}
 }
 
 // mergeNameParts joins the three conversions of a statement's name
@@ -277,16 +254,12 @@ func (m *Messages) English(severity, message, detail string) (string, string, st
 	if m == nil {
 		return severity, message, detail
 	}
-	if s, ok := m.severities[severity]; ok {
-		severity = s
-	}
+	severity = m.Severity(severity)
 	for _, r := range m.rules {
 		if args, ok := r.from.match(message); ok {
 			message = r.to.fill(args)
 			if strings.HasPrefix(message, "connection authorized: ") {
-				for _, d := range m.details {
-					message = strings.ReplaceAll(message, d.from.lits[0], d.to.lits[0])
-				}
+				message = m.connect.Replace(message)
 			}
 			break
 		}

@@ -3,13 +3,14 @@ package mariadb
 import (
 	"regexp"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 var (
 	// placeholders are numbered parameters; workload SQL uses them in
 	// order and has no $ elsewhere.
-	placeholders     = regexp.MustCompile(`\$[0-9]+`)
-	leadingCommentRE = regexp.MustCompile(`^\s*/\*.*?\*/\s*`)
+	placeholders = regexp.MustCompile(`\$[0-9]+`)
 	// endRE is PostgreSQL's END [ WORK | TRANSACTION ] [ AND [ NO ] CHAIN ]
 	// (https://www.postgresql.org/docs/15/sql-end.html), which MariaDB
 	// does not have.
@@ -27,8 +28,8 @@ var (
 // A leading comment (a script's tag, /* obsbench-pgbench */) stays in
 // front.
 func Translate(sql string) string {
-	if m := leadingCommentRE.FindString(sql); m != "" {
-		return m + Translate(sql[len(m):])
+	if comment, rest := engine.LeadingComment(sql); comment != "" {
+		return comment + Translate(rest)
 	}
 	if m := endRE.FindStringSubmatch(sql); m != nil {
 		return "COMMIT" + chain(m[2])

@@ -3,6 +3,8 @@ package sqlserver
 import (
 	"regexp"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // The workloads write their SQL once, in the form PostgreSQL and MariaDB
@@ -10,10 +12,9 @@ import (
 // forms T-SQL spells differently are rewritten here; a workload whose SQL
 // needs more (functions, EXTRACT) is marked as not running on sqlserver.
 var (
-	paramRE          = regexp.MustCompile(`\$([0-9]+)`)
-	limitRE          = regexp.MustCompile(`(?is)^\s*SELECT\s+(.*?)\s+LIMIT\s+([0-9]+)(\s*/\*.*\*/)?\s*$`)
-	leadingCommentRE = regexp.MustCompile(`^\s*/\*.*?\*/\s*`)
-	createRE         = regexp.MustCompile(`(?is)^\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+([A-Za-z0-9_]+)\s*(\(.*)$`)
+	paramRE  = regexp.MustCompile(`\$([0-9]+)`)
+	limitRE  = regexp.MustCompile(`(?is)^\s*SELECT\s+(.*?)\s+LIMIT\s+([0-9]+)(\s*/\*.*\*/)?\s*$`)
+	createRE = regexp.MustCompile(`(?is)^\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+([A-Za-z0-9_]+)\s*(\(.*)$`)
 )
 
 // Translate rewrites one statement of a workload in T-SQL:
@@ -27,8 +28,8 @@ var (
 // A leading comment (a user's script's tag, /* obsbench-pgbench */) is
 // kept in front of the translated statement.
 func Translate(sql string) string {
-	if m := leadingCommentRE.FindString(sql); m != "" {
-		return m + Translate(sql[len(m):])
+	if comment, rest := engine.LeadingComment(sql); comment != "" {
+		return comment + Translate(rest)
 	}
 	switch strings.ToUpper(strings.TrimSpace(sql)) {
 	case "BEGIN":
