@@ -67,8 +67,11 @@ func TestInstructionsEndToEnd(t *testing.T) {
 
 // The same on a managed MariaDB, whose sessions are threads: each run
 // counts two server lifetimes, and what the sessions cost is what ran
-// inside do_command. The baseline repeats to 0.3%; the general log to a
-// file adds a significant cost, but repeats less well (about 0.3%): it
+// inside do_command. The baseline repeats to 0.04-0.18% on a quiet machine
+// and spread 0.42% once under CI beside other load (runs 20% slower, one
+// more system call per statement), so the test allows 1%, half the general
+// log's cost; the general log to a file adds a significant cost, but
+// repeats less well (about 0.4%): it
 // writes the time when the second changes, and under the counter a
 // statement takes tens of times longer, so how many it writes depends on
 // the run's speed.
@@ -99,10 +102,10 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 		}
 	}
 	// MariaDB repeats less well than PostgreSQL: table opening goes
-	// through lock-free hashes its other threads touch too (0.07-0.12%
-	// here, with a CPU hog beside it the most).
-	if base := rec.Conditions[0]; base.BackendSpreadPct > 0.3 {
-		t.Errorf("baseline: %+v; want runs that repeat to 0.3%%", base)
+	// through lock-free hashes its other threads touch too, and a loaded
+	// machine makes more of it (see above).
+	if base := rec.Conditions[0]; base.BackendSpreadPct > 1 {
+		t.Errorf("baseline: %+v; want runs that repeat to 1%%", base)
 	}
 	if ch := rec.Conditions[1].BackendChange; ch == nil || !ch.Signif || ch.Pct <= 0 {
 		t.Errorf("general-log-file session change %+v; want a significant rise", ch)
