@@ -54,6 +54,7 @@ commands:
   inspect     list the observers active on a server now
   restore     undo what a killed obsbench left changed (from its journal)
   calibrate   check that obsbench recovers a known, synthetic overhead
+  worker      run sessions for a coordinator ('obsbench run --workers N')
   observers   list the observer catalog
   version     print the version
 
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = restoreCmd(ctx, args[1:], stdout, stderr)
 	case "inspect":
 		err = inspectCmd(ctx, args[1:], stdout, stderr)
+	case "worker":
+		err = workerCmd(ctx, args[1:], stderr)
 	case "calibrate":
 		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":

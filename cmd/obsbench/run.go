@@ -32,6 +32,8 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (GOMAXPROCS while it runs); default: one per 8 sessions, at most one per core")
+	fs.IntVar(&s.Workers, "workers", s.Workers, "spread the sessions over this many worker processes ('obsbench worker'), started by --launcher; 0: run them in this process")
+	fs.StringVar(&s.Launcher, "launcher", s.Launcher, "with --workers: what starts the workers: local (processes on this machine)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the run order (default: from the clock; printed either way)")
 	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared: auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time, on a managed PostgreSQL)")
 	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions: the workload's statements counted in each run")

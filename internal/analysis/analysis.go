@@ -138,6 +138,8 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			cs.Measures, cs.Window = result.MeasuresWhole, result.WindowRuns
 			cs.Stratified = stratifiedOverhead(runs, name, alpha)
 		}
+		cs.Workers = workers(byCond[name])
+		s.Warnings = append(s.Warnings, workerWarnings(name, cs.Workers)...)
 		if cs.CPU.DriverPct > DriverCPUWarnPct {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
 				name, cs.CPU.DriverPct, DriverCPUWarnPct))

@@ -166,6 +166,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 			return c, err
 		}
 	}
+	if err := c.checkWorkers(); err != nil {
+		return c, err
+	}
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
@@ -370,6 +373,14 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		// server CPU, for the comparison query by query (analysis).
 		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
 		Progress: progressPrinter(stderr),
+	}
+	if c.Workers > 0 {
+		workers, err := startWorkers(ctx, c, target, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer workers.Close()
+		ecfg.Load = workers
 	}
 	unused, err := unusedFlags(ctx, c, ecfg)
 	if err != nil {

@@ -21,20 +21,25 @@ type snapshot struct {
 // Sampler records CPU every second of a window: the server's process tree,
 // this process (the driver), and the whole machine from /proc/stat.
 type Sampler struct {
-	root  int
-	also  []int // more process trees counted as the server's (a standby)
-	mu    sync.Mutex
-	snaps []snapshot
-	err   error
-	stop  chan struct{}
-	done  chan struct{}
+	root    int
+	also    []int // more process trees counted as the server's (a standby)
+	drivers []int // more processes counted as the driver's (local workers)
+	mu      sync.Mutex
+	snaps   []snapshot
+	err     error
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // StartSampler takes the first snapshot now and one every second after,
 // until Stop. serverRoot is the server's main process, 0 when the server is
 // not on this machine.
 func StartSampler(serverRoot int, also ...int) (*Sampler, error) {
-	s := &Sampler{root: serverRoot, also: also, stop: make(chan struct{}), done: make(chan struct{})}
+	return startSampler(serverRoot, also, nil)
+}
+
+func startSampler(serverRoot int, also, drivers []int) (*Sampler, error) {
+	s := &Sampler{root: serverRoot, also: also, drivers: drivers, stop: make(chan struct{}), done: make(chan struct{})}
 	first, err := s.take(time.Now())
 	if err != nil {
 		return nil, err
@@ -119,16 +124,19 @@ type Window struct {
 	Root int // the server's main process, 0 if not on this machine
 	// Also are more process trees of the system under test (a managed
 	// standby): their CPU is the server's, not other processes' noise.
-	Also  []int
-	Usage Usage
-	Err   error
-	s     *Sampler
+	Also []int
+	// Drivers are more processes whose CPU is the driver's: worker
+	// processes on this machine that run the sessions.
+	Drivers []int
+	Usage   Usage
+	Err     error
+	s       *Sampler
 }
 
 // Toggle opens (starts sampling) or closes the window.
 func (w *Window) Toggle(open bool) {
 	if open {
-		w.s, w.Err = StartSampler(w.Root, w.Also...)
+		w.s, w.Err = startSampler(w.Root, w.Also, w.Drivers)
 		return
 	}
 	w.Close()
@@ -154,6 +162,12 @@ func (s *Sampler) take(now time.Time) (snapshot, error) {
 		return snap, err
 	}
 	snap.driver = self.cpuTicks
+	for _, pid := range s.drivers {
+		// A worker that is gone counts nothing from then on.
+		if st, err := readStat(strconv.Itoa(pid)); err == nil {
+			snap.driver += st.cpuTicks
+		}
+	}
 	if s.root > 0 {
 		if snap.server, err = treeTicks(s.root); err != nil {
 			return snap, err

@@ -83,6 +83,15 @@ type Config struct {
 	// workloads of few, long statements (a mix of reports); reading the
 	// server's clock costs the driver about 3 us per statement.
 	Executions bool
+	// FirstSession numbers this driver's sessions from FirstSession on:
+	// the workload's session ids (pgbench's :client_id, a replay's
+	// sessions) stay global when several drivers share the sessions.
+	FirstSession int
+	// Begin, if set, is called once every session is connected and
+	// prepared, and returns when the run starts (a time on this machine's
+	// clock, now or later): a start barrier shared with other drivers.
+	// The driver counts its seconds from that moment.
+	Begin func(ctx context.Context) (time.Time, error)
 }
 
 // Latency and Result are plain data, kept in package result with the runs
@@ -106,8 +115,16 @@ const (
 // its statement in flight (not by cancelling it), so that every statement
 // the server saw is counted.
 func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Result, error) {
+	p, err := RunPart(ctx, cfg, dial, w)
+	return p.Result, err
+}
+
+// RunPart is Run, returning also the histograms the result's latencies
+// were read from, so that the parts several drivers ran can be merged
+// without loss (Merge).
+func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Part, error) {
 	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 {
-		return Result{}, fmt.Errorf("driver: invalid config %+v", cfg)
+		return Part{}, fmt.Errorf("driver: invalid config %+v", cfg)
 	}
 	sessions := make([]Session, 0, cfg.Clients)
 	defer func() {
@@ -119,11 +136,11 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	for i := range cfg.Clients {
 		s, err := dial(ctx)
 		if err != nil {
-			return Result{}, err
+			return Part{}, err
 		}
 		sessions = append(sessions, s)
-		if ops[i], err = w.Worker(ctx, s, i); err != nil {
-			return Result{}, fmt.Errorf("session %d: %w", i, err)
+		if ops[i], err = w.Worker(ctx, s, cfg.FirstSession+i); err != nil {
+			return Part{}, fmt.Errorf("session %d: %w", cfg.FirstSession+i, err)
 		}
 	}
 
@@ -149,6 +166,16 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	left.Store(int64(cfg.Clients))
 	labels, names := labelIndex(cfg.Labels, seconds)
 	start := time.Now()
+	if cfg.Begin != nil {
+		at, err := cfg.Begin(ctx)
+		if err != nil {
+			return Part{}, err
+		}
+		if !sleepUntil(ctx, at) {
+			return Part{}, ctx.Err()
+		}
+		start = at
+	}
 	for i := range workers {
 		workers[i] = &worker{
 			perSecond: make([]int64, seconds),
@@ -161,7 +188,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		wg.Add(1)
 		if cfg.Executions {
 			workers[i].keep = true
-			workers[i].session = i
+			workers[i].session = cfg.FirstSession + i
 			workers[i].clock, _ = sessions[i].(ServerClock)
 		}
 		go func(wk *worker, op workload.Op) {
@@ -193,9 +220,9 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 			halt()
 			wg.Wait()
 			if _, err := collate(cfg, time.Millisecond, workers, names); err != nil {
-				return Result{}, err // the sessions failed rather than ran out
+				return Part{}, err // the sessions failed rather than ran out
 			}
-			return Result{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
+			return Part{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
 		default:
 		}
 		if cfg.Window != nil {
@@ -211,7 +238,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 	halt()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return Part{}, err
 	}
 	window := cfg.Duration
 	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
@@ -220,11 +247,23 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 		// statements are counted in.
 		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
 	}
-	r, err := collate(cfg, window, workers, names)
+	p, err := collate(cfg, window, workers, names)
 	if n, ok := w.(workload.StatementNamer); ok && err == nil {
-		r.Statements, r.StatementsBy = statementLatencies(workers, names, n.StatementNames())
+		p.Result.Statements, p.Result.StatementsBy = statementLatencies(workers, names, n.StatementNames())
 	}
-	return r, err
+	return p, err
+}
+
+// sleepUntil waits until t; false if ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // statementLatencies sums each statement's latency over the sessions: over
@@ -419,7 +458,7 @@ func (wk *worker) serverCPU() time.Duration {
 	return d
 }
 
-func collate(cfg Config, window time.Duration, workers []*worker, labels []string) (Result, error) {
+func collate(cfg Config, window time.Duration, workers []*worker, labels []string) (Part, error) {
 	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
 	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
@@ -430,7 +469,7 @@ func collate(cfg Config, window time.Duration, workers []*worker, labels []strin
 	var errs []error
 	for i, wk := range workers {
 		if wk.err != nil {
-			errs = append(errs, fmt.Errorf("session %d: %w", i, wk.err))
+			errs = append(errs, fmt.Errorf("session %d: %w", cfg.FirstSession+i, wk.err))
 		}
 		r.PerSecond = append(r.PerSecond, wk.perSecond[:keep])
 		for _, n := range wk.perSecond[:keep] {
@@ -449,27 +488,27 @@ func collate(cfg Config, window time.Duration, workers []*worker, labels []strin
 			r.ExecutionsNote = "the sessions cannot read their server's CPU (a server on another machine, or not managed by obsbench)"
 		}
 		if wk.clockErr != nil && r.ExecutionsNote == "" {
-			r.ExecutionsNote = fmt.Sprintf("session %d: reading the server's CPU failed: %v", i, wk.clockErr)
+			r.ExecutionsNote = fmt.Sprintf("session %d: reading the server's CPU failed: %v", cfg.FirstSession+i, wk.clockErr)
 		}
 		for k, h := range wk.labelHist {
 			byLabel[k].Merge(h)
 		}
 	}
 	if len(errs) > 0 {
-		return r, errors.Join(errs...)
+		return Part{Result: r}, errors.Join(errs...)
 	}
-	r.Throughput = float64(r.Measured) / r.Seconds
-	r.Latency = latencyOf(hist)
+	p := Part{Result: r, hist: hist}
 	for k, name := range labels {
 		if byLabel[k].TotalCount() == 0 {
 			continue
 		}
-		if r.LatencyBy == nil {
-			r.LatencyBy = map[string]Latency{}
+		if p.byLabel == nil {
+			p.byLabel = map[string]*hdrhistogram.Histogram{}
 		}
-		r.LatencyBy[name] = latencyOf(byLabel[k])
+		p.byLabel[name] = byLabel[k]
 	}
-	return r, nil
+	p.summarize()
+	return p, nil
 }
 
 func latencyOf(h *hdrhistogram.Histogram) Latency {

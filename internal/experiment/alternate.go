@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -57,7 +55,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		}
 	}
 	var (
-		cpu  = &collect.Window{Root: t.ServerPID(), Also: companions(t)}
+		cpu  = cfg.cpuWindow()
 		wg   sync.WaitGroup
 		stop = make(chan struct{})
 	)
@@ -84,7 +82,7 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 	}
 	faults := faultWatch(t)
 	r.Started = time.Now()
-	res, derr := driver.Run(ctx, dcfg, t.Dial, cfg.Workload.New())
+	res, derr := cfg.drive(ctx, dcfg)
 	select {
 	case <-stop:
 	default:
@@ -224,7 +222,7 @@ func checkEvents(ctx context.Context, cfg Config, sw *switcher) (_ *result.Event
 	}
 	dcfg := cfg.Driver
 	dcfg.Warmup, dcfg.Duration, dcfg.Window = 0, cfg.Alternation.CheckDuration, nil
-	res, err := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
+	res, err := cfg.drive(ctx, dcfg)
 	if err != nil {
 		return &result.Events{Error: "check run: " + err.Error()}, nil
 	}

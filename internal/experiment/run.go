@@ -177,6 +177,37 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 	return ev
 }
 
+// Load runs a run's workload sessions. By default they run in this
+// process (driver.Run over the target's Dial); a Load spreads them over
+// worker processes that reach the same server.
+type Load interface {
+	Run(ctx context.Context, cfg driver.Config) (driver.Result, error)
+}
+
+// LocalLoad is a Load whose sessions run in other processes on this
+// machine: their CPU is the driver's, not other processes' noise.
+type LocalLoad interface {
+	Load
+	PIDs() []int
+}
+
+// drive runs one run's sessions with dcfg.
+func (cfg Config) drive(ctx context.Context, dcfg driver.Config) (driver.Result, error) {
+	if cfg.Load != nil {
+		return cfg.Load.Run(ctx, dcfg)
+	}
+	return driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
+}
+
+// cpuWindow samples the CPU of the server and the driver over a window.
+func (cfg Config) cpuWindow() *collect.Window {
+	w := &collect.Window{Root: cfg.Target.ServerPID(), Also: companions(cfg.Target)}
+	if l, ok := cfg.Load.(LocalLoad); ok {
+		w.Drivers = l.PIDs()
+	}
+	return w
+}
+
 // Config is one experiment.
 type Config struct {
 	Target    Target
@@ -199,7 +230,10 @@ type Config struct {
 	Log    func(format string, args ...any)
 	Seed   uint64
 	Driver driver.Config
-	Out    string // directory for results.jsonl
+	// Load runs the sessions elsewhere than in this process (workers);
+	// nil: here.
+	Load Load
+	Out  string // directory for results.jsonl
 	// Probes are the collectors besides CPU.
 	Probes Probes
 	// StopOnFailure ends the experiment after a run that failed (the
@@ -369,7 +403,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	defer probes.release(ctx)
 	faults := faultWatch(cfg.Target)
 	r.Started = time.Now()
-	cpu := &collect.Window{Root: cfg.Target.ServerPID(), Also: companions(cfg.Target)}
+	cpu := cfg.cpuWindow()
 	stream := newStreamSampler(cfg.Target, o)
 	dcfg := cfg.Driver
 	dcfg.Window = func(open bool) {
@@ -381,7 +415,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 			probes.close(ctx)
 		}
 	}
-	res, derr := driver.Run(ctx, dcfg, cfg.Target.Dial, cfg.Workload.New())
+	res, derr := cfg.drive(ctx, dcfg)
 	cpu.Close()
 	stream.close()
 	probes.close(ctx)

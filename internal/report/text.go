@@ -58,6 +58,7 @@ func Text(w io.Writer, s result.Summary) error {
 	}
 	Waits(w, s)
 	Counters(w, s)
+	Workers(w, s)
 	if err := Statements(w, s); err != nil {
 		return err
 	}

@@ -117,3 +117,23 @@ func Counters(w io.Writer, s result.Summary) {
 		fmt.Fprintf(w, "  %-28s %s\n", c.Name, strings.Join(parts, ", "))
 	}
 }
+
+// Workers writes what each worker process ran and cost, per condition.
+func Workers(w io.Writer, s result.Summary) {
+	any := false
+	for _, c := range s.Conditions {
+		if len(c.Workers) == 0 {
+			continue
+		}
+		if !any {
+			fmt.Fprintln(w, "\nworkers (median of whole runs; CPU as a share of the worker's machine):")
+			any = true
+		}
+		var parts []string
+		for _, k := range c.Workers {
+			parts = append(parts, fmt.Sprintf("%d on %s: %d sessions, %s stmt/s, CPU %.0f%% (max %.0f%%)",
+				k.Worker, k.Host, k.Sessions, thousands(k.Throughput), k.CPUPct, k.CPUPctMax))
+		}
+		fmt.Fprintf(w, "  %-28s %s\n", c.Name, strings.Join(parts, "; "))
+	}
+}

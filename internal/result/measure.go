@@ -49,6 +49,29 @@ type DriverResult struct {
 	// ExecutionsNote says why their server CPU is missing, if it is.
 	Executions     []Execution `json:"executions,omitempty"`
 	ExecutionsNote string      `json:"executions_note,omitempty"`
+	// Workers are the worker processes that ran the sessions, when they
+	// were spread over several (obsbench run --workers); the counts above
+	// are theirs merged.
+	Workers []WorkerLoad `json:"workers,omitempty"`
+}
+
+// WorkerLoad is what one worker process ran of a run, and what it cost
+// its machine: a worker short of CPU limits the load it offers.
+type WorkerLoad struct {
+	Worker int    `json:"worker"`
+	Host   string `json:"host"`
+	// FirstSession and Sessions say which of the run's sessions it ran.
+	FirstSession int     `json:"first_session"`
+	Sessions     int     `json:"sessions"`
+	Throughput   float64 `json:"throughput"`
+	// CPU is the worker process's CPU over the measured window, Pct its
+	// share of all its machine's cores.
+	CPU CPU `json:"cpu"`
+	// ClockOffsetMS is the worker's clock minus the coordinator's,
+	// measured before the run, and ClockErrorMS the half round trip that
+	// bounds the measurement's error.
+	ClockOffsetMS float64 `json:"clock_offset_ms"`
+	ClockErrorMS  float64 `json:"clock_error_ms"`
 }
 
 // Execution is one statement completed in a run's window.

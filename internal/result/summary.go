@@ -124,6 +124,25 @@ type ConditionSummary struct {
 	// Stratified is the comparison query by query of a mix whose
 	// statements are named (dss-mix): nil for other workloads.
 	Stratified *StratifiedSummary `json:"stratified,omitempty"`
+	// Workers are the worker processes that ran the sessions (obsbench
+	// run --workers), each over the condition's whole runs.
+	Workers []WorkerSummary `json:"workers,omitempty"`
+}
+
+// WorkerSummary is what one worker ran of a condition's runs and what it
+// cost its machine, median over the runs.
+type WorkerSummary struct {
+	Worker     int     `json:"worker"`
+	Host       string  `json:"host"`
+	Sessions   int     `json:"sessions"`
+	Throughput float64 `json:"throughput"`
+	// CPUPct is the worker process's CPU as a share of all its
+	// machine's cores, median; CPUPctMax the highest of a run.
+	CPUPct    float64 `json:"cpu_pct"`
+	CPUPctMax float64 `json:"cpu_pct_max"`
+	// ClockErrorMS is the largest error bound of the worker's clock
+	// offset, measured before each run.
+	ClockErrorMS float64 `json:"clock_error_ms"`
 }
 
 // StratifiedSummary compares a condition's runs with the baseline run of

@@ -58,6 +58,10 @@ type Spec struct {
 	Clients       int   `json:"clients"`
 	Sessions      []int `json:"sessions,omitempty"`
 	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
+	// Workers, when > 0, spreads the sessions over this many worker
+	// processes, which Launcher starts (local: on this machine).
+	Workers  int    `json:"workers,omitempty"`
+	Launcher string `json:"launcher,omitempty"`
 
 	// Waits is the wait sampler's interval; 0: off.
 	Waits             time.Duration `json:"waits"`

@@ -150,6 +150,21 @@ func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Appl
 
 func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
 
+// SessionAddress is where workers open the workload's sessions
+// (engine.SessionServer): the dataset database, password included.
+func (t target) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: t.Server.DSN()}
+}
+
+// Sessions opens workload sessions for a worker (engine.SessionOpener).
+func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
+	s, err := New(a.DSN, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
+}
+
 func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	return t.Server.OpenWaits(ctx)
 }

@@ -124,6 +124,19 @@ func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Appl
 
 func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
 
+// SessionAddress is where workers open the workload's sessions
+// (engine.SessionServer).
+func (t target) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: t.Server.dsn, Schema: t.Server.schema}
+}
+
+// Sessions opens workload sessions for a worker (engine.SessionOpener).
+// Their backends' CPU is not read: the worker may be on another machine.
+func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
+	s := New(a.DSN, Options{Schema: a.Schema})
+	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
+}
+
 func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	return t.Server.OpenWaits(ctx)
 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/fleet"
+)
+
+// workerCmd is 'obsbench worker': it runs sessions for the coordinator
+// that started it (obsbench run --workers N) until the coordinator ends.
+func workerCmd(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	coordinator := fs.String("coordinator", "", "the coordinator's address: unix:/path/to/socket or host:port")
+	index := fs.Int("index", -1, "this worker's number, from 0 (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *coordinator == "" {
+		return usagef("worker: give --coordinator ADDRESS (obsbench run --workers starts its workers with it)")
+	}
+	if *index < 0 {
+		v, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n < 0 {
+			return usagef("worker: give --index N (from 0), or set JOB_COMPLETION_INDEX")
+		}
+		*index = n
+	}
+	token := os.Getenv(fleet.TokenEnv)
+	if token == "" {
+		return usagef("worker: %s is not set: the coordinator's token is given in the environment", fleet.TokenEnv)
+	}
+	return app.Worker(ctx, *coordinator, *index, token, stderr)
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/result/summaryschema"
+)
+
+// asWorkers makes the local launcher start this test binary as obsbench
+// (TestMain runs main when OBSBENCH_TEST_MAIN=1).
+func asWorkers(t *testing.T) {
+	t.Helper()
+	t.Setenv("OBSBENCH_TEST_MAIN", "1")
+	prev := app.WorkerCommand
+	app.WorkerCommand = func() ([]string, error) { return []string{os.Args[0], "worker"}, nil }
+	t.Cleanup(func() { app.WorkerCommand = prev })
+}
+
+// children are the processes whose parent is pid, with their command
+// lines, living (not zombies).
+func children(pid int) map[int]string {
+	out := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, state := procParent(p); ppid == pid && state != "Z" {
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+			out[p] = strings.ReplaceAll(string(cmd), "\x00", " ")
+		}
+	}
+	return out
+}
+
+// procParent reads a process's parent and state from /proc/PID/stat.
+func procParent(pid int) (ppid int, state string) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1, ""
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1, ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return -1, ""
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[0]
+}
+
+func workerPIDs(parent int) []int {
+	var pids []int
+	for pid, cmd := range children(parent) {
+		if strings.Contains(cmd, " worker --coordinator ") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// One experiment with its sessions in 3 local worker processes and the
+// same with 1: results.jsonl records each worker's share (contiguous
+// global sessions, its throughput and CPU), the sessions' per-second rows
+// are all there, events recorded = executed across the workers, and the
+// two give about the same statements per second.
+func TestWorkersLocal(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	throughput := map[int]float64{}
+	for _, n := range []int{3, 1} {
+		out := filepath.Join(privateTemp(t), "out")
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"run", "--workers", strconv.Itoa(n), "--observers", "log-statements-file", "--method", "rounds",
+			"--rounds", "2", "--duration", "3s", "--warmup", "1s", "--clients", "6", "--seed", "4", "--out", out}, &stdout, &stderr)
+		if code != exitOK {
+			t.Fatalf("--workers %d: exit %d\n%s", n, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), fmt.Sprintf("worker %d registered", n-1)) {
+			t.Errorf("--workers %d: no worker %d registered:\n%s", n, n-1, stderr.String())
+		}
+		runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, r := range runs {
+			d := r.Driver
+			if r.Error != "" || len(d.Workers) != n || len(d.PerSecond) != 6 || d.Clients != 6 {
+				t.Fatalf("--workers %d: run %d (%s): error %q, %d workers, %d session rows, %d clients; want none, %d, 6, 6",
+					n, r.Seq, r.Condition, r.Error, len(d.Workers), len(d.PerSecond), d.Clients, n)
+			}
+			first := 0
+			var tp float64
+			for i, w := range d.Workers {
+				if w.Worker != i || w.FirstSession != first || w.Sessions < 1 || w.Throughput <= 0 || w.CPU.Seconds <= 0 {
+					t.Errorf("--workers %d: run %d worker %d: %+v; want sessions from %d, throughput and CPU", n, r.Seq, i, w, first)
+				}
+				first += w.Sessions
+				tp += w.Throughput
+			}
+			if first != 6 {
+				t.Errorf("--workers %d: run %d: the workers ran %d sessions; want 6", n, r.Seq, first)
+			}
+			// Each worker's window is the same length: their throughputs
+			// add up to the run's.
+			if d.Throughput <= 0 || tp < 0.99*d.Throughput || tp > 1.01*d.Throughput {
+				t.Errorf("--workers %d: run %d: workers' throughput adds up to %.0f; run's %.0f", n, r.Seq, tp, d.Throughput)
+			}
+			if r.Condition == "log-statements-file" {
+				if r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != d.Executed {
+					t.Errorf("--workers %d: run %d: events %+v, executed %d; want every statement of every worker recorded", n, r.Seq, r.Events, d.Executed)
+				}
+			} else {
+				sum += d.Throughput
+			}
+		}
+		throughput[n] = sum / 2
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := summaryschema.Validate(b); err != nil {
+			t.Errorf("--workers %d: summary.json: %v", n, err)
+		}
+		sum0, _ := readSummary(t, filepath.Join(out, "summary.json"))
+		for _, c := range sum0.Conditions {
+			if len(c.Workers) != n {
+				t.Errorf("--workers %d: summary of %s has %d workers", n, c.Name, len(c.Workers))
+			}
+		}
+		if !strings.Contains(stdout.String(), "workers (median of whole runs") {
+			t.Errorf("--workers %d: the report does not show the workers:\n%s", n, stdout.String())
+		}
+		if pids := workerPIDs(os.Getpid()); len(pids) != 0 {
+			t.Errorf("--workers %d: workers still running after the experiment: %v", n, pids)
+		}
+	}
+	// The same sessions from 1 or 3 processes: the server is the limit
+	// on 2 cores, so the statements per second are alike (a wide band:
+	// two runs each, on a shared machine).
+	if r := throughput[3] / throughput[1]; r < 0.6 || r > 1.6 {
+		t.Errorf("baseline statements/s: %.0f with 3 workers, %.0f with 1 (ratio %.2f); want alike", throughput[3], throughput[1], r)
+	}
+	t.Logf("baseline statements/s: %.0f with 3 workers, %.0f with 1", throughput[3], throughput[1])
+}
+
+// A worker killed with SIGKILL in the middle of a run: that run fails,
+// naming the worker, the other worker is stopped, the observer is
+// reverted (the server's settings are as before), the worker is started
+// again and the experiment goes on.
+func TestWorkerKilledMidRun(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	dsn, settings := externalServer(t)
+	before := settings()
+	out := filepath.Join(privateTemp(t), "out")
+	killed := make(chan string, 1)
+	go func() {
+		ctx := context.Background()
+		for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if n := driverSessions(ctx, dsn); n == 4 && len(workerPIDs(os.Getpid())) == 2 {
+				time.Sleep(time.Second) // in the run's window
+				pids := workerPIDs(os.Getpid())
+				for pid, cmd := range children(os.Getpid()) {
+					if strings.HasSuffix(strings.TrimSpace(cmd), "--index 1") && len(pids) == 2 {
+						syscall.Kill(pid, syscall.SIGKILL)
+						killed <- fmt.Sprint(pid)
+						return
+					}
+				}
+			}
+		}
+		killed <- ""
+	}()
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--workers", "2", "--observers", "log-statements-file",
+		"--method", "rounds", "--rounds", "2", "--duration", "4s", "--warmup", "500ms", "--clients", "4", "--seed", "2", "--out", out}, &stdout, &stderr)
+	pid := <-killed
+	if pid == "" {
+		t.Fatalf("never saw the workers' 4 sessions to kill one:\n%s", stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, ok := 0, 0
+	for _, r := range runs {
+		switch {
+		case strings.Contains(r.Error, "worker 1 (pid "+pid) && strings.Contains(r.Error, "connection lost") && strings.Contains(r.Error, "worker 0 stopped"):
+			failed++
+		case r.Error == "" && len(r.Driver.Workers) == 2:
+			ok++
+		default:
+			t.Errorf("run %d (%s): error %q, %d workers", r.Seq, r.Condition, r.Error, len(r.Driver.Workers))
+		}
+	}
+	if failed != 1 || ok != len(runs)-1 || len(runs) != 4 {
+		t.Errorf("%d runs: %d failed naming worker 1 (pid %s), %d ran on 2 workers; want 4: 1 and 3\n%s", len(runs), failed, pid, ok, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "worker 1 exited") {
+		t.Errorf("the restart of worker 1 was not noted:\n%s", stderr.String())
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("settings changed after the experiment: %v", d)
+	}
+}
+
+// driverSessions counts obsbench's driver sessions on the server.
+func driverSessions(ctx context.Context, dsn string) int {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return -1
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", postgres.DriverApplication).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// The coordinator killed with SIGKILL in the middle of a run: its workers
+// stop their sessions and exit within a second or two.
+func TestWorkersStopWithoutCoordinator(t *testing.T) {
+	needServers(t)
+	dsn, _ := externalServer(t)
+	tmp := privateTemp(t)
+	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--dsn", dsn, "--workers", "2", "--observers", "baseline",
+		"--method", "rounds", "--rounds", "2", "--duration", "60s", "--warmup", "500ms", "--clients", "4", "--out", filepath.Join(tmp, "out"))
+	ctx := context.Background()
+	var pids []int
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if pids = workerPIDs(cmd.Process.Pid); len(pids) == 2 && driverSessions(ctx, dsn) == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no 2 workers with 4 sessions within 90s:\n%s", log)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := time.Now()
+	for _, pid := range pids {
+		defer syscall.Kill(pid, syscall.SIGKILL)
+	}
+	for {
+		alive := 0
+		for _, pid := range pids {
+			if _, state := procParent(pid); state != "" && state != "Z" {
+				alive++
+			}
+		}
+		if alive == 0 {
+			break
+		}
+		if time.Since(killed) > 2*time.Second {
+			t.Fatalf("%d of the workers %v still running 2s after their coordinator was killed", alive, pids)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("workers gone %v after the coordinator was killed", time.Since(killed).Round(time.Millisecond))
+	for deadline := time.Now().Add(5 * time.Second); driverSessions(ctx, dsn) != 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d driver sessions still on the server 5s after the workers exited", driverSessions(ctx, dsn))
+		}
+	}
+}
+
+// Workers that never register: the run fails after the wait, naming them
+// and where their output is, and nothing is left running.
+func TestWorkersNeverRegister(t *testing.T) {
+	needServers(t)
+	prevCmd, prevWait := app.WorkerCommand, app.RegisterTimeout
+	app.WorkerCommand = func() ([]string, error) { return []string{"sleep", "600"}, nil }
+	app.RegisterTimeout = 2 * time.Second
+	t.Cleanup(func() { app.WorkerCommand, app.RegisterTimeout = prevCmd, prevWait })
+	out := filepath.Join(privateTemp(t), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "baseline", "--rounds", "2", "--duration", "1s", "--out", out}, &stdout, &stderr)
+	want := "worker 0, 1 did not register within 2s (their output: " + filepath.Join(out, "workers", "worker-N.log") + ")"
+	if code != exitFailure || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), exitFailure, want)
+	}
+	for pid, cmd := range children(os.Getpid()) {
+		if strings.HasPrefix(cmd, "sleep 600") {
+			t.Errorf("worker process %d (%s) left running", pid, cmd)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
