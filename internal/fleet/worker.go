@@ -206,11 +206,11 @@ func (w *worker) run(ctx context.Context, m message) {
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		var sent int64
-		for {
+		for end := false; !end; {
 			select {
 			case <-t.C:
 			case <-ctx.Done():
-				return
+				end = true // the last count goes before the part
 			}
 			if n := executed.Load(); n > sent {
 				w.c.send(message{Kind: kindProgress, RunID: id, Progress: n - sent})

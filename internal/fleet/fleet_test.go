@@ -1,0 +1,152 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// The sessions split into contiguous blocks that cover them once, the
+// first workers one more when they do not divide evenly.
+func TestShare(t *testing.T) {
+	for _, tc := range []struct{ clients, n int }{{6, 3}, {7, 3}, {16, 5}, {3, 3}, {1, 1}, {64, 7}} {
+		next := 0
+		for i := range tc.n {
+			first, count := share(tc.clients, tc.n, i)
+			if first != next || count < tc.clients/tc.n || count > tc.clients/tc.n+1 {
+				t.Errorf("share(%d, %d, %d) = %d, %d; want from %d, %d or %d", tc.clients, tc.n, i, first, count, next, tc.clients/tc.n, tc.clients/tc.n+1)
+			}
+			next = first + count
+		}
+		if next != tc.clients {
+			t.Errorf("%d clients over %d workers cover %d", tc.clients, tc.n, next)
+		}
+	}
+}
+
+// startFleet runs a coordinator and n in-process workers over an
+// in-memory server: the protocol's own logic, beside the real-server
+// tests of cmd/obsbench.
+func startFleet(t *testing.T, n int, token string) (*Coordinator, *memory.Server, []chan error) {
+	t.Helper()
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "c.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs []string
+	c := NewCoordinator(ln, Config{Workers: n, Token: "secret", Spec: spec.Spec{Engine: "memory", Workload: "loop"},
+		Address: engine.SessionAddress{DSN: "memory"}, Log: func(f string, a ...any) {
+			mu.Lock()
+			logs = append(logs, f)
+			mu.Unlock()
+		}})
+	t.Cleanup(func() { c.Close() })
+	srv := memory.New(memory.Options{StatementCost: 200 * time.Microsecond, Capacity: 2})
+	build := func(s spec.Spec, a engine.SessionAddress) (workload.Meta, driver.Dialer, error) {
+		if s.Workload != "loop" || a.DSN != "memory" {
+			return workload.Meta{}, nil, errors.New("not the coordinator's spec")
+		}
+		return workload.Meta{Name: "loop", New: func() workload.Workload { return workload.Loop("SELECT 1") }}, srv.Dial, nil
+	}
+	done := make([]chan error, n)
+	for i := range n {
+		done[i] = make(chan error, 1)
+		go func() {
+			done[i] <- Work(context.Background(), WorkerConfig{Coordinator: "unix:" + ln.Addr().String(), Token: token, Index: i, Build: build})
+		}()
+	}
+	return c, srv, done
+}
+
+// Three workers run one run's sessions together: the merged result has
+// every session, the workers' shares and clocks, the window opened and
+// closed once, and the live count saw every statement; at the end the
+// workers return without error.
+func TestRunOnWorkers(t *testing.T) {
+	c, _, done := startFleet(t, 3, "secret")
+	ctx := context.Background()
+	if err := c.Wait(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var opens, closes int
+	var live atomic.Int64
+	cfg := driver.Config{Clients: 7, Warmup: 200 * time.Millisecond, Duration: time.Second, Executed: &live,
+		Window: func(open bool) {
+			if open {
+				opens++
+			} else {
+				closes++
+			}
+		}}
+	res, err := c.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Clients != 7 || len(res.PerSecond) != 7 || len(res.Workers) != 3 || res.Measured == 0 {
+		t.Fatalf("result: %d clients, %d rows, %d workers, %d measured; want 7, 7, 3, some", res.Clients, len(res.PerSecond), len(res.Workers), res.Measured)
+	}
+	if opens != 1 || closes != 1 {
+		t.Errorf("window opened %d and closed %d times; want once each", opens, closes)
+	}
+	if live.Load() != res.Executed {
+		t.Errorf("live count %d; executed %d", live.Load(), res.Executed)
+	}
+	for i, w := range res.Workers {
+		if w.Sessions != []int{3, 2, 2}[i] || w.ClockErrorMS <= 0 || w.ClockErrorMS > 1000 {
+			t.Errorf("worker %d: %+v; want %d sessions and a clock error bound", i, w, []int{3, 2, 2}[i])
+		}
+	}
+	// A second run on the same workers.
+	if _, err := c.Run(ctx, cfg); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	c.Close()
+	for i, d := range done {
+		if err := <-d; err != nil {
+			t.Errorf("worker %d ended with %v; want nil after the coordinator's bye", i, err)
+		}
+	}
+}
+
+// A worker with the wrong token is turned away and the wait names it;
+// workers whose coordinator closes without a bye report it lost.
+func TestWrongTokenAndLostCoordinator(t *testing.T) {
+	c, _, done := startFleet(t, 1, "guess")
+	err := c.Wait(context.Background(), time.Second)
+	if err == nil || !strings.Contains(err.Error(), "worker 0 did not register within 1s") {
+		t.Errorf("wait: %v; want worker 0 not registered", err)
+	}
+	if err := <-done[0]; err == nil || !strings.Contains(err.Error(), "did not take this worker") {
+		t.Errorf("worker with the wrong token: %v", err)
+	}
+
+	c2, _, done2 := startFleet(t, 1, "secret")
+	if err := c2.Wait(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c2.ln.Close()
+	for _, w := range c2.registered() {
+		w.c.close() // gone without a word, as a killed coordinator
+	}
+	select {
+	case err := <-done2[0]:
+		if !errors.Is(err, ErrCoordinatorLost) {
+			t.Errorf("worker ended with %v; want ErrCoordinatorLost", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("worker still running 2s after its coordinator went")
+	}
+}
