@@ -25,6 +25,9 @@ func workerCmd(ctx context.Context, args []string, stderr io.Writer) error {
 		return usagef("worker: give --coordinator ADDRESS (obsbench run --workers starts its workers with it)")
 	}
 	if *index < 0 {
+		// "the control plane automatically sets the downward API to
+		// expose the index in the JOB_COMPLETION_INDEX environment
+		// variable" (kubernetes.io/docs/tasks/job/indexed-parallel-processing-static).
 		v, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
 		n, err := strconv.Atoi(v)
 		if !ok || err != nil || n < 0 {

@@ -255,9 +255,9 @@ func TestWorkersStopWithoutCoordinator(t *testing.T) {
 			t.Fatalf("no 2 workers with 4 sessions within 90s:\n%s", log)
 		}
 	}
+	killed := time.Now()
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	killed := time.Now()
 	for _, pid := range pids {
 		defer syscall.Kill(pid, syscall.SIGKILL)
 	}
@@ -276,7 +276,7 @@ func TestWorkersStopWithoutCoordinator(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Logf("workers gone %v after the coordinator was killed", time.Since(killed).Round(time.Millisecond))
+	t.Logf("workers gone %v after the coordinator was sent SIGKILL", time.Since(killed).Round(100*time.Microsecond))
 	for deadline := time.Now().Add(5 * time.Second); driverSessions(ctx, dsn) != 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d driver sessions still on the server 5s after the workers exited", driverSessions(ctx, dsn))
@@ -303,6 +303,33 @@ func TestWorkersNeverRegister(t *testing.T) {
 		if strings.HasPrefix(cmd, "sleep 600") {
 			t.Errorf("worker process %d (%s) left running", pid, cmd)
 			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// On a managed MariaDB, 2 local workers share the sessions: every
+// statement of both is in the general log, and the workers' shares add up.
+func TestWorkersMariaDB(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	out := filepath.Join(privateTemp(t), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
+		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "5", "--seed", "3", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		d := r.Driver
+		if r.Error != "" || len(d.Workers) != 2 || d.Workers[0].Sessions != 3 || d.Workers[1].Sessions != 2 || len(d.PerSecond) != 5 {
+			t.Errorf("run %d (%s): error %q, workers %+v, %d session rows; want 2 workers of 3 and 2 sessions", r.Seq, r.Condition, r.Error, d.Workers, len(d.PerSecond))
+		}
+		if r.Condition == "general-log-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != d.Executed) {
+			t.Errorf("run %d: events %+v, executed %d; want every statement of both workers logged", r.Seq, r.Events, d.Executed)
 		}
 	}
 }

@@ -59,6 +59,7 @@ func Default() spec.Spec {
 		// collector may cost (bench/collectors/RESULT.md). Studies that
 		// read waits switch it on.
 		Counters: true, OnFailure: "continue", Format: "text",
+		Kubernetes: spec.Kubernetes{Port: 7400},
 	}
 }
 

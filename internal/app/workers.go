@@ -10,6 +10,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/fleet"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -31,16 +32,31 @@ var WorkerCommand = func() ([]string, error) {
 // checkWorkers refuses --workers and --launcher where they cannot apply.
 func (c runConfig) checkWorkers() error {
 	if c.Workers == 0 {
-		if c.given["launcher"] {
-			return usagef("--launcher %s starts the workers of --workers: give --workers N", c.Launcher)
+		for _, f := range []string{"launcher", "image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"} {
+			if c.given[f] {
+				return usagef("--%s is for the workers of --workers: give --workers N", f)
+			}
 		}
 		return nil
+	}
+	if c.Launcher != "kubernetes" {
+		for _, f := range []string{"image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"} {
+			if c.given[f] {
+				return usagef("--%s is for --launcher kubernetes", f)
+			}
+		}
 	}
 	switch {
 	case c.Workers < 0 || c.Workers > 64:
 		return usagef("--workers %d: want 1 to 64 worker processes, or 0 to run the sessions in this process", c.Workers)
-	case c.Launcher != "" && c.Launcher != "local":
-		return usagef("--launcher %s: want local (worker processes on this machine); it is the only launcher so far", c.Launcher)
+	case c.Launcher != "" && c.Launcher != "local" && c.Launcher != "kubernetes":
+		return usagef("--launcher %s: want local (worker processes on this machine) or kubernetes (an Indexed Job of worker pods)", c.Launcher)
+	case c.Launcher == "kubernetes" && c.Kubernetes.Image == "":
+		return usagef("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
+	case c.Launcher == "kubernetes" && c.DSN == "":
+		return usagef("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
+	case c.Launcher == "kubernetes" && (c.Kubernetes.Port < 1 || c.Kubernetes.Port > 65535):
+		return usagef("--coordinator-port %d: want 1 to 65535", c.Kubernetes.Port)
 	case c.Method == "instructions":
 		return usagef("--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind")
 	case c.Workload == "pgbench" || c.Workload == "sql" || c.Workload == "replay":
@@ -55,23 +71,32 @@ func (c runConfig) checkWorkers() error {
 	return nil
 }
 
-// startWorkers starts c.Workers local workers that open their sessions on
-// target's server, and waits until all have registered.
-func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf func(string, ...any)) (*fleet.Local, error) {
+// workerPool is the workers of an experiment, registered and ready.
+type workerPool interface {
+	experiment.Load
+	Close() error
+}
+
+// startWorkers starts c.Workers workers, with c.Launcher, that open their
+// sessions on target's server, and waits until all have registered.
+func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf func(string, ...any)) (workerPool, error) {
 	ss, ok := target.(engine.SessionServer)
 	if !ok {
 		return nil, usagef("--workers: this %s server cannot give workers its address", c.Engine)
+	}
+	s := c.Spec
+	s.DSN = "" // the workers reach the server by its address, below
+	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Log: logf}
+	if c.Launcher == "kubernetes" {
+		return startPods(ctx, c, cfg, logf)
 	}
 	cmd, err := WorkerCommand()
 	if err != nil {
 		return nil, err
 	}
-	s := c.Spec
-	s.DSN = "" // the workers reach the server by its address, below
 	logf("starting %d local workers", c.Workers)
 	return fleet.StartLocal(ctx, fleet.LocalConfig{
-		Config:  fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Log: logf},
-		Command: cmd, LogDir: filepath.Join(c.Out, "workers"), Register: RegisterTimeout,
+		Config: cfg, Command: cmd, LogDir: filepath.Join(c.Out, "workers"), Register: RegisterTimeout,
 	})
 }
 

@@ -89,9 +89,13 @@ type runRequest struct {
 	Clients      int           `json:"clients"`
 	Warmup       time.Duration `json:"warmup"`
 	Duration     time.Duration `json:"duration"`
-	Procs        int           `json:"procs"`
-	Labels       []string      `json:"labels,omitempty"`
-	Executions   bool          `json:"executions,omitempty"`
+	// Procs is the driver threads of the whole run; a worker uses no
+	// more than its share of the sessions suits (driver.DefaultProcs):
+	// threads with few sessions each hand work between them for every
+	// answer (bench/workers).
+	Procs      int      `json:"procs"`
+	Labels     []string `json:"labels,omitempty"`
+	Executions bool     `json:"executions,omitempty"`
 }
 
 type part struct {

@@ -176,7 +176,7 @@ func (w *worker) run(ctx context.Context, m message) {
 	var cpu0, cpu1 time.Duration
 	cfg := driver.Config{
 		Clients: req.Clients, FirstSession: req.FirstSession, Warmup: req.Warmup, Duration: req.Duration,
-		Procs: req.Procs, Labels: req.Labels, Executions: req.Executions, Executed: &executed,
+		Procs: min(req.Procs, driver.DefaultProcs(req.Clients)), Labels: req.Labels, Executions: req.Executions, Executed: &executed,
 		Window: func(open bool) {
 			if open {
 				cpu0 = processCPU()

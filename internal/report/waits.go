@@ -129,11 +129,11 @@ func Workers(w io.Writer, s result.Summary) {
 			fmt.Fprintln(w, "\nworkers (median of whole runs; CPU as a share of the worker's machine):")
 			any = true
 		}
-		var parts []string
+		name := c.Name
 		for _, k := range c.Workers {
-			parts = append(parts, fmt.Sprintf("%d on %s: %d sessions, %s stmt/s, CPU %.0f%% (max %.0f%%)",
-				k.Worker, k.Host, k.Sessions, thousands(k.Throughput), k.CPUPct, k.CPUPctMax))
+			fmt.Fprintf(w, "  %-28s worker %d on %s: %d sessions, %s stmt/s, CPU %.0f%% (max %.0f%%)\n",
+				name, k.Worker, k.Host, k.Sessions, thousands(k.Throughput), k.CPUPct, k.CPUPctMax)
+			name = ""
 		}
-		fmt.Fprintf(w, "  %-28s %s\n", c.Name, strings.Join(parts, "; "))
 	}
 }

@@ -60,8 +60,9 @@ type Spec struct {
 	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
-	Workers  int    `json:"workers,omitempty"`
-	Launcher string `json:"launcher,omitempty"`
+	Workers    int        `json:"workers,omitempty"`
+	Launcher   string     `json:"launcher,omitempty"`
+	Kubernetes Kubernetes `json:"kubernetes,omitempty"`
 
 	// Waits is the wait sampler's interval; 0: off.
 	Waits             time.Duration `json:"waits"`
@@ -180,4 +181,21 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 		*d.to = p
 	}
 	return nil
+}
+
+// Kubernetes configures --launcher kubernetes.
+type Kubernetes struct {
+	// Image is the worker pods' image (obsbench's, see deploy/).
+	Image string `json:"image,omitempty"`
+	// Namespace holds the workers; empty: the coordinator pod's, or the
+	// kubeconfig context's.
+	Namespace  string `json:"namespace,omitempty"`
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// Port is where the coordinator listens for its workers; Advertise
+	// the address they reach it at (empty: $POD_IP).
+	Port      int    `json:"port,omitempty"`
+	Advertise string `json:"advertise,omitempty"`
+	// CPU and Memory are each worker's request and limit.
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
 }
