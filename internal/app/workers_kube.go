@@ -19,6 +19,10 @@ import (
 // image may have to be pulled first.
 var PodRegisterTimeout = 5 * time.Minute
 
+// KubeClient reaches the Kubernetes API server (kube.Client); tests of
+// the launcher replace it with client-go's fake.
+var KubeClient = kube.Client
+
 // pods is a coordinator whose workers are an Indexed Job's pods.
 type pods struct {
 	*fleet.Coordinator
@@ -36,7 +40,7 @@ func (p *pods) Close() error {
 // until every pod has registered.
 func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(string, ...any)) (workerPool, error) {
 	k := c.Kubernetes
-	client, ns, err := kube.Client(k.Kubeconfig)
+	client, ns, err := KubeClient(k.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +71,9 @@ func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(str
 	if err != nil {
 		return nil, usagef("--launcher kubernetes: %v", err)
 	}
-	// Every interface of the coordinator's pod: only a worker with the
+	// The advertised address only; and there only a worker with the
 	// token (from the Secret) is served.
-	ln, err := net.Listen("tcp", ":"+strconv.Itoa(k.Port))
+	ln, err := net.Listen("tcp", net.JoinHostPort(advertise, strconv.Itoa(k.Port)))
 	if err != nil {
 		return nil, fmt.Errorf("listen for workers: %w", err)
 	}

@@ -116,6 +116,7 @@ func TestBadOptions(t *testing.T) {
 		{func(o *Options) { o.Experiment = "E_1" }, `experiment name "E_1"`},
 		{func(o *Options) { o.Image = "" }, "no image: give --image"},
 		{func(o *Options) { o.AdvertiseIP = "" }, "no address for the workers"},
+		{func(o *Options) { o.AdvertiseIP = "coordinator.local" }, `address "coordinator.local": want an IPv4 address`},
 		{func(o *Options) { o.CPU = "lots" }, `quantity "lots"`},
 		{func(o *Options) { o.Owner.Namespace = "default" }, "an owner must be in its objects' namespace"},
 	} {

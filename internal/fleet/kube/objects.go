@@ -12,6 +12,7 @@ package kube
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -206,6 +207,8 @@ func (o Options) check() error {
 		return fmt.Errorf("port %d", o.Port)
 	case o.AdvertiseIP == "":
 		return fmt.Errorf("no address for the workers to reach the coordinator at")
+	case net.ParseIP(o.AdvertiseIP).To4() == nil:
+		return fmt.Errorf("address %q: want an IPv4 address (the EndpointSlice's address type)", o.AdvertiseIP)
 	}
 	for _, q := range []string{o.CPU, o.Memory} {
 		if q == "" {
