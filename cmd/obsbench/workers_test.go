@@ -149,6 +149,9 @@ func TestWorkersLocal(t *testing.T) {
 		if !strings.Contains(stdout.String(), "workers (median of whole runs") {
 			t.Errorf("--workers %d: the report does not show the workers:\n%s", n, stdout.String())
 		}
+		if html, _ := os.ReadFile(filepath.Join(out, "report.html")); !bytes.Contains(html, []byte(`<h2 id="workers">`)) {
+			t.Errorf("--workers %d: report.html has no workers table", n)
+		}
 		if pids := workerPIDs(os.Getpid()); len(pids) != 0 {
 			t.Errorf("--workers %d: workers still running after the experiment: %v", n, pids)
 		}
@@ -330,6 +333,51 @@ func TestWorkersMariaDB(t *testing.T) {
 		}
 		if r.Condition == "general-log-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != d.Executed) {
 			t.Errorf("run %d: events %+v, executed %d; want every statement of both workers logged", r.Seq, r.Events, d.Executed)
+		}
+	}
+}
+
+// Alternation on workers: the coordinator switches the observer once for
+// all of them on its own clock, and every worker labels its seconds with
+// the same phases: the on phases' latency and the overhead are computed
+// from the merged result, and the events of both workers are counted.
+func TestWorkersAlternation(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	out := filepath.Join(privateTemp(t), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
+		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "4", "--seed", "6", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alt := 0
+	for _, r := range runs {
+		if r.Method != "alternation" {
+			continue
+		}
+		alt++
+		if r.Error != "" || len(r.Driver.Workers) != 2 || len(r.Phases) < 4 || len(r.Driver.LatencyBy) == 0 {
+			t.Errorf("alternation run %d: error %q, %d workers, %d phases, latency by label %v", r.Seq, r.Error, len(r.Driver.Workers), len(r.Phases), r.Driver.LatencyBy)
+		}
+	}
+	if alt == 0 {
+		t.Fatalf("no alternation run:\n%s", stderr.String())
+	}
+	sum, err := readSummary(t, filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sum.Conditions {
+		if c.Name != "log-statements-file" {
+			continue
+		}
+		if c.Overhead == nil || c.Window != result.WindowOnPhases || c.Events == nil || c.Events.Recorded != c.Events.Executed {
+			t.Errorf("log-statements-file: overhead %+v, window %q, events %+v; want an overhead over on phases and every event", c.Overhead, c.Window, c.Events)
 		}
 	}
 }

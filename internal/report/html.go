@@ -71,6 +71,11 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	chart.Series = seriesOf(s, runs)
 	page.Series = chart.Series
 	page.Counters = counterTable(s)
+	for _, c := range s.Conditions {
+		for _, w := range c.Workers {
+			page.Workers = append(page.Workers, workerRow{Condition: c.Name, WorkerSummary: w})
+		}
+	}
 	page.Statements = statementMatrix(s)
 	b, err := json.Marshal(chart)
 	if err != nil {
@@ -87,6 +92,7 @@ type htmlPage struct {
 	Events     []eventView
 	Waits      []waitRow
 	Counters   counterView
+	Workers    []workerRow
 	Statements counterView
 	Data       template.JS
 	UPlotJS    template.JS
@@ -243,6 +249,12 @@ type waitRow struct {
 type waitCell struct {
 	Text      string
 	Signature bool
+}
+
+// workerRow is one worker's line of a condition (--workers).
+type workerRow struct {
+	Condition string
+	result.WorkerSummary
 }
 
 type counterView struct {
