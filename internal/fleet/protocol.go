@@ -23,7 +23,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -104,21 +104,26 @@ type part struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
-// conn sends and receives messages; Send is safe for concurrent use.
+// sendTimeout bounds one send: a peer that stops reading must not hold up
+// the sender (the coordinator's pings to every other worker).
+const sendTimeout = 5 * time.Second
+
+// conn sends and receives messages; send is safe for concurrent use.
 type conn struct {
 	mu  sync.Mutex
 	enc *json.Encoder
 	dec *json.Decoder
-	c   io.Closer
+	nc  net.Conn
 }
 
-func newConn(rw io.ReadWriteCloser) *conn {
-	return &conn{enc: json.NewEncoder(rw), dec: json.NewDecoder(bufio.NewReader(rw)), c: rw}
+func newConn(nc net.Conn) *conn {
+	return &conn{enc: json.NewEncoder(nc), dec: json.NewDecoder(bufio.NewReader(nc)), nc: nc}
 }
 
 func (c *conn) send(m message) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.nc.SetWriteDeadline(time.Now().Add(sendTimeout))
 	if err := c.enc.Encode(m); err != nil {
 		return fmt.Errorf("send %s: %w", m.Kind, err)
 	}
@@ -132,4 +137,4 @@ func (c *conn) receive() (message, error) {
 	return m, err
 }
 
-func (c *conn) close() error { return c.c.Close() }
+func (c *conn) close() error { return c.nc.Close() }
