@@ -231,11 +231,7 @@ func writeReport(c config, sql string, samples []sample) error {
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
-	fmt.Print(w.String())
-	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.out, []byte(w.String()), 0o644); err != nil {
+	if err := sidebyside.Publish(c.out, w.String()); err != nil {
 		return err
 	}
 	logf("wrote %s", c.out)

@@ -313,11 +313,7 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
-	fmt.Print(w.String())
-	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(c.out, []byte(w.String()), 0o644)
+	return sidebyside.Publish(c.out, w.String())
 }
 
 // cpuTimes are the machine's idle and total CPU ticks (/proc/stat).

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -127,23 +128,15 @@ func run(ctx context.Context, c config) error {
 			s := sample{arrangement: a, round: round}
 			switch a {
 			case "in process":
-				var cpu0, cpu time.Duration
-				var opened time.Time
-				var window time.Duration
+				var self selfCPU
 				in := dcfg
-				in.Window = func(open bool) {
-					if open {
-						cpu0, opened = sidebyside.SelfCPU(), time.Now()
-					} else {
-						cpu, window = sidebyside.SelfCPU()-cpu0, time.Since(opened)
-					}
-				}
+				in.Window = self.toggle
 				res, err := driver.Run(ctx, in, func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }, meta.New())
 				if err != nil {
 					return err
 				}
 				s.rate = res.Throughput
-				s.workerCPU = 100 * cpu.Seconds() / (window.Seconds() * float64(runtime.NumCPU()))
+				s.workerCPU = self.machinePct()
 			default:
 				n := 1
 				if a == many {
@@ -172,29 +165,39 @@ func onWorkers(ctx context.Context, exe, tmp, dsn string, n int, dcfg driver.Con
 		return s, err
 	}
 	defer l.Close()
-	var cpu0 time.Duration
-	var opened time.Time
-	var coord time.Duration
-	var window time.Duration
-	dcfg.Window = func(open bool) {
-		if open {
-			cpu0, opened = sidebyside.SelfCPU(), time.Now()
-		} else {
-			coord, window = sidebyside.SelfCPU()-cpu0, time.Since(opened)
-		}
-	}
+	var self selfCPU
+	dcfg.Window = self.toggle
 	res, err := l.Run(ctx, dcfg)
 	if err != nil {
 		return s, err
 	}
-	capacity := window.Seconds() * float64(runtime.NumCPU())
 	s.rate = res.Throughput
-	s.coordCPU = 100 * coord.Seconds() / capacity
+	s.coordCPU = self.machinePct()
 	for _, w := range res.Workers {
 		s.workerCPU += w.CPU.Pct
 		s.clockErrMS = max(s.clockErrMS, w.ClockErrorMS)
 	}
 	return s, nil
+}
+
+// selfCPU is this process's CPU over a driver's window (its Window).
+type selfCPU struct {
+	cpu0, cpu time.Duration
+	opened    time.Time
+	window    time.Duration
+}
+
+func (m *selfCPU) toggle(open bool) {
+	if open {
+		m.cpu0, m.opened = sidebyside.SelfCPU(), time.Now()
+		return
+	}
+	m.cpu, m.window = sidebyside.SelfCPU()-m.cpu0, time.Since(m.opened)
+}
+
+// machinePct is the CPU as a share of all the machine's cores.
+func (m *selfCPU) machinePct() float64 {
+	return collect.MachinePct(m.cpu.Seconds(), m.window.Seconds())
 }
 
 // goalCoordinator is issue 27's bound on the coordinator's own CPU.
@@ -249,9 +252,5 @@ func report(c config, version string, arrangements []string, samples []sample) e
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
-	fmt.Print(w.String())
-	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(c.out, []byte(w.String()), 0o644)
+	return sidebyside.Publish(c.out, w.String())
 }

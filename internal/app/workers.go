@@ -29,10 +29,13 @@ var WorkerCommand = func() ([]string, error) {
 	return []string{exe, "worker"}, nil
 }
 
+// kubernetesFlags are the flags of --launcher kubernetes alone.
+var kubernetesFlags = []string{"image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"}
+
 // checkWorkers refuses --workers and --launcher where they cannot apply.
 func (c runConfig) checkWorkers() error {
 	if c.Workers == 0 {
-		for _, f := range []string{"launcher", "image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"} {
+		for _, f := range append([]string{"launcher"}, kubernetesFlags...) {
 			if c.given[f] {
 				return usagef("--%s is for the workers of --workers: give --workers N", f)
 			}
@@ -40,7 +43,7 @@ func (c runConfig) checkWorkers() error {
 		return nil
 	}
 	if c.Launcher != "kubernetes" {
-		for _, f := range []string{"image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"} {
+		for _, f := range kubernetesFlags {
 			if c.given[f] {
 				return usagef("--%s is for --launcher kubernetes", f)
 			}

@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -236,11 +236,8 @@ func (w *worker) run(ctx context.Context, m message) {
 	w.c.send(message{Kind: kindPart, RunID: id, Part: &part{PartWire: wire, CPUSeconds: (cpu1 - cpu0).Seconds()}})
 }
 
-// processCPU is this process's CPU time so far, user and system.
+// processCPU is this process's CPU time so far, 0 if unreadable.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := collect.SelfCPU()
+	return d
 }

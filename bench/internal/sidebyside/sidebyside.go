@@ -14,9 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -72,11 +72,20 @@ func RunDriver(ctx context.Context, cfg driver.Config, dial driver.Dialer, wl wo
 
 // SelfCPU is the user and system CPU time of this process, all threads.
 func SelfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	d, err := collect.SelfCPU()
+	if err != nil {
 		panic(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
+}
+
+// Publish prints a bench's markdown report and writes it to path.
+func Publish(path, report string) error {
+	fmt.Print(report)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(report), 0o644)
 }
 
 // OneStatement returns the one statement wl prepares, taken from the
