@@ -2,7 +2,8 @@
 # Installs what obsbench needs and is missing: the PostgreSQL server with the
 # extensions its observer catalog uses, and the MariaDB server (its
 # server_audit plugin comes with it), valgrind for --method instructions,
-# sysbench (bench/mariadb-driver's peer),
+# sysbench (bench/mariadb-driver's peer), iproute2 (the workers' network
+# namespace test),
 # and headless Chromium for the test of the HTML report. Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
 set -euo pipefail
@@ -24,6 +25,8 @@ packages=(
   # obsbench capture's test of logs in other languages: the locales a
   # server's lc_messages names (generated below)
   locales
+  # the workers' test in network namespaces of their own: ip netns, veth
+  iproute2
 )
 # The locales whose PostgreSQL messages the capture test reads: German
 # keeps the severity LOG, Russian translates it too.

@@ -37,8 +37,10 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Kubernetes.Image, "image", s.Kubernetes.Image, "with --launcher kubernetes: the worker pods' image, with obsbench in it (deploy/Dockerfile)")
 	fs.StringVar(&s.Kubernetes.Namespace, "namespace", s.Kubernetes.Namespace, "with --launcher kubernetes: the workers' namespace (default: the coordinator pod's, or the kubeconfig context's)")
 	fs.StringVar(&s.Kubernetes.Kubeconfig, "kubeconfig", s.Kubernetes.Kubeconfig, "with --launcher kubernetes: kubeconfig file (default: in a pod its service account, else $KUBECONFIG or ~/.kube/config)")
-	fs.IntVar(&s.Kubernetes.Port, "coordinator-port", s.Kubernetes.Port, "with --launcher kubernetes: the TCP port this obsbench listens on for its workers")
-	fs.StringVar(&s.Kubernetes.Advertise, "advertise", s.Kubernetes.Advertise, "with --launcher kubernetes: the IP address the worker pods reach this obsbench at (default: $POD_IP)")
+	fs.StringVar(&s.Coordinator.Advertise, "advertise", s.Coordinator.Advertise, "with --workers: the IP address the workers reach this obsbench at over TCP, where it listens (kubernetes default: $POD_IP; local default: none, a Unix socket)")
+	fs.IntVar(&s.Coordinator.Port, "coordinator-port", s.Coordinator.Port, "with --advertise: the TCP port this obsbench listens on for its workers (default: 7400 for kubernetes, any free port for local)")
+	fs.Func("worker-prefix", "with --launcher local: `words` each worker's command line starts with, {index} replaced by its index (e.g. 'taskset -c {index}' or 'ip netns exec w{index}'; split at spaces, no quoting)",
+		func(v string) error { s.WorkerPrefix = strings.Fields(v); return nil })
 	fs.StringVar(&s.Kubernetes.CPU, "worker-cpu", s.Kubernetes.CPU, "with --launcher kubernetes: each worker pod's CPU request and limit (e.g. 2)")
 	fs.StringVar(&s.Kubernetes.Memory, "worker-memory", s.Kubernetes.Memory, "with --launcher kubernetes: each worker pod's memory request and limit (e.g. 512Mi)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the run order (default: from the clock; printed either way)")

@@ -14,7 +14,7 @@ var replayFlags = []string{"capture", "replay-mode", "replay-speed", "replay-pas
 
 // lookupWorkload finds s's workload: a registered one, a replay of its
 // capture, or the user's scripts (with their record).
-func lookupWorkload(s spec.Spec, given Given) (workload.Meta, []result.Script, error) {
+func lookupWorkload(s spec.Spec, given Given, read readFile) (workload.Meta, []result.Script, error) {
 	if err := checkScriptFlags(s, given); err != nil {
 		return workload.Meta{}, nil, err
 	}
@@ -24,14 +24,14 @@ func lookupWorkload(s spec.Spec, given Given) (workload.Meta, []result.Script, e
 				return workload.Meta{}, nil, usagef("--%s is for --workload replay, not %s", name, s.Workload)
 			}
 		}
-		return scriptWorkload(s)
+		return scriptWorkload(s, read)
 	}
-	wl, err := lookupRegistered(s, given)
+	wl, err := lookupRegistered(s, given, read)
 	return wl, nil, err
 }
 
 // lookupRegistered finds a registered workload or a replay.
-func lookupRegistered(s spec.Spec, given Given) (workload.Meta, error) {
+func lookupRegistered(s spec.Spec, given Given, read readFile) (workload.Meta, error) {
 	if s.Workload != "replay" {
 		for _, name := range replayFlags {
 			if given[name] {
@@ -55,7 +55,11 @@ func lookupRegistered(s spec.Spec, given Given) (workload.Meta, error) {
 	if opts.Mode == replay.Stress && given["replay-speed"] {
 		return workload.Meta{}, usagef("--replay-speed paces --replay-mode sync; stress mode sends as fast as the server answers")
 	}
-	script, err := replay.Load(r.Capture)
+	b, err := read(r.Capture)
+	if err != nil {
+		return workload.Meta{}, usagef("--capture: %v", err)
+	}
+	script, err := replay.Parse(r.Capture, b)
 	if err != nil {
 		return workload.Meta{}, usagef("--capture: %v", err)
 	}

@@ -59,7 +59,6 @@ func Default() spec.Spec {
 		// collector may cost (bench/collectors/RESULT.md). Studies that
 		// read waits switch it on.
 		Counters: true, OnFailure: "continue", Format: "text",
-		Kubernetes: spec.Kubernetes{Port: 7400},
 	}
 }
 
@@ -79,6 +78,8 @@ type runConfig struct {
 	resuming  bool // continue the experiment already in Out
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
+	// files are what the workload read, for workers to read it too.
+	files fileRecorder
 }
 
 // Resolve completes s (the defaults that depend on its workload, a seed,
@@ -109,7 +110,13 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
 	var err error
-	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given); err != nil {
+	read := readFile(os.ReadFile)
+	if c.Workers > 0 {
+		// What the workload reads, the workers get with the spec.
+		c.files = fileRecorder{}
+		read = c.files.read
+	}
+	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given, read); err != nil {
 		return c, err
 	}
 	if c.wl, err = c.wl.WithParams(c.Params); err != nil {

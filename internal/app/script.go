@@ -23,7 +23,7 @@ var scriptFlags = []string{"script", "define", "dataset"}
 // scriptWorkload builds --workload pgbench or sql from s.Script: every
 // file is read and parsed here, so that a script's error stops the
 // command before anything starts, with file:line.
-func scriptWorkload(s spec.Spec) (workload.Meta, []result.Script, error) {
+func scriptWorkload(s spec.Spec, read readFile) (workload.Meta, []result.Script, error) {
 	sc := s.Script
 	if sc.Dataset != "" {
 		if _, err := dataset.Lookup(sc.Dataset); err != nil {
@@ -37,7 +37,7 @@ func scriptWorkload(s spec.Spec) (workload.Meta, []result.Script, error) {
 		return workload.Meta{}, nil, usagef("--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (%s), repeatable", builtinNames())
 	}
 	if s.Workload == "sql" {
-		return sqlWorkload(sc)
+		return sqlWorkload(sc, read)
 	}
 	defines := map[string]string{}
 	for _, d := range sc.Defines {
@@ -51,7 +51,7 @@ func scriptWorkload(s spec.Spec) (workload.Meta, []result.Script, error) {
 	var rec []result.Script
 	total := 0
 	for _, arg := range sc.Files {
-		w, err := loadScript(arg)
+		w, err := loadScript(arg, read)
 		if err != nil {
 			return workload.Meta{}, nil, err
 		}
@@ -69,7 +69,7 @@ func scriptWorkload(s spec.Spec) (workload.Meta, []result.Script, error) {
 }
 
 // sqlWorkload is --workload sql: one file of plain SQL.
-func sqlWorkload(sc spec.Script) (workload.Meta, []result.Script, error) {
+func sqlWorkload(sc spec.Script, read readFile) (workload.Meta, []result.Script, error) {
 	switch {
 	case len(sc.Files) > 1:
 		return workload.Meta{}, nil, usagef("--workload sql runs one file (--script given %d times); to mix files by weight, use --workload pgbench", len(sc.Files))
@@ -79,7 +79,7 @@ func sqlWorkload(sc spec.Script) (workload.Meta, []result.Script, error) {
 		return workload.Meta{}, nil, usagef("--script %s: --workload sql takes no @weight (it runs one file)", sc.Files[0])
 	}
 	path := sc.Files[0]
-	text, err := os.ReadFile(path)
+	text, err := read(path)
 	if err != nil {
 		return workload.Meta{}, nil, usagef("--script: %v", err)
 	}
@@ -99,7 +99,7 @@ type loaded struct {
 // loadScript reads one --script value as pgbench reads -f FILE[@W] and
 // -b NAME[@W]: the weight follows the last '@' (default 1); a name that
 // is no file is a built-in, by its name or a prefix of one name only.
-func loadScript(arg string) (loaded, error) {
+func loadScript(arg string, read readFile) (loaded, error) {
 	name, weight := arg, 1
 	if i := strings.LastIndexByte(arg, '@'); i >= 0 {
 		name = arg[:i]
@@ -112,7 +112,7 @@ func loadScript(arg string) (loaded, error) {
 		}
 		weight = int(w)
 	}
-	text, err := os.ReadFile(name)
+	text, err := read(name)
 	var script *pgbench.Script
 	switch {
 	case err == nil:

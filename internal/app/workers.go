@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
@@ -30,12 +33,19 @@ var WorkerCommand = func() ([]string, error) {
 }
 
 // kubernetesFlags are the flags of --launcher kubernetes alone.
-var kubernetesFlags = []string{"image", "namespace", "kubeconfig", "coordinator-port", "advertise", "worker-cpu", "worker-memory"}
+var kubernetesFlags = []string{"image", "namespace", "kubeconfig", "worker-cpu", "worker-memory"}
+
+// workerFlags are the flags of --workers.
+var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "worker-prefix"}, kubernetesFlags...)
+
+// defaultKubernetesPort is where a coordinator listens for worker pods
+// unless --coordinator-port says otherwise.
+const defaultKubernetesPort = 7400
 
 // checkWorkers refuses --workers and --launcher where they cannot apply.
 func (c runConfig) checkWorkers() error {
 	if c.Workers == 0 {
-		for _, f := range append([]string{"launcher"}, kubernetesFlags...) {
+		for _, f := range workerFlags {
 			if c.given[f] {
 				return usagef("--%s is for the workers of --workers: give --workers N", f)
 			}
@@ -48,6 +58,22 @@ func (c runConfig) checkWorkers() error {
 				return usagef("--%s is for --launcher kubernetes", f)
 			}
 		}
+	} else if len(c.WorkerPrefix) > 0 {
+		return usagef("--worker-prefix is for --launcher local: a pod's command is its image's")
+	}
+	co := c.Coordinator
+	switch {
+	case co.Advertise != "" && net.ParseIP(co.Advertise) == nil:
+		return usagef("--advertise %s: want an IP address of this machine that the workers reach", co.Advertise)
+	case co.Port < 0 || co.Port > 65535:
+		return usagef("--coordinator-port %d: want 1 to 65535, or 0 for the default", co.Port)
+	case co.Port != 0 && co.Advertise == "" && c.Launcher != "kubernetes":
+		return usagef("--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on")
+	}
+	for _, w := range c.WorkerPrefix {
+		if strings.ContainsAny(w, "'\"") {
+			return usagef("--worker-prefix: %s: the prefix is split at spaces and not unquoted; put a command that needs quoting in a script and give its path", w)
+		}
 	}
 	switch {
 	case c.Workers < 0 || c.Workers > 64:
@@ -58,12 +84,8 @@ func (c runConfig) checkWorkers() error {
 		return usagef("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
 	case c.Launcher == "kubernetes" && c.DSN == "":
 		return usagef("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
-	case c.Launcher == "kubernetes" && (c.Kubernetes.Port < 1 || c.Kubernetes.Port > 65535):
-		return usagef("--coordinator-port %d: want 1 to 65535", c.Kubernetes.Port)
 	case c.Method == "instructions":
 		return usagef("--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind")
-	case c.Workload == "pgbench" || c.Workload == "sql" || c.Workload == "replay":
-		return usagef("--workers with --workload %s: workers receive the experiment's spec, not its script or capture files, so they cannot run it yet; run it without --workers", c.Workload)
 	case c.Clients < c.Workers:
 		return usagef("--workers %d share %d session(s): give --clients at least %d", c.Workers, c.Clients, c.Workers)
 	}
@@ -89,7 +111,7 @@ func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf f
 	}
 	s := c.Spec
 	s.DSN = "" // the workers reach the server by its address, below
-	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Log: logf}
+	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Files: c.files, Log: logf}
 	if c.Launcher == "kubernetes" {
 		return startPods(ctx, c, cfg, logf)
 	}
@@ -97,10 +119,12 @@ func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf f
 	if err != nil {
 		return nil, err
 	}
+	lc := fleet.LocalConfig{Config: cfg, Command: cmd, Prefix: c.WorkerPrefix, LogDir: filepath.Join(c.Out, "workers"), Register: RegisterTimeout}
+	if co := c.Coordinator; co.Advertise != "" {
+		lc.Listen = net.JoinHostPort(co.Advertise, strconv.Itoa(co.Port))
+	}
 	logf("starting %d local workers", c.Workers)
-	return fleet.StartLocal(ctx, fleet.LocalConfig{
-		Config: cfg, Command: cmd, LogDir: filepath.Join(c.Out, "workers"), Register: RegisterTimeout,
-	})
+	return fleet.StartLocal(ctx, lc)
 }
 
 // Worker runs sessions for the coordinator at addr (obsbench worker)
@@ -109,9 +133,10 @@ func Worker(ctx context.Context, addr string, index int, token string, stderr io
 	return fleet.Work(ctx, fleet.WorkerConfig{Coordinator: addr, Token: token, Index: index, Log: logTo(stderr), Build: buildWorker})
 }
 
-// buildWorker turns the spec a coordinator sent into the workload and
-// the dialer of a worker's sessions.
-func buildWorker(s spec.Spec, a engine.SessionAddress) (workload.Meta, driver.Dialer, error) {
+// buildWorker turns the spec a coordinator sent, with the files its
+// workload reads, into the workload and the dialer of a worker's
+// sessions.
+func buildWorker(s spec.Spec, a engine.SessionAddress, files map[string][]byte) (workload.Meta, driver.Dialer, error) {
 	e, err := engine.Lookup(s.Engine)
 	if err != nil {
 		return workload.Meta{}, nil, err
@@ -120,7 +145,7 @@ func buildWorker(s spec.Spec, a engine.SessionAddress) (workload.Meta, driver.Di
 	if !ok {
 		return workload.Meta{}, nil, fmt.Errorf("the %s engine cannot open sessions in a worker", s.Engine)
 	}
-	wl, err := lookupRegistered(s, Given{})
+	wl, _, err := lookupWorkload(s, Given{}, sentFiles(files))
 	if err != nil {
 		return wl, nil, err
 	}

@@ -52,7 +52,10 @@ func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(str
 	} else if n > 0 {
 		logf("deleted %d object(s) an obsbench that did not finish left in the cluster", n)
 	}
-	advertise := k.Advertise
+	advertise, port := c.Coordinator.Advertise, c.Coordinator.Port
+	if port == 0 {
+		port = defaultKubernetesPort
+	}
 	if advertise == "" {
 		advertise = os.Getenv("POD_IP")
 	}
@@ -63,7 +66,7 @@ func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(str
 		return nil, err
 	}
 	o := kube.Options{Experiment: "e" + strconv.FormatUint(c.Seed%(1<<40), 36), Namespace: ns, Image: k.Image, Workers: c.Workers,
-		Port: int32(k.Port), AdvertiseIP: advertise, CPU: k.CPU, Memory: k.Memory, Spread: true}
+		Port: int32(port), AdvertiseIP: advertise, CPU: k.CPU, Memory: k.Memory, Spread: true}
 	if name := os.Getenv("POD_NAME"); name != "" {
 		o.Owner = &kube.Owner{Name: name, Namespace: os.Getenv("POD_NAMESPACE"), UID: types.UID(os.Getenv("POD_UID"))}
 	}
@@ -73,7 +76,7 @@ func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(str
 	}
 	// The advertised address only; and there only a worker with the
 	// token (from the Secret) is served.
-	ln, err := net.Listen("tcp", net.JoinHostPort(advertise, strconv.Itoa(k.Port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(advertise, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("listen for workers: %w", err)
 	}

@@ -18,9 +18,12 @@ import (
 // Timeouts of the protocol.
 const (
 	helloTimeout = 10 * time.Second // a connection says who it is
-	replyTimeout = 30 * time.Second // a worker answers a request (connecting its sessions included)
-	stopTimeout  = 10 * time.Second // a stopped worker reports
-	pingEvery    = 500 * time.Millisecond
+	// assignTimeout bounds a worker's wait for its assignment, which may
+	// carry a large capture file over a slow link.
+	assignTimeout = 10 * time.Minute
+	replyTimeout  = 30 * time.Second // a worker answers a request (connecting its sessions included)
+	stopTimeout   = 10 * time.Second // a stopped worker reports
+	pingEvery     = 500 * time.Millisecond
 	// silenceLimit is how long a worker goes on without hearing from its
 	// coordinator: pings come every pingEvery.
 	silenceLimit = 3 * time.Second
@@ -36,6 +39,9 @@ type Config struct {
 	Token   string
 	Spec    spec.Spec
 	Address engine.SessionAddress
+	// Files are the files the workload reads (scripts, a capture), by
+	// the paths the spec names: workers need not see this file system.
+	Files map[string][]byte
 	// Log receives notes for the user; nil: none.
 	Log func(format string, args ...any)
 }
@@ -166,8 +172,10 @@ func (c *Coordinator) register(nc net.Conn) error {
 	if taken {
 		return fmt.Errorf("worker %d is registered already", h.Index)
 	}
-	nc.SetDeadline(time.Now().Add(replyTimeout))
-	if err := wc.send(message{Kind: kindAssign, Assign: &assign{Spec: c.cfg.Spec, Address: c.cfg.Address}}); err != nil {
+	// The worker answers once it has read the files and built the
+	// workload from them.
+	nc.SetDeadline(time.Now().Add(replyTimeout + filesTimeout(c.cfg.Files)))
+	if err := wc.sendWithin(message{Kind: kindAssign, Assign: &assign{Spec: c.cfg.Spec, Address: c.cfg.Address, Files: c.cfg.Files}}, filesTimeout(c.cfg.Files)); err != nil {
 		return err
 	}
 	if m, err = wc.receive(); err != nil {

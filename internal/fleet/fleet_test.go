@@ -36,6 +36,25 @@ func TestShare(t *testing.T) {
 	}
 }
 
+// A worker's command line: the prefix with {index} replaced wherever it
+// stands, then the command, the coordinator's address and the index.
+func TestWorkerLine(t *testing.T) {
+	cmd := []string{"/usr/bin/obsbench", "worker"}
+	for _, tc := range []struct {
+		prefix []string
+		i      int
+		want   string
+	}{
+		{nil, 0, "/usr/bin/obsbench worker --coordinator 10.0.0.1:7400 --index 0"},
+		{[]string{"taskset", "-c", "{index}"}, 3, "taskset -c 3 /usr/bin/obsbench worker --coordinator 10.0.0.1:7400 --index 3"},
+		{[]string{"ip", "netns", "exec", "w{index}-{index}"}, 12, "ip netns exec w12-12 /usr/bin/obsbench worker --coordinator 10.0.0.1:7400 --index 12"},
+	} {
+		if got := strings.Join(workerLine(tc.prefix, cmd, "10.0.0.1:7400", tc.i), " "); got != tc.want {
+			t.Errorf("workerLine(%q, %d) = %q; want %q", tc.prefix, tc.i, got, tc.want)
+		}
+	}
+}
+
 // startFleet runs a coordinator and n in-process workers over an
 // in-memory server: the protocol's own logic, beside the real-server
 // tests of cmd/obsbench.
@@ -55,7 +74,7 @@ func startFleet(t *testing.T, n int, token string) (*Coordinator, *memory.Server
 		}})
 	t.Cleanup(func() { c.Close() })
 	srv := memory.New(memory.Options{StatementCost: 200 * time.Microsecond, Capacity: 2})
-	build := func(s spec.Spec, a engine.SessionAddress) (workload.Meta, driver.Dialer, error) {
+	build := func(s spec.Spec, a engine.SessionAddress, _ map[string][]byte) (workload.Meta, driver.Dialer, error) {
 		if s.Workload != "loop" || a.DSN != "memory" {
 			return workload.Meta{}, nil, errors.New("not the coordinator's spec")
 		}

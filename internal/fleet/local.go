@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +27,13 @@ type LocalConfig struct {
 	// Command is the worker's command line without its coordinator
 	// address and index (obsbench worker), which are appended.
 	Command []string
+	// Prefix starts each worker's command line, with {index} replaced by
+	// the worker's index (ip netns exec w{index}, taskset -c {index}).
+	Prefix []string
+	// Listen, host:port, is where the workers reach the coordinator over
+	// TCP; empty: a Unix socket in a directory only this account may
+	// enter. Port 0: any free port.
+	Listen string
 	// LogDir holds each worker's output, worker-N.log.
 	LogDir string
 	// Register bounds the wait for every worker to register.
@@ -33,7 +41,8 @@ type LocalConfig struct {
 }
 
 // Local is a coordinator with its workers on this machine, reached over a
-// Unix socket in a directory only this account may enter.
+// Unix socket in a directory only this account may enter, or over TCP
+// where only a worker with the token is served.
 type Local struct {
 	*Coordinator
 	cfg     LocalConfig
@@ -72,13 +81,21 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	sock := filepath.Join(dir, "coordinator.sock")
-	ln, err := net.Listen("unix", sock)
+	network, addr := "unix", filepath.Join(dir, "coordinator.sock")
+	if cfg.Listen != "" {
+		network, addr = "tcp", cfg.Listen
+	}
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("listen for workers: %w", err)
 	}
-	l := &Local{Coordinator: NewCoordinator(ln, cfg.Config), cfg: cfg, dir: dir, addr: "unix:" + sock,
+	if network == "unix" {
+		addr = "unix:" + addr
+	} else {
+		addr = ln.Addr().String()
+	}
+	l := &Local{Coordinator: NewCoordinator(ln, cfg.Config), cfg: cfg, dir: dir, addr: addr,
 		procs: make([]*exec.Cmd, cfg.Workers)}
 	if err := os.MkdirAll(cfg.LogDir, 0o700); err != nil {
 		l.Close()
@@ -105,8 +122,8 @@ func (l *Local) start(i, restarts int) error {
 	if err != nil {
 		return err
 	}
-	args := append(append([]string(nil), l.cfg.Command[1:]...), "--coordinator", l.addr, "--index", strconv.Itoa(i))
-	cmd := exec.Command(l.cfg.Command[0], args...)
+	line := workerLine(l.cfg.Prefix, l.cfg.Command, l.addr, i)
+	cmd := exec.Command(line[0], line[1:]...)
 	cmd.Env = append(os.Environ(), TokenEnv+"="+l.cfg.Token)
 	cmd.Stdout, cmd.Stderr = f, f
 	// Its own process group: a Ctrl-C reaches the coordinator, which
@@ -140,6 +157,18 @@ func (l *Local) start(i, restarts int) error {
 		}
 	}()
 	return nil
+}
+
+// workerLine is worker i's command line: the prefix, {index} replaced,
+// then the worker command with the coordinator's address and i.
+func workerLine(prefix, command []string, addr string, i int) []string {
+	index := strconv.Itoa(i)
+	var line []string
+	for _, w := range prefix {
+		line = append(line, strings.ReplaceAll(w, "{index}", index))
+	}
+	line = append(line, command...)
+	return append(line, "--coordinator", addr, "--index", index)
 }
 
 // PIDs are the worker processes (experiment.LocalLoad): their CPU is the

@@ -82,6 +82,7 @@ type hello struct {
 type assign struct {
 	Spec    spec.Spec             `json:"spec"`
 	Address engine.SessionAddress `json:"address"`
+	Files   map[string][]byte     `json:"files,omitempty"`
 }
 
 type runRequest struct {
@@ -120,10 +121,23 @@ func newConn(nc net.Conn) *conn {
 	return &conn{enc: json.NewEncoder(nc), dec: json.NewDecoder(bufio.NewReader(nc)), nc: nc}
 }
 
-func (c *conn) send(m message) error {
+func (c *conn) send(m message) error { return c.sendWithin(m, sendTimeout) }
+
+// filesTimeout bounds the send of an assignment with files: a second
+// more for every MiB, a slow link's pace.
+func filesTimeout(files map[string][]byte) time.Duration {
+	n := 0
+	for _, b := range files {
+		n += len(b)
+	}
+	return sendTimeout + time.Duration(n>>20)*time.Second
+}
+
+// sendWithin is send with its own bound.
+func (c *conn) sendWithin(m message, d time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.nc.SetWriteDeadline(time.Now().Add(sendTimeout))
+	c.nc.SetWriteDeadline(time.Now().Add(d))
 	if err := c.enc.Encode(m); err != nil {
 		return fmt.Errorf("send %s: %w", m.Kind, err)
 	}

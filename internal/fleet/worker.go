@@ -24,9 +24,10 @@ type WorkerConfig struct {
 	Coordinator string
 	Token       string
 	Index       int
-	// Build turns the experiment the coordinator sends into the workload
-	// and the dialer of its sessions.
-	Build func(s spec.Spec, a engine.SessionAddress) (workload.Meta, driver.Dialer, error)
+	// Build turns the experiment the coordinator sends (with the files
+	// its workload reads) into the workload and the dialer of its
+	// sessions.
+	Build func(s spec.Spec, a engine.SessionAddress, files map[string][]byte) (workload.Meta, driver.Dialer, error)
 	// Log receives notes; nil: none.
 	Log func(format string, args ...any)
 }
@@ -61,7 +62,7 @@ func Work(ctx context.Context, cfg WorkerConfig) error {
 	if err := c.send(message{Kind: kindHello, Hello: &hello{Index: cfg.Index, Token: cfg.Token, Host: host, PID: os.Getpid(), CPUs: runtime.NumCPU()}}); err != nil {
 		return err
 	}
-	nc.SetReadDeadline(time.Now().Add(helloTimeout))
+	nc.SetReadDeadline(time.Now().Add(assignTimeout))
 	m, err := c.receive()
 	if err != nil {
 		return fmt.Errorf("the coordinator at %s did not take this worker (wrong token or index?): %w", cfg.Coordinator, err)
@@ -69,7 +70,7 @@ func Work(ctx context.Context, cfg WorkerConfig) error {
 	if m.Kind != kindAssign || m.Assign == nil {
 		return fmt.Errorf("coordinator sent %q; want %s", m.Kind, kindAssign)
 	}
-	wl, dial, err := cfg.Build(m.Assign.Spec, m.Assign.Address)
+	wl, dial, err := cfg.Build(m.Assign.Spec, m.Assign.Address, m.Assign.Files)
 	if err != nil {
 		c.send(message{Kind: kindAssigned, Err: err.Error()})
 		return err

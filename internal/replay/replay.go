@@ -8,6 +8,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -96,6 +97,19 @@ func Load(path string) (*Script, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// Parse loads a script from a capture file's contents; name is the
+// file's, for errors.
+func Parse(name string, b []byte) (*Script, error) {
+	r, err := capture.NewReader(bytes.NewReader(b))
+	if err == nil {
+		var s *Script
+		if s, err = Read(r); err == nil {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
 // Read loads a script from a capture reader.

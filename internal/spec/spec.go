@@ -60,9 +60,15 @@ type Spec struct {
 	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
-	Workers    int        `json:"workers,omitempty"`
-	Launcher   string     `json:"launcher,omitempty"`
-	Kubernetes Kubernetes `json:"kubernetes,omitempty"`
+	Workers  int    `json:"workers,omitempty"`
+	Launcher string `json:"launcher,omitempty"`
+	// Coordinator is where workers reach this process over TCP; its
+	// zero value: a Unix socket (local) or $POD_IP:7400 (kubernetes).
+	Coordinator Coordinator `json:"coordinator,omitempty"`
+	// WorkerPrefix starts each local worker's command line ({index} is
+	// the worker's index): ip netns exec, taskset, numactl, nice.
+	WorkerPrefix []string   `json:"worker_prefix,omitempty"`
+	Kubernetes   Kubernetes `json:"kubernetes,omitempty"`
 
 	// Waits is the wait sampler's interval; 0: off.
 	Waits             time.Duration `json:"waits"`
@@ -183,6 +189,16 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Coordinator is the TCP address a coordinator listens on for its
+// workers.
+type Coordinator struct {
+	// Advertise is the IP address workers reach the coordinator at, and
+	// where it listens.
+	Advertise string `json:"advertise,omitempty"`
+	// Port 0: any free port (local), 7400 (kubernetes).
+	Port int `json:"port,omitempty"`
+}
+
 // Kubernetes configures --launcher kubernetes.
 type Kubernetes struct {
 	// Image is the worker pods' image (obsbench's, see deploy/).
@@ -191,10 +207,6 @@ type Kubernetes struct {
 	// kubeconfig context's.
 	Namespace  string `json:"namespace,omitempty"`
 	Kubeconfig string `json:"kubeconfig,omitempty"`
-	// Port is where the coordinator listens for its workers; Advertise
-	// the address they reach it at (empty: $POD_IP).
-	Port      int    `json:"port,omitempty"`
-	Advertise string `json:"advertise,omitempty"`
 	// CPU and Memory are each worker's request and limit.
 	CPU    string `json:"cpu,omitempty"`
 	Memory string `json:"memory,omitempty"`
