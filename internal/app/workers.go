@@ -127,10 +127,12 @@ func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf f
 	return fleet.StartLocal(ctx, lc)
 }
 
-// Worker runs sessions for the coordinator at addr (obsbench worker)
-// until it ends the experiment.
-func Worker(ctx context.Context, addr string, index int, token string, stderr io.Writer) error {
-	return fleet.Work(ctx, fleet.WorkerConfig{Coordinator: addr, Token: token, Index: index, Log: logTo(stderr), Build: buildWorker})
+// Worker runs sessions for the coordinator at addr (obsbench worker),
+// with the credential it was given (fleet.Credential), until it ends the
+// experiment.
+func Worker(ctx context.Context, addr string, index int, credential string, stderr io.Writer) error {
+	token, pin := fleet.ParseCredential(credential)
+	return fleet.Work(ctx, fleet.WorkerConfig{Coordinator: addr, Token: token, Pin: pin, Index: index, Log: logTo(stderr), Build: buildWorker})
 }
 
 // buildWorker turns the spec a coordinator sent, with the files its

@@ -70,15 +70,16 @@ func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(str
 	if name := os.Getenv("POD_NAME"); name != "" {
 		o.Owner = &kube.Owner{Name: name, Namespace: os.Getenv("POD_NAMESPACE"), UID: types.UID(os.Getenv("POD_UID"))}
 	}
-	objs, err := kube.Build(o, cfg.Token)
-	if err != nil {
-		return nil, usagef("--launcher kubernetes: %v", err)
-	}
-	// The advertised address only; and there only a worker with the
-	// token (from the Secret) is served.
-	ln, err := net.Listen("tcp", net.JoinHostPort(advertise, strconv.Itoa(port)))
+	// The advertised address only, over TLS; and there only a worker
+	// with the token (from the Secret) is served.
+	ln, pin, err := fleet.ListenTLS(net.JoinHostPort(advertise, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("listen for workers: %w", err)
+	}
+	objs, err := kube.Build(o, fleet.Credential(cfg.Token, pin))
+	if err != nil {
+		ln.Close()
+		return nil, usagef("--launcher kubernetes: %v", err)
 	}
 	coord := fleet.NewCoordinator(ln, cfg)
 	logf("creating Job %s/%s of %d worker pods (%s)", ns, objs.Job.Name, c.Workers, k.Image)

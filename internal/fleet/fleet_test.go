@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -167,5 +168,71 @@ func TestWrongTokenAndLostCoordinator(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Error("worker still running 2s after its coordinator went")
+	}
+}
+
+// Over TCP the workers speak TLS to a coordinator whose certificate they
+// check against the pin before they send anything: a worker sent to an
+// impostor (another certificate) refuses to talk and the impostor reads
+// nothing from it, the token included; a worker without a pin refuses
+// plain TCP; with the right pin a worker registers.
+func TestTLSPinned(t *testing.T) {
+	ln, pin, err := ListenTLS("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCoordinator(ln, Config{Workers: 1, Token: "secret", Spec: spec.Spec{Engine: "memory", Workload: "loop"},
+		Address: engine.SessionAddress{DSN: "memory"}})
+	defer c.Close()
+	impostor, otherPin, err := ListenTLS("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impostor.Close()
+	heard := make(chan []byte, 1)
+	go func() {
+		conn, err := impostor.Accept()
+		if err != nil {
+			heard <- nil
+			return
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		b, _ := io.ReadAll(conn)
+		heard <- b
+	}()
+	build := func(spec.Spec, engine.SessionAddress, map[string][]byte) (workload.Meta, driver.Dialer, error) {
+		return workload.Meta{Name: "loop", New: func() workload.Workload { return workload.Loop("SELECT 1") }}, memory.New(memory.Options{}).Dial, nil
+	}
+	ctx := context.Background()
+	err = Work(ctx, WorkerConfig{Coordinator: impostor.Addr().String(), Token: "secret", Pin: pin, Build: build})
+	if err == nil || !strings.Contains(err.Error(), "is not the coordinator's") {
+		t.Errorf("worker sent to an impostor: %v; want it to refuse the certificate", err)
+	}
+	if b := <-heard; len(b) != 0 {
+		t.Errorf("the impostor read %q from the worker; want nothing", b)
+	}
+	err = Work(ctx, WorkerConfig{Coordinator: ln.Addr().String(), Token: "secret", Build: build})
+	if !errors.Is(err, ErrNotPinned) {
+		t.Errorf("worker without a pin: %v; want %v", err, ErrNotPinned)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- Work(ctx, WorkerConfig{Coordinator: ln.Addr().String(), Token: "secret", Pin: pin, Build: build})
+	}()
+	if err := c.Wait(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := <-done; err != nil {
+		t.Errorf("pinned worker: %v", err)
+	}
+	if len(pin) != 64 || pin == otherPin {
+		t.Errorf("pins %q and %q; want two different SHA-256s in hex", pin, otherPin)
+	}
+	for _, p := range []string{pin, ""} {
+		if tok, got := ParseCredential(Credential("abc", p)); tok != "abc" || got != p {
+			t.Errorf("credential with pin %q: token %q, pin %q", p, tok, got)
+		}
 	}
 }

@@ -41,17 +41,19 @@ type LocalConfig struct {
 }
 
 // Local is a coordinator with its workers on this machine, reached over a
-// Unix socket in a directory only this account may enter, or over TCP
+// Unix socket in a directory only this account may enter, or over TLS
 // where only a worker with the token is served.
 type Local struct {
 	*Coordinator
-	cfg     LocalConfig
-	dir     string
-	addr    string
-	mu      sync.Mutex
-	procs   []*exec.Cmd
-	closing bool
-	wg      sync.WaitGroup
+	cfg  LocalConfig
+	dir  string
+	addr string
+	// credential is the token, with the pin over TCP (TokenEnv).
+	credential string
+	mu         sync.Mutex
+	procs      []*exec.Cmd
+	closing    bool
+	wg         sync.WaitGroup
 }
 
 // NewToken returns a fresh secret for workers to present.
@@ -81,21 +83,24 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	network, addr := "unix", filepath.Join(dir, "coordinator.sock")
+	var ln net.Listener
+	var addr, pin string
 	if cfg.Listen != "" {
-		network, addr = "tcp", cfg.Listen
+		ln, pin, err = ListenTLS(cfg.Listen)
+		addr = cfg.Listen
+		if err == nil {
+			addr = ln.Addr().String()
+		}
+	} else {
+		sock := filepath.Join(dir, "coordinator.sock")
+		ln, err = net.Listen("unix", sock)
+		addr = "unix:" + sock
 	}
-	ln, err := net.Listen(network, addr)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("listen for workers: %w", err)
 	}
-	if network == "unix" {
-		addr = "unix:" + addr
-	} else {
-		addr = ln.Addr().String()
-	}
-	l := &Local{Coordinator: NewCoordinator(ln, cfg.Config), cfg: cfg, dir: dir, addr: addr,
+	l := &Local{Coordinator: NewCoordinator(ln, cfg.Config), cfg: cfg, dir: dir, addr: addr, credential: Credential(cfg.Token, pin),
 		procs: make([]*exec.Cmd, cfg.Workers)}
 	if err := os.MkdirAll(cfg.LogDir, 0o700); err != nil {
 		l.Close()
@@ -124,7 +129,7 @@ func (l *Local) start(i, restarts int) error {
 	}
 	line := workerLine(l.cfg.Prefix, l.cfg.Command, l.addr, i)
 	cmd := exec.Command(line[0], line[1:]...)
-	cmd.Env = append(os.Environ(), TokenEnv+"="+l.cfg.Token)
+	cmd.Env = append(os.Environ(), TokenEnv+"="+l.credential)
 	cmd.Stdout, cmd.Stderr = f, f
 	// Its own process group: a Ctrl-C reaches the coordinator, which
 	// stops the workers in order.

@@ -23,7 +23,10 @@ type WorkerConfig struct {
 	// Coordinator is unix:/path/to/socket or host:port.
 	Coordinator string
 	Token       string
-	Index       int
+	// Pin is the SHA-256 of the coordinator's certificate: over TCP the
+	// worker speaks TLS and checks it (ListenTLS).
+	Pin   string
+	Index int
 	// Build turns the experiment the coordinator sends (with the files
 	// its workload reads) into the workload and the dialer of its
 	// sessions.
@@ -36,13 +39,14 @@ type WorkerConfig struct {
 // went away or fell silent.
 var ErrCoordinatorLost = errors.New("lost the coordinator")
 
-// Dial connects to a coordinator address: unix:/path or host:port.
-func Dial(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
+// Dial connects to a coordinator address: unix:/path, or host:port over
+// TLS with the coordinator's certificate pinned.
+func Dial(ctx context.Context, addr, pin string) (net.Conn, error) {
 	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		var d net.Dialer
 		return d.DialContext(ctx, "unix", path)
 	}
-	return d.DialContext(ctx, "tcp", addr)
+	return dialTLS(ctx, addr, pin)
 }
 
 // Work registers with the coordinator and runs what it asks until the
@@ -52,7 +56,7 @@ func Work(ctx context.Context, cfg WorkerConfig) error {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	nc, err := Dial(ctx, cfg.Coordinator)
+	nc, err := Dial(ctx, cfg.Coordinator, cfg.Pin)
 	if err != nil {
 		return fmt.Errorf("connect to the coordinator at %s: %w", cfg.Coordinator, err)
 	}
