@@ -127,6 +127,22 @@ func (t *external) Apply(ctx context.Context, o observer.Observer) (experiment.A
 
 func (t *external) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
 
+// SessionAddress is where workers open the workload's sessions
+// (engine.SessionServer): the DSN as given, password included.
+func (t *external) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: t.Server.dsn.String()}
+}
+
+// Sessions opens workload sessions for a worker (engine.SessionOpener),
+// in the dataset's database as Open's do.
+func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
+	s, err := New(a.DSN, Options{Database: engine.Home})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
+}
+
 func (t *external) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	return t.Server.OpenWaits(ctx)
 }
