@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -280,10 +281,13 @@ func captureFile(ctx context.Context, logPath, capPath string) error {
 
 func render(c config, executed int64, got map[string][]sample) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# replay-vs-pgreplay result\n\n")
-	fmt.Fprintf(&b, "Command: `go run ./bench/replay-vs-pgreplay %s`  \n", strings.Join(os.Args[1:], " "))
-	fmt.Fprintf(&b, "Date: %s; seed %d; %d sessions x %d ad hoc point lookups = %d statements, replayed once per run (stress: as fast as the server answers)\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), c.seed, c.sessions, c.statements, executed)
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	fmt.Fprintf(&b, "# obsbench's replay vs pgreplay\n\n")
+	fmt.Fprintf(&b, "- command: `go run ./bench/replay-vs-pgreplay %s`\n", strings.Join(os.Args[1:], " "))
+	fmt.Fprintf(&b, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(&b, "- machine: nproc %d, kernel %s\n", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	fmt.Fprintf(&b, "- seed %d; %d sessions x %d ad hoc point lookups = %d statements, replayed once per run (stress: as fast as the server answers)\n\n",
+		c.seed, c.sessions, c.statements, executed)
 	fmt.Fprintln(&b, "| tool | runs | median s | median statements/s | median client CPU s | client CPU µs/statement |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|")
 	med := map[string]sample{}

@@ -143,6 +143,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--workers", "2", "--launcher", "kubernetes", "--image", "obsbench:1"}, "--launcher kubernetes: the workers run in pods and reach the server over the network"},
 		{[]string{"run", "--image", "obsbench:1"}, "--image is for the workers of --workers: give --workers N"},
 		{[]string{"run", "--workers", "2", "--namespace", "perf"}, "--namespace is for --launcher kubernetes"},
+		{[]string{"run", "--kernel-waits=false"}, "--kernel-waits is the wait sampler's: give --waits an interval, not off"},
 		{[]string{"run", "--advertise", "10.0.0.1"}, "--advertise is for the workers of --workers: give --workers N"},
 		{[]string{"run", "--workers", "2", "--advertise", "coordinator.local"}, "--advertise coordinator.local: want an IP address of this machine that the workers reach"},
 		{[]string{"run", "--workers", "2", "--coordinator-port", "7500"}, "--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on"},

@@ -57,6 +57,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.BoolVar(&s.AllowChanges, "allow-changes", s.AllowChanges, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	waits := &waitsValue{&s.Waits}
 	fs.Var(waits, "waits", "sample the active sessions' waits every this often (e.g. 10ms), or off")
+	fs.BoolVar(&s.KernelWaits, "kernel-waits", s.KernelWaits, "with --waits on a managed server: look a session that reports no wait up in /proc (its kernel wait channel, e.g. a write to the logging collector's pipe) before counting it as CPU; --kernel-waits=false: the engine's own wait events only")
 	fs.BoolVar(&s.Counters, "counters", s.Counters, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates; --counters=false turns it off")
 	fs.StringVar(&s.OnFailure, "on-failure", s.OnFailure, "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.StringVar(&s.Format, "format", s.Format, "report on standard output as text, json, csv or benchstat (report.html is written to --out either way)")

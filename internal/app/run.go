@@ -55,10 +55,10 @@ func Default() spec.Spec {
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
-		// 2.3% [0.3, 4.9] of throughput here, over the 1% a default
-		// collector may cost (bench/collectors/RESULT.md). Studies that
+		// about 2% of throughput here (2.0 [-0.6, 5.6]), over the 1% a
+		// default collector may cost (bench/collectors/RESULT.md). Studies that
 		// read waits switch it on.
-		Counters: true, OnFailure: "continue", Format: "text",
+		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
 	}
 }
 
@@ -100,6 +100,8 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	switch {
 	case c.MeasureCollectors && c.Waits == 0:
 		return c, usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
+	case c.given["kernel-waits"] && c.Waits == 0:
+		return c, usagef("--kernel-waits is the wait sampler's: give --waits an interval, not off")
 	case c.Waits != 0 && (c.Waits < time.Millisecond || c.Waits > 10*time.Second):
 		return c, usagef("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", c.Waits)
 	}
@@ -376,7 +378,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
 		Done:          done,
 		StopOnFailure: c.OnFailure == "stop",
-		Probes:        experiment.Probes{WaitInterval: c.Waits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
+		Probes:        experiment.Probes{WaitInterval: c.Waits, KernelWaits: c.KernelWaits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
 		// A mix of few, long statements (dss-mix): each is kept, with its
 		// server CPU, for the comparison query by query (analysis).
 		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},

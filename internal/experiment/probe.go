@@ -34,6 +34,9 @@ type Probes struct {
 	// WaitInterval is how often active sessions' waits are sampled; 0
 	// leaves the wait sampler off.
 	WaitInterval time.Duration
+	// KernelWaits looks a session that reports no wait up in /proc, when
+	// the server's processes are on this machine.
+	KernelWaits bool
 	// Counters takes the engine's counters at the window's start and end.
 	Counters bool
 	// MeasureCost adds an arm that pauses and resumes the wait sampler on
@@ -81,7 +84,7 @@ func newProbeWindow(ctx context.Context, cfg Probes, t Target) (*probeWindow, er
 			return nil, err
 		}
 		p.src = src
-		p.sampler = collect.NewWaitSampler(src, cfg.WaitInterval, t.ServerPID() > 0)
+		p.sampler = collect.NewWaitSampler(src, cfg.WaitInterval, cfg.KernelWaits && t.ServerPID() > 0)
 	}
 	return p, nil
 }

@@ -71,9 +71,12 @@ type Spec struct {
 	Kubernetes   Kubernetes `json:"kubernetes,omitempty"`
 
 	// Waits is the wait sampler's interval; 0: off.
-	Waits             time.Duration `json:"waits"`
-	Counters          bool          `json:"counters"`
-	MeasureCollectors bool          `json:"measure_collectors,omitempty"`
+	Waits time.Duration `json:"waits"`
+	// KernelWaits, on a managed server, looks a session that reports no
+	// wait up in /proc (its kernel wait channel) before counting it as CPU.
+	KernelWaits       bool `json:"kernel_waits"`
+	Counters          bool `json:"counters"`
+	MeasureCollectors bool `json:"measure_collectors,omitempty"`
 
 	// Seed orders the runs and draws the phases.
 	Seed uint64 `json:"seed"`
