@@ -183,7 +183,7 @@ func report(c config, ms []measured) error {
 			change(m.sampler.CPUChange), samplerCPU(m.sampler), interval(a.Pct, a.CILow, a.CIHigh), change(m.aa.CPUChange))
 	}
 	p("\nEach variant's text output and summary.json are beside this file (`output-VARIANT.txt`, `summary-VARIANT.json`).")
-	p("What the figures mean, and what was tried: [README.md](README.md).")
+	p("What the figures mean, and what was tried: `bench/collectors/README.md`.")
 	if c.altRounds < 3 {
 		p("\nOnly %d run(s) per arm: a smoke test, not a measurement (use 3 or more).", c.altRounds)
 	}

@@ -218,6 +218,9 @@ func run(ctx context.Context, c config) error {
 		},
 		"pgreplay": func() (sample, error) {
 			cmd := exec.CommandContext(ctx, pgreplay, "-r", "-j", "-s", "100000", "-h", pg.SocketDir(), "-p", fmt.Sprint(pg.Port()), replayFile)
+			// The managed server asks every connection for its password:
+			// libpq reads it from the server's password file.
+			cmd.Env = append(os.Environ(), "PGPASSFILE="+pg.PassFile())
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			began := time.Now()

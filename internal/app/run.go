@@ -55,8 +55,8 @@ func Default() spec.Spec {
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
-		// about 2% of throughput here (2.0 [-0.6, 5.6]), over the 1% a
-		// default collector may cost (bench/collectors/RESULT.md). Studies that
+		// 2-4% of throughput here (2.0 [0.4, 3.8]), over the 1% a
+		// default collector may cost (bench/collectors/README.md). Studies that
 		// read waits switch it on.
 		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
 	}

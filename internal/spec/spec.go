@@ -167,6 +167,9 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 			Reps     int    `json:"reps"`
 		} `json:"alternation"`
 	}
+	// A spec recorded before kernel_waits existed sampled with the /proc
+	// look-up: it keeps doing so when resumed.
+	v.KernelWaits = true
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}

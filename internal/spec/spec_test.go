@@ -49,3 +49,21 @@ func TestBadDuration(t *testing.T) {
 		t.Errorf("Unmarshal = %v; want an error naming duration", err)
 	}
 }
+
+// kernel_waits is recorded either way; a spec recorded before it existed
+// keeps the /proc look-up it ran with.
+func TestKernelWaitsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want bool
+	}{
+		{`{"engine":"postgres"}`, true},
+		{`{"engine":"postgres","kernel_waits":false}`, false},
+		{`{"engine":"postgres","kernel_waits":true}`, true},
+	} {
+		var s Spec
+		if err := json.Unmarshal([]byte(tc.json), &s); err != nil || s.KernelWaits != tc.want {
+			t.Errorf("%s: KernelWaits %v, %v; want %v", tc.json, s.KernelWaits, err, tc.want)
+		}
+	}
+}
