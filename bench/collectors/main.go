@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -91,10 +90,10 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	exe := filepath.Join(tmp, "obsbench")
 	logf("building obsbench")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/obsbench").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	exe, err := sidebyside.BuildObsbench(ctx, tmp)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
@@ -163,7 +162,6 @@ func goal(o *result.OverheadSummary) string {
 func report(c config, ms []measured) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	version := ""
 	if len(ms) > 0 {
 		version = ms[0].serverVersion
@@ -171,7 +169,7 @@ func report(c config, ms []measured) error {
 	p("# What obsbench's wait sampler costs\n")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
 	p("- each variant: `obsbench run --observers baseline --measure-collectors --method alternation`, %d runs of %v per arm, seed %d (the same phases for every variant)", c.altRounds, c.altDuration, c.seed)
 	p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)

@@ -183,11 +183,10 @@ const (
 func writeReport(c config, sql string, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	p("# obsbench driver vs pgbench\n")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions, prepared", c.postgres, workloadName, c.clients)
 	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; pgbench -j %d", c.procs, min(c.pgbenchThreads, c.clients))
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)

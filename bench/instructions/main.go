@@ -18,11 +18,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/counting"
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
@@ -163,8 +163,7 @@ func render(c config, alone, hogged app.Instructions, hogCPU float64, timed resu
 	p("")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed %s %s, workload %s", c.engine, alone.Server, alone.Workload)
 	p("- counted: `--engine %s --method instructions --rounds %d --count-statements %d --count-warmup %d`, seed %d; then the same with a CPU hog (`sh -c 'while :; do :; done'`, %.0f%% of a core over the experiment)",
 		c.engine, c.countRounds, c.statements, c.warmup, c.seed, 100*hogCPU)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -181,11 +180,10 @@ const (
 func writeReport(c *config, sql string, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	p("# obsbench's MariaDB driver vs sysbench\n")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, workloadName, c.clients)
 	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)

@@ -16,12 +16,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -284,11 +284,10 @@ func captureFile(ctx context.Context, logPath, capPath string) error {
 
 func render(c config, executed int64, got map[string][]sample) string {
 	var b strings.Builder
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	fmt.Fprintf(&b, "# obsbench's replay vs pgreplay\n\n")
 	fmt.Fprintf(&b, "- command: `go run ./bench/replay-vs-pgreplay %s`\n", strings.Join(os.Args[1:], " "))
 	fmt.Fprintf(&b, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04:05 UTC"))
-	fmt.Fprintf(&b, "- machine: nproc %d, kernel %s\n", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	fmt.Fprintf(&b, "- machine: %s\n", sidebyside.Machine())
 	fmt.Fprintf(&b, "- seed %d; %d sessions x %d ad hoc point lookups = %d statements, replayed once per run (stress: as fast as the server answers)\n\n",
 		c.seed, c.sessions, c.statements, executed)
 	fmt.Fprintln(&b, "| tool | runs | median s | median statements/s | median client CPU s | client CPU µs/statement |")

@@ -15,10 +15,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -96,10 +94,10 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	exe := filepath.Join(tmp, "obsbench")
 	logf("building obsbench for the workers")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/obsbench").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	exe, err := sidebyside.BuildObsbench(ctx, tmp)
+	if err != nil {
+		return err
 	}
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
 	if err != nil {
@@ -206,11 +204,10 @@ const goalCoordinator = 1.0 // % of the machine
 func report(c config, version string, arrangements []string, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	p("# Sessions in worker processes vs in obsbench's own process\n")
 	p("- command: `%s`", c.command)
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions; the same server for every run", version, workloadName, c.clients)
 	p("- each run: %v warm-up, %v measured; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- workers: local processes (`obsbench worker`) over a Unix socket, started for each run (registration not timed)\n")

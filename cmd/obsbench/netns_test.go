@@ -118,17 +118,12 @@ func TestWorkersInNetworkNamespaces(t *testing.T) {
 	tmp := privateTemp(t)
 	pg := servertest.PostgresWith(t, map[string]string{"listen_addresses": "'" + ns.addr + "'", "logging_collector": "on"})
 	ctx := context.Background()
-	if err := postgres.CreateDatabase(ctx, pg.DSN("ext")); err != nil {
-		t.Fatal(err)
-	}
+	externalAdmin(t, pg)
 	admin, err := pgx.Connect(ctx, pg.DSN("ext"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE ROLE ext_admin SUPERUSER LOGIN PASSWORD '"+secret+"'"); err != nil {
-		t.Fatal(err)
-	}
 	// The watcher below must not add to the statement log it counts.
 	if _, err := admin.Exec(ctx, "SET log_statement = 'none'"); err != nil {
 		t.Fatal(err)

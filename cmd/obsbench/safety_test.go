@@ -20,6 +20,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -43,18 +44,7 @@ func externalServer(t *testing.T) (dsn string, settings func() map[string]string
 	t.Helper()
 	pg := servertest.PostgresWith(t, map[string]string{"logging_collector": "on"})
 	ctx := context.Background()
-	if err := postgres.CreateDatabase(ctx, pg.DSN("ext")); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, pg.DSN("ext"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, "CREATE ROLE ext_admin SUPERUSER LOGIN PASSWORD '"+secret+"'")
-	conn.Close(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	externalAdmin(t, pg)
 	dsn = fmt.Sprintf("host=%s port=%d user=ext_admin dbname=ext sslmode=disable password=%s", pg.SocketDir(), pg.Port(), secret)
 	srv := postgres.New(dsn, postgres.Options{})
 	return dsn, func() map[string]string {
@@ -63,6 +53,24 @@ func externalServer(t *testing.T) (dsn string, settings func() map[string]string
 			t.Fatal(err)
 		}
 		return s
+	}
+}
+
+// externalAdmin creates database ext on pg and ext_admin, a superuser
+// with the password secret: what a user's own server gives obsbench.
+func externalAdmin(t *testing.T, pg *server.Postgres) {
+	t.Helper()
+	ctx := context.Background()
+	if err := postgres.CreateDatabase(ctx, pg.DSN("ext")); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pg.DSN("ext"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE ROLE ext_admin SUPERUSER LOGIN PASSWORD '"+secret+"'"); err != nil {
+		t.Fatal(err)
 	}
 }
 

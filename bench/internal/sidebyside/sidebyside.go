@@ -1,8 +1,9 @@
-// Package sidebyside holds what the benches that run obsbench's driver
-// beside a peer tool (pgbench, sysbench) share: the order of each round,
-// the driver's run measured the way a peer's process is, this process's
-// CPU, the one statement a workload prepares, and the wait until a
-// PostgreSQL run's sessions are gone.
+// Package sidebyside holds what the benches share: the order of each
+// round, the driver's run measured the way a peer tool's process is
+// (pgbench, sysbench), this process's CPU, the one statement a workload
+// prepares, the wait until a PostgreSQL run's sessions are gone, a build
+// of obsbench to run, the machine a report names, and the report's
+// publication.
 package sidebyside
 
 import (
@@ -12,8 +13,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
@@ -77,6 +81,23 @@ func SelfCPU() time.Duration {
 		panic(err)
 	}
 	return d
+}
+
+// Machine names this machine for a report's "machine:" line: its CPUs
+// and its kernel.
+func Machine() string {
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	return fmt.Sprintf("nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
+}
+
+// BuildObsbench builds this checkout's obsbench into dir, for a bench
+// that runs it as a command or as workers, and returns its path.
+func BuildObsbench(ctx context.Context, dir string) (string, error) {
+	exe := filepath.Join(dir, "obsbench")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/obsbench").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return exe, nil
 }
 
 // Publish prints a bench's markdown report and writes it to path.
