@@ -34,11 +34,12 @@ const (
 
 type config struct {
 	rounds, clients   int
-	procs             int // obsbench driver threads (GOMAXPROCS while it runs)
+	procs             int // obsbench driver threads (event loops)
 	pgbenchThreads    int // pgbench -j
 	duration, warmup  time.Duration
 	out               string
 	seed              uint64
+	goroutines        bool
 	command, postgres string // filled in by run
 }
 
@@ -48,10 +49,11 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: pgbench -T)")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools")
-	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per core, at most one per session)")
 	flag.IntVar(&c.pgbenchThreads, "pgbench-threads", min(2, runtime.NumCPU()), "pgbench -j (at most -clients)")
 	flag.StringVar(&c.out, "out", "bench/driver-vs-pgbench/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
+	flag.BoolVar(&c.goroutines, "goroutines", false, "also run the obsbench driver with a goroutine per session (its mode before event loops) in each round")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
 	if c.procs == 0 {
@@ -158,7 +160,7 @@ func run(ctx context.Context, c config) error {
 
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
-		for pos, tool := range sidebyside.Order(c.seed, round, toolDriver, toolPgbench) {
+		for pos, tool := range sidebyside.Order(c.seed, round, c.tools()...) {
 			s, err := b.measure(ctx, tool)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
@@ -188,7 +190,7 @@ func writeReport(c config, sql string, samples []sample) error {
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
 	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions, prepared", c.postgres, workloadName, c.clients)
-	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; pgbench -j %d", c.procs, min(c.pgbenchThreads, c.clients))
+	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); pgbench -j %d", c.procs, min(c.pgbenchThreads, c.clients))
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- query: `%s`\n", sql)
 	p("statements/s: obsbench `result.Measured` ÷ duration; pgbench transactions processed ÷ `-T`.")
@@ -208,7 +210,7 @@ func writeReport(c config, sql string, samples []sample) error {
 	p("\n## Medians\n")
 	p("| tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
 	p("|---|---:|---:|---:|")
-	for _, tool := range []string{toolDriver, toolPgbench} {
+	for _, tool := range c.tools() {
 		var rate, cpu, srv []float64
 		for _, s := range samples {
 			if s.Tool == tool {
@@ -227,6 +229,11 @@ func writeReport(c config, sql string, samples []sample) error {
 	p("| obsbench statements/s ÷ pgbench statements/s | %.3f | ≥ %.2f | %s |", rateRatio, goalRate, verdict(rateRatio >= goalRate))
 	p("| obsbench CPU/statement ÷ pgbench CPU/statement | %.3f | ≤ %.2f | %s |", cpuRatio, goalCPU, verdict(cpuRatio <= goalCPU))
 	p("| server CPU/statement under obsbench ÷ under pgbench | %.3f | %.2f ± %.2f | %s |", srvRatio, 1.0, goalServer, verdict(math.Abs(srvRatio-1) <= goalServer))
+	if c.goroutines {
+		g := med[toolGoroutines]
+		p("\nThe driver with a goroutine per session (`-goroutines`, obsbench's mode before its event loops): %.3fx pgbench's statements/s, %.3fx its client CPU per statement, %.3fx its server CPU per statement.",
+			g[0]/med[toolPgbench][0], g[1]/med[toolPgbench][1], g[2]/med[toolPgbench][2])
+	}
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
@@ -235,6 +242,14 @@ func writeReport(c config, sql string, samples []sample) error {
 	}
 	logf("wrote %s", c.out)
 	return nil
+}
+
+// tools are the tools of each round.
+func (c config) tools() []string {
+	if c.goroutines {
+		return []string{toolDriver, toolGoroutines, toolPgbench}
+	}
+	return []string{toolDriver, toolPgbench}
 }
 
 func verdict(ok bool) string {

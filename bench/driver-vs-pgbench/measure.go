@@ -22,8 +22,9 @@ import (
 )
 
 const (
-	toolDriver  = "obsbench"
-	toolPgbench = "pgbench"
+	toolDriver     = "obsbench"
+	toolGoroutines = "obsbench-goroutines" // the driver with a goroutine per session (-goroutines)
+	toolPgbench    = "pgbench"
 )
 
 // bench is what both tools run against.
@@ -51,8 +52,11 @@ type sample struct {
 func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	s := sample{Sample: sidebyside.Sample{Tool: tool, Seconds: b.duration.Seconds()}}
 	runTool := b.runDriver
-	if tool == toolPgbench {
+	switch tool {
+	case toolPgbench:
 		runTool = b.runPgbench
+	case toolGoroutines:
+		runTool = b.runGoroutines
 	}
 	if b.warmup > 0 {
 		if err := runTool(ctx, b.warmup, nil); err != nil {
@@ -81,14 +85,24 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	return s, errors.Join(werr, err)
 }
 
-// runDriver runs the driver for d (sidebyside.RunDriver).
+// runDriver runs the driver for d (sidebyside.RunDriver), its sessions on
+// event loops as obsbench run does.
 func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
+	return b.drive(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}, s)
+}
+
+// runGoroutines runs the driver for d with a goroutine per session.
+func (b *bench) runGoroutines(ctx context.Context, d time.Duration, s *sample) error {
+	return b.drive(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs, Goroutines: true}, s)
+}
+
+func (b *bench) drive(ctx context.Context, cfg driver.Config, s *sample) error {
 	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
 	var into *sidebyside.Sample
 	if s != nil {
 		into = &s.Sample
 	}
-	return sidebyside.RunDriver(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}, dial, b.wl, into)
+	return sidebyside.RunDriver(ctx, cfg, dial, b.wl, into)
 }
 
 var (

@@ -45,7 +45,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: sysbench --time)")
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools (sysbench --threads)")
-	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per core, at most one per session)")
 	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")

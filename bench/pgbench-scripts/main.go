@@ -69,7 +69,7 @@ func main() {
 	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
 	flag.IntVar(&c.clients, "clients", 4, "client sessions of both tools")
 	flag.IntVar(&c.scale, "scale", 4, "pgbench -i scale (and :scale)")
-	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per 8 sessions, at most one per core)")
+	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per core, at most one per session)")
 	flag.IntVar(&c.pgbenchThreads, "pgbench-threads", 0, "pgbench -j (0: min(2, -clients))")
 	flag.DurationVar(&c.states, "states", 0, "sample the client backends' state and wait event (pg_stat_activity) this often during measured runs, and report their shares (0: not)")
 	flag.StringVar(&c.script, "script", "tpcb-like", "built-in script both tools run")

@@ -17,6 +17,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -34,26 +35,34 @@ type ServerClock interface {
 	ServerCPU() (time.Duration, error)
 }
 
+// Socketed is a Session whose statements wait on a plain socket (nil if
+// not, e.g. with TLS), which an event loop can own: the driver then runs
+// its sessions on event loops (socket.Loop), as pgbench's threads run
+// their clients.
+type Socketed interface {
+	Socket() *socket.Conn
+}
+
 // Dialer opens a session.
 type Dialer func(ctx context.Context) (Session, error)
 
 // DefaultProcs is the number of driver threads (Config.Procs) for a run
-// of clients sessions: one per 8 sessions, at least one and at most one
-// per core.
+// of clients sessions: one per core, at most one per session, as
+// pgbench -j for this machine.
 //
-// One thread multiplexes its sessions the way each of pgbench's -j
-// threads does, waking once for several answers; with few sessions per
-// thread Go's scheduler hands work between threads for every answer, which
-// costs more than the driver's own work (bench/pgbench-scripts: 4 sessions
-// ran at 0.93x pgbench with one thread, 0.85-0.88x with two). But every
-// request a thread writes wakes the server process that reads it on the
-// thread's own core (a Unix socket's wake-up is synchronous), and on a busy
-// machine the scheduler does not look for an idle core: one thread for 16
-// sessions kept the server's processes on one of two cores and left the
-// other idle 16% of the time (perf sched), at 0.83x pgbench's
+// Every request a thread writes wakes the server process that reads it on
+// the thread's own core (a Unix socket's wake-up is synchronous), and on a
+// busy machine the scheduler does not look for an idle core: one thread
+// for 16 sessions kept the server's processes on one of two cores and left
+// the other idle 16% of the time (perf sched), at 0.83x pgbench's
 // statements/s against 0.98x with two threads (bench/driver-vs-pgbench).
+// With a goroutine per session, few sessions per thread cost more (Go's
+// scheduler handed sessions between threads for nearly every answer); on
+// event loops they do not: 4 sessions of tpcb-like on one loop left the
+// machine 27% idle at 0.835x pgbench's transactions/s, on two loops 21%
+// at 0.85-0.94x (bench/pgbench-scripts, 3 rounds each, 2026-11-26).
 func DefaultProcs(clients int) int {
-	return min(runtime.NumCPU(), max(1, clients/8))
+	return max(1, min(runtime.NumCPU(), clients))
 }
 
 // Config says how long and how wide to run.
@@ -61,10 +70,16 @@ type Config struct {
 	Clients  int
 	Warmup   time.Duration // run but not measured
 	Duration time.Duration // the measured window
-	// Procs, when > 0, is the number of OS threads that run Go code
-	// (GOMAXPROCS) while the sessions run; the previous value is restored
-	// after. DefaultProcs says how many suit a number of sessions.
+	// Procs, when > 0, is the number of driver threads: the event loops
+	// the sessions run on (GOMAXPROCS is one more while they run), or,
+	// with a goroutine per session, the OS threads that run Go code
+	// (GOMAXPROCS). The previous GOMAXPROCS is restored after.
+	// DefaultProcs says how many suit a number of sessions.
 	Procs int
+	// Goroutines runs each session on a goroutine of its own even when
+	// every session is Socketed; otherwise those run on event loops, one
+	// per driver thread (Procs, or DefaultProcs).
+	Goroutines bool
 	// Window is called when the measured window opens (start=true) and
 	// closes (start=false), so that other measurements can cover exactly it.
 	Window func(start bool)
@@ -144,9 +159,21 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		}
 	}
 
-	if cfg.Procs > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Procs))
+	loops, err := openLoops(cfg, sessions)
+	if err != nil {
+		return Part{}, err
 	}
+	if procs := cfg.Procs; procs > 0 || loops != nil {
+		if loops != nil {
+			procs = len(loops) + extraProcs
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	}
+	// Deferred after the sessions' Close: the loops give the sockets
+	// back before the sessions close them.
+	defer closeLoops(loops)
+	bodies := make([][]func(), len(loops))
+	loopErrs := make([]error, len(loops))
 	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
 	workers := make([]*worker, cfg.Clients)
 	var stop atomic.Bool
@@ -157,6 +184,9 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	halt := func() {
 		stop.Store(true)
 		stopOnce.Do(func() { close(stopping) })
+		for _, l := range loops {
+			l.Interrupt() // its sessions' sleeps end at stopping
+		}
 	}
 	wctx := workload.WithStopping(ctx, stopping)
 	var wg sync.WaitGroup
@@ -191,15 +221,31 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 			workers[i].session = cfg.FirstSession + i
 			workers[i].clock, _ = sessions[i].(ServerClock)
 		}
-		go func(wk *worker, op workload.Op) {
+		wk, op, sctx := workers[i], ops[i], wctx
+		if loops != nil {
+			sctx = workload.WithSleeper(wctx, loops[i%len(loops)])
+		}
+		body := func() {
 			defer wg.Done()
-			wk.loop(wctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
+			wk.loop(sctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
 			// A session that ends, done or failed, no longer holds the run
 			// open; a failure is reported when the run ends.
 			if left.Add(-1) == 0 {
 				close(done)
 			}
-		}(workers[i], ops[i])
+		}
+		if loops == nil {
+			go body()
+		} else {
+			bodies[i%len(loops)] = append(bodies[i%len(loops)], body)
+		}
+	}
+	for k, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			loopErrs[k] = l.Run(wctx, bodies[k])
+		}()
 	}
 	timer := func(d time.Duration) bool {
 		t := time.NewTimer(time.Until(start.Add(d)))
@@ -240,6 +286,9 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	if err := ctx.Err(); err != nil {
 		return Part{}, err
 	}
+	if err := errors.Join(loopErrs...); err != nil {
+		return Part{}, fmt.Errorf("driver: %w", err)
+	}
 	window := cfg.Duration
 	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
 		// Every session ran out of work before the window's end: the
@@ -252,6 +301,60 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		p.Result.Statements, p.Result.StatementsBy = statementLatencies(workers, names, n.StatementNames())
 	}
 	return p, err
+}
+
+// extraProcs is the number of Go processors beside the event loops' for
+// the rest of the program (timers, progress, collectors). Each loop's
+// thread holds its processor while it waits in epoll_wait(2), a system
+// call; with no processor idle, Go's monitor takes a processor from a
+// thread in a system call after 20 us and starts another thread for it,
+// for nearly every wait: 0.82x pgbench's statements/s at 1.5x its client
+// CPU per statement, against 1.00x and 1.07x with one processor spare
+// (bench/driver-vs-pgbench, one round each, 2026-11-26).
+const extraProcs = 1
+
+// openLoops opens one event loop per driver thread and attaches each
+// session's socket to one of them, in turn; none (nil) when cfg asks for
+// goroutines or a session is not Socketed.
+func openLoops(cfg Config, sessions []Session) ([]*socket.Loop, error) {
+	if cfg.Goroutines {
+		return nil, nil
+	}
+	socks := make([]*socket.Conn, len(sessions))
+	for i, s := range sessions {
+		if sk, ok := s.(Socketed); ok {
+			socks[i] = sk.Socket()
+		}
+		if socks[i] == nil {
+			return nil, nil
+		}
+	}
+	n := cfg.Procs
+	if n <= 0 {
+		n = DefaultProcs(len(sessions))
+	}
+	loops := make([]*socket.Loop, min(n, len(sessions)))
+	for k := range loops {
+		l, err := socket.NewLoop()
+		if err != nil {
+			closeLoops(loops[:k])
+			return nil, fmt.Errorf("driver: %w", err)
+		}
+		loops[k] = l
+	}
+	for i, sk := range socks {
+		if err := loops[i%len(loops)].Attach(sk); err != nil {
+			closeLoops(loops)
+			return nil, fmt.Errorf("driver: session %d: %w", cfg.FirstSession+i, err)
+		}
+	}
+	return loops, nil
+}
+
+func closeLoops(loops []*socket.Loop) {
+	for _, l := range loops {
+		l.Close()
+	}
 }
 
 // sleepUntil waits until t; false if ctx ended first.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -375,5 +377,80 @@ func TestExecutionsServerCPU(t *testing.T) {
 	}
 	if len(res.Executions) != 6 || res.Executions[0].ServerCPUUS != -1 || !strings.Contains(res.ExecutionsNote, "not one obsbench manages") {
 		t.Errorf("external server: %d executions, CPU %d, note %q; want 6, -1 and why", len(res.Executions), res.Executions[0].ServerCPUUS, res.ExecutionsNote)
+	}
+}
+
+// napper's session 0 sleeps nap (workload.Sleep) before each statement;
+// the others run theirs back to back. Each records the OS thread its
+// statements ran on.
+type napper struct {
+	nap  time.Duration
+	tids []map[int]bool
+}
+
+func (w napper) Worker(ctx context.Context, conn workload.Conn, session int) (workload.Op, error) {
+	stmt, err := conn.Prepare(ctx, "SELECT 1")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		if session == 0 {
+			if err := workload.Sleep(ctx, time.Now().Add(w.nap)); err != nil {
+				return err
+			}
+			workload.Started(ctx)
+		}
+		w.tids[session][unix.Gettid()] = true
+		return stmt.Exec(ctx)
+	}, nil
+}
+
+// PostgreSQL sessions run on event loops, one per driver thread: all of a
+// loop's sessions on its one OS thread, a session's sleep holding up none
+// of the others, and the run ending at its window although a session
+// sleeps past it.
+func TestSessionsRunOnEventLoops(t *testing.T) {
+	ctx := context.Background()
+	pg := servertest.Postgres(t)
+	s := postgres.New(pg.DSN("postgres"), postgres.Options{})
+	const clients = 3
+	w := napper{nap: 400 * time.Millisecond, tids: make([]map[int]bool, clients)}
+	for i := range w.tids {
+		w.tids[i] = map[int]bool{}
+	}
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	cfg := driver.Config{Clients: clients, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Procs: 1}
+	began := time.Now()
+	res, err := driver.Run(ctx, cfg, dial, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > cfg.Warmup+cfg.Duration+time.Second {
+		t.Errorf("the run took %v: the sleeping session held it open past its window", took)
+	}
+	all := map[int]bool{}
+	for i := range w.tids {
+		for tid := range w.tids[i] {
+			all[tid] = true
+		}
+	}
+	if len(all) != 1 {
+		t.Errorf("one driver thread: the sessions ran on threads %v, want one", all)
+	}
+	var sleeper, others int64
+	for i, secs := range res.PerSecond {
+		for _, n := range secs {
+			if i == 0 {
+				sleeper += n
+			} else {
+				others += n
+			}
+		}
+	}
+	if sleeper < 3 || sleeper > 6 {
+		t.Errorf("the sleeping session ran %d statements in 2 s of 400 ms naps, want 4 or 5", sleeper)
+	}
+	if others < 100*sleeper {
+		t.Errorf("the other sessions ran %d statements while the sleeper ran %d: its sleeps held them up", others, sleeper)
 	}
 }

@@ -287,16 +287,7 @@ func (c *Client) sleep(ctx context.Context, cmd *Command) error {
 		}
 		us = n * cmd.Unit
 	}
-	t := time.NewTimer(time.Duration(us) * time.Microsecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-workload.Stopping(ctx):
-		return workload.ErrDone
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return workload.Sleep(ctx, time.Now().Add(time.Duration(us)*time.Microsecond))
 }
 
 // PrepareAll prepares every statement of the client's scripts, as

@@ -217,7 +217,7 @@ func (w *replayer) Worker(ctx context.Context, conn workload.Conn, session int) 
 		if w.opts.Mode == Sync {
 			w.once.Do(func() { w.start = time.Now() })
 			due := w.start.Add(time.Duration(float64(st.At+time.Duration(pass)*period) / w.opts.Speed))
-			if err := sleepUntil(ctx, due); err != nil {
+			if err := workload.Sleep(ctx, due); err != nil {
 				return err
 			}
 			workload.Started(ctx)
@@ -250,26 +250,6 @@ func (w *replayer) exec(ctx context.Context, conn workload.Conn, exec workload.E
 		prepared[st.SQL] = stmt
 	}
 	return stmt.Exec(ctx, st.Params...)
-}
-
-// sleepUntil waits until t; when the run ends first it returns
-// workload.ErrDone, so that a session waiting for a statement due after
-// the window does not hold the run open.
-func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-workload.Stopping(ctx):
-		return workload.ErrDone
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // abbreviate shortens a statement for an error sample.

@@ -24,6 +24,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -39,13 +40,21 @@ var ErrNotSocket = errors.New("not a plain socket")
 // concurrent use, except Close and the deadline setters, which may be
 // called while a read or write waits.
 type Conn struct {
-	fd    int             // the socket, non-blocking, outside Go's poller
-	epfd  int             // the epoll instance holding fd (ep's descriptor)
-	ep    *os.File        // epfd, inside Go's poller
-	wait  syscall.RawConn // ep's: waits until ep is readable
-	out   bool            // fd is registered for output too (a write waits)
-	local net.Addr
-	peer  net.Addr
+	fd   int             // the socket, non-blocking, outside Go's poller
+	epfd int             // the epoll instance holding fd (ep's descriptor)
+	ep   *os.File        // epfd, inside Go's poller
+	wait syscall.RawConn // ep's: waits until ep is readable
+	out  bool            // fd is registered for output too (a write waits)
+
+	// While attached to a Loop, the socket waits through the loop
+	// instead of epfd, and the deadline is dl (Unix nanoseconds, 0 for
+	// none), which the loop reads.
+	loop   *Loop
+	slot   int   // the socket's number in the loop's events
+	waiter *task // the loop's session waiting for the socket
+	dl     atomic.Int64
+	local  net.Addr
+	peer   net.Addr
 
 	// The state of one call, kept here so that the callbacks, bound
 	// once, allocate nothing per statement.
@@ -127,6 +136,12 @@ func (c *Conn) open() error {
 // is seen however soon it comes: one write(2), one read(2) that usually
 // finds nothing yet, and once woken one read(2).
 func (c *Conn) Exchange(msg, buf []byte) (int, error) {
+	if c.loop != nil {
+		if _, err := c.loopWrite(msg); err != nil {
+			return 0, err
+		}
+		return c.loopRead(buf)
+	}
 	c.msg, c.buf, c.written, c.got, c.err = msg, buf, 0, 0, nil
 	if err := c.wait.Read(c.onExchange); err != nil {
 		return 0, err
@@ -170,6 +185,9 @@ func (c *Conn) Read(buf []byte) (int, error) {
 	if len(buf) == 0 {
 		return 0, nil
 	}
+	if c.loop != nil {
+		return c.loopRead(buf)
+	}
 	c.buf, c.got, c.err = buf, 0, nil
 	if err := c.wait.Read(c.onRead); err != nil {
 		return 0, err
@@ -195,6 +213,9 @@ func (c *Conn) read(uintptr) bool {
 // Write writes msg whole. When the socket's buffer is full it registers
 // the socket for output until the rest is written.
 func (c *Conn) Write(msg []byte) (int, error) {
+	if c.loop != nil {
+		return c.loopWrite(msg)
+	}
 	c.msg, c.written, c.err = msg, 0, nil
 	for c.written < len(msg) {
 		if err := c.wait.Read(c.onWrite); err != nil {
@@ -254,12 +275,119 @@ func (c *Conn) watchOutput(on bool) error {
 	return nil
 }
 
+// register adds the socket to its own epoll instance again (leaving a
+// Loop), for input and, if out, for output.
+func (c *Conn) register(out bool) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
+	if out {
+		ev.Events |= unix.EPOLLOUT
+	}
+	if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+		return fmt.Errorf("socket: epoll_ctl: %w", err)
+	}
+	c.out = out
+	return nil
+}
+
+// loopRead reads what has arrived into buf, waiting through the loop
+// while nothing has. As in Exchange, the first read(2) is tried at once.
+func (c *Conn) loopRead(buf []byte) (int, error) {
+	if c.expired() {
+		return 0, os.ErrDeadlineExceeded
+	}
+	for {
+		n, err := rawIO(unix.SYS_READ, c.fd, buf)
+		switch {
+		case err == unix.EAGAIN:
+			if err := c.loop.wait(c); err != nil {
+				return 0, err
+			}
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// loopWrite writes msg whole; when the socket's buffer is full it waits
+// through the loop for output space too.
+func (c *Conn) loopWrite(msg []byte) (int, error) {
+	if c.expired() {
+		return 0, os.ErrDeadlineExceeded
+	}
+	written := 0
+	var err error
+	for written < len(msg) {
+		n, werr := rawIO(unix.SYS_WRITE, c.fd, msg[written:])
+		if werr == unix.EAGAIN {
+			if err = c.loopOutput(true); err == nil {
+				err = c.loop.wait(c)
+			}
+			if err != nil {
+				break
+			}
+			continue
+		}
+		if werr != nil {
+			err = werr
+			break
+		}
+		written += n
+	}
+	if oerr := c.loopOutput(false); err == nil {
+		err = oerr
+	}
+	return written, err
+}
+
+// loopOutput adds or removes output readiness from the socket's
+// registration in its loop.
+func (c *Conn) loopOutput(on bool) error {
+	if c.out == on {
+		return nil
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.slot)}
+	if on {
+		ev.Events |= unix.EPOLLOUT
+	}
+	if err := unix.EpollCtl(c.loop.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+		return fmt.Errorf("socket: epoll_ctl: %w", err)
+	}
+	c.out = on
+	return nil
+}
+
 // SetDeadline, SetReadDeadline and SetWriteDeadline all bound the wait on
 // the epoll instance, through which reads and writes both wait; a deadline
 // in the past interrupts a waiting call with os.ErrDeadlineExceeded.
-func (c *Conn) SetDeadline(t time.Time) error      { return c.ep.SetReadDeadline(t) }
-func (c *Conn) SetReadDeadline(t time.Time) error  { return c.ep.SetReadDeadline(t) }
-func (c *Conn) SetWriteDeadline(t time.Time) error { return c.ep.SetReadDeadline(t) }
+// While the socket is attached to a Loop, they may be called from any
+// goroutine too: the loop is woken to look at the new deadline.
+func (c *Conn) SetDeadline(t time.Time) error      { return c.setDeadline(t) }
+func (c *Conn) SetReadDeadline(t time.Time) error  { return c.setDeadline(t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadline(t) }
+
+func (c *Conn) setDeadline(t time.Time) error {
+	if l := c.loop; l != nil {
+		var dl int64
+		if !t.IsZero() {
+			dl = max(t.UnixNano(), 1)
+		}
+		c.dl.Store(dl)
+		l.Interrupt()
+		return nil
+	}
+	return c.ep.SetReadDeadline(t)
+}
+
+// expired says whether the deadline set while attached to a loop has
+// passed.
+func (c *Conn) expired() bool {
+	dl := c.dl.Load()
+	return dl != 0 && time.Now().UnixNano() >= dl
+}
 
 func (c *Conn) LocalAddr() net.Addr  { return c.local }
 func (c *Conn) RemoteAddr() net.Addr { return c.peer }

@@ -96,6 +96,49 @@ func Stopping(ctx context.Context) <-chan struct{} {
 	return ch
 }
 
+type sleeperKey struct{}
+
+// Sleeper waits on behalf of an Op that must not block its OS thread: the
+// driver's event loops run several sessions on one thread (socket.Loop).
+type Sleeper interface {
+	// SleepUntil returns when at has come (false, nil), stop was closed
+	// (true, nil) or the run was cancelled (false, its error).
+	SleepUntil(at time.Time, stop <-chan struct{}) (stopped bool, err error)
+}
+
+// WithSleeper returns ctx carrying the Sleeper that Sleep waits through.
+func WithSleeper(ctx context.Context, s Sleeper) context.Context {
+	return context.WithValue(ctx, sleeperKey{}, s)
+}
+
+// Sleep waits until at: through ctx's Sleeper if it has one, else on a
+// timer. When the run ends first (Stopping) it returns ErrDone, so that a
+// session waiting for a statement due after the window does not hold the
+// run open; when ctx ends, ctx's error.
+func Sleep(ctx context.Context, at time.Time) error {
+	if s, ok := ctx.Value(sleeperKey{}).(Sleeper); ok {
+		stopped, err := s.SleepUntil(at, Stopping(ctx))
+		if stopped {
+			return ErrDone
+		}
+		return err
+	}
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-Stopping(ctx):
+		return ErrDone
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // ErrDone is returned by an Op whose session has no more work (a replay
 // that has replayed its session once): the driver stops calling it, and
 // ends the run early when every session is done.

@@ -103,7 +103,10 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	return c.roundTrip(message(nil, 'Q', cstring(nil, sql)))
 }
 
-// Close ends the session (Terminate) and closes the socket.
+// Socket is the session's socket when it is a plain one (driver.Socketed),
+// nil with TLS.
+func (c *Session) Socket() *socket.Conn { return c.sock }
+
 // errNotManaged is why a session of an external server has no CPU clock.
 var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its backends' CPU cannot be read")
 
@@ -120,6 +123,7 @@ func (c *Session) ServerCPU() (time.Duration, error) {
 	return c.clock.Read()
 }
 
+// Close ends the session (Terminate) and closes the socket.
 func (c *Session) Close(context.Context) error {
 	if c.clock != nil {
 		c.clock.Close()

@@ -1,0 +1,298 @@
+package socket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Loop runs several sessions on one OS thread, as each of pgbench's -j
+// threads runs its clients: one epoll_wait(2) for all their sockets, and
+// each session whose answer arrived runs on the thread that woke, one after
+// the other, until it waits again.
+//
+// A session is written as straight-line code (write a request, read its
+// answer) and runs as a coroutine of the loop (iter.Pull): where it would
+// wait for input, its Conn hands the thread back to the loop, which
+// resumes it when the socket is readable. No goroutine is woken through
+// Go's scheduler for an answer, and no answer waits for a thread to pick
+// its goroutine up: with a goroutine per session, the scheduler handed
+// sessions between the driver's threads for nearly every answer, which
+// cost client CPU and left answers waiting (bench/pgbench-scripts,
+// bench/driver-vs-pgbench).
+//
+// A session that blocks other than through its attached Conns or
+// SleepUntil (a channel, a mutex, a timer) blocks the whole loop, and
+// with it every other session of the loop, until it is done.
+type Loop struct {
+	epfd  int // holds the attached sockets, edge triggered, and evfd
+	evfd  int // an eventfd: Interrupt wakes epoll_wait through it
+	conns []*Conn
+	tasks []*task
+	cur   *task // the session running now, nil in the loop itself
+	ctx   context.Context
+	live  int
+	ev    []unix.EpollEvent
+}
+
+// task is one session of the loop and what it waits for.
+type task struct {
+	yield  func(struct{}) bool
+	next   func() (struct{}, bool)
+	stop   func()
+	conn   *Conn           // the socket it waits on, nil if none
+	until  time.Time       // the end of its sleep (zero: not sleeping)
+	cancel <-chan struct{} // ends its sleep early
+	result error           // what its wait returns
+	done   bool
+}
+
+// ErrLoopEnded is what a session's wait returns when the loop ended
+// before the session did (Run failed): the session should return.
+var ErrLoopEnded = errors.New("socket: the event loop ended")
+
+// errStopped resumes a sleep whose cancel channel closed.
+var errStopped = errors.New("socket: sleep stopped")
+
+// NewLoop creates an event loop with no sessions.
+func NewLoop() (*Loop, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("socket: epoll_create1: %w", err)
+	}
+	ev, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(ep)
+		return nil, fmt.Errorf("socket: eventfd: %w", err)
+	}
+	// Fd 0 in an event names the eventfd, k+1 the attached Conn k.
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, ev, &unix.EpollEvent{Events: unix.EPOLLIN}); err != nil {
+		unix.Close(ev)
+		unix.Close(ep)
+		return nil, fmt.Errorf("socket: epoll_ctl: %w", err)
+	}
+	return &Loop{epfd: ep, evfd: ev, ev: make([]unix.EpollEvent, 64)}, nil
+}
+
+// Attach makes c wait through the loop: from now until Close, c's reads
+// and writes may only be called by the loop's sessions (in Run). c leaves
+// its own epoll instance meanwhile, so that Go's poller is not woken for
+// its input as well.
+func (l *Loop) Attach(c *Conn) error {
+	if c.loop != nil {
+		return errors.New("socket: the connection is attached to a loop already")
+	}
+	if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_DEL, c.fd, nil); err != nil {
+		return fmt.Errorf("socket: epoll_ctl: %w", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(len(l.conns) + 1)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+		c.register(false)
+		return fmt.Errorf("socket: epoll_ctl: %w", err)
+	}
+	c.loop, c.slot, c.out = l, len(l.conns)+1, false
+	l.conns = append(l.conns, c)
+	return nil
+}
+
+// Close gives the attached Conns back to their own epoll instances, with
+// the deadline set while they were attached, and closes the loop.
+func (l *Loop) Close() error {
+	var errs []error
+	for _, c := range l.conns {
+		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
+		c.loop = nil
+		errs = append(errs, c.register(false))
+		if dl := c.dl.Swap(0); dl != 0 {
+			errs = append(errs, c.ep.SetReadDeadline(time.Unix(0, dl)))
+		}
+	}
+	l.conns = nil
+	errs = append(errs, unix.Close(l.evfd), unix.Close(l.epfd))
+	return errors.Join(errs...)
+}
+
+// Interrupt wakes the loop, from any goroutine, to look at deadlines and
+// cancel channels again.
+func (l *Loop) Interrupt() {
+	var one = [8]byte{1}
+	unix.Write(l.evfd, one[:])
+}
+
+// Run runs each session to its end on this goroutine's OS thread,
+// interleaved at their waits, and returns when all have returned. When ctx
+// ends, every waiting session's wait returns ctx's error.
+func (l *Loop) Run(ctx context.Context, sessions []func()) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l.ctx = ctx
+	defer context.AfterFunc(ctx, l.Interrupt)()
+	for _, f := range sessions {
+		t := &task{}
+		t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
+			t.yield = yield
+			f()
+		})
+		l.tasks = append(l.tasks, t)
+	}
+	// A session still suspended when Run returns early is ended: its
+	// wait returns ErrLoopEnded.
+	defer func() {
+		for _, t := range l.tasks {
+			t.stop()
+		}
+		l.tasks = nil
+	}()
+	l.live = len(l.tasks)
+	for _, t := range l.tasks {
+		l.resume(t, nil)
+	}
+	for l.live > 0 {
+		// A system call Go knows of (Syscall), so that the loop's
+		// processor can serve others while the thread waits. Raw, the
+		// wait kept Go's monitor from waking 2,400 times a second to take
+		// processors from waiting loops (perf stat), but held the
+		// processor through each wait, where the collector and the
+		// scheduler need it; 3-round runs could not tell the two apart
+		// (bench/driver-vs-pgbench, 2026-11-26).
+		n, err := unix.EpollWait(l.epfd, l.ev, l.timeout())
+		if err != nil && err != unix.EINTR {
+			return fmt.Errorf("socket: epoll_wait: %w", err)
+		}
+		for _, ev := range l.ev[:max(n, 0)] {
+			if ev.Fd == 0 {
+				var b [8]byte
+				unix.Read(l.evfd, b[:])
+				continue
+			}
+			if t := l.conns[ev.Fd-1].waiter; t != nil {
+				l.resume(t, nil)
+			}
+		}
+		l.expire()
+	}
+	return nil
+}
+
+// resume runs t until it waits again or returns; its wait returns result.
+func (l *Loop) resume(t *task, result error) {
+	t.result, t.until, t.cancel = result, time.Time{}, nil
+	l.cur = t
+	_, more := t.next()
+	l.cur = nil
+	if !more && !t.done {
+		t.done = true
+		l.live--
+	}
+}
+
+// timeout is how long epoll_wait may wait, in milliseconds (-1: until a
+// socket or Interrupt wakes it): until the nearest sleep's end or deadline.
+func (l *Loop) timeout() int {
+	var next int64
+	for _, t := range l.tasks {
+		at := int64(0)
+		switch {
+		case t.done:
+		case t.conn != nil:
+			at = t.conn.dl.Load()
+		case !t.until.IsZero():
+			at = t.until.UnixNano()
+		}
+		if at != 0 && (next == 0 || at < next) {
+			next = at
+		}
+	}
+	if next == 0 {
+		return -1
+	}
+	d := next - time.Now().UnixNano()
+	if d <= 0 {
+		return 0
+	}
+	return int((d + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+}
+
+// expire resumes the sessions whose sleep ended or was stopped, whose
+// socket's deadline passed, or all waiting ones when the loop's context
+// ended.
+func (l *Loop) expire() {
+	ctxErr := l.ctx.Err()
+	now := time.Now()
+	for _, t := range l.tasks {
+		if t.done || (t.conn == nil && t.until.IsZero()) {
+			continue
+		}
+		switch {
+		case ctxErr != nil:
+			l.resume(t, ctxErr)
+		case t.conn != nil:
+			if dl := t.conn.dl.Load(); dl != 0 && now.UnixNano() >= dl {
+				l.resume(t, os.ErrDeadlineExceeded)
+			}
+		case closed(t.cancel):
+			l.resume(t, errStopped)
+		case !now.Before(t.until):
+			l.resume(t, nil)
+		}
+	}
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait suspends the running session until c has input (or an error or
+// hang-up), its deadline passes or the loop's context ends.
+func (l *Loop) wait(c *Conn) error {
+	t := l.cur
+	if t == nil {
+		return errors.New("socket: a connection attached to a loop was used outside the loop's sessions")
+	}
+	if c.expired() {
+		return os.ErrDeadlineExceeded
+	}
+	c.waiter, t.conn = t, c
+	more := t.yield(struct{}{})
+	c.waiter, t.conn = nil, nil
+	if !more {
+		return ErrLoopEnded
+	}
+	return t.result
+}
+
+// SleepUntil suspends the running session until at, or until stop is
+// closed (stopped is true), or the loop's context ends (its error). The
+// session's sleep does not hold up the loop's other sessions.
+func (l *Loop) SleepUntil(at time.Time, stop <-chan struct{}) (stopped bool, err error) {
+	t := l.cur
+	if t == nil {
+		return false, errors.New("socket: SleepUntil called outside the loop's sessions")
+	}
+	if closed(stop) {
+		return true, nil
+	}
+	if !time.Now().Before(at) {
+		return false, nil
+	}
+	t.until, t.cancel = at, stop
+	more := t.yield(struct{}{})
+	if !more {
+		return false, ErrLoopEnded
+	}
+	if t.result == errStopped {
+		return true, nil
+	}
+	return false, t.result
+}
