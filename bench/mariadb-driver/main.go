@@ -32,7 +32,8 @@ const (
 
 type config struct {
 	rounds, clients  int
-	procs            int // obsbench driver threads (GOMAXPROCS while it runs)
+	procs            int // obsbench driver threads (event loops)
+	goroutines       bool
 	duration, warmup time.Duration
 	out              string
 	seed             uint64
@@ -48,6 +49,7 @@ func main() {
 	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per core, at most one per session)")
 	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
+	flag.BoolVar(&c.goroutines, "goroutines", false, "also run the obsbench driver with a goroutine per session (its mode before event loops) in each round")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
 	if c.procs == 0 {
@@ -156,7 +158,7 @@ func run(ctx context.Context, c *config) error {
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
-		for pos, tool := range sidebyside.Order(c.seed, round, toolDriver, toolSysbench) {
+		for pos, tool := range sidebyside.Order(c.seed, round, c.tools()...) {
 			s, err := b.measure(ctx, tool)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
@@ -185,7 +187,7 @@ func writeReport(c *config, sql string, samples []sample) error {
 	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
 	p("- machine: %s", sidebyside.Machine())
 	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, workloadName, c.clients)
-	p("- obsbench driver threads (GOMAXPROCS while it runs): %d; sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
+	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- query: `%s`\n", sql)
 	p("statements/s: obsbench `result.Measured` ÷ duration; sysbench's events (one statement each) ÷ `--time`.")
@@ -201,7 +203,7 @@ func writeReport(c *config, sql string, samples []sample) error {
 	p("\n## Medians (min–max)\n")
 	p("| tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
 	p("|---|---:|---:|---:|")
-	for _, tool := range []string{toolDriver, toolSysbench} {
+	for _, tool := range c.tools() {
 		var cols [3][]float64
 		for _, s := range samples {
 			if s.Tool == tool {
@@ -230,6 +232,11 @@ func writeReport(c *config, sql string, samples []sample) error {
 	p("| obsbench statements/s ÷ sysbench statements/s | %.3f | ≥ %.2f | %s |", rateRatio, goalRate, verdict(rateRatio >= goalRate))
 	p("| obsbench client CPU/statement ÷ sysbench's | %.3f | ≤ %.2f | %s |", cpuRatio, goalCPU, verdict(cpuRatio <= goalCPU))
 	p("| server CPU/statement under obsbench ÷ under sysbench | %.3f | – | – |", srvRatio)
+	if c.goroutines {
+		g := med[toolGoroutines]
+		p("\nThe driver with a goroutine per session (`-goroutines`, obsbench's mode before its event loops): %.3fx sysbench's statements/s, %.3fx its client CPU per statement, %.3fx its server CPU per statement.",
+			g[0]/med[toolSysbench][0], g[1]/med[toolSysbench][1], g[2]/med[toolSysbench][2])
+	}
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}
@@ -256,6 +263,14 @@ func maxOf(xs []float64) float64 {
 		m = max(m, x)
 	}
 	return m
+}
+
+// tools are the tools of each round.
+func (c *config) tools() []string {
+	if c.goroutines {
+		return []string{toolDriver, toolGoroutines, toolSysbench}
+	}
+	return []string{toolDriver, toolSysbench}
 }
 
 func verdict(ok bool) string {

@@ -26,8 +26,9 @@ import (
 )
 
 const (
-	toolDriver   = "obsbench"
-	toolSysbench = "sysbench"
+	toolDriver     = "obsbench"
+	toolGoroutines = "obsbench-goroutines" // the driver with a goroutine per session (-goroutines)
+	toolSysbench   = "sysbench"
 )
 
 // bench is what both tools run against.
@@ -52,8 +53,11 @@ type sample = sidebyside.Sample
 func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	s := sample{Tool: tool, Seconds: b.duration.Seconds()}
 	runTool := b.runDriver
-	if tool == toolSysbench {
+	switch tool {
+	case toolSysbench:
 		runTool = b.runSysbench
+	case toolGoroutines:
+		runTool = b.runGoroutines
 	}
 	if b.warmup > 0 {
 		if err := runTool(ctx, b.warmup, nil); err != nil {
@@ -76,10 +80,20 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	return s, errors.Join(werr, err)
 }
 
-// runDriver runs the driver for d (sidebyside.RunDriver).
+// runDriver runs the driver for d (sidebyside.RunDriver), its sessions on
+// event loops as obsbench run does.
 func (b *bench) runDriver(ctx context.Context, d time.Duration, s *sample) error {
+	return b.drive(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}, s)
+}
+
+// runGoroutines runs the driver for d with a goroutine per session.
+func (b *bench) runGoroutines(ctx context.Context, d time.Duration, s *sample) error {
+	return b.drive(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs, Goroutines: true}, s)
+}
+
+func (b *bench) drive(ctx context.Context, cfg driver.Config, s *sample) error {
 	dial := func(ctx context.Context) (driver.Session, error) { return b.srv.Connect(ctx) }
-	return sidebyside.RunDriver(ctx, driver.Config{Clients: b.clients, Duration: d, Procs: b.procs}, dial, b.wl, s)
+	return sidebyside.RunDriver(ctx, cfg, dial, b.wl, s)
 }
 
 var reEvents = regexp.MustCompile(`(?m)^\s*total number of events:\s+(\d+)`)

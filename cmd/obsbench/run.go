@@ -31,7 +31,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run")
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
-	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (on PostgreSQL, one event loop each); default: one per core, at most one per session")
+	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.IntVar(&s.Workers, "workers", s.Workers, "spread the sessions over this many worker processes ('obsbench worker'), started by --launcher; 0: run them in this process")
 	fs.StringVar(&s.Launcher, "launcher", s.Launcher, "with --workers: what starts the workers: local (processes on this machine) or kubernetes (an Indexed Job of worker pods, with --image)")
 	fs.StringVar(&s.Kubernetes.Image, "image", s.Kubernetes.Image, "with --launcher kubernetes: the worker pods' image, with obsbench in it (deploy/Dockerfile)")
