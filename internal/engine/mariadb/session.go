@@ -155,7 +155,7 @@ func (c *Session) ServerCPU() (time.Duration, error) {
 // dialect (Translate).
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
 	sql = Translate(sql)
-	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
+	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(c.uncancelled(ctx), sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
 	}
