@@ -36,6 +36,7 @@ type Client struct {
 	tag     string
 	conn    workload.Conn
 	stmts   map[*Command]workload.Stmt
+	args    []any // a statement's arguments, reused
 
 	cur  *Script
 	pc   int
@@ -326,7 +327,13 @@ func (c *Client) exec(ctx context.Context, cmd *Command) error {
 	if _, rows := st.(RowStmt); cmd.Gset != nil && !rows {
 		return notSent{errors.New(`\gset and \aset need a session that returns rows; this engine's does not`)}
 	}
-	args := make([]any, len(cmd.Params))
+	// One slice per client, reused: a statement does not keep its
+	// arguments after Exec returns.
+	args := c.args[:0]
+	for range cmd.Params {
+		args = append(args, nil)
+	}
+	c.args = args
 	for i, p := range cmd.Params {
 		v, ok := c.env.Vars[p]
 		if !ok {
