@@ -91,12 +91,11 @@ func (l *Loop) Attach(c *Conn) error {
 	if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_DEL, c.fd, nil); err != nil {
 		return fmt.Errorf("socket: epoll_ctl: %w", err)
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(len(l.conns) + 1)}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
-		c.register(false)
-		return fmt.Errorf("socket: epoll_ctl: %w", err)
+	if err := c.control(l.epfd, unix.EPOLL_CTL_ADD, unix.EPOLLET, int32(len(l.conns)+1), false); err != nil {
+		c.control(c.epfd, unix.EPOLL_CTL_ADD, 0, int32(c.fd), false)
+		return err
 	}
-	c.loop, c.slot, c.out = l, len(l.conns)+1, false
+	c.loop, c.slot = l, len(l.conns)+1
 	l.conns = append(l.conns, c)
 	return nil
 }
@@ -108,7 +107,7 @@ func (l *Loop) Close() error {
 	for _, c := range l.conns {
 		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
 		c.loop = nil
-		errs = append(errs, c.register(false))
+		errs = append(errs, c.control(c.epfd, unix.EPOLL_CTL_ADD, 0, int32(c.fd), false))
 		if dl := c.dl.Swap(0); dl != 0 {
 			errs = append(errs, c.ep.SetReadDeadline(time.Unix(0, dl)))
 		}

@@ -264,25 +264,18 @@ func (c *Conn) watchOutput(on bool) error {
 	if c.out == on {
 		return nil
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
-	if on {
-		ev.Events |= unix.EPOLLOUT
-	}
-	if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
-		return fmt.Errorf("socket: epoll_ctl: %w", err)
-	}
-	c.out = on
-	return nil
+	return c.control(c.epfd, unix.EPOLL_CTL_MOD, 0, int32(c.fd), on)
 }
 
-// register adds the socket to its own epoll instance again (leaving a
-// Loop), for input and, if out, for output.
-func (c *Conn) register(out bool) error {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
+// control adds (op EPOLL_CTL_ADD) or changes (EPOLL_CTL_MOD) the socket's
+// registration in epfd: for input, with flags, and for output if out;
+// key comes back in its events. c.out records the output registration.
+func (c *Conn) control(epfd, op int, flags uint32, key int32, out bool) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | flags, Fd: key}
 	if out {
 		ev.Events |= unix.EPOLLOUT
 	}
-	if err := unix.EpollCtl(c.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+	if err := unix.EpollCtl(epfd, op, c.fd, &ev); err != nil {
 		return fmt.Errorf("socket: epoll_ctl: %w", err)
 	}
 	c.out = out
@@ -349,15 +342,7 @@ func (c *Conn) loopOutput(on bool) error {
 	if c.out == on {
 		return nil
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(c.slot)}
-	if on {
-		ev.Events |= unix.EPOLLOUT
-	}
-	if err := unix.EpollCtl(c.loop.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
-		return fmt.Errorf("socket: epoll_ctl: %w", err)
-	}
-	c.out = on
-	return nil
+	return c.control(c.loop.epfd, unix.EPOLL_CTL_MOD, unix.EPOLLET, int32(c.slot), on)
 }
 
 // SetDeadline, SetReadDeadline and SetWriteDeadline all bound the wait on

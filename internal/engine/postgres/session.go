@@ -93,7 +93,7 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	if err := c.roundTrip(msg); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	return &stmt{s: c, name: name, noArgs: bind(name, nil)}, nil
+	return &stmt{s: c, name: name, noArgs: execution(nil, name, nil)}, nil
 }
 
 // ExecSQL runs sql once as a simple query (Query), which may hold several
@@ -173,8 +173,15 @@ func (st *stmt) message(args []any) []byte {
 	// strconv where fmt is not needed, saves the allocations of a slice
 	// per argument and of the message's growth (the pgbench workload
 	// binds 1-4 arguments per statement).
-	b := append(st.buf[:0], 'B', 0, 0, 0, 0, 0) // length, then the unnamed portal
-	b = append(append(b, st.name...), 0)
+	st.buf = execution(st.buf[:0], st.name, args)
+	return st.buf
+}
+
+// execution appends to dst the execution of the prepared statement name
+// with args in text format (nil: NULL): Bind, Describe, Execute, Sync.
+func execution(dst []byte, name string, args []any) []byte {
+	b := append(dst, 'B', 0, 0, 0, 0, 0) // length, then the unnamed portal
+	b = append(append(b, name...), 0)
 	b = binary.BigEndian.AppendUint16(b, 0) // all parameters in text format
 	b = binary.BigEndian.AppendUint16(b, uint16(len(args)))
 	for _, a := range args {
@@ -187,9 +194,8 @@ func (st *stmt) message(args []any) []byte {
 		binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
 	}
 	b = binary.BigEndian.AppendUint16(b, 0) // all results in text format
-	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
-	st.buf = append(b, executeTail...)
-	return st.buf
+	binary.BigEndian.PutUint32(b[len(dst)+1:], uint32(len(b)-len(dst)-1))
+	return append(b, executeTail...)
 }
 
 // executeTail follows each Bind: Describe the portal, Execute it, Sync.
@@ -432,27 +438,6 @@ func errorResponse(body []byte) error {
 		body = body[min(end+1, len(body)):]
 	}
 	return e
-}
-
-// bind encodes Bind (text parameters, text results), Describe of the
-// portal, Execute and Sync: the messages libpq sends for PQexecPrepared.
-func bind(name string, params [][]byte) []byte {
-	b := cstring(cstring(nil, ""), name)
-	b = binary.BigEndian.AppendUint16(b, 0) // all parameters in text format
-	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
-	for _, p := range params {
-		if p == nil {
-			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF) // NULL
-			continue
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-		b = append(b, p...)
-	}
-	b = binary.BigEndian.AppendUint16(b, 0) // all results in text format
-	msg := message(nil, 'B', b)
-	msg = message(msg, 'D', []byte{'P', 0})
-	msg = message(msg, 'E', []byte{0, 0, 0, 0, 0})
-	return message(msg, 'S')
 }
 
 // message appends a protocol message of type typ with the given body parts.
