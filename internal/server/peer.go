@@ -14,31 +14,53 @@ import (
 )
 
 // peerUID is the OS user that owns the other end of an accepted loopback
-// TCP connection: the client's socket is in this machine's socket table
-// (/proc/net/tcp) with the peer's address as its local one and ours as
-// its remote one, and its uid column is the user that created it.
+// TCP connection. The kernel's socket-diagnosis interface (sock_diag(7),
+// what ss(8) reads) is asked for the one socket with the peer's address
+// as its local one and ours as its remote one; its answer names the user
+// that created it. Where that interface is missing, the socket table in
+// /proc/net/tcp is searched instead.
 func peerUID(c net.Conn) (int, error) {
-	uid, err := lookupPeer(c)
+	local, remote, err := loopbackEnds(c)
 	if err != nil {
-		// The kernel's table is read in several reads, not at one
-		// instant: a socket can be missed while others come and go.
-		uid, err = lookupPeer(c)
+		return 0, err
 	}
-	return uid, err
+	uid, diagErr := diagPeer(local, remote)
+	if diagErr == nil {
+		return uid, nil
+	}
+	// /proc/net/tcp is read in several reads, not at one instant: a
+	// socket can be missed while others come and go (which the single
+	// look-up above cannot), so it is read twice.
+	uid, err = lookupPeer(local, remote)
+	if err != nil {
+		uid, err = lookupPeer(local, remote)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w (sock_diag: %v)", err, diagErr)
+	}
+	return uid, nil
 }
 
-func lookupPeer(c net.Conn) (int, error) {
-	local, ok1 := c.LocalAddr().(*net.TCPAddr)
-	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
+// loopbackEnds are an accepted connection's two addresses, refused
+// unless the peer is on this machine.
+func loopbackEnds(c net.Conn) (local, remote netip.AddrPort, err error) {
+	l, ok1 := c.LocalAddr().(*net.TCPAddr)
+	r, ok2 := c.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
-		return 0, errors.New("not a TCP connection")
+		return local, remote, errors.New("not a TCP connection")
 	}
-	l, r := local.AddrPort(), remote.AddrPort()
-	if !r.Addr().Unmap().IsLoopback() {
-		return 0, fmt.Errorf("peer %v is not on this machine", r)
+	local, remote = unmap(l.AddrPort()), unmap(r.AddrPort())
+	if !remote.Addr().IsLoopback() {
+		return local, remote, fmt.Errorf("peer %v is not on this machine", remote)
 	}
+	return local, remote, nil
+}
+
+// lookupPeer searches /proc/net/tcp{,6} for the socket from r (the
+// peer) to l (ours) and returns its uid column.
+func lookupPeer(l, r netip.AddrPort) (int, error) {
 	table := "/proc/net/tcp"
-	if !r.Addr().Unmap().Is4() {
+	if !r.Addr().Is4() {
 		table = "/proc/net/tcp6"
 	}
 	f, err := os.Open(table)
@@ -56,7 +78,7 @@ func lookupPeer(c net.Conn) (int, error) {
 		}
 		from, err1 := parseProcAddr(fields[1])
 		to, err2 := parseProcAddr(fields[2])
-		if err1 != nil || err2 != nil || from != unmap(r) || to != unmap(l) {
+		if err1 != nil || err2 != nil || from != r || to != l {
 			continue
 		}
 		return strconv.Atoi(fields[7])

@@ -17,18 +17,19 @@ import (
 //
 // A loopback port is open to every account on the machine, so the relay
 // serves only connections made by one OS user, the standby's: any other
-// is closed before the target is dialled (the kernel's socket table says
-// whose a loopback connection is).
+// is closed before the target is dialled (the kernel, asked through
+// sock_diag(7), says whose a loopback connection is).
 type Relay struct {
-	ln      net.Listener
-	target  string
-	delay   time.Duration
-	uid     int // the only OS user whose connections are relayed
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	conns   map[net.Conn]bool
-	closed  bool
-	refused int // connections of other users, closed unserved
+	ln       net.Listener
+	target   string
+	delay    time.Duration
+	uid      int // the only OS user whose connections are relayed
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+	closed   bool
+	refused  int   // connections of other users, closed unserved
+	unserved error // why the last connection closed unserved was
 }
 
 const relayQueue = 4096
@@ -57,6 +58,15 @@ func (r *Relay) Refused() int {
 	return r.refused
 }
 
+// Unserved says why the relay last closed a connection without relaying
+// it (another user's, one whose user could not be told, or a target that
+// could not be reached); nil if it never did.
+func (r *Relay) Unserved() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unserved
+}
+
 // Close stops accepting and closes every relayed connection.
 func (r *Relay) Close() error {
 	err := r.ln.Close()
@@ -77,16 +87,24 @@ func (r *Relay) accept() {
 		if err != nil {
 			return
 		}
-		if uid, err := peerUID(in); err != nil || uid != r.uid {
+		uid, err := peerUID(in)
+		if err == nil && uid != r.uid {
+			err = fmt.Errorf("made by OS user %d, not %d", uid, r.uid)
+		}
+		if err != nil {
 			// Counted before the close that the client sees.
 			r.mu.Lock()
 			r.refused++
+			r.unserved = fmt.Errorf("relay: connection from %v refused: %w", in.RemoteAddr(), err)
 			r.mu.Unlock()
 			in.Close()
 			continue
 		}
 		out, err := net.DialTimeout("tcp", r.target, 5*time.Second)
 		if err != nil {
+			r.mu.Lock()
+			r.unserved = fmt.Errorf("relay: connection from %v not served: %w", in.RemoteAddr(), err)
+			r.mu.Unlock()
 			in.Close()
 			continue
 		}

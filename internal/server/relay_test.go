@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +58,8 @@ func TestRelayServesOnlyItsUser(t *testing.T) {
 	}
 	if got := r.Refused(); got != 1 {
 		t.Errorf("relay refused %d connections; want 1 (the outsider's)", got)
+	}
+	if err := r.Unserved(); err == nil || !strings.Contains(err.Error(), "made by OS user") {
+		t.Errorf("relay's reason for the refusal: %v; want the connection's OS user named", err)
 	}
 }

@@ -75,8 +75,7 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 		conn = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s passfile=%s", s.relay.Port(), StandbyName, s.PassFile())
 		logf("standby connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, s.relay.Port())
 	}
-	logf("pg_basebackup -R into %s", s.dataDir)
-	if _, err := s.command(ctx, "pg_basebackup", "-D", s.dataDir, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", conn); err != nil {
+	if err := s.baseBackup(ctx, conn, logf); err != nil {
 		return nil, err
 	}
 	// The copy's postgresql.conf is the primary's; these lines come after
@@ -110,6 +109,27 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	}
 	logf("%s standby streaming on 127.0.0.1:%d and %s", mode, s.port, s.base)
 	return s, nil
+}
+
+// baseBackup copies the primary into the standby's data directory with
+// pg_basebackup -R over conn. A copy whose connection the relay closed
+// unserved is tried once more (pg_basebackup removes what it wrote when
+// it fails), and the relay's reason is logged or, if the second try fails
+// too, part of the error.
+func (s *Standby) baseBackup(ctx context.Context, conn string, logf func(string, ...any)) error {
+	args := []string{"-D", s.dataDir, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", conn}
+	logf("pg_basebackup -R into %s", s.dataDir)
+	_, err := s.command(ctx, "pg_basebackup", args...)
+	if err == nil || s.relay == nil || s.relay.Unserved() == nil || ctx.Err() != nil {
+		return err
+	}
+	logf("pg_basebackup failed, the relay having closed a connection (%v); trying once more", s.relay.Unserved())
+	if _, err = s.command(ctx, "pg_basebackup", args...); err != nil {
+		if why := s.relay.Unserved(); why != nil {
+			err = fmt.Errorf("%w\n(%v)", err, why)
+		}
+	}
+	return err
 }
 
 // WaitStreaming waits until the primary reports the standby streaming
