@@ -1,0 +1,246 @@
+// Command mix-phases measures how far the server CPU of the same queries
+// moves between alternation phases of the decision-support mix, the
+// noise that bounds study 3's intervals (issue 25), and whether a speed
+// probe running beside the server sees the same movement.
+//
+// It runs obsbench's A/A alternation on dss-mix (8 sessions, nothing
+// switched, phases of 10 to 20 s) on a managed PostgreSQL while a probe
+// thread times two fixed loops every 20 ms. From the executions it
+// reports each phase's factor (the median over the queries of the query's
+// mean server CPU per execution in the phase over its mean in the whole
+// run), the probe's loops per phase and their correlation with the
+// factor, the spread of the costliest queries' server CPU per execution
+// (their parameters vary the work), and the per-pair noise of the
+// stratified comparison obsbench makes (each "on" phase against the phases
+// beside it, CPU-weighted) with the pairs that noise needs for an
+// interval of ±5 points, alone and over study 3's 19 comparisons.
+//
+//	go run ./bench/mix-phases [-alt-duration 240s] [-warmup 2s] [-seed 7] [-dir bench/mix-phases]
+//
+// It writes RESULT.md and, beside it, obsbench's text output.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	moremath "github.com/aclements/go-moremath/stats"
+
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/stats"
+)
+
+type config struct {
+	altDuration time.Duration
+	warmup      time.Duration
+	seed        uint64
+	dir         string
+	command     string
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "mix-phases: "+format+"\n", args...) }
+
+func main() {
+	var c config
+	flag.DurationVar(&c.altDuration, "alt-duration", 240*time.Second, "length of the A/A alternation run")
+	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "obsbench's warm-up before the alternation window (its default: 2s)")
+	flag.Uint64Var(&c.seed, "seed", 7, "seed of the run (phases and the mix's draws)")
+	flag.StringVar(&c.dir, "dir", "bench/mix-phases", "where RESULT.md and the output go")
+	flag.Parse()
+	c.command = strings.TrimSpace("go run ./bench/mix-phases " + strings.Join(os.Args[1:], " "))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		logf("%v", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	tmp, err := os.MkdirTemp("", "obsbench-bench-mix-phases-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	logf("building obsbench")
+	exe, err := sidebyside.BuildObsbench(ctx, tmp)
+	if err != nil {
+		return err
+	}
+	out := filepath.Join(tmp, "out")
+	args := []string{"run", "--workload", "dss-mix", "--clients", "8", "--method", "alternation", "--observers", "baseline",
+		"--alt-duration", c.altDuration.String(), "--phase-min", "10", "--phase-max", "20", "--warmup", c.warmup.String(),
+		"--seed", fmt.Sprint(c.seed), "--out", out}
+	logf("obsbench %s", strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, exe, args...)
+	var text strings.Builder
+	cmd.Stdout, cmd.Stderr = &text, os.Stderr
+	probe := startProbe()
+	err = cmd.Run()
+	samples := probe.close()
+	if err != nil {
+		return fmt.Errorf("obsbench: %w", err)
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(runs, func(r result.Run) bool { return r.Method == "alternation" && len(r.Driver.Executions) > 0 })
+	if i < 0 {
+		return fmt.Errorf("no alternation run with executions in %s", out)
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "output.txt"), []byte(text.String()), 0o644); err != nil {
+		return err
+	}
+	sum, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+	if err != nil {
+		return err
+	}
+	return report(c, args, analyze(runs[i], samples, c.warmup), sum)
+}
+
+// phase is one usable phase of the run, as measured.
+type phase struct {
+	result.Phase
+	strata          []stats.Stratum // server CPU (µs) per query
+	factor          float64
+	compute, memory float64 // the probe's median loop times, relative to the run's
+}
+
+// analysis is what the run shows.
+type analysis struct {
+	names                   []string
+	phases                  []phase
+	factorCV, computeCV     float64
+	corrCompute, corrMemory float64
+	residualCV              float64 // of factor / compute
+	spread                  []querySpread
+	pairLogSD               float64
+	pairs                   int
+}
+
+type querySpread struct {
+	name       string
+	sharePct   float64
+	p10, p50   float64 // ms
+	p90, count float64
+}
+
+// analyze reads run r, whose window began about warmup after it started,
+// with the probe's samples.
+func analyze(r result.Run, samples []probeSample, warmup time.Duration) analysis {
+	var a analysis
+	for _, s := range r.Driver.Statements {
+		a.names = append(a.names, s.Statement)
+	}
+	nq := len(a.names)
+	perExec := make([][]float64, nq)
+	for _, ph := range r.Phases {
+		a.phases = append(a.phases, phase{Phase: ph, strata: make([]stats.Stratum, nq)})
+	}
+	for _, e := range r.Driver.Executions {
+		if e.Statement < 0 || e.Statement >= nq || e.ServerCPUUS < 0 {
+			continue
+		}
+		perExec[e.Statement] = append(perExec[e.Statement], float64(e.ServerCPUUS))
+		start, end := e.EndUS-e.LatencyUS, e.EndUS
+		for i := range a.phases {
+			p := &a.phases[i]
+			if start >= int64(p.Start+1)*1e6 && end <= int64(p.End)*1e6 {
+				p.strata[e.Statement].N++
+				p.strata[e.Statement].Total += float64(e.ServerCPUUS)
+				break
+			}
+		}
+	}
+	all := make([][]stats.Stratum, len(a.phases))
+	for i, p := range a.phases {
+		all[i] = p.strata
+	}
+	whole := stats.Pooled(all...)
+	weights := stats.StratumWeights(all)
+
+	// The probe's samples by phase, the first second of a phase left out
+	// as the analysis leaves it out.
+	origin := r.Started.Add(warmup)
+	var computeAll, memoryAll []float64
+	for _, s := range samples {
+		computeAll, memoryAll = append(computeAll, float64(s.compute)), append(memoryAll, float64(s.memory))
+	}
+	cMed, mMed := stats.Median(computeAll), stats.Median(memoryAll)
+	var factors, computes, memories, residuals []float64
+	for i := range a.phases {
+		p := &a.phases[i]
+		var rel []float64
+		for q, s := range p.strata {
+			if s.N >= 3 {
+				rel = append(rel, s.Mean()/whole[q].Mean())
+			}
+		}
+		p.factor = stats.Median(rel)
+		var c, m []float64
+		from, to := origin.Add(time.Duration(p.Start+1)*time.Second), origin.Add(time.Duration(p.End)*time.Second)
+		for _, s := range samples {
+			if !s.at.Before(from) && s.at.Before(to) {
+				c, m = append(c, float64(s.compute)), append(m, float64(s.memory))
+			}
+		}
+		p.compute, p.memory = stats.Median(c)/cMed, stats.Median(m)/mMed
+		if len(c) > 0 && !math.IsNaN(p.factor) {
+			factors, computes, memories = append(factors, p.factor), append(computes, p.compute), append(memories, p.memory)
+			residuals = append(residuals, p.factor/p.compute)
+		}
+	}
+	a.factorCV, a.computeCV, a.residualCV = cv(factors), cv(computes), cv(residuals)
+	a.corrCompute, a.corrMemory = correlation(factors, computes), correlation(factors, memories)
+
+	// The stratified comparison's pairs, as obsbench forms them.
+	var logs []float64
+	for i := 1; i+1 < len(a.phases); i++ {
+		if !a.phases[i].On || a.phases[i-1].On || a.phases[i+1].On {
+			continue
+		}
+		ref := stats.Pooled(a.phases[i-1].strata, a.phases[i+1].strata)
+		if x, err := stats.StratifiedRatio(ref, a.phases[i].strata, weights); err == nil {
+			logs = append(logs, math.Log(x))
+		}
+	}
+	a.pairs, a.pairLogSD = len(logs), moremath.StdDev(logs)
+
+	total := 0.0
+	for _, w := range whole {
+		total += w.Total
+	}
+	order := make([]int, nq)
+	for q := range order {
+		order[q] = q
+	}
+	slices.SortFunc(order, func(x, y int) int { return int(whole[y].Total - whole[x].Total) })
+	for _, q := range order[:min(3, nq)] {
+		v := perExec[q]
+		a.spread = append(a.spread, querySpread{name: a.names[q], sharePct: 100 * whole[q].Total / total,
+			p10: stats.Percentile(v, 0.1) / 1000, p50: stats.Percentile(v, 0.5) / 1000, p90: stats.Percentile(v, 0.9) / 1000, count: float64(len(v))})
+	}
+	return a
+}
+
+// pairsFor is how many pairs a per-pair log-ratio noise of sd needs for
+// an interval of ±halfPct at two-sided confidence conf (normal theory;
+// the signed-rank interval obsbench uses needs about 5% more).
+func pairsFor(sd, halfPct, conf float64) int {
+	z := math.Sqrt2 * math.Erfinv(conf)
+	return int(math.Ceil(math.Pow(z*sd/math.Log(1+halfPct/100), 2)))
+}

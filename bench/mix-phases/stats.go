@@ -1,0 +1,25 @@
+package main
+
+import (
+	"math"
+
+	moremath "github.com/aclements/go-moremath/stats"
+)
+
+// cv is the coefficient of variation.
+func cv(v []float64) float64 { return moremath.StdDev(v) / moremath.Mean(v) }
+
+// correlation is Pearson's, NaN for fewer than 3 points.
+func correlation(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 3 {
+		return math.NaN()
+	}
+	mx, my := moremath.Mean(x), moremath.Mean(y)
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
