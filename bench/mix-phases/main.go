@@ -130,6 +130,38 @@ type analysis struct {
 	spread                  []querySpread
 	pairLogSD               float64
 	pairs                   int
+	adjusted                []adjustment // by the core loop, the memory loop
+}
+
+// adjustment is the pairs' noise with each phase divided by a loop's
+// time raised to slope.
+type adjustment struct {
+	slope, pairLogSD float64
+}
+
+// pairNoise forms the stratified comparison's pairs as obsbench does
+// (each on phase against the off phases beside it, CPU-weighted query by
+// query), each phase's costs divided by scale, and returns their count and
+// the sd of their log ratios.
+func pairNoise(phases []phase, weights []float64, scale func(phase) float64) (int, float64) {
+	scaled := func(p phase) []stats.Stratum {
+		out := make([]stats.Stratum, len(p.strata))
+		for q, st := range p.strata {
+			out[q] = stats.Stratum{N: st.N, Total: st.Total / scale(p)}
+		}
+		return out
+	}
+	var logs []float64
+	for i := 1; i+1 < len(phases); i++ {
+		if !phases[i].On || phases[i-1].On || phases[i+1].On {
+			continue
+		}
+		ref := stats.Pooled(scaled(phases[i-1]), scaled(phases[i+1]))
+		if x, err := stats.StratifiedRatio(ref, scaled(phases[i]), weights); err == nil {
+			logs = append(logs, math.Log(x))
+		}
+	}
+	return len(logs), moremath.StdDev(logs)
 }
 
 type querySpread struct {
@@ -207,18 +239,21 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) analysis
 	a.factorCV, a.computeCV, a.residualCV = cv(factors), cv(computes), cv(residuals)
 	a.corrCompute, a.corrMemory = correlation(factors, computes), correlation(factors, memories)
 
-	// The stratified comparison's pairs, as obsbench forms them.
-	var logs []float64
-	for i := 1; i+1 < len(a.phases); i++ {
-		if !a.phases[i].On || a.phases[i-1].On || a.phases[i+1].On {
-			continue
+	a.pairs, a.pairLogSD = pairNoise(a.phases, weights, func(phase) float64 { return 1 })
+	// The same pairs with each phase's costs divided by the probe's
+	// loop scaled to the factor: log factor regressed on log loop time
+	// over the off phases (in-sample: those phases are in the pairs too).
+	for _, loop := range []func(phase) float64{func(p phase) float64 { return p.compute }, func(p phase) float64 { return p.memory }} {
+		var xs, ys []float64
+		for _, p := range a.phases {
+			if !p.On && !math.IsNaN(p.factor) && !math.IsNaN(loop(p)) {
+				xs, ys = append(xs, math.Log(loop(p))), append(ys, math.Log(p.factor))
+			}
 		}
-		ref := stats.Pooled(a.phases[i-1].strata, a.phases[i+1].strata)
-		if x, err := stats.StratifiedRatio(ref, a.phases[i].strata, weights); err == nil {
-			logs = append(logs, math.Log(x))
-		}
+		b := slope(xs, ys)
+		_, sd := pairNoise(a.phases, weights, func(p phase) float64 { return math.Exp(b * math.Log(loop(p))) })
+		a.adjusted = append(a.adjusted, adjustment{slope: b, pairLogSD: sd})
 	}
-	a.pairs, a.pairLogSD = len(logs), moremath.StdDev(logs)
 
 	total := 0.0
 	for _, w := range whole {

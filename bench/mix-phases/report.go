@@ -48,6 +48,13 @@ func report(c config, args []string, a analysis, s result.Summary) error {
 	alone, study := pairsFor(a.pairLogSD, 5, 0.95), pairsFor(a.pairLogSD, 5, 1-0.05/studyComparisons)
 	p("- **The stratified comparison's pairs** (each \"on\" phase's server CPU per execution, CPU-weighted query by query, against the phases beside it): %d pairs, per-pair noise %.1f%% (sd of the log ratio). For an interval of ±5 points that noise needs about %d pairs for one comparison at 95%%, and %d for each of study 3's %d comparisons (Bonferroni: each at %.2f%%): at phases of %.0f s, about %.0f minutes of alternation per observer.",
 		a.pairs, 100*a.pairLogSD, alone, study, studyComparisons, 100*(1-0.05/studyComparisons), meanPhase, float64(2*study)*meanPhase/60)
+	for i, name := range []string{"core", "memory"} {
+		if i < len(a.adjusted) {
+			x := a.adjusted[i]
+			p("- The same pairs with each phase's costs divided by the probe's %s loop time to the power %.1f (the factor regressed on it over the off phases, in-sample): per-pair noise %.1f%%, needing about %d pairs for ±5 points over %d comparisons.",
+				name, x.slope, 100*x.pairLogSD, pairsFor(x.pairLogSD, 5, 1-0.05/studyComparisons), studyComparisons)
+		}
+	}
 	for _, cs := range s.Conditions {
 		if cs.Stratified != nil && cs.Stratified.CPU != nil {
 			x := cs.Stratified.CPU
