@@ -29,7 +29,7 @@ type Relay struct {
 	conns    map[net.Conn]bool
 	closed   bool
 	refused  int   // connections of other users, closed unserved
-	unserved error // why the last connection closed unserved was
+	unserved error // why the relay last closed a connection unserved
 }
 
 const relayQueue = 4096
