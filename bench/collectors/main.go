@@ -85,16 +85,12 @@ type measured struct {
 }
 
 func run(ctx context.Context, c config) error {
-	tmp, err := os.MkdirTemp("", "obsbench-bench-collectors-")
+	logf("building obsbench")
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "collectors")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building obsbench")
-	exe, err := sidebyside.BuildObsbench(ctx, tmp)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
@@ -167,9 +163,7 @@ func report(c config, ms []measured) error {
 		version = ms[0].serverVersion
 	}
 	p("# What obsbench's wait sampler costs\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
 	p("- each variant: `obsbench run --observers baseline --measure-collectors --method alternation`, %d runs of %v per arm, seed %d (the same phases for every variant)", c.altRounds, c.altDuration, c.seed)
 	p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)

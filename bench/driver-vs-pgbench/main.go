@@ -186,9 +186,7 @@ func writeReport(c config, sql string, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	p("# obsbench driver vs pgbench\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions, prepared", c.postgres, workloadName, c.clients)
 	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); pgbench -j %d", c.procs, min(c.pgbenchThreads, c.clients))
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)

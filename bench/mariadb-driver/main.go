@@ -183,9 +183,7 @@ func writeReport(c *config, sql string, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	p("# obsbench's MariaDB driver vs sysbench\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, workloadName, c.clients)
 	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)

@@ -36,6 +36,7 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
 )
@@ -67,16 +68,12 @@ func main() {
 }
 
 func run(ctx context.Context, c config) error {
-	tmp, err := os.MkdirTemp("", "obsbench-bench-mix-phases-")
+	logf("building obsbench")
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "mix-phases")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building obsbench")
-	exe, err := sidebyside.BuildObsbench(ctx, tmp)
-	if err != nil {
-		return err
-	}
 	out := filepath.Join(tmp, "out")
 	args := []string{"run", "--workload", "dss-mix", "--clients", "8", "--method", "alternation", "--observers", "baseline",
 		"--alt-duration", c.altDuration.String(), "--phase-min", "10", "--phase-max", "20", "--warmup", c.warmup.String(),
@@ -115,13 +112,13 @@ func run(ctx context.Context, c config) error {
 // phase is one usable phase of the run, as measured.
 type phase struct {
 	result.Phase
-	strata          []stats.Stratum // server CPU (µs) per query
+	strata          []stats.Stratum // server CPU (µs) per query; nil: unusable
 	factor          float64
 	compute, memory float64 // the probe's median loop times, relative to the run's
 }
 
-// analysis is what the run shows.
-type analysis struct {
+// findings are what the run shows.
+type findings struct {
 	names                   []string
 	phases                  []phase
 	factorCV, computeCV     float64
@@ -153,7 +150,7 @@ func pairNoise(phases []phase, weights []float64, scale func(phase) float64) (in
 	}
 	var logs []float64
 	for i := 1; i+1 < len(phases); i++ {
-		if !phases[i].On || phases[i-1].On || phases[i+1].On {
+		if phases[i].strata == nil || phases[i-1].strata == nil || phases[i+1].strata == nil || !phases[i].On || phases[i-1].On || phases[i+1].On {
 			continue
 		}
 		ref := stats.Pooled(scaled(phases[i-1]), scaled(phases[i+1]))
@@ -173,29 +170,23 @@ type querySpread struct {
 
 // analyze reads run r, whose window began about warmup after it started,
 // with the probe's samples.
-func analyze(r result.Run, samples []probeSample, warmup time.Duration) analysis {
-	var a analysis
+func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings {
+	var a findings
 	for _, s := range r.Driver.Statements {
 		a.names = append(a.names, s.Statement)
 	}
 	nq := len(a.names)
-	perExec := make([][]float64, nq)
-	for _, ph := range r.Phases {
-		a.phases = append(a.phases, phase{Phase: ph, strata: make([]stats.Stratum, nq)})
+	// Each phase's executions as obsbench's analysis sorts them: those
+	// wholly inside the phase after its first second; nil for a phase it
+	// cannot use.
+	_, cpu := analysis.PhaseStrata(r)
+	for i, ph := range r.Phases {
+		a.phases = append(a.phases, phase{Phase: ph, strata: cpu[i]})
 	}
+	perExec := make([][]float64, nq)
 	for _, e := range r.Driver.Executions {
-		if e.Statement < 0 || e.Statement >= nq || e.ServerCPUUS < 0 {
-			continue
-		}
-		perExec[e.Statement] = append(perExec[e.Statement], float64(e.ServerCPUUS))
-		start, end := e.EndUS-e.LatencyUS, e.EndUS
-		for i := range a.phases {
-			p := &a.phases[i]
-			if start >= int64(p.Start+1)*1e6 && end <= int64(p.End)*1e6 {
-				p.strata[e.Statement].N++
-				p.strata[e.Statement].Total += float64(e.ServerCPUUS)
-				break
-			}
+		if e.Statement >= 0 && e.Statement < nq && e.ServerCPUUS >= 0 {
+			perExec[e.Statement] = append(perExec[e.Statement], float64(e.ServerCPUUS))
 		}
 	}
 	all := make([][]stats.Stratum, len(a.phases))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/result"
@@ -14,13 +13,11 @@ import (
 // observers and the A/A cell), over which its intervals are corrected.
 const studyComparisons = 19
 
-func report(c config, args []string, a analysis, s result.Summary) error {
+func report(c config, args []string, a findings, s result.Summary) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	p("# How far the mix's server CPU moves between alternation phases\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- run: managed PostgreSQL %s, `obsbench %s` (an A/A alternation: nothing switched)", s.Server, strings.Join(args[:len(args)-2], " "))
 	p("- probe: a thread of this bench timing, every 20 ms, 100,000 multiplications (core) and 500 steps through a 64 MiB random cycle (memory), by its own CPU clock\n")
 

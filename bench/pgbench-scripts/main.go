@@ -269,9 +269,7 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	p("# obsbench's pgbench workload vs pgbench\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s; pgbench -i's tables at scale %d; built-in script %s (%d statements per transaction)", c.version, c.scale, c.script, perTxn)
 	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, c.pgbenchThreads)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)

@@ -89,16 +89,12 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "obsbench-bench-workers-")
+	logf("building obsbench for the workers")
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "workers")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building obsbench for the workers")
-	exe, err := sidebyside.BuildObsbench(ctx, tmp)
-	if err != nil {
-		return err
-	}
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
 	if err != nil {
 		return err
@@ -205,9 +201,7 @@ func report(c config, version string, arrangements []string, samples []sample) e
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	p("# Sessions in worker processes vs in obsbench's own process\n")
-	p("- command: `%s`", c.command)
-	p("- date: %s", time.Now().Format("2006-01-02 15:04:05 MST"))
-	p("- machine: %s", sidebyside.Machine())
+	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions; the same server for every run", version, workloadName, c.clients)
 	p("- each run: %v warm-up, %v measured; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- workers: local processes (`obsbench worker`) over a Unix socket, started for each run (registration not timed)\n")

@@ -207,11 +207,11 @@ func finite(x float64) float64 {
 	return x
 }
 
-// phaseStrata sorts run r's executions into its phases: an execution
+// PhaseStrata sorts run r's executions into its phases: an execution
 // counts in a phase when it started and ended inside the phase's usable
 // seconds (after its first second, as phases does), so that it ran wholly
 // with the observer on or wholly off. Nil entries are unusable phases.
-func phaseStrata(r result.Run) (lat, cpu [][]stats.Stratum) {
+func PhaseStrata(r result.Run) (lat, cpu [][]stats.Stratum) {
 	ps := phases(r)
 	lat, cpu = make([][]stats.Stratum, len(ps)), make([][]stats.Stratum, len(ps))
 	n := len(r.Driver.Statements)
@@ -257,7 +257,7 @@ func stratifiedAlternation(runs []result.Run, alpha float64) *result.StratifiedS
 		if !hasStrata(r) || len(r.Driver.Executions) == 0 {
 			continue
 		}
-		lat, cpu := phaseStrata(r)
+		lat, cpu := PhaseStrata(r)
 		all = append(all, split{r.Phases, lat, cpu})
 		for i, ph := range r.Phases {
 			if lat[i] != nil && !ph.On {

@@ -2,8 +2,8 @@
 // round, the driver's run measured the way a peer tool's process is
 // (pgbench, sysbench), this process's CPU, the one statement a workload
 // prepares, the wait until a PostgreSQL run's sessions are gone, a build
-// of obsbench to run, the machine a report names, and the report's
-// publication.
+// of obsbench to run, the machine and command a report names, and the
+// report's publication.
 package sidebyside
 
 import (
@@ -90,14 +90,25 @@ func Machine() string {
 	return fmt.Sprintf("nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
 }
 
-// BuildObsbench builds this checkout's obsbench into dir, for a bench
-// that runs it as a command or as workers, and returns its path.
-func BuildObsbench(ctx context.Context, dir string) (string, error) {
-	exe := filepath.Join(dir, "obsbench")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/obsbench").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+// Provenance is a report's first lines: the command that wrote it, when,
+// and on what machine.
+func Provenance(command string) string {
+	return fmt.Sprintf("- command: `%s`\n- date: %s\n- machine: %s\n", command, time.Now().Format("2006-01-02 15:04:05 MST"), Machine())
+}
+
+// BuildObsbench makes a scratch directory for bench (the caller removes
+// it) and builds this checkout's obsbench into it, for a bench that runs
+// obsbench as a command or as workers; it returns both paths.
+func BuildObsbench(ctx context.Context, bench string) (dir, exe string, err error) {
+	if dir, err = os.MkdirTemp("", "obsbench-bench-"+bench+"-"); err != nil {
+		return "", "", err
 	}
-	return exe, nil
+	exe = filepath.Join(dir, "obsbench")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/obsbench").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, exe, nil
 }
 
 // Publish prints a bench's markdown report and writes it to path.
