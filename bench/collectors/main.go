@@ -45,9 +45,9 @@ type variant struct {
 }
 
 var variants = map[string]variant{
-	"10ms":           {"10ms", "every 10 ms: pg_stat_activity, then /proc for sessions that report no wait", []string{"--waits", "10ms"}},
-	"10ms-no-kernel": {"10ms-no-kernel", "every 10 ms: pg_stat_activity only", []string{"--waits", "10ms", "--kernel-waits=false"}},
-	"100ms":          {"100ms", "every 100 ms: pg_stat_activity, then /proc", []string{"--waits", "100ms"}},
+	"10ms":           {"10ms", "every 10 ms, taken by the server in batches of 10: pg_stat_activity, then /proc for sessions that report no wait", []string{"--waits", "10ms"}},
+	"10ms-no-kernel": {"10ms-no-kernel", "every 10 ms, in batches of 10: pg_stat_activity only", []string{"--waits", "10ms", "--kernel-waits=false"}},
+	"100ms":          {"100ms", "every 100 ms, one query a sample: pg_stat_activity, then /proc", []string{"--waits", "100ms"}},
 }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "collectors: "+format+"\n", args...) }

@@ -20,6 +20,11 @@ type SessionWait struct {
 	// Wait is the engine's wait ("Lock:transactionid"); empty when the
 	// session is active and reports no wait, which engines count as CPU.
 	Wait string
+	// Kernel is the kernel wait of a session that reports no wait, as a
+	// BatchWaitSource read it at the sample's moment ("pipe_write",
+	// "syscall:write"; KernelWaitOf), "" when it did not or the process
+	// was running.
+	Kernel string
 }
 
 // WaitSource reports the waits of the server's active client sessions
@@ -58,10 +63,13 @@ type WaitSampler struct {
 	os       bool         // read /proc/PID/wchan for sessions reporting no wait
 	kernel   *kernelWaits // the sampling goroutine's open /proc files
 
-	on     atomic.Bool // the observer's state: which profile gets samples
-	paused atomic.Bool
+	on       atomic.Bool // the observer's state: which profile gets samples
+	paused   atomic.Bool
+	batching atomic.Bool  // the server takes the samples (batch.go)
+	stopAt   atomic.Int64 // when Stop was called, Unix ns; 0 before
 
 	mu      sync.Mutex
+	states  []state // changes of on and paused, for batches (batch.go)
 	onW     Waits
 	offW    Waits
 	err     error
@@ -79,15 +87,22 @@ func NewWaitSampler(src WaitSource, interval time.Duration, local bool) *WaitSam
 	s.on.Store(true)
 	s.onW.Counts = map[string]int64{}
 	s.offW.Counts = map[string]int64{}
+	s.states = []state{{on: true}}
 	return s
 }
 
 // SetObserverOn says whether the observer is in force from now on.
-func (s *WaitSampler) SetObserverOn(on bool) { s.on.Store(on) }
+func (s *WaitSampler) SetObserverOn(on bool) {
+	s.on.Store(on)
+	s.record()
+}
 
 // Pause stops taking samples (true) or resumes (false); the ticker keeps
 // running so that resuming needs no set-up.
-func (s *WaitSampler) Pause(p bool) { s.paused.Store(p) }
+func (s *WaitSampler) Pause(p bool) {
+	s.paused.Store(p)
+	s.record()
+}
 
 // Start begins sampling in a goroutine.
 func (s *WaitSampler) Start(ctx context.Context) {
@@ -99,6 +114,11 @@ func (s *WaitSampler) Start(ctx context.Context) {
 
 func (s *WaitSampler) loop(ctx context.Context) {
 	defer close(s.done)
+	if b, ok := s.src.(BatchWaitSource); ok && batchSize(s.interval) >= 2 {
+		if s.batchLoop(ctx, b, batchSize(s.interval)) {
+			return
+		}
+	}
 	s.kernel = newKernelWaits()
 	defer s.kernel.close()
 	t := time.NewTicker(s.interval)
@@ -115,14 +135,9 @@ func (s *WaitSampler) loop(ctx context.Context) {
 		on := s.on.Load()
 		waits, err := s.src.ActiveWaits(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() == nil {
+				s.fail(err)
 			}
-			s.mu.Lock()
-			if s.err == nil {
-				s.err = err
-			}
-			s.mu.Unlock()
 			return
 		}
 		// Labels first, outside the lock: they read /proc.
@@ -132,18 +147,33 @@ func (s *WaitSampler) loop(ctx context.Context) {
 			labels[i] = s.label(sw)
 		}
 		s.mu.Lock()
-		w := &s.offW
-		if on {
-			w = &s.onW
-		}
-		w.Ticks++
-		for _, l := range labels {
-			if l != "" {
-				w.Counts[l]++
-			}
-		}
+		s.file(on, labels)
 		s.mu.Unlock()
 	}
+}
+
+// file counts one sample's labels in the profile of the observer's state
+// on; s.mu is held.
+func (s *WaitSampler) file(on bool, labels []string) {
+	w := &s.offW
+	if on {
+		w = &s.onW
+	}
+	w.Ticks++
+	for _, l := range labels {
+		if l != "" {
+			w.Counts[l]++
+		}
+	}
+}
+
+// fail keeps the sampler's first error.
+func (s *WaitSampler) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
 }
 
 // label names a session's sample; "" when the session turns out to be
@@ -152,13 +182,15 @@ func (s *WaitSampler) label(sw SessionWait) string {
 	if sw.Wait != "" {
 		return sw.Wait
 	}
-	if s.os && sw.PID > 0 {
-		if k := s.kernel.read(sw.PID); k != "" {
-			if iw, ok := s.src.(IdleKernelWaiter); ok && iw.IdleKernelWait(k) {
-				return ""
-			}
-			return "OS:" + k
+	k := sw.Kernel
+	if k == "" && s.os && sw.PID > 0 && s.kernel != nil {
+		k = s.kernel.read(sw.PID)
+	}
+	if k != "" {
+		if iw, ok := s.src.(IdleKernelWaiter); ok && iw.IdleKernelWait(k) {
+			return ""
 		}
+		return "OS:" + k
 	}
 	return CPULabel
 }
@@ -167,6 +199,16 @@ func (s *WaitSampler) label(sw SessionWait) string {
 // on and while it was off.
 func (s *WaitSampler) Stop() (on, off Waits, err error) {
 	if s.started {
+		// A batch in flight is let finish (its samples up to now are
+		// kept): cancelling its query would break the session's
+		// connection mid-answer, which the server logs as an error.
+		s.stopAt.Store(time.Now().UnixNano())
+		if s.batching.Load() {
+			select {
+			case <-s.done:
+			case <-time.After(2*batchSpan + time.Second):
+			}
+		}
 		s.cancel()
 		<-s.done
 		s.started = false
@@ -193,6 +235,16 @@ func KernelWait(pid int) string {
 		return ""
 	}
 	return syscallWait(b)
+}
+
+// KernelWaitOf names a kernel wait as KernelWait does, from the contents
+// of a process's /proc/PID/wchan and /proc/PID/syscall read elsewhere (""
+// for a file not read).
+func KernelWaitOf(wchan, syscall string) string {
+	if w := wchanName([]byte(wchan)); w != "" {
+		return w
+	}
+	return syscallWait([]byte(syscall))
 }
 
 // syscallNames names the x86-64 system calls a database backend blocks in.

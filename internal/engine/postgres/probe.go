@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,11 +18,54 @@ const activeWaitsSQL = `SELECT pid, coalesce(wait_event_type || ':' || wait_even
 FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()`
 
+// batchWaitsFunc samples as activeWaitsSQL does n times, one period
+// (seconds) apart, inside the server: the client sends one request per
+// batch (collect.BatchWaitSource). pg_stat_clear_snapshot() makes each
+// sample read the sessions anew; a transaction otherwise keeps its first
+// view of them. With kernel, a session that reports no wait has its
+// /proc/PID/wchan read, and /proc/PID/syscall when that is empty, by the
+// server at that moment: obsbench is a superuser, which pg_read_file
+// needs. It is a temporary function, dropped with the sampler's session.
+const batchWaitsFunc = `CREATE FUNCTION pg_temp.obsbench_waits(n int, period float8, kernel bool)
+RETURNS TABLE(k int, pid int, wait text, wchan text, sys text) LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz := clock_timestamp();
+  pids int[];
+  waits text[];
+BEGIN
+  FOR i IN 0..n-1 LOOP
+    PERFORM pg_sleep(greatest(0, (i + 1) * period - extract(epoch FROM clock_timestamp() - t0)));
+    PERFORM pg_stat_clear_snapshot();
+    -- Every session's wait first, then the kernel's: read row by row,
+    -- the later sessions' waits would be read after the earlier ones'
+    -- files, when more of their statements have ended.
+    SELECT array_agg(a.pid), array_agg(coalesce(a.wait_event_type || ':' || a.wait_event, ''))
+      INTO pids, waits
+      FROM pg_stat_activity a
+      WHERE a.backend_type = 'client backend' AND a.state = 'active' AND a.pid <> pg_backend_pid();
+    RETURN QUERY SELECT i, u.p, u.w, f.wchan,
+        CASE WHEN btrim(f.wchan) IN ('0', '') THEN pg_read_file('/proc/' || u.p || '/syscall', 0, 256, true) END
+      FROM unnest(pids, waits) AS u(p, w)
+      CROSS JOIN LATERAL (SELECT CASE WHEN kernel AND u.w = ''
+        THEN pg_read_file('/proc/' || u.p || '/wchan', 0, 128, true) END AS wchan) f;
+  END LOOP;
+END $$`
+
 // WaitSource samples pg_stat_activity over a connection of its own.
 type WaitSource struct {
-	conn *pgx.Conn
-	buf  []collect.SessionWait
+	conn  *pgx.Conn
+	buf   []collect.SessionWait
+	batch batchState
 }
+
+// batchState says whether the source's session has batchWaitsFunc.
+type batchState int
+
+const (
+	batchUnknown batchState = iota
+	batchReady
+	batchRefused
+)
 
 // OpenWaits opens a WaitSource; Close it when done.
 func (s *Server) OpenWaits(ctx context.Context) (*WaitSource, error) {
@@ -50,6 +94,56 @@ func (w *WaitSource) ActiveWaits(ctx context.Context) ([]collect.SessionWait, er
 		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
 	}
 	return w.buf, nil
+}
+
+// BatchWaits implements collect.BatchWaitSource: n samples in one call,
+// the server sleeping between them.
+func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([][]collect.SessionWait, error) {
+	switch w.batch {
+	case batchRefused:
+		return nil, collect.ErrNoBatches
+	case batchUnknown:
+		if _, err := w.conn.Exec(ctx, batchWaitsFunc); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// No temporary objects allowed here, or no PL/pgSQL: one
+			// sample per query instead.
+			w.batch = batchRefused
+			return nil, fmt.Errorf("%w: %v", collect.ErrNoBatches, err)
+		}
+		w.batch = batchReady
+	}
+	rows, err := w.conn.Query(ctx, "SELECT k, pid, wait, wchan, sys FROM pg_temp.obsbench_waits($1, $2, $3)", n, interval.Seconds(), kernel)
+	if err != nil {
+		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
+	}
+	out := make([][]collect.SessionWait, n)
+	var k, pid int32
+	var wait string
+	var wchan, sys *string
+	_, err = pgx.ForEachRow(rows, []any{&k, &pid, &wait, &wchan, &sys}, func() error {
+		if k < 0 || int(k) >= n {
+			return fmt.Errorf("sample %d of a batch of %d", k, n)
+		}
+		sw := collect.SessionWait{PID: int(pid), Wait: wait}
+		if wchan != nil || sys != nil {
+			sw.Kernel = collect.KernelWaitOf(deref(wchan), deref(sys))
+		}
+		out[k] = append(out[k], sw)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // BackendPID is the server process that answers the sampler's queries:

@@ -188,3 +188,61 @@ func TestWaitProfileOfPgWaitSampling(t *testing.T) {
 		t.Errorf("Timeout:PgSleep grew by %d samples over a 0.5 s sleep; want about 50 (10 ms period)", d)
 	}
 }
+
+// A batch of samples taken by the server shows a session that PostgreSQL
+// calls running while it is blocked in the kernel (COPY TO PROGRAM waiting
+// for its program to exit: pclose(3), which PostgreSQL does not
+// instrument) by its kernel wait, read at the sample's moment; without
+// kernel, as no wait.
+func TestBatchWaitsReadKernelWaits(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := newServer(t)
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	pid := int(conn.PgConn().PID())
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'sleep 2'")
+		done <- err
+	}()
+	src, err := s.OpenWaits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	time.Sleep(300 * time.Millisecond)
+	for _, kernel := range []bool{true, false} {
+		batch, err := src.BatchWaits(ctx, 5, 20*time.Millisecond, kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) != 5 {
+			t.Fatalf("%d samples, want 5", len(batch))
+		}
+		for i, sample := range batch {
+			var seen *collect.SessionWait
+			for j := range sample {
+				if sample[j].PID == pid {
+					seen = &sample[j]
+				}
+			}
+			switch {
+			case seen == nil:
+				t.Errorf("kernel %v, sample %d: session %d not listed: %+v", kernel, i, pid, sample)
+			case seen.Wait != "":
+				t.Errorf("kernel %v, sample %d: wait %q; PostgreSQL reports none in pclose", kernel, i, seen.Wait)
+			case kernel && seen.Kernel != "do_wait":
+				t.Errorf("sample %d: kernel wait %q, want do_wait (waiting for its child)", i, seen.Kernel)
+			case !kernel && seen.Kernel != "":
+				t.Errorf("sample %d: kernel wait %q read though not asked for", i, seen.Kernel)
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("COPY TO PROGRAM: %v", err)
+	}
+}
