@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -327,13 +326,4 @@ func measure(ctx context.Context, c config, srv *postgres.Server, dsn string, v 
 	return sample{variant: v.name, samples: n, rows: rows, elapsed: elapsed,
 		serverUS: float64((server1 - server0).Microseconds()) / float64(n),
 		clientUS: float64(client.Microseconds()) / float64(n)}, nil
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

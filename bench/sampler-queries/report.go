@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/stats"
 )
 
 // report writes the medians per variant over the rounds, with the range,
@@ -36,27 +38,11 @@ func report(c config, version string, vs []variant, got []sample) string {
 		if len(server) == 0 {
 			continue
 		}
-		total := median(server) + median(client)
+		total := stats.Median(server) + stats.Median(client)
 		p("| %s | %s | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %.1f | %.2f |", v.name, v.what,
-			median(server), minOf(server), maxOf(server), median(client), minOf(client), maxOf(client),
-			median(rows), 100*total*perSecond/1e6/float64(runtime.NumCPU()))
+			stats.Median(server), slices.Min(server), slices.Max(server), stats.Median(client), slices.Min(client), slices.Max(client),
+			stats.Median(rows), 100*total*perSecond/1e6/float64(runtime.NumCPU()))
 	}
 	p("\nThis is the sampler's own work, on a server that does nothing else. On a workload each sample also disturbs the workload's processes (it preempts one, and the sampler's processes wake up), which bench/collectors measures as lost throughput.")
 	return w.String()
-}
-
-func minOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
