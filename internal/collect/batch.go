@@ -14,12 +14,20 @@ import (
 // query).
 type BatchWaitSource interface {
 	WaitSource
-	// BatchWaits takes n samples, the i-th (from 0) one interval after
-	// the (i-1)-th, the first one interval after the call. With kernel,
-	// a session that reports no wait has its kernel wait read on the
-	// server's machine at the sample's moment (SessionWait.Kernel).
-	// ErrNoBatches says the source cannot, for good.
-	BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([][]SessionWait, error)
+	// BatchWaits takes n samples, the i-th (from 0) due i+1 intervals
+	// after the call. With kernel, a session that reports no wait has
+	// its kernel wait read on the server's machine at the sample's
+	// moment (SessionWait.Kernel). ErrNoBatches says the source cannot,
+	// for good.
+	BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([]BatchSample, error)
+}
+
+// BatchSample is one sample of a batch.
+type BatchSample struct {
+	// After is when it was taken, from the batch's start as the source
+	// measured it (the server's sleep may overrun its interval).
+	After time.Duration
+	Waits []SessionWait
 }
 
 // ErrNoBatches is a BatchWaitSource's answer when it cannot take batches
@@ -34,9 +42,14 @@ var ErrNoBatches = errors.New("the wait source cannot sample in batches")
 // phases in which --measure-collectors pauses it).
 const batchSpan = 100 * time.Millisecond
 
-// batchSize is how many samples a batch takes at interval; below 2 the
-// sampler samples one at a time.
-func batchSize(interval time.Duration) int { return int(batchSpan / interval) }
+// batchSize is how many samples a batch takes at interval: at 50 ms and
+// more, one, and the sampler samples one at a time.
+func batchSize(interval time.Duration) int {
+	if 2*interval >= batchSpan {
+		return 1
+	}
+	return int(batchSpan / interval)
+}
 
 // state is the observer's and the sampler's state from a moment on.
 type state struct {
@@ -47,8 +60,8 @@ type state struct {
 // record notes a change of state, for batches, whose samples are filed
 // after the fact.
 func (s *WaitSampler) record() {
-	now := time.Now()
 	s.mu.Lock()
+	now := time.Now() // under the lock: states stay in time order
 	s.states = append(s.states, state{at: now, on: s.on.Load(), paused: s.paused.Load()})
 	if len(s.states) > 256 { // sampling one at a time, no batch forgets them
 		s.forgetBefore(now.Add(-time.Minute))
@@ -80,51 +93,72 @@ func (s *WaitSampler) forgetBefore(t time.Time) {
 func (s *WaitSampler) batchLoop(ctx context.Context, src BatchWaitSource, n int) bool {
 	s.batching.Store(true)
 	defer s.batching.Store(false)
+	failed := 0
 	for ctx.Err() == nil && s.stopAt.Load() == 0 {
 		if s.paused.Load() {
+			// Woken by Pause(false), not polled: polling at the
+			// interval would wake this process more often while
+			// paused than while sampling, and --measure-collectors
+			// compares the two.
 			select {
 			case <-ctx.Done():
-			case <-time.After(s.interval):
+			case <-s.resumed:
+			case <-time.After(time.Second):
 			}
 			continue
 		}
 		start := time.Now()
 		batch, err := src.BatchWaits(ctx, n, s.interval, s.os)
 		if errors.Is(err, ErrNoBatches) {
-			s.batching.Store(false)
 			return false
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				s.fail(err)
+			if ctx.Err() != nil {
+				return true
 			}
-			return true
+			// A batch can fail for a moment (a process that ended
+			// while the server read its /proc files): its samples are
+			// dropped. Failing again and again, the sampler gives up.
+			if failed++; failed >= maxFailedBatches {
+				s.fail(err)
+				return true
+			}
+			continue
 		}
+		failed = 0
 		s.fileBatch(start, batch)
 	}
 	return true
 }
 
+// maxFailedBatches is how many batches in a row may fail before the
+// sampler stops with the error.
+const maxFailedBatches = 3
+
 // fileBatch files a batch begun at start: each sample by the state at its
 // time, none while paused or after Stop was called.
-func (s *WaitSampler) fileBatch(start time.Time, batch [][]SessionWait) {
+func (s *WaitSampler) fileBatch(start time.Time, batch []BatchSample) {
 	labels := make([][]string, len(batch))
-	for i, waits := range batch {
-		labels[i] = make([]string, len(waits))
-		for j, sw := range waits {
+	for i, b := range batch {
+		labels[i] = make([]string, len(b.Waits))
+		for j, sw := range b.Waits {
 			labels[i][j] = s.label(sw)
 		}
 	}
 	stop := s.stopAt.Load()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range batch {
-		at := start.Add(time.Duration(i+1) * s.interval)
+	last := start
+	for i, b := range batch {
+		at := start.Add(b.After)
+		if at.After(last) {
+			last = at
+		}
 		st := s.stateAt(at)
 		if st.paused || (stop != 0 && at.UnixNano() > stop) {
 			continue
 		}
 		s.file(st.on, labels[i])
 	}
-	s.forgetBefore(start.Add(time.Duration(len(batch)) * s.interval)) // the next batch starts later
+	s.forgetBefore(last) // the next batch starts later
 }

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,9 +18,9 @@ func TestBatchSamplesFiledByTheirTime(t *testing.T) {
 		{at: t0.Add(25 * time.Millisecond), on: false},
 		{at: t0.Add(55 * time.Millisecond), on: false, paused: true},
 	}
-	batch := make([][]SessionWait, 10) // samples at t0+10ms ... t0+100ms
+	batch := make([]BatchSample, 10) // samples at t0+10ms ... t0+100ms
 	for i := range batch {
-		batch[i] = []SessionWait{{Wait: "Lock:tuple"}, {}}
+		batch[i] = BatchSample{After: time.Duration(i+1) * 10 * time.Millisecond, Waits: []SessionWait{{Wait: "Lock:tuple"}, {}}}
 	}
 	s.fileBatch(t0, batch)
 	on, off, err := s.Stop()
@@ -43,11 +44,15 @@ type batchSource struct {
 	fakeSource
 	batches, samples, cancelled atomic.Int64
 	refuse                      bool
+	failures                    atomic.Int64 // batches left to fail
 }
 
-func (b *batchSource) BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([][]SessionWait, error) {
+func (b *batchSource) BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([]BatchSample, error) {
 	if b.refuse {
 		return nil, ErrNoBatches
+	}
+	if b.failures.Add(-1) >= 0 {
+		return nil, errors.New("could not read file \"/proc/123/wchan\": No such process")
 	}
 	select {
 	case <-ctx.Done():
@@ -57,13 +62,13 @@ func (b *batchSource) BatchWaits(ctx context.Context, n int, interval time.Durat
 	}
 	b.batches.Add(1)
 	b.samples.Add(int64(n))
-	out := make([][]SessionWait, n)
+	out := make([]BatchSample, n)
 	for i := range out {
 		sw := SessionWait{PID: 1}
 		if kernel {
 			sw.Kernel = KernelWaitOf("pipe_write\n", "")
 		}
-		out[i] = []SessionWait{sw}
+		out[i] = BatchSample{After: time.Duration(i+1) * interval, Waits: []SessionWait{sw}}
 	}
 	return out, nil
 }
@@ -103,18 +108,21 @@ func TestSamplerUsesBatches(t *testing.T) {
 	}
 }
 
-// At 50 ms or more a batch would hold one sample: the sampler asks for
-// one at a time.
+// At 50 ms or more a batch would hold two samples or fewer: the sampler
+// asks for one at a time.
 func TestNoBatchesOfOne(t *testing.T) {
+	if batchSize(50*time.Millisecond) != 1 || batchSize(49*time.Millisecond) != 2 {
+		t.Errorf("batch sizes at 50 and 49 ms: %d, %d; want 1 and 2", batchSize(50*time.Millisecond), batchSize(49*time.Millisecond))
+	}
 	src := &batchSource{}
-	s := NewWaitSampler(src, 60*time.Millisecond, false)
+	s := NewWaitSampler(src, 50*time.Millisecond, false)
 	s.Start(context.Background())
 	time.Sleep(200 * time.Millisecond)
 	if _, _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	if src.batches.Load() != 0 || src.calls.Load() == 0 {
-		t.Errorf("%d batches, %d single samples at 60 ms; want single samples", src.batches.Load(), src.calls.Load())
+		t.Errorf("%d batches, %d single samples at 50 ms; want single samples", src.batches.Load(), src.calls.Load())
 	}
 }
 
@@ -127,6 +135,25 @@ func TestKernelWaitOf(t *testing.T) {
 	} {
 		if got := KernelWaitOf(c.wchan, c.syscall); got != c.want {
 			t.Errorf("KernelWaitOf(%q, %q) = %q, want %q", c.wchan, c.syscall, got, c.want)
+		}
+	}
+}
+
+// A batch that fails is dropped and sampling goes on; batches that keep
+// failing stop the sampler with the error.
+func TestFailedBatches(t *testing.T) {
+	for _, c := range []struct {
+		failures int64
+		wantErr  bool
+	}{{2, false}, {maxFailedBatches, true}} {
+		src := &batchSource{}
+		src.failures.Store(c.failures)
+		s := NewWaitSampler(src, 10*time.Millisecond, false)
+		s.Start(context.Background())
+		time.Sleep(250 * time.Millisecond)
+		on, _, err := s.Stop()
+		if (err != nil) != c.wantErr || (!c.wantErr && on.Ticks == 0) {
+			t.Errorf("%d failed batches: error %v, %d ticks; want error %v and, without one, samples", c.failures, err, on.Ticks, c.wantErr)
 		}
 	}
 }

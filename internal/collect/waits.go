@@ -65,8 +65,9 @@ type WaitSampler struct {
 
 	on       atomic.Bool // the observer's state: which profile gets samples
 	paused   atomic.Bool
-	batching atomic.Bool  // the server takes the samples (batch.go)
-	stopAt   atomic.Int64 // when Stop was called, Unix ns; 0 before
+	batching atomic.Bool   // the server takes the samples (batch.go)
+	stopAt   atomic.Int64  // when Stop was called, Unix ns; 0 before
+	resumed  chan struct{} // Pause(false) wakes a paused batch loop
 
 	mu      sync.Mutex
 	states  []state // changes of on and paused, for batches (batch.go)
@@ -88,6 +89,7 @@ func NewWaitSampler(src WaitSource, interval time.Duration, local bool) *WaitSam
 	s.onW.Counts = map[string]int64{}
 	s.offW.Counts = map[string]int64{}
 	s.states = []state{{on: true}}
+	s.resumed = make(chan struct{}, 1)
 	return s
 }
 
@@ -97,16 +99,23 @@ func (s *WaitSampler) SetObserverOn(on bool) {
 	s.record()
 }
 
-// Pause stops taking samples (true) or resumes (false); the ticker keeps
-// running so that resuming needs no set-up.
+// Pause stops taking samples (true) or resumes (false). Sampling one at
+// a time, the ticker keeps running so that resuming needs no set-up.
 func (s *WaitSampler) Pause(p bool) {
 	s.paused.Store(p)
 	s.record()
+	if !p {
+		select {
+		case s.resumed <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // Start begins sampling in a goroutine.
 func (s *WaitSampler) Start(ctx context.Context) {
 	ctx, s.cancel = context.WithCancel(ctx)
+	s.stopAt.Store(0)
 	s.done = make(chan struct{})
 	s.started = true
 	go s.loop(ctx)
@@ -128,6 +137,9 @@ func (s *WaitSampler) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if s.stopAt.Load() != 0 {
+			return // Stop waits for a batch loop that fell back to this one
 		}
 		if s.paused.Load() {
 			continue

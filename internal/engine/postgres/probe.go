@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,33 +20,45 @@ const activeWaitsSQL = `SELECT pid, coalesce(wait_event_type || ':' || wait_even
 FROM pg_stat_activity
 WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()`
 
-// batchWaitsFunc samples as activeWaitsSQL does n times, one period
-// (seconds) apart, inside the server: the client sends one request per
-// batch (collect.BatchWaitSource). pg_stat_clear_snapshot() makes each
-// sample read the sessions anew; a transaction otherwise keeps its first
-// view of them. With kernel, a session that reports no wait has its
-// /proc/PID/wchan read, and /proc/PID/syscall when that is empty, by the
-// server at that moment: obsbench is a superuser, which pg_read_file
-// needs. It is a temporary function, dropped with the sampler's session.
-const batchWaitsFunc = `CREATE FUNCTION pg_temp.obsbench_waits(n int, period float8, kernel bool)
-RETURNS TABLE(k int, pid int, wait text, wchan text, sys text) LANGUAGE plpgsql AS $$
+// batchWaitsFunc samples as activeWaitsSQL does n times, the i-th due
+// (i+1) periods (seconds) after it starts, inside the server: the client
+// sends one request per batch (collect.BatchWaitSource). Each sample's
+// rows carry when it was taken; a sample with no active session is one
+// row with a NULL pid. pg_stat_clear_snapshot() makes each sample read the
+// sessions anew; a transaction otherwise keeps its first view of them.
+//
+// With kernel, a session that reports no wait has its /proc/PID/wchan read
+// after every session's wait was (read row by row, the later sessions'
+// waits would be read when more of their statements have ended), and with
+// sys /proc/PID/syscall when the wait channel is empty. pg_read_file needs
+// a superuser, which obsbench is. A process that ends during the read
+// fails the batch, which the sampler then drops: an exception block per
+// sample to save it costs a subtransaction per sample, which raised the
+// sampler's cost by half (bench/collectors/README.md).
+//
+// It is a temporary function, dropped with the sampler's session.
+const batchWaitsFunc = `CREATE FUNCTION pg_temp.obsbench_waits(n int, period float8, kernel bool, sys bool)
+RETURNS TABLE(k int, at float8, pid int, wait text, wchan text, syscall text) LANGUAGE plpgsql AS $$
 DECLARE
   t0 timestamptz := clock_timestamp();
+  taken float8;
   pids int[];
   waits text[];
 BEGIN
   FOR i IN 0..n-1 LOOP
     PERFORM pg_sleep(greatest(0, (i + 1) * period - extract(epoch FROM clock_timestamp() - t0)));
+    taken := extract(epoch FROM clock_timestamp() - t0);
     PERFORM pg_stat_clear_snapshot();
-    -- Every session's wait first, then the kernel's: read row by row,
-    -- the later sessions' waits would be read after the earlier ones'
-    -- files, when more of their statements have ended.
     SELECT array_agg(a.pid), array_agg(coalesce(a.wait_event_type || ':' || a.wait_event, ''))
       INTO pids, waits
       FROM pg_stat_activity a
       WHERE a.backend_type = 'client backend' AND a.state = 'active' AND a.pid <> pg_backend_pid();
-    RETURN QUERY SELECT i, u.p, u.w, f.wchan,
-        CASE WHEN btrim(f.wchan) IN ('0', '') THEN pg_read_file('/proc/' || u.p || '/syscall', 0, 256, true) END
+    IF pids IS NULL THEN
+      RETURN QUERY SELECT i, taken, NULL::int, NULL::text, NULL::text, NULL::text;
+      CONTINUE;
+    END IF;
+    RETURN QUERY SELECT i, taken, u.p, u.w, f.wchan,
+        CASE WHEN sys AND btrim(f.wchan) IN ('0', '') THEN pg_read_file('/proc/' || u.p || '/syscall', 0, 256, true) END
       FROM unnest(pids, waits) AS u(p, w)
       CROSS JOIN LATERAL (SELECT CASE WHEN kernel AND u.w = ''
         THEN pg_read_file('/proc/' || u.p || '/wchan', 0, 128, true) END AS wchan) f;
@@ -98,7 +112,7 @@ func (w *WaitSource) ActiveWaits(ctx context.Context) ([]collect.SessionWait, er
 
 // BatchWaits implements collect.BatchWaitSource: n samples in one call,
 // the server sleeping between them.
-func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([][]collect.SessionWait, error) {
+func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Duration, kernel bool) ([]collect.BatchSample, error) {
 	switch w.batch {
 	case batchRefused:
 		return nil, collect.ErrNoBatches
@@ -114,29 +128,44 @@ func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Durati
 		}
 		w.batch = batchReady
 	}
-	rows, err := w.conn.Query(ctx, "SELECT k, pid, wait, wchan, sys FROM pg_temp.obsbench_waits($1, $2, $3)", n, interval.Seconds(), kernel)
+	rows, err := w.conn.Query(ctx, "SELECT k, at, pid, wait, wchan, syscall FROM pg_temp.obsbench_waits($1, $2, $3, $4)",
+		n, interval.Seconds(), kernel, kernel && syscallReadable())
 	if err != nil {
 		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
 	}
-	out := make([][]collect.SessionWait, n)
-	var k, pid int32
-	var wait string
-	var wchan, sys *string
-	_, err = pgx.ForEachRow(rows, []any{&k, &pid, &wait, &wchan, &sys}, func() error {
+	out := make([]collect.BatchSample, n)
+	var k int32
+	var at float64
+	var pid *int32
+	var wait, wchan, sys *string
+	_, err = pgx.ForEachRow(rows, []any{&k, &at, &pid, &wait, &wchan, &sys}, func() error {
 		if k < 0 || int(k) >= n {
 			return fmt.Errorf("sample %d of a batch of %d", k, n)
 		}
-		sw := collect.SessionWait{PID: int(pid), Wait: wait}
+		out[k].After = time.Duration(at * float64(time.Second))
+		if pid == nil {
+			return nil // no session was active
+		}
+		sw := collect.SessionWait{PID: int(*pid), Wait: deref(wait)}
 		if wchan != nil || sys != nil {
 			sw.Kernel = collect.KernelWaitOf(deref(wchan), deref(sys))
 		}
-		out[k] = append(out[k], sw)
+		out[k].Waits = append(out[k].Waits, sw)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
 	}
 	return out, nil
+}
+
+// syscallReadable says whether one server process may read another's
+// /proc/PID/syscall, which needs the right to ptrace it: Yama's
+// ptrace_scope 1 or more (Ubuntu's default) allows that only to an
+// ancestor, and the read would fail.
+func syscallReadable() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	return err != nil || strings.TrimSpace(string(b)) == "0"
 }
 
 func deref(s *string) string {

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -224,15 +225,18 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 			t.Fatalf("%d samples, want 5", len(batch))
 		}
 		for i, sample := range batch {
+			if due := time.Duration(i+1) * 20 * time.Millisecond; sample.After < due {
+				t.Errorf("sample %d taken %v after the batch began, before it was due (%v)", i, sample.After, due)
+			}
 			var seen *collect.SessionWait
-			for j := range sample {
-				if sample[j].PID == pid {
-					seen = &sample[j]
+			for j := range sample.Waits {
+				if sample.Waits[j].PID == pid {
+					seen = &sample.Waits[j]
 				}
 			}
 			switch {
 			case seen == nil:
-				t.Errorf("kernel %v, sample %d: session %d not listed: %+v", kernel, i, pid, sample)
+				t.Errorf("kernel %v, sample %d: session %d not listed: %+v", kernel, i, pid, sample.Waits)
 			case seen.Wait != "":
 				t.Errorf("kernel %v, sample %d: wait %q; PostgreSQL reports none in pclose", kernel, i, seen.Wait)
 			case kernel && seen.Kernel != "do_wait":
@@ -244,5 +248,15 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("COPY TO PROGRAM: %v", err)
+	}
+	// With the session idle, every sample is still there, empty of it.
+	batch, err := src.BatchWaits(ctx, 3, 10*time.Millisecond, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sample := range batch {
+		if sample.After < time.Duration(i+1)*10*time.Millisecond || slices.ContainsFunc(sample.Waits, func(w collect.SessionWait) bool { return w.PID == pid }) {
+			t.Errorf("idle: sample %d = %+v; want it taken when due, without the idle session", i, sample)
+		}
 	}
 }
