@@ -119,7 +119,6 @@ type sample struct {
 	variant            string
 	samples, rows      int
 	serverUS, clientUS float64 // CPU per sample
-	elapsed            time.Duration
 }
 
 func run(ctx context.Context, c config) error {
@@ -295,7 +294,7 @@ func measure(ctx context.Context, c config, srv *postgres.Server, dsn string, v 
 	if err != nil {
 		return sample{}, err
 	}
-	client0, t0 := sidebyside.SelfCPU(), time.Now()
+	client0 := sidebyside.SelfCPU()
 	var tick *time.Ticker
 	if v.per == 1 {
 		tick = time.NewTicker(c.interval)
@@ -317,13 +316,12 @@ func measure(ctx context.Context, c config, srv *postgres.Server, dsn string, v 
 		rows += n
 	}
 	client := sidebyside.SelfCPU() - client0
-	elapsed := time.Since(t0)
 	server1, err := clock.Read()
 	if err != nil {
 		return sample{}, err
 	}
 	n := calls * v.per
-	return sample{variant: v.name, samples: n, rows: rows, elapsed: elapsed,
+	return sample{variant: v.name, samples: n, rows: rows,
 		serverUS: float64((server1 - server0).Microseconds()) / float64(n),
 		clientUS: float64(client.Microseconds()) / float64(n)}, nil
 }

@@ -123,8 +123,8 @@ func (s *WaitSampler) Start(ctx context.Context) {
 
 func (s *WaitSampler) loop(ctx context.Context) {
 	defer close(s.done)
-	if b, ok := s.src.(BatchWaitSource); ok && batchSize(s.interval) >= 2 {
-		if s.batchLoop(ctx, b, batchSize(s.interval)) {
+	if b, ok := s.src.(BatchWaitSource); ok {
+		if n := batchSize(s.interval); n >= 2 && s.batchLoop(ctx, b, n) {
 			return
 		}
 	}

@@ -67,9 +67,10 @@ END $$`
 
 // WaitSource samples pg_stat_activity over a connection of its own.
 type WaitSource struct {
-	conn  *pgx.Conn
-	buf   []collect.SessionWait
-	batch batchState
+	conn     *pgx.Conn
+	buf      []collect.SessionWait
+	batch    batchState
+	syscalls bool // batches may read /proc/PID/syscall (syscallReadable)
 }
 
 // batchState says whether the source's session has batchWaitsFunc.
@@ -127,9 +128,10 @@ func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Durati
 			return nil, fmt.Errorf("%w: %v", collect.ErrNoBatches, err)
 		}
 		w.batch = batchReady
+		w.syscalls = syscallReadable() // once: the machine's rule holds for the session
 	}
 	rows, err := w.conn.Query(ctx, "SELECT k, at, pid, wait, wchan, syscall FROM pg_temp.obsbench_waits($1, $2, $3, $4)",
-		n, interval.Seconds(), kernel, kernel && syscallReadable())
+		n, interval.Seconds(), kernel, kernel && w.syscalls)
 	if err != nil {
 		return nil, fmt.Errorf("sample pg_stat_activity: %w", err)
 	}
@@ -146,11 +148,8 @@ func (w *WaitSource) BatchWaits(ctx context.Context, n int, interval time.Durati
 		if pid == nil {
 			return nil // no session was active
 		}
-		sw := collect.SessionWait{PID: int(*pid), Wait: deref(wait)}
-		if wchan != nil || sys != nil {
-			sw.Kernel = collect.KernelWaitOf(deref(wchan), deref(sys))
-		}
-		out[k].Waits = append(out[k].Waits, sw)
+		out[k].Waits = append(out[k].Waits, collect.SessionWait{PID: int(*pid), Wait: deref(wait),
+			Kernel: collect.KernelWaitOf(deref(wchan), deref(sys))})
 		return nil
 	})
 	if err != nil {
