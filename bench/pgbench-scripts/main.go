@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
@@ -59,6 +61,7 @@ type sample struct {
 	clientUS        float64 // client CPU per transaction, µs
 	serverUS        float64 // server CPU per transaction, µs
 	idle            float64 // the machine's idle share of its CPU time over the run
+	commits         float64 // the server's count of commits in the database over the run, per second
 	states          map[string]float64
 }
 
@@ -150,6 +153,9 @@ func run(ctx context.Context, c config) error {
 		}
 	}()
 	dsn := pg.DSN(database)
+	// The bench's own queries (commit counts, -states) run in another
+	// database, so that the database's commits are the tools' alone.
+	adminDSN := pg.DSN("postgres")
 	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
 		return err
 	}
@@ -210,9 +216,13 @@ func run(ctx context.Context, c config) error {
 			}
 			var st *states
 			if c.states > 0 {
-				if st, err = startStates(ctx, dsn, database, c.states); err != nil {
+				if st, err = startStates(ctx, adminDSN, database, c.states); err != nil {
 					return err
 				}
+			}
+			commits0, err := serverCommits(ctx, adminDSN)
+			if err != nil {
+				return err
 			}
 			idle0 := machineIdle()
 			s, err := tools[tool](c.duration)
@@ -224,21 +234,41 @@ func run(ctx context.Context, c config) error {
 			}
 			werr := sidebyside.WaitPostgresIdle(ctx, pmPID, database)
 			u, serr := sampler.Stop()
-			if err = errors.Join(err, werr, serr); err != nil {
+			// After the sessions are gone: a backend reports its counts
+			// when it exits at the latest.
+			commits1, cerr := serverCommits(ctx, adminDSN)
+			if err = errors.Join(err, werr, serr, cerr); err != nil {
 				return fmt.Errorf("round %d, %s: %w", round, tool, err)
 			}
 			s.tool, s.round, s.position, s.idle = tool, round, pos+1, idle
+			s.commits = float64(commits1-commits0) / c.duration.Seconds()
 			if u.Server != nil {
 				s.serverUS = 1e6 * u.Server.Seconds / (s.tps * c.duration.Seconds())
 			}
 			samples = append(samples, s)
-			logf("round %d/%d %-8s %8.0f tps  client %6.1f µs/txn  server %6.1f µs/txn  idle %4.1f%%", round, c.rounds, tool, s.tps, s.clientUS, s.serverUS, 100*s.idle)
+			logf("round %d/%d %-8s %8.0f tps (server %6.0f commits/s)  client %6.1f µs/txn  server %6.1f µs/txn  idle %4.1f%%", round, c.rounds, tool, s.tps, s.commits, s.clientUS, s.serverUS, 100*s.idle)
 			if s.states != nil {
 				logf("  backends: %s", formatStates(s.states))
 			}
 		}
 	}
 	return writeReport(c, perTxn, samples)
+}
+
+// serverCommits is the server's count of transactions committed in the
+// bench's database (pg_stat_database.xact_commit), read from another
+// database so that reading it commits nothing there.
+func serverCommits(ctx context.Context, adminDSN string) (int64, error) {
+	conn, err := pgx.Connect(ctx, adminDSN)
+	if err != nil {
+		return 0, fmt.Errorf("read commit count: %w", err)
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", database).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read commit count: %w", err)
+	}
+	return n, nil
 }
 
 var reTPS = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
@@ -274,13 +304,14 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, c.pgbenchThreads)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)
 	p("transactions/s: obsbench, statements completed in the window ÷ %d ÷ duration; pgbench, its `tps` without the connection time.", perTxn)
+	p("server commits/s: the server's count of transactions committed in the database (pg_stat_database) from before the run until its sessions are gone, ÷ duration: a check on both tools' counts (it includes pgbench's connection time and obsbench's statements in flight when the window closed).")
 	p("client CPU µs/transaction: the tool's own CPU over the measured run ÷ its transactions.")
 	p("server CPU µs/transaction: the server's processes (obsbench's sampler: the postmaster's tree and what it reaped) from before the run's sessions open until they are gone ÷ its transactions.")
 	p("idle: the machine's idle share of all its CPU time over the run (/proc/stat), the time nothing was ready to run.\n")
-	p("| round | # | tool | transactions/s | client CPU µs/txn | server CPU µs/txn | idle |")
-	p("|---:|---:|---|---:|---:|---:|---:|")
+	p("| round | # | tool | transactions/s | server commits/s | client CPU µs/txn | server CPU µs/txn | idle |")
+	p("|---:|---:|---|---:|---:|---:|---:|---:|")
 	for _, s := range samples {
-		p("| %d | %d | %s | %.0f | %.1f | %.1f | %.1f%% |", s.round, s.position, s.tool, s.tps, s.clientUS, s.serverUS, 100*s.idle)
+		p("| %d | %d | %s | %.0f | %.0f | %.1f | %.1f | %.1f%% |", s.round, s.position, s.tool, s.tps, s.commits, s.clientUS, s.serverUS, 100*s.idle)
 	}
 	med := map[string][4]float64{}
 	p("\n| tool | median transactions/s | min–max | median client CPU µs/txn | median server CPU µs/txn | median idle |")

@@ -12,10 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Loop runs several sessions on one OS thread, as each of pgbench's -j
-// threads runs its clients: one epoll_wait(2) for all their sockets, and
-// each session whose answer arrived runs on the thread that woke, one after
-// the other, until it waits again.
+// Loop runs several sessions one at a time on one goroutine, as each of
+// pgbench's -j threads runs its clients: one epoll_wait(2) for all their
+// sockets, and each session whose answer arrived runs on the thread that
+// woke, one after the other, until it waits again.
 //
 // A session is written as straight-line code (write a request, read its
 // answer) and runs as a coroutine of the loop (iter.Pull): where it would
@@ -39,6 +39,8 @@ type Loop struct {
 	ctx   context.Context
 	live  int
 	ev    []unix.EpollEvent
+
+	yielded time.Time // when the loop last passed through Go's scheduler
 }
 
 // task is one session of the loop and what it waits for.
@@ -124,12 +126,16 @@ func (l *Loop) Interrupt() {
 	unix.Write(l.evfd, one[:])
 }
 
-// Run runs each session to its end on this goroutine's OS thread,
-// interleaved at their waits, and returns when all have returned. When ctx
-// ends, every waiting session's wait returns ctx's error.
+// Run runs each session to its end on this goroutine, interleaved at
+// their waits, and returns when all have returned. When ctx ends, every
+// waiting session's wait returns ctx's error.
+//
+// The goroutine is not locked to its thread: every yieldEvery it passes
+// through Go's scheduler, which may move it to another thread, and a
+// locked goroutine could only go back to its own thread by waking it and
+// stopping the one that took it up (two futex wake-ups and two context
+// switches each time).
 func (l *Loop) Run(ctx context.Context, sessions []func()) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	l.ctx = ctx
 	defer context.AfterFunc(ctx, l.Interrupt)()
 	for _, f := range sessions {
@@ -154,12 +160,9 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 	}
 	for l.live > 0 {
 		// A system call Go knows of (Syscall), so that the loop's
-		// processor can serve others while the thread waits. Raw, the
-		// wait kept Go's monitor from waking 2,400 times a second to take
-		// processors from waiting loops (perf stat), but held the
-		// processor through each wait, where the collector and the
-		// scheduler need it; 3-round runs could not tell the two apart
-		// (bench/driver-vs-pgbench, 2026-11-26).
+		// processor can serve others while the thread waits; a raw one
+		// would hold it through each wait, where the collector and the
+		// scheduler need it.
 		n, err := unix.EpollWait(l.epfd, l.ev, l.timeout())
 		if err != nil && err != unix.EINTR {
 			return fmt.Errorf("socket: epoll_wait: %w", err)
@@ -174,10 +177,25 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 				l.resume(t, nil)
 			}
 		}
-		l.expire()
+		now := l.expire()
+		if now.Sub(l.yielded) >= yieldEvery {
+			runtime.Gosched()
+			l.yielded = now
+		}
 	}
 	return nil
 }
+
+// yieldEvery is how often the loop passes through Go's scheduler. Go's
+// monitor (sysmon) takes a goroutine that has not been through the
+// scheduler for 10 ms for one that will not give its processor up: it
+// signals the thread (tgkill) and takes the processor from its wait. A
+// loop that never parked looked like that every 10 ms, and each time the
+// monitor went back to waking every 20 µs: perf stat counted 106 signals
+// and 2,264 nanosleeps a second over two loops, 8 and 123 yielding every
+// 5 ms; tpcb-like went from 0.83x and 0.95x pgbench's transactions/s to
+// 1.23x and 1.16x (bench/pgbench-scripts, 5 rounds each, 2026-11-26).
+const yieldEvery = 5 * time.Millisecond
 
 // resume runs t until it waits again or returns; its wait returns result.
 func (l *Loop) resume(t *task, result error) {
@@ -221,7 +239,7 @@ func (l *Loop) timeout() int {
 // expire resumes the sessions whose sleep ended or was stopped, whose
 // socket's deadline passed, or all waiting ones when the loop's context
 // ended.
-func (l *Loop) expire() {
+func (l *Loop) expire() time.Time {
 	ctxErr := l.ctx.Err()
 	now := time.Now()
 	for _, t := range l.tasks {
@@ -241,6 +259,7 @@ func (l *Loop) expire() {
 			l.resume(t, nil)
 		}
 	}
+	return now
 }
 
 func closed(ch <-chan struct{}) bool {
