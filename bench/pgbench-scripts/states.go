@@ -28,7 +28,7 @@ type states struct {
 	done   chan struct{}
 }
 
-const statesSQL = `SELECT state, coalesce(wait_event_type || ':' || wait_event, '')
+const statesSQL = `SELECT coalesce(state, 'starting'), coalesce(wait_event_type || ':' || wait_event, '')
 FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = $1 AND pid <> pg_backend_pid()`
 
 func startStates(ctx context.Context, dsn, database string, every time.Duration) (*states, error) {
