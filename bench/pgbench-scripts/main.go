@@ -210,6 +210,12 @@ func run(ctx context.Context, c config) error {
 			if err := sidebyside.WaitPostgresIdle(ctx, pmPID, database); err != nil {
 				return err
 			}
+			// Before the server's CPU is sampled: the count's own
+			// connection is not the run's work.
+			commits0, err := serverCommits(ctx, adminDSN)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", round, tool, err)
+			}
 			sampler, err := collect.StartSampler(pmPID)
 			if err != nil {
 				return err
@@ -217,12 +223,9 @@ func run(ctx context.Context, c config) error {
 			var st *states
 			if c.states > 0 {
 				if st, err = startStates(ctx, adminDSN, database, c.states); err != nil {
-					return err
+					sampler.Stop()
+					return fmt.Errorf("round %d, %s: %w", round, tool, err)
 				}
-			}
-			commits0, err := serverCommits(ctx, adminDSN)
-			if err != nil {
-				return err
 			}
 			idle0 := machineIdle()
 			s, err := tools[tool](c.duration)

@@ -60,7 +60,9 @@ type Dialer func(ctx context.Context) (Session, error)
 // scheduler handed sessions between threads for nearly every answer); on
 // event loops they do not: 4 sessions of tpcb-like on one loop left the
 // machine 27% idle at 0.835x pgbench's transactions/s, on two loops 21%
-// at 0.85-0.94x (bench/pgbench-scripts, 3 rounds each, 2026-11-26).
+// at 0.85-0.94x (bench/pgbench-scripts, 3 rounds each, 2026-11-26, before
+// the loops passed through Go's scheduler; since then two loops run it at
+// 1.16-1.23x).
 func DefaultProcs(clients int) int {
 	return max(1, min(runtime.NumCPU(), clients))
 }
@@ -310,7 +312,8 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 // thread in a system call after 20 us and starts another thread for it,
 // for nearly every wait: 0.82x pgbench's statements/s at 1.5x its client
 // CPU per statement, against 1.00x and 1.07x with one processor spare
-// (bench/driver-vs-pgbench, one round each, 2026-11-26).
+// (bench/driver-vs-pgbench, one round each, 2026-11-26, with loops locked
+// to their threads; not measured again since they yield, socket.Loop).
 const extraProcs = 1
 
 // openLoops opens one event loop per driver thread and attaches each

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"math"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -379,8 +380,10 @@ func TestExecutionsServerCPU(t *testing.T) {
 }
 
 // napper's session 0 sleeps nap (workload.Sleep) before each statement;
-// the others run theirs back to back. Before each statement a session is
-// busy for a while and counts the times another session was busy then.
+// the others run theirs back to back. Before each statement a session
+// yields to Go's scheduler and is busy for a while, and counts the times
+// another session was doing the same: on one event loop none can, with a
+// goroutine each they do even on one processor.
 type napper struct {
 	nap      time.Duration
 	running  *atomic.Int32
@@ -402,6 +405,7 @@ func (w napper) Worker(ctx context.Context, conn workload.Conn, session int) (wo
 		if w.running.Add(1) != 1 {
 			w.overlaps.Add(1)
 		}
+		runtime.Gosched() // a session that could run beside this one would
 		for end := time.Now().Add(20 * time.Microsecond); time.Now().Before(end); {
 		}
 		w.running.Add(-1)

@@ -14,8 +14,9 @@ import (
 
 // Loop runs several sessions one at a time on one goroutine, as each of
 // pgbench's -j threads runs its clients: one epoll_wait(2) for all their
-// sockets, and each session whose answer arrived runs on the thread that
-// woke, one after the other, until it waits again.
+// sockets, and each session whose answer arrived runs right after the
+// wait, on the same goroutine and thread, one after the other, until it
+// waits again.
 //
 // A session is written as straight-line code (write a request, read its
 // answer) and runs as a coroutine of the loop (iter.Pull): where it would
@@ -189,12 +190,15 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 // yieldEvery is how often the loop passes through Go's scheduler. Go's
 // monitor (sysmon) takes a goroutine that has not been through the
 // scheduler for 10 ms for one that will not give its processor up: it
-// signals the thread (tgkill) and takes the processor from its wait. A
-// loop that never parked looked like that every 10 ms, and each time the
-// monitor went back to waking every 20 µs: perf stat counted 106 signals
+// signals the thread (tgkill), or takes the processor if the thread is
+// waiting in epoll_wait, and after taking one it polls every 20 µs for a
+// while. A loop that never parked looked like that every 10 ms: perf stat counted 106 signals
 // and 2,264 nanosleeps a second over two loops, 8 and 123 yielding every
 // 5 ms; tpcb-like went from 0.83x and 0.95x pgbench's transactions/s to
 // 1.23x and 1.16x (bench/pgbench-scripts, 5 rounds each, 2026-11-26).
+// A single wait longer than 10 ms (slow statements, think time) still
+// loses the processor once per wait; the yield keeps busy loops and loops
+// that wait briefly out of the monitor's way.
 const yieldEvery = 5 * time.Millisecond
 
 // resume runs t until it waits again or returns; its wait returns result.

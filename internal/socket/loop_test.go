@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,11 +76,13 @@ func TestLoopRunsItsSessionsOneAtATime(t *testing.T) {
 					errs[i] = fmt.Errorf("got %q, want %q", got, want)
 					return
 				}
-				// Busy for a while between waits: a session running
-				// beside this one would be seen.
+				// Between waits, give the scheduler a chance and stay
+				// busy for a while: a session that could run beside
+				// this one, on another thread or on this one, would.
 				if running.Add(1) != 1 {
 					overlaps.Add(1)
 				}
+				runtime.Gosched()
 				for end := time.Now().Add(20 * time.Microsecond); time.Now().Before(end); {
 				}
 				running.Add(-1)

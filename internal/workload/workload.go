@@ -98,8 +98,8 @@ func Stopping(ctx context.Context) <-chan struct{} {
 
 type sleeperKey struct{}
 
-// Sleeper waits on behalf of an Op that must not block its OS thread: the
-// driver's event loops run several sessions on one thread (socket.Loop).
+// Sleeper waits on behalf of an Op that must not block its goroutine: the
+// driver's event loops run several sessions on one goroutine (socket.Loop).
 type Sleeper interface {
 	// SleepUntil returns when at has come (false, nil), stop was closed
 	// (true, nil) or the run was cancelled (false, its error).

@@ -91,8 +91,8 @@ func (c *Session) Socket() *socket.Conn { return c.sock }
 // in the past), once per context. With a cancellable context the driver
 // hands each query to a watcher goroutine of the connection and back: a
 // wake-up of another goroutine per statement (6% of the driver's CPU), and
-// on an event loop (socket.Loop) a session that blocks its loop's thread
-// until that goroutine has run. Over TCP ctx is kept as it is.
+// on an event loop (socket.Loop) a session that blocks its loop until that
+// goroutine has run. Over TCP ctx is kept as it is.
 func (c *Session) uncancelled(ctx context.Context) context.Context {
 	if c.sock == nil || ctx.Done() == nil {
 		return ctx
