@@ -313,7 +313,10 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 // for nearly every wait: 0.82x pgbench's statements/s at 1.5x its client
 // CPU per statement, against 1.00x and 1.07x with one processor spare
 // (bench/driver-vs-pgbench, one round each, 2026-11-26, with loops locked
-// to their threads; not measured again since they yield, socket.Loop).
+// to their threads). With loops that yield (socket.Loop), still: tpcb-like
+// at 0.994x pgbench's transactions/s and 1.34x its client CPU without the
+// spare processor, 1.159x and 0.95x with it (bench/pgbench-scripts, 5
+// rounds each, seed 272).
 const extraProcs = 1
 
 // openLoops opens one event loop per driver thread and attaches each
