@@ -22,7 +22,6 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -118,23 +117,12 @@ func run(ctx context.Context, c config) error {
 	if strings.Contains(sql, "$1") {
 		return fmt.Errorf("workload %s: want a statement without parameters, got %q", meta.Name, sql)
 	}
-	bin, err := server.FindPostgresBin()
+	pg, bin, stop, err := sidebyside.StartPostgres(ctx, database, nil, logf)
 	if err != nil {
 		return err
 	}
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := pg.Stop(); err != nil {
-			logf("stopping the managed server: %v", err)
-		}
-	}()
+	defer stop()
 	dsn := pg.DSN(database)
-	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
-		return err
-	}
 	srv := postgres.New(dsn, postgres.Options{Restart: pg.Restart})
 	logf("loading dataset %s", ds.Name)
 	if err := srv.Load(ctx, ds); err != nil {

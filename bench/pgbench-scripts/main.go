@@ -31,7 +31,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
@@ -139,26 +138,15 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	bin, err := server.FindPostgresBin()
+	pg, bin, stop, err := sidebyside.StartPostgres(ctx, database, nil, logf)
 	if err != nil {
 		return err
 	}
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := pg.Stop(); err != nil {
-			logf("stopping the managed server: %v", err)
-		}
-	}()
+	defer stop()
 	dsn := pg.DSN(database)
 	// The bench's own queries (commit counts, -states) run in another
 	// database, so that the database's commits are the tools' alone.
 	adminDSN := pg.DSN("postgres")
-	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
-		return err
-	}
 	srv := postgres.New(dsn, postgres.Options{Restart: pg.Restart})
 	logf("loading pgbench -i's tables at scale %d", c.scale)
 	if err := srv.Load(ctx, ds); err != nil {

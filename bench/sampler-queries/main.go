@@ -35,7 +35,6 @@ import (
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/server"
 )
 
 const database = "obsbench"
@@ -122,28 +121,17 @@ type sample struct {
 }
 
 func run(ctx context.Context, c config) error {
-	bin, err := server.FindPostgresBin()
-	if err != nil {
-		return err
-	}
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf, Settings: map[string]string{
+	pg, _, stop, err := sidebyside.StartPostgres(ctx, database, map[string]string{
 		"shared_preload_libraries":         "pg_wait_sampling",
 		"pg_wait_sampling.profile_period":  "60000",
 		"pg_wait_sampling.history_period":  "60000",
 		"pg_wait_sampling.profile_queries": "off",
-	}})
+	}, logf)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := pg.Stop(); err != nil {
-			logf("stopping the managed server: %v", err)
-		}
-	}()
+	defer stop()
 	dsn := pg.DSN(database)
-	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
-		return err
-	}
 	admin, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return err

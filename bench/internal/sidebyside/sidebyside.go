@@ -22,6 +22,8 @@ import (
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -138,6 +140,31 @@ type recorder struct{ sql []string }
 func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error) {
 	r.sql = append(r.sql, sql)
 	return nil, nil
+}
+
+// StartPostgres starts a managed PostgreSQL from the installed binaries,
+// with settings, and creates database in it. It returns the server, the
+// binaries' directory (for pgbench) and stop, which stops the server and
+// logs a failure to: benches defer it, so the server is stopped on every
+// return, Ctrl-C included.
+func StartPostgres(ctx context.Context, database string, settings map[string]string, logf func(string, ...any)) (pg *server.Postgres, bin string, stop func(), err error) {
+	if bin, err = server.FindPostgresBin(); err != nil {
+		return nil, "", nil, err
+	}
+	pg, err = server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf, Settings: settings})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	stop = func() {
+		if err := pg.Stop(); err != nil {
+			logf("stopping the managed server: %v", err)
+		}
+	}
+	if err := postgres.CreateDatabase(ctx, pg.DSN(database)); err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return pg, bin, stop, nil
 }
 
 // WaitPostgresIdle waits until no client backend of database is left
