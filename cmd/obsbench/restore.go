@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
 )
@@ -78,7 +79,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // undo undoes journaled changes with the engine that made them: MariaDB's
 // and SQL Server's records name their engine, PostgreSQL's (the first
-// engine) do not.
+// engine) do not; a duet's control groups name "cgroup".
 func undo(ctx context.Context, server string, changes []json.RawMessage) (needRestart []string, err error) {
 	var first struct {
 		Engine string `json:"engine"`
@@ -86,8 +87,11 @@ func undo(ctx context.Context, server string, changes []json.RawMessage) (needRe
 	if len(changes) > 0 {
 		_ = json.Unmarshal(changes[0], &first)
 	}
-	if first.Engine == "" {
+	switch first.Engine {
+	case "":
 		first.Engine = "postgres"
+	case cgroup.Engine: // a duet's control groups, not a server
+		return nil, cgroup.Undo(changes)
 	}
 	eng, err := engine.Lookup(first.Engine)
 	if err != nil {

@@ -49,7 +49,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			altSeconds = max(altSeconds, r.Driver.Seconds)
 		}
 		if r.Method != "alternation" {
-			rounds = max(rounds, r.Round)
+			rounds = max(rounds, r.Round) // a duet's phases too
 		}
 	}
 	// What ran, not what was asked for: a resolution plan may have
@@ -95,11 +95,13 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
 		var logs []float64
+		ratios, _ := duetPairs(aa)
 		for _, r := range aa {
 			tput, _ := phaseRatios(r)
-			for _, x := range tput {
-				logs = append(logs, math.Log(x))
-			}
+			ratios = append(ratios, tput...)
+		}
+		for _, x := range ratios {
+			logs = append(logs, math.Log(x))
 		}
 		if mde := stats.MDE(logs, alpha, 0.8); !math.IsNaN(mde) {
 			s.MDEPct = &mde
@@ -126,6 +128,13 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		switch {
 		case name == observer.Baseline:
 			cs.Window = result.WindowRuns
+		case byCond[name][0].Method == "duet":
+			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet = duetOverhead(byCond[name], alpha)
+			cs.Window = result.WindowRuns
+			if name != aaName {
+				cs.Measures = result.MeasuresWhole
+			}
+			s.Warnings = append(s.Warnings, duetWarnings(name, cs.Duet)...)
 		case byCond[name][0].Method == "alternation":
 			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
 			cs.Stratified = stratifiedAlternation(byCond[name], alpha)

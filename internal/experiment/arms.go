@@ -66,6 +66,9 @@ type Arm struct {
 // figure. With alternation the baseline also runs as an A/A alternation,
 // and it runs in rounds when some observer does.
 func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
+	if cfg.Method == MethodDuet {
+		return duetArms(cfg), nil
+	}
 	var arms []Arm
 	var base observer.Observer
 	anyRounds, anyAlt := false, false

@@ -246,6 +246,12 @@ type Config struct {
 	Done map[int]result.Run
 	// Progress, if set, is called before and after each run.
 	Progress func(Progress)
+	// Twins is the second server of --method duet; nil otherwise.
+	Twins *Twins
+
+	// ready, if set, is called once the run's observer is applied, right
+	// before its load starts (a duet's twins meet there).
+	ready func(ctx context.Context) error
 }
 
 // Progress reports where the experiment is.
@@ -277,13 +283,22 @@ func (e *SettingsChangedError) Error() string {
 // fails is recorded with its error and the experiment goes on; a failure to
 // apply, revert or verify stops it, since later runs could not be trusted.
 func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
-	for _, o := range cfg.Observers {
-		if err := cfg.Target.Check(ctx, o); err != nil {
+	targets := []Target{cfg.Target}
+	if cfg.Method == MethodDuet {
+		if cfg.Twins == nil {
+			return nil, errors.New("--method duet needs a twin server")
+		}
+		targets = append(targets, cfg.Twins.Target)
+	}
+	for _, t := range targets {
+		for _, o := range cfg.Observers {
+			if err := t.Check(ctx, o); err != nil {
+				return nil, err
+			}
+		}
+		if err := t.Verify(ctx, cfg.Dataset); err != nil {
 			return nil, err
 		}
-	}
-	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
-		return nil, err
 	}
 	arms, err := Arms(ctx, cfg)
 	if err != nil {
@@ -301,7 +316,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	}
 	defer w.Close()
 	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
-	pilot := cfg.TargetResolution > 0 && aa >= 0
+	pilot := cfg.TargetResolution > 0 && aa >= 0 && cfg.Method != MethodDuet
 	steps := planArms(arms, aa, pilot, cfg.Seed)
 	rounds := 0
 	for _, st := range steps {
@@ -336,9 +351,12 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			cfg.Progress(p)
 		}
 		var r result.Run
-		if a.Method == MethodAlternation {
+		switch a.Method {
+		case MethodAlternation:
 			r, err = runAlternation(ctx, rc, a, uint64(i))
-		} else {
+		case MethodDuet:
+			r, err = runDuet(ctx, rc, a, st.Round)
+		default:
 			r, err = runOne(ctx, rc, a.Observer)
 		}
 		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, string(a.Method), a.Measures
@@ -402,6 +420,11 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	}
 	defer probes.release(ctx)
 	faults := faultWatch(cfg.Target)
+	if cfg.ready != nil {
+		if err := cfg.ready(ctx); err != nil {
+			return r, err
+		}
+	}
 	r.Started = time.Now()
 	cpu := cfg.cpuWindow()
 	stream := newStreamSampler(cfg.Target, o)

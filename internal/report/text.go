@@ -14,6 +14,9 @@ import (
 // Text writes s as a table with a header line and notes.
 func Text(w io.Writer, s result.Summary) error {
 	var parts []string
+	if uses(s, "duet") {
+		parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
+	}
 	if s.AltSeconds > 0 && uses(s, "alternation") {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
 	}
@@ -59,6 +62,7 @@ func Text(w io.Writer, s result.Summary) error {
 	Waits(w, s)
 	Counters(w, s)
 	Workers(w, s)
+	Duet(w, s)
 	if err := Statements(w, s); err != nil {
 		return err
 	}
@@ -75,7 +79,11 @@ func Text(w io.Writer, s result.Summary) error {
 		}
 	}
 	if s.MDEPct != nil {
-		fmt.Fprintf(w, "resolution: alternation detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", *s.MDEPct)
+		by := "alternation"
+		if uses(s, "duet") {
+			by = "duet"
+		}
+		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", by, *s.MDEPct)
 	}
 	switch {
 	case s.NoiseFloorPct != nil:

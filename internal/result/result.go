@@ -21,8 +21,10 @@ type Run struct {
 	Seq       int    `json:"seq"`   // position in the experiment, from 1
 	Round     int    `json:"round"` // from 1
 	Condition string `json:"condition"`
-	// Method is "rounds" (one condition for the whole run) or
-	// "alternation" (the observer switched on and off during the run).
+	// Method is "rounds" (one condition for the whole run),
+	// "alternation" (the observer switched on and off during the run) or
+	// "duet" (one phase of two twin servers driven at once, the observer
+	// in force in one of them).
 	Method string `json:"method"`
 	// Held describes what stayed in force in both phases of an
 	// alternation run (what needs a restart to change).
@@ -64,7 +66,31 @@ type Run struct {
 	StreamPerSecond []int64 `json:"stream_bytes_per_second,omitempty"`
 	// ProbeErrors say which collectors failed; the run itself stands.
 	ProbeErrors []string `json:"probe_errors,omitempty"`
-	Error       string   `json:"error,omitempty"`
+	// Duet is a duet phase's other twin; the run's own figures are those
+	// of the twin the observer was in force in (in the A/A arm, the twin
+	// marked on). Nil for the other methods.
+	Duet  *Duet  `json:"duet,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Duet is what a duet phase measured of the twin without the observer,
+// and how each twin used its CPU share.
+type Duet struct {
+	// On names the twin the observer was in force in: "a" or "b".
+	On string `json:"on"`
+	// Off is the other twin's load over the same window, OffUsage its CPU.
+	Off      DriverResult `json:"off"`
+	OffUsage Usage        `json:"off_usage"`
+	// ShareCPUs is the CPU quota each twin had, in CPUs; 0: not isolated.
+	ShareCPUs float64 `json:"share_cpus"`
+	// OnCPUs and OffCPUs are the CPU each twin used over the window (its
+	// server and its load), in CPUs.
+	OnCPUs  float64 `json:"on_cpus"`
+	OffCPUs float64 `json:"off_cpus"`
+	// OnThrottledS and OffThrottledS are how long each twin's processes
+	// were held back by the quota during the phase, in seconds.
+	OnThrottledS  float64 `json:"on_throttled_s"`
+	OffThrottledS float64 `json:"off_throttled_s"`
 }
 
 // Phase is one stretch of an alternation run, in whole seconds of the

@@ -127,6 +127,24 @@ type ConditionSummary struct {
 	// Workers are the worker processes that ran the sessions (obsbench
 	// run --workers), each over the condition's whole runs.
 	Workers []WorkerSummary `json:"workers,omitempty"`
+	// Duet is how the twins of a duet condition used their CPU shares.
+	Duet *DuetSummary `json:"duet,omitempty"`
+}
+
+// DuetSummary is how a duet condition's twins used their CPU, median over
+// its phases.
+type DuetSummary struct {
+	Phases int `json:"phases"`
+	// ShareCPUs is each twin's CPU quota, 0 when not isolated.
+	ShareCPUs float64 `json:"share_cpus"`
+	// OnCPUs and OffCPUs are the CPU the observer's twin and the other
+	// used (server and load), in CPUs.
+	OnCPUs  float64 `json:"on_cpus"`
+	OffCPUs float64 `json:"off_cpus"`
+	// OnThrottledS and OffThrottledS are the seconds each was held back
+	// by its quota in a phase.
+	OnThrottledS  float64 `json:"on_throttled_s"`
+	OffThrottledS float64 `json:"off_throttled_s"`
 }
 
 // WorkerSummary is what one worker ran of a condition's runs and what it

@@ -114,6 +114,11 @@ type Options struct {
 	// 0: a constant speed.
 	Noise float64
 	Seed  uint64
+	// Drift, if set, multiplies the server's speed at each statement's
+	// start: give several servers the same function and they feel the
+	// same drift at the same moment, as two twins of a duet on one
+	// machine do.
+	Drift func(time.Time) float64
 	// LoseEvents is the fraction of tagged statements an observer's
 	// event counter fails to record, exactly: of n statements,
 	// floor(n*LoseEvents) are lost.
@@ -820,18 +825,22 @@ func (c *session) exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-// speedLocked is the server's speed in the second of its life that t falls
-// in: 1 without Noise.
+// speedLocked is the server's speed at t: by Noise, in the second of its
+// life that t falls in (1 without), times Drift's at t.
 func (s *Server) speedLocked(t time.Time) float64 {
-	if s.opts.Noise == 0 {
-		return 1
+	speed := 1.0
+	if s.opts.Noise != 0 {
+		sec := int64(t.Sub(s.born) / time.Second)
+		if sec != s.speedSec {
+			z := rand.New(rand.NewPCG(s.opts.Seed, uint64(sec))).NormFloat64()
+			s.speedSec, s.speed = sec, max(1+s.opts.Noise*z, 0.1)
+		}
+		speed = s.speed
 	}
-	sec := int64(t.Sub(s.born) / time.Second)
-	if sec != s.speedSec {
-		z := rand.New(rand.NewPCG(s.opts.Seed, uint64(sec))).NormFloat64()
-		s.speedSec, s.speed = sec, max(1+s.opts.Noise*z, 0.1)
+	if s.opts.Drift != nil {
+		speed *= max(s.opts.Drift(t), 0.01)
 	}
-	return s.speed
+	return speed
 }
 
 // Interfaces a memory server implements.

@@ -1,0 +1,214 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// MethodDuet runs two identical servers (twins) at the same time, the
+// observer in force in one of them, and compares their throughput phase
+// by phase: whatever the machine does to one twin it does to the other
+// in the same seconds, so its drift cancels in the ratio (duet
+// benchmarking, Bulej et al., ICPE 2020). The twins swap roles in the
+// order ABBA, so that a difference between them cancels too.
+const MethodDuet Method = "duet"
+
+// Twins are the second server of a duet and how the two are isolated;
+// the experiment's Target and Load are the first twin's.
+type Twins struct {
+	Target Target
+	Load   Load // nil: sessions in this process
+	// Groups hold each twin's server and load (first, second) at an equal
+	// CPU share, ShareCPUs each; nil: not isolated.
+	Groups    [2]Group
+	ShareCPUs float64
+}
+
+// Group is a CPU share that processes can be put in (a cgroup).
+type Group interface {
+	// Add moves processes, and those descended from them, into the group.
+	Add(pids ...int) error
+	// Throttled is how long its processes were held back so far, in
+	// seconds.
+	Throttled() (float64, error)
+}
+
+// TwinNames name the twins in results: the experiment's Target is "a".
+var TwinNames = [2]string{"a", "b"}
+
+// DuetOn is the twin the observer is in force in at a duet arm's round
+// (from 1): A, B, B, A, then again. Over every four rounds each twin has
+// it twice, and a difference between the twins that drifts linearly
+// cancels too.
+func DuetOn(round int) int {
+	switch (round - 1) % 4 {
+	case 1, 2:
+		return 1
+	}
+	return 0
+}
+
+// duetArms are the arms of a duet experiment: the A/A arm (nothing
+// applied in either twin: how far two identical twins fall apart) and
+// each observer whole, each run in cfg.Rounds phases.
+func duetArms(cfg Config) []Arm {
+	var base observer.Observer
+	arms := []Arm{{Name: AAName, Method: MethodDuet, Reps: cfg.Rounds}}
+	for _, o := range cfg.Observers {
+		if o.Name == observer.Baseline {
+			base = o
+			continue
+		}
+		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: MethodDuet, Reps: cfg.Rounds, Measures: result.MeasuresWhole})
+	}
+	arms[0].Observer = base
+	return arms
+}
+
+// runDuet runs one phase of a duet arm: both twins reset, the arm's
+// observer applied in the twin whose turn it is (none in the A/A arm),
+// each twin placed in its CPU share, then both driven at once. The run
+// returned is the observer's twin's, with the other twin's in Duet.
+func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, error) {
+	on := DuetOn(round)
+	base := a.Observer
+	if i := slices.IndexFunc(cfg.Observers, func(o observer.Observer) bool { return o.Name == observer.Baseline }); i >= 0 {
+		base = cfg.Observers[i]
+	}
+	m := newMeeting()
+	var (
+		runs [2]result.Run
+		errs [2]error
+		held [2]float64 // seconds each twin was held back by its quota
+		wg   sync.WaitGroup
+	)
+	for i := range 2 {
+		c := cfg
+		c.Twins = nil
+		if i == 1 {
+			c.Target, c.Load = cfg.Twins.Target, cfg.Twins.Load
+		}
+		o := base
+		if i == on && a.Name != AAName {
+			o = a.Observer
+		}
+		group := cfg.Twins.Groups[i]
+		c.ready = func(ctx context.Context) error {
+			if group != nil {
+				if err := group.Add(c.processes()...); err != nil {
+					return fmt.Errorf("twin %s: %w", TwinNames[i], err)
+				}
+			}
+			return m.arrive(ctx, i)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer m.leave(i)
+			held0 := throttled(group)
+			runs[i], errs[i] = runOne(ctx, c, o)
+			held[i] = throttled(group) - held0
+		}()
+	}
+	wg.Wait()
+	r, off := runs[on], runs[1-on]
+	r.Duet = &result.Duet{
+		On: TwinNames[on], Off: off.Driver, OffUsage: off.Usage, ShareCPUs: cfg.Twins.ShareCPUs,
+		OnCPUs: usedCPUs(r), OffCPUs: usedCPUs(off), OnThrottledS: held[on], OffThrottledS: held[1-on],
+	}
+	var err error
+	for _, i := range []int{on, 1 - on} {
+		if errs[i] != nil {
+			err = errors.Join(err, fmt.Errorf("twin %s: %w", TwinNames[i], errs[i]))
+		}
+	}
+	if r.Started.IsZero() {
+		r.Started = off.Started
+	}
+	if r.Error == "" && off.Error != "" {
+		r.Error = fmt.Sprintf("twin %s (without the observer): %s", TwinNames[1-on], off.Error)
+	}
+	r.ApplySeconds, r.RevertSeconds = max(r.ApplySeconds, off.ApplySeconds), max(r.RevertSeconds, off.RevertSeconds)
+	return r, err
+}
+
+// processes are the processes of a run on this machine: the server's
+// (with its companions) and the load's.
+func (cfg Config) processes() []int {
+	var pids []int
+	if pid := cfg.Target.ServerPID(); pid > 0 {
+		pids = append(pids, pid)
+	}
+	pids = append(pids, companions(cfg.Target)...)
+	if l, ok := cfg.Load.(LocalLoad); ok {
+		pids = append(pids, l.PIDs()...)
+	}
+	return pids
+}
+
+// usedCPUs is the CPU a run's server and driver used over its window, in
+// CPUs.
+func usedCPUs(r result.Run) float64 {
+	if r.Driver.Seconds <= 0 {
+		return 0
+	}
+	s := r.Usage.Driver.Seconds
+	if r.Usage.Server != nil {
+		s += r.Usage.Server.Seconds
+	}
+	return s / r.Driver.Seconds
+}
+
+func throttled(g Group) float64 {
+	if g == nil {
+		return 0
+	}
+	s, err := g.Throttled()
+	if err != nil {
+		return 0
+	}
+	return s
+}
+
+// meeting lets the two twins of a phase start their load together: each
+// arrives once it is applied and placed, and waits for the other; a twin
+// that failed before arriving leaves, and the other then stops too.
+type meeting struct {
+	arrived, left [2]chan struct{}
+	once          [2]sync.Once
+}
+
+func newMeeting() *meeting {
+	m := &meeting{}
+	for i := range 2 {
+		m.arrived[i], m.left[i] = make(chan struct{}), make(chan struct{})
+	}
+	return m
+}
+
+// arrive marks twin i ready and waits for the other.
+func (m *meeting) arrive(ctx context.Context, i int) error {
+	close(m.arrived[i])
+	select {
+	case <-m.arrived[1-i]:
+		return nil
+	case <-m.left[1-i]:
+		select {
+		case <-m.arrived[1-i]: // it arrived, then ended
+			return nil
+		default:
+		}
+		return fmt.Errorf("twin %s failed before the phase started", TwinNames[1-i])
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leave marks twin i's run as over.
+func (m *meeting) leave(i int) { m.once[i].Do(func() { close(m.left[i]) }) }

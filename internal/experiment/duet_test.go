@@ -1,0 +1,149 @@
+package experiment_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// machineDrift is a machine whose speed jumps between 0.6 and 1.4 every
+// 1.3 s, the same for every server that asks at the same moment: far
+// faster and larger than anything alternation or rounds can cancel.
+func machineDrift(t time.Time) float64 {
+	step := uint64(t.UnixNano() / 1_300_000_000)
+	return 0.6 + 0.8*rand.New(rand.NewPCG(99, step)).Float64()
+}
+
+// duetConfig is an experiment of method on a, with b as its twin unless
+// nil, in 16 rounds (phases) of 2 s: 8 pairs, enough for a signed-rank
+// interval over two comparisons.
+func duetConfig(t *testing.T, a, b *memory.Server, method experiment.Method) experiment.Config {
+	t.Helper()
+	cfg := newConfig(t, a, method, baseline, slow, free)
+	cfg.Rounds = 16
+	cfg.Driver.Duration = 2 * time.Second
+	if b != nil {
+		if err := b.Load(t.Context(), cfg.Dataset); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Twins = &experiment.Twins{Target: b}
+	}
+	return cfg
+}
+
+// A drift common to both twins is removed: under a machine whose speed
+// swings ±40% every 1.3 s, duet finds slow's 4.76% within a fraction of a
+// point, and free (an A/A in all but name) and the A/A arm at 0, while
+// rounds on the same machine cannot tell slow from nothing.
+func TestDuetRemovesCommonDrift(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := memOptions(0, map[string]float64{"slow": 0.05})
+		opts.Drift = machineDrift
+		a, b := memory.New(opts), memory.New(opts)
+		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := byCondition(runs)
+		if len(runs) != 48 || len(by[experiment.AAName]) != 16 || len(by["slow"]) != 16 || len(by["free"]) != 16 {
+			t.Fatalf("runs %v; want 16 phases of the A/A arm, slow and free", names(runs))
+		}
+		for _, r := range by["slow"] {
+			if r.Error != "" || r.Method != "duet" || r.Duet == nil {
+				t.Fatalf("phase %d (%s): %s, error %q, duet %v", r.Seq, r.Condition, r.Method, r.Error, r.Duet)
+			}
+			if want := experiment.TwinNames[experiment.DuetOn(r.Round)]; r.Duet.On != want {
+				t.Errorf("phase %d of slow: observer in twin %s; want %s (A,B,B,A)", r.Round, r.Duet.On, want)
+			}
+			// Each phase's ratio alone is the truth, whatever the drift.
+			if got := 100 * (1 - r.Driver.Throughput/r.Duet.Off.Throughput); math.Abs(got-memory.ExpectedOverheadPct(0, 0.05)) > 0.5 {
+				t.Errorf("phase %d of slow: %.2f%% slower than its twin; want %.2f%%", r.Round, got, memory.ExpectedOverheadPct(0, 0.05))
+			}
+		}
+		conds := summarize(t, runs)
+		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.05), 1)
+		checkOverhead(t, conds, "free", 0, 1)
+		checkOverhead(t, conds, experiment.AAName, 0, 1)
+		if c := conds["slow"]; c.Measures != result.MeasuresWhole || c.Reference == nil || c.Duet == nil || c.Duet.Phases != 16 {
+			t.Errorf("slow: measures %q, reference %v, duet %+v; want the whole observer against its twin over 16 phases", c.Measures, c.Reference, c.Duet)
+		}
+		if st := b.Stats(); st.Resets < 48 {
+			t.Errorf("twin b was reset %d times; want before each of its 48 phases", st.Resets)
+		}
+
+		// The same machine, one server, rounds: the drift is all there is.
+		opts.Drift = machineDrift
+		one := memory.New(opts)
+		rounds, err := experiment.Run(t.Context(), duetConfig(t, one, nil, experiment.MethodRounds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := summarize(t, rounds)["slow"].Overhead
+		d := conds["slow"].Overhead
+		t.Logf("rounds: %.2f [%.2f, %.2f]; duet: %.2f [%.2f, %.2f]", r.Pct, r.CILow, r.CIHigh, d.Pct, d.CILow, d.CIHigh)
+		if r.CIHigh-r.CILow < 10*(d.CIHigh-d.CILow) {
+			t.Errorf("rounds' interval [%.2f, %.2f] is not ten times duet's [%.2f, %.2f]: the drift did not bite", r.CILow, r.CIHigh, d.CILow, d.CIHigh)
+		}
+	})
+}
+
+// A difference between the twins is removed by the swaps: with twin b 3%
+// slower than twin a, the phases with the observer in a and those with
+// it in b lean 3% each way, and each pair of them holds the truth, so the
+// interval stays as narrow as with identical twins; the A/A arm shows no
+// difference.
+func TestDuetSwapsRemoveTwinAsymmetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := memOptions(0, map[string]float64{"slow": 0.05})
+		opts.Drift = machineDrift
+		a := memory.New(opts)
+		opts.StatementCost = stmtCost * 103 / 100
+		b := memory.New(opts)
+		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := map[string]float64{}
+		for _, r := range byCondition(runs)["slow"] {
+			mean[r.Duet.On] += math.Log(r.Driver.Throughput/r.Duet.Off.Throughput) / 8
+		}
+		if lean := 100 * (mean["a"] - mean["b"]); lean < 5 || lean > 7 {
+			t.Errorf("phases with slow in a lean %.2f points from those with it in b; want about 6 (twice the twins' 3%%)", lean)
+		}
+		conds := summarize(t, runs)
+		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.05), 1)
+		checkOverhead(t, conds, experiment.AAName, 0, 1)
+		if o := conds["slow"].Overhead; math.Abs(o.Pct-memory.ExpectedOverheadPct(0, 0.05)) > 0.5 {
+			t.Errorf("slow: %.2f%%; want %.2f%% once the swaps cancel the twins' difference", o.Pct, memory.ExpectedOverheadPct(0, 0.05))
+		}
+	})
+}
+
+// A twin that fails before its phase starts stops the other at the
+// meeting point instead of leaving it waiting, and the experiment stops
+// with the failing twin named.
+func TestDuetTwinFailsBeforePhase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := memOptions(0, map[string]float64{"slow": 0.05})
+		a := memory.New(opts)
+		opts.Faults.FailApply = "slow"
+		b := memory.New(opts)
+		cfg := duetConfig(t, a, b, experiment.MethodDuet)
+		cfg.Observers = cfg.Observers[:2] // baseline, slow
+		_, err := experiment.Run(t.Context(), cfg)
+		if err == nil {
+			t.Fatal("no error; want the failed apply of twin b")
+		}
+		t.Log(err)
+		if !strings.Contains(err.Error(), "twin b") {
+			t.Errorf("error %q does not name twin b", err)
+		}
+	})
+}
