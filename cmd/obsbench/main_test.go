@@ -106,7 +106,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres dbname=x sslmode=disable connect_timeout=2", "--observers", "baseline"}, "--dsn: connect to postgres"},
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres"}, "pass --allow-changes to agree"},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
-		{[]string{"run", "--method", "sometimes"}, `--method "sometimes": want auto, alternation, rounds or instructions`},
+		{[]string{"run", "--method", "sometimes"}, `--method "sometimes": want auto, alternation, rounds, instructions or duet`},
 		{[]string{"run", "--phase-min", "1"}, "--phase-min 1 --phase-max 4: want 2 <= min <= max"},
 		{[]string{"run", "--alt-duration", "5s"}, "--alt-duration 5s: want at least 5 phases"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
@@ -219,6 +219,12 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--workload", "sql", "--script", goodScript, "--script", goodScript}, "--workload sql runs one file (--script given 2 times)"},
 		{[]string{"run", "--workload", "sql", "--script", goodScript, "--define", "a=1"}, "--define sets variables of pgbench scripts"},
 		{[]string{"run", "--script", goodScript}, "--script is for --workload pgbench or sql, not credit-top1"},
+		{[]string{"run", "--method", "duet", "--dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset"},
+		{[]string{"run", "--method", "duet", "--dsn", "postgres://x@127.0.0.1:1/db", "--twin-dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--twin-dsn names the same server as --dsn: a duet needs two distinct servers"},
+		{[]string{"run", "--twin-dsn", "postgres://x@127.0.0.1:1/db"}, "--twin-dsn is the second server of --method duet"},
+		{[]string{"run", "--method", "duet", "--rounds", "5"}, "--rounds 5: a duet takes its phases in pairs, the observer once in each twin: want an even number"},
+		{[]string{"run", "--method", "duet", "--workers", "2"}, "--workers: --method duet drives each twin from a worker process of its own; not with --workers"},
+		{[]string{"run", "--method", "duet", "--standby", "sync"}, "--standby with --method duet: twins with standbys are not supported yet; use --method auto"},
 	}
 	var rows []string
 	for _, tt := range tests {

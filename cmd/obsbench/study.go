@@ -178,16 +178,20 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	return app.Report(dir, *format, stdout)
 }
 
-// redactArgs removes the password from a --dsn argument.
+// redactArgs removes the password from a --dsn or --twin-dsn argument.
 func redactArgs(args []string) []string {
 	out := append([]string{}, args...)
 	for i, a := range out {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || (name != "dsn" && name != "twin-dsn") {
+			continue
+		}
 		switch {
-		case (a == "--dsn" || a == "-dsn") && i+1 < len(out):
-			out[i+1] = engine.RedactDSN(out[i+1])
-		case strings.HasPrefix(a, "--dsn="), strings.HasPrefix(a, "-dsn="):
+		case hasValue:
 			k := strings.Index(a, "=") + 1
 			out[i] = a[:k] + engine.RedactDSN(a[k:])
+		case i+1 < len(out):
+			out[i+1] = engine.RedactDSN(out[i+1])
 		}
 	}
 	return out

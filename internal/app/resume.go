@@ -28,7 +28,7 @@ type experimentRecord struct {
 // writeExperiment records c in its --out directory.
 func writeExperiment(c runConfig) error {
 	rec := experimentRecord{Spec: c.Spec, Scripts: c.scripts}
-	rec.Spec.DSN = engine.RedactDSN(rec.Spec.DSN)
+	rec.Spec.DSN, rec.Spec.TwinDSN = engine.RedactDSN(rec.Spec.DSN), engine.RedactDSN(rec.Spec.TwinDSN)
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err

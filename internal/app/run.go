@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -113,8 +114,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	}
 	var err error
 	read := readFile(os.ReadFile)
-	if c.Workers > 0 {
-		// What the workload reads, the workers get with the spec.
+	if c.Workers > 0 || c.Method == "duet" {
+		// What the workload reads, the workers get with the spec (a
+		// duet drives each twin from a worker).
 		c.files = fileRecorder{}
 		read = c.files.read
 	}
@@ -144,7 +146,18 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
 		return c, err
 	}
+	if c.Method == "duet" {
+		if !c.given["rounds"] && !c.resuming {
+			c.Rounds = defaultDuetPhases
+		}
+		if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
+			c.Duration = defaultDuetDuration
+		}
+	}
 	if err := c.checkRanges(); err != nil {
+		return c, err
+	}
+	if err := c.checkDuet(); err != nil {
 		return c, err
 	}
 	if err := c.checkCounting(); err != nil {
@@ -193,6 +206,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	return c, nil
 }
 
+// methods are the values of --method.
+var methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
+
 // checkRanges refuses settings out of their ranges.
 func (c runConfig) checkRanges() error {
 	switch {
@@ -208,8 +224,8 @@ func (c runConfig) checkRanges() error {
 		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
 	case c.OnFailure != "continue" && c.OnFailure != "stop":
 		return usagef("--on-failure %q: want continue or stop", c.OnFailure)
-	case c.Method != "auto" && c.Method != "alternation" && c.Method != "rounds" && c.Method != "instructions":
-		return usagef("--method %q: want auto, alternation, rounds or instructions", c.Method)
+	case !slices.Contains(methods, c.Method):
+		return usagef("--method %q: want %s or %s", c.Method, strings.Join(methods[:len(methods)-1], ", "), methods[len(methods)-1])
 	}
 	a := c.Alternation
 	switch {
@@ -326,11 +342,28 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	stdout, stderr := out.Stdout, out.Stderr
 	logf := logTo(stderr)
 
+	var hier cgroup.Hierarchy
+	if c.Method == "duet" {
+		// Before anything starts: a duet without equal CPU shares would
+		// let a twin that waits lend its CPU to the other.
+		h, err := cgroup.Find()
+		if err != nil {
+			return nil, usagef("--method duet: %v", err)
+		}
+		hier = h
+	}
 	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
 	if err != nil {
 		return nil, err
 	}
 	defer closeServer(target, logf)
+	var twin engine.Server
+	if c.Method == "duet" {
+		if twin, err = openTwin(ctx, c, target, logf); err != nil {
+			return nil, err
+		}
+		defer closeServer(twin, logf)
+	}
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
@@ -384,8 +417,16 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
 		Progress: progressPrinter(stderr),
 	}
+	if c.Method == "duet" {
+		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, hier, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer closeTwins()
+		ecfg.Twins, ecfg.Load = twins, load
+	}
 	if c.Workers > 0 {
-		workers, err := startWorkers(ctx, c, target, logf)
+		workers, err := startWorkers(ctx, c, target, filepath.Join(c.Out, "workers"), logf)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -103,8 +102,9 @@ type workerPool interface {
 }
 
 // startWorkers starts c.Workers workers, with c.Launcher, that open their
-// sessions on target's server, and waits until all have registered.
-func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf func(string, ...any)) (workerPool, error) {
+// sessions on target's server, and waits until all have registered; local
+// workers write their output in logDir.
+func startWorkers(ctx context.Context, c runConfig, target engine.Server, logDir string, logf func(string, ...any)) (workerPool, error) {
 	ss, ok := target.(engine.SessionServer)
 	if !ok {
 		return nil, usagef("--workers: this %s server cannot give workers its address", c.Engine)
@@ -119,11 +119,11 @@ func startWorkers(ctx context.Context, c runConfig, target engine.Server, logf f
 	if err != nil {
 		return nil, err
 	}
-	lc := fleet.LocalConfig{Config: cfg, Command: cmd, Prefix: c.WorkerPrefix, LogDir: filepath.Join(c.Out, "workers"), Register: RegisterTimeout}
+	lc := fleet.LocalConfig{Config: cfg, Command: cmd, Prefix: c.WorkerPrefix, LogDir: logDir, Register: RegisterTimeout}
 	if co := c.Coordinator; co.Advertise != "" {
 		lc.Listen = net.JoinHostPort(co.Advertise, strconv.Itoa(co.Port))
 	}
-	logf("starting %d local workers", c.Workers)
+	logf("starting %d local worker(s)", c.Workers)
 	return fleet.StartLocal(ctx, lc)
 }
 

@@ -131,6 +131,10 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	if r.Started.IsZero() {
 		r.Started = off.Started
 	}
+	// The other twin is part of the experiment, not noise: what the
+	// sampler counted as other processes' CPU holds it.
+	r.Usage = withoutTwin(r.Usage, off.Usage)
+	r.Duet.OffUsage = withoutTwin(off.Usage, runs[on].Usage)
 	if r.Error == "" && off.Error != "" {
 		r.Error = fmt.Sprintf("twin %s (without the observer): %s", TwinNames[1-on], off.Error)
 	}
@@ -163,6 +167,23 @@ func usedCPUs(r result.Run) float64 {
 		s += r.Usage.Server.Seconds
 	}
 	return s / r.Driver.Seconds
+}
+
+// withoutTwin takes the twin's server and driver CPU out of what u counts
+// as other processes' (its Noise and each second's Other).
+func withoutTwin(u, twin result.Usage) result.Usage {
+	u.PerSecond = slices.Clone(u.PerSecond)
+	for i := range u.PerSecond {
+		if i < len(twin.PerSecond) {
+			u.PerSecond[i].Other = max(0, u.PerSecond[i].Other-twin.PerSecond[i].Server-twin.PerSecond[i].Driver)
+		}
+	}
+	twinPct := twin.Driver.Pct
+	if twin.Server != nil {
+		twinPct += twin.Server.Pct
+	}
+	u.Noise.OtherPct = max(0, u.Noise.OtherPct-twinPct)
+	return u
 }
 
 func throttled(g Group) float64 {

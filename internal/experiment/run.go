@@ -360,6 +360,11 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			r, err = runOne(ctx, rc, a.Observer)
 		}
 		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, string(a.Method), a.Measures
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			// Interrupted mid-step (a restart whose pg_ctl was killed):
+			// the interruption is the cause.
+			err = fmt.Errorf("%w: %w", ctx.Err(), err)
+		}
 		if err != nil && r.Started.IsZero() {
 			return runs, err
 		}

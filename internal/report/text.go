@@ -57,7 +57,11 @@ func Text(w io.Writer, s result.Summary) error {
 		fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
 		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
 		fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
-		fmt.Fprintln(w, "  or the baseline runs next to each run).")
+		if uses(s, "duet") {
+			fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
+		} else {
+			fmt.Fprintln(w, "  or the baseline runs next to each run).")
+		}
 	}
 	Waits(w, s)
 	Counters(w, s)

@@ -38,8 +38,11 @@ type Spec struct {
 	Observers    []string `json:"observers,omitempty"`
 	ObserverFile string   `json:"observer_file,omitempty"`
 
-	// Method is auto, alternation, rounds or instructions.
+	// Method is auto, alternation, rounds, instructions or duet.
 	Method string `json:"method"`
+	// TwinDSN is the second external server of --method duet (a managed
+	// twin is started when DSN is empty). Recorded without its password.
+	TwinDSN string `json:"twin_dsn,omitempty"`
 	// Count configures --method instructions.
 	Count Count `json:"count"`
 	// Rounds of Duration each (after Warmup) for round-based conditions.

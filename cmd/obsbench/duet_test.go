@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/result/summaryschema"
+	"github.com/obsbench/obsbench/internal/server"
+)
+
+// twinGroups are the cgroup directories obsbench process pid makes for a
+// duet's twins.
+func twinGroups(t *testing.T, pid int) [2]string {
+	t.Helper()
+	h, err := cgroup.Find()
+	if err != nil {
+		t.Fatalf("this machine must give a duet its cgroups: %v", err)
+	}
+	var dirs [2]string
+	for i, name := range experiment.TwinNames {
+		dirs[i] = cgroup.Path(h, fmt.Sprintf("%d-twin-%s", pid, name))
+	}
+	return dirs
+}
+
+// groupWatch is what a watcher saw of the twins' groups while a run went on.
+type groupWatch struct {
+	mu    sync.Mutex
+	quota [2]string          // cpu.cfs_quota_us (or cpu.max) as read
+	comms [2]map[string]bool // the commands of the processes seen in each
+}
+
+// watchGroups polls the groups until stop is closed.
+func watchGroups(dirs [2]string, stop <-chan struct{}) *groupWatch {
+	w := &groupWatch{comms: [2]map[string]bool{{}, {}}}
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			for i, dir := range dirs {
+				q, err := os.ReadFile(filepath.Join(dir, "cpu.cfs_quota_us"))
+				if err != nil {
+					q, err = os.ReadFile(filepath.Join(dir, "cpu.max"))
+				}
+				if err != nil {
+					continue
+				}
+				procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+				w.mu.Lock()
+				w.quota[i] = strings.TrimSpace(string(q))
+				for _, f := range strings.Fields(string(procs)) {
+					comm, _ := os.ReadFile("/proc/" + f + "/comm")
+					w.comms[i][strings.TrimSpace(string(comm))] = true
+				}
+				w.mu.Unlock()
+			}
+		}
+	}()
+	return w
+}
+
+// seen reports whether both groups existed and held processes.
+func (w *groupWatch) seen() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.comms[0]) > 0 && len(w.comms[1]) > 0
+}
+
+// A duet on two managed PostgreSQL twins: each twin's server and worker
+// run in a cgroup of their own that holds an equal CPU quota, the
+// observer swaps twins A,B,B,A, its events are all recorded, and the
+// groups and their journal are gone after the run.
+func TestDuetManaged(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	out := filepath.Join(tmp, "out")
+	dirs := twinGroups(t, os.Getpid())
+	stop := make(chan struct{})
+	w := watchGroups(dirs, stop)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
+		"--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--out", out}, &stdout, &stderr)
+	close(stop)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	wantQuota := strconv.Itoa(runtime.NumCPU() * cgroup.Period / 2)
+	for i, dir := range dirs {
+		if !strings.HasPrefix(w.quota[i], wantQuota) {
+			t.Errorf("twin %s: quota %q during the run; want %s of every %d µs", experiment.TwinNames[i], w.quota[i], wantQuota, cgroup.Period)
+		}
+		if !w.comms[i]["postgres"] || !w.comms[i][filepath.Base(os.Args[0])] {
+			t.Errorf("twin %s's group held %v; want its postgres processes and its worker (%s)", experiment.TwinNames[i], w.comms[i], filepath.Base(os.Args[0]))
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s still there after the run", dir)
+		}
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 8 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of the A/A arm and 4 of log-statements-file", len(runs), err)
+	}
+	for _, r := range runs {
+		d := r.Duet
+		if r.Error != "" || r.Method != "duet" || d == nil {
+			t.Fatalf("run %d (%s): method %s, error %q, duet %v", r.Seq, r.Condition, r.Method, r.Error, d)
+		}
+		if want := experiment.TwinNames[experiment.DuetOn(r.Round)]; d.On != want {
+			t.Errorf("run %d, round %d: observer in twin %s; want %s", r.Seq, r.Round, d.On, want)
+		}
+		if d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 || d.ShareCPUs != float64(runtime.NumCPU())/2 {
+			t.Errorf("run %d: throughput %.0f against %.0f, CPUs %.2f and %.2f of %.2f; want both twins measured", r.Seq, r.Driver.Throughput, d.Off.Throughput, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
+		}
+		if d.OnCPUs > 1.1*d.ShareCPUs || d.OffCPUs > 1.1*d.ShareCPUs {
+			t.Errorf("run %d: twins used %.2f and %.2f CPUs; the quota is %.2f", r.Seq, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
+		}
+		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
+			t.Errorf("run %d: events %+v; want every statement of the observer's twin recorded", r.Seq, r.Events)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := summaryschema.Validate(b); err != nil {
+		t.Errorf("summary.json: %v", err)
+	}
+	for _, want := range []string{"duet of twin servers, 4 phases x 2s", "duet: 2 pairs of phases", "duet twins (each held to"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// Ctrl-C in the middle of a duet removes the groups as the run ends; a
+// kill -9 leaves them, and `obsbench restore` removes them from the
+// journal.
+func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	args := func(out string) []string {
+		return []string{"run", "--method", "duet", "--observers", "log-filtered-out", "--rounds", "4", "--duration", "3s",
+			"--warmup", "500ms", "--clients", "2", "--out", out}
+	}
+
+	dirs := twinGroups(t, os.Getpid())
+	stop := make(chan struct{})
+	w := watchGroups(dirs, stop)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !w.seen() && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		}
+		cancel()
+	}()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args(filepath.Join(tmp, "out1")), &stdout, &stderr)
+	close(stop)
+	if code != exitInterrupted || !w.seen() {
+		t.Fatalf("exit %d, groups seen %v; want %d after the groups were made\n%s", code, w.seen(), exitInterrupted, stderr.String())
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s still there after Ctrl-C", dir)
+		}
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left after Ctrl-C: %v", left)
+	}
+
+	cmd, out := startObsbench(t, state, args(filepath.Join(tmp, "out2"))...)
+	dirs = twinGroups(t, cmd.Process.Pid)
+	stop = make(chan struct{})
+	w = watchGroups(dirs, stop)
+	for deadline := time.Now().Add(2 * time.Minute); !w.seen(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no twin groups within 2 minutes\n%s", out)
+		}
+	}
+	close(stop)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("%s gone right after kill -9 (%v): nothing for restore to do", dir, err)
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"restore"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("restore: exit %d: %s %s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "undid 2 change(s)") {
+		t.Errorf("restore said %q; want the two groups undone", stdout.String())
+	}
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s still there after restore", dir)
+		}
+	}
+	server.ReapStale(t.Logf) // the killed obsbench's servers
+}
+
+// What a duet refuses, each before anything is started or changed: a twin
+// that is the first server under another address, a twin without the
+// dataset, and a machine with no cgroup to hold the twins' CPU shares.
+func TestDuetRefusals(t *testing.T) {
+	needServers(t)
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsn, settings := externalServer(t)
+	other, _ := externalServer(t)
+	before := settings()
+	servers := serverDirs(t, tmp) // the external servers'
+	// The same server over TCP instead of its Unix socket.
+	host := regexp.MustCompile(`host=\S+`)
+	sameOverTCP := host.ReplaceAllString(dsn, "host=127.0.0.1")
+
+	noCgroup := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		root string // cgroup.Root during the run, "" for the machine's
+		want string
+	}{
+		{"same server", []string{"--dsn", dsn, "--twin-dsn", sameOverTCP, "--allow-changes"}, "",
+			"--twin-dsn reaches the same server as --dsn (one sees the other's session): a duet needs two distinct servers"},
+		{"no dataset", []string{"--dsn", dsn, "--twin-dsn", other, "--allow-changes"}, "",
+			"--twin-dsn: the twin does not hold the dataset: dataset credit: count member"},
+		{"no cgroup", nil, noCgroup,
+			"--method duet: no usable cgroup to give each twin its CPU share: neither cgroup v1's cpu controller (" + noCgroup + "/cpu) nor cgroup v2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root != "" {
+				prev := cgroup.Root
+				cgroup.Root = tt.root
+				t.Cleanup(func() { cgroup.Root = prev })
+			}
+			out := filepath.Join(tmp, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "--method", "duet", "--observers", "log-statements-file", "--out", out}, tt.args...)
+			code := run(context.Background(), args, &stdout, &stderr)
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			if code != exitUsage || !strings.Contains(first, tt.want) {
+				t.Errorf("exit %d, %q; want %d and %q", code, stderr.String(), exitUsage, tt.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out created")
+			}
+			if d := diffSettings(before, settings()); len(d) > 0 {
+				t.Errorf("the server's settings changed: %v", d)
+			}
+			if d := serverDirs(t, tmp); len(d) != len(servers) {
+				t.Errorf("server directories %v; want only the external servers' %v", d, servers)
+			}
+			if left, _ := journal.List(state); len(left) > 0 {
+				t.Errorf("journals left: %v", left)
+			}
+			assertNoSecret(t, tmp, stdout.String()+stderr.String())
+		})
+	}
+}

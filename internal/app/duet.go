@@ -1,0 +1,160 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/journal"
+)
+
+// A duet's defaults: 16 phases (8 pairs, the observer once in each twin
+// per pair: enough for a signed-rank interval over four comparisons) of
+// 5 s after the warm-up, each on freshly restarted twins.
+const (
+	defaultDuetPhases   = 16
+	defaultDuetDuration = 5 * time.Second
+)
+
+// checkDuet refuses what --method duet cannot do, and --twin-dsn without
+// it.
+func (c runConfig) checkDuet() error {
+	if c.Method != "duet" {
+		if c.TwinDSN != "" {
+			return usagef("--twin-dsn is the second server of --method duet")
+		}
+		return nil
+	}
+	switch {
+	case c.DSN != "" && c.TwinDSN == "":
+		return usagef("--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset")
+	case c.DSN == "" && c.TwinDSN != "":
+		return usagef("--twin-dsn is the twin of --dsn: give both, or neither for two managed twins")
+	case c.DSN != "" && c.TwinDSN == c.DSN:
+		return usagef("--twin-dsn names the same server as --dsn: a duet needs two distinct servers")
+	case c.Rounds%2 != 0:
+		return usagef("--rounds %d: a duet takes its phases in pairs, the observer once in each twin: want an even number", c.Rounds)
+	case c.Workers > 0:
+		return usagef("--workers: --method duet drives each twin from a worker process of its own; not with --workers")
+	case c.MeasureCollectors:
+		return usagef("--measure-collectors alternates the wait sampler in one server; not with --method duet")
+	case c.Standby != "none" && c.Standby != "":
+		return usagef("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
+	case c.Replay.Passes > 0 || c.wl.FixedWork():
+		return usagef("--method duet compares the twins over the same seconds: not with fixed work (--replay-passes, --blocks), where each twin would end at its own time")
+	}
+	return nil
+}
+
+// openTwin opens a duet's second server: a managed twin started like the
+// first, or the external server of --twin-dsn, which must be another
+// server than the first and already hold the dataset (it is checked, not
+// loaded, so that a wrong twin is refused before anything changes).
+func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(string, ...any)) (engine.Server, error) {
+	if c.TwinDSN == "" {
+		logf("starting the twin server")
+	}
+	twin, err := openServer(ctx, c.Engine, engine.Options{DSN: c.TwinDSN, Log: logf})
+	if err != nil {
+		return nil, fmt.Errorf("twin: %w", err)
+	}
+	if c.TwinDSN == "" {
+		return twin, nil
+	}
+	err = checkDistinct(ctx, first, twin)
+	if err == nil {
+		if verr := twin.Verify(ctx, c.ds); verr != nil {
+			err = usagef("--twin-dsn: the twin does not hold the dataset: %v; load it on both servers the same way", verr)
+		}
+	}
+	if err == nil {
+		if pc, ok := twin.(engine.PermissionChecker); ok {
+			_, err = pc.CheckPermissions(ctx, c.observers)
+		}
+	}
+	if err != nil {
+		closeServer(twin, logf)
+		return nil, err
+	}
+	return twin, nil
+}
+
+// twinsOf prepares what a duet needs beside its two servers: the twin's
+// dataset (a managed twin loads it as the first did), a CPU group of an
+// equal share for each twin (journaled), and a worker process in each
+// group that drives its twin. closeAll stops the workers and removes the
+// groups; the servers are the caller's.
+func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
+	var closers []func() error
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			if err := closers[i](); err != nil {
+				logf("%v", err)
+			}
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	if err := engine.Prepare(ctx, twin, c.Engine, c.wl, c.ds, logf); err != nil {
+		return nil, nil, nil, fmt.Errorf("twin: %w", err)
+	}
+	set, err := cgroup.NewSet(journal.Dir())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	closers = append(closers, set.Close)
+	tw := &experiment.Twins{Target: twin, ShareCPUs: float64(runtime.NumCPU()) / 2}
+	var loads [2]experiment.Load
+	for i, s := range []engine.Server{first, twin} {
+		name := experiment.TwinNames[i]
+		g, err := set.Create(h, fmt.Sprintf("%d-twin-%s", os.Getpid(), name), tw.ShareCPUs)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("twin %s: %w", name, err)
+		}
+		tw.Groups[i] = g
+		one := c
+		one.Workers, one.Launcher = 1, "local"
+		pool, err := startWorkers(ctx, one, s, filepath.Join(c.Out, "twin-"+name), logf)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("twin %s: %w", name, err)
+		}
+		closers = append(closers, pool.Close)
+		if l, ok := pool.(experiment.LocalLoad); ok {
+			if err := g.Add(l.PIDs()...); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		loads[i] = pool
+	}
+	tw.Load = loads[1]
+	logf("duet: twins a and b, each with its server and its load held to %.3g CPU (cgroups in %s)", tw.ShareCPUs, h.Dir)
+	return tw, loads[0], closeAll, nil
+}
+
+// checkDistinct refuses an external twin that is the first server itself
+// (another address of it): a duet of one server against itself would
+// measure nothing.
+func checkDistinct(ctx context.Context, first, twin engine.Server) error {
+	fi, ok1 := first.(engine.Identifier)
+	ti, ok2 := twin.(engine.Identifier)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	same, err := engine.SameServer(ctx, fi, ti)
+	if err != nil {
+		return fmt.Errorf("compare --dsn and --twin-dsn: %w", err)
+	}
+	if same {
+		return usagef("--twin-dsn reaches the same server as --dsn (one sees the other's session): a duet needs two distinct servers")
+	}
+	return nil
+}
