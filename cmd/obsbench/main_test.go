@@ -225,6 +225,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "duet", "--rounds", "5"}, "--rounds 5: a duet takes its phases in pairs, the observer once in each twin: want an even number"},
 		{[]string{"run", "--method", "duet", "--workers", "2"}, "--workers: --method duet drives each twin from a worker process of its own; not with --workers"},
 		{[]string{"run", "--method", "duet", "--standby", "sync"}, "--standby with --method duet: twins with standbys are not supported yet; use --method auto"},
+		{[]string{"run", "--method", "duet", "--twin-cpus", "64"}, "--twin-cpus 64: want more than 0 and at most half of this machine's"},
+		{[]string{"run", "--twin-cpus", "0.5"}, "--twin-cpus is each twin's CPU quota in --method duet"},
 	}
 	var rows []string
 	for _, tt := range tests {

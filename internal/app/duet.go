@@ -22,16 +22,38 @@ const (
 	defaultDuetDuration = 5 * time.Second
 )
 
-// checkDuet refuses what --method duet cannot do, and --twin-dsn without
+// defaultTwinShare is the share of the machine's CPUs each twin is held
+// to unless --twin-cpus says otherwise: less than half, so that the twins
+// never compete for a core with each other or with what runs beside them
+// (obsbench itself, the machine's noise). At half each, every
+// disturbance took CPU from one twin and not the other, and A/A phases
+// spread 6-7% instead of 1-2% (bench/duet/README.md).
+const defaultTwinShare = 0.35
+
+// twinCPUs is each twin's CPU quota, in CPUs.
+func (c runConfig) twinCPUs() float64 {
+	if c.TwinCPUs > 0 {
+		return c.TwinCPUs
+	}
+	return defaultTwinShare * float64(runtime.NumCPU())
+}
+
+// checkDuet refuses what --method duet cannot do, and its flags without
 // it.
 func (c runConfig) checkDuet() error {
 	if c.Method != "duet" {
-		if c.TwinDSN != "" {
+		switch {
+		case c.TwinDSN != "":
 			return usagef("--twin-dsn is the second server of --method duet")
+		case c.given["twin-cpus"]:
+			return usagef("--twin-cpus is each twin's CPU quota in --method duet")
 		}
 		return nil
 	}
+	half := float64(runtime.NumCPU()) / 2
 	switch {
+	case c.TwinCPUs < 0 || c.TwinCPUs > half:
+		return usagef("--twin-cpus %g: want more than 0 and at most half of this machine's CPUs, or 0 for %.0f%% of them each", c.TwinCPUs, 100*defaultTwinShare)
 	case c.DSN != "" && c.TwinDSN == "":
 		return usagef("--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset")
 	case c.DSN == "" && c.TwinDSN != "":
@@ -112,7 +134,7 @@ func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgro
 		return nil, nil, nil, err
 	}
 	closers = append(closers, set.Close)
-	tw := &experiment.Twins{Target: twin, ShareCPUs: float64(runtime.NumCPU()) / 2}
+	tw := &experiment.Twins{Target: twin, ShareCPUs: c.twinCPUs()}
 	var loads [2]experiment.Load
 	for i, s := range []engine.Server{first, twin} {
 		name := experiment.TwinNames[i]

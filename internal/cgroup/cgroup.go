@@ -37,6 +37,10 @@ var Root = "/sys/fs/cgroup"
 type Hierarchy struct {
 	// Dir is the directory new groups are made in.
 	Dir string
+	// AcctDir is where v1's cpuacct controller is mounted (Dir itself when
+	// it is mounted with cpu): a group is made there too, to read the CPU
+	// its processes used. Empty for v2, whose cpu.stat has it.
+	AcctDir string
 	// V2 says it is the unified hierarchy (cpu.max), not v1 (cfs files).
 	V2 bool
 }
@@ -57,7 +61,12 @@ func Find() (Hierarchy, error) {
 		if err := writable(v1); err != nil {
 			return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("%s is not writable (%v): run as root, or with the cpu controller delegated to you", v1, err)}
 		}
-		return Hierarchy{Dir: v1}, nil
+		for _, acct := range []string{v1, filepath.Join(Root, "cpuacct")} {
+			if _, err := os.Stat(filepath.Join(acct, "cpuacct.usage")); err == nil && writable(acct) == nil {
+				return Hierarchy{Dir: v1, AcctDir: acct}, nil
+			}
+		}
+		return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("%s has no cpuacct controller beside it (%s/cpuacct) to read each twin's CPU", v1, Root)}
 	}
 	for _, dir := range []string{Root, filepath.Join(Root, "unified")} {
 		b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
@@ -81,8 +90,9 @@ func writable(dir string) error {
 
 // Group is a control group obsbench made.
 type Group struct {
-	h   Hierarchy
-	dir string
+	h       Hierarchy
+	dir     string
+	acctDir string // v1: the group in the cpuacct hierarchy (dir when comounted)
 	// CPUs is the group's quota in CPUs.
 	CPUs float64
 }
@@ -93,9 +103,16 @@ func (g *Group) Dir() string { return g.dir }
 // Create makes group name (Prefix is added) in h with a quota of cpus
 // CPUs. The caller journals g's directory (Path) before calling it.
 func Create(h Hierarchy, name string, cpus float64) (*Group, error) {
-	g := &Group{h: h, dir: Path(h, name), CPUs: cpus}
-	if err := os.Mkdir(g.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create cgroup: %w", err)
+	dirs := Paths(h, name)
+	g := &Group{h: h, dir: dirs[0], acctDir: dirs[len(dirs)-1], CPUs: cpus}
+	for i, dir := range dirs {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			var undo []error
+			for _, made := range dirs[:i] {
+				undo = append(undo, Remove(made))
+			}
+			return nil, errors.Join(append([]error{fmt.Errorf("create cgroup: %w", err)}, undo...)...)
+		}
 	}
 	quota := int64(cpus * Period)
 	var err error
@@ -106,13 +123,23 @@ func Create(h Hierarchy, name string, cpus float64) (*Group, error) {
 			write(g.dir, "cpu.cfs_quota_us", strconv.FormatInt(quota, 10)))
 	}
 	if err != nil {
-		return nil, errors.Join(err, Remove(g.dir))
+		return nil, errors.Join(err, g.Remove())
 	}
 	return g, nil
 }
 
 // Path is where group name (Prefix added) lives in h.
 func Path(h Hierarchy, name string) string { return filepath.Join(h.Dir, Prefix+name) }
+
+// Paths are the directories of group name in h: its cpu group, and its
+// cpuacct group where that is another hierarchy.
+func Paths(h Hierarchy, name string) []string {
+	dirs := []string{Path(h, name)}
+	if h.AcctDir != "" && h.AcctDir != h.Dir {
+		dirs = append(dirs, filepath.Join(h.AcctDir, Prefix+name))
+	}
+	return dirs
+}
 
 // Quota reads the group's quota back, in CPUs.
 func (g *Group) Quota() (float64, error) {
@@ -147,12 +174,31 @@ func (g *Group) Quota() (float64, error) {
 // from it into the group; processes they start later are born in it.
 func (g *Group) Add(pids ...int) error {
 	for _, pid := range Descendants(pids...) {
-		err := write(g.dir, "cgroup.procs", strconv.Itoa(pid))
-		if err != nil && !errors.Is(err, syscall.ESRCH) { // exited meanwhile
-			return fmt.Errorf("move process %d into %s: %w", pid, g.dir, err)
+		for _, dir := range g.dirs() {
+			err := write(dir, "cgroup.procs", strconv.Itoa(pid))
+			if err != nil && !errors.Is(err, syscall.ESRCH) { // exited meanwhile
+				return fmt.Errorf("move process %d into %s: %w", pid, dir, err)
+			}
 		}
 	}
 	return nil
+}
+
+func (g *Group) dirs() []string {
+	if g.acctDir == g.dir {
+		return []string{g.dir}
+	}
+	return []string{g.dir, g.acctDir}
+}
+
+// Usage is the CPU the group's processes used so far, in seconds (those
+// that left it included).
+func (g *Group) Usage() (float64, error) {
+	if g.h.V2 {
+		return statValue(g.dir, "usage_usec", 1e6)
+	}
+	n, err := readInt(g.acctDir, "cpuacct.usage")
+	return float64(n) / 1e9, err
 }
 
 // Procs lists the processes in the group.
@@ -161,13 +207,17 @@ func (g *Group) Procs() ([]int, error) { return procs(g.dir) }
 // Throttled is how long, in seconds, the group's processes were held back
 // by the quota so far: a twin held back often was CPU-bound up to its share.
 func (g *Group) Throttled() (float64, error) {
-	b, err := os.ReadFile(filepath.Join(g.dir, "cpu.stat"))
+	if g.h.V2 {
+		return statValue(g.dir, "throttled_usec", 1e6)
+	}
+	return statValue(g.dir, "throttled_time", 1e9) // v1: nanoseconds
+}
+
+// statValue reads key from dir's cpu.stat, divided by unit.
+func statValue(dir, key string, unit float64) (float64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
 		return 0, err
-	}
-	key, unit := "throttled_time", 1e9 // v1: nanoseconds
-	if g.h.V2 {
-		key, unit = "throttled_usec", 1e6
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -176,11 +226,18 @@ func (g *Group) Throttled() (float64, error) {
 			return n / unit, err
 		}
 	}
-	return 0, fmt.Errorf("%s/cpu.stat has no %s", g.dir, key)
+	return 0, fmt.Errorf("%s/cpu.stat has no %s", dir, key)
 }
 
-// Remove moves what is left in the group back to its parent and removes it.
-func (g *Group) Remove() error { return Remove(g.dir) }
+// Remove moves what is left in the group back to its parents and removes
+// it.
+func (g *Group) Remove() error {
+	var errs []error
+	for _, dir := range g.dirs() {
+		errs = append(errs, Remove(dir))
+	}
+	return errors.Join(errs...)
+}
 
 // Remove removes the group at dir (made by Create): its processes go back
 // to the parent group first. A group already gone is not an error.

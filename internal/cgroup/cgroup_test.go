@@ -57,11 +57,16 @@ func TestGroupHoldsQuotaAndProcesses(t *testing.T) {
 	if _, err := g.Throttled(); err != nil {
 		t.Errorf("throttled time: %v", err)
 	}
+	if _, err := g.Usage(); err != nil {
+		t.Errorf("CPU used: %v", err)
+	}
 	if err := g.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(g.Dir()); !os.IsNotExist(err) {
-		t.Errorf("%s still there", g.Dir())
+	for _, dir := range cgroup.Paths(h, fmt.Sprintf("test-%d", os.Getpid())) {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s still there", dir)
+		}
 	}
 	if cmd.ProcessState != nil {
 		t.Error("the shell ended with its group")

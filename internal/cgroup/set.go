@@ -14,10 +14,11 @@ import (
 // engine.
 const Engine = "cgroup"
 
-// change is a journal record of a group obsbench made.
+// change is a journal record of a group obsbench made: its directory in
+// each hierarchy.
 type change struct {
-	Engine string `json:"engine"`
-	Dir    string `json:"dir"`
+	Engine string   `json:"engine"`
+	Dirs   []string `json:"dirs"`
 }
 
 // Set is the groups of one experiment, each journaled before it is made
@@ -40,7 +41,7 @@ func NewSet(dir string) (*Set, error) {
 
 // Create journals group name, then makes it with a quota of cpus CPUs.
 func (s *Set) Create(h Hierarchy, name string, cpus float64) (*Group, error) {
-	seq, err := s.j.Record(change{Engine: Engine, Dir: Path(h, name)})
+	seq, err := s.j.Record(change{Engine: Engine, Dirs: Paths(h, name)})
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +79,10 @@ func Undo(changes []json.RawMessage) error {
 		if c.Engine != Engine {
 			return fmt.Errorf("cgroup record of engine %q", c.Engine)
 		}
-		if err := Remove(c.Dir); err != nil {
-			return err
+		for _, dir := range c.Dirs {
+			if err := Remove(dir); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

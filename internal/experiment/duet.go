@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -34,6 +35,8 @@ type Twins struct {
 type Group interface {
 	// Add moves processes, and those descended from them, into the group.
 	Add(pids ...int) error
+	// Usage is the CPU its processes used so far, in seconds.
+	Usage() (float64, error)
 	// Throttled is how long its processes were held back so far, in
 	// seconds.
 	Throttled() (float64, error)
@@ -83,10 +86,10 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	}
 	m := newMeeting()
 	var (
-		runs [2]result.Run
-		errs [2]error
-		held [2]float64 // seconds each twin was held back by its quota
-		wg   sync.WaitGroup
+		runs  [2]result.Run
+		errs  [2]error
+		share [2]groupWindow
+		wg    sync.WaitGroup
 	)
 	for i := range 2 {
 		c := cfg
@@ -107,20 +110,19 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 			}
 			return m.arrive(ctx, i)
 		}
+		c.onWindow = func(open bool) { share[i].toggle(group, open) }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer m.leave(i)
-			held0 := throttled(group)
 			runs[i], errs[i] = runOne(ctx, c, o)
-			held[i] = throttled(group) - held0
 		}()
 	}
 	wg.Wait()
 	r, off := runs[on], runs[1-on]
 	r.Duet = &result.Duet{
 		On: TwinNames[on], Off: off.Driver, OffUsage: off.Usage, ShareCPUs: cfg.Twins.ShareCPUs,
-		OnCPUs: usedCPUs(r), OffCPUs: usedCPUs(off), OnThrottledS: held[on], OffThrottledS: held[1-on],
+		OnCPUs: share[on].cpus(r), OffCPUs: share[1-on].cpus(off), OnThrottledS: share[on].held, OffThrottledS: share[1-on].held,
 	}
 	var err error
 	for _, i := range []int{on, 1 - on} {
@@ -156,19 +158,6 @@ func (cfg Config) processes() []int {
 	return pids
 }
 
-// usedCPUs is the CPU a run's server and driver used over its window, in
-// CPUs.
-func usedCPUs(r result.Run) float64 {
-	if r.Driver.Seconds <= 0 {
-		return 0
-	}
-	s := r.Usage.Driver.Seconds
-	if r.Usage.Server != nil {
-		s += r.Usage.Server.Seconds
-	}
-	return s / r.Driver.Seconds
-}
-
 // withoutTwin takes the twin's server and driver CPU out of what u counts
 // as other processes' (its Noise and each second's Other).
 func withoutTwin(u, twin result.Usage) result.Usage {
@@ -186,15 +175,44 @@ func withoutTwin(u, twin result.Usage) result.Usage {
 	return u
 }
 
-func throttled(g Group) float64 {
+// groupWindow reads a twin's group over the measured window: the CPU its
+// processes used, and how long the quota held them back.
+type groupWindow struct {
+	used, held float64 // seconds
+	opened     time.Time
+	wall       float64 // seconds
+	err        error
+}
+
+func (w *groupWindow) toggle(g Group, open bool) {
 	if g == nil {
+		return
+	}
+	used, err1 := g.Usage()
+	held, err2 := g.Throttled()
+	w.err = errors.Join(w.err, err1, err2)
+	if open {
+		w.used, w.held, w.opened = -used, -held, time.Now()
+		return
+	}
+	w.used, w.held, w.wall = w.used+used, w.held+held, time.Since(w.opened).Seconds()
+}
+
+// cpus is the CPU a twin used over its window, in CPUs: its group's where
+// it had one (its server and its load, nothing else), else its server's
+// and driver's as the run measured them.
+func (w *groupWindow) cpus(r result.Run) float64 {
+	if w.wall > 0 && w.err == nil {
+		return w.used / w.wall
+	}
+	if r.Driver.Seconds <= 0 {
 		return 0
 	}
-	s, err := g.Throttled()
-	if err != nil {
-		return 0
+	s := r.Usage.Driver.Seconds
+	if r.Usage.Server != nil {
+		s += r.Usage.Server.Seconds
 	}
-	return s
+	return s / r.Driver.Seconds
 }
 
 // meeting lets the two twins of a phase start their load together: each

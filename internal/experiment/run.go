@@ -250,8 +250,10 @@ type Config struct {
 	Twins *Twins
 
 	// ready, if set, is called once the run's observer is applied, right
-	// before its load starts (a duet's twins meet there).
-	ready func(ctx context.Context) error
+	// before its load starts (a duet's twins meet there); onWindow, if
+	// set, as its measured window opens and closes.
+	ready    func(ctx context.Context) error
+	onWindow func(open bool)
 }
 
 // Progress reports where the experiment is.
@@ -437,6 +439,9 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	dcfg.Window = func(open bool) {
 		cpu.Toggle(open)
 		stream.toggle(open)
+		if cfg.onWindow != nil {
+			cfg.onWindow(open)
+		}
 		if open {
 			probes.open(ctx)
 		} else {
