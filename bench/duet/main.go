@@ -7,14 +7,18 @@
 // over.
 //
 // Each repetition runs, one after the other:
+//
 //   - auto: obsbench run --observers log-filtered-out,noop (noop changes
 //     nothing: the A/A of rounds), the default method and budget;
+//
 //   - duet: obsbench run --method duet --observers log-filtered-out;
+//
 //   - calibrate: obsbench calibrate --effects 1,2,5 (synthetic observers
 //     of known cost, by alternation), which also sizes them;
+//
 //   - duet-calibrated: the same synthetic observers by duet.
 //
-//	go run ./bench/duet [-repeats 1] [-drift=true] [-seed 1] [-dir bench/duet]
+//     go run ./bench/duet [-repeats 1] [-drift=true] [-seed 1] [-dir bench/duet]
 //
 // It writes RESULT.md and, beside it, every run's text output.
 package main
