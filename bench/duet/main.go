@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -39,11 +40,14 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
 type config struct {
+	shares  []string
 	repeats int
 	drift   bool
 	seed    uint64
@@ -59,11 +63,19 @@ func main() {
 	flag.BoolVar(&c.drift, "drift", true, "run a thread beside the experiments that is busy on one core for 3-12 s, then idle for 3-12 s")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first repetition (the next ones add 1)")
 	flag.StringVar(&c.dir, "dir", "bench/duet", "where RESULT.md and the outputs go")
+	shares := flag.String("shares", "", "instead: the A/A spread at each of these --twin-cpus quotas (e.g. 1,0.7), into SHARES.md")
 	flag.Parse()
+	if *shares != "" {
+		c.shares = strings.Split(*shares, ",")
+	}
 	c.command = "go run ./bench/duet " + strings.Join(os.Args[1:], " ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, c); err != nil {
+	do := run
+	if len(c.shares) > 0 {
+		do = runShares
+	}
+	if err := do(ctx, c); err != nil {
 		logf("%v", err)
 		os.Exit(1)
 	}
@@ -315,4 +327,99 @@ func over(c *result.ConditionSummary) *result.OverheadSummary {
 		return nil
 	}
 	return c.Overhead
+}
+
+// runShares measures how far apart two identical twins fall, phase by
+// phase, at each CPU quota: the A/A arm of a duet with no observer.
+func runShares(ctx context.Context, c config) error {
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "duet")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var busy atomic.Int64
+	start := time.Now()
+	if c.drift {
+		dctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go drift(dctx, c.seed, &busy)
+	}
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	p("# How far apart identical twins fall, by CPU quota\n")
+	w.WriteString(sidebyside.Provenance(c.command))
+	p("- each quota: `obsbench run --method duet --observers baseline --rounds 8 --duration 8s --twin-cpus X --seed %d`, one after the other", c.seed)
+	defer func() {
+		if c.drift {
+			logf("drift thread busy %.0f%% of the time", 100*float64(busy.Load())/float64(time.Since(start).Milliseconds()))
+		}
+	}()
+	if c.drift {
+		p("- drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s")
+	} else {
+		p("- no drift made on purpose")
+	}
+	p("- spread: the coefficient of variation of the twins' throughput ratio over the 8 phases, and over each phase's seconds\n")
+	p("| --twin-cpus | phases' ratio CV | seconds' ratio CV | stmts/s of a twin (median) | A/A %% [CI] |")
+	p("|---:|---:|---:|---:|---:|")
+	for _, share := range c.shares {
+		out := filepath.Join(tmp, "share-"+share)
+		args := []string{"run", "--method", "duet", "--observers", "baseline", "--rounds", "8", "--duration", "8s", "--twin-cpus", share, "--seed", fmt.Sprint(c.seed), "--out", out}
+		logf("obsbench %s", strings.Join(args, " "))
+		cmd := exec.CommandContext(ctx, exe, args...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("--twin-cpus %s: %w", share, err)
+		}
+		runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+		if err != nil {
+			return err
+		}
+		var phases, seconds, tput []float64
+		for _, r := range runs {
+			if r.Error != "" || r.Duet == nil || r.Duet.Off.Throughput == 0 {
+				continue
+			}
+			phases = append(phases, r.Driver.Throughput/r.Duet.Off.Throughput)
+			tput = append(tput, r.Driver.Throughput)
+			on, off := analysis.TotalPerSecond(r.Driver.PerSecond), analysis.TotalPerSecond(r.Duet.Off.PerSecond)
+			for i := range min(len(on), len(off)) {
+				if on[i] > 0 && off[i] > 0 {
+					seconds = append(seconds, on[i]/off[i])
+				}
+			}
+		}
+		s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
+		if err != nil {
+			return err
+		}
+		var aa *result.OverheadSummary
+		for _, cs := range s.Conditions {
+			if cs.Name == "baseline A/A" {
+				aa = cs.Overhead
+			}
+		}
+		p("| %s | %.1f%% | %.1f%% | %.0f | %s |", share, 100*cv(phases), 100*cv(seconds), stats.Median(tput), interval(aa))
+	}
+	name := "SHARES.md"
+	if c.drift {
+		name = "SHARES-drift.md"
+	}
+	return sidebyside.Publish(filepath.Join(c.dir, name), w.String())
+}
+
+// cv is the coefficient of variation of xs.
+func cv(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	var m, ss float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss/float64(len(xs)-1)) / m
 }
