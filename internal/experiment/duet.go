@@ -80,7 +80,7 @@ func duetArms(cfg Config) []Arm {
 // returned is the observer's twin's, with the other twin's in Duet.
 func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, error) {
 	on := DuetOn(round)
-	base := a.Observer
+	base := observer.Observer{Name: observer.Baseline}
 	if i := slices.IndexFunc(cfg.Observers, func(o observer.Observer) bool { return o.Name == observer.Baseline }); i >= 0 {
 		base = cfg.Observers[i]
 	}
