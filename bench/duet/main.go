@@ -312,7 +312,7 @@ func report(c config, reps [][]experiment, busyMS int64, total time.Duration) er
 		for _, e := range rep {
 			for _, cs := range e.sum.Conditions {
 				if d := cs.Duet; d != nil {
-					p("- %s, %s: observer's twin %.2f CPU, other %.2f, of %.3g each; held back by the quota %.2f s and %.2f s a phase", e.name, cs.Name, d.OnCPUs, d.OffCPUs, d.ShareCPUs, d.OnThrottledS, d.OffThrottledS)
+					p("- %s, %s: observer's twin %.2f CPU, other %.2f, of %.3g each; throttled by the quota %.2f s and %.2f s a phase (summed over CPUs)", e.name, cs.Name, d.OnCPUs, d.OffCPUs, d.ShareCPUs, d.OnThrottledS, d.OffThrottledS)
 				}
 			}
 		}

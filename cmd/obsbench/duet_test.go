@@ -291,3 +291,41 @@ func TestDuetRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A duet on two managed MariaDB twins: mariadbd and the worker of each in
+// its own group, every statement of the observer's twin in its general
+// log.
+func TestDuetMariaDB(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp := privateTemp(t)
+	t.Setenv("OBSBENCH_STATE_DIR", filepath.Join(tmp, "state"))
+	out := filepath.Join(tmp, "out")
+	dirs := twinGroups(t, os.Getpid())
+	stop := make(chan struct{})
+	w := watchGroups(dirs, stop)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "duet", "--observers", "general-log-file", "--rounds", "2",
+		"--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "5", "--out", out}, &stdout, &stderr)
+	close(stop)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	for i := range dirs {
+		if !w.comms[i]["mariadbd"] {
+			t.Errorf("twin %s's group held %v; want its mariadbd", experiment.TwinNames[i], w.comms[i])
+		}
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
+	}
+	for _, r := range runs {
+		if r.Error != "" || r.Duet == nil || r.Duet.Off.Throughput <= 0 {
+			t.Fatalf("run %d (%s): error %q, duet %v", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		if r.Condition == "general-log-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
+			t.Errorf("run %d: events %+v; want every statement of the observer's twin logged", r.Seq, r.Events)
+		}
+	}
+}

@@ -21,10 +21,10 @@ func Duet(w io.Writer, s result.Summary) {
 			if d.ShareCPUs > 0 {
 				share = fmt.Sprintf("each held to %.3g CPU", d.ShareCPUs)
 			}
-			fmt.Fprintf(w, "\nduet twins (%s; CPU of server and load, median phase):\n", share)
+			fmt.Fprintf(w, "\nduet twins (%s; CPU of server and load, median phase; throttled: time the quota held its processes back, summed over CPUs):\n", share)
 			any = true
 		}
-		fmt.Fprintf(w, "  %-28s %3d phases  observer's twin %.2f CPU (held back %.2fs)  other twin %.2f CPU (held back %.2fs)\n",
+		fmt.Fprintf(w, "  %-28s %3d phases  observer's twin %.2f CPU (throttled %.2fs)  other twin %.2f CPU (throttled %.2fs)\n",
 			c.Name, d.Phases, d.OnCPUs, d.OnThrottledS, d.OffCPUs, d.OffThrottledS)
 	}
 }

@@ -87,8 +87,9 @@ type Duet struct {
 	// server and its load), in CPUs.
 	OnCPUs  float64 `json:"on_cpus"`
 	OffCPUs float64 `json:"off_cpus"`
-	// OnThrottledS and OffThrottledS are how long each twin's processes
-	// were held back by the quota during the phase, in seconds.
+	// OnThrottledS and OffThrottledS are how long the quota held each
+	// twin's processes back over the window, in seconds summed over CPUs
+	// (the cgroup's throttled time).
 	OnThrottledS  float64 `json:"on_throttled_s"`
 	OffThrottledS float64 `json:"off_throttled_s"`
 }
