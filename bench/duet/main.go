@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -38,6 +37,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	moremath "github.com/aclements/go-moremath/stats"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/analysis"
@@ -409,17 +410,4 @@ func runShares(ctx context.Context, c config) error {
 }
 
 // cv is the coefficient of variation of xs.
-func cv(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.NaN()
-	}
-	var m, ss float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss/float64(len(xs)-1)) / m
-}
+func cv(xs []float64) float64 { return moremath.StdDev(xs) / moremath.Mean(xs) }
