@@ -17,11 +17,15 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // twinGroups are the cgroup directories obsbench process pid makes for a
@@ -328,4 +332,60 @@ func TestDuetMariaDB(t *testing.T) {
 			t.Errorf("run %d: events %+v; want every statement of the observer's twin logged", r.Seq, r.Events)
 		}
 	}
+}
+
+// A duet of two external servers that hold the same dataset: obsbench
+// tells them apart, drives each from a worker in a group of its own, and
+// leaves both servers' settings as they were, with no journal behind.
+func TestDuetExternal(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	dsnA, settingsA := externalServer(t)
+	dsnB, settingsB := externalServer(t)
+	beforeA, beforeB := settingsA(), settingsB()
+	wl, err := workload.Lookup("credit-top1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Lookup(wl.Dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dsn := range []string{dsnA, dsnB} {
+		if err := postgres.New(dsn, postgres.Options{Schema: engine.Home}).Load(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--method", "duet", "--dsn", dsnA, "--twin-dsn", dsnB, "--allow-changes",
+		"--observers", "log-statements-file", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
+	}
+	for _, r := range runs {
+		if r.Error != "" || r.Duet == nil || r.Duet.Off.Throughput <= 0 || r.Duet.OnCPUs <= 0 {
+			t.Fatalf("run %d (%s): error %q, duet %+v", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
+			t.Errorf("run %d: events %+v; want every statement of the observer's twin logged", r.Seq, r.Events)
+		}
+	}
+	if d := diffSettings(beforeA, settingsA()); len(d) > 0 {
+		t.Errorf("--dsn's settings changed: %v", d)
+	}
+	if d := diffSettings(beforeB, settingsB()); len(d) > 0 {
+		t.Errorf("--twin-dsn's settings changed: %v", d)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+	assertNoSecret(t, tmp, stdout.String()+stderr.String())
 }
