@@ -25,6 +25,10 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 		return usagef("--dsn: %v (%s)", err, engine.RedactDSN(c.DSN))
 	}
 	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.DSN))
+	if c.Method == "duet" {
+		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
+			engine.RedactDSN(c.TwinDSN))
+	}
 	if pc, ok := srv.(engine.PermissionChecker); ok {
 		q, err := pc.CheckPermissions(ctx, c.observers)
 		var perms *engine.PermissionError
