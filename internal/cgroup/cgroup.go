@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/obsbench/obsbench/internal/collect"
 )
 
 // Period is the length of the CPU quota's period, in microseconds: the
@@ -173,7 +175,7 @@ func (g *Group) Quota() (float64, error) {
 // Add moves each process (all of its threads) and every process descended
 // from it into the group; processes they start later are born in it.
 func (g *Group) Add(pids ...int) error {
-	for _, pid := range Descendants(pids...) {
+	for _, pid := range collect.Descendants(pids...) {
 		for _, dir := range g.dirs() {
 			err := write(dir, "cgroup.procs", strconv.Itoa(pid))
 			if err != nil && !errors.Is(err, syscall.ESRCH) { // exited meanwhile
@@ -272,56 +274,6 @@ func procs(dir string) ([]int, error) {
 		}
 	}
 	return out, nil
-}
-
-// Descendants is roots and every process descended from them, parents
-// first.
-func Descendants(roots ...int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid := parent(e.Name()); ppid > 0 {
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
-	var out []int
-	seen := map[int]bool{}
-	queue := append([]int(nil), roots...)
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if pid <= 0 || seen[pid] {
-			continue
-		}
-		seen[pid] = true
-		out = append(out, pid)
-		queue = append(queue, children[pid]...)
-	}
-	return out
-}
-
-// parent reads the parent of a process from /proc/PID/stat, 0 if gone.
-func parent(pid string) int {
-	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces and parentheses: fields follow the
-	// last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(f[1]))
-	return n
 }
 
 func readInt(dir, file string) (int64, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
@@ -45,7 +46,7 @@ func TestGroupHoldsQuotaAndProcesses(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	var tree []int
 	for len(tree) < 2 {
-		tree = cgroup.Descendants(cmd.Process.Pid)
+		tree = collect.Descendants(cmd.Process.Pid)
 	}
 	if err := g.Add(cmd.Process.Pid); err != nil {
 		t.Fatal(err)

@@ -83,6 +83,36 @@ func treeTicks(root int) (int64, error) {
 	return total, nil
 }
 
+// Descendants is roots and every process descended from them, parents
+// first (a process that exits meanwhile may be missing).
+func Descendants(roots ...int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := readStat(e.Name()); err == nil {
+			children[st.ppid] = append(children[st.ppid], pid)
+		}
+	}
+	var out []int
+	seen := map[int]bool{}
+	queue := append([]int(nil), roots...)
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if pid <= 0 || seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		out = append(out, pid)
+		queue = append(queue, children[pid]...)
+	}
+	return out
+}
+
 // ProcessCPU is the CPU time process pid has used so far, in seconds. pid
 // may be a thread of a threaded server (MariaDB's session thread): then
 // its own time is read from its task entry, since /proc/TID/stat sums the
