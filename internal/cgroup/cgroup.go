@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
 )
@@ -243,24 +244,42 @@ func (g *Group) Remove() error {
 
 // Remove removes the group at dir (made by Create): its processes go back
 // to the parent group first. A group already gone is not an error.
+//
+// A server left running in the group (after a kill -9 of obsbench) may fork
+// a child between the read of cgroup.procs and the move of its parent, and
+// a killed process is still counted until it has exited, so the moves are
+// repeated until the group is empty and rmdir is retried while the kernel
+// says the group is busy, for at most removeWait.
 func Remove(dir string) error {
 	if !strings.HasPrefix(filepath.Base(dir), Prefix) {
 		return fmt.Errorf("%s is not a cgroup obsbench made", dir)
 	}
-	pids, err := procs(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	for _, pid := range pids {
-		if err := write(filepath.Dir(dir), "cgroup.procs", strconv.Itoa(pid)); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("move process %d out of %s: %w", pid, dir, err)
+	deadline := time.Now().Add(removeWait)
+	for {
+		pids, err := procs(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
 		}
+		for _, pid := range pids {
+			if err := write(filepath.Dir(dir), "cgroup.procs", strconv.Itoa(pid)); err != nil && !errors.Is(err, syscall.ESRCH) {
+				return fmt.Errorf("move process %d out of %s: %w", pid, dir, err)
+			}
+		}
+		err = syscall.Rmdir(dir)
+		if err == nil || errors.Is(err, syscall.ENOENT) {
+			return nil
+		}
+		if !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
+			left, _ := procs(dir)
+			return fmt.Errorf("remove cgroup %s (processes still in it: %v): %w", dir, left, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if err := syscall.Rmdir(dir); err != nil && !errors.Is(err, syscall.ENOENT) {
-		return fmt.Errorf("remove cgroup %s: %w", dir, err)
-	}
-	return nil
 }
+
+// removeWait bounds how long Remove keeps moving processes out of a busy
+// group.
+const removeWait = 5 * time.Second
 
 func procs(dir string) ([]int, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))

@@ -147,3 +147,31 @@ func TestFindWithoutController(t *testing.T) {
 		t.Fatalf("Find on an empty root: %v; want an UnavailableError", err)
 	}
 }
+
+// A group whose process keeps forking (a server left running after a
+// kill -9 of obsbench starts backends and workers) is still removed: the
+// children forked while the parent was being moved are moved too.
+func TestRemoveWhileForking(t *testing.T) {
+	h := hierarchy(t)
+	name := fmt.Sprintf("test-fork-%d", os.Getpid())
+	for i := 0; i < 20; i++ {
+		g, err := cgroup.Create(h, name, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", "while :; do sleep 0.001 & done")
+		if err := cmd.Start(); err != nil {
+			g.Remove()
+			t.Fatal(err)
+		}
+		if err := g.Add(cmd.Process.Pid); err != nil {
+			t.Error(err)
+		}
+		err = g.Remove()
+		cmd.Process.Kill()
+		cmd.Wait()
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+	}
+}
