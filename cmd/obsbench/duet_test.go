@@ -38,7 +38,13 @@ func twinGroups(t *testing.T, pid int) [2]string {
 	}
 	var dirs [2]string
 	for i, name := range experiment.TwinNames {
-		dirs[i] = cgroup.Path(h, fmt.Sprintf("%d-twin-%s", pid, name))
+		group := fmt.Sprintf("%d-twin-%s", pid, name)
+		dirs[i] = cgroup.Path(h, group)
+		t.Cleanup(func() { // a failed test leaves no group behind
+			for _, dir := range cgroup.Paths(h, group) {
+				cgroup.Remove(dir)
+			}
+		})
 	}
 	return dirs
 }
@@ -213,6 +219,7 @@ func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	t.Cleanup(func() { server.ReapStale(t.Logf) }) // the killed obsbench's servers
 	for _, dir := range dirs {
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatalf("%s gone right after kill -9 (%v): nothing for restore to do", dir, err)
@@ -231,7 +238,6 @@ func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 			t.Errorf("%s still there after restore", dir)
 		}
 	}
-	server.ReapStale(t.Logf) // the killed obsbench's servers
 }
 
 // What a duet refuses, each before anything is started or changed: a twin
