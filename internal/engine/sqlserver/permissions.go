@@ -23,7 +23,12 @@ type Permission struct {
 //   - CREATE EVENT SESSION / ALTER / DROP: ALTER ANY EVENT SESSION
 //     (learn.microsoft.com/sql/t-sql/statements/create-event-session-transact-sql#permissions)
 //   - sp_trace_create and the other sp_trace_* procedures: ALTER TRACE
-//     (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql#permissions)
+//     (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql#permissions);
+//     so does reading sys.traces, which every run does (the settings
+//     compared before and after each run, inspect): "requires ALTER TRACE
+//     permission on the server"
+//     (learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql#permissions),
+//     else Msg 8189 "You do not have permission to run 'SYS.TRACES'".
 //   - sys.dm_os_performance_counters, sys.dm_os_wait_stats,
 //     sys.dm_exec_requests of other sessions, sys.dm_xe_*: VIEW SERVER
 //     STATE (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql#permissions)
@@ -35,7 +40,7 @@ type Permission struct {
 //     grant-availability-group-permissions-transact-sql)
 var (
 	permEventSession = Permission{"ALTER ANY EVENT SESSION", "HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY EVENT SESSION')", "creating Extended Events sessions"}
-	permTrace        = Permission{"ALTER TRACE", "HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER TRACE')", "creating server-side traces"}
+	permTrace        = Permission{"ALTER TRACE", "HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER TRACE')", "reading sys.traces (every run) and creating server-side traces"}
 	permServerState  = Permission{"VIEW SERVER STATE", "HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE')", "reading counters, waits and sessions' state"}
 	permCreateDB     = Permission{"CREATE ANY DATABASE", "CASE WHEN HAS_PERMS_BY_NAME(NULL, NULL, 'CREATE ANY DATABASE') = 1 OR HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY DATABASE') = 1 OR HAS_PERMS_BY_NAME(N'master', 'DATABASE', 'CREATE DATABASE') = 1 THEN 1 ELSE 0 END", "creating the dataset's database"}
 )
@@ -47,25 +52,23 @@ func permAlterGroup(g string) Permission {
 }
 
 // NeededPermissions are the permissions a run of observers needs: its
-// collectors always, the dataset's database when it is still to be
-// created, and each observer's kind of object (an XE session, a trace, a
-// commit-mode change of the groups holding the database).
+// collectors' and the settings snapshot's always (VIEW SERVER STATE,
+// ALTER TRACE), the dataset's database when it is still to be created,
+// and each observer's kind of object (an XE session, a commit-mode change
+// of the groups holding the database; a trace needs ALTER TRACE, which
+// every run already asks for).
 func NeededPermissions(observers []observer.Observer, databaseExists bool, groups []string) []Permission {
-	out := []Permission{permServerState}
+	out := []Permission{permServerState, permTrace}
 	if !databaseExists {
 		out = append(out, permCreateDB)
 	}
-	var xe, trace, ag bool
+	var xe, ag bool
 	for _, o := range observers {
 		xe = xe || o.XE != nil
-		trace = trace || o.Trace != nil
 		ag = ag || o.AvailabilityGroup != nil
 	}
 	if xe {
 		out = append(out, permEventSession)
-	}
-	if trace {
-		out = append(out, permTrace)
 	}
 	if ag {
 		for _, g := range groups {

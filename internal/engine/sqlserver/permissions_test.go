@@ -42,12 +42,12 @@ func TestNeededPermissions(t *testing.T) {
 		groups    []string
 		want      []string
 	}{
-		{"collectors only", []string{"baseline"}, true, nil, []string{"VIEW SERVER STATE"}},
-		{"database to create", []string{"baseline"}, false, nil, []string{"VIEW SERVER STATE", "CREATE ANY DATABASE"}},
+		{"collectors only", []string{"baseline"}, true, nil, []string{"VIEW SERVER STATE", "ALTER TRACE"}},
+		{"database to create", []string{"baseline"}, false, nil, []string{"VIEW SERVER STATE", "ALTER TRACE", "CREATE ANY DATABASE"}},
 		{"an XE session and a trace", []string{"xe-activity-file", "trace-activity-file"}, true, nil,
-			[]string{"VIEW SERVER STATE", "ALTER ANY EVENT SESSION", "ALTER TRACE"}},
+			[]string{"VIEW SERVER STATE", "ALTER TRACE", "ALTER ANY EVENT SESSION"}},
 		{"commit modes", []string{"ag-asynchronous-commit"}, true, []string{"ag1"},
-			[]string{"VIEW SERVER STATE", "ALTER ON AVAILABILITY GROUP::[ag1]"}},
+			[]string{"VIEW SERVER STATE", "ALTER TRACE", "ALTER ON AVAILABILITY GROUP::[ag1]"}},
 	} {
 		var obs []observer.Observer
 		for _, n := range tt.observers {
@@ -61,10 +61,62 @@ func TestNeededPermissions(t *testing.T) {
 	checkGolden(t, filepath.Join("testdata", "golden", "permissions.sql"), PermissionsSQL(all)+";\n")
 
 	// One line names every permission missing, and what needs it.
-	err = missing(all, []sql.NullInt64{{Int64: 1, Valid: true}, {Int64: 0, Valid: true}, {Int64: 1, Valid: true}, {}, {Int64: 0, Valid: true}})
+	err = missing(all, []sql.NullInt64{{Int64: 1, Valid: true}, {Int64: 0, Valid: true}, {Int64: 0, Valid: true}, {Int64: 1, Valid: true}, {}})
 	var pe *engine.PermissionError
-	if !errors.As(err, &pe) || !slices.Equal(pe.Missing, []string{"CREATE ANY DATABASE", "ALTER TRACE", "ALTER ON AVAILABILITY GROUP::[ag1]"}) ||
+	if !errors.As(err, &pe) || !slices.Equal(pe.Missing, []string{"ALTER TRACE", "CREATE ANY DATABASE", "ALTER ON AVAILABILITY GROUP::[ag1]"}) ||
 		strings.Contains(err.Error(), "\n") {
 		t.Errorf("missing = %v; want the three not granted, on one line", err)
+	}
+}
+
+// AlterTrace: reading sys.traces needs ALTER TRACE. sys-traces-transact-sql
+// (learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql),
+// Permissions: "Requires ALTER TRACE permission on the server"; without
+// it the select fails with Msg 8189 "You do not have permission to run
+// 'SYS.TRACES'". The sp_trace_* procedures and fn_trace_gettable need it
+// too (their pages' Permissions). Every run reads sys.traces in the
+// settings compared before and after it, whatever its observers, so the
+// check before a run asks for ALTER TRACE of every run: an XE-only
+// least-privilege login is refused before anything changes, not at its
+// first snapshot.
+func TestAlterTraceAskedOfEveryRun(t *testing.T) {
+	cat, err := observer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The documented rule: a statement that names any of these needs the
+	// permission.
+	needs := map[string]string{"sys.traces": "ALTER TRACE", "sp_trace_": "ALTER TRACE", "fn_trace_": "ALTER TRACE"}
+	var every []string // what every run reads, whatever its observers
+	for _, q := range settingsQueries {
+		every = append(every, q.sql)
+	}
+	readsTraces := false
+	for _, names := range [][]string{{"baseline"}, {"xe-statements-counter"}, {"xe-activity-file", "xe-plans-ring-buffer"}, {"ag-synchronous-commit"}} {
+		var obs []observer.Observer
+		for _, n := range names {
+			o, err := cat.Lookup("sqlserver", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs = append(obs, o)
+		}
+		var granted []string
+		for _, p := range NeededPermissions(obs, true, []string{"ag1"}) {
+			granted = append(granted, p.Grant)
+		}
+		for _, q := range every {
+			for needle, perm := range needs {
+				if strings.Contains(q, needle) {
+					readsTraces = true
+					if !slices.Contains(granted, perm) {
+						t.Errorf("a run of %v reads %s (%q) and needs %s, but the check asks only for %v", names, needle, q, perm, granted)
+					}
+				}
+			}
+		}
+	}
+	if !readsTraces {
+		t.Error("no statement of every run reads sys.traces: the settings snapshot no longer lists traces?")
 	}
 }

@@ -51,6 +51,17 @@ func (s *Server) replicas(ctx context.Context, conn *sql.Conn) ([]Replica, error
 	return out, rows.Err()
 }
 
+// settingsQueries are read before and after every run: each row is a
+// setting's name and value. Reading sys.traces is why every run needs
+// ALTER TRACE (NeededPermissions).
+var settingsQueries = []struct{ what, sql string }{
+	{"configuration", "SELECT name, CAST(value_in_use AS nvarchar(64)) FROM sys.configurations"},
+	{"XE sessions", `SELECT N'xe session ' + es.name,
+		CASE WHEN xs.name IS NULL THEN N'stopped' ELSE N'running' END
+		FROM sys.server_event_sessions es LEFT JOIN sys.dm_xe_sessions xs ON xs.name = es.name`},
+	{"traces", "SELECT N'trace ' + CAST(id AS nvarchar(12)) + N' ' + CASE WHEN is_default = 1 THEN N'(default trace)' ELSE COALESCE(path, N'(rowset)') END, CAST(status AS nvarchar(12)) FROM sys.traces"},
+}
+
 // Settings returns what an observer could leave changed, name to value:
 // the server configuration (sys.configurations, value in use), every XE
 // session defined and whether it runs, every trace and its status, and
@@ -79,16 +90,10 @@ func (s *Server) Settings(ctx context.Context) (map[string]string, error) {
 		}
 		return rows.Err()
 	}
-	if err := read("configuration", "SELECT name, CAST(value_in_use AS nvarchar(64)) FROM sys.configurations"); err != nil {
-		return nil, err
-	}
-	if err := read("XE sessions", `SELECT N'xe session ' + es.name,
-		CASE WHEN xs.name IS NULL THEN N'stopped' ELSE N'running' END
-		FROM sys.server_event_sessions es LEFT JOIN sys.dm_xe_sessions xs ON xs.name = es.name`); err != nil {
-		return nil, err
-	}
-	if err := read("traces", "SELECT N'trace ' + CAST(id AS nvarchar(12)) + N' ' + CASE WHEN is_default = 1 THEN N'(default trace)' ELSE COALESCE(path, N'(rowset)') END, CAST(status AS nvarchar(12)) FROM sys.traces"); err != nil {
-		return nil, err
+	for _, q := range settingsQueries {
+		if err := read(q.what, q.sql); err != nil {
+			return nil, err
+		}
 	}
 	replicas, err := s.replicas(ctx, conn)
 	if err != nil {
