@@ -169,8 +169,8 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			if b := cs.Events.EngineLostBuffers; b != nil && *b > 0 {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the engine dropped %d whole buffer(s) of events", name, *b))
 			}
-			if b := cs.Events.EngineBlockedMS; b != nil && *b > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: statements waited %d ms in all for the engine to free event buffers rather than drop events", name, *b))
+			if b := cs.Events.EngineBlocked; b != nil && *b > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: event firing was blocked for %d (the session's blocked_event_fire_time, in a unit its documentation does not give) waiting for free event buffers rather than drop events", name, *b))
 			}
 			for _, note := range cs.Events.Notes {
 				s.Warnings = append(s.Warnings, name+": "+note)
@@ -255,7 +255,7 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 			cs.Events.Volume = r.Events.Volume
 			addCount(&cs.Events.EngineLost, r.Events.EngineLost)
 			addCount(&cs.Events.EngineLostBuffers, r.Events.EngineLostBuffers)
-			addCount(&cs.Events.EngineBlockedMS, r.Events.EngineBlockedMS)
+			addCount(&cs.Events.EngineBlocked, r.Events.EngineBlocked)
 			for _, note := range r.Events.Notes {
 				if !slices.Contains(cs.Events.Notes, note) {
 					cs.Events.Notes = append(cs.Events.Notes, note)

@@ -193,19 +193,19 @@ func names(s result.Summary) []string {
 func TestVolumeEventsSumWithoutLossWarning(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
 	locks := func(rec, blocked int64) result.Run {
-		return run("locks", 900, &result.Events{Recorded: rec, Executed: 100, Volume: true, EngineLost: n(0), EngineLostBuffers: n(2), EngineBlockedMS: n(blocked)})
+		return run("locks", 900, &result.Events{Recorded: rec, Executed: 100, Volume: true, EngineLost: n(0), EngineLostBuffers: n(2), EngineBlocked: n(blocked)})
 	}
 	s := analysis.Summarize(result.Summary{}, []string{"baseline", "locks"},
 		[]result.Run{run("baseline", 1000, nil), run("baseline", 1000, nil), locks(2500, 40), locks(2700, 60)})
 	ev := s.Conditions[1].Events
-	if ev == nil || ev.Recorded != 5200 || !ev.Volume || *ev.EngineLostBuffers != 4 || *ev.EngineBlockedMS != 100 || *ev.EngineLost != 0 {
+	if ev == nil || ev.Recorded != 5200 || !ev.Volume || *ev.EngineLostBuffers != 4 || *ev.EngineBlocked != 100 || *ev.EngineLost != 0 {
 		t.Fatalf("Events = %+v; want 5,200 recorded as volume, 4 buffers lost, 100 ms blocked", ev)
 	}
 	all := strings.Join(s.Warnings, "\n")
 	if strings.Contains(all, "events for") {
 		t.Errorf("a volume count is compared with statements: %q", s.Warnings)
 	}
-	for _, w := range []string{"dropped 4 whole buffer(s)", "waited 100 ms in all"} {
+	for _, w := range []string{"dropped 4 whole buffer(s)", "blocked for 100 (the session"} {
 		if !strings.Contains(all, w) {
 			t.Errorf("Warnings = %q; want one containing %q", s.Warnings, w)
 		}

@@ -96,11 +96,11 @@ type BufferLostCounter interface {
 	EngineLostBuffers(ctx context.Context) (n int64, ok bool, err error)
 }
 
-// BlockedCounter is an EventCounter that also reads how long statements
-// waited for the engine to make room for their events since it was
-// started (an engine that blocks rather than drop).
+// BlockedCounter is an EventCounter that also reads how long the
+// engine's event firing was blocked waiting for room for its events (an
+// engine that blocks rather than drop), in the engine's own unit.
 type BlockedCounter interface {
-	EngineBlocked(ctx context.Context) (ms int64, ok bool, err error)
+	EngineBlocked(ctx context.Context) (n int64, ok bool, err error)
 }
 
 // VolumeCounter is an EventCounter whose events are not one per statement:
@@ -160,12 +160,12 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 		}
 	}
 	if bc, ok := events.(BlockedCounter); ok {
-		ms, has, err := bc.EngineBlocked(ctx)
+		n, has, err := bc.EngineBlocked(ctx)
 		switch {
 		case err != nil && ev.Error == "":
 			ev.Error = "engine's blocked-time counter: " + err.Error()
 		case has:
-			ev.EngineBlockedMS = &ms
+			ev.EngineBlocked = &n
 		}
 	}
 	if vc, ok := events.(VolumeCounter); ok {

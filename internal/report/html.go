@@ -232,8 +232,8 @@ func eventRow(name string, ev *result.Events) eventView {
 		engine = append(engine, fmt.Sprintf("%d buffers", *ev.EngineLostBuffers))
 		v.EngineLost = true
 	}
-	if ev.EngineBlockedMS != nil && *ev.EngineBlockedMS > 0 {
-		engine = append(engine, fmt.Sprintf("blocked %d ms", *ev.EngineBlockedMS))
+	if ev.EngineBlocked != nil && *ev.EngineBlocked > 0 {
+		engine = append(engine, fmt.Sprintf("blocked %d (unit undocumented)", *ev.EngineBlocked))
 	}
 	if len(engine) > 0 {
 		v.EngineLostText = strings.Join(engine, ", ")

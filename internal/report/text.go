@@ -174,8 +174,9 @@ func events(e *result.Events) string {
 	if e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0 {
 		engine = append(engine, thousands(float64(*e.EngineLostBuffers))+" buffers lost")
 	}
-	if e.EngineBlockedMS != nil && *e.EngineBlockedMS > 0 {
-		engine = append(engine, "blocked "+thousands(float64(*e.EngineBlockedMS))+" ms")
+	if e.EngineBlocked != nil && *e.EngineBlocked > 0 {
+		// blocked_event_fire_time: SQL Server documents no unit.
+		engine = append(engine, "blocked "+thousands(float64(*e.EngineBlocked))+" (unit undocumented)")
 	}
 	if len(engine) > 0 {
 		s += " (engine: " + strings.Join(engine, ", ") + ")"

@@ -118,11 +118,13 @@ type Events struct {
 	// under ALLOW_MULTIPLE_EVENT_LOSS events go a buffer at a time and
 	// EngineLost may stay 0); nil when the observer has none.
 	EngineLostBuffers *int64 `json:"engine_lost_buffers,omitempty"`
-	// EngineBlockedMS is how long statements waited, in milliseconds, for
-	// the engine to free a buffer so that it would not drop their event
-	// (SQL Server's NO_EVENT_LOSS: the XE_BUFFERMGR_FREEBUF_EVENT wait);
-	// nil when the observer cannot block.
-	EngineBlockedMS *int64 `json:"engine_blocked_ms,omitempty"`
+	// EngineBlocked is how long the observer's event firing was blocked
+	// waiting for the engine to free a buffer rather than drop an event,
+	// as the engine counts it: SQL Server's NO_EVENT_LOSS session's own
+	// sys.dm_xe_sessions.blocked_event_fire_time, whose documentation
+	// gives no unit, so none is claimed; nil when the observer cannot
+	// block.
+	EngineBlocked *int64 `json:"engine_blocked,omitempty"`
 	// Volume says the events are not one per statement (lock events):
 	// Recorded is how many the observer recorded and is not compared with
 	// Executed.

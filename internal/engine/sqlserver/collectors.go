@@ -455,7 +455,9 @@ const XESessionLossSQL = `SELECT name, dropped_event_count, dropped_buffer_count
 type XESessionLoss struct {
 	Name                          string
 	DroppedEvents, DroppedBuffers int64
-	BlockedFireTime               time.Duration
+	// BlockedFireTime is blocked_event_fire_time as the server gives
+	// it: its documentation names no unit.
+	BlockedFireTime int64
 }
 
 // ParseXESessionLoss reads XESessionLossSQL's rows.
@@ -466,7 +468,7 @@ func ParseXESessionLoss(rows [][]string) ([]XESessionLoss, error) {
 		if err != nil {
 			return nil, fmt.Errorf("XE sessions: %w", err)
 		}
-		out = append(out, XESessionLoss{Name: r[0], DroppedEvents: n[0], DroppedBuffers: n[1], BlockedFireTime: time.Duration(n[2]) * time.Millisecond})
+		out = append(out, XESessionLoss{Name: r[0], DroppedEvents: n[0], DroppedBuffers: n[1], BlockedFireTime: n[2]})
 	}
 	return out, nil
 }

@@ -204,7 +204,7 @@ func TestXETargets(t *testing.T) {
 		}
 	}
 	loss, err := ParseXESessionLoss([][]string{{"system_health", "0", "0", "0"}, {"obsbench_x", "12", "1", "812"}})
-	if err != nil || loss[1] != (XESessionLoss{Name: "obsbench_x", DroppedEvents: 12, DroppedBuffers: 1, BlockedFireTime: 812 * time.Millisecond}) {
+	if err != nil || loss[1] != (XESessionLoss{Name: "obsbench_x", DroppedEvents: 12, DroppedBuffers: 1, BlockedFireTime: 812}) {
 		t.Errorf("ParseXESessionLoss = %+v, %v", loss, err)
 	}
 	if _, err := ParseWaitStats([][]string{{"WRITELOG", "1", "x", "0"}}); err == nil || !strings.Contains(err.Error(), `row 1 column 3: "x" is not an integer`) {

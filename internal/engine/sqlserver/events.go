@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -16,24 +17,28 @@ import (
 // those named in its counter's match that carry the workload's tag, in
 // the first target of its session that keeps events, or in its trace's
 // files.
+//
+// Every figure counts over one window, from the apply to the count: the
+// session or trace is new with each apply, so its targets, files and
+// counters (dropped events and buffers, blocked time) all start from zero
+// there, and nothing is subtracted from any of them. The dataset check
+// and any other statement between the apply and the run are in every
+// target's count alike.
 type EventCount struct {
 	a      *Applied
 	source string // observer.SourceXE or observer.SourceTrace
-	target string // event_file, ring_buffer or event_counter (xe)
+	target string // event_file, ring_buffer, event_counter or histogram (xe)
 	names  []string
 	tag    string
-	before int64
-	lost0  int64
-	lost   *int64 // read before a count that stops the session
-	// Whole buffers dropped (ALLOW_MULTIPLE_EVENT_LOSS), the same way.
-	lostBuf0 int64
-	lostBuf  *int64
-	// Time statements waited for a free buffer (NO_EVENT_LOSS only).
-	blocks   bool
-	blocked0 int64
-	blocked  *int64
-	volume   bool     // not one event per statement: count all, no tag
-	notes    []string // what the last read could not tell
+	// The session's own counters, read at the count (a trace has only
+	// dropped events).
+	lost, lostBuf, blocked *int64
+	// blocks: a NO_EVENT_LOSS session; serverWait0 is the server-wide
+	// wait for a free buffer at StartEvents, context for blocked.
+	blocks      bool
+	serverWait0 int64
+	volume      bool     // not one event per statement: count all, no tag
+	notes       []string // what the last read could not tell
 }
 
 // countable are the targets whose contents can be counted, in the order
@@ -41,6 +46,8 @@ type EventCount struct {
 var countable = []string{"event_file", "ring_buffer", "event_counter", "histogram"}
 
 // StartEvents begins counting; nil when the observer records no events.
+// It reads nothing of the session (see EventCount), only the server-wide
+// wait that a NO_EVENT_LOSS session's note compares with.
 func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
 	ev := a.obs.Events
 	if ev == nil {
@@ -56,34 +63,34 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, err
 		if e.target == "" {
 			return nil, fmt.Errorf("observer %s: its session has no target that keeps events (%s) to count", a.obs.Name, strings.Join(countable, ", "))
 		}
+		e.blocks = a.obs.XE.Retention == observer.RetainNoLoss
 	case observer.SourceTrace:
 	default:
 		return nil, fmt.Errorf("events source %q is not available on sqlserver", ev.Source)
+	}
+	stmts := startStatements(a.obs)
+	if len(stmts) == 0 {
+		return e, nil
 	}
 	conn, done, err := a.s.control(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	// A file target or trace is new with each apply (its name has the
-	// apply's stamp) and holds none of the workload's tagged events yet:
-	// it starts from 0, and is not read while the server may not have
-	// made its first file. An in-memory target is read now.
-	if e.source == observer.SourceXE && e.target != "event_file" {
-		if e.before, err = e.read(ctx, conn); err != nil {
-			return nil, err
-		}
-	}
-	if e.lost0, e.lostBuf0, _, err = e.dropped(ctx, conn); err != nil {
-		return nil, err
-	}
-	if e.source == observer.SourceXE && a.obs.XE.Retention == observer.RetainNoLoss {
-		e.blocks = true
-		if err := conn.QueryRowContext(ctx, BlockedSQL).Scan(&e.blocked0); err != nil {
-			return nil, fmt.Errorf("read %s wait: %w", freeBufferWait, err)
-		}
+	if err := conn.QueryRowContext(ctx, stmts[0]).Scan(&e.serverWait0); err != nil {
+		return nil, fmt.Errorf("read %s wait: %w", freeBufferWait, err)
 	}
 	return e, nil
+}
+
+// startStatements are what StartEvents reads: the server-wide wait of a
+// NO_EVENT_LOSS session's note, and nothing of the session, its targets
+// or a trace (EventCount's one window).
+func startStatements(o observer.Observer) []string {
+	if o.Events != nil && o.Events.Source == observer.SourceXE && o.XE.Retention == observer.RetainNoLoss {
+		return []string{ServerWaitSQL}
+	}
+	return nil
 }
 
 func countableTarget(x *observer.XESession) string {
@@ -97,31 +104,24 @@ func countableTarget(x *observer.XESession) string {
 	return ""
 }
 
-// Count returns the events recorded since StartEvents. A file target is
-// read after its session (or trace) is stopped, which flushes the events
-// still in memory (up to MAX_DISPATCH_LATENCY old): the revert that
+// Count returns the events recorded since the apply. An asynchronous
+// in-memory target is read after the session's dispatch latency has
+// passed (FlushWait); a file target after its session (or trace) is
+// stopped, which flushes the events still in memory: the revert that
 // follows drops it anyway.
 func (e *EventCount) Count(ctx context.Context) (int64, error) {
+	if e.source == observer.SourceXE {
+		if err := sleep(ctx, FlushWait(e.a.obs.XE, e.target)); err != nil {
+			return 0, err
+		}
+	}
 	conn, done, err := e.a.s.control(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer done()
-	lost, buffers, has, err := e.dropped(ctx, conn)
-	if err != nil {
+	if err := e.counters(ctx, conn); err != nil {
 		return 0, err
-	}
-	if has {
-		d, b := lost-e.lost0, buffers-e.lostBuf0
-		e.lost, e.lostBuf = &d, &b
-	}
-	if e.blocks {
-		var ms int64
-		if err := conn.QueryRowContext(ctx, BlockedSQL).Scan(&ms); err != nil {
-			return 0, fmt.Errorf("read %s wait: %w", freeBufferWait, err)
-		}
-		d := ms - e.blocked0
-		e.blocked = &d
 	}
 	switch {
 	case e.source == observer.SourceTrace:
@@ -133,8 +133,98 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 			return 0, fmt.Errorf("stop session to flush it: %w", err)
 		}
 	}
-	n, err := e.read(ctx, conn)
-	return n - e.before, err
+	return e.read(ctx, conn)
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// FlushWait is how long after a run the count of an XE session's target
+// waits before it reads the target. Only event_counter is synchronous:
+// ring_buffer and histogram receive events from the session's buffers,
+// which are dispatched when full or after MAX_DISPATCH_LATENCY (default
+// 30 seconds), so a read sooner misses up to a MAX_MEMORY of events
+// ("Targets for Extended Events", create-event-session-transact-sql).
+// Stopping the session would flush them but empties those in-memory
+// targets (SQL Server Extended Events Targets, 2008 R2), so the count
+// waits the latency out, and one second more. An event_file is
+// flushed by stopping its session instead (0 here). INFINITE is refused
+// for a counted asynchronous target (checkXECount): nothing but a stop
+// would dispatch its buffers.
+func FlushWait(x *observer.XESession, target string) time.Duration {
+	if target != "ring_buffer" && target != "histogram" {
+		return 0
+	}
+	latency := defaultDispatchLatency
+	if x.MaxDispatchLatency != "" && x.MaxDispatchLatency != "INFINITE" {
+		if d, err := time.ParseDuration(x.MaxDispatchLatency); err == nil {
+			latency = d
+		}
+	}
+	return latency + time.Second
+}
+
+// defaultDispatchLatency is MAX_DISPATCH_LATENCY when a session does not
+// set it (create-event-session-transact-sql: "By default, this value is
+// set to 30 seconds").
+const defaultDispatchLatency = 30 * time.Second
+
+// counters reads what the session or trace says it dropped, and, for a
+// NO_EVENT_LOSS session, how long firing was blocked; the server-wide wait
+// becomes a note.
+func (e *EventCount) counters(ctx context.Context, conn *sql.Conn) error {
+	var c sessionCounters
+	var err error
+	if c.lost, c.lostBuf, c.blocked, c.has, err = e.dropped(ctx, conn); err != nil {
+		return err
+	}
+	if e.blocks {
+		if err := conn.QueryRowContext(ctx, ServerWaitSQL).Scan(&c.serverWait); err != nil {
+			return fmt.Errorf("read %s wait: %w", freeBufferWait, err)
+		}
+	}
+	e.take(c)
+	return nil
+}
+
+// sessionCounters are what counters read at the end of a run.
+type sessionCounters struct {
+	lost, lostBuf, blocked int64 // the session's or trace's own, since the apply
+	has                    bool  // the session or trace was found
+	serverWait             int64 // server-wide free-buffer wait, ms (NO_EVENT_LOSS only)
+}
+
+// take keeps what counters read: the session's own figures as the
+// observer's, the server's wait only as a note next to them.
+func (e *EventCount) take(c sessionCounters) {
+	if c.has {
+		e.lost, e.lostBuf = &c.lost, &c.lostBuf
+		if e.blocks {
+			e.blocked = &c.blocked
+		}
+	}
+	if e.blocks {
+		e.notes = append(e.notes, ServerWaitNote(c.serverWait-e.serverWait0))
+	}
+}
+
+// ServerWaitNote is the server-wide wait for free XE buffers over the
+// run, labelled as the server's: any other NO_EVENT_LOSS session or audit
+// adds to it.
+func ServerWaitNote(ms int64) string {
+	return fmt.Sprintf("server-wide, tasks waited %d ms for a free event buffer (%s, sys.dm_os_wait_stats) over the run, this session's blocking and any other NO_EVENT_LOSS session's or audit's", ms, freeBufferWait)
 }
 
 // read counts what the target or trace holds now.
@@ -142,7 +232,11 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 	var q string
 	switch {
 	case e.source == observer.SourceTrace:
-		q = traceCountSQL(TracePath(e.a.obs, e.a.env), e.names, e.tag)
+		first, err := e.traceFirstFile(ctx, conn)
+		if err != nil {
+			return 0, err
+		}
+		q = traceCountSQL(first, e.names, e.tag)
 	case e.target == "event_file":
 		q = fileCountSQL(e.a.filePattern(), e.names, e.tag)
 	default:
@@ -162,10 +256,10 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 				// ring pushed out: lock events fill 1,000 slots at once.
 				return st.TotalProcessed, nil
 			}
-			e.notes = RingNotes(st)
+			e.notes = append(e.notes, RingNotes(st)...)
 			return CountRingEvents(data.String, e.names, e.tag)
 		case "histogram":
-			e.notes = counterNotes(e.a.obs, e.names)
+			e.notes = append(e.notes, counterNotes(e.a.obs, e.names)...)
 			slots, err := HistogramSlots(data.String)
 			var n int64
 			for _, c := range slots {
@@ -173,7 +267,7 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 			}
 			return n, err
 		}
-		e.notes = counterNotes(e.a.obs, e.names)
+		e.notes = append(e.notes, counterNotes(e.a.obs, e.names)...)
 		return CounterTotal(data.String, e.names)
 	}
 	if e.source == observer.SourceXE {
@@ -183,7 +277,7 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 				return 0, fmt.Errorf("count event files: %w", err)
 			}
 			if note := RolloverNote(files, max); note != "" {
-				e.notes = []string{note}
+				e.notes = append(e.notes, note)
 			}
 		}
 	}
@@ -192,6 +286,25 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 		return 0, fmt.Errorf("count events: %w", err)
 	}
 	return n, nil
+}
+
+// traceFirstFile is the oldest file of the trace that the server kept,
+// found from the file it wrote last (sys.traces.path); a note says how
+// many older ones it deleted.
+func (e *EventCount) traceFirstFile(ctx context.Context, conn *sql.Conn) (string, error) {
+	base := TracePath(e.a.obs, e.a.env)
+	var current string
+	if err := conn.QueryRowContext(ctx, CurrentTraceFileSQL(base)).Scan(&current); err != nil {
+		return "", fmt.Errorf("find the trace's current file: %w", err)
+	}
+	first, deleted, err := TraceFirstFile(base, current, e.a.obs.Trace.MaxFiles)
+	if err != nil {
+		return "", err
+	}
+	if deleted > 0 {
+		e.notes = append(e.notes, TraceRolloverNote(deleted, e.a.obs.Trace.MaxFiles))
+	}
+	return first, nil
 }
 
 // filePattern matches every rollover file of the session's event_file:
@@ -206,44 +319,38 @@ func (a *Applied) filePattern() string {
 	return ""
 }
 
-// dropped is the engine's own count of what it did not record: an XE
-// session's dropped_event_count and dropped_buffer_count (under
-// ALLOW_MULTIPLE_EVENT_LOSS whole buffers go and the event count may stay
-// 0: sys-dm-xe-sessions-transact-sql), a trace's dropped_event_count
-// (NULL for a file trace, which never drops; it has no buffer count).
-func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers int64, has bool, err error) {
-	var v, b sql.NullInt64
+// dropped is the engine's own count of what it did not record since the
+// apply: an XE session's dropped_event_count and dropped_buffer_count
+// (under ALLOW_MULTIPLE_EVENT_LOSS whole buffers go and the event count
+// may stay 0: sys-dm-xe-sessions-transact-sql) and its
+// blocked_event_fire_time, a trace's dropped_event_count (NULL for a file
+// trace, which never drops; it has no buffer count).
+func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers, blocked int64, has bool, err error) {
+	var v, b, bl sql.NullInt64
 	if e.source == observer.SourceTrace {
-		err = conn.QueryRowContext(ctx, "SELECT dropped_event_count FROM sys.traces WHERE path LIKE @p1", likePrefix(TracePath(e.a.obs, e.a.env))).Scan(&v)
+		err = conn.QueryRowContext(ctx, TraceDroppedSQL(TracePath(e.a.obs, e.a.env))).Scan(&v)
 	} else {
-		err = conn.QueryRowContext(ctx, DroppedSQL(SessionName(e.a.obs))).Scan(&v, &b)
+		err = conn.QueryRowContext(ctx, SessionCountersSQL(SessionName(e.a.obs))).Scan(&v, &b, &bl)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, false, nil
+		return 0, 0, 0, false, nil
 	}
-	return v.Int64, b.Int64, v.Valid, err
+	return v.Int64, b.Int64, bl.Int64, v.Valid, err
 }
 
-// EngineLostBuffers is the growth of the session's dropped_buffer_count
-// over the run (experiment.BufferLostCounter); a trace has none.
+// EngineLostBuffers is the session's dropped_buffer_count over the
+// window (experiment.BufferLostCounter); a trace has none.
 func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error) {
-	if e.source == observer.SourceTrace {
+	if e.source == observer.SourceTrace || e.lostBuf == nil {
 		return 0, false, nil
 	}
-	if e.lostBuf != nil {
-		return *e.lostBuf, true, nil
-	}
-	conn, done, err := e.a.s.control(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	defer done()
-	_, b, has, err := e.dropped(ctx, conn)
-	return b - e.lostBuf0, has, err
+	return *e.lostBuf, true, nil
 }
 
-// EngineBlocked is how long statements waited for a free buffer over the
-// run (experiment.BlockedCounter): only a NO_EVENT_LOSS session blocks.
+// EngineBlocked is how long the session's event firing was blocked
+// waiting for a free buffer over the window, its own
+// blocked_event_fire_time (experiment.BlockedCounter): only a
+// NO_EVENT_LOSS session blocks.
 func (e *EventCount) EngineBlocked(ctx context.Context) (int64, bool, error) {
 	if e.blocked == nil {
 		return 0, false, nil
@@ -288,58 +395,52 @@ func fileListSQL(pattern string) string {
 	return fmt.Sprintf("SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(%s, NULL, NULL, NULL)", quoteString(pattern))
 }
 
-// EngineLost is the growth of the engine's dropped-events counter over
-// the run.
+// EngineLost is the engine's dropped-events counter over the window.
 func (e *EventCount) EngineLost(ctx context.Context) (int64, bool, error) {
-	if e.lost != nil {
-		return *e.lost, true, nil
+	if e.lost == nil {
+		return 0, false, nil
 	}
-	conn, done, err := e.a.s.control(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	defer done()
-	n, _, has, err := e.dropped(ctx, conn)
-	return n - e.lost0, has, err
+	return *e.lost, true, nil
 }
 
 // countStatements are the statements that count o's events at the end of
-// a run, in order (the same are read at its start, without the stop).
+// a run, in order, as Count runs them; a wait for the session's buffers
+// to be dispatched shows as a comment.
 func countStatements(o observer.Observer, env Env, tag string) []string {
 	ev := o.Events
 	if ev == nil {
 		return nil
 	}
 	names := strings.Split(ev.Match, ",")
+	if ev.Volume {
+		tag = ""
+	}
 	a := &Applied{obs: o, env: env}
 	switch {
 	case ev.Source == observer.SourceTrace:
 		path := TracePath(o, env)
-		if ev.Volume {
-			tag = ""
-		}
-		return []string{StopTraceSQL(path), traceCountSQL(path, names, tag)}
+		return []string{TraceDroppedSQL(path), StopTraceSQL(path), CurrentTraceFileSQL(path),
+			"-- from the oldest file the server kept: " + path + ".trc until it rolls over past max_files\n" + traceCountSQL(path+".trc", names, tag)}
 	case ev.Source != observer.SourceXE:
 		return nil
-	case countableTarget(o.XE) == "event_file":
-		if ev.Volume {
-			tag = ""
-		}
-		stmts := []string{DroppedSQL(SessionName(o)), StopSessionSQL(SessionName(o)), fileCountSQL(a.filePattern(), names, tag)}
-		if o.XE.Retention == observer.RetainNoLoss {
-			stmts = append(stmts[:1], append([]string{BlockedSQL}, stmts[1:]...)...)
-		}
-		if a.maxRolloverFiles() > 0 {
-			stmts = append(stmts, fileListSQL(a.filePattern()))
-		}
-		return stmts
-	default:
-		stmts := []string{DroppedSQL(SessionName(o)), TargetDataSQL(SessionName(o), countableTarget(o.XE))}
-		if o.XE.Retention == observer.RetainNoLoss {
-			stmts = append(stmts, BlockedSQL)
-		}
-		return stmts
 	}
+	target := countableTarget(o.XE)
+	var stmts []string
+	if d := FlushWait(o.XE, target); d > 0 {
+		stmts = append(stmts, fmt.Sprintf("-- wait %s after the run: the session's buffers reach the %s within its MAX_DISPATCH_LATENCY", d, target))
+	}
+	stmts = append(stmts, SessionCountersSQL(SessionName(o)))
+	if o.XE.Retention == observer.RetainNoLoss {
+		stmts = append(stmts, ServerWaitSQL)
+	}
+	if target != "event_file" {
+		return append(stmts, TargetDataSQL(SessionName(o), target))
+	}
+	stmts = append(stmts, StopSessionSQL(SessionName(o)))
+	if a.maxRolloverFiles() > 0 {
+		stmts = append(stmts, fileListSQL(a.filePattern()))
+	}
+	return append(stmts, fileCountSQL(a.filePattern(), names, tag))
 }
 
 // PlanEvents lists the statements that count o's events at the end of

@@ -56,7 +56,7 @@ type SessionRow struct {
 	DispatchLatencyMS             int64
 	Causality                     bool
 	DroppedEvents, DroppedBuffers int64
-	BlockedMS                     int64
+	Blocked                       int64  // blocked_event_fire_time: no unit documented
 	Targets                       string // comma list; empty: none
 }
 
@@ -128,7 +128,7 @@ func FormatSession(s SessionRow) string {
 		line += ", causality tracking"
 	}
 	if s.Running {
-		line += fmt.Sprintf("; dropped %d events, %d buffers; firing threads blocked %d ms", s.DroppedEvents, s.DroppedBuffers, s.BlockedMS)
+		line += fmt.Sprintf("; dropped %d events, %d buffers; firing blocked %d (blocked_event_fire_time, unit undocumented)", s.DroppedEvents, s.DroppedBuffers, s.Blocked)
 	}
 	if builtinSessions[s.Name] {
 		line += " [built in: part of the baseline]"
@@ -222,7 +222,7 @@ func readSessions(ctx context.Context, conn *sql.Conn) ([]SessionRow, error) {
 	for rows.Next() {
 		var x SessionRow
 		var running, causality int
-		if err := rows.Scan(&x.Name, &running, &x.Retention, &x.DispatchLatencyMS, &causality, &x.DroppedEvents, &x.DroppedBuffers, &x.BlockedMS, &x.Targets); err != nil {
+		if err := rows.Scan(&x.Name, &running, &x.Retention, &x.DispatchLatencyMS, &causality, &x.DroppedEvents, &x.DroppedBuffers, &x.Blocked, &x.Targets); err != nil {
 			return nil, err
 		}
 		x.Running, x.Causality = running == 1, causality == 1

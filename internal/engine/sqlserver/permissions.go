@@ -25,10 +25,13 @@ type Permission struct {
 //   - sp_trace_create and the other sp_trace_* procedures: ALTER TRACE
 //     (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql#permissions);
 //     so does reading sys.traces, which every run does (the settings
-//     compared before and after each run, inspect): "requires ALTER TRACE
+//     compared before and after each run, inspect): without it the select
+//     fails with Msg 8189 "You do not have permission to run
+//     'SYS.TRACES'". The sys.traces page gives only the catalog views'
+//     general visibility rule; its siblings say it outright:
+//     fn_trace_getinfo and fn_trace_gettable "Requires ALTER TRACE
 //     permission on the server"
-//     (learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql#permissions),
-//     else Msg 8189 "You do not have permission to run 'SYS.TRACES'".
+//     (learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-trace-getinfo-transact-sql#permissions).
 //   - sys.dm_os_performance_counters, sys.dm_os_wait_stats,
 //     sys.dm_exec_requests of other sessions, sys.dm_xe_*: VIEW SERVER
 //     STATE (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql#permissions)

@@ -69,12 +69,14 @@ func TestNeededPermissions(t *testing.T) {
 	}
 }
 
-// AlterTrace: reading sys.traces needs ALTER TRACE. sys-traces-transact-sql
-// (learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql),
-// Permissions: "Requires ALTER TRACE permission on the server"; without
-// it the select fails with Msg 8189 "You do not have permission to run
-// 'SYS.TRACES'". The sp_trace_* procedures and fn_trace_gettable need it
-// too (their pages' Permissions). Every run reads sys.traces in the
+// AlterTrace: reading sys.traces needs ALTER TRACE: without it the select
+// fails with Msg 8189 "You do not have permission to run 'SYS.TRACES'".
+// The sys.traces page
+// (learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql)
+// gives only the catalog views' general visibility rule; the pages of the
+// same trace metadata say it: sys.fn_trace_getinfo and
+// sys.fn_trace_gettable, "Requires ALTER TRACE permission on the server",
+// sp_trace_create, "User must have ALTER TRACE permission". Every run reads sys.traces in the
 // settings compared before and after it, whatever its observers, so the
 // check before a run asks for ALTER TRACE of every run: an XE-only
 // least-privilege login is refused before anything changes, not at its

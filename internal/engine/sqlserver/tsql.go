@@ -258,16 +258,64 @@ func fileCountSQL(pattern string, names []string, tag string) string {
 }
 
 // traceCountSQL counts the rows of the given event classes carrying tag
-// in a trace's files (DEFAULT: every rollover file).
+// in a trace's files from file on (DEFAULT: every rollover file after
+// it).
 // https://learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-trace-gettable-transact-sql
 // An empty tag counts every row of those classes.
-func traceCountSQL(path string, events []string, tag string) string {
+func traceCountSQL(file string, events []string, tag string) string {
 	q := fmt.Sprintf("SELECT COUNT_BIG(*) FROM sys.fn_trace_gettable(%s, DEFAULT) WHERE EventClass IN (%s)",
-		quoteString(path+".trc"), strings.Join(events, ", "))
+		quoteString(file), strings.Join(events, ", "))
 	if tag == "" {
 		return q
 	}
 	return q + " AND TextData LIKE " + quoteString("%"+likeEscape(tag)+"%")
+}
+
+// CurrentTraceFileSQL reads the file the trace at path writes now (or
+// wrote last, once stopped): sys.traces.path names the current rollover
+// file, path_12.trc, not the first.
+// https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-traces-transact-sql
+func CurrentTraceFileSQL(path string) string {
+	return fmt.Sprintf("SELECT path FROM sys.traces WHERE path LIKE %s", quoteString(likePrefix(path)))
+}
+
+// TraceDroppedSQL reads the trace's dropped_event_count (NULL for a file
+// trace).
+func TraceDroppedSQL(path string) string {
+	return fmt.Sprintf("SELECT dropped_event_count FROM sys.traces WHERE path LIKE %s", quoteString(likePrefix(path)))
+}
+
+// TraceFirstFile is the oldest file of the trace at base (without .trc)
+// that the server still keeps, given current, the file it wrote last, and
+// how many older files it deleted. sp_trace_create: a rollover trace
+// names its files base.trc, base_1.trc, base_2.trc, ..., and "When
+// max_rollover_files is specified, SQL Server tries to maintain no more
+// than max_rollover_files trace files by deleting the oldest trace file
+// before opening a new trace file"; fn_trace_gettable reads from "the
+// initial trace file to be read" on, so it must be given one that exists.
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql
+func TraceFirstFile(base, current string, maxFiles int) (first string, deleted int, err error) {
+	rest, ok := strings.CutPrefix(current, base)
+	if !ok || !strings.HasSuffix(rest, ".trc") {
+		return "", 0, fmt.Errorf("trace file %s is not one of %s.trc and its rollover files", current, base)
+	}
+	seq := 0
+	if n := strings.TrimSuffix(rest, ".trc"); n != "" {
+		if seq, err = strconv.Atoi(strings.TrimPrefix(n, "_")); err != nil || !strings.HasPrefix(n, "_") || seq < 1 {
+			return "", 0, fmt.Errorf("trace file %s is not one of %s.trc and its rollover files", current, base)
+		}
+	}
+	if maxFiles <= 0 || seq+1 <= maxFiles {
+		return base + ".trc", 0, nil
+	}
+	deleted = seq + 1 - maxFiles
+	return fmt.Sprintf("%s_%d.trc", base, deleted), deleted, nil
+}
+
+// TraceRolloverNote says that a counted trace lost its oldest files to
+// its max_files.
+func TraceRolloverNote(deleted, maxFiles int) string {
+	return fmt.Sprintf("the trace rolled over past max_files (%d files): the server deleted the oldest %d, whose events were not counted (not lost)", maxFiles, deleted)
 }
 
 // TargetDataSQL reads the in-memory data of one target of a running
@@ -278,20 +326,22 @@ func TargetDataSQL(session, target string) string {
 }
 
 // freeBufferWait is the wait of a task that fires an event of a
-// NO_EVENT_LOSS session whose buffers are all full: the statement waits
-// rather than the event be dropped.
+// NO_EVENT_LOSS session whose buffers are all full, or of an audit that is
+// delayed: it is the whole server's, not one session's.
 // https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
 const freeBufferWait = "XE_BUFFERMGR_FREEBUF_EVENT"
 
-// BlockedSQL reads the server's total of that wait, in milliseconds
-// (wait_time_ms). It is the server's, not one session's: obsbench runs one
-// NO_EVENT_LOSS session at a time.
-const BlockedSQL = "SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'" + freeBufferWait + "'"
+// ServerWaitSQL reads the server's total of that wait, in milliseconds
+// (wait_time_ms): a context line next to the session's own blocked time.
+const ServerWaitSQL = "SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'" + freeBufferWait + "'"
 
-// DroppedSQL reads what a running session dropped: events, and whole
-// buffers (ALLOW_MULTIPLE_EVENT_LOSS drops buffers).
-func DroppedSQL(session string) string {
-	return fmt.Sprintf("SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = %s", quoteString(session))
+// SessionCountersSQL reads a running session's own counters: the events
+// and whole buffers it dropped (ALLOW_MULTIPLE_EVENT_LOSS drops buffers),
+// and blocked_event_fire_time, how long its event firing was blocked
+// waiting for a free buffer (NO_EVENT_LOSS).
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-xe-sessions-transact-sql
+func SessionCountersSQL(session string) string {
+	return fmt.Sprintf("SELECT dropped_event_count, dropped_buffer_count, blocked_event_fire_time FROM sys.dm_xe_sessions WHERE name = %s", quoteString(session))
 }
 
 // quoteName quotes an identifier with brackets.

@@ -234,7 +234,14 @@ func checkXECount(o observer.Observer) error {
 			return fmt.Errorf("match names %s, which is not an event of the session (%s)", n, strings.Join(session, ", "))
 		}
 	}
-	switch target := countableTarget(o.XE); target {
+	target := countableTarget(o.XE)
+	if (target == "ring_buffer" || target == "histogram") && o.XE.MaxDispatchLatency == "INFINITE" {
+		// FlushWait: an asynchronous target receives events only as the
+		// buffers are dispatched, which INFINITE leaves to full buffers;
+		// stopping the session to flush them empties the target.
+		return fmt.Errorf("a %s is asynchronous: with max_dispatch_latency INFINITE its last events stay in the session's buffers and cannot be counted; give a latency in seconds or count an event_file or event_counter", target)
+	}
+	switch target {
 	case "histogram":
 		f := o.XE.Targets[slices.IndexFunc(o.XE.Targets, func(t observer.XETarget) bool { return t.Kind == "histogram" })].Set["filtering_event_name"]
 		_, fname, _ := strings.Cut(f, ".")

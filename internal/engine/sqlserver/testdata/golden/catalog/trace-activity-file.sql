@@ -195,6 +195,9 @@ DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE N'/var/opt/mssql/lo
 IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END;
 
 -- count events (trace)
+SELECT dropped_event_count FROM sys.traces WHERE path LIKE N'/var/opt/mssql/log/obsbench-trace-activity-file-20261122T000000%';
 DECLARE @id int = (SELECT id FROM sys.traces WHERE path LIKE N'/var/opt/mssql/log/obsbench-trace-activity-file-20261122T000000%' AND status = 1);
 IF @id IS NOT NULL EXEC sp_trace_setstatus @id, 0;
+SELECT path FROM sys.traces WHERE path LIKE N'/var/opt/mssql/log/obsbench-trace-activity-file-20261122T000000%';
+-- from the oldest file the server kept: /var/opt/mssql/log/obsbench-trace-activity-file-20261122T000000.trc until it rolls over past max_files
 SELECT COUNT_BIG(*) FROM sys.fn_trace_gettable(N'/var/opt/mssql/log/obsbench-trace-activity-file-20261122T000000.trc', DEFAULT) WHERE EventClass IN (41, 45) AND TextData LIKE N'%obsbench-tag%';

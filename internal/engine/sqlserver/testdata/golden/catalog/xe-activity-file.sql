@@ -30,8 +30,8 @@ IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_activity_
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_activity_file') DROP EVENT SESSION [obsbench_xe_activity_file] ON SERVER;
 
 -- count events (xe)
-SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_activity_file';
+SELECT dropped_event_count, dropped_buffer_count, blocked_event_fire_time FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_activity_file';
 SELECT ISNULL(SUM(wait_time_ms), 0) FROM sys.dm_os_wait_stats WHERE wait_type = N'XE_BUFFERMGR_FREEBUF_EVENT';
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_activity_file') ALTER EVENT SESSION [obsbench_xe_activity_file] ON SERVER STATE = STOP;
-SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_activity_file_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'sql_statement_completed', N'sp_statement_completed') AND event_data LIKE N'%obsbench-tag%';
 SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_activity_file_20261122T000000*.xel', NULL, NULL, NULL);
+SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_activity_file_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'sql_statement_completed', N'sp_statement_completed') AND event_data LIKE N'%obsbench-tag%';

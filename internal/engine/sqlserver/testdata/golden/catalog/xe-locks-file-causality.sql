@@ -18,7 +18,7 @@ IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_fil
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_file_causality') DROP EVENT SESSION [obsbench_xe_locks_file_causality] ON SERVER;
 
 -- count events (xe)
-SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_causality';
+SELECT dropped_event_count, dropped_buffer_count, blocked_event_fire_time FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_causality';
 IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_file_causality') ALTER EVENT SESSION [obsbench_xe_locks_file_causality] ON SERVER STATE = STOP;
-SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_causality_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'lock_acquired', N'lock_released');
 SELECT COUNT(DISTINCT file_name) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_causality_20261122T000000*.xel', NULL, NULL, NULL);
+SELECT COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file(N'/var/opt/mssql/log/obsbench_xe_locks_file_causality_20261122T000000*.xel', NULL, NULL, NULL) WHERE object_name IN (N'lock_acquired', N'lock_released');

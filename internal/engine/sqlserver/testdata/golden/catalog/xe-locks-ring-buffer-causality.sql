@@ -18,5 +18,6 @@ IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_rin
 IF EXISTS (SELECT 1 FROM sys.server_event_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality') DROP EVENT SESSION [obsbench_xe_locks_ring_buffer_causality] ON SERVER;
 
 -- count events (xe)
-SELECT dropped_event_count, dropped_buffer_count FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality';
+-- wait 31s after the run: the session's buffers reach the ring_buffer within its MAX_DISPATCH_LATENCY
+SELECT dropped_event_count, dropped_buffer_count, blocked_event_fire_time FROM sys.dm_xe_sessions WHERE name = N'obsbench_xe_locks_ring_buffer_causality';
 SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = N'obsbench_xe_locks_ring_buffer_causality' AND t.target_name = N'ring_buffer';
