@@ -80,6 +80,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 		func(v string) error { s.Script.Files = append(s.Script.Files, v); return nil })
 	fs.Func("define", "with --workload pgbench: set a script variable, `NAME=VALUE` (pgbench -D), repeatable",
 		func(v string) error { s.Script.Defines = append(s.Script.Defines, v); return nil })
+	fs.StringVar(&s.Script.QueryMode, "query-mode", s.Script.QueryMode, "with --workload pgbench or sql: how statements reach the server, pgbench's -M: simple (values put into the text, parsed every time; pgbench's default), extended (parameters, parsed every time; PostgreSQL only) or prepared (parsed once per session)"+defaultOf(s.Script.QueryMode))
 	fs.StringVar(&s.Script.Dataset, "dataset", s.Script.Dataset, "with --workload pgbench or sql: the dataset loaded before the run (pgbench: pgbench -i's tables at --scale; sql: none, the user's own tables on --dsn)")
 	for _, p := range workload.AllParams() {
 		def := p.Default

@@ -9,6 +9,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/pgbench"
 )
 
 // dryRunOf prints what a run would change on the --dsn server, reading only.
@@ -66,6 +67,9 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 		for _, st := range setup {
 			fmt.Fprintf(w, "  %s\n", st)
 		}
+	}
+	if m := c.queryModeName(); m != "" {
+		fmt.Fprintf(w, "query mode %s: %s\n", m, queryModeMeaning[pgbench.QueryMode(m)])
 	}
 	if len(stmts) > 0 {
 		fmt.Fprintf(w, "workload %s, in each session, over and over:\n", c.wl.Name)

@@ -384,6 +384,9 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
 		return nil, err
 	}
+	if err := checkStatements(ctx, target, c.wl); err != nil {
+		return nil, err
+	}
 	ver, err := target.Version(ctx)
 	if err != nil {
 		return nil, err
@@ -567,12 +570,13 @@ func environment(ctx context.Context, t engine.Server, c runConfig, command []st
 		}
 	}
 	return &result.Environment{
-		Command:  command,
-		Obsbench: Version,
-		Machine:  collect.ThisMachine(),
-		Settings: settings,
-		Standby:  standby,
-		Scripts:  c.scripts,
+		Command:   command,
+		Obsbench:  Version,
+		Machine:   collect.ThisMachine(),
+		Settings:  settings,
+		Standby:   standby,
+		Scripts:   c.scripts,
+		QueryMode: c.queryModeName(),
 	}, nil
 }
 

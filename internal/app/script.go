@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -18,7 +20,7 @@ import (
 )
 
 // scriptFlags are the settings only --workload pgbench and sql take.
-var scriptFlags = []string{"script", "define", "dataset"}
+var scriptFlags = []string{"script", "define", "dataset", "query-mode"}
 
 // scriptWorkload builds --workload pgbench or sql from s.Script: every
 // file is read and parsed here, so that a script's error stops the
@@ -30,6 +32,10 @@ func scriptWorkload(s spec.Spec, read readFile) (workload.Meta, []result.Script,
 			return workload.Meta{}, nil, usagef("--dataset: %v", err)
 		}
 	}
+	mode, err := queryMode(s)
+	if err != nil {
+		return workload.Meta{}, nil, err
+	}
 	if len(sc.Files) == 0 {
 		if s.Workload == "sql" {
 			return workload.Meta{}, nil, usagef("--workload sql needs --script FILE: a file of SQL statements separated by ';'")
@@ -37,7 +43,7 @@ func scriptWorkload(s spec.Spec, read readFile) (workload.Meta, []result.Script,
 		return workload.Meta{}, nil, usagef("--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (%s), repeatable", builtinNames())
 	}
 	if s.Workload == "sql" {
-		return sqlWorkload(sc, read)
+		return sqlWorkload(sc, mode, read)
 	}
 	defines := map[string]string{}
 	for _, d := range sc.Defines {
@@ -65,11 +71,45 @@ func scriptWorkload(s spec.Spec, read readFile) (workload.Meta, []result.Script,
 	if total > math.MaxInt32 {
 		return workload.Meta{}, nil, usagef("--script: the weights add up to %d, over %d", total, math.MaxInt32)
 	}
-	return pgbench.Meta(pgbench.Options{Scripts: list, Defines: defines, Seed: s.Seed, Dataset: sc.Dataset}), rec, nil
+	return pgbench.Meta(pgbench.Options{Scripts: list, Defines: defines, Seed: s.Seed, Dataset: sc.Dataset, Mode: mode}), rec, nil
+}
+
+// queryModeMeaning says what each query mode sends (--dry-run).
+var queryModeMeaning = map[pgbench.QueryMode]string{
+	pgbench.Simple:   "each statement sent as text with the variables' values in it, parsed and planned at every execution (pgbench's default)",
+	pgbench.Extended: "each statement sent with its variables as parameters, parsed and planned at every execution (an unnamed statement)",
+	pgbench.Prepared: "each statement prepared once per session, then executed with its variables as parameters",
+}
+
+// queryModeName is the query mode of a pgbench or sql workload, "" for
+// the others.
+func (c runConfig) queryModeName() string {
+	if c.Workload != "pgbench" && c.Workload != "sql" {
+		return ""
+	}
+	m, _ := queryMode(c.Spec) // checked when the workload was built
+	return string(m)
+}
+
+// queryMode is --query-mode, simple when not given (pgbench's default).
+// Extended is PostgreSQL's protocol alone: MariaDB and SQL Server send a
+// statement as text or with parameters to a prepared statement.
+func queryMode(s spec.Spec) (pgbench.QueryMode, error) {
+	if s.Script.QueryMode == "" {
+		return pgbench.Simple, nil
+	}
+	m, err := pgbench.ParseQueryMode(s.Script.QueryMode)
+	if err != nil {
+		return "", usagef("--query-mode: %v", err)
+	}
+	if m == pgbench.Extended && s.Engine != "" && s.Engine != "postgres" {
+		return "", usagef("--query-mode extended is PostgreSQL's extended query protocol (a statement parsed at every execution); %s has none: use simple (text) or prepared (server-side prepared statements)", s.Engine)
+	}
+	return m, nil
 }
 
 // sqlWorkload is --workload sql: one file of plain SQL.
-func sqlWorkload(sc spec.Script, read readFile) (workload.Meta, []result.Script, error) {
+func sqlWorkload(sc spec.Script, mode pgbench.QueryMode, read readFile) (workload.Meta, []result.Script, error) {
 	switch {
 	case len(sc.Files) > 1:
 		return workload.Meta{}, nil, usagef("--workload sql runs one file (--script given %d times); to mix files by weight, use --workload pgbench", len(sc.Files))
@@ -87,7 +127,7 @@ func sqlWorkload(sc spec.Script, read readFile) (workload.Meta, []result.Script,
 	if err != nil {
 		return workload.Meta{}, nil, usageError{Err: err}
 	}
-	return pgbench.SQLMeta(script, sc.Dataset), []result.Script{{Path: path, SHA256: checksum(text), Weight: 1}}, nil
+	return pgbench.SQLMeta(script, sc.Dataset, mode), []result.Script{{Path: path, SHA256: checksum(text), Weight: 1}}, nil
 }
 
 // loaded is a script with its weight and checksum.
@@ -179,4 +219,29 @@ func checkScriptFlags(s spec.Spec, given Given) error {
 		}
 	}
 	return nil
+}
+
+// checkStatements has the server parse the statements of a workload that
+// can be checked (workload.Checker), on one session, before the
+// experiment's first run: a statement that cannot run in the query mode
+// is refused with exit 2 and the mode that avoids it, nothing measured.
+func checkStatements(ctx context.Context, target engine.Server, wl workload.Meta) error {
+	if wl.New == nil {
+		return nil
+	}
+	ch, ok := wl.New().(workload.Checker)
+	if !ok {
+		return nil
+	}
+	sess, err := target.Dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close(ctx)
+	err = ch.Check(ctx, sess)
+	var me *pgbench.ModeError
+	if errors.As(err, &me) {
+		return usageError{Err: err}
+	}
+	return err
 }

@@ -34,6 +34,7 @@ type Client struct {
 	total   int
 	env     Env
 	tag     string
+	mode    QueryMode
 	conn    workload.Conn
 	stmts   map[*Command]workload.Stmt
 	args    []any // a statement's arguments, reused
@@ -94,7 +95,7 @@ func NewClient(conn workload.Conn, scripts []Weighted, vars map[string]string, i
 	if len(scripts) == 0 {
 		return nil, errors.New("no script to run")
 	}
-	c := &Client{scripts: scripts, conn: conn, tag: tag, stmts: map[*Command]workload.Stmt{},
+	c := &Client{scripts: scripts, conn: conn, tag: tag, mode: Prepared, stmts: map[*Command]workload.Stmt{},
 		env: Env{Vars: map[string]string{}, Rand: NewPRNG(seed)}}
 	for k, v := range vars {
 		c.env.Vars[k] = v
@@ -118,6 +119,27 @@ func NewClient(conn workload.Conn, scripts []Weighted, vars map[string]string, i
 		return nil, errors.New("every script has weight 0: nothing would run")
 	}
 	return c, nil
+}
+
+// SetQueryMode sets how the client sends its statements (Prepared until
+// set). It fails when the session cannot send them so.
+func (c *Client) SetQueryMode(m QueryMode) error {
+	ok := true
+	switch m {
+	case Simple:
+		_, ok = c.conn.(TextConn)
+	case Extended:
+		_, ok = c.conn.(UnnamedConn)
+	case Prepared:
+	default:
+		_, err := ParseQueryMode(string(m))
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("--query-mode %s: this engine's sessions cannot send statements so", m)
+	}
+	c.mode = m
+	return nil
 }
 
 // Vars are the client's variables now (for tests and \gset's results).
@@ -150,8 +172,13 @@ func (c *Client) Op(ctx context.Context) error {
 		c.pc++
 		ran, err := c.step(ctx, cmd)
 		if err != nil {
-			err = fmt.Errorf("%s:%d: %w", c.cur.Name, cmd.Line, err)
+			where := fmt.Sprintf("%s:%d", c.cur.Name, cmd.Line)
 			var ns notSent
+			var me *ModeError
+			if err = modeError(c.mode, where, err); errors.As(err, &me) {
+				return err // the statement cannot run in this mode
+			}
+			err = fmt.Errorf("%s: %w", where, err)
 			if !ran || errors.As(err, &ns) {
 				return err // the script is wrong, not the server
 			}
@@ -178,15 +205,21 @@ func (c *Client) failed(ctx context.Context, cmd *Command, err error) error {
 		return err
 	}
 	c.cur = nil
-	if c.rollback == nil {
+	if tc, ok := c.conn.(TextConn); ok && c.mode == Simple {
+		if rerr := tc.ExecText(ctx, "ROLLBACK"); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+	} else if c.rollback == nil {
 		st, perr := c.conn.Prepare(ctx, "ROLLBACK")
 		if perr != nil {
 			return errors.Join(err, perr)
 		}
 		c.rollback = st
 	}
-	if rerr := c.rollback.Exec(ctx); rerr != nil {
-		return errors.Join(err, rerr)
+	if c.rollback != nil {
+		if rerr := c.rollback.Exec(ctx); rerr != nil {
+			return errors.Join(err, rerr)
+		}
 	}
 	if clk := workload.Clocked(ctx); clk != nil {
 		clk.Statement = c.ids[cmd]
@@ -293,33 +326,80 @@ func (c *Client) sleep(ctx context.Context, cmd *Command) error {
 
 // PrepareAll prepares every statement of the client's scripts, as
 // pgbench -M prepared does before a script's first transaction: a
-// statement the server refuses fails the session before the run.
+// statement the server refuses fails the session before the run. Only
+// prepared mode prepares; the others send each statement whole.
 func (c *Client) PrepareAll(ctx context.Context) error {
+	if c.mode != Prepared {
+		return nil
+	}
+	return c.eachStatement(func(where string, cmd *Command) error {
+		_, err := c.prepare(ctx, cmd)
+		return err
+	})
+}
+
+// Check has the server parse every statement of the client's scripts,
+// without running any, in the extended and prepared modes (simple mode's
+// statements are only known with their values): a statement whose
+// parameters the server cannot type fails here with a *ModeError, before
+// an experiment starts. The statements it prepares stay in the session.
+func (c *Client) Check(ctx context.Context) error {
+	if c.mode == Simple {
+		return nil
+	}
+	return c.eachStatement(func(where string, cmd *Command) error {
+		_, err := c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text)
+		return err
+	})
+}
+
+// eachStatement calls f for every SQL command of the scripts; its error
+// is given the command's file:line, and named a *ModeError when another
+// mode would avoid it.
+func (c *Client) eachStatement(f func(where string, cmd *Command) error) error {
 	for _, w := range c.scripts {
 		for i := range w.Script.Commands {
-			if cmd := &w.Script.Commands[i]; cmd.Kind == SQL {
-				if _, err := c.prepare(ctx, cmd); err != nil {
-					return fmt.Errorf("%s:%d: %w", w.Script.Name, cmd.Line, err)
+			cmd := &w.Script.Commands[i]
+			if cmd.Kind != SQL {
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", w.Script.Name, cmd.Line)
+			if err := f(where, cmd); err != nil {
+				var me *ModeError
+				if err = modeError(c.mode, where, err); errors.As(err, &me) {
+					return err
 				}
+				return fmt.Errorf("%s: %w", where, err)
 			}
 		}
 	}
 	return nil
 }
 
+// prepare is cmd's statement: prepared on the server once (prepared mode),
+// or an unnamed statement sent with each execution (extended).
 func (c *Client) prepare(ctx context.Context, cmd *Command) (workload.Stmt, error) {
 	if st, ok := c.stmts[cmd]; ok {
 		return st, nil
 	}
-	st, err := c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text)
-	if err != nil {
-		return nil, err
+	text := "/* " + c.tag + " */ " + cmd.Text
+	var st workload.Stmt
+	if uc, ok := c.conn.(UnnamedConn); ok && c.mode == Extended {
+		st = uc.Unnamed(text)
+	} else {
+		var err error
+		if st, err = c.conn.Prepare(ctx, text); err != nil {
+			return nil, err
+		}
 	}
 	c.stmts[cmd] = st
 	return st, nil
 }
 
 func (c *Client) exec(ctx context.Context, cmd *Command) error {
+	if c.mode == Simple {
+		return c.execText(ctx, cmd)
+	}
 	st, err := c.prepare(ctx, cmd)
 	if err != nil {
 		return err
@@ -349,6 +429,27 @@ func (c *Client) exec(ctx context.Context, cmd *Command) error {
 	if err != nil {
 		return err
 	}
+	return c.store(cmd, cols, rows)
+}
+
+// execText runs cmd in simple mode: the variables' values put into its
+// text (substitute), sent as one simple query.
+func (c *Client) execText(ctx context.Context, cmd *Command) error {
+	tc := c.conn.(TextConn) // SetQueryMode checked it
+	text := "/* " + c.tag + " */ " + substitute(cmd.Raw, c.env.Vars)
+	workload.Started(ctx)
+	if cmd.Gset == nil {
+		return tc.ExecText(ctx, text)
+	}
+	cols, rows, err := tc.QueryText(ctx, text)
+	if err != nil {
+		return err
+	}
+	return c.store(cmd, cols, rows)
+}
+
+// store keeps a \gset or \aset result in the client's variables.
+func (c *Client) store(cmd *Command, cols []string, rows [][]*string) error {
 	if !cmd.Gset.All && len(rows) != 1 {
 		return fmt.Errorf(`\gset: expected one row, got %d`, len(rows))
 	}

@@ -31,9 +31,11 @@ type Command struct {
 	Line int // where it starts in the file, 1-based
 	// SQL: the statement with pgbench's placeholders replaced by $1, $2,
 	// ... (prepared, as pgbench -M prepared), the variable of each, and
-	// what \gset or \aset stores the result under.
+	// what \gset or \aset stores the result under. Raw is the statement
+	// as written, into which simple mode puts the variables' values.
 	Text   string
 	Params []string
+	Raw    string
 	Gset   *Gset
 	// Set: the variable; Set, If, Elif: the expression.
 	Var  string
@@ -73,8 +75,9 @@ func ParseScript(file, text string) (*Script, error) {
 	var pending strings.Builder // SQL not yet terminated by ';'
 	pendingLine := 0
 	emit := func(stmt string, line int) {
-		text, params := placeholders(strings.TrimSpace(stmt))
-		s.Commands = append(s.Commands, Command{Kind: SQL, Line: line, Text: text, Params: params})
+		raw := strings.TrimSpace(stmt)
+		text, params := placeholders(raw)
+		s.Commands = append(s.Commands, Command{Kind: SQL, Line: line, Text: text, Params: params, Raw: raw})
 	}
 	for n := 0; n < len(lines); n++ {
 		line := lines[n]

@@ -37,6 +37,9 @@ type Options struct {
 	Seed uint64
 	// Dataset is what the scripts read: pgbench -i's tables by default.
 	Dataset string
+	// Mode is how statements reach the server (pgbench -M); "" is
+	// pgbench's default, simple.
+	Mode QueryMode
 }
 
 // Meta is the pgbench workload of o, registered under no name: the run
@@ -66,15 +69,15 @@ func Meta(o Options) workload.Meta {
 			for k, v := range o.Defines {
 				vars[k] = v // -D scale=N wins over -s, as in pgbench
 			}
-			return &scripts{list: o.Scripts, vars: vars, seed: o.Seed, run: runs.Add(1), tag: Tag}
+			return &scripts{list: o.Scripts, vars: vars, seed: o.Seed, run: runs.Add(1), tag: Tag, mode: modeOr(o.Mode)}
 		},
 	}
 }
 
 // SQLMeta is the SQL file workload: each session runs the file's
 // statements in order, over and over, on dataset (none: the user's own
-// tables, on their server).
-func SQLMeta(s *Script, dataset string) workload.Meta {
+// tables, on their server), sent in mode ("": simple).
+func SQLMeta(s *Script, dataset string, mode QueryMode) workload.Meta {
 	if dataset == "" {
 		dataset = "none"
 	}
@@ -85,7 +88,7 @@ func SQLMeta(s *Script, dataset string) workload.Meta {
 		Tag:            SQLTag,
 		DefaultClients: 1,
 		New: func() workload.Workload {
-			return &scripts{list: []Weighted{{Script: s, Weight: 1}}, tag: SQLTag}
+			return &scripts{list: []Weighted{{Script: s, Weight: 1}}, tag: SQLTag, mode: modeOr(mode)}
 		},
 	}
 }
@@ -102,6 +105,14 @@ func historySetup(dataset string) map[string][]string {
 	}
 }
 
+// modeOr is m, or pgbench's default mode.
+func modeOr(m QueryMode) QueryMode {
+	if m == "" {
+		return Simple
+	}
+	return m
+}
+
 // scripts is one run of a script workload.
 type scripts struct {
 	list []Weighted
@@ -109,12 +120,11 @@ type scripts struct {
 	seed uint64
 	run  uint64
 	tag  string
+	mode QueryMode
 }
 
-// Worker makes session's client, with client_id = session, and prepares
-// every statement of its scripts before the run (pgbench -M prepared
-// prepares a script's statements before its first transaction).
-func (w *scripts) Worker(ctx context.Context, conn workload.Conn, session int) (workload.Op, error) {
+// client makes session's client, with client_id = session.
+func (w *scripts) client(conn workload.Conn, session int) (*Client, error) {
 	vars := map[string]string{}
 	for k, v := range w.vars {
 		vars[k] = v
@@ -129,6 +139,32 @@ func (w *scripts) Worker(ctx context.Context, conn workload.Conn, session int) (
 		vars["default_seed"] = strconv.FormatInt(int64(NewPRNG(clientSeed(w.seed, w.run, -1)).Uint64()), 10)
 	}
 	c, err := NewClient(conn, w.list, vars, session, seed, w.tag)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.SetQueryMode(w.mode)
+}
+
+// Check has the server parse every statement on conn without running any
+// (workload.Checker): a statement that cannot run in the query mode
+// stops the experiment before it starts.
+func (w *scripts) Check(ctx context.Context, conn workload.Conn) error {
+	c, err := w.client(conn, 0)
+	if err != nil {
+		return err
+	}
+	return c.Check(ctx)
+}
+
+// Mode is how the workload's statements reach the server.
+func (w *scripts) Mode() QueryMode { return w.mode }
+
+// Worker makes session's client, with client_id = session, and in
+// prepared mode prepares every statement of its scripts before the run
+// (pgbench -M prepared prepares a script's statements before its first
+// transaction).
+func (w *scripts) Worker(ctx context.Context, conn workload.Conn, session int) (workload.Op, error) {
+	c, err := w.client(conn, session)
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,12 @@ func Text(w io.Writer, s result.Summary) error {
 			parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
 		}
 	}
+	wl := s.Workload
+	if e := s.Environment; e != nil && e.QueryMode != "" {
+		wl += " (query mode " + e.QueryMode + ")"
+	}
 	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d\n\n",
-		s.Engine, s.Server, s.Workload, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
+		s.Engine, s.Server, wl, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {

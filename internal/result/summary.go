@@ -54,6 +54,9 @@ type Environment struct {
 	// Scripts are the user's scripts the workload ran (--workload pgbench
 	// or sql), each with its checksum and weight.
 	Scripts []Script `json:"scripts,omitempty"`
+	// QueryMode is how those scripts' statements reached the server:
+	// simple, extended or prepared (pgbench -M).
+	QueryMode string `json:"query_mode,omitempty"`
 }
 
 // Script is one script a workload ran: a file (its path as given) or a

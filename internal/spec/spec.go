@@ -117,6 +117,9 @@ type Script struct {
 	// Dataset is the dataset the scripts read (pgbench: pgbench -i's
 	// tables; sql: none, the user's own).
 	Dataset string `json:"dataset,omitempty"`
+	// QueryMode is how statements reach the server: simple, extended or
+	// prepared (pgbench -M); "": simple, pgbench's default.
+	QueryMode string `json:"query_mode,omitempty"`
 }
 
 // Count configures --method instructions: each run counts Statements of

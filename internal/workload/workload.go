@@ -158,6 +158,13 @@ type Workload interface {
 	Worker(ctx context.Context, conn Conn, session int) (Op, error)
 }
 
+// Checker is a Workload that can check on one session, running nothing,
+// that the server accepts its statements: a fault its first execution
+// would show, found before an experiment starts.
+type Checker interface {
+	Check(ctx context.Context, conn Conn) error
+}
+
 // Meta describes a registered workload.
 type Meta struct {
 	Name        string

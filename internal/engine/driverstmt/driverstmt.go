@@ -68,6 +68,12 @@ func (s *Stmt) QueryRows(ctx context.Context, args ...any) ([]string, [][]*strin
 	if err != nil {
 		return nil, nil, err
 	}
+	return TextRows(rows)
+}
+
+// TextRows reads rows' columns and every row as text, NULL as nil, and
+// closes rows.
+func TextRows(rows driver.Rows) ([]string, [][]*string, error) {
 	defer rows.Close()
 	cols := rows.Columns()
 	var out [][]*string

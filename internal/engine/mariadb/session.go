@@ -193,6 +193,23 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	return driverstmt.Drain(rows, nil)
 }
 
+// ExecText runs sql, in the workloads' portable SQL, once as text
+// (COM_QUERY) in MariaDB's dialect (Translate): a statement of pgbench's
+// simple mode, its variables' values already in its text.
+func (c *Session) ExecText(ctx context.Context, sql string) error {
+	return c.ExecSQL(ctx, Translate(sql))
+}
+
+// QueryText is ExecText that returns the result's columns and rows as
+// text, NULL as nil (\gset in simple mode).
+func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*string, error) {
+	rows, err := c.conn.(driver.QueryerContext).QueryContext(c.uncancelled(ctx), Translate(sql), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return driverstmt.TextRows(rows)
+}
+
 // Close ends the session (COM_QUIT).
 func (c *Session) Close(context.Context) error {
 	if c.clock != nil {

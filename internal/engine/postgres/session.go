@@ -103,6 +103,26 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	return c.roundTrip(message(nil, 'Q', cstring(nil, sql)))
 }
 
+// ExecText runs sql once as a simple query: a statement of pgbench's
+// simple mode, its variables' values already in its text.
+func (c *Session) ExecText(ctx context.Context, sql string) error { return c.ExecSQL(ctx, sql) }
+
+// QueryText runs sql once as a simple query and returns its result's
+// column names and rows as text, NULL as nil (\gset in simple mode).
+func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*string, error) {
+	c.watch(ctx)
+	return c.queryRows(message(nil, 'Q', cstring(nil, sql)))
+}
+
+// Unnamed is sql as an unnamed statement: each Exec sends Parse with the
+// text, then Bind, Describe, Execute and Sync, in one write, and the
+// server parses and plans it every time (pgbench -M extended, libpq's
+// PQexecParams). Nothing is sent now.
+func (c *Session) Unnamed(sql string) workload.Stmt {
+	parse := message(nil, 'P', cstring(cstring(nil, ""), sql), []byte{0, 0})
+	return &stmt{s: c, parse: parse, noArgs: execution(append([]byte(nil), parse...), "", nil)}
+}
+
 // Socket is the session's socket when it is a plain one (driver.Socketed),
 // nil with TLS.
 func (c *Session) Socket() *socket.Conn { return c.sock }
@@ -151,6 +171,7 @@ func (c *Session) watch(ctx context.Context) {
 
 type stmt struct {
 	s      *Session
+	parse  []byte // Parse of an unnamed statement, sent before each Bind; nil when prepared
 	name   string
 	noArgs []byte // the encoded execution without arguments
 	buf    []byte // the last execution with arguments, reused
@@ -173,7 +194,7 @@ func (st *stmt) message(args []any) []byte {
 	// strconv where fmt is not needed, saves the allocations of a slice
 	// per argument and of the message's growth (the pgbench workload
 	// binds 1-4 arguments per statement).
-	st.buf = execution(st.buf[:0], st.name, args)
+	st.buf = execution(append(st.buf[:0], st.parse...), st.name, args)
 	return st.buf
 }
 
@@ -221,9 +242,13 @@ func appendText(b []byte, a any) []byte {
 // rows as text, NULL as nil: what a pgbench script's \gset stores.
 func (st *stmt) QueryRows(ctx context.Context, args ...any) (columns []string, rows [][]*string, err error) {
 	st.s.watch(ctx)
-	msg := st.message(args)
+	return st.s.queryRows(st.message(args))
+}
+
+// queryRows sends msg and collects the columns and rows of its answer.
+func (c *Session) queryRows(msg []byte) (columns []string, rows [][]*string, err error) {
 	var bad error
-	err = st.s.converse(msg, func(typ byte, body []byte) {
+	err = c.converse(msg, func(typ byte, body []byte) {
 		switch typ {
 		case 'T':
 			if columns, err = rowDescription(body); err != nil && bad == nil {

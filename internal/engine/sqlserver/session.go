@@ -55,6 +55,22 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	return st.Exec(ctx)
 }
 
+// ExecText runs sql, in the workloads' portable SQL, once as a batch in
+// T-SQL: a statement of pgbench's simple mode, its variables' values
+// already in its text.
+func (c *Session) ExecText(ctx context.Context, sql string) error { return c.ExecSQL(ctx, sql) }
+
+// QueryText is ExecText that returns the result's columns and rows as
+// text, NULL as nil (\gset in simple mode).
+func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*string, error) {
+	st, err := c.Prepare(ctx, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.(*driverstmt.Stmt).Close()
+	return st.(*driverstmt.Stmt).QueryRows(ctx)
+}
+
 // Close ends the session.
 func (c *Session) Close(context.Context) error { return c.conn.Close() }
 
