@@ -455,7 +455,7 @@ func (c *Client) store(cmd *Command, cols []string, rows [][]*string) error {
 	}
 	for _, row := range rows {
 		for i, v := range row {
-			s := "NULL"
+			s := "" // pgbench stores PQgetvalue's text: a NULL is empty
 			if v != nil {
 				s = *v
 			}
