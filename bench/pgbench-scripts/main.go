@@ -1,6 +1,7 @@
 // Command pgbench-scripts compares obsbench's pgbench workload with
 // pgbench itself on the same built-in script: one managed PostgreSQL with
-// pgbench -i's tables at a scale, the same clients, both tools prepared,
+// pgbench -i's tables at a scale, the same clients, both tools in the same
+// query mode (-query-mode; prepared by default),
 // run alternately in a seeded random order for several rounds. It writes
 // a markdown report and prints it. See README.md.
 package main
@@ -44,6 +45,7 @@ type config struct {
 	rounds, clients, scale int
 	procs                  int // obsbench driver threads
 	script                 string
+	mode                   pgbench.QueryMode // both tools' query mode (pgbench -M)
 	duration, warmup       time.Duration
 	out                    string
 	seed                   uint64
@@ -75,10 +77,17 @@ func main() {
 	flag.IntVar(&c.pgbenchThreads, "pgbench-threads", 0, "pgbench -j (0: min(2, -clients))")
 	flag.DurationVar(&c.states, "states", 0, "sample the client backends' state and wait event (pg_stat_activity) this often during measured runs, and report their shares (0: not)")
 	flag.StringVar(&c.script, "script", "tpcb-like", "built-in script both tools run")
+	mode := flag.String("query-mode", "prepared", "query mode of both tools: simple, extended or prepared (pgbench -M, obsbench --query-mode)")
 	flag.StringVar(&c.out, "out", "bench/pgbench-scripts/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order and obsbench's clients (default: from the clock)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (obsbench's driver and clients) to this file")
 	flag.Parse()
+	m, err := pgbench.ParseQueryMode(*mode)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pgbench-scripts: -query-mode:", err)
+		os.Exit(2)
+	}
+	c.mode = m
 	if c.procs == 0 {
 		c.procs = driver.DefaultProcs(c.clients)
 	}
@@ -129,7 +138,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed}).
+	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed, Mode: c.mode}).
 		WithParams(map[string]int{"scale": c.scale})
 	if err != nil {
 		return err
@@ -164,7 +173,7 @@ func run(ctx context.Context, c config) error {
 			perTxn++
 		}
 	}
-	pgbenchArgs := []string{"-n", "-M", "prepared", "-b", c.script, "-c", strconv.Itoa(c.clients),
+	pgbenchArgs := []string{"-n", "-M", string(c.mode), "-b", c.script, "-c", strconv.Itoa(c.clients),
 		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
 	pmPID, err := pg.PID()
 	if err != nil {
@@ -292,7 +301,7 @@ func writeReport(c config, perTxn int, samples []sample) error {
 	p("# obsbench's pgbench workload vs pgbench\n")
 	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s; pgbench -i's tables at scale %d; built-in script %s (%d statements per transaction)", c.version, c.scale, c.script, perTxn)
-	p("- %d clients each; obsbench: `--workload pgbench --script %s`, %d driver thread(s); pgbench: `-n -M prepared -b %s -j %d`", c.clients, c.script, c.procs, c.script, c.pgbenchThreads)
+	p("- %d clients each; obsbench: `--workload pgbench --script %s --query-mode %s`, %d driver thread(s); pgbench: `-n -M %s -b %s -j %d`", c.clients, c.script, c.mode, c.procs, c.mode, c.script, c.pgbenchThreads)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)
 	p("transactions/s: obsbench, statements completed in the window ÷ %d ÷ duration; pgbench, its `tps` without the connection time.", perTxn)
 	p("server commits/s: the server's count of transactions committed in the database (pg_stat_database) from before the run until its sessions are gone, ÷ duration: a check on both tools' counts (it includes pgbench's connection time and obsbench's statements in flight when the window closed).")

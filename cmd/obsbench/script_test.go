@@ -132,3 +132,41 @@ func checksumOf(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// --query-mode: a script that pgbench runs in its default mode (variables
+// added to each other, which the server cannot type as parameters) runs
+// by default here too, in simple mode, named in summary.json and the
+// report. In prepared mode it is refused with exit 2 before the first run,
+// on one line naming the mode and suggesting simple.
+func TestQueryModes(t *testing.T) {
+	needServers(t)
+	file := filepath.Join(t.TempDir(), "sum.sql")
+	if err := os.WriteFile(file, []byte("\\set a random(1, 100)\n\\set b 7\nSELECT :a + :b;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(file), 0o755)
+
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	var so, se bytes.Buffer
+	code := run(context.Background(), []string{"run", "--workload", "pgbench", "--script", file, "--query-mode", "prepared",
+		"--rounds", "2", "--duration", "2s", "--observers", "log-statements-file", "--out", out}, &so, &se)
+	msg := strings.TrimSpace(se.String())
+	last := msg[strings.LastIndexByte(msg, '\n')+1:] // progress lines come before
+	if code != exitUsage || !strings.HasPrefix(last, "obsbench: "+file+":3: in --query-mode prepared") ||
+		!strings.Contains(last, "--query-mode simple") || !strings.Contains(last, "operator is not unique") {
+		t.Errorf("exit %d; want %d and one line naming the file and line, the mode and simple:\n%s", code, exitUsage, msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); !os.IsNotExist(err) {
+		t.Errorf("summary.json written (%v): the experiment ran", err)
+	}
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+
+	s, stdout := runScripts(t, "log-statements-file", "--workload", "pgbench", "--script", file)
+	checkScriptRun(t, s, "log-statements-file", map[string]int{"sum.sql": 1})
+	if s.Environment.QueryMode != "simple" || !strings.Contains(stdout, "workload pgbench (query mode simple)") {
+		t.Errorf("query mode %q; want simple in summary.json and the report:\n%s", s.Environment.QueryMode, stdout)
+	}
+}

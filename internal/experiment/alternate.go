@@ -216,7 +216,7 @@ func checkEvents(ctx context.Context, cfg Config, sw *switcher) (_ *result.Event
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, sw.off(context.WithoutCancel(ctx))) }()
-	events, err := sw.applied.StartEvents(ctx, cfg.Workload.Tag)
+	events, err := startEvents(ctx, cfg, sw.applied, sw.observer)
 	if err != nil || events == nil {
 		return nil, err
 	}

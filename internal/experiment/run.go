@@ -177,6 +177,20 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 	return ev
 }
 
+// startEvents starts counting o's events, unless its counter cannot see
+// the workload's statements: then the count is an error that says why.
+func startEvents(ctx context.Context, cfg Config, a Applied, o observer.Observer) (EventCounter, error) {
+	if o.Events != nil && o.Events.PreparedOnly && cfg.Workload.TextStatements {
+		return uncountable("not counted: this observer's count sees only executions of prepared statements, and the workload sends its statements as text (--query-mode simple; --query-mode prepared is counted)"), nil
+	}
+	return a.StartEvents(ctx, cfg.Workload.Tag)
+}
+
+// uncountable is a count that cannot be made, with the reason.
+type uncountable string
+
+func (u uncountable) Count(context.Context) (int64, error) { return 0, errors.New(string(u)) }
+
 // Load runs a run's workload sessions. By default they run in this
 // process (driver.Run over the target's Dial); a Load spreads them over
 // worker processes that reach the same server.
@@ -417,7 +431,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
 		return r, err
 	}
-	events, err := applied.StartEvents(ctx, cfg.Workload.Tag)
+	events, err := startEvents(ctx, cfg, applied, o)
 	if err != nil {
 		return r, fmt.Errorf("count events of %s: %w", o.Name, err)
 	}

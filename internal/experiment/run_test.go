@@ -352,6 +352,30 @@ func TestEventsRecordedVersusExecuted(t *testing.T) {
 	}
 }
 
+// A counter that sees only prepared statements' executions is not run
+// against a workload that sends its statements as text: the events say
+// why, and report no loss.
+func TestPreparedOnlyCounterAndTextStatements(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memory.New(memOptions(0, map[string]float64{"log": 0.1}))
+		cfg := newConfig(t, srv, experiment.MethodRounds)
+		cfg.Workload.TextStatements = true
+		o := observer.Observer{Name: "log", Settings: map[string]string{"log_statement": "all"},
+			Events: &observer.EventCounter{Source: observer.SourceSQL, Query: "SELECT count", PreparedOnly: true}}
+		r, err := experiment.RunOnce(t.Context(), cfg, o)
+		if err != nil || r.Error != "" {
+			t.Fatalf("RunOnce: %v, %q", err, r.Error)
+		}
+		if ev := r.Events; ev == nil || ev.Recorded != 0 || !strings.Contains(ev.Error, "--query-mode simple") || ev.EngineLost != nil {
+			t.Errorf("events %+v; want not counted, saying why", ev)
+		}
+		cfg.Workload.TextStatements = false
+		if r, err = experiment.RunOnce(t.Context(), cfg, o); err != nil || r.Events == nil || r.Events.Error != "" || r.Events.Recorded != r.Driver.Executed {
+			t.Errorf("prepared statements: events %+v, %v; want counted", r.Events, err)
+		}
+	})
+}
+
 func summarizeWarnings(r result.Run) string {
 	r.Seq, r.Round, r.Method = 1, 1, "rounds"
 	var s []string

@@ -115,6 +115,12 @@ type EventCounter struct {
 	// observer's volume, never compared with the statements executed.
 	// Sources xe and trace.
 	Volume bool `yaml:"volume" json:"volume,omitempty"`
+	// PreparedOnly says the count sees prepared statements' executions
+	// only (MariaDB's statement/com/Execute in a summary that cannot tell
+	// the workload's text statements from obsbench's own): a workload
+	// that sends its statements as text (--query-mode simple) is not
+	// counted, and the report says why.
+	PreparedOnly bool `yaml:"prepared_only" json:"prepared_only,omitempty"`
 }
 
 // MarkPlaceholder stands for the value of an event counter's Mark query.

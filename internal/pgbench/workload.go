@@ -60,6 +60,7 @@ func Meta(o Options) workload.Meta {
 		Description:    "pgbench scripts " + strings.Join(names, ", "),
 		Dataset:        ds,
 		Tag:            Tag,
+		TextStatements: modeOr(o.Mode) == Simple,
 		EngineSetup:    historySetup(ds),
 		DefaultClients: 1, // pgbench's -c
 		Params: []workload.Param{{Name: "scale", Default: 1, Min: 1, Max: 1000,
@@ -86,6 +87,7 @@ func SQLMeta(s *Script, dataset string, mode QueryMode) workload.Meta {
 		Description:    fmt.Sprintf("the %d statements of %s, in order, in a loop", len(s.Commands), s.Name),
 		Dataset:        dataset,
 		Tag:            SQLTag,
+		TextStatements: modeOr(mode) == Simple,
 		DefaultClients: 1,
 		New: func() workload.Workload {
 			return &scripts{list: []Weighted{{Script: s, Weight: 1}}, tag: SQLTag, mode: modeOr(mode)}

@@ -188,6 +188,10 @@ type Meta struct {
 	// workload's statements and set-up are written in; empty: every engine
 	// (portable SQL).
 	Engines []string
+	// TextStatements says the workload sends its statements as text,
+	// values in them (pgbench's simple query mode), not as executions of
+	// prepared statements: a counter that sees only those cannot count it.
+	TextStatements bool
 	// DefaultClients is the number of sessions when the user gives none.
 	DefaultClients int
 	// LongStatements says that the workload runs few statements that

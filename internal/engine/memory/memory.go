@@ -739,6 +739,22 @@ func (c *session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 // ExecSQL runs sql once (workload.Execer).
 func (c *session) ExecSQL(ctx context.Context, sql string) error { return c.exec(ctx, sql) }
 
+// ExecText runs a statement sent as text (pgbench.TextConn).
+func (c *session) ExecText(ctx context.Context, sql string) error { return c.exec(ctx, sql) }
+
+// QueryText runs a statement sent as text; the memory server returns no
+// rows, so a script's \gset fails on it as in prepared mode.
+func (c *session) QueryText(ctx context.Context, sql string) ([]string, [][]*string, error) {
+	if err := c.exec(ctx, sql); err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, errors.New(`memory: a statement returns no rows here; \gset and \aset need a real server`)
+}
+
+// Unnamed is a statement sent whole with each execution
+// (pgbench.UnnamedConn); nothing is parsed.
+func (c *session) Unnamed(sql string) workload.Stmt { return stmt{c: c, sql: sql} }
+
 // Close closes the session; its statements fail after.
 func (c *session) Close(ctx context.Context) error {
 	if !c.closed {

@@ -18,6 +18,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -127,16 +128,15 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 // Each observer that records events recorded exactly the statements the
 // driver executed: the logging collector, the stream that waits for its
 // client and the statistics extension block rather than drop. The lossy
-// stream drops, and the count shows it.
+// stream drops, and the count shows it. So in each query mode of a
+// pgbench script.
 func TestEventsRecordedEqualExecuted(t *testing.T) {
-	ctx := context.Background()
 	s := newServer(t)
 	cat, err := observer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	wl, _ := workload.Lookup("credit-top1")
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	counted := 0
 	for _, o := range cat.All("postgres") {
 		if o.Events == nil {
@@ -144,41 +144,75 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 		}
 		counted++
 		t.Run(o.Name, func(t *testing.T) {
-			a, err := s.Apply(ctx, o)
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
+			// The prepared statements of credit-top1, then a pgbench script
+			// in each query mode: a simple query is logged as "statement:",
+			// an extended one as "execute <unnamed>:", a prepared one as
+			// "execute obsbench_N:", and each must be counted.
+			runs := []workload.Meta{wl}
+			for _, m := range pgbench.QueryModes {
+				runs = append(runs, pgbench.SQLMeta(modeScript, "none", m))
 			}
-			defer func() {
-				if err := a.Revert(ctx); err != nil {
-					t.Errorf("Revert: %v", err)
+			for i, w := range runs {
+				got, executed := countedRun(t, s, o, w)
+				what := w.Name
+				if i > 0 {
+					what = "pgbench script, --query-mode " + string(pgbench.QueryModes[i-1])
 				}
-			}()
-			ev, err := a.StartEvents(ctx, wl.Tag)
-			if err != nil || ev == nil {
-				t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
-			}
-			res, err := driver.Run(ctx, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: time.Second}, dial, wl.New())
-			if err != nil {
-				t.Fatalf("driver.Run: %v", err)
-			}
-			got, err := ev.Count(ctx)
-			if err != nil {
-				t.Fatalf("Count: %v", err)
-			}
-			if o.Sink != nil && o.Sink.Lossy {
-				if got >= res.Executed || got == 0 {
-					t.Errorf("events recorded = %d of %d executed; want some, and fewer than executed (a lossy stream read slowly)", got, res.Executed)
+				if o.Sink != nil && o.Sink.Lossy {
+					if got >= executed || got == 0 {
+						t.Errorf("%s: events recorded = %d of %d executed; want some, and fewer than executed (a lossy stream read slowly)", what, got, executed)
+					}
+					continue
 				}
-				return
-			}
-			if got != res.Executed || got == 0 {
-				t.Errorf("events recorded = %d; want %d (statements executed)", got, res.Executed)
+				if got != executed || got == 0 {
+					t.Errorf("%s: events recorded = %d; want %d (statements executed)", what, got, executed)
+				}
 			}
 		})
 	}
 	if counted < 5 {
 		t.Errorf("%d observers with event counters; want at least 5", counted)
 	}
+}
+
+// modeScript is a pgbench script with variables in a select list and a
+// \gset, on no table: it runs in every query mode.
+var modeScript = func() *pgbench.Script {
+	s, err := pgbench.ParseScript("modes.sql", "\\set a random(1, 1000)\nSELECT :a::int + 1;\nSELECT 'row ' || :a::text AS r \\gset\n")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// countedRun applies o, runs w for a second with 4 sessions, counts o's
+// events and reverts it: the events recorded and the statements executed.
+func countedRun(t *testing.T, s *postgres.Server, o observer.Observer, w workload.Meta) (recorded, executed int64) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := s.Apply(ctx, o)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	defer func() {
+		if err := a.Revert(ctx); err != nil {
+			t.Errorf("Revert: %v", err)
+		}
+	}()
+	ev, err := a.StartEvents(ctx, w.Tag)
+	if err != nil || ev == nil {
+		t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+	}
+	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+	res, err := driver.Run(ctx, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: time.Second}, dial, w.New())
+	if err != nil {
+		t.Fatalf("%s: driver.Run: %v", w.Description, err)
+	}
+	got, err := ev.Count(ctx)
+	if err != nil {
+		t.Fatalf("Count: %v", err)
+	}
+	return got, res.Executed
 }
 
 func TestMissingLibraryNamesPackage(t *testing.T) {
