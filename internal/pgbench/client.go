@@ -332,7 +332,7 @@ func (c *Client) PrepareAll(ctx context.Context) error {
 	if c.mode != Prepared {
 		return nil
 	}
-	return c.eachStatement(func(where string, cmd *Command) error {
+	return c.eachStatement(func(cmd *Command) error {
 		_, err := c.prepare(ctx, cmd)
 		return err
 	})
@@ -347,7 +347,7 @@ func (c *Client) Check(ctx context.Context) error {
 	if c.mode == Simple {
 		return nil
 	}
-	return c.eachStatement(func(where string, cmd *Command) error {
+	return c.eachStatement(func(cmd *Command) error {
 		_, err := c.conn.Prepare(ctx, "/* "+c.tag+" */ "+cmd.Text)
 		return err
 	})
@@ -356,7 +356,7 @@ func (c *Client) Check(ctx context.Context) error {
 // eachStatement calls f for every SQL command of the scripts; its error
 // is given the command's file:line, and named a *ModeError when another
 // mode would avoid it.
-func (c *Client) eachStatement(f func(where string, cmd *Command) error) error {
+func (c *Client) eachStatement(f func(cmd *Command) error) error {
 	for _, w := range c.scripts {
 		for i := range w.Script.Commands {
 			cmd := &w.Script.Commands[i]
@@ -364,7 +364,7 @@ func (c *Client) eachStatement(f func(where string, cmd *Command) error) error {
 				continue
 			}
 			where := fmt.Sprintf("%s:%d", w.Script.Name, cmd.Line)
-			if err := f(where, cmd); err != nil {
+			if err := f(cmd); err != nil {
 				var me *ModeError
 				if err = modeError(c.mode, where, err); errors.As(err, &me) {
 					return err
