@@ -169,4 +169,16 @@ func TestQueryModes(t *testing.T) {
 	if s.Environment.QueryMode != "simple" || !strings.Contains(stdout, "workload pgbench (query mode simple)") {
 		t.Errorf("query mode %q; want simple in summary.json and the report:\n%s", s.Environment.QueryMode, stdout)
 	}
+
+	// --dry-run says what the mode sends.
+	dsn, _ := externalServer(t)
+	so.Reset()
+	se.Reset()
+	if code := run(context.Background(), []string{"run", "--dsn", dsn, "--dry-run", "--workload", "pgbench", "--script", file,
+		"--query-mode", "extended", "--observers", "log-statements-file"}, &so, &se); code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(so.String(), "query mode extended: each statement sent with its variables as parameters") {
+		t.Errorf("the dry run does not say the query mode:\n%s", so.String())
+	}
 }
