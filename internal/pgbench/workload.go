@@ -158,9 +158,6 @@ func (w *scripts) Check(ctx context.Context, conn workload.Conn) error {
 	return c.Check(ctx)
 }
 
-// Mode is how the workload's statements reach the server.
-func (w *scripts) Mode() QueryMode { return w.mode }
-
 // Worker makes session's client, with client_id = session, and in
 // prepared mode prepares every statement of its scripts before the run
 // (pgbench -M prepared prepares a script's statements before its first
