@@ -304,7 +304,7 @@ func TestDuetRefusals(t *testing.T) {
 
 // A duet on two managed MariaDB twins: mariadbd and the worker of each in
 // its own group, every statement of the observer's twin in its general
-// log.
+// log. No --method is given: a duet is the default where twins can run.
 func TestDuetMariaDB(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
@@ -315,11 +315,14 @@ func TestDuetMariaDB(t *testing.T) {
 	stop := make(chan struct{})
 	w := watchGroups(dirs, stop)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "duet", "--observers", "general-log-file", "--rounds", "2",
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--observers", "general-log-file", "--rounds", "2",
 		"--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "5", "--out", out}, &stdout, &stderr)
 	close(stop)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if want := "method duet: the observer's server and its twin"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 	for i := range dirs {
 		if !w.comms[i]["mariadbd"] {

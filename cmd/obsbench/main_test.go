@@ -203,7 +203,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "instructions", "--engine", "sqlserver", "--dsn", "sqlserver://u:p@127.0.0.1:1433", "--allow-changes"}, "--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a sqlserver server under the instruction counter"},
 		{[]string{"run", "--method", "instructions", "--duration", "5s"}, "--duration sets timed runs; --method instructions counts a fixed number of statements in one session at a time (--count-statements, --count-warmup)"},
 		{[]string{"run", "--method", "instructions", "--count-statements", "5"}, "--count-statements 5: want 10 to 1000000"},
-		{[]string{"run", "--count-warmup", "10"}, "--count-warmup sets --method instructions' counted runs; --method is auto"},
+		{[]string{"run", "--method", "rounds", "--count-warmup", "10"}, "--count-warmup sets --method instructions' counted runs; --method is rounds"},
 		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},
 		{[]string{"run", "--workload", "pgbench", "--script", "tpcc"}, "--script tpcc: no such file, and not a built-in script (select-only, simple-update, tpcb-like)"},
 		{[]string{"run", "--workload", "pgbench", "--script", "tpcb-like@x"}, `--script tpcb-like@x: invalid weight "x", want a whole number from 0 to 2147483647 after the last @`},
@@ -224,12 +224,12 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--query-mode", "prepared"}, "--query-mode is for --workload pgbench or sql, not credit-top1"},
 		{[]string{"run", "--method", "duet", "--dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset"},
 		{[]string{"run", "--method", "duet", "--dsn", "postgres://x@127.0.0.1:1/db", "--twin-dsn", "postgres://x@127.0.0.1:1/db", "--allow-changes"}, "--twin-dsn names the same server as --dsn: a duet needs two distinct servers"},
-		{[]string{"run", "--twin-dsn", "postgres://x@127.0.0.1:1/db"}, "--twin-dsn is the second server of --method duet"},
+		{[]string{"run", "--method", "auto", "--twin-dsn", "postgres://x@127.0.0.1:1/db"}, "--twin-dsn is the second server of --method duet"},
 		{[]string{"run", "--method", "duet", "--rounds", "5"}, "--rounds 5: a duet takes its phases in pairs, the observer once in each twin: want an even number"},
 		{[]string{"run", "--method", "duet", "--workers", "2"}, "--workers: --method duet drives each twin from a worker process of its own; not with --workers"},
 		{[]string{"run", "--method", "duet", "--standby", "sync"}, "--standby with --method duet: twins with standbys are not supported yet; use --method auto"},
 		{[]string{"run", "--method", "duet", "--twin-cpus", "64"}, "--twin-cpus 64: want more than 0 and at most half of this machine's"},
-		{[]string{"run", "--twin-cpus", "0.5"}, "--twin-cpus is each twin's CPU quota in --method duet"},
+		{[]string{"run", "--method", "auto", "--twin-cpus", "0.5"}, "--twin-cpus is each twin's CPU quota in --method duet"},
 	}
 	var rows []string
 	for _, tt := range tests {

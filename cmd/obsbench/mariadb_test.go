@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -16,15 +17,24 @@ import (
 // alternation (server_audit), one by rounds with a restart
 // (performance_schema), waits and counters collected, events
 // counted, nothing left behind.
+//
+// No --method is given and no cgroup can hold a twin's share here, so the
+// run falls back from the default duet to auto and says why.
 func TestRunMariaDBEndToEnd(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
+	prev := cgroup.Root
+	cgroup.Root = filepath.Join(tmp, "no-cgroups")
+	t.Cleanup(func() { cgroup.Root = prev })
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
 		"--alt-duration", "10s", "--clients", "4", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if want := "method auto, not duet: no usable cgroup"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 	s, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {

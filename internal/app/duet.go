@@ -38,6 +38,36 @@ func (c runConfig) twinCPUs() float64 {
 	return defaultTwinShare * float64(runtime.NumCPU())
 }
 
+// chooseMethod is the method when none is given: a duet where one can
+// run, since its twins feel the machine's drift in the same seconds,
+// where rounds of restarted servers feel it in full (bench/duet:
+// log-filtered-out's whole cost at ±4.2 points by duet against ±23.2 by
+// the default before it, in the same budget, under a drift made on
+// purpose); else auto. why says what kept a duet out ("" for a duet).
+// find is cgroup.Find, a variable for tests.
+func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, why string) {
+	e, _ := engine.Lookup(c.Engine)
+	_, sessions := e.(engine.SessionOpener)
+	switch {
+	case !sessions:
+		return "auto", fmt.Sprintf("the %s engine cannot drive a twin from a worker process", c.Engine)
+	case c.DSN != "" && c.TwinDSN == "":
+		return "auto", "an external server (--dsn) has no twin; give --twin-dsn, a second server with the same dataset, for a duet"
+	case c.Standby != "none" && c.Standby != "":
+		return "auto", "--standby: twins with standbys are not supported yet"
+	case c.Workers > 0:
+		return "auto", "--workers drives one server from several processes"
+	case c.MeasureCollectors:
+		return "auto", "--measure-collectors alternates the wait sampler in one server"
+	case c.Replay.Passes > 0 || c.wl.FixedWork():
+		return "auto", "fixed work (--replay-passes, --blocks) ends at each twin's own time"
+	}
+	if _, err := find(); err != nil {
+		return "auto", err.Error()
+	}
+	return "duet", ""
+}
+
 // checkDuet refuses what --method duet cannot do, and its flags without
 // it.
 func (c runConfig) checkDuet() error {
@@ -114,7 +144,7 @@ func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(s
 // groups; the servers are the caller's.
 func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
 	var closers []func() error
-	closeAll = func() {
+	closeTwins := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			if err := closers[i](); err != nil {
 				logf("%v", err)
@@ -123,7 +153,8 @@ func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgro
 	}
 	defer func() {
 		if err != nil {
-			closeAll()
+			// Not closeAll: a failed return has set it to nil.
+			closeTwins()
 		}
 	}()
 	if err := engine.Prepare(ctx, twin, c.Engine, c.wl, c.ds, logf); err != nil {
@@ -159,7 +190,7 @@ func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgro
 	}
 	tw.Load = loads[1]
 	logf("duet: twins a and b, each with its server and its load held to %.3g CPU (cgroups in %s)", tw.ShareCPUs, h.Dir)
-	return tw, loads[0], closeAll, nil
+	return tw, loads[0], closeTwins, nil
 }
 
 // checkDistinct refuses an external twin that is the first server itself

@@ -50,7 +50,9 @@ func Default() spec.Spec {
 	return spec.Spec{
 		Engine: "postgres", Standby: "none", Workload: "credit-top1",
 		Replay: spec.Replay{Mode: "stress", Speed: 1},
-		Method: "auto", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
+		// Method "" is chosen by the run: duet where it can run, else
+		// auto (chooseMethod).
+		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
 		Alternation: spec.Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
 		Count:       spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup},
 		// DriverThreads is set again for the run's sessions unless given.
@@ -81,6 +83,10 @@ type runConfig struct {
 	scripts []result.Script
 	// files are what the workload read, for workers to read it too.
 	files fileRecorder
+	// methodChosen: no --method was given, and the run chose Method;
+	// methodWhy is what kept a duet out then.
+	methodChosen bool
+	methodWhy    string
 }
 
 // Resolve completes s (the defaults that depend on its workload, a seed,
@@ -114,9 +120,10 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	}
 	var err error
 	read := readFile(os.ReadFile)
-	if c.Workers > 0 || c.Method == "duet" {
+	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
 		// What the workload reads, the workers get with the spec (a
-		// duet drives each twin from a worker).
+		// duet drives each twin from a worker; a method not given may
+		// turn out to be a duet).
 		c.files = fileRecorder{}
 		read = c.files.read
 	}
@@ -146,6 +153,10 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
 		return c, err
 	}
+	if c.Method == "" {
+		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
+		c.methodChosen = true
+	}
 	if c.Method == "duet" {
 		if !c.given["rounds"] && !c.resuming {
 			c.Rounds = defaultDuetPhases
@@ -158,6 +169,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		return c, err
 	}
 	if err := c.checkDuet(); err != nil {
+		if c.methodChosen {
+			return c, usagef("%v (a duet is the default method here; --method auto runs the observers on one server)", err)
+		}
 		return c, err
 	}
 	if err := c.checkCounting(); err != nil {
@@ -363,6 +377,13 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 			return nil, err
 		}
 		defer closeServer(twin, logf)
+	}
+	if c.methodChosen {
+		if c.Method == "duet" {
+			logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
+		} else {
+			logf("method auto, not duet: %s", c.methodWhy)
+		}
 	}
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)

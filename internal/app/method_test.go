@@ -1,0 +1,90 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/spec"
+)
+
+// fakeCgroups makes dir look like a machine with cgroup v1's cpu and
+// cpuacct controllers (what cgroup.Find looks for) and points cgroup.Root
+// at it for the test.
+func fakeCgroups(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{"cpu/cpu.cfs_quota_us", "cpuacct/cpuacct.usage"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("-1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev := cgroup.Root
+	cgroup.Root = dir
+	t.Cleanup(func() { cgroup.Root = prev })
+}
+
+// With no --method, a run is a duet wherever twins can run, and auto
+// otherwise with the reason; a method given is kept.
+func TestMethodChosen(t *testing.T) {
+	const dsn, twin = "host=/nonexistent port=5432 user=x", "host=/nonexistent port=5433 user=x"
+	for _, tt := range []struct {
+		name    string
+		edit    func(*spec.Spec)
+		given   []string
+		noGroup bool
+		want    string
+		why     string // part of the reason for auto; "" for a duet
+	}{
+		{"managed", func(*spec.Spec) {}, nil, false, "duet", ""},
+		{"managed mariadb", func(s *spec.Spec) { s.Engine = "mariadb" }, []string{"engine"}, false, "duet", ""},
+		{"external with its twin", func(s *spec.Spec) { s.DSN, s.TwinDSN = dsn, twin }, []string{"dsn", "twin-dsn"}, false, "duet", ""},
+		{"external alone", func(s *spec.Spec) { s.DSN = dsn }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
+		{"standby", func(s *spec.Spec) { s.Standby = "sync" }, []string{"standby"}, false, "auto", "--standby"},
+		{"workers", func(s *spec.Spec) { s.Workers = 2 }, []string{"workers"}, false, "auto", "--workers"},
+		{"fixed work", func(s *spec.Spec) { s.Workload, s.Params = "dss-mix", map[string]int{"blocks": 1} }, []string{"workload", "blocks"}, false, "auto", "fixed work"},
+		{"no cgroup", func(*spec.Spec) {}, nil, true, "auto", "no usable cgroup"},
+		{"given", func(s *spec.Spec) { s.Method = "rounds" }, []string{"method"}, false, "rounds", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fakeCgroups(t, t.TempDir())
+			if tt.noGroup {
+				cgroup.Root = filepath.Join(dir, "none") // fakeCgroups restores it
+			}
+			s := Default()
+			s.Observers, s.AllowChanges, s.Out = []string{"log-statements-file"}, true, filepath.Join(dir, "out")
+			if tt.name == "managed mariadb" {
+				s.Observers = []string{"general-log-file"}
+			}
+			tt.edit(&s)
+			c, err := Resolve(s, given(append(tt.given, "observers", "allow-changes")...))
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			if c.Method != tt.want || c.methodChosen != (tt.name != "given") || !strings.Contains(c.methodWhy, tt.why) || (tt.why == "") != (c.methodWhy == "") {
+				t.Errorf("method %q (chosen %v, why %q); want %q, why with %q", c.Method, c.methodChosen, c.methodWhy, tt.want, tt.why)
+			}
+			if tt.want == "duet" && (c.Rounds != defaultDuetPhases || c.Duration != defaultDuetDuration) {
+				t.Errorf("a chosen duet runs %d phases of %v; want the duet's defaults", c.Rounds, c.Duration)
+			}
+		})
+	}
+}
+
+// A setting a duet cannot take, given without --method, is refused with a
+// pointer to the method that takes it.
+func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
+	fakeCgroups(t, t.TempDir())
+	s := Default()
+	s.Rounds, s.Out = 5, filepath.Join(t.TempDir(), "out")
+	_, err := Resolve(s, given("rounds"))
+	if err == nil || !strings.Contains(err.Error(), "--rounds 5: a duet takes its phases in pairs") || !strings.Contains(err.Error(), "--method auto") {
+		t.Errorf("Resolve: %v; want the duet's refusal of an odd --rounds, naming --method auto", err)
+	}
+}
