@@ -59,8 +59,8 @@ func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, 
 		return "auto", "--workers drives one server from several processes"
 	case c.MeasureCollectors:
 		return "auto", "--measure-collectors alternates the wait sampler in one server"
-	case c.Replay.Passes > 0 || c.wl.FixedWork():
-		return "auto", "fixed work (--replay-passes, --blocks) ends at each twin's own time"
+	case c.Replay.Passes > 0:
+		return "auto", "--replay-passes: a duet does not replay a capture"
 	}
 	if _, err := find(); err != nil {
 		return "auto", err.Error()
@@ -98,8 +98,8 @@ func (c runConfig) checkDuet() error {
 		return usagef("--measure-collectors alternates the wait sampler in one server; not with --method duet")
 	case c.Standby != "none" && c.Standby != "":
 		return usagef("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
-	case c.Replay.Passes > 0 || c.wl.FixedWork():
-		return usagef("--method duet compares the twins over the same seconds: not with fixed work (--replay-passes, --blocks), where each twin would end at its own time")
+	case c.Replay.Passes > 0:
+		return usagef("--replay-passes with --method duet: a duet does not replay a capture yet; use --method auto")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -47,7 +48,7 @@ func TestMethodChosen(t *testing.T) {
 		{"external alone", func(s *spec.Spec) { s.DSN = dsn }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
 		{"standby", func(s *spec.Spec) { s.Standby = "sync" }, []string{"standby"}, false, "auto", "--standby"},
 		{"workers", func(s *spec.Spec) { s.Workers = 2 }, []string{"workers"}, false, "auto", "--workers"},
-		{"fixed work", func(s *spec.Spec) { s.Workload, s.Params = "dss-mix", map[string]int{"blocks": 1} }, []string{"workload", "blocks"}, false, "auto", "fixed work"},
+		{"fixed work", func(s *spec.Spec) { s.Workload, s.Params = "dss-mix", map[string]int{"blocks": 1} }, []string{"workload", "blocks"}, false, "duet", ""},
 		{"no cgroup", func(*spec.Spec) {}, nil, true, "auto", "no usable cgroup"},
 		{"given", func(s *spec.Spec) { s.Method = "rounds" }, []string{"method"}, false, "rounds", ""},
 	} {
@@ -70,8 +71,12 @@ func TestMethodChosen(t *testing.T) {
 			if c.Method != tt.want || c.methodChosen != (tt.name != "given") || !strings.Contains(c.methodWhy, tt.why) || (tt.why == "") != (c.methodWhy == "") {
 				t.Errorf("method %q (chosen %v, why %q); want %q, why with %q", c.Method, c.methodChosen, c.methodWhy, tt.want, tt.why)
 			}
-			if tt.want == "duet" && (c.Rounds != defaultDuetPhases || c.Duration != defaultDuetDuration) {
-				t.Errorf("a chosen duet runs %d phases of %v; want the duet's defaults", c.Rounds, c.Duration)
+			phase := defaultDuetDuration
+			if c.wl.FixedWork() {
+				phase = time.Hour // fixed work: --duration is only a cap
+			}
+			if tt.want == "duet" && (c.Rounds != defaultDuetPhases || c.Duration != phase) {
+				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, defaultDuetPhases, phase)
 			}
 		})
 	}

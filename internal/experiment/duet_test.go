@@ -10,7 +10,9 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine/memory"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // machineDrift is a machine whose speed jumps between 0.6 and 1.4 every
@@ -145,5 +147,49 @@ func TestDuetTwinFailsBeforePhase(t *testing.T) {
 		if !strings.Contains(err.Error(), "twin b") {
 			t.Errorf("error %q does not name twin b", err)
 		}
+	})
+}
+
+// A duet of fixed work (dss-mix's --blocks): each twin runs the same
+// statements and ends when they are done, the phase when both are; the
+// ratio of their throughputs is the ratio of their times. Under the same
+// drift, slow's cost is found within a point, and each twin ran every
+// statement of its blocks. Only the observer's twin's last few percent
+// run alone, under a drift the other twin no longer shares, so a phase
+// alone is held to 2 points, not to the exact figure of a timed phase.
+func TestDuetFixedWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := memOptions(0, map[string]float64{"slow": 0.05})
+		opts.Drift = machineDrift
+		a, b := memory.New(opts), memory.New(opts)
+		cfg := duetConfig(t, a, b, experiment.MethodDuet)
+		wl, err := workload.Lookup("dss-mix")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Workload, err = wl.WithParams(map[string]int{"blocks": 1}); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Observers = []observer.Observer{baseline, slow}
+		cfg.Driver.Warmup, cfg.Driver.Duration = 0, time.Hour // a cap, as the run sets it for fixed work
+		runs, err := experiment.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := memory.ExpectedOverheadPct(0, 0.05)
+		for _, r := range byCondition(runs)["slow"] {
+			if r.Error != "" || r.Duet == nil {
+				t.Fatalf("phase %d: error %q, duet %v", r.Round, r.Error, r.Duet)
+			}
+			if n := int64(cfg.Driver.Clients * 101); r.Driver.Measured != n || r.Duet.Off.Measured != n {
+				t.Errorf("phase %d: %d and %d statements; want each twin's %d (one block of 101 per session)", r.Round, r.Driver.Measured, r.Duet.Off.Measured, n)
+			}
+			if got := 100 * (1 - r.Driver.Throughput/r.Duet.Off.Throughput); math.Abs(got-want) > 2 {
+				t.Errorf("phase %d: %.2f%% slower than its twin; want %.2f%% within 2 points", r.Round, got, want)
+			}
+		}
+		conds := summarize(t, runs)
+		checkOverhead(t, conds, "slow", want, 2)
+		checkOverhead(t, conds, experiment.AAName, 0, 2)
 	})
 }
