@@ -10,7 +10,7 @@ import (
 // Duet lists how each duet condition's twins used their CPU shares: a
 // twin well under its share waited rather than computed.
 func Duet(w io.Writer, s result.Summary) {
-	any := false
+	any, held := false, false
 	for _, c := range s.Conditions {
 		d := c.Duet
 		if d == nil {
@@ -26,5 +26,13 @@ func Duet(w io.Writer, s result.Summary) {
 		}
 		fmt.Fprintf(w, "  %-28s %3d phases  observer's twin %.2f CPU (throttled %.2fs)  other twin %.2f CPU (throttled %.2fs)\n",
 			c.Name, d.Phases, d.OnCPUs, d.OnThrottledS, d.OffCPUs, d.OffThrottledS)
+		held = held || d.ShareCPUs > 0
+	}
+	if held {
+		// The latency columns are a twin's: a session that finds its
+		// twin's quota spent waits out the rest of the quota's period,
+		// which no observer caused.
+		fmt.Fprintln(w, "  p50/p99 ms are a twin's under its quota: once a twin has used its share of a quota period, its sessions wait for the next one,")
+		fmt.Fprintln(w, "  so p99 holds that wait in both twins alike; --method auto measures latency on a server without a quota")
 	}
 }
