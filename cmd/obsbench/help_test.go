@@ -24,7 +24,7 @@ func TestHelpAndFlagForms(t *testing.T) {
 		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Study 5", "--sessions", "1,2,4,8,16,32",
 			"--method", "alternation", "--reliability-duration", "default 10m0s", "--threshold", "default 5", "--workloads"}, ""},
 		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},
-		{[]string{"study", "targets", "-h"}, exitOK, []string{"--rounds", "10", "--blocks", "--method", "rounds"}, ""},
+		{[]string{"study", "targets", "-h"}, exitOK, []string{"--rounds", "20", "--blocks", "--method", "duet"}, ""},
 		{[]string{"--version"}, exitOK, []string{"obsbench "}, ""},
 		{[]string{"observers", "-v"}, exitOK, []string{"needs a restart: preload pg_stat_statements\n",
 			"--method auto: whole in rounds, and its switchable part (pg_stat_statements.track) by alternation with preload pg_stat_statements pg_stat_statements.track=none extension pg_stat_statements in force on both sides",

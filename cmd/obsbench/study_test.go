@@ -187,14 +187,15 @@ func TestStudyReplay(t *testing.T) {
 // the filtered-out round.
 func TestStudyTargets(t *testing.T) {
 	needServers(t)
+	asWorkers(t) // a duet drives each twin from a worker
 	tmp := privateTemp(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"study", "targets", "--observers", "log-statements-file,log-filtered-out",
-		"--rounds", "2", "--clients", "2", "--seed", "10", "--out", filepath.Join(tmp, "out")}, &stdout, &stderr)
+		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out")}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"Study 3:", "rounds of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
+	for _, want := range []string{"Study 3:", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
 		"not run", "not reproduced: lock acquired/released events"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())

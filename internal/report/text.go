@@ -15,7 +15,12 @@ import (
 func Text(w io.Writer, s result.Summary) error {
 	var parts []string
 	if uses(s, "duet") {
-		parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
+		if longest := longestRun(s); longest > 0 && longest < 0.99*s.Seconds {
+			// Fixed work: each twin ends when its statements are done.
+			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
+		} else {
+			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
+		}
 	}
 	if s.AltSeconds > 0 && uses(s, "alternation") {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))

@@ -256,14 +256,18 @@ func init() {
 		Name: "targets", Engine: "postgres",
 		Title:    "Study 3: what does each kind of target cost under CPU load, and what does a filter that matches nothing save?",
 		Question: "A read-only decision-support mix (dss-mix) keeps the CPU busy; each observer records its events to a different target, lossless or lossy, with more fields per event, or filtered so that it records nothing.",
-		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off",
-		// 10 rounds: the least at which a signed-rank interval over 19
-		// comparisons (Bonferroni) has any confidence. Fixed work, as the
-		// original replayed its workload: one block of dss-mix per session
-		// (about 10 s here). In a timed run the count of statements
-		// depends on how many reports fell in the window, which made 60 s
-		// baseline runs differ by 25% (docs/targets.md).
-		Rounds: 10, Args: []string{"--blocks", "1"},
+		// A duet: the observer's twin against its twin in the same
+		// seconds, where rounds of restarted servers felt the machine's
+		// drift in full (±10-25 points, docs/targets.md). 20 phases: 10
+		// pairs, the least at which a signed-rank interval over the
+		// study's 19 comparisons (Bonferroni) has any confidence. Fixed
+		// work, as the original replayed its workload: one block of
+		// dss-mix per session, a phase ending when both twins are done; in
+		// a timed run the count of statements depends on how many reports
+		// fell in the window. 2 sessions a twin keep its CPU share
+		// saturated, as 8 sessions did 2 cores.
+		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: "off",
+		Rounds: 20, Args: []string{"--blocks", "1"},
 		Matrix: pgTargets, Rows: matrixRows(pgTargets),
 		Unmapped: []string{
 			"lock acquired/released events: PostgreSQL traces locks only when built with LOCK_DEBUG (trace_locks), which Debian's build is not; log_lock_waits records waits longer than deadlock_timeout, which a read-only mix never has",
@@ -294,8 +298,8 @@ func init() {
 		Name: "targets", Engine: "mariadb",
 		Title:    studies["targets/postgres"].Title,
 		Question: studies["targets/postgres"].Question,
-		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off",
-		Rounds: 10, Args: []string{"--blocks", "1"},
+		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: "off",
+		Rounds: 20, Args: []string{"--blocks", "1"}, // as targets/postgres
 		Matrix: mariaTargets, Rows: matrixRows(mariaTargets),
 		Unmapped: []string{
 			"lock acquired/released events: performance_schema times metadata-lock and mutex waits (perf-schema-waits), not each lock taken and released",
