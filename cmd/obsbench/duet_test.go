@@ -160,6 +160,11 @@ func TestDuetManaged(t *testing.T) {
 	if err := summaryschema.Validate(b); err != nil {
 		t.Errorf("summary.json: %v", err)
 	}
+	// The twin is a copy of the first server, made once its dataset was
+	// loaded: the dataset is loaded once.
+	if log := stderr.String(); strings.Count(log, "loading dataset") != 1 || !strings.Contains(log, "pg_basebackup of the server") {
+		t.Errorf("want the dataset loaded once and the twin copied with pg_basebackup:\n%s", log)
+	}
 	for _, want := range []string{"duet of twin servers, 4 phases x 2s", "duet: 2 pairs of phases", "duet twins (each held to"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())

@@ -138,11 +138,12 @@ func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(s
 }
 
 // twinsOf prepares what a duet needs beside its two servers: the twin's
-// dataset (a managed twin loads it as the first did), a CPU group of an
+// dataset when load (a twin started, not copied, loads it as the first
+// did; an external one is only verified), a CPU group of an
 // equal share for each twin (journaled), and a worker process in each
 // group that drives its twin. closeAll stops the workers and removes the
 // groups; the servers are the caller's.
-func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
+func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, load bool, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
 	var closers []func() error
 	closeTwins := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -157,8 +158,10 @@ func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, h cgro
 			closeTwins()
 		}
 	}()
-	if err := engine.Prepare(ctx, twin, c.Engine, c.wl, c.ds, logf); err != nil {
-		return nil, nil, nil, fmt.Errorf("twin: %w", err)
+	if load {
+		if err := engine.Prepare(ctx, twin, c.Engine, c.wl, c.ds, logf); err != nil {
+			return nil, nil, nil, fmt.Errorf("twin: %w", err)
+		}
 	}
 	set, err := cgroup.NewSet(journal.Dir())
 	if err != nil {

@@ -371,8 +371,13 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		return nil, err
 	}
 	defer closeServer(target, logf)
+	// A managed twin is a copy of the first server once its dataset is
+	// loaded, where the engine can copy one; else it is started and loaded
+	// as the first was.
 	var twin engine.Server
-	if c.Method == "duet" {
+	copier, copies := target.(engine.Copier)
+	copyTwin := c.Method == "duet" && c.TwinDSN == "" && copies
+	if c.Method == "duet" && !copyTwin {
 		if twin, err = openTwin(ctx, c, target, logf); err != nil {
 			return nil, err
 		}
@@ -408,6 +413,13 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if err := checkStatements(ctx, target, c.wl); err != nil {
 		return nil, err
 	}
+	if copyTwin {
+		logf("starting the twin server: a copy of the first, dataset included")
+		if twin, err = copier.Copy(ctx, logf); err != nil {
+			return nil, fmt.Errorf("twin: %w", err)
+		}
+		defer closeServer(twin, logf)
+	}
 	ver, err := target.Version(ctx)
 	if err != nil {
 		return nil, err
@@ -442,7 +454,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		Progress: progressPrinter(stderr),
 	}
 	if c.Method == "duet" {
-		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, hier, logf)
+		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, !copyTwin, hier, logf)
 		if err != nil {
 			return nil, err
 		}

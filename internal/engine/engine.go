@@ -137,6 +137,13 @@ type PermissionChecker interface {
 	CheckPermissions(ctx context.Context, observers []observer.Observer) (query string, err error)
 }
 
+// Copier is a managed Server that can start a copy of itself, its files
+// as they are (the dataset loaded, page for page): a duet's twin, which
+// the data then cannot tell apart from the first server.
+type Copier interface {
+	Copy(ctx context.Context, log func(string, ...any)) (Server, error)
+}
+
 // Splitter is an Engine that can tell, from its documentation alone, which
 // part of an observer needs a restart (held) and which a reload switches.
 type Splitter interface {

@@ -194,6 +194,23 @@ type managed struct {
 	m *server.MariaDB
 }
 
+// Copy starts a copy of the server (its data directory, copied while it
+// is stopped): a duet's twin. It has no replica, as a duet has none.
+func (t *managed) Copy(ctx context.Context, log func(string, ...any)) (engine.Server, error) {
+	m, err := t.m.StartCopy(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	c := &managed{m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: log}}
+	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.target = target{srv}
+	return c, nil
+}
+
 // ServerFaults reports writes the server's slow directory refused.
 func (t *managed) ServerFaults() (int64, string) { return t.m.ServerFaults() }
 

@@ -166,6 +166,17 @@ type managed struct {
 	pg *server.Postgres
 }
 
+// Copy starts a copy of the server (pg_basebackup): a duet's twin. It has
+// no standby, as a duet has none.
+func (t *managed) Copy(ctx context.Context, log func(string, ...any)) (engine.Server, error) {
+	pg, err := t.pg.StartCopy(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	return &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: log},
+		target: target{New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}}, nil
+}
+
 // Counters adds the bytes of the server's stderr stream obsbench read: the
 // log volume of observers that write to the stream.
 func (t *managed) Counters(ctx context.Context) (map[string]float64, error) {
