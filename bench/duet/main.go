@@ -1,15 +1,15 @@
 // Command duet measures how finely obsbench resolves an observer's cost by
 // duet (two twin servers driven at once, the observer in one of them)
-// against the default method (the whole cost in rounds of restarted
-// servers, the switchable part by alternation), side by side in one run,
-// optionally under a drift made on purpose: a thread of this process that
-// is busy on one core for a random 3-12 s, then idle for 3-12 s, over and
-// over.
+// against --method auto (the whole cost in rounds of restarted servers,
+// the switchable part by alternation; the default before duet), side by
+// side in one run, optionally under a drift made on purpose: a thread of
+// this process that is busy on one core for a random 3-12 s, then idle
+// for 3-12 s, over and over.
 //
 // Each repetition runs, one after the other:
 //
-//   - auto: obsbench run --observers log-filtered-out,noop (noop changes
-//     nothing: the A/A of rounds), the default method and budget;
+//   - auto: obsbench run --method auto --observers log-filtered-out,noop
+//     (noop changes nothing: the A/A of rounds), auto's default budget;
 //
 //   - duet: obsbench run --method duet --observers log-filtered-out;
 //
@@ -172,7 +172,7 @@ func run(ctx context.Context, c config) error {
 			rep = append(rep, e)
 			return e, nil
 		}
-		if _, err := do("auto", "run", "--observers", "log-filtered-out,noop", "--observer-file", noopFile); err != nil {
+		if _, err := do("auto", "run", "--method", "auto", "--observers", "log-filtered-out,noop", "--observer-file", noopFile); err != nil {
 			return err
 		}
 		if _, err := do("duet", "run", "--method", "duet", "--observers", "log-filtered-out"); err != nil {
@@ -265,7 +265,7 @@ func holds(o *result.OverheadSummary, want float64) string {
 func report(c config, reps [][]experiment, busyMS int64, total time.Duration) error {
 	var w strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# Duet against the default method, side by side\n")
+	p("# Duet against --method auto, side by side\n")
 	w.WriteString(sidebyside.Provenance(c.command))
 	if c.drift {
 		p("- drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of the %s)", 100*float64(busyMS)/float64(total.Milliseconds()), total.Round(time.Minute))
@@ -282,7 +282,7 @@ func report(c config, reps [][]experiment, busyMS int64, total time.Duration) er
 			case "auto":
 				whole, sw := e.condition("log-filtered-out"), e.condition("log-filtered-out (switchable)")
 				aaR, aaA := e.condition("noop"), e.condition("baseline A/A")
-				p("| default (`%s`) | %s | %s | %s | %s | rounds %s; alternation %s |", strings.Join(e.args, " "), e.elapsed.Round(time.Second),
+				p("| auto (`%s`) | %s | %s | %s | %s | rounds %s; alternation %s |", strings.Join(e.args, " "), e.elapsed.Round(time.Second),
 					interval(over(whole)), halfWidth(over(whole)), interval(over(sw)), interval(over(aaR)), interval(over(aaA)))
 			case "duet":
 				whole, aa := e.condition("log-filtered-out"), e.condition("baseline A/A")
