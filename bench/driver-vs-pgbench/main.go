@@ -39,6 +39,7 @@ type config struct {
 	out               string
 	seed              uint64
 	goroutines        bool
+	duet              bool   // both tools at once against twin servers (duet.go)
 	command, postgres string // filled in by run
 }
 
@@ -53,8 +54,13 @@ func main() {
 	flag.StringVar(&c.out, "out", "bench/driver-vs-pgbench/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	flag.BoolVar(&c.goroutines, "goroutines", false, "also run the obsbench driver with a goroutine per session (its mode before event loops) in each round")
+	flag.BoolVar(&c.duet, "duet", false, "run both tools at the same time, each against one of two twin servers held to equal CPU quotas, swapping twins phase by phase (-rounds pairs of phases; default -out RESULT-duet.md)")
+	childDSN := flag.String("child-dsn", "", "(internal) run as the driver of a duet against this server and print the measured run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
+	if c.duet && !isFlagSet("out") {
+		c.out = "bench/driver-vs-pgbench/RESULT-duet.md"
+	}
 	if c.procs == 0 {
 		c.procs = driver.DefaultProcs(c.clients)
 	}
@@ -77,6 +83,18 @@ func main() {
 		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
 	case c.warmup < 0 || c.warmup%time.Second != 0:
 		fail(fmt.Errorf("-warmup %v: want whole seconds", c.warmup))
+	}
+	if *childDSN != "" {
+		if err := runChild(context.Background(), c, *childDSN); err != nil {
+			fail(err)
+		}
+		return
+	}
+	switch {
+	case c.duet && c.goroutines:
+		fail(fmt.Errorf("-duet compares two tools: not with -goroutines"))
+	case c.duet && *cpuprofile != "":
+		fail(fmt.Errorf("-duet runs the obsbench driver in a child process: not with -cpuprofile"))
 	}
 	if c.seed == 0 {
 		c.seed = uint64(time.Now().UnixNano())
@@ -143,6 +161,23 @@ func run(ctx context.Context, c config) error {
 	b := &bench{
 		srv: srv, wl: meta, clients: c.clients, procs: c.procs, warmup: c.warmup, duration: c.duration,
 		pgbenchThreads: min(c.pgbenchThreads, c.clients), pgbench: filepath.Join(bin, "pgbench"), script: script, pg: pg, pmPID: pmPID,
+	}
+	if c.duet {
+		tw, err := sidebyside.StartTwins(ctx, pg, logf)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := tw.Close(); err != nil {
+				logf("%v", err)
+			}
+		}()
+		logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
+		phases, err := runDuet(ctx, c, b, tw)
+		if err != nil {
+			return err
+		}
+		return writeDuetReport(c, sql, phases)
 	}
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 
@@ -243,4 +278,11 @@ func verdict(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
+}
+
+// isFlagSet says whether the flag name was given.
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

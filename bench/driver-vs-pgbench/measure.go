@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -54,7 +55,7 @@ func (b *bench) measure(ctx context.Context, tool string) (sample, error) {
 	runTool := b.runDriver
 	switch tool {
 	case toolPgbench:
-		runTool = b.runPgbench
+		runTool = func(ctx context.Context, d time.Duration, s *sample) error { return b.runPgbench(ctx, b.pg, nil, d, s) }
 	case toolGoroutines:
 		runTool = b.runGoroutines
 	}
@@ -114,17 +115,19 @@ var (
 // (one statement per transaction), the driver's count over the same nominal
 // duration; pgbench's tps, which divides by its own timing without the
 // connection time, is kept for reference.
-func (b *bench) runPgbench(ctx context.Context, d time.Duration, s *sample) error {
+// With group, pgbench runs in it (a duet's twin, -duet), moved there as
+// it starts.
+func (b *bench) runPgbench(ctx context.Context, pg *server.Postgres, group *cgroup.Group, d time.Duration, s *sample) error {
 	cmd := exec.CommandContext(ctx, b.pgbench, "-n", "-M", "prepared", "-f", b.script,
 		"-c", strconv.Itoa(b.clients), "-j", strconv.Itoa(b.pgbenchThreads),
-		"-T", strconv.Itoa(int(d/time.Second)), "-h", b.pg.SocketDir(),
-		"-p", strconv.Itoa(b.pg.Port()), "-U", "postgres", database)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+b.pg.PassFile()) // the managed server's password
+		"-T", strconv.Itoa(int(d/time.Second)), "-h", pg.SocketDir(),
+		"-p", strconv.Itoa(pg.Port()), "-U", "postgres", database)
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+pg.PassFile()) // the managed server's password
 	// Its own process group: Ctrl-C reaches this program, which cancels ctx.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := startIn(cmd, group); err != nil {
 		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
 	}
 	if s == nil {
@@ -161,4 +164,20 @@ func writeScript(sql string) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// startIn runs cmd to its end, in group when there is one (moved there as
+// it starts, before it has connected).
+func startIn(cmd *exec.Cmd, group *cgroup.Group) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if group != nil {
+		if err := group.Add(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return err
+		}
+	}
+	return cmd.Wait()
 }

@@ -1,0 +1,99 @@
+package sidebyside
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+
+	moremath "github.com/aclements/go-moremath/stats"
+
+	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/stats"
+)
+
+// TwinShare is each twin's CPU quota as a share of the machine's CPUs: the
+// share obsbench run --method duet gives its twins.
+const TwinShare = 0.35
+
+// Twins are a managed PostgreSQL and a copy of it (server.StartCopy), each
+// with its processes in a cgroup of its own at an equal CPU quota: a
+// bench's duet, where two tools run at the same time, one against each
+// twin, and swap twins phase by phase (TwinOf), so that the machine's
+// drift falls on both alike and a difference between the twins cancels.
+type Twins struct {
+	PG     [2]*server.Postgres
+	Groups [2]*cgroup.Group
+	set    *cgroup.Set
+}
+
+// StartTwins copies first (already loaded) into a twin and puts each
+// server in its group. Close stops the copy and removes the groups; first
+// stays the caller's.
+func StartTwins(ctx context.Context, first *server.Postgres, logf func(string, ...any)) (*Twins, error) {
+	h, err := cgroup.Find()
+	if err != nil {
+		return nil, err
+	}
+	copy, err := first.StartCopy(ctx, logf)
+	if err != nil {
+		return nil, err
+	}
+	t := &Twins{PG: [2]*server.Postgres{first, copy}}
+	if t.set, err = cgroup.NewSet(journal.Dir()); err != nil {
+		copy.Stop()
+		return nil, err
+	}
+	share := TwinShare * float64(runtime.NumCPU())
+	for i, pg := range t.PG {
+		pid, err := pg.PID()
+		if err == nil {
+			t.Groups[i], err = t.set.Create(h, fmt.Sprintf("%d-bench-twin-%s", os.Getpid(), experiment.TwinNames[i]), share)
+		}
+		if err == nil {
+			err = t.Groups[i].Add(pid)
+		}
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	logf("twins a and b, each held to %.2f CPU", share)
+	return t, nil
+}
+
+// Close removes the groups (their processes go back to the root) and
+// stops the copy.
+func (t *Twins) Close() error {
+	var errs []error
+	if t.set != nil {
+		errs = append(errs, t.set.Close())
+	}
+	return errors.Join(append(errs, t.PG[1].Stop())...)
+}
+
+// TwinOf is the twin the first of two tools runs against in phase (from
+// 1), the other taking the other twin: a, b, b, a, as a duet's observer.
+func TwinOf(phase int) int { return experiment.DuetOn(phase) }
+
+// PairRatios are the geometric means of consecutive phases' ratios (1-2,
+// 3-4, ...): in each pair the first tool ran once against each twin, so a
+// difference between the twins cancels.
+func PairRatios(phases []float64) []float64 {
+	var out []float64
+	for i := 0; i+1 < len(phases); i += 2 {
+		out = append(out, math.Sqrt(phases[i]*phases[i+1]))
+	}
+	return out
+}
+
+// Spread is the median of xs and their coefficient of variation (sample
+// standard deviation over the mean).
+func Spread(xs []float64) (median, cv float64) {
+	return stats.Median(xs), moremath.StdDev(xs) / moremath.Mean(xs)
+}
