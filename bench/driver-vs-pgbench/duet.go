@@ -117,7 +117,7 @@ func (b *bench) runChild(ctx context.Context, self string, c config, tw *sidebys
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := startIn(cmd, tw.Groups[on]); err != nil {
+	if err := sidebyside.RunIn(cmd, tw.Groups[on]); err != nil {
 		return fmt.Errorf("%w\n%s", err, errOut.String())
 	}
 	var r childResult

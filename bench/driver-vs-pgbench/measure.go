@@ -127,7 +127,7 @@ func (b *bench) runPgbench(ctx context.Context, pg *server.Postgres, group *cgro
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := startIn(cmd, group); err != nil {
+	if err := sidebyside.RunIn(cmd, group); err != nil {
 		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
 	}
 	if s == nil {
@@ -164,20 +164,4 @@ func writeScript(sql string) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// startIn runs cmd to its end, in group when there is one (moved there as
-// it starts, before it has connected).
-func startIn(cmd *exec.Cmd, group *cgroup.Group) error {
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	if group != nil {
-		if err := group.Add(cmd.Process.Pid); err != nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-			return err
-		}
-	}
-	return cmd.Wait()
 }

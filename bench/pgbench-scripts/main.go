@@ -27,11 +27,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
@@ -52,6 +54,7 @@ type config struct {
 	command, version       string
 	pgbenchThreads         int
 	states                 time.Duration // sample the backends' states this often (0: not)
+	duet                   bool          // both tools at once against twin servers (duet.go)
 }
 
 // sample is one measured run of one tool.
@@ -80,8 +83,13 @@ func main() {
 	mode := flag.String("query-mode", "prepared", "query mode of both tools: simple, extended or prepared (pgbench -M, obsbench --query-mode)")
 	flag.StringVar(&c.out, "out", "bench/pgbench-scripts/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order and obsbench's clients (default: from the clock)")
+	flag.BoolVar(&c.duet, "duet", false, "run both tools at the same time, each against one of two twin servers held to equal CPU quotas, swapping twins phase by phase (-rounds pairs of phases; default -out RESULT-duet.md)")
+	childDSN := flag.String("child-dsn", "", "(internal) run as obsbench's side of a duet against this server and print the measured run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (obsbench's driver and clients) to this file")
 	flag.Parse()
+	if c.duet && !isFlagSet("out") {
+		c.out = "bench/pgbench-scripts/RESULT-duet.md"
+	}
 	m, err := pgbench.ParseQueryMode(*mode)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgbench-scripts: -query-mode:", err)
@@ -109,6 +117,15 @@ func main() {
 		fail(fmt.Errorf("-rounds, -clients and -scale must be at least 1"))
 	case c.duration < time.Second || c.duration%time.Second != 0 || c.warmup%time.Second != 0:
 		fail(fmt.Errorf("-duration and -warmup: want whole seconds, -duration at least 1s"))
+	}
+	if *childDSN != "" {
+		if err := runChild(context.Background(), c, *childDSN); err != nil {
+			fail(err)
+		}
+		return
+	}
+	if c.duet && (c.states > 0 || *cpuprofile != "") {
+		fail(fmt.Errorf("-duet runs obsbench's side in a child process: not with -states or -cpuprofile"))
 	}
 	if c.seed == 0 {
 		c.seed = uint64(time.Now().UnixNano())
@@ -173,8 +190,7 @@ func run(ctx context.Context, c config) error {
 			perTxn++
 		}
 	}
-	pgbenchArgs := []string{"-n", "-M", string(c.mode), "-b", c.script, "-c", strconv.Itoa(c.clients),
-		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
+	pgbenchArgs := c.pgbenchArgs(pg)
 	pmPID, err := pg.PID()
 	if err != nil {
 		return err
@@ -192,8 +208,24 @@ func run(ctx context.Context, c config) error {
 			return sample{tps: txns / d.Seconds(), clientUS: 1e6 * cpu.Seconds() * float64(perTxn) / float64(res.Executed)}, nil
 		},
 		"pgbench": func(d time.Duration) (sample, error) {
-			return runPgbench(ctx, filepath.Join(bin, "pgbench"), pg.PassFile(), append(pgbenchArgs, "-T", strconv.Itoa(int(d/time.Second))))
+			return runPgbench(ctx, filepath.Join(bin, "pgbench"), pg.PassFile(), nil, append(pgbenchArgs, "-T", strconv.Itoa(int(d/time.Second))))
 		},
+	}
+	if c.duet {
+		tw, err := sidebyside.StartTwins(ctx, pg, logf)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := tw.Close(); err != nil {
+				logf("%v", err)
+			}
+		}()
+		phases, err := runDuet(ctx, c, tw, filepath.Join(bin, "pgbench"))
+		if err != nil {
+			return err
+		}
+		return writeDuetReport(c, perTxn, phases)
 	}
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 	var samples []sample
@@ -275,13 +307,14 @@ var reTPS = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connectio
 
 // runPgbench runs pgbench with args and reads its tps (without the
 // connection time: transactions ÷ the time its clients ran).
-func runPgbench(ctx context.Context, bin, passFile string, args []string) (sample, error) {
+// With group, pgbench runs in it (a duet's twin, -duet).
+func runPgbench(ctx context.Context, bin, passFile string, group *cgroup.Group, args []string) (sample, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+passFile) // the managed server's password
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}              // Ctrl-C reaches this program, which cancels ctx
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := sidebyside.RunIn(cmd, group); err != nil {
 		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
 	}
 	m := reTPS.FindSubmatch(out.Bytes())
@@ -371,4 +404,17 @@ func (t cpuTimes) since(before cpuTimes) float64 {
 		return 0
 	}
 	return (t.idle - before.idle) / (t.total - before.total)
+}
+
+// isFlagSet says whether the flag name was given.
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// pgbenchArgs are pgbench's arguments against pg, but for -T.
+func (c config) pgbenchArgs(pg *server.Postgres) []string {
+	return []string{"-n", "-M", string(c.mode), "-b", c.script, "-c", strconv.Itoa(c.clients),
+		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
 }

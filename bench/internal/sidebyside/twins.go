@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"runtime"
 
 	moremath "github.com/aclements/go-moremath/stats"
@@ -96,4 +97,20 @@ func PairRatios(phases []float64) []float64 {
 // standard deviation over the mean).
 func Spread(xs []float64) (median, cv float64) {
 	return stats.Median(xs), moremath.StdDev(xs) / moremath.Mean(xs)
+}
+
+// RunIn runs cmd to its end, in group when there is one (moved there as it
+// starts, before it has connected to anything).
+func RunIn(cmd *exec.Cmd, group *cgroup.Group) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if group != nil {
+		if err := group.Add(cmd.Process.Pid); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return err
+		}
+	}
+	return cmd.Wait()
 }

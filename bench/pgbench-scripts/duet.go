@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/pgbench"
+)
+
+// In a duet (-duet) both tools run at the same time, each against one of
+// two twin servers (a copy of the first, sidebyside.StartTwins), each twin
+// and its tool held to the same CPU quota, and swap twins phase by phase:
+// a phase's ratio of the tools' transactions/s was measured in the same
+// seconds, so the machine's drift cancels in it. obsbench's side runs in a
+// child process of this program (-child-dsn), so that it can be put in
+// its twin's group.
+
+// childResult is what obsbench's side prints: its measured run.
+type childResult struct {
+	TPS, ClientUS float64
+}
+
+// runChild is the child's whole life: a warm-up run and a measured run of
+// obsbench's pgbench workload against dsn, the measured one printed as
+// JSON.
+func runChild(ctx context.Context, c config, dsn string) error {
+	script, err := pgbench.Builtin(c.script)
+	if err != nil {
+		return err
+	}
+	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed, Mode: c.mode}).
+		WithParams(map[string]int{"scale": c.scale})
+	if err != nil {
+		return err
+	}
+	perTxn := 0
+	for _, cmd := range script.Commands {
+		if cmd.Kind == pgbench.SQL {
+			perTxn++
+		}
+	}
+	srv := postgres.New(dsn, postgres.Options{})
+	dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
+	if c.warmup > 0 {
+		if _, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: c.warmup, Procs: c.procs}, dial, meta.New()); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	t0 := sidebyside.SelfCPU()
+	res, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: c.duration, Procs: c.procs}, dial, meta.New())
+	cpu := sidebyside.SelfCPU() - t0
+	if err != nil {
+		return err
+	}
+	r := childResult{TPS: float64(res.Measured) / float64(perTxn) / c.duration.Seconds(),
+		ClientUS: 1e6 * cpu.Seconds() * float64(perTxn) / float64(res.Executed)}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// duetPhase is one phase: each tool's measured run and the twin obsbench
+// ran against.
+type duetPhase struct {
+	phase     int
+	obsTwin   string
+	obs, peer sample
+}
+
+// runDuet runs 2 x c.rounds phases.
+func runDuet(ctx context.Context, c config, tw *sidebyside.Twins, pgbenchBin string) ([]duetPhase, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
+	var phases []duetPhase
+	for phase := 1; phase <= 2*c.rounds; phase++ {
+		on := sidebyside.TwinOf(phase)
+		p := duetPhase{phase: phase, obsTwin: experiment.TwinNames[on]}
+		var wg sync.WaitGroup
+		var errs [2]error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			p.obs, errs[0] = runObsbenchChild(ctx, self, c, tw, on)
+		}()
+		go func() {
+			defer wg.Done()
+			pg, group := tw.PG[1-on], tw.Groups[1-on]
+			args := c.pgbenchArgs(pg)
+			if c.warmup > 0 {
+				if _, errs[1] = runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.warmup.Seconds())))); errs[1] != nil {
+					return
+				}
+			}
+			p.peer, errs[1] = runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.duration.Seconds()))))
+		}()
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("phase %d, %s: %w", phase, []string{"obsbench", "pgbench"}[i], err)
+			}
+		}
+		phases = append(phases, p)
+		logf("phase %d/%d  obsbench on twin %s %8.0f tps  pgbench %8.0f tps  ratio %.3f", phase, 2*c.rounds, p.obsTwin, p.obs.tps, p.peer.tps, p.obs.tps/p.peer.tps)
+	}
+	return phases, nil
+}
+
+// runObsbenchChild runs this program as obsbench's side against twin on,
+// in its group.
+func runObsbenchChild(ctx context.Context, self string, c config, tw *sidebyside.Twins, on int) (sample, error) {
+	cmd := exec.CommandContext(ctx, self, "-child-dsn", tw.PG[on].DSN(database), "-clients", strconv.Itoa(c.clients),
+		"-scale", strconv.Itoa(c.scale), "-script", c.script, "-query-mode", string(c.mode), "-seed", strconv.FormatUint(c.seed, 10),
+		"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := sidebyside.RunIn(cmd, tw.Groups[on]); err != nil {
+		return sample{}, fmt.Errorf("%w\n%s", err, errOut.String())
+	}
+	var r childResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return sample{}, fmt.Errorf("obsbench's side printed %q: %w", out.String(), err)
+	}
+	return sample{tool: "obsbench", tps: r.TPS, clientUS: r.ClientUS}, nil
+}
+
+// writeDuetReport writes the duet's markdown report to c.out and prints it.
+func writeDuetReport(c config, perTxn int, phases []duetPhase) error {
+	var w strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
+	p("# obsbench's pgbench workload vs pgbench, by duet\n")
+	w.WriteString(sidebyside.Provenance(c.command))
+	p("- server: managed PostgreSQL %s with pgbench -i's tables at scale %d, and a copy of it (pg_basebackup), each with its tool in a cgroup held to %.0f%% of the machine's CPUs", c.version, c.scale, 100*sidebyside.TwinShare)
+	p("- built-in script %s (%d statements per transaction), %d clients each; obsbench: `--workload pgbench --script %s --query-mode %s`, %d driver thread(s); pgbench: `-n -M %s -b %s -j %d`", c.script, perTxn, c.clients, c.script, c.mode, c.procs, c.mode, c.script, c.pgbenchThreads)
+	p("- each phase: both tools at once, each a %v warm-up run then a %v measured run with new sessions, against its twin; obsbench's twin a, b, b, a, ...; %d pairs of phases\n", c.warmup, c.duration, c.rounds)
+	p("transactions/s and client CPU as in the bench's other mode (README); the server's CPU is not split from its tool's in a twin's group, and is not reported.\n")
+	p("| phase | obsbench's twin | obsbench transactions/s | pgbench transactions/s | ratio | obsbench client CPU µs/txn | pgbench client CPU µs/txn |")
+	p("|---:|---|---:|---:|---:|---:|---:|")
+	var ratios, cpu []float64
+	for _, ph := range phases {
+		r := ph.obs.tps / ph.peer.tps
+		p("| %d | %s | %.0f | %.0f | %.3f | %.1f | %.1f |", ph.phase, ph.obsTwin, ph.obs.tps, ph.peer.tps, r, ph.obs.clientUS, ph.peer.clientUS)
+		ratios, cpu = append(ratios, r), append(cpu, ph.obs.clientUS/ph.peer.clientUS)
+	}
+	pairs, cpuPairs := sidebyside.PairRatios(ratios), sidebyside.PairRatios(cpu)
+	med, cv := sidebyside.Spread(pairs)
+	cmed, ccv := sidebyside.Spread(cpuPairs)
+	p("\n| ratio (geometric mean of a phase on each twin) | median of pairs | coefficient of variation over pairs | pairs |")
+	p("|---|---:|---:|---:|")
+	p("| obsbench transactions/s ÷ pgbench transactions/s | **%.3f** | %.1f%% | %d |", med, 100*cv, len(pairs))
+	p("| obsbench client CPU/transaction ÷ pgbench's | %.3f | %.1f%% | %d |", cmed, 100*ccv, len(cpuPairs))
+	if c.rounds < 3 {
+		p("\nOnly %d pair(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
+	}
+	return sidebyside.Publish(c.out, w.String())
+}
