@@ -40,11 +40,9 @@ func (c runConfig) twinCPUs() float64 {
 
 // chooseMethod is the method when none is given: a duet where one can
 // run, since its twins feel the machine's drift in the same seconds,
-// where rounds of restarted servers feel it in full (bench/duet:
-// log-filtered-out's whole cost at ±4.2 points by duet against ±23.2 by
-// the default before it, in the same budget, under a drift made on
-// purpose); else auto. why says what kept a duet out ("" for a duet).
-// find is cgroup.Find, a variable for tests.
+// where rounds of restarted servers feel it in full (bench/duet/README.md
+// has the comparison); else auto. why says what kept a duet out ("" for
+// a duet). find is cgroup.Find.
 func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, why string) {
 	e, _ := engine.Lookup(c.Engine)
 	_, sessions := e.(engine.SessionOpener)
