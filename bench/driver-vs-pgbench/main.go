@@ -58,7 +58,7 @@ func main() {
 	childDSN := flag.String("child-dsn", "", "(internal) run as the driver of a duet against this server and print the measured run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
-	if c.duet && !isFlagSet("out") {
+	if c.duet && !sidebyside.FlagGiven("out") {
 		c.out = "bench/driver-vs-pgbench/RESULT-duet.md"
 	}
 	if c.procs == 0 {
@@ -278,11 +278,4 @@ func verdict(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
-}
-
-// isFlagSet says whether the flag name was given.
-func isFlagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

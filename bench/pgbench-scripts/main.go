@@ -87,7 +87,7 @@ func main() {
 	childDSN := flag.String("child-dsn", "", "(internal) run as obsbench's side of a duet against this server and print the measured run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (obsbench's driver and clients) to this file")
 	flag.Parse()
-	if c.duet && !isFlagSet("out") {
+	if c.duet && !sidebyside.FlagGiven("out") {
 		c.out = "bench/pgbench-scripts/RESULT-duet.md"
 	}
 	m, err := pgbench.ParseQueryMode(*mode)
@@ -404,13 +404,6 @@ func (t cpuTimes) since(before cpuTimes) float64 {
 		return 0
 	}
 	return (t.idle - before.idle) / (t.total - before.total)
-}
-
-// isFlagSet says whether the flag name was given.
-func isFlagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // pgbenchArgs are pgbench's arguments against pg, but for -T.

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -208,4 +209,13 @@ func backendsGone(pm int, database string) bool {
 		}
 	}
 	return true
+}
+
+// FlagGiven says whether the command line gave the flag name (parsed by
+// package flag): a bench whose default depends on another flag keeps a
+// value given.
+func FlagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
