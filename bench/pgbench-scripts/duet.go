@@ -16,7 +16,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/pgbench"
 )
 
 // In a duet (-duet) both tools run at the same time, each against one of
@@ -36,20 +35,9 @@ type childResult struct {
 // obsbench's pgbench workload against dsn, the measured one printed as
 // JSON.
 func runChild(ctx context.Context, c config, dsn string) error {
-	script, err := pgbench.Builtin(c.script)
+	meta, perTxn, err := c.workload()
 	if err != nil {
 		return err
-	}
-	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed, Mode: c.mode}).
-		WithParams(map[string]int{"scale": c.scale})
-	if err != nil {
-		return err
-	}
-	perTxn := 0
-	for _, cmd := range script.Commands {
-		if cmd.Kind == pgbench.SQL {
-			perTxn++
-		}
 	}
 	srv := postgres.New(dsn, postgres.Options{})
 	dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }

@@ -35,6 +35,7 @@ import (
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 const database = "obsbench"
@@ -151,12 +152,7 @@ func logf(format string, args ...any) {
 // run sets up the server, runs the rounds and writes the report; the
 // server is stopped on every return, Ctrl-C included.
 func run(ctx context.Context, c config) error {
-	script, err := pgbench.Builtin(c.script)
-	if err != nil {
-		return err
-	}
-	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed, Mode: c.mode}).
-		WithParams(map[string]int{"scale": c.scale})
+	meta, perTxn, err := c.workload()
 	if err != nil {
 		return err
 	}
@@ -183,12 +179,6 @@ func run(ctx context.Context, c config) error {
 	}
 	if c.version, err = srv.Version(ctx); err != nil {
 		return err
-	}
-	perTxn := 0 // statements per transaction: obsbench counts statements
-	for _, cmd := range script.Commands {
-		if cmd.Kind == pgbench.SQL {
-			perTxn++
-		}
 	}
 	pgbenchArgs := c.pgbenchArgs(pg)
 	pmPID, err := pg.PID()
@@ -410,4 +400,22 @@ func (t cpuTimes) since(before cpuTimes) float64 {
 func (c config) pgbenchArgs(pg *server.Postgres) []string {
 	return []string{"-n", "-M", string(c.mode), "-b", c.script, "-c", strconv.Itoa(c.clients),
 		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
+}
+
+// workload is obsbench's pgbench workload running c's script, and the
+// script's statements per transaction (obsbench counts statements).
+func (c config) workload() (workload.Meta, int, error) {
+	script, err := pgbench.Builtin(c.script)
+	if err != nil {
+		return workload.Meta{}, 0, err
+	}
+	meta, err := pgbench.Meta(pgbench.Options{Scripts: []pgbench.Weighted{{Script: script, Weight: 1}}, Seed: c.seed, Mode: c.mode}).
+		WithParams(map[string]int{"scale": c.scale})
+	perTxn := 0
+	for _, cmd := range script.Commands {
+		if cmd.Kind == pgbench.SQL {
+			perTxn++
+		}
+	}
+	return meta, perTxn, err
 }
