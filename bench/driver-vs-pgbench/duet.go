@@ -57,11 +57,9 @@ func runChild(ctx context.Context, c config, dsn string) error {
 // duetPhase is one phase: each tool's measured run and the twin the
 // obsbench driver ran against.
 type duetPhase struct {
-	phase             int
-	driverTwin        string
-	driver, pgbench   sample
-	driverCPUPerStmt  float64 // µs
-	pgbenchCPUPerStmt float64
+	phase           int
+	driverTwin      string
+	driver, pgbench sample
 }
 
 // ratio is the phase's obsbench statements/s over pgbench's.
