@@ -14,9 +14,12 @@ import (
 // Text writes s as a table with a header line and notes.
 func Text(w io.Writer, s result.Summary) error {
 	var parts []string
+	// Fixed work (a replay once, dss-mix's --blocks): runs ended before
+	// --duration, which only capped them.
+	longest := longestRun(s)
+	fixed := longest > 0 && longest < 0.99*s.Seconds
 	if uses(s, "duet") {
-		if longest := longestRun(s); longest > 0 && longest < 0.99*s.Seconds {
-			// Fixed work: each twin ends when its statements are done.
+		if fixed {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
@@ -26,8 +29,7 @@ func Text(w io.Writer, s result.Summary) error {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
 	}
 	if uses(s, "rounds") || hasRounds(s) {
-		if longest := longestRun(s); longest > 0 && longest < 0.99*s.Seconds {
-			// Fixed work (a replay once): --duration only capped it.
+		if fixed {
 			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {
 			parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
