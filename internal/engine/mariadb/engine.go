@@ -118,7 +118,11 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return nil, err
 	}
-	t := &managed{m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: o.Log}}
+	t, err := newManaged(m, o.Log)
+	if err != nil {
+		m.Stop()
+		return nil, err
+	}
 	if o.WithStandby() {
 		replica, err := m.StartReplica(ctx, server.ReplicaOptions{SemiSync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
@@ -127,13 +131,16 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		t.Companion = replica
 	}
+	return t, nil
+}
+
+// newManaged adapts the managed server m, restarted before every run.
+func newManaged(m *server.MariaDB, log func(string, ...any)) (*managed, error) {
 	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
 	if err != nil {
-		t.Close()
 		return nil, err
 	}
-	t.target = target{srv}
-	return t, nil
+	return &managed{target: target{srv}, m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: log}}, nil
 }
 
 // target adapts a Server to experiment.Target, whose Apply, Dial and
@@ -201,13 +208,11 @@ func (t *managed) Copy(ctx context.Context, log func(string, ...any)) (engine.Se
 	if err != nil {
 		return nil, err
 	}
-	c := &managed{m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: log}}
-	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
+	c, err := newManaged(m, log)
 	if err != nil {
-		c.Close()
+		m.Stop()
 		return nil, err
 	}
-	c.target = target{srv}
 	return c, nil
 }
 

@@ -92,7 +92,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if err != nil {
 		return nil, err
 	}
-	m := &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: o.Log}}
+	m := newManaged(pg, o.Log)
 	if o.WithStandby() {
 		standby, err := pg.StartStandby(ctx, server.StandbyOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
@@ -101,13 +101,18 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		m.Companion = standby
 	}
-	dsn := pg.DSN(engine.Home)
-	if err := CreateDatabase(ctx, dsn); err != nil {
+	if err := CreateDatabase(ctx, pg.DSN(engine.Home)); err != nil {
 		m.Close()
 		return nil, err
 	}
-	m.target = target{New(dsn, Options{Restart: pg.Restart, Host: pg})}
 	return m, nil
+}
+
+// newManaged adapts the managed server pg, restarted before every run;
+// its database (engine.Home) is the caller's to create.
+func newManaged(pg *server.Postgres, log func(string, ...any)) *managed {
+	return &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: log},
+		target: target{New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}}
 }
 
 // target adapts a Server to experiment.Target, whose Apply, Dial and
@@ -173,8 +178,7 @@ func (t *managed) Copy(ctx context.Context, log func(string, ...any)) (engine.Se
 	if err != nil {
 		return nil, err
 	}
-	return &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: log},
-		target: target{New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}}, nil
+	return newManaged(pg, log), nil
 }
 
 // Counters adds the bytes of the server's stderr stream obsbench read: the
