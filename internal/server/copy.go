@@ -19,42 +19,61 @@ func (p *Postgres) StartCopy(ctx context.Context, logf func(string, ...any)) (*P
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
+	c, uid, gid, err := p.newPeer(logf)
 	if err != nil {
 		return nil, err
 	}
-	c := &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: p.password}
 	ok := false
 	defer func() {
 		if !ok {
 			c.Stop()
 		}
 	}()
-	if err := c.writePassFile(uid, gid); err != nil {
-		return nil, err
-	}
-	if c.port, err = freePort(); err != nil {
-		return nil, err
-	}
 	logf("pg_basebackup of the server into %s", c.dataDir)
 	conn := fmt.Sprintf("host=%s port=%d user=postgres passfile=%s", p.base, p.port, c.PassFile())
 	if _, err := c.command(ctx, "pg_basebackup", "-D", c.dataDir, "-X", "stream", "-c", "fast", "--no-sync", "-d", conn); err != nil {
 		return nil, err
 	}
-	// The copy's postgresql.conf is p's, its port and socket included;
-	// these lines come after and win.
-	if err := c.writeConfig(nil); err != nil {
-		return nil, err
-	}
-	if c.stream, err = openLogStream(filepath.Join(c.base, "server.log"), uid, gid); err != nil {
-		return nil, err
-	}
-	if err := c.pgctl(ctx, "start", "-t", "120"); err != nil {
+	if err := c.startCopied(ctx, nil, uid, gid); err != nil {
 		return nil, err
 	}
 	ok = true
 	logf("postgres copy running on 127.0.0.1:%d and %s", c.port, c.base)
 	return c, nil
+}
+
+// newPeer prepares a server that will hold a copy of p's files (a
+// standby, a copy): its private directory, a password file with p's
+// password (the copy has p's roles), and a port of its own. Its data
+// directory is empty; the caller stops it if it fails later.
+func (p *Postgres) newPeer(logf func(string, ...any)) (c *Postgres, uid, gid int, err error) {
+	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	c = &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: p.password}
+	if err = c.writePassFile(uid, gid); err == nil {
+		c.port, err = freePort()
+	}
+	if err != nil {
+		c.Stop()
+		return nil, 0, 0, err
+	}
+	return c, uid, gid, nil
+}
+
+// startCopied starts c once its data directory holds a copy: the copied
+// postgresql.conf is the other server's, its port and socket included, so
+// c's own, and settings, are appended after it and win.
+func (c *Postgres) startCopied(ctx context.Context, settings map[string]string, uid, gid int) error {
+	if err := c.writeConfig(settings); err != nil {
+		return err
+	}
+	var err error
+	if c.stream, err = openLogStream(filepath.Join(c.base, "server.log"), uid, gid); err != nil {
+		return err
+	}
+	return c.pgctl(ctx, "start", "-t", "120")
 }
 
 // StartCopy stops m, copies its data directory into a new managed server

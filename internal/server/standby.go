@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -45,26 +44,20 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
-	if err != nil {
-		return nil, err
-	}
 	// The copy has the primary's roles and password; the standby keeps
 	// its own password file, which pg_basebackup -R names (not the
 	// password) in the connection it writes for the WAL receiver.
-	s := &Standby{Postgres: &Postgres{binDir: p.binDir, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: p.password}, primary: p, sync: opts.Sync}
+	peer, uid, gid, err := p.newPeer(logf)
+	if err != nil {
+		return nil, err
+	}
+	s := &Standby{Postgres: peer, primary: p, sync: opts.Sync}
 	ok := false
 	defer func() {
 		if !ok {
 			s.Stop()
 		}
 	}()
-	if err := s.writePassFile(uid, gid); err != nil {
-		return nil, err
-	}
-	if s.port, err = freePort(); err != nil {
-		return nil, err
-	}
 	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s passfile=%s", p.base, p.port, StandbyName, s.PassFile())
 	if opts.Delay > 0 {
 		logf("standby link: %s", netemStatus(ctx))
@@ -78,20 +71,13 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	if err := s.baseBackup(ctx, conn, logf); err != nil {
 		return nil, err
 	}
-	// The copy's postgresql.conf is the primary's; these lines come after
-	// and win. A short retry interval brings the standby back within a
-	// fraction of a second after the primary restarts (before every run).
-	if err := s.writeConfig(map[string]string{
+	// A short retry interval brings the standby back within a fraction
+	// of a second after the primary restarts (before every run).
+	if err := s.startCopied(ctx, map[string]string{
 		"hot_standby":                 "on",
 		"wal_retrieve_retry_interval": "'100ms'",
 		"cluster_name":                "'" + StandbyName + "'",
-	}); err != nil {
-		return nil, err
-	}
-	if s.stream, err = openLogStream(filepath.Join(s.base, "server.log"), uid, gid); err != nil {
-		return nil, err
-	}
-	if err := s.pgctl(ctx, "start", "-t", "120"); err != nil {
+	}, uid, gid); err != nil {
 		return nil, err
 	}
 	if opts.Sync {
