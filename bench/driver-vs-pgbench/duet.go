@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -67,63 +63,35 @@ func (p duetPhase) ratio() float64 { return p.driver.Rate() / p.pgbench.Rate() }
 
 // runDuet runs 2 x c.rounds phases.
 func runDuet(ctx context.Context, c config, b *bench, tw *sidebyside.Twins) ([]duetPhase, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	var phases []duetPhase
 	for phase := 1; phase <= 2*c.rounds; phase++ {
-		on := sidebyside.TwinOf(phase)
-		p := duetPhase{phase: phase, driverTwin: experiment.TwinNames[on]}
+		p := duetPhase{phase: phase}
 		p.driver.Tool, p.pgbench.Tool = toolDriver, toolPgbench
 		p.driver.Seconds, p.pgbench.Seconds = c.duration.Seconds(), c.duration.Seconds()
-		var wg sync.WaitGroup
-		var errs [2]error
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			errs[0] = b.runChild(ctx, self, c, tw, on, &p.driver)
-		}()
-		go func() {
-			defer wg.Done()
-			pg, group := tw.PG[1-on], tw.Groups[1-on]
+		err := sidebyside.DuetPhase(phase, "pgbench", func(twin int) error {
+			p.driverTwin = experiment.TwinNames[twin]
+			var r childResult
+			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.PG[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
+				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
+			p.driver.Rated, p.driver.Executed, p.driver.ClientCPU = r.Rated, r.Executed, r.ClientCPU
+			return err
+		}, func(twin int) error {
+			pg, group := tw.PG[twin], tw.Groups[twin]
 			if c.warmup > 0 {
-				if errs[1] = b.runPgbench(ctx, pg, group, c.warmup, nil); errs[1] != nil {
-					return
+				if err := b.runPgbench(ctx, pg, group, c.warmup, nil); err != nil {
+					return err
 				}
 			}
-			errs[1] = b.runPgbench(ctx, pg, group, c.duration, &p.pgbench)
-		}()
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("phase %d, %s: %w", phase, []string{toolDriver, toolPgbench}[i], err)
-			}
+			return b.runPgbench(ctx, pg, group, c.duration, &p.pgbench)
+		})
+		if err != nil {
+			return nil, err
 		}
 		phases = append(phases, p)
 		logf("phase %d/%d  obsbench on twin %s %9.0f stmt/s  pgbench %9.0f stmt/s  ratio %.3f",
 			phase, 2*c.rounds, p.driverTwin, p.driver.Rate(), p.pgbench.Rate(), p.ratio())
 	}
 	return phases, nil
-}
-
-// runChild runs this program as a child driver against twin on, in its
-// group, and reads its measured run into s.
-func (b *bench) runChild(ctx context.Context, self string, c config, tw *sidebyside.Twins, on int, s *sample) error {
-	cmd := exec.CommandContext(ctx, self, "-child-dsn", tw.PG[on].DSN(database), "-clients", strconv.Itoa(c.clients),
-		"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := sidebyside.RunIn(cmd, tw.Groups[on]); err != nil {
-		return fmt.Errorf("%w\n%s", err, errOut.String())
-	}
-	var r childResult
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return fmt.Errorf("child driver's output %q: %w", out.String(), err)
-	}
-	s.Rated, s.Executed, s.ClientCPU = r.Rated, r.Executed, r.ClientCPU
-	return nil
 }
 
 // writeDuetReport writes the duet's markdown report to c.out and prints it.

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -67,62 +63,37 @@ type duetPhase struct {
 
 // runDuet runs 2 x c.rounds phases.
 func runDuet(ctx context.Context, c config, tw *sidebyside.Twins, pgbenchBin string) ([]duetPhase, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
 	var phases []duetPhase
 	for phase := 1; phase <= 2*c.rounds; phase++ {
-		on := sidebyside.TwinOf(phase)
-		p := duetPhase{phase: phase, obsTwin: experiment.TwinNames[on]}
-		var wg sync.WaitGroup
-		var errs [2]error
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			p.obs, errs[0] = runObsbenchChild(ctx, self, c, tw, on)
-		}()
-		go func() {
-			defer wg.Done()
-			pg, group := tw.PG[1-on], tw.Groups[1-on]
+		p := duetPhase{phase: phase}
+		err := sidebyside.DuetPhase(phase, "pgbench", func(twin int) error {
+			p.obsTwin = experiment.TwinNames[twin]
+			var r childResult
+			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.PG[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
+				"-scale", strconv.Itoa(c.scale), "-script", c.script, "-query-mode", string(c.mode), "-seed", strconv.FormatUint(c.seed, 10),
+				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
+			p.obs = sample{tool: "obsbench", tps: r.TPS, clientUS: r.ClientUS}
+			return err
+		}, func(twin int) error {
+			pg, group := tw.PG[twin], tw.Groups[twin]
 			args := c.pgbenchArgs(pg)
 			if c.warmup > 0 {
-				if _, errs[1] = runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.warmup.Seconds())))); errs[1] != nil {
-					return
+				if _, err := runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.warmup.Seconds())))); err != nil {
+					return err
 				}
 			}
-			p.peer, errs[1] = runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.duration.Seconds()))))
-		}()
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("phase %d, %s: %w", phase, []string{"obsbench", "pgbench"}[i], err)
-			}
+			var err error
+			p.peer, err = runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.duration.Seconds()))))
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
 		phases = append(phases, p)
 		logf("phase %d/%d  obsbench on twin %s %8.0f tps  pgbench %8.0f tps  ratio %.3f", phase, 2*c.rounds, p.obsTwin, p.obs.tps, p.peer.tps, p.obs.tps/p.peer.tps)
 	}
 	return phases, nil
-}
-
-// runObsbenchChild runs this program as obsbench's side against twin on,
-// in its group.
-func runObsbenchChild(ctx context.Context, self string, c config, tw *sidebyside.Twins, on int) (sample, error) {
-	cmd := exec.CommandContext(ctx, self, "-child-dsn", tw.PG[on].DSN(database), "-clients", strconv.Itoa(c.clients),
-		"-scale", strconv.Itoa(c.scale), "-script", c.script, "-query-mode", string(c.mode), "-seed", strconv.FormatUint(c.seed, 10),
-		"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := sidebyside.RunIn(cmd, tw.Groups[on]); err != nil {
-		return sample{}, fmt.Errorf("%w\n%s", err, errOut.String())
-	}
-	var r childResult
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return sample{}, fmt.Errorf("obsbench's side printed %q: %w", out.String(), err)
-	}
-	return sample{tool: "obsbench", tps: r.TPS, clientUS: r.ClientUS}, nil
 }
 
 // writeDuetReport writes the duet's markdown report to c.out and prints it.

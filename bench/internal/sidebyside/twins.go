@@ -1,13 +1,17 @@
 package sidebyside
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
+	"syscall"
 
 	moremath "github.com/aclements/go-moremath/stats"
 
@@ -78,9 +82,46 @@ func (t *Twins) Close() error {
 	return errors.Join(append(errs, t.PG[1].Stop())...)
 }
 
-// TwinOf is the twin the first of two tools runs against in phase (from
-// 1), the other taking the other twin: a, b, b, a, as a duet's observer.
-func TwinOf(phase int) int { return experiment.DuetOn(phase) }
+// DuetPhase runs one phase of a bench's duet (from 1): obsbench's side
+// against twin experiment.DuetOn(phase) (a, b, b, a, as a duet's
+// observer) and its peer tool against the other, at the same time, each
+// given its twin; the error names the side that failed.
+func DuetPhase(phase int, peerName string, obsbench, peer func(twin int) error) error {
+	on := experiment.DuetOn(phase)
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); errs[0] = obsbench(on) }()
+	go func() { defer wg.Done(); errs[1] = peer(1 - on) }()
+	wg.Wait()
+	for i, side := range []string{"obsbench", peerName} {
+		if errs[i] != nil {
+			return fmt.Errorf("phase %d, %s: %w", phase, side, errs[i])
+		}
+	}
+	return nil
+}
+
+// RunChild runs this program again with args, in group, and decodes the
+// JSON it prints into v: a bench's own side of a duet, in a process that
+// can be put in its twin's group.
+func RunChild(ctx context.Context, group *cgroup.Group, v any, args ...string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which cancels ctx
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := RunIn(cmd, group); err != nil {
+		return fmt.Errorf("%w\n%s", err, errOut.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		return fmt.Errorf("the bench's child printed %q: %w", out.String(), err)
+	}
+	return nil
+}
 
 // PairRatios are the geometric means of consecutive phases' ratios (1-2,
 // 3-4, ...): in each pair the first tool ran once against each twin, so a
