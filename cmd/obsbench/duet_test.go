@@ -140,7 +140,7 @@ func TestDuetManaged(t *testing.T) {
 		if r.Error != "" || r.Method != "duet" || d == nil {
 			t.Fatalf("run %d (%s): method %s, error %q, duet %v", r.Seq, r.Condition, r.Method, r.Error, d)
 		}
-		if want := experiment.TwinNames[experiment.DuetOn(r.Round)]; d.On != want {
+		if want := experiment.TwinNames[experiment.DuetOn(r.Round, experiment.DuetFlipped(3, r.Condition))]; d.On != want {
 			t.Errorf("run %d, round %d: observer in twin %s; want %s", r.Seq, r.Round, d.On, want)
 		}
 		if d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 || math.Abs(d.ShareCPUs-0.35*float64(runtime.NumCPU())) > 1e-9 {

@@ -93,7 +93,7 @@ func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *r
 	if share > 0 {
 		isolation = fmt.Sprintf("each twin held to %.3g CPU", share)
 	}
-	method := fmt.Sprintf("duet: %d pairs of phases, the observer's twin against its twin server in the same seconds, once in each twin (A,B,B,A; %s)", len(tput), isolation)
+	method := fmt.Sprintf("duet: %d pairs of phases, the observer's twin against its twin server in the same seconds, once in each twin (A,B,B,A or B,A,A,B; %s)", len(tput), isolation)
 	if len(tput) == 0 {
 		return &result.OverheadSummary{Verdict: "not measured: no pair of successful phases"}, nil, method, nil, nil
 	}

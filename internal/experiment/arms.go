@@ -56,6 +56,9 @@ type Arm struct {
 	// Measures is whose cost the arm measures: result.MeasuresWhole or
 	// result.MeasuresSwitchable ("" for the baselines).
 	Measures string
+	// Flipped: a duet arm's twins take the observer in the order B, A,
+	// A, B rather than A, B, B, A (DuetOn).
+	Flipped bool
 }
 
 // Arms decides each observer's method. With MethodAuto an observer is

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -46,15 +48,32 @@ type Group interface {
 var TwinNames = [2]string{"a", "b"}
 
 // DuetOn is the twin the observer is in force in at a duet arm's round
-// (from 1): A, B, B, A, then again. Over every four rounds each twin has
-// it twice, and a difference between the twins that drifts linearly
-// cancels too.
-func DuetOn(round int) int {
+// (from 1): A, B, B, A, then again, or B, A, A, B when flipped. Over every
+// four rounds each twin has it twice, and a difference between the twins
+// that drifts linearly cancels too.
+func DuetOn(round int, flipped bool) int {
+	on := 0
 	switch (round - 1) % 4 {
 	case 1, 2:
-		return 1
+		on = 1
 	}
-	return 0
+	if flipped {
+		on = 1 - on
+	}
+	return on
+}
+
+// DuetFlipped draws whether an arm's order starts in twin B, from the
+// seed and the arm's name. Arms share their rounds, so with one order for
+// all, the observer of the phase before would mostly have been in the
+// same twin as the current arm's: whatever it leaves behind in its twin
+// (a log file being written back, a cold cache after its restart) would
+// add to every arm's cost, and to the A/A arm's. Drawn per arm, it falls
+// on either twin as often, and adds to the noise instead.
+func DuetFlipped(seed uint64, arm string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(arm))
+	return rand.New(rand.NewPCG(seed, h.Sum64())).IntN(2) == 1
 }
 
 // duetArms are the arms of a duet experiment: the A/A arm (nothing
@@ -71,6 +90,9 @@ func duetArms(cfg Config) []Arm {
 		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: MethodDuet, Reps: cfg.Rounds, Measures: result.MeasuresWhole})
 	}
 	arms[0].Observer = base
+	for i := range arms {
+		arms[i].Flipped = DuetFlipped(cfg.Seed, arms[i].Name)
+	}
 	return arms
 }
 
@@ -79,7 +101,7 @@ func duetArms(cfg Config) []Arm {
 // each twin placed in its CPU share, then both driven at once. The run
 // returned is the observer's twin's, with the other twin's in Duet.
 func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, error) {
-	on := DuetOn(round)
+	on := DuetOn(round, a.Flipped)
 	base := observer.Observer{Name: observer.Baseline}
 	if i := slices.IndexFunc(cfg.Observers, func(o observer.Observer) bool { return o.Name == observer.Baseline }); i >= 0 {
 		base = cfg.Observers[i]

@@ -87,7 +87,7 @@ func (t *Twins) Close() error {
 // observer) and its peer tool against the other, at the same time, each
 // given its twin; the error names the side that failed.
 func DuetPhase(phase int, peerName string, obsbench, peer func(twin int) error) error {
-	on := experiment.DuetOn(phase)
+	on := experiment.DuetOn(phase, false)
 	var errs [2]error
 	var wg sync.WaitGroup
 	wg.Add(2)

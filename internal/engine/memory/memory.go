@@ -45,7 +45,7 @@
 // costs that depend on the statement or on the number of sessions other
 // than through the capacity limit. An observer's EnableSQL and DisableSQL
 // are not run, and a Reset (a managed server's restart) only empties the
-// schedule.
+// schedule (and starts what Options.Linger leaves for one run).
 package memory
 
 import (
@@ -119,6 +119,11 @@ type Options struct {
 	// same drift at the same moment, as two twins of a duet on one
 	// machine do.
 	Drift func(time.Time) float64
+	// Linger is the fraction of a reverted observer's cost that stays in
+	// its server until the end of the server's next run (through one
+	// Reset): what a real observer can leave behind, a log file still
+	// being written back or a cache its restart emptied.
+	Linger float64
 	// LoseEvents is the fraction of tagged statements an observer's
 	// event counter fails to record, exactly: of n statements,
 	// floor(n*LoseEvents) are lost.
@@ -207,6 +212,8 @@ type Server struct {
 	mu         sync.Mutex
 	slots      []time.Time // when each slot of the schedule is free
 	extra      float64     // the fractions of the observers in force
+	lingering  float64     // what reverted observers left, until the next Reset
+	leftover   float64     // what those of this run leave for the next
 	settings   map[string]string
 	extensions map[string]bool
 	applied    []*applied // in force, in the order applied
@@ -510,6 +517,8 @@ func (s *Server) Reset(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lingering, s.leftover = s.leftover, 0
+	s.sumExtraLocked()
 	now := time.Now()
 	for i := range s.slots {
 		s.slots[i] = now
@@ -580,7 +589,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (experiment.App
 }
 
 func (s *Server) sumExtraLocked() {
-	s.extra = 0
+	s.extra = s.lingering
 	for _, a := range s.applied {
 		s.extra += a.extra
 	}
@@ -660,6 +669,7 @@ func (a *applied) Revert(ctx context.Context) error {
 		return nil
 	}
 	a.reverted = true
+	s.leftover += s.opts.Linger * a.extra
 	if s.opts.Faults.LeaveChanged != a.obs.Name {
 		for name, v := range a.prior {
 			if v == nil {
