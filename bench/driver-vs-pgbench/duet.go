@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -62,7 +63,7 @@ type duetPhase struct {
 func (p duetPhase) ratio() float64 { return p.driver.Rate() / p.pgbench.Rate() }
 
 // runDuet runs 2 x c.rounds phases.
-func runDuet(ctx context.Context, c config, b *bench, tw *sidebyside.Twins) ([]duetPhase, error) {
+func runDuet(ctx context.Context, c config, b *bench, tw *sidebyside.Twins[*server.Postgres]) ([]duetPhase, error) {
 	var phases []duetPhase
 	for phase := 1; phase <= 2*c.rounds; phase++ {
 		p := duetPhase{phase: phase}
@@ -71,12 +72,12 @@ func runDuet(ctx context.Context, c config, b *bench, tw *sidebyside.Twins) ([]d
 		err := sidebyside.DuetPhase(phase, "pgbench", func(twin int) error {
 			p.driverTwin = experiment.TwinNames[twin]
 			var r childResult
-			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.PG[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
+			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.Servers[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
 				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
 			p.driver.Rated, p.driver.Executed, p.driver.ClientCPU = r.Rated, r.Executed, r.ClientCPU
 			return err
 		}, func(twin int) error {
-			pg, group := tw.PG[twin], tw.Groups[twin]
+			pg, group := tw.Servers[twin], tw.Groups[twin]
 			if c.warmup > 0 {
 				if err := b.runPgbench(ctx, pg, group, c.warmup, nil); err != nil {
 					return err

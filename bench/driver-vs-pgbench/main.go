@@ -163,7 +163,7 @@ func run(ctx context.Context, c config) error {
 		pgbenchThreads: min(c.pgbenchThreads, c.clients), pgbench: filepath.Join(bin, "pgbench"), script: script, pg: pg, pmPID: pmPID,
 	}
 	if c.duet {
-		tw, err := sidebyside.StartTwins(ctx, pg, logf)
+		tw, err := sidebyside.StartTwins(ctx, pg, pg.StartCopy, logf)
 		if err != nil {
 			return err
 		}

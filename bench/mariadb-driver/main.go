@@ -34,6 +34,7 @@ type config struct {
 	rounds, clients  int
 	procs            int // obsbench driver threads (event loops)
 	goroutines       bool
+	duet             bool // both tools at once against twin servers (duet.go)
 	duration, warmup time.Duration
 	out              string
 	seed             uint64
@@ -50,10 +51,21 @@ func main() {
 	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	flag.BoolVar(&c.goroutines, "goroutines", false, "also run the obsbench driver with a goroutine per session (its mode before event loops) in each round")
+	flag.BoolVar(&c.duet, "duet", false, "run both tools at the same time, each against one of two twin servers held to equal CPU quotas, swapping twins phase by phase (-rounds pairs of phases; default -out RESULT-duet.md)")
+	childDSN := flag.String("child-dsn", "", "(internal) run as the driver of a duet against this server and print the measured run")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
 	flag.Parse()
+	if c.duet && !sidebyside.FlagGiven("out") {
+		c.out = "bench/mariadb-driver/RESULT-duet.md"
+	}
 	if c.procs == 0 {
 		c.procs = driver.DefaultProcs(c.clients)
+	}
+	if *childDSN != "" {
+		if err := runChild(context.Background(), c, *childDSN); err != nil {
+			fail(err)
+		}
+		return
 	}
 	switch {
 	case c.rounds < 1 || c.clients < 1 || c.procs < 0:
@@ -62,6 +74,10 @@ func main() {
 		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
 	case c.warmup < 0 || c.warmup%time.Second != 0:
 		fail(fmt.Errorf("-warmup %v: want whole seconds", c.warmup))
+	case c.duet && c.goroutines:
+		fail(fmt.Errorf("-duet compares two tools: not with -goroutines"))
+	case c.duet && *cpuprofile != "":
+		fail(fmt.Errorf("-duet runs the obsbench driver in a child process: not with -cpuprofile"))
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -137,6 +153,9 @@ func run(ctx context.Context, c *config) error {
 	if c.version, err = srv.Version(ctx); err != nil {
 		return err
 	}
+	if c.duet {
+		return runDuetBench(ctx, c, sql, m, sysbench)
+	}
 	pid, err := m.PID()
 	if err != nil {
 		return err
@@ -170,6 +189,34 @@ func run(ctx context.Context, c *config) error {
 		}
 	}
 	return writeReport(c, sql, samples)
+}
+
+// runDuetBench copies m into a twin, writes each twin's sysbench files and
+// runs the duet.
+func runDuetBench(ctx context.Context, c *config, sql string, m *server.MariaDB, sysbench string) error {
+	tw, err := sidebyside.StartTwins(ctx, m, m.StartCopy, logf)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := tw.Close(); err != nil {
+			logf("%v", err)
+		}
+	}()
+	var files [2]sysbenchFiles
+	for i, twin := range tw.Servers {
+		if files[i], err = writeSysbenchFiles(sql, twin); err != nil {
+			return err
+		}
+		defer os.RemoveAll(files[i].dir)
+	}
+	b := &bench{clients: c.clients, procs: c.procs, sysbench: sysbench}
+	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
+	phases, err := runDuet(ctx, c, b, tw, files)
+	if err != nil {
+		return err
+	}
+	return writeDuetReport(c, sql, phases)
 }
 
 // The goals of issue 26 (the harness costs less than what it measures).

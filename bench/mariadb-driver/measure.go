@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
@@ -102,13 +103,18 @@ var reEvents = regexp.MustCompile(`(?m)^\s*total number of events:\s+(\d+)`)
 // is one execution of the prepared statement; statements/s is events ÷ d,
 // the driver's count over the same nominal duration.
 func (b *bench) runSysbench(ctx context.Context, d time.Duration, s *sample) error {
-	cmd := exec.CommandContext(ctx, b.sysbench, "--config-file="+b.files.options, b.files.script,
+	return b.runSysbenchIn(ctx, b.files, nil, d, s)
+}
+
+// runSysbenchIn runs sysbench with files (a server's), in group if not nil.
+func (b *bench) runSysbenchIn(ctx context.Context, files sysbenchFiles, group *cgroup.Group, d time.Duration, s *sample) error {
+	cmd := exec.CommandContext(ctx, b.sysbench, "--config-file="+files.options, files.script,
 		"--threads="+strconv.Itoa(b.clients), "--time="+strconv.Itoa(int(d/time.Second)), "run")
 	// Its own process group: Ctrl-C reaches this program, which cancels ctx.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	if err := sidebyside.RunIn(cmd, group); err != nil {
 		return fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
 	}
 	if s == nil {

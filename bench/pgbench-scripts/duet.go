@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // In a duet (-duet) both tools run at the same time, each against one of
@@ -62,7 +63,7 @@ type duetPhase struct {
 }
 
 // runDuet runs 2 x c.rounds phases.
-func runDuet(ctx context.Context, c config, tw *sidebyside.Twins, pgbenchBin string) ([]duetPhase, error) {
+func runDuet(ctx context.Context, c config, tw *sidebyside.Twins[*server.Postgres], pgbenchBin string) ([]duetPhase, error) {
 	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
 	var phases []duetPhase
 	for phase := 1; phase <= 2*c.rounds; phase++ {
@@ -70,13 +71,13 @@ func runDuet(ctx context.Context, c config, tw *sidebyside.Twins, pgbenchBin str
 		err := sidebyside.DuetPhase(phase, "pgbench", func(twin int) error {
 			p.obsTwin = experiment.TwinNames[twin]
 			var r childResult
-			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.PG[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
+			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.Servers[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
 				"-scale", strconv.Itoa(c.scale), "-script", c.script, "-query-mode", string(c.mode), "-seed", strconv.FormatUint(c.seed, 10),
 				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
 			p.obs = sample{tool: "obsbench", tps: r.TPS, clientUS: r.ClientUS}
 			return err
 		}, func(twin int) error {
-			pg, group := tw.PG[twin], tw.Groups[twin]
+			pg, group := tw.Servers[twin], tw.Groups[twin]
 			args := c.pgbenchArgs(pg)
 			if c.warmup > 0 {
 				if _, err := runPgbench(ctx, pgbenchBin, pg.PassFile(), group, append(args, "-T", strconv.Itoa(int(c.warmup.Seconds())))); err != nil {

@@ -202,7 +202,7 @@ func run(ctx context.Context, c config) error {
 		},
 	}
 	if c.duet {
-		tw, err := sidebyside.StartTwins(ctx, pg, logf)
+		tw, err := sidebyside.StartTwins(ctx, pg, pg.StartCopy, logf)
 		if err != nil {
 			return err
 		}

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,8 +99,9 @@ func (w *groupWatch) seen() bool {
 
 // A duet on two managed PostgreSQL twins: each twin's server and worker
 // run in a cgroup of their own that holds an equal CPU quota, the
-// observer swaps twins A,B,B,A, its events are all recorded, and the
-// groups and their journal are gone after the run.
+// observer swaps twins A,B,B,A, its events are all recorded, the wait
+// sampler's own cost is measured by sampling one twin and not the other,
+// and the groups and their journal are gone after the run.
 func TestDuetManaged(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
@@ -111,7 +114,7 @@ func TestDuetManaged(t *testing.T) {
 	w := watchGroups(dirs, stop)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
-		"--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--out", out}, &stdout, &stderr)
+		"--measure-collectors", "--waits", "10ms", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--out", out}, &stdout, &stderr)
 	close(stop)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -132,8 +135,8 @@ func TestDuetManaged(t *testing.T) {
 		t.Errorf("journals left: %v", left)
 	}
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil || len(runs) != 8 {
-		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of the A/A arm and 4 of log-statements-file", len(runs), err)
+	if err != nil || len(runs) != 12 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of the A/A arm, 4 of log-statements-file and 4 of the wait sampler", len(runs), err)
 	}
 	for _, r := range runs {
 		d := r.Duet
@@ -149,6 +152,9 @@ func TestDuetManaged(t *testing.T) {
 		if d.OnCPUs > 1.1*d.ShareCPUs || d.OffCPUs > 1.1*d.ShareCPUs {
 			t.Errorf("run %d: twins used %.2f and %.2f CPUs; the quota is %.2f", r.Seq, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
 		}
+		if r.Waits == nil || r.Waits.Ticks == 0 {
+			t.Errorf("run %d (%s): waits %+v; want the observer's twin sampled", r.Seq, r.Condition, r.Waits)
+		}
 		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
 			t.Errorf("run %d: events %+v; want every statement of the observer's twin recorded", r.Seq, r.Events)
 		}
@@ -159,6 +165,14 @@ func TestDuetManaged(t *testing.T) {
 	}
 	if err := summaryschema.Validate(b); err != nil {
 		t.Errorf("summary.json: %v", err)
+	}
+	var s result.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(s.Conditions, func(c result.ConditionSummary) bool { return c.Name == experiment.CollectorArm }); i < 0 ||
+		s.Conditions[i].Overhead == nil || s.Conditions[i].Overhead.Verdict == "" || !strings.HasPrefix(s.Conditions[i].Method, "duet: 2 pairs") {
+		t.Errorf("conditions %+v; want the wait sampler's cost measured by duet", s.Conditions)
 	}
 	// The twin is a copy of the first server, made once its dataset was
 	// loaded: the dataset is loaded once.
@@ -387,6 +401,9 @@ func TestDuetExternal(t *testing.T) {
 	for _, r := range runs {
 		if r.Error != "" || r.Duet == nil || r.Duet.Off.Throughput <= 0 || r.Duet.OnCPUs <= 0 {
 			t.Fatalf("run %d (%s): error %q, duet %+v", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		if r.Waits == nil || r.Waits.Ticks == 0 {
+			t.Errorf("run %d (%s): waits %+v; want the observer's twin sampled", r.Seq, r.Condition, r.Waits)
 		}
 		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
 			t.Errorf("run %d: events %+v; want every statement of the observer's twin logged", r.Seq, r.Events)

@@ -55,8 +55,6 @@ func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, 
 		return "auto", "--standby: twins with standbys are not supported yet"
 	case c.Workers > 0:
 		return "auto", "--workers drives one server from several processes"
-	case c.MeasureCollectors:
-		return "auto", "--measure-collectors alternates the wait sampler in one server"
 	case c.Replay.Passes > 0:
 		return "auto", "--replay-passes: a duet does not replay a capture"
 	}
@@ -92,8 +90,6 @@ func (c runConfig) checkDuet() error {
 		return usagef("--rounds %d: a duet takes its phases in pairs, the observer once in each twin: want an even number", c.Rounds)
 	case c.Workers > 0:
 		return usagef("--workers: --method duet drives each twin from a worker process of its own; not with --workers")
-	case c.MeasureCollectors:
-		return usagef("--measure-collectors alternates the wait sampler in one server; not with --method duet")
 	case c.Standby != "none" && c.Standby != "":
 		return usagef("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
 	case c.Replay.Passes > 0:

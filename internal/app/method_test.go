@@ -48,6 +48,7 @@ func TestMethodChosen(t *testing.T) {
 		{"external alone", func(s *spec.Spec) { s.DSN = dsn }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
 		{"standby", func(s *spec.Spec) { s.Standby = "sync" }, []string{"standby"}, false, "auto", "--standby"},
 		{"workers", func(s *spec.Spec) { s.Workers = 2 }, []string{"workers"}, false, "auto", "--workers"},
+		{"sampler's cost", func(s *spec.Spec) { s.MeasureCollectors, s.Waits = true, 10*time.Millisecond }, []string{"measure-collectors", "waits"}, false, "duet", ""},
 		{"fixed work", func(s *spec.Spec) { s.Workload, s.Params = "dss-mix", map[string]int{"blocks": 1} }, []string{"workload", "blocks"}, false, "duet", ""},
 		{"no cgroup", func(*spec.Spec) {}, nil, true, "auto", "no usable cgroup"},
 		{"given", func(s *spec.Spec) { s.Method = "rounds" }, []string{"method"}, false, "rounds", ""},

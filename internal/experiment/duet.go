@@ -77,8 +77,9 @@ func DuetFlipped(seed uint64, arm string) bool {
 }
 
 // duetArms are the arms of a duet experiment: the A/A arm (nothing
-// applied in either twin: how far two identical twins fall apart) and
-// each observer whole, each run in cfg.Rounds phases.
+// applied in either twin: how far two identical twins fall apart), each
+// observer whole, and with Probes.MeasureCost the wait sampler (sampling
+// one twin and not the other), each run in cfg.Rounds phases.
 func duetArms(cfg Config) []Arm {
 	var base observer.Observer
 	arms := []Arm{{Name: AAName, Method: MethodDuet, Reps: cfg.Rounds}}
@@ -90,6 +91,9 @@ func duetArms(cfg Config) []Arm {
 		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: MethodDuet, Reps: cfg.Rounds, Measures: result.MeasuresWhole})
 	}
 	arms[0].Observer = base
+	if cfg.Probes.MeasureCost && cfg.Probes.WaitInterval > 0 {
+		arms = append(arms, Arm{Name: CollectorArm, Observer: base, Method: MethodDuet, Reps: cfg.Rounds, Measures: result.MeasuresWhole})
+	}
 	for i := range arms {
 		arms[i].Flipped = DuetFlipped(cfg.Seed, arms[i].Name)
 	}
@@ -120,7 +124,11 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 			c.Target, c.Load = cfg.Twins.Target, cfg.Twins.Load
 		}
 		o := base
-		if i == on && a.Name != AAName {
+		switch {
+		case a.Name == CollectorArm && i != on:
+			c.Probes.WaitInterval = 0 // the sampler's twin is the observer's
+		case a.Name == CollectorArm, a.Name == AAName:
+		case i == on:
 			o = a.Observer
 		}
 		group := cfg.Twins.Groups[i]

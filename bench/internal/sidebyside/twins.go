@@ -18,7 +18,6 @@ import (
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
@@ -26,37 +25,44 @@ import (
 // share obsbench run --method duet gives its twins.
 const TwinShare = 0.35
 
-// Twins are a managed PostgreSQL and a copy of it (server.StartCopy), each
-// with its processes in a cgroup of its own at an equal CPU quota: a
-// bench's duet, where two tools run at the same time, one against each
-// twin, and swap twins phase by phase (TwinOf), so that the machine's
-// drift falls on both alike and a difference between the twins cancels.
-type Twins struct {
-	PG     [2]*server.Postgres
-	Groups [2]*cgroup.Group
-	set    *cgroup.Set
+// Server is a managed server a bench can copy into a twin
+// (server.Postgres, server.MariaDB).
+type Server interface {
+	PID() (int, error)
+	Stop() error
 }
 
-// StartTwins copies first (already loaded) into a twin and puts each
-// server in its group. Close stops the copy and removes the groups; first
-// stays the caller's.
-func StartTwins(ctx context.Context, first *server.Postgres, logf func(string, ...any)) (*Twins, error) {
+// Twins are a managed server and a copy of it (its StartCopy), each with
+// its processes in a cgroup of its own at an equal CPU quota: a bench's
+// duet, where two tools run at the same time, one against each twin, and
+// swap twins phase by phase (DuetPhase), so that the machine's drift falls
+// on both alike and a difference between the twins cancels.
+type Twins[S Server] struct {
+	Servers [2]S
+	Groups  [2]*cgroup.Group
+	set     *cgroup.Set
+}
+
+// StartTwins copies first (already loaded) into a twin with copyOf and
+// puts each server in its group. Close stops the copy and removes the
+// groups; first stays the caller's.
+func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Context, func(string, ...any)) (S, error), logf func(string, ...any)) (*Twins[S], error) {
 	h, err := cgroup.Find()
 	if err != nil {
 		return nil, err
 	}
-	copy, err := first.StartCopy(ctx, logf)
+	second, err := copyOf(ctx, logf)
 	if err != nil {
 		return nil, err
 	}
-	t := &Twins{PG: [2]*server.Postgres{first, copy}}
+	t := &Twins[S]{Servers: [2]S{first, second}}
 	if t.set, err = cgroup.NewSet(journal.Dir()); err != nil {
-		copy.Stop()
+		second.Stop()
 		return nil, err
 	}
 	share := TwinShare * float64(runtime.NumCPU())
-	for i, pg := range t.PG {
-		pid, err := pg.PID()
+	for i, srv := range t.Servers {
+		pid, err := srv.PID()
 		if err == nil {
 			t.Groups[i], err = t.set.Create(h, fmt.Sprintf("%d-bench-twin-%s", os.Getpid(), experiment.TwinNames[i]), share)
 		}
@@ -74,12 +80,12 @@ func StartTwins(ctx context.Context, first *server.Postgres, logf func(string, .
 
 // Close removes the groups (their processes go back to the root) and
 // stops the copy.
-func (t *Twins) Close() error {
+func (t *Twins[S]) Close() error {
 	var errs []error
 	if t.set != nil {
 		errs = append(errs, t.set.Close())
 	}
-	return errors.Join(append(errs, t.PG[1].Stop())...)
+	return errors.Join(append(errs, t.Servers[1].Stop())...)
 }
 
 // DuetPhase runs one phase of a bench's duet (from 1): obsbench's side
@@ -106,11 +112,20 @@ func DuetPhase(phase int, peerName string, obsbench, peer func(twin int) error) 
 // JSON it prints into v: a bench's own side of a duet, in a process that
 // can be put in its twin's group.
 func RunChild(ctx context.Context, group *cgroup.Group, v any, args ...string) error {
+	return RunChildEnv(ctx, group, nil, v, args...)
+}
+
+// RunChildEnv is RunChild with env added to the child's environment: a
+// password, which a command line would show to every account.
+func RunChildEnv(ctx context.Context, group *cgroup.Group, env []string, v any, args ...string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, self, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which cancels ctx
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
