@@ -2,12 +2,16 @@
 // workload it watches, one variant of the sampler at a time, each by
 // obsbench's own method for a collector (obsbench run --measure-collectors:
 // an alternation run that pauses and resumes the sampler in 2–4 s phases,
-// beside an A/A arm), on a managed PostgreSQL that each run starts afresh.
+// beside an A/A arm), on a managed PostgreSQL that each run starts afresh;
+// with -duet, by obsbench run --method duet instead: the sampler on in
+// one twin server and off in the other, at the same time, swapped phase by
+// phase.
 // The variants separate the sampler's parts: its query of
 // pg_stat_activity alone (--kernel-waits=false) and with the /proc look-up
 // of sessions that report no wait.
 //
 //	go run ./bench/collectors [-variants 10ms,10ms-no-kernel,100ms] [-alt-rounds 3] [-alt-duration 60s] [-seed 11]
+//	go run ./bench/collectors -duet [-duet-rounds 16] [-duet-duration 8s] [-variants 10ms] [-seed 11]
 //
 // It writes RESULT.md and, beside it, each variant's text output and
 // summary.json.
@@ -33,6 +37,9 @@ type config struct {
 	variants    []string
 	altRounds   int
 	altDuration time.Duration
+	duet        bool
+	duetRounds  int
+	duetPhase   time.Duration
 	seed        uint64
 	dir         string
 	command     string
@@ -57,6 +64,9 @@ func main() {
 	list := flag.String("variants", "10ms,10ms-no-kernel,100ms", "variants of the sampler to measure, in this order: 10ms, 10ms-no-kernel, 100ms")
 	flag.IntVar(&c.altRounds, "alt-rounds", 3, "alternation runs per arm (obsbench run --alt-rounds)")
 	flag.DurationVar(&c.altDuration, "alt-duration", time.Minute, "length of each alternation run")
+	flag.BoolVar(&c.duet, "duet", false, "measure by obsbench run --method duet (twin servers, the sampler in one) instead of alternation")
+	flag.IntVar(&c.duetRounds, "duet-rounds", 16, "with -duet: phases per arm (obsbench run --rounds; even)")
+	flag.DurationVar(&c.duetPhase, "duet-duration", 8*time.Second, "with -duet: measured length of each phase (obsbench run --duration)")
 	flag.Uint64Var(&c.seed, "seed", 11, "seed of each experiment's phases (the same for every variant)")
 	flag.StringVar(&c.dir, "dir", "bench/collectors", "where RESULT.md and the outputs go")
 	flag.Parse()
@@ -66,6 +76,10 @@ func main() {
 			os.Exit(2)
 		}
 		c.variants = append(c.variants, v)
+	}
+	if c.duet && (c.duetRounds < 2 || c.duetRounds%2 != 0) {
+		logf("-duet-rounds %d: want an even number, at least 2", c.duetRounds)
+		os.Exit(2)
 	}
 	c.command = "go run ./bench/collectors " + strings.Join(os.Args[1:], " ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -98,8 +112,7 @@ func run(ctx context.Context, c config) error {
 	for _, name := range c.variants {
 		v := variants[name]
 		out := filepath.Join(tmp, name)
-		args := append([]string{"run", "--observers", "baseline", "--measure-collectors", "--method", "alternation",
-			"--alt-duration", c.altDuration.String(), "--alt-rounds", fmt.Sprint(c.altRounds), "--seed", fmt.Sprint(c.seed)}, v.flags...)
+		args := append(c.methodArgs(), v.flags...)
 		logf("%s: obsbench %s", name, strings.Join(args, " "))
 		cmd := exec.CommandContext(ctx, exe, append(args, "--out", out)...)
 		var text strings.Builder
@@ -139,6 +152,24 @@ func run(ctx context.Context, c config) error {
 	return report(c, ms)
 }
 
+// methodArgs are the obsbench run arguments of every variant but its
+// sampler's flags.
+func (c config) methodArgs() []string {
+	args := []string{"run", "--observers", "baseline", "--measure-collectors", "--seed", fmt.Sprint(c.seed)}
+	if c.duet {
+		return append(args, "--method", "duet", "--rounds", fmt.Sprint(c.duetRounds), "--duration", c.duetPhase.String())
+	}
+	return append(args, "--method", "alternation", "--alt-duration", c.altDuration.String(), "--alt-rounds", fmt.Sprint(c.altRounds))
+}
+
+// what says how each variant was measured.
+func (c config) what() string {
+	if c.duet {
+		return fmt.Sprintf("`obsbench %s`: twin servers, each with its load held to an equal CPU quota; the sampler in one twin and not the other, swapped phase by phase, %d phases of %v per arm", strings.Join(c.methodArgs(), " "), c.duetRounds, c.duetPhase)
+	}
+	return fmt.Sprintf("`obsbench %s`, %d runs of %v per arm (the same phases for every variant)", strings.Join(c.methodArgs(), " "), c.altRounds, c.altDuration)
+}
+
 func interval(pct, lo, hi float64) string { return fmt.Sprintf("%.1f [%.1f, %.1f]", pct, lo, hi) }
 
 // Issue 26's goal for a collector: at most 0.5% of throughput, its
@@ -165,8 +196,12 @@ func report(c config, ms []measured) error {
 	p("# What obsbench's wait sampler costs\n")
 	w.WriteString(sidebyside.Provenance(c.command))
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
-	p("- each variant: `obsbench run --observers baseline --measure-collectors --method alternation`, %d runs of %v per arm, seed %d (the same phases for every variant)", c.altRounds, c.altDuration, c.seed)
-	p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+	p("- each variant: %s, with the variant's flags", c.what())
+	if c.duet {
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from pairs of phases of the sampling twin against the other in the same seconds; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+	} else {
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+	}
 	p("| variant | what it does | throughput overhead %% [95%% CI] | goal | server CPU/stmt Δ%% [CI] | sampler's backend, %% of machine | A/A overhead %% [CI] | A/A server CPU/stmt Δ%% [CI] |")
 	p("|---|---|---:|---|---:|---:|---:|---:|")
 	for _, m := range ms {
@@ -176,7 +211,7 @@ func report(c config, ms []measured) error {
 	}
 	p("\nEach variant's text output and summary.json are beside this file (`output-VARIANT.txt`, `summary-VARIANT.json`).")
 	p("What the figures mean, and what was tried: `bench/collectors/README.md`.")
-	if c.altRounds < 3 {
+	if !c.duet && c.altRounds < 3 {
 		p("\nOnly %d run(s) per arm: a smoke test, not a measurement (use 3 or more).", c.altRounds)
 	}
 	return sidebyside.Publish(filepath.Join(c.dir, "RESULT.md"), w.String())

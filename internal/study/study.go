@@ -65,6 +65,11 @@ type Study struct {
 // can tell.
 const aaTarget = "nothing (A/A: the baseline again)"
 
+// duetAA is a duet's own A/A arm (experiment.AAName): nothing in either
+// twin. A study by duet places it in its A/A cell rather than running the
+// baseline a second time as baseline-again, which would only repeat it.
+const duetAA = "baseline A/A"
+
 // Cell is one observer of study 3's matrix.
 type Cell struct {
 	Target, Variant, Observer string
@@ -117,7 +122,7 @@ type Row struct {
 func (s Study) Observers() []string {
 	var out []string
 	for _, r := range s.Rows {
-		if r.Observer != "baseline" {
+		if r.Observer != "baseline" && r.Observer != duetAA {
 			out = append(out, r.Observer)
 		}
 	}
@@ -232,7 +237,7 @@ func init() {
 
 func init() {
 	pgTargets := []Cell{
-		{aaTarget, VariantAsIs, "baseline-again"},
+		{aaTarget, VariantAsIs, duetAA},
 		{"statement log, file", VariantAsIs, "log-statements-file"},
 		{"statement log, file", VariantMoreFields, "log-statements-prefix"},
 		{"statement log, file", VariantFilteredOut, "log-filtered-out"},
@@ -277,7 +282,7 @@ func init() {
 		},
 	}
 	mariaTargets := []Cell{
-		{aaTarget, VariantAsIs, "baseline-again"},
+		{aaTarget, VariantAsIs, duetAA},
 		{"statement log, file", VariantAsIs, "general-log-file"},
 		{"statement log, file", VariantMoreFields, "slow-log-all"},
 		{"statement log, file", VariantFilteredOut, "slow-log-filtered-out"},
