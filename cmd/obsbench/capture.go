@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/obsbench/obsbench/internal/app"
@@ -31,10 +30,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	apps := fs.String("app", "", "keep only sessions of these application names (comma-separated; PostgreSQL)")
 	exUsers := fs.String("exclude-user", "obsbench_system", "drop sessions of these users (comma-separated); obsbench's managed server samples as obsbench_system")
 	exApps := fs.String("exclude-app", "", "drop sessions of these application names (comma-separated; PostgreSQL)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s [flags] LOG... (files, or directories of *.csv, *.json or *.log files)\n", fs.Name())
-		fs.PrintDefaults()
-	}
+	helpUsage(fs, "capture")
 	logs, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,8 +20,10 @@ func TestHelpAndFlagForms(t *testing.T) {
 		out  []string // in standard output
 		err  string   // in standard error
 	}{
-		{[]string{"run", "-h"}, exitOK, []string{"Usage of obsbench run", "-alt-duration", "--counters=false turns it off"}, ""},
-		{[]string{"report", "--help"}, exitOK, []string{"Usage of obsbench report", "-format"}, ""},
+		{[]string{"run", "-h"}, exitOK, []string{"usage: obsbench run", "--alt-duration", "--counters=false turns it off"}, ""},
+		{[]string{"help", "run"}, exitOK, []string{"usage: obsbench run", "Examples:", "Method and time:\n  --method"}, ""},
+		{[]string{"report", "--help"}, exitOK, []string{"usage: obsbench report [--format FORMAT] DIR", "--format"}, ""},
+		{[]string{"help", "study"}, exitOK, []string{"usage: obsbench study <name>"}, ""},
 		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Study 5", "--sessions", "1,2,4,8,16,32",
 			"--method", "alternation", "--reliability-duration", "default 10m0s", "--threshold", "default 5", "--workloads"}, ""},
 		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},
@@ -53,6 +56,39 @@ func TestHelpAndFlagForms(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), tt.err) {
 			t.Errorf("%v: standard error %q; want %q", tt.args, stderr.String(), tt.err)
+		}
+	}
+}
+
+// Each command's help is what testdata/help/COMMAND.txt holds (go test
+// -update rewrites them), and every flag of run is in one of its groups.
+func TestHelpGolden(t *testing.T) {
+	for name := range helps {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"help", name}, &stdout, &stderr); code != exitOK {
+			t.Errorf("help %s: exit %d\n%s", name, code, stderr.String())
+			continue
+		}
+		got := stdout.String()
+		if !strings.HasPrefix(got, "usage: obsbench "+name) || !strings.Contains(got, strings.Join(wrap(helps[name].summary, 76), "\n")) {
+			t.Errorf("help %s does not start with its usage and what it does:\n%s", name, got)
+		}
+		if name == "run" && strings.Contains(got, "Other flags:") {
+			t.Errorf("help run has flags in no group:\n%s", got[strings.Index(got, "Other flags:"):])
+		}
+		path := filepath.Join("testdata", "help", name+".txt")
+		if *updateDocs {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test -run TestHelpGolden -update writes it)", err)
+		}
+		if got != string(want) {
+			t.Errorf("help %s differs from %s (go test -run TestHelpGolden -update rewrites it):\n%s", name, path, got)
 		}
 	}
 }

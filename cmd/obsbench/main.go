@@ -58,7 +58,8 @@ commands:
   observers   list the observer catalog
   version     print the version
 
-'obsbench <command> -h' lists a command's flags.
+'obsbench help <command>' (or 'obsbench <command> -h') says what a command
+does, with examples, and lists its flags.
 `
 
 // run is the whole CLI, callable from tests with its own output streams.
@@ -83,14 +84,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "inspect":
 		err = inspectCmd(ctx, args[1:], stdout, stderr)
 	case "worker":
-		err = workerCmd(ctx, args[1:], stderr)
+		err = workerCmd(ctx, args[1:], stdout, stderr)
 	case "calibrate":
 		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":
 		err = observersCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	case "-h", "-help", "--help", "help":
+	case "help":
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "-h"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
 		err = usagef("unknown command %q\n%s", args[0], usage)

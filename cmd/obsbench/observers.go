@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/obsbench/obsbench/internal/suggest"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -96,6 +98,7 @@ func loadCatalog(file string) (*observer.Catalog, error) {
 
 func observersCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
+	helpUsage(fs, "observers")
 	name := fs.String("engine", "postgres", "engine whose observers to list")
 	file := fs.String("observer-file", "", "YAML file with more observers (same schema as the catalog)")
 	verbose := fs.Bool("v", false, "also show, per observer, the settings it changes, what needs a restart, how --method auto measures it and whether it runs on an external (--dsn) server")
@@ -131,6 +134,30 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	return tw.Flush()
 }
 
+// undefinedFlag is how the flag package reports a flag it does not know.
+var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+
+// unknownFlag names the flag nearest to name and where the command's
+// flags are listed.
+func unknownFlag(fs *flag.FlagSet, name string) error {
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	msg := fmt.Sprintf("unknown flag --%s", name)
+	if s := suggest.Closest(name, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean --%s?)", s)
+	}
+	return fmt.Errorf("%s; '%s -h' lists its flags", msg, fs.Name())
+}
+
+// durationWant says what a duration flag wants, for a value that is not
+// one: a number without its unit gets the unit suggested.
+func durationWant(value string) string {
+	if _, err := strconv.ParseFloat(value, 64); err == nil {
+		return fmt.Sprintf("want a duration with its unit, e.g. %ss, %sms or %sm", value, value, value)
+	}
+	return "want a duration such as 500ms, 30s, 5m or 1h30m"
+}
+
 // invalidValue is how the flag package reports a value it cannot parse.
 var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.*)$`)
 
@@ -138,6 +165,9 @@ var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.
 // obsbench's other errors (--name "value": why), with the parser's reason,
 // which the flag package reduces to "parse error".
 func flagError(fs *flag.FlagSet, err error) error {
+	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		return unknownFlag(fs, m[1])
+	}
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
@@ -147,9 +177,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 		if g, ok := f.Value.(flag.Getter); ok {
 			switch g.Get().(type) {
 			case time.Duration:
-				if _, perr := time.ParseDuration(value); perr != nil {
-					why = perr.Error()
-				}
+				why = durationWant(value)
 			case int, int64, uint64, uint:
 				why = "want a whole number"
 			case float64:

@@ -99,7 +99,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 			return nil
 		})
 	}
-	fs.BoolVar(&s.MeasureCollectors, "measure-collectors", s.MeasureCollectors, "add an arm that switches the wait sampler on and off on an alternation schedule: the collector's own overhead (--waits defaults to 10ms then)")
+	fs.BoolVar(&s.MeasureCollectors, "measure-collectors", s.MeasureCollectors, "add an arm that measures the wait sampler's own overhead (--waits defaults to 10ms then): by duet, the sampler in one twin and not the other; otherwise an alternation that pauses and resumes it")
 }
 
 // defaultOf is a usage's default note for a flag.Func, which the flag
@@ -142,6 +142,7 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, gi
 	s.Params = cloneParams(base.Params)
 	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	helpUsage(fs, "run")
 	runFlags(fs, &s)
 	fs.Bool("dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
 	for _, x := range extra {

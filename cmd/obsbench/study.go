@@ -119,6 +119,7 @@ func wantsHelp(args []string) bool {
 // calibrateCmd checks that obsbench recovers a known overhead.
 func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
+	helpUsage(fs, "calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := app.CalibrateOptions{}
 	fs.DurationVar(&o.AltDuration, "alt-duration", app.Default().Alternation.Duration, "measured time of each alternation run")
@@ -163,6 +164,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // reportCmd renders the report of a finished (or interrupted) experiment.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
+	helpUsage(fs, "report")
 	format := fs.String("format", "html", "html (writes DIR/report.html), or text, json, csv, benchstat on standard output")
 	rest, err := parseInterspersed(fs, args, stdout)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/obsbench/obsbench/internal/suggest"
 	"os"
 	"regexp"
 	"sort"
@@ -89,7 +90,7 @@ func (c *Catalog) Lookup(engine, name string) (Observer, error) {
 		return o, nil
 	}
 	known := c.Names(engine)
-	return Observer{}, &UnknownError{Engine: engine, Name: name, Suggestion: closest(name, known), Known: known}
+	return Observer{}, &UnknownError{Engine: engine, Name: name, Suggestion: suggest.Closest(name, known), Known: known}
 }
 
 // All returns engine's observers, baseline first, then by name.
@@ -249,36 +250,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// closest returns the known name nearest to name by edit distance, when it
-// is near enough to be a plausible typo.
-func closest(name string, known []string) string {
-	best, bestD := "", len(name)/2+2
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestD || (strings.HasPrefix(k, name) && best == "") {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

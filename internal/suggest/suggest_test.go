@@ -1,0 +1,19 @@
+package suggest
+
+import "testing"
+
+func TestClosest(t *testing.T) {
+	known := []string{"duration", "dsn", "observers", "observer-file", "warmup", "waits"}
+	for _, tt := range []struct{ name, want string }{
+		{"duraton", "duration"},
+		{"observer", "observers"},
+		{"obs", "observers"}, // a prefix
+		{"warmpu", "warmup"},
+		{"frobnicate", ""},
+		{"dns", "dsn"},
+	} {
+		if got := Closest(tt.name, known); got != tt.want {
+			t.Errorf("Closest(%q) = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+}
