@@ -77,10 +77,10 @@ func TestRecordedSummariesValidate(t *testing.T) {
 	}
 }
 
-// Every key of summary.json that the README lists is in the schema, and
-// every key in the schema is listed.
-func TestREADMEListsEveryKey(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+// Every key of summary.json that docs/usage.md lists is in the schema,
+// and every key in the schema is listed.
+func TestDocsListEveryKey(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "usage.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestREADMEListsEveryKey(t *testing.T) {
 	start := strings.Index(text, "- `OUT/summary.json`")
 	end := strings.Index(text[start:], "\n- ")
 	if start < 0 || end < 0 {
-		t.Fatal("README has no `OUT/summary.json` item")
+		t.Fatal("docs/usage.md has no `OUT/summary.json` item")
 	}
 	listed := map[string]bool{}
 	word := regexp.MustCompile(`[a-z][a-z0-9_]*`)
@@ -107,13 +107,13 @@ func TestREADMEListsEveryKey(t *testing.T) {
 	}
 	for _, k := range keys {
 		if !listed[k] {
-			t.Errorf("summary.json key %q is not listed in the README", k)
+			t.Errorf("summary.json key %q is not listed in docs/usage.md", k)
 		}
 	}
 	values := []string{"whole", "switchable", "part", "runs", "on", "phases", "name", "per", "second"}
 	for k := range listed {
 		if !slices.Contains(keys, k) && !slices.Contains(values, k) {
-			t.Errorf("the README lists %q, which summary.json has no key for", k)
+			t.Errorf("docs/usage.md lists %q, which summary.json has no key for", k)
 		}
 	}
 }
