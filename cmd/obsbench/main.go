@@ -12,14 +12,44 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build); otherwise fromBuild reads it from what the go command recorded.
+var version = ""
+
+// fromBuild is the version the go command recorded in the binary: the
+// module's version when installed as module@version, else the commit it
+// was built from (with -dirty for uncommitted changes), else "dev".
+func fromBuild() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	return rev[:min(12, len(rev))] + dirty
+}
 
 // Exit codes.
 const (
@@ -64,6 +94,9 @@ does, with examples, and lists its flags.
 
 // run is the whole CLI, callable from tests with its own output streams.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if version == "" {
+		version = fromBuild()
+	}
 	app.Version = version
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)

@@ -52,6 +52,11 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	os.WriteFile(filepath.Join(used, "results.jsonl"), []byte("{}\n"), 0o644)
 	bad := filepath.Join(tmp, "bad.yaml")
 	os.WriteFile(bad, []byte("- name: x\n  engine: postgres\n  description: d\n  setings: {}\n"), 0o644)
+	summaryOnly := filepath.Join(tmp, "summary-only")
+	os.MkdirAll(summaryOnly, 0o755)
+	if b, err := os.ReadFile(filepath.Join("..", "..", "internal", "report", "testdata", "run-mariadb", "summary.json")); err == nil {
+		os.WriteFile(filepath.Join(summaryOnly, "summary.json"), b, 0o644)
+	}
 	badFile := func(name, body string) string {
 		p := filepath.Join(tmp, name)
 		os.WriteFile(p, []byte(body), 0o644)
@@ -166,6 +171,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--observer-file", xeBad}, xeBad + `:4:3: retention "NO_LOSS" is not one of ALLOW_SINGLE_EVENT_LOSS, ALLOW_MULTIPLE_EVENT_LOSS, NO_EVENT_LOSS`},
 		{[]string{"run", "--observer-file", xeOnPG}, xeOnPG + ":4:3: xe: (an Extended Events session) is for engine sqlserver"},
 		{[]string{"study"}, "name a study (obsbench study list)"},
+		{[]string{"report", "--format", "benchstat", summaryOnly}, "--format benchstat prints each run, from " + summaryOnly + "/results.jsonl, which is not there; --format text, json or csv print the summary"},
 		{[]string{"run", "--format", "xml"}, `--format "xml": want one of text, json, csv, benchstat`},
 		{[]string{"run", "--max-overhead", "-5"}, "--max-overhead -5: want a percentage from 0 to 100"},
 		{[]string{"report"}, "usage: obsbench report DIR"},

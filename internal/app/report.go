@@ -103,8 +103,12 @@ func Report(dir, format string, stdout io.Writer) error {
 	if err != nil {
 		return usagef("%v (give a results directory of obsbench run or study)", err)
 	}
-	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	runsPath := filepath.Join(dir, "results.jsonl")
+	runs, err := result.ReadRuns(runsPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && format == "benchstat":
+		return usagef("--format benchstat prints each run, from %s, which is not there; --format text, json or csv print the summary", runsPath)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return err
 	}
 	if format != "html" {
