@@ -107,7 +107,7 @@ func Report(dir, format string, stdout io.Writer) error {
 	runs, err := result.ReadRuns(runsPath)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && format == "benchstat":
-		return usagef("--format benchstat prints each run, from %s, which is not there; --format text, json or csv print the summary", runsPath)
+		return usagef("--format benchstat prints each run, from %s, which is not there; --format text, markdown, json or csv print the summary", runsPath)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return err
 	}

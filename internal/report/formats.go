@@ -12,13 +12,15 @@ import (
 )
 
 // Formats are the output formats of a report on standard output.
-var Formats = []string{"text", "json", "csv", "benchstat"}
+var Formats = []string{"text", "markdown", "json", "csv", "benchstat"}
 
 // Write writes s (and, for benchstat, its runs) in format.
 func Write(w io.Writer, format string, s result.Summary, runs []result.Run) error {
 	switch format {
 	case "text":
 		return Text(w, s)
+	case "markdown":
+		return Markdown(w, s)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -13,34 +13,7 @@ import (
 
 // Text writes s as a table with a header line and notes.
 func Text(w io.Writer, s result.Summary) error {
-	var parts []string
-	// Fixed work (a replay once, dss-mix's --blocks): runs ended before
-	// --duration, which only capped them.
-	longest := longestRun(s)
-	fixed := longest > 0 && longest < 0.99*s.Seconds
-	if uses(s, "duet") {
-		if fixed {
-			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
-		} else {
-			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
-		}
-	}
-	if s.AltSeconds > 0 && uses(s, "alternation") {
-		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
-	}
-	if uses(s, "rounds") || hasRounds(s) {
-		if fixed {
-			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
-		}
-	}
-	wl := s.Workload
-	if e := s.Environment; e != nil && e.QueryMode != "" {
-		wl += " (query mode " + e.QueryMode + ")"
-	}
-	fmt.Fprintf(w, "obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d\n\n",
-		s.Engine, s.Server, wl, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
+	fmt.Fprintf(w, "%s\n\n", heading(s))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
@@ -278,4 +251,37 @@ func thousands(v float64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// heading is the line that says what was run: engine, server, workload,
+// clients, method and time, seed.
+func heading(s result.Summary) string {
+	var parts []string
+	// Fixed work (a replay once, dss-mix's --blocks): runs ended before
+	// --duration, which only capped them.
+	longest := longestRun(s)
+	fixed := longest > 0 && longest < 0.99*s.Seconds
+	if uses(s, "duet") {
+		if fixed {
+			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
+		} else {
+			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
+		}
+	}
+	if s.AltSeconds > 0 && uses(s, "alternation") {
+		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
+	}
+	if uses(s, "rounds") || hasRounds(s) {
+		if fixed {
+			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d rounds x %gs", s.Rounds, s.Seconds))
+		}
+	}
+	wl := s.Workload
+	if e := s.Environment; e != nil && e.QueryMode != "" {
+		wl += " (query mode " + e.QueryMode + ")"
+	}
+	return fmt.Sprintf("obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d",
+		s.Engine, s.Server, wl, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
 }

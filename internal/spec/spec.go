@@ -88,7 +88,7 @@ type Spec struct {
 	Seed uint64 `json:"seed"`
 	// OnFailure is continue or stop.
 	OnFailure string `json:"on_failure"`
-	// Format is how the report is printed: text, json, csv, benchstat.
+	// Format is how the report is printed: text, markdown, json, csv, benchstat.
 	Format string `json:"format"`
 	// MaxOverhead, if set, fails an experiment where an observer costs
 	// more, with 95% confidence.
