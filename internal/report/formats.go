@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -36,7 +38,9 @@ func Write(w io.Writer, format string, s result.Summary, runs []result.Run) erro
 // CSV writes one row per condition, with a header: what a spreadsheet
 // needs to chart or compare the overheads, and to tell experiments apart
 // when rows of several are put together (engine, workload, seed). Empty
-// cells are values not measured. Columns are only ever added at the end.
+// cells are values not measured; method is its name (the text and JSON
+// formats have the note that says how). Columns are only ever added at
+// the end.
 func CSV(w io.Writer, s result.Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"condition", "method", "stmts_per_s", "overhead_pct", "ci_low", "ci_high", "significant", "verdict",
@@ -44,7 +48,9 @@ func CSV(w io.Writer, s result.Summary) error {
 		"engine", "server_version", "workload", "clients", "seed", "measures", "window",
 		"ref_stmts_per_s", "ref_p50_ms", "ref_p99_ms", "server_us_per_stmt", "ref_server_us_per_stmt",
 		"cpu_per_stmt_change_pct", "cpu_per_stmt_change_ci_low", "cpu_per_stmt_change_ci_high"})
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	// Three decimals: a thousandth of a percent, of a statement a second
+	// or of a millisecond is below anything obsbench can resolve.
+	f := func(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
 	fp := func(v *float64) string {
 		if v == nil {
 			return ""
@@ -52,7 +58,7 @@ func CSV(w io.Writer, s result.Summary) error {
 		return f(*v)
 	}
 	for _, c := range s.Conditions {
-		row := []string{c.Name, c.Method, f(c.Throughput.Median), "", "", "", "", "", f(c.LatencyMS.P50), f(c.LatencyMS.P99), "", "", "", "", f(c.CPU.DriverPct)}
+		row := []string{c.Name, methodName(c.Method), f(c.Throughput.Median), "", "", "", "", "", f(c.LatencyMS.P50), f(c.LatencyMS.P99), "", "", "", "", f(c.CPU.DriverPct)}
 		if o := c.Overhead; o != nil {
 			row[7] = o.Verdict
 			if o.Measured() {
@@ -84,6 +90,13 @@ func CSV(w io.Writer, s result.Summary) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// methodName is the method of a condition's method note ("duet: 8 pairs
+// of phases, ..." is duet): the note is prose, a CSV column is data.
+func methodName(note string) string {
+	name, _, _ := strings.Cut(note, ":")
+	return name
 }
 
 var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
