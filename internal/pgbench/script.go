@@ -1,6 +1,7 @@
 package pgbench
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,9 +60,24 @@ type ScriptError struct {
 	File string
 	Line int
 	Msg  string
+	// Text is the line at fault, echoed under the message with a caret
+	// under column Col (from 1; 0: no caret), as pgbench shows a syntax
+	// error; "" for none.
+	Text string
+	Col  int
 }
 
-func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *ScriptError) Error() string {
+	msg := fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	if e.Text == "" {
+		return msg
+	}
+	msg += "\n    " + e.Text
+	if e.Col > 0 {
+		msg += "\n    " + strings.Repeat(" ", e.Col-1) + "^"
+	}
+	return msg
+}
 
 // ParseScript reads a script. Meta-commands pgbench runs through a shell
 // (\shell, \setshell) and pipelines are refused: obsbench's sessions send
@@ -124,6 +140,9 @@ func ParseScript(file, text string) (*Script, error) {
 				continue
 			}
 			c, err := metaCommand(name, words, rest, lineNo, fail)
+			if se := (*SyntaxError)(nil); errors.As(err, &se) {
+				return nil, exprError(file, lineNo, line, words[1], rest, se)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -154,6 +173,25 @@ func ParseScript(file, text string) (*Script, error) {
 	return s, nil
 }
 
+// exprError is a \set expression's syntax error, placed in its line: the
+// column counted from the line's start, the line echoed under it.
+func exprError(file string, lineNo int, line, name, rest string, se *SyntaxError) error {
+	text := strings.ReplaceAll(line, "\t", " ") // one column each, as the caret counts
+	expr := strings.TrimSpace(strings.TrimPrefix(rest, name))
+	col := 0
+	if at := strings.Index(text, expr); at >= 0 && expr != "" {
+		col = at + se.Col + 1
+	}
+	msg := se.Msg
+	if se.More != "" {
+		msg += " (" + se.More + ")"
+	}
+	if col > 0 {
+		msg += fmt.Sprintf(" at column %d", col)
+	}
+	return &ScriptError{File: file, Line: lineNo, Msg: fmt.Sprintf("\\set %s: %s", name, msg), Text: text, Col: col}
+}
+
 func metaCommand(name string, words []string, rest string, line int, fail func(int, string, ...any) error) (Command, error) {
 	c := Command{Line: line}
 	switch name {
@@ -166,6 +204,9 @@ func metaCommand(name string, words []string, rest string, line int, fail func(i
 		}
 		c.Kind, c.Var = Set, words[1]
 		x, err := ParseExpr(strings.TrimSpace(strings.TrimPrefix(rest, words[1])))
+		if se := (*SyntaxError)(nil); errors.As(err, &se) {
+			return c, se // placed in its line by ParseScript (exprError)
+		}
 		if err != nil {
 			return c, fail(line, "\\set %s: %v", words[1], err)
 		}

@@ -1,6 +1,7 @@
 package pgbench
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -139,5 +140,22 @@ func TestParseSQLFile(t *testing.T) {
 		if _, err := ParseSQLFile("q.sql", bad.text); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
 			t.Errorf("ParseSQLFile(%q) = %v; want %q", bad.text, err, bad.want)
 		}
+	}
+}
+
+// A \set expression's syntax error names its column in the line, and
+// echoes the line with a caret under it, as pgbench does.
+func TestScriptErrorPlacesTheColumn(t *testing.T) {
+	_, err := ParseScript("t.sql", "SELECT 1;\n\\set  aid  random(1, )\n")
+	var se *ScriptError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v; want a *ScriptError", err)
+	}
+	want := "t.sql:2: \\set aid: syntax error at column 22\n    \\set  aid  random(1, )\n    " + strings.Repeat(" ", 21) + "^"
+	if err.Error() != want {
+		t.Errorf("error:\n%s\nwant:\n%s", err, want)
+	}
+	if line := "\\set  aid  random(1, )"; se.Col < 1 || line[se.Col-1] != ')' {
+		t.Errorf("column %d of %q; want the ')' that ends the missing argument", se.Col, line)
 	}
 }
