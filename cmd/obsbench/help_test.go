@@ -24,7 +24,7 @@ func TestHelpAndFlagForms(t *testing.T) {
 		{[]string{"help", "run"}, exitOK, []string{"usage: obsbench run", "Examples:", "Method and time:\n  --method"}, ""},
 		{[]string{"report", "--help"}, exitOK, []string{"usage: obsbench report [--format FORMAT] DIR", "--format"}, ""},
 		{[]string{"help", "study"}, exitOK, []string{"usage: obsbench study <name>"}, ""},
-		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Study 5", "--sessions", "1,2,4,8,16,32",
+		{[]string{"study", "audit", "-h"}, exitOK, []string{"usage: obsbench study audit", "Is the audit trail complete", "--sessions", "1,2,4,8,16,32",
 			"--method", "alternation", "--reliability-duration", "default 10m0s", "--threshold", "default 5", "--workloads"}, ""},
 		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},
 		{[]string{"study", "targets", "-h"}, exitOK, []string{"--rounds", "20", "--blocks", "--method", "duet"}, ""},

@@ -589,7 +589,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 	if ev := by["plans-file-slow"].Events; ev == nil || ev.Recorded != ev.Executed {
 		t.Errorf("plans-file-slow events %+v; want recorded = executed (the collector blocks, it does not drop)", ev)
 	}
-	for _, want := range []string{"Study 1: do wait statistics reveal an observer?", "Profiler: live stream", "LOST", "not reproduced: event session to an in-memory ring buffer"} {
+	for _, want := range []string{"Do wait statistics reveal an observer?", "Profiler: live stream", "LOST", "not reproduced: event session to an in-memory ring buffer"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

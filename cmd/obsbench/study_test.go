@@ -64,7 +64,7 @@ func TestStudySyncCommit(t *testing.T) {
 	if a, b := perRow(auto), perRow(batched); a < 0.5 || b > a/10 {
 		t.Errorf("WAL flushes per insert: autocommit %.3f, batched %.4f; want about 1 and under a tenth of it", a, b)
 	}
-	for _, want := range []string{"Study 4: what does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
+	for _, want := range []string{"What does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
 		"IPC:SyncRep %", "flush lag ms", "sync-commit-local", "replica asynchronous"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
@@ -88,7 +88,7 @@ func TestStudyAudit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"Study 5: is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
+	for _, want := range []string{"Is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
 		"COMPLETE: one record per statement", "records/s", "per day", "concurrency sweep: thousand-point", "concurrency sweep: thousand-range",
 		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -155,7 +155,7 @@ func TestStudyReplay(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"Study 2: what does each observer cost a replayed workload", "replay s", "statements/s every 5 s",
+	for _, want := range []string{"What does each observer cost a replayed workload", "replay s", "statements/s every 5 s",
 		"log-statements-stream", "not reproduced: Profiler on a remote machine"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
@@ -195,7 +195,7 @@ func TestStudyTargets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"Study 3:", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
+	for _, want := range []string{"What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
 		"not run", "not reproduced: lock acquired/released events"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())

@@ -132,7 +132,7 @@ func (s Study) Observers() []string {
 var studies = map[string]Study{
 	"wait-signatures/postgres": {
 		Name: "wait-signatures", Engine: "postgres",
-		Title:    "Study 1: do wait statistics reveal an observer?",
+		Title:    "Do wait statistics reveal an observer?",
 		Question: "Actual-plan capture sent to the analogues of study 1's seven sinks: how much does each slow the server, and does any wait show it?",
 		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
 		Rows: []Row{
@@ -149,7 +149,7 @@ var studies = map[string]Study{
 	},
 	"wait-signatures/mariadb": {
 		Name: "wait-signatures", Engine: "mariadb",
-		Title:    "Study 1: do wait statistics reveal an observer?",
+		Title:    "Do wait statistics reveal an observer?",
 		Question: "Actual-plan capture (the slow log with EXPLAIN) and the in-memory ring, as the analogues of study 1's sinks: how much does each slow the server, and does any wait show it?",
 		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
 		Rows: []Row{
@@ -176,7 +176,7 @@ func init() {
 	}
 	studies["sync-commit/postgres"] = Study{
 		Name: "sync-commit", Engine: "postgres",
-		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
+		Title:    "What does a synchronous replica cost a commit, and what does batching save?",
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a synchronous standby and each durability setting: time per 10,000 inserts, commits and WAL flushes per second, and the share of time spent waiting for the standby (IPC:SyncRep).",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
 		// 8 rounds: the least at which rounds pair runs for 4 comparisons.
@@ -187,7 +187,7 @@ func init() {
 	}
 	studies["sync-commit/mariadb"] = Study{
 		Name: "sync-commit", Engine: "mariadb",
-		Title:    "Study 4: what does a synchronous replica cost a commit, and what does batching save?",
+		Title:    "What does a synchronous replica cost a commit, and what does batching save?",
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a semi-synchronous replica and each durability setting: time per 10,000 inserts, commits and redo log flushes per second, and the share of time spent waiting for the replica's acknowledgement.",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
 		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms", Standby: "sync",
@@ -206,7 +206,7 @@ func init() {
 	}
 	studies["audit/postgres"] = Study{
 		Name: "audit", Engine: "postgres",
-		Title:    "Study 5: is the audit trail complete, and is it cheap?",
+		Title:    "Is the audit trail complete, and is it cheap?",
 		Question: "pgaudit on every read and write to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
 		Clients: 4, Method: "alternation", Waits: "off", Audit: "pgaudit-rotated", Sessions: "1,2,4,8,16,32",
@@ -221,7 +221,7 @@ func init() {
 	}
 	studies["audit/mariadb"] = Study{
 		Name: "audit", Engine: "mariadb",
-		Title:    "Study 5: is the audit trail complete, and is it cheap?",
+		Title:    "Is the audit trail complete, and is it cheap?",
 		Question: "server_audit on every statement to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
 		Clients: 4, Method: "alternation", Waits: "off", Audit: "server-audit-rotated", Sessions: "1,2,4,8,16,32",
@@ -259,7 +259,7 @@ func init() {
 	}
 	studies["targets/postgres"] = Study{
 		Name: "targets", Engine: "postgres",
-		Title:    "Study 3: what does each kind of target cost under CPU load, and what does a filter that matches nothing save?",
+		Title:    "What does each kind of target cost under CPU load, and what does a filter that matches nothing save?",
 		Question: "A read-only decision-support mix (dss-mix) keeps the CPU busy; each observer records its events to a different target, lossless or lossy, with more fields per event, or filtered so that it records nothing.",
 		// A duet: the observer's twin against its twin in the same
 		// seconds, where rounds of restarted servers felt the machine's
@@ -314,7 +314,7 @@ func init() {
 	}
 	studies["replay/postgres"] = Study{
 		Name: "replay", Engine: "postgres",
-		Title:    "Study 2: what does each observer cost a replayed workload, and does its cost change over time?",
+		Title:    "What does each observer cost a replayed workload, and does its cost change over time?",
 		Question: "A captured decision-support workload replayed as fast as the server answers (stress mode, each session's order kept), once per run: total replay time, % degradation, statements/s, and the per-second series, with the transients it shows.",
 		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off", Replay: true,
 		// 8 rounds: the least at which a signed-rank interval over 6

@@ -29,7 +29,7 @@ func (Engine) Info() engine.Info {
 }
 
 // ErrNoManaged is the answer to --engine sqlserver without --dsn.
-var ErrNoManaged = errors.New("--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only (SQL Server does not run here)")
+var ErrNoManaged = errors.New("--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only, not SQL Server")
 
 // Planner reaches the server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {
