@@ -136,9 +136,23 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("arms %v; want %v", got, want)
 		}
+		// The progress estimate weighs each step by what it runs: after
+		// short rounds it already expects the long alternation runs.
+		var ends []time.Duration // elapsed + remaining, after each step
+		var total time.Duration
+		cfg.Progress = func(p experiment.Progress) {
+			if p.Done {
+				ends, total = append(ends, p.Elapsed+p.Remaining), p.Elapsed
+			}
+		}
 		runs, err := experiment.Run(t.Context(), cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i, end := range ends {
+			if end < total*2/3 || end > total*3/2 {
+				t.Errorf("after step %d of %d the estimated end was %v; the experiment took %v", i+1, len(ends), end, total)
+			}
 		}
 		for _, r := range runs {
 			if r.Error != "" {

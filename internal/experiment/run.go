@@ -361,7 +361,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		rc := cfg
 		rc.Driver.Executed = p.Executed
 		if i > 0 {
-			p.Remaining = p.Elapsed / time.Duration(i) * time.Duration(len(steps)-i)
+			p.Remaining = remaining(p.Elapsed, cfg, arms, steps, i)
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(p)
@@ -403,11 +403,40 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		}
 		if cfg.Progress != nil {
 			p.Done, p.Run, p.Elapsed = true, &r, time.Since(start)
-			p.Remaining = p.Elapsed / time.Duration(i+1) * time.Duration(len(steps)-i-1)
+			p.Remaining = remaining(p.Elapsed, cfg, arms, steps, i+1)
 			cfg.Progress(p)
 		}
 	}
 	return runs, nil
+}
+
+// remaining estimates the time the steps from done on will take, from
+// the time the first done steps took: each step weighs what its method
+// runs (an alternation run its --alt-duration, a round or a duet's phase
+// its warm-up and duration), so that an estimate made after short steps
+// does not jump when long ones come.
+func remaining(elapsed time.Duration, cfg Config, arms []Arm, steps []Step, done int) time.Duration {
+	var past, left time.Duration
+	for i, st := range steps {
+		n := cfg.nominal(arms[st.Arm])
+		if i < done {
+			past += n
+		} else {
+			left += n
+		}
+	}
+	if past <= 0 {
+		return 0
+	}
+	return time.Duration(float64(elapsed) * float64(left) / float64(past))
+}
+
+// nominal is what one step of arm a runs: its measured time and warm-up.
+func (cfg Config) nominal(a Arm) time.Duration {
+	if a.Method == MethodAlternation {
+		return cfg.Alternation.Duration + cfg.Driver.Warmup
+	}
+	return cfg.Driver.Duration + cfg.Driver.Warmup
 }
 
 // RunOnce measures one run of observer o outside an experiment's plan (a
