@@ -138,7 +138,6 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--observer-file", badRE}, badRE + ":4:3: events match: error parsing regexp"},
 		{[]string{"run", "--observer-file", notList}, notList + ":1:5: expected a list of observers"},
 		{[]string{"run", "--observer-file", filepath.Join(tmp, "missing.yaml")}, "missing.yaml: no such file or directory"},
-		{[]string{"run", "--dry-run"}, "--dry-run shows what obsbench would change on an external server: give --dsn"},
 		{[]string{"run", "--on-failure", "retry"}, `--on-failure "retry": want continue or stop`},
 		{[]string{"run", "--resume", filepath.Join(tmp, "nothing")}, "only a directory of an experiment started by this version can be resumed"},
 		{[]string{"run", "--resume", used, "--seed", "3"}, "--resume takes no other flags"},

@@ -144,7 +144,7 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, gi
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	helpUsage(fs, "run")
 	runFlags(fs, &s)
-	fs.Bool("dry-run", false, "with --dsn: print every change and statement obsbench would make on the server, and change nothing")
+	fs.Bool("dry-run", false, "print what the run would do, and start and change nothing: with --dsn every change and statement it would make on the server (reading only); on a managed server its plan and about how long it would take")
 	for _, x := range extra {
 		x.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
 	}

@@ -12,8 +12,12 @@ import (
 	"github.com/obsbench/obsbench/internal/pgbench"
 )
 
-// dryRunOf prints what a run would change on the --dsn server, reading only.
+// dryRunOf prints what a run would change on the --dsn server, reading
+// only; on a managed server, its plan (planManaged).
 func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
+	if c.DSN == "" {
+		return planManaged(c, w)
+	}
 	eng, err := engine.Lookup(c.Engine)
 	if err != nil {
 		return usageError{Err: err}

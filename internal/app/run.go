@@ -209,11 +209,6 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
-	// A dry run is a flag, not part of the experiment: it shows what the
-	// experiment would change on an external server.
-	if c.given["dry-run"] && c.DSN == "" {
-		return c, usagef("--dry-run shows what obsbench would change on an external server: give --dsn (a managed server is obsbench's own)")
-	}
 	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.given["dry-run"] {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
 	}

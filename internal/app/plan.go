@@ -1,0 +1,97 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/observer"
+)
+
+// Per step, beside what the step runs: the restarts and the apply and
+// revert of a phase or round on a managed server; once, the servers'
+// start, the dataset's load and a twin's copy. Both from the default
+// run's record (80 phases of 7 s in about 11.5 minutes).
+const (
+	stepOverhead  = 1500 * time.Millisecond
+	setupOverhead = 30 * time.Second
+)
+
+// planManaged prints what a run on a managed server would do and about
+// how long it would take, starting nothing: the --dry-run of a managed
+// server, which obsbench owns whole.
+func planManaged(c runConfig, w io.Writer) error {
+	fmt.Fprintf(w, "dry run: nothing is started\n\n")
+	fmt.Fprintf(w, "a managed %s server, started from the installed binaries in a private temporary directory and removed at the end\n", c.Engine)
+	if c.Method == "duet" {
+		fmt.Fprintf(w, "and its twin, a copy of it made once the dataset is loaded; each twin with its load in a cgroup at an equal CPU quota\n")
+	}
+	fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
+	if c.methodChosen {
+		why := "the default where it can run"
+		if c.methodWhy != "" {
+			why = "not duet: " + c.methodWhy
+		}
+		fmt.Fprintf(w, "method %s (%s)\n", c.Method, why)
+	} else {
+		fmt.Fprintf(w, "method %s\n", c.Method)
+	}
+	var observers int
+	for _, o := range c.observers {
+		if o.Name != observer.Baseline {
+			observers++
+		}
+	}
+	step := c.Warmup + c.Duration
+	cap := ""
+	if c.Params["blocks"] > 0 || c.Replay.Passes > 0 {
+		cap = "up to " // fixed work: the duration only caps a step
+	}
+	var steps int
+	switch c.Method {
+	case "duet":
+		arms := 1 + observers
+		if c.MeasureCollectors {
+			arms++
+		}
+		steps = arms * c.Rounds
+		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
+			arms, collectorNote(c), c.Rounds, steps, cap, c.Warmup, c.Duration)
+	case "rounds":
+		steps = (1 + observers) * c.Rounds
+		fmt.Fprintf(w, "%d conditions (the baseline and each observer) x %d rounds = %d runs of %s%v warm-up + %v measured\n",
+			1+observers, c.Rounds, steps, cap, c.Warmup, c.Duration)
+	case "alternation":
+		arms := 1 + observers
+		if c.MeasureCollectors {
+			arms++
+		}
+		steps, step = arms*c.Alternation.Reps, c.Warmup+c.Alternation.Duration
+		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d alternation runs = %d runs of %v warm-up + %v, switching in phases of %d-%d s\n",
+			arms, collectorNote(c), c.Alternation.Reps, steps, c.Warmup, c.Alternation.Duration, c.Alternation.PhaseMin, c.Alternation.PhaseMax)
+	default:
+		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
+		return nil
+	}
+	if cap != "" {
+		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
+	} else {
+		total := setupOverhead + time.Duration(steps)*(step+stepOverhead)
+		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset)\n",
+			total.Round(time.Minute), stepOverhead, setupOverhead)
+	}
+	if c.Study != "" {
+		fmt.Fprintf(w, "study %s: its own steps (a capture, a reliability run, its other workloads) come beside this plan and are not in the estimate\n", c.Study)
+	}
+	if len(c.Sessions) > 0 {
+		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
+	}
+	return nil
+}
+
+func collectorNote(c runConfig) string {
+	if c.MeasureCollectors {
+		return ", and the wait sampler"
+	}
+	return ""
+}
