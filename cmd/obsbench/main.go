@@ -80,7 +80,7 @@ commands:
   run         measure the overhead of observers on a workload
   study       run a built-in study (obsbench study list)
   capture     turn a server's statement log into a workload file that --workload replay replays
-  report      write the HTML report of a results directory, or print it as text, markdown, json, csv, benchstat
+  report      write the HTML report of a results directory, or print it as text, markdown, json, csv, benchstat, series
   inspect     list the observers active on a server now
   restore     undo what a killed obsbench left changed (from its journal)
   calibrate   check that obsbench recovers a known, synthetic overhead

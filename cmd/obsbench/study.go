@@ -165,7 +165,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
 	helpUsage(fs, "report")
-	format := fs.String("format", "html", "html (writes DIR/report.html), or text, markdown, json, csv, benchstat on standard output")
+	format := fs.String("format", "html", "html (writes DIR/report.html), or text, markdown, json, csv, benchstat, series (each measured second as CSV) on standard output")
 	rest, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
 		return err

@@ -27,8 +27,7 @@ const DriverCPUWarnPct = 25
 // a run before the run is flagged as disturbed (it is kept either way).
 const DisturbedPct = 10
 
-// aaName is experiment.AAName; analysis reads results, not the runner.
-const aaName = "baseline A/A"
+const aaName = result.AAName
 
 // Summarize aggregates runs. head carries the experiment's description
 // (engine, workload, seed, ...); conditions gives the observers' order.

@@ -35,7 +35,7 @@ const SwitchableSuffix = " (switchable)"
 // AAName is the arm that alternates nothing: baseline against baseline.
 // Its phase ratios show how far apart two identical phases fall, which is
 // the resolution of every alternation comparison.
-const AAName = "baseline A/A"
+const AAName = result.AAName
 
 // Alternation configures alternation runs.
 type Alternation struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // Formats are the output formats of a report on standard output.
-var Formats = []string{"text", "markdown", "json", "csv", "benchstat"}
+var Formats = []string{"text", "markdown", "json", "csv", "benchstat", "series"}
 
 // Write writes s (and, for benchstat, its runs) in format.
 func Write(w io.Writer, format string, s result.Summary, runs []result.Run) error {
@@ -31,6 +31,8 @@ func Write(w io.Writer, format string, s result.Summary, runs []result.Run) erro
 		return CSV(w, s)
 	case "benchstat":
 		return Benchstat(w, s, runs)
+	case "series":
+		return Series(w, s, runs)
 	}
 	return fmt.Errorf("unknown format %q", format)
 }

@@ -15,6 +15,10 @@ import (
 // Version is the schema version of Run and Summary.
 const Version = 1
 
+// AAName is the condition that compares the baseline with itself (the A/A
+// arm): how far apart two identical measurements fall.
+const AAName = "baseline A/A"
+
 // Run is one workload execution under one condition: one sample.
 type Run struct {
 	Version   int    `json:"version"`

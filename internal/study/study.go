@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Study is one built-in study for one engine.
@@ -65,10 +66,10 @@ type Study struct {
 // can tell.
 const aaTarget = "nothing (A/A: the baseline again)"
 
-// duetAA is a duet's own A/A arm (experiment.AAName): nothing in either
-// twin. A study by duet places it in its A/A cell rather than running the
-// baseline a second time as baseline-again, which would only repeat it.
-const duetAA = "baseline A/A"
+// duetAA is a duet's own A/A arm: nothing in either twin. A study by duet
+// places it in its A/A cell rather than running the baseline a second
+// time as baseline-again, which would only repeat it.
+const duetAA = result.AAName
 
 // Cell is one observer of study 3's matrix.
 type Cell struct {
