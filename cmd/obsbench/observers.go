@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/obsbench/obsbench/internal/suggest"
 	"io"
 	"regexp"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/suggest"
 )
 
 // errHelp is returned after -h printed a command's flags.

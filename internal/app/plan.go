@@ -10,8 +10,8 @@ import (
 
 // Per step, beside what the step runs: the restarts and the apply and
 // revert of a phase or round on a managed server; once, the servers'
-// start, the dataset's load and a twin's copy. Both from the default
-// run's record (80 phases of 7 s in about 11.5 minutes).
+// start, the dataset's load and a twin's copy. About what the default
+// run's record shows on a small machine; an estimate, said to be one.
 const (
 	stepOverhead  = 1500 * time.Millisecond
 	setupOverhead = 30 * time.Second
@@ -43,9 +43,9 @@ func planManaged(c runConfig, w io.Writer) error {
 		}
 	}
 	step := c.Warmup + c.Duration
-	cap := ""
+	upTo := ""
 	if c.Params["blocks"] > 0 || c.Replay.Passes > 0 {
-		cap = "up to " // fixed work: the duration only caps a step
+		upTo = "up to " // fixed work: the duration only caps a step
 	}
 	var steps int
 	switch c.Method {
@@ -56,11 +56,11 @@ func planManaged(c runConfig, w io.Writer) error {
 		}
 		steps = arms * c.Rounds
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
-			arms, collectorNote(c), c.Rounds, steps, cap, c.Warmup, c.Duration)
+			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
 	case "rounds":
 		steps = (1 + observers) * c.Rounds
 		fmt.Fprintf(w, "%d conditions (the baseline and each observer) x %d rounds = %d runs of %s%v warm-up + %v measured\n",
-			1+observers, c.Rounds, steps, cap, c.Warmup, c.Duration)
+			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration)
 	case "alternation":
 		arms := 1 + observers
 		if c.MeasureCollectors {
@@ -73,7 +73,7 @@ func planManaged(c runConfig, w io.Writer) error {
 		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
 		return nil
 	}
-	if cap != "" {
+	if upTo != "" {
 		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
 	} else {
 		total := setupOverhead + time.Duration(steps)*(step+stepOverhead)

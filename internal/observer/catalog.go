@@ -4,11 +4,12 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/obsbench/obsbench/internal/suggest"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/suggest"
 )
 
 //go:embed catalog/*.yaml
