@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,28 @@ func TestHelpGolden(t *testing.T) {
 		}
 		if got != string(want) {
 			t.Errorf("help %s differs from %s (go test -run TestHelpGolden -update rewrites it):\n%s", name, path, got)
+		}
+	}
+}
+
+// User docs, help and errors carry no dated run notes: a date, "the
+// latest run", "earlier that day" belong in the bench RESULT.md files
+// the docs link to.
+func TestNoDatedNotes(t *testing.T) {
+	root := filepath.Join("..", "..")
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	help, _ := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
+	files = append(append(files, filepath.Join(root, "README.md")), help...)
+	dated := regexp.MustCompile(`(?i)\b20\d\d-\d\d-\d\d\b|latest run|earlier that day|in the one before`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := dated.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q: a dated run note (%q)", f, i+1, line, m)
+			}
 		}
 	}
 }
