@@ -402,9 +402,6 @@ func TestDuetExternal(t *testing.T) {
 		if r.Error != "" || r.Duet == nil || r.Duet.Off.Throughput <= 0 || r.Duet.OnCPUs <= 0 {
 			t.Fatalf("run %d (%s): error %q, duet %+v", r.Seq, r.Condition, r.Error, r.Duet)
 		}
-		if r.Waits == nil || r.Waits.Ticks == 0 {
-			t.Errorf("run %d (%s): waits %+v; want the observer's twin sampled", r.Seq, r.Condition, r.Waits)
-		}
 		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed == 0) {
 			t.Errorf("run %d: events %+v; want every statement of the observer's twin logged", r.Seq, r.Events)
 		}
