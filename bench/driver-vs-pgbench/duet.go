@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -24,14 +22,7 @@ import (
 // in a child process of this program (-child-dsn), so that it can be put in
 // its twin's group.
 
-// childResult is what a child driver prints: its measured run.
-type childResult struct {
-	Rated, Executed int64
-	ClientCPU       float64 // seconds, the child's process over the measured run
-}
-
-// runChild is the child's whole life: a warm-up run and a measured run of
-// the driver against dsn, the measured one printed as JSON.
+// runChild is the child's whole life (sidebyside.DriveChild) against dsn.
 func runChild(ctx context.Context, c config, dsn string) error {
 	wl, err := workload.Lookup(workloadName)
 	if err != nil {
@@ -39,16 +30,7 @@ func runChild(ctx context.Context, c config, dsn string) error {
 	}
 	srv := postgres.New(dsn, postgres.Options{})
 	dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
-	if c.warmup > 0 {
-		if err := sidebyside.RunDriver(ctx, driver.Config{Clients: c.clients, Duration: c.warmup, Procs: c.procs}, dial, wl, nil); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
-	}
-	var s sidebyside.Sample
-	if err := sidebyside.RunDriver(ctx, driver.Config{Clients: c.clients, Duration: c.duration, Procs: c.procs}, dial, wl, &s); err != nil {
-		return err
-	}
-	return json.NewEncoder(os.Stdout).Encode(childResult{Rated: s.Rated, Executed: s.Executed, ClientCPU: s.ClientCPU})
+	return sidebyside.DriveChild(ctx, wl, dial, c.clients, c.procs, c.warmup, c.duration)
 }
 
 // duetPhase is one phase: each tool's measured run and the twin the
@@ -71,7 +53,7 @@ func runDuet(ctx context.Context, c config, b *bench, tw *sidebyside.Twins[*serv
 		p.driver.Seconds, p.pgbench.Seconds = c.duration.Seconds(), c.duration.Seconds()
 		err := sidebyside.DuetPhase(phase, "pgbench", func(twin int) error {
 			p.driverTwin = experiment.TwinNames[twin]
-			var r childResult
+			var r sidebyside.ChildResult
 			err := sidebyside.RunChild(ctx, tw.Groups[twin], &r, "-child-dsn", tw.Servers[twin].DSN(database), "-clients", strconv.Itoa(c.clients),
 				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())
 			p.driver.Rated, p.driver.Executed, p.driver.ClientCPU = r.Rated, r.Executed, r.ClientCPU

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -27,14 +26,7 @@ import (
 
 const passwordEnv = "OBSBENCH_MARIADB_DRIVER_PASSWORD"
 
-// childResult is what a child driver prints: its measured run.
-type childResult struct {
-	Rated, Executed int64
-	ClientCPU       float64 // seconds, the child's process over the measured run
-}
-
-// runChild is the child's whole life: a warm-up run and a measured run of
-// the driver against dsn, the measured one printed as JSON.
+// runChild is the child's whole life (sidebyside.DriveChild) against dsn.
 func runChild(ctx context.Context, c config, dsn string) error {
 	wl, err := workload.Lookup(workloadName)
 	if err != nil {
@@ -45,16 +37,7 @@ func runChild(ctx context.Context, c config, dsn string) error {
 		return err
 	}
 	dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
-	if c.warmup > 0 {
-		if err := sidebyside.RunDriver(ctx, driver.Config{Clients: c.clients, Duration: c.warmup, Procs: c.procs}, dial, wl, nil); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
-	}
-	var s sidebyside.Sample
-	if err := sidebyside.RunDriver(ctx, driver.Config{Clients: c.clients, Duration: c.duration, Procs: c.procs}, dial, wl, &s); err != nil {
-		return err
-	}
-	return json.NewEncoder(os.Stdout).Encode(childResult{Rated: s.Rated, Executed: s.Executed, ClientCPU: s.ClientCPU})
+	return sidebyside.DriveChild(ctx, wl, dial, c.clients, c.procs, c.warmup, c.duration)
 }
 
 // duetPhase is one phase: each tool's measured run and the twin the
@@ -78,7 +61,7 @@ func runDuet(ctx context.Context, c *config, b *bench, tw *sidebyside.Twins[*ser
 		err := sidebyside.DuetPhase(phase, "sysbench", func(twin int) error {
 			p.driverTwin = experiment.TwinNames[twin]
 			m := tw.Servers[twin]
-			var r childResult
+			var r sidebyside.ChildResult
 			err := sidebyside.RunChildEnv(ctx, tw.Groups[twin], []string{passwordEnv + "=" + m.Password()}, &r,
 				"-child-dsn", m.DSN(database), "-clients", strconv.Itoa(c.clients),
 				"-driver-threads", strconv.Itoa(c.procs), "-warmup", c.warmup.String(), "-duration", c.duration.String())

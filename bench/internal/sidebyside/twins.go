@@ -12,13 +12,16 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	moremath "github.com/aclements/go-moremath/stats"
 
 	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/stats"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // TwinShare is each twin's CPU quota as a share of the machine's CPUs: the
@@ -169,4 +172,26 @@ func RunIn(cmd *exec.Cmd, group *cgroup.Group) error {
 		}
 	}
 	return cmd.Wait()
+}
+
+// ChildResult is what a bench's child driver prints: its measured run.
+type ChildResult struct {
+	Rated, Executed int64
+	ClientCPU       float64 // seconds, the child's process over the measured run
+}
+
+// DriveChild is a child driver's whole life (RunChild's other end): a
+// warm-up run and a measured run of wl through dial, the measured one
+// printed on standard output as a ChildResult.
+func DriveChild(ctx context.Context, wl workload.Meta, dial driver.Dialer, clients, procs int, warmup, duration time.Duration) error {
+	if warmup > 0 {
+		if err := RunDriver(ctx, driver.Config{Clients: clients, Duration: warmup, Procs: procs}, dial, wl, nil); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	var s Sample
+	if err := RunDriver(ctx, driver.Config{Clients: clients, Duration: duration, Procs: procs}, dial, wl, &s); err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(ChildResult{Rated: s.Rated, Executed: s.Executed, ClientCPU: s.ClientCPU})
 }
