@@ -17,17 +17,7 @@ func Markdown(w io.Writer, s result.Summary) error {
 	fmt.Fprintln(w, "| condition | measures | stmts/s | ref stmts/s | overhead % [95% CI] | verdict | p50 ms | p99 ms | events rec/exec | server CPU/stmt Δ% [CI] |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---:|---:|")
 	for _, c := range s.Conditions {
-		ov, verdict := overheadCell(c.Overhead), "-"
-		if o := c.Overhead; o != nil {
-			verdict = o.Verdict
-		}
-		if c.Failed > 0 {
-			verdict += fmt.Sprintf(" (%d failed)", c.Failed)
-		}
-		ref := "-"
-		if r := c.Reference; r != nil {
-			ref = thousands(r.StmtsPerS)
-		}
+		ov, verdict, ref := overheadCells(c)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |\n",
 			mdEscape(c.Name), mdEscape(measuresCell(c)), thousands(c.Throughput.Median), ref, ov, mdEscape(verdict),
 			c.LatencyMS.P50, c.LatencyMS.P99, mdEscape(events(c.Events)), changeCell(c.CPUChange))

@@ -17,18 +17,8 @@ func Text(w io.Writer, s result.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
 	for _, c := range s.Conditions {
-		ov, verdict := overheadCell(c.Overhead), "-"
-		if o := c.Overhead; o != nil {
-			verdict = o.Verdict
-		}
-		if c.Failed > 0 {
-			verdict += fmt.Sprintf(" (%d failed)", c.Failed)
-		}
+		ov, verdict, ref := overheadCells(c)
 		cpu := changeCell(c.CPUChange)
-		ref := "-"
-		if r := c.Reference; r != nil {
-			ref = thousands(r.StmtsPerS)
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
 			c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
 			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
@@ -93,6 +83,23 @@ func Text(w io.Writer, s result.Summary) error {
 		}
 	}
 	return nil
+}
+
+// overheadCells are a condition's overhead with its interval, its
+// verdict (with its failed runs) and its reference's statements/s, as
+// the text and markdown tables show them.
+func overheadCells(c result.ConditionSummary) (overhead, verdict, ref string) {
+	overhead, verdict, ref = overheadCell(c.Overhead), "-", "-"
+	if o := c.Overhead; o != nil {
+		verdict = o.Verdict
+	}
+	if c.Failed > 0 {
+		verdict += fmt.Sprintf(" (%d failed)", c.Failed)
+	}
+	if r := c.Reference; r != nil {
+		ref = thousands(r.StmtsPerS)
+	}
+	return overhead, verdict, ref
 }
 
 // changeCell is a change in percent with its interval, "-" for none.
