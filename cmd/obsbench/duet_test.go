@@ -113,7 +113,7 @@ func TestDuetManaged(t *testing.T) {
 	stop := make(chan struct{})
 	w := watchGroups(dirs, stop)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
+	code := run(context.Background(), []string{"run", "-v", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
 		"--measure-collectors", "--waits", "10ms", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--out", out}, &stdout, &stderr)
 	close(stop)
 	if code != exitOK {

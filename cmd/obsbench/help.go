@@ -46,7 +46,7 @@ the default observers by duet; that takes about 11 minutes on 2 cores.`,
 			{"Method and time", []string{"method", "rounds", "duration", "warmup", "seed", "twin-cpus", "alt-duration", "alt-rounds",
 				"phase-min", "phase-max", "target-resolution", "max-time", "count-statements", "count-warmup"}},
 			{"Servers", []string{"engine", "dsn", "twin-dsn", "allow-changes", "dry-run", "standby", "standby-delay"}},
-			{"Output", []string{"out", "format", "waits", "kernel-waits", "counters", "on-failure", "resume"}},
+			{"Output", []string{"out", "format", "v", "waits", "kernel-waits", "counters", "on-failure", "resume"}},
 			{"Scale-out (several load processes)", []string{"workers", "launcher", "driver-threads", "worker-prefix", "advertise",
 				"coordinator-port", "image", "namespace", "kubeconfig", "worker-cpu", "worker-memory"}},
 		},
@@ -57,6 +57,7 @@ the default observers by duet; that takes about 11 minutes on 2 cores.`,
 		examples: []string{
 			"obsbench report DIR                    # writes DIR/report.html",
 			"obsbench report --format text DIR     # the run's table again",
+			"obsbench report --format text -v DIR  # with every column",
 			"obsbench report --format benchstat DIR > overhead.txt",
 		},
 	},
@@ -163,6 +164,9 @@ func (h commandHelp) print(w io.Writer, fs *flag.FlagSet) {
 func printFlag(w io.Writer, f *flag.Flag) {
 	kind, usage := flag.UnquoteUsage(f)
 	line := "  --" + f.Name
+	if len(f.Name) == 1 {
+		line = "  -" + f.Name // -v, as the tools a user knows spell it
+	}
 	if kind != "" {
 		line += " " + kind
 	}

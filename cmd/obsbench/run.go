@@ -62,6 +62,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.BoolVar(&s.KernelWaits, "kernel-waits", s.KernelWaits, "with --waits on a managed server: look a session that reports no wait up in /proc (its kernel wait channel, e.g. a write to the logging collector's pipe) before counting it as CPU; --kernel-waits=false: the engine's own wait events only")
 	fs.BoolVar(&s.Counters, "counters", s.Counters, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates; --counters=false turns it off")
 	fs.StringVar(&s.OnFailure, "on-failure", s.OnFailure, "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
+	fs.BoolVar(&s.Wide, "v", false, "with --format text: the table with every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
 	fs.StringVar(&s.Format, "format", s.Format, "report on standard output as text, markdown, json, csv, benchstat or series (each measured second as CSV; report.html is written to --out either way)")
 	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this `percent`age with 95% confidence (its whole interval above it)", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)

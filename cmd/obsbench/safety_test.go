@@ -432,7 +432,7 @@ func TestLogDiskFullFailsTheRun(t *testing.T) {
 			t.Errorf("run %d (%s): error %q; want the full-disk runs, and only them, failed with the server's complaint", r.Seq, r.Condition, r.Error)
 		}
 	}
-	if !strings.Contains(stdout.String(), "(2 failed)") {
+	if !strings.Contains(stdout.String(), "log-to-full-disk: 2 of its runs failed") {
 		t.Errorf("report does not show the failed runs:\n%s", stdout.String())
 	}
 }

@@ -166,6 +166,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
 	helpUsage(fs, "report")
 	format := fs.String("format", "html", "html (writes DIR/report.html), or text, markdown, json, csv, benchstat, series (each measured second as CSV) on standard output")
+	wide := fs.Bool("v", false, "with --format text: every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
 	rest, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
 		return err
@@ -177,7 +178,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	return app.Report(dir, *format, stdout)
+	return app.Report(dir, *format, *wide, stdout)
 }
 
 // redactArgs removes the password from a --dsn or --twin-dsn argument.

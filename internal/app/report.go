@@ -51,14 +51,22 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 
 // writeReport writes dir/report.html and prints the report in format, from
 // the runs the summary was made of.
-func writeReport(dir, format string, sum result.Summary, runs []result.Run, stdout io.Writer) error {
+func writeReport(dir, format string, wide bool, sum result.Summary, runs []result.Run, stdout io.Writer) error {
 	if err := writeHTML(dir, sum, runs); err != nil {
 		return err
 	}
 	if format == "text" {
 		fmt.Fprintln(stdout)
 	}
-	return report.Write(stdout, format, sum, runs)
+	return write(stdout, format, wide, sum, runs)
+}
+
+// write prints sum in format, the text table with every column if wide.
+func write(w io.Writer, format string, wide bool, sum result.Summary, runs []result.Run) error {
+	if format == "text" && wide {
+		return report.TextWide(w, sum)
+	}
+	return report.Write(w, format, sum, runs)
 }
 
 // writeHTML writes dir/report.html, atomically: a reader never sees half.
@@ -79,13 +87,17 @@ func writeHTML(dir string, sum result.Summary, runs []result.Run) error {
 }
 
 // Report renders the report of a finished (or interrupted) experiment in
-// dir: report.html, or format on stdout; a sweep's table.
-func Report(dir, format string, stdout io.Writer) error {
+// dir: report.html, or format on stdout (the text table with every column
+// if wide); a sweep's table.
+func Report(dir, format string, wide bool, stdout io.Writer) error {
 	if dir == "" {
 		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(report.Formats, "|"))
 	}
 	if format != "html" && !slices.Contains(report.Formats, format) {
 		return usagef("--format %q: want html or one of %s", format, strings.Join(report.Formats, ", "))
+	}
+	if wide && format != "text" {
+		return usagef("-v widens the text table: give --format text too")
 	}
 	if rec, ok, err := ReadSweep(dir); ok || err != nil {
 		if err != nil {
@@ -112,7 +124,7 @@ func Report(dir, format string, stdout io.Writer) error {
 		return err
 	}
 	if format != "html" {
-		return report.Write(stdout, format, sum, runs)
+		return write(stdout, format, wide, sum, runs)
 	}
 	if err := writeHTML(dir, sum, runs); err != nil {
 		return err

@@ -229,6 +229,8 @@ func (c runConfig) checkRanges() error {
 		return usagef("--duration %v: want 1s to 24h", c.Duration)
 	case !slices.Contains(report.Formats, c.Format):
 		return usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
+	case c.Wide && c.Format != "text":
+		return usagef("-v widens the text table; --format %s has every column already", c.Format)
 	case c.MaxOverhead != nil && (*c.MaxOverhead < 0 || *c.MaxOverhead > 100):
 		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
 	case c.OnFailure != "continue" && c.OnFailure != "stop":
@@ -483,7 +485,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
 		return nil, err
 	}
-	if err := writeReport(c.Out, c.Format, sum, runs, stdout); err != nil {
+	if err := writeReport(c.Out, c.Format, c.Wide, sum, runs, stdout); err != nil {
 		return nil, err
 	}
 	if c.Format == "text" {

@@ -11,36 +11,102 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// Text writes s as a table with a header line and notes.
-func Text(w io.Writer, s result.Summary) error {
+// Text writes s as the table a terminal shows, within about 120 columns:
+// per condition the figures that answer "what does it cost" (overhead,
+// verdict, throughput, p99, events recorded of executed, the server's CPU
+// per statement), then the notes. TextWide has the other columns.
+func Text(w io.Writer, s result.Summary) error { return text(w, s, false) }
+
+// TextWide is Text with every column: the reference's statements/s, the
+// median latency, the CPU of server and driver, the workers and the duet
+// twins' CPU.
+func TextWide(w io.Writer, s result.Summary) error { return text(w, s, true) }
+
+func text(w io.Writer, s result.Summary, wide bool) error {
 	fmt.Fprintf(w, "%s\n\n", heading(s))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
+	over := sharedMeasures(s)
+	if !hasMeasures(s) {
+		over = "-"
+	}
+	switch {
+	case wide:
+		fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
+	case over == "":
+		fmt.Fprintln(tw, "condition\tmeasures, over\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\tCPU/stmt Δ%\t")
+	default:
+		fmt.Fprintln(tw, "condition\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\tCPU/stmt Δ%\t")
+	}
 	for _, c := range s.Conditions {
 		ov, verdict, ref := overheadCells(c)
-		cpu := changeCell(c.CPUChange)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
-			c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
-			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
+		cpu, ev := changeCell(c.CPUChange), events(c.Events)
+		if !wide {
+			// The failed runs are a note below: the column stays narrow.
+			verdict, _, _ = strings.Cut(verdict, " (")
+			cpu = shortChange(c.CPUChange)
+			ev, _, _ = strings.Cut(ev, " LOST ") // how many: -v
+			if ev != events(c.Events) {
+				ev += " LOST"
+			}
+		}
+		switch {
+		case wide:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
+				c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
+				events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
+		case over == "":
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
+				c.Name, measuresCell(c), ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
+				c.Name, ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if !wide || hasMeasures(s) {
+		fmt.Fprintln(w)
+	}
+	if !wide {
+		for _, c := range s.Conditions {
+			if c.Failed > 0 {
+				fmt.Fprintf(w, "%s: %d of its runs failed; its figures are over the others\n", c.Name, c.Failed)
+			}
+		}
+	}
 	if hasMeasures(s) {
-		fmt.Fprintln(w, "\nmeasures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
+		if !wide && over != "" {
+			fmt.Fprintf(w, "every observer's row measures, over: %s\n", over)
+		}
+		fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
 		fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
-		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
-		fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
-		if uses(s, "duet") {
-			fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
+		if !wide {
+			fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")
 		} else {
-			fmt.Fprintln(w, "  or the baseline runs next to each run).")
+			fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
+			fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
+			if uses(s, "duet") {
+				fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
+			} else {
+				fmt.Fprintln(w, "  or the baseline runs next to each run).")
+			}
+		}
+	}
+	if !wide {
+		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [95% CI].")
+		if uses(s, "duet") {
+			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 		}
 	}
 	Waits(w, s)
 	Counters(w, s)
-	Workers(w, s)
-	Duet(w, s)
+	if wide || scaledOut(s) {
+		Workers(w, s)
+	}
+	if wide {
+		Duet(w, s)
+	}
 	if err := Statements(w, s); err != nil {
 		return err
 	}
@@ -48,8 +114,12 @@ func Text(w io.Writer, s result.Summary) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	same := sameMethod(s)
+	if same != "" && !wide {
+		fmt.Fprintf(w, "every row: %s\n", same)
+	}
 	for _, c := range s.Conditions {
-		if c.Method != "" {
+		if c.Method != "" && (same == "" || wide) {
 			fmt.Fprintf(w, "%s: %s\n", c.Name, c.Method)
 		}
 		if _, rest, ok := strings.Cut(c.Window, ";"); ok {
@@ -70,6 +140,9 @@ func Text(w io.Writer, s result.Summary) error {
 		fmt.Fprintf(w, "noise floor: not measured (fewer than two successful baseline runs)\n")
 	}
 	fmt.Fprintf(w, "method: %s\n", s.Method)
+	if !wide {
+		fmt.Fprintln(w, "more columns (reference stmts/s, p50, server and driver CPU, each worker, the duet twins): -v; every figure: --format json")
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
@@ -108,6 +181,15 @@ func changeCell(d *result.ChangeSummary) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f [%+.1f, %+.1f]", d.Pct, d.CILow, d.CIHigh)
+}
+
+// shortChange is changeCell with the interval's bounds unsigned, as the
+// overhead's are: two columns fewer in the narrow table.
+func shortChange(d *result.ChangeSummary) string {
+	if d == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f [%.1f, %.1f]", d.Pct, d.CILow, d.CIHigh)
 }
 
 // addedCell is an added cost per execution with its interval, in µs.
@@ -216,6 +298,49 @@ func measuresCell(c result.ConditionSummary) string {
 		return w
 	}
 	return "-"
+}
+
+// sharedMeasures is what every observer's row measures and over what,
+// when all say the same ("whole, runs"), so that the narrow table can say
+// it once; empty when they differ. Rows without a measure (the baseline,
+// its A/A) do not count.
+func sharedMeasures(s result.Summary) string {
+	shared := ""
+	for _, c := range s.Conditions {
+		if c.Measures == "" {
+			continue
+		}
+		m := measuresCell(c)
+		if shared != "" && m != shared {
+			return ""
+		}
+		shared = m
+	}
+	return shared
+}
+
+// sameMethod is the note on how every row was measured, when it is the
+// same for all; empty otherwise.
+func sameMethod(s result.Summary) string {
+	m := ""
+	for i, c := range s.Conditions {
+		if c.Method == "" || (i > 0 && c.Method != m) {
+			return ""
+		}
+		m = c.Method
+	}
+	return m
+}
+
+// scaledOut reports whether a condition's sessions ran in more than one
+// worker process.
+func scaledOut(s result.Summary) bool {
+	for _, c := range s.Conditions {
+		if len(c.Workers) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasMeasures reports whether s says what its rows measure.

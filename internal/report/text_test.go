@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
@@ -29,11 +30,30 @@ func TestTextGolden(t *testing.T) {
 
 func checkGolden(t *testing.T, path string) {
 	s := readSummary(t, path)
-	var got bytes.Buffer
+	var got, wide bytes.Buffer
 	if err := report.Text(&got, s); err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, strings.TrimSuffix(path, ".json")+".txt", got.Bytes())
+	if err := report.TextWide(&wide, s); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, strings.TrimSuffix(path, ".json")+".wide.txt", wide.Bytes())
+	// The default table (after the heading, up to the first blank line)
+	// fits a terminal: 120 columns at most. The notes below it wrap.
+	// Beyond the 20 characters of the longest default observer's name, a
+	// longer name widens it by its own length only.
+	limit := 120
+	for _, c := range s.Conditions {
+		limit = max(limit, 120+len(c.Name)-20)
+	}
+	lines := strings.Split(got.String(), "\n")
+	for i := 2; i < len(lines) && lines[i] != ""; i++ {
+		line := lines[i]
+		if n := utf8.RuneCountInString(line); n > limit {
+			t.Errorf("line %d of the table is %d columns; want at most %d:\n%s", i+1, n, limit, line)
+		}
+	}
 }
 
 func readSummary(t *testing.T, path string) result.Summary {

@@ -90,6 +90,8 @@ type Spec struct {
 	OnFailure string `json:"on_failure"`
 	// Format is how the report is printed: text, markdown, json, csv, benchstat.
 	Format string `json:"format"`
+	// Wide prints the text table with every column (-v).
+	Wide bool `json:"wide,omitempty"`
 	// MaxOverhead, if set, fails an experiment where an observer costs
 	// more, with 95% confidence.
 	MaxOverhead *float64 `json:"max_overhead,omitempty"`
