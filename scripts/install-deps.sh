@@ -3,7 +3,7 @@
 # extensions its observer catalog uses, and the MariaDB server (its
 # server_audit plugin comes with it), valgrind for --method instructions,
 # sysbench (bench/mariadb-driver's peer), iproute2 (the workers' network
-# namespace test),
+# namespace test), zsh and fish (the completion test),
 # and headless Chromium for the test of the HTML report. Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
 set -euo pipefail
@@ -27,6 +27,9 @@ packages=(
   locales
   # the workers' test in network namespaces of their own: ip netns, veth
   iproute2
+  # the test of 'obsbench completion': its scripts run in each shell
+  zsh
+  fish
 )
 # The locales whose PostgreSQL messages the capture test reads: German
 # keeps the severity LOG, Russian translates it too.

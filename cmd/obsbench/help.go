@@ -101,6 +101,16 @@ the default observers by duet; that takes about 11 minutes on 2 cores.`,
 			"obsbench observers -v --engine mariadb   # with the settings each changes and how it is measured",
 		},
 	},
+	"completion": {
+		usage:   "obsbench completion bash|zsh|fish",
+		summary: "Prints a script that completes obsbench's commands, flags, study names and the values of --engine, --method, --format, --workload and --observers.",
+		examples: []string{
+			"source <(obsbench completion bash)                          # this shell",
+			"obsbench completion bash > /etc/bash_completion.d/obsbench  # every bash",
+			"echo 'source <(obsbench completion zsh)' >> ~/.zshrc",
+			"obsbench completion fish > ~/.config/fish/completions/obsbench.fish",
+		},
+	},
 	"worker": {
 		usage:   "obsbench worker --coordinator ADDRESS [flags]",
 		summary: "Runs sessions for a coordinator ('obsbench run --workers N' starts its workers itself; run this by hand only on another machine).",

@@ -86,6 +86,7 @@ commands:
   calibrate   check that obsbench recovers a known, synthetic overhead
   worker      run sessions for a coordinator ('obsbench run --workers N')
   observers   list the observer catalog
+  completion  print a bash, zsh or fish completion script
   version     print the version
 
 'obsbench help <command>' (or 'obsbench <command> -h') says what a command
@@ -122,6 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = calibrateCmd(ctx, args[1:], stdout, stderr)
 	case "observers":
 		err = observersCmd(args[1:], stdout, stderr)
+	case "completion":
+		err = completionCmd(ctx, args[1:], stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help":

@@ -173,6 +173,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"report", "--format", "benchstat", summaryOnly}, "--format benchstat prints each run, from " + summaryOnly + "/results.jsonl, which is not there; --format text, markdown, json or csv print the summary"},
 		{[]string{"run", "--format", "xml"}, `--format "xml": want one of text, markdown, json, csv, benchstat`},
 		{[]string{"run", "--max-overhead", "-5"}, "--max-overhead -5: want a percentage from 0 to 100"},
+		{[]string{"completion", "tcsh"}, `completion "tcsh": want bash, zsh or fish`},
+		{[]string{"completion"}, "name a shell: obsbench completion bash|zsh|fish"},
 		{[]string{"run", "-v", "--format", "csv"}, "-v widens the text table; --format csv has every column already"},
 		{[]string{"report", "-v", summaryOnly}, "-v widens the text table: give --format text too"},
 		{[]string{"report"}, "usage: obsbench report DIR"},

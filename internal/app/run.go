@@ -215,8 +215,8 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	return c, nil
 }
 
-// methods are the values of --method.
-var methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
+// Methods are the values of --method.
+var Methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
 
 // checkRanges refuses settings out of their ranges.
 func (c runConfig) checkRanges() error {
@@ -235,8 +235,8 @@ func (c runConfig) checkRanges() error {
 		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
 	case c.OnFailure != "continue" && c.OnFailure != "stop":
 		return usagef("--on-failure %q: want continue or stop", c.OnFailure)
-	case !slices.Contains(methods, c.Method):
-		return usagef("--method %q: want %s or %s", c.Method, strings.Join(methods[:len(methods)-1], ", "), methods[len(methods)-1])
+	case !slices.Contains(Methods, c.Method):
+		return usagef("--method %q: want %s or %s", c.Method, strings.Join(Methods[:len(Methods)-1], ", "), Methods[len(Methods)-1])
 	}
 	a := c.Alternation
 	switch {
