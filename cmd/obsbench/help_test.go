@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,7 +102,7 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
-// User docs, help and errors carry no dated run notes: a date, "the
+// User docs, help and messages carry no dated run notes: a date, "the
 // latest run", "earlier that day" belong in the bench RESULT.md files
 // the docs link to.
 func TestNoDatedNotes(t *testing.T) {
@@ -106,7 +110,10 @@ func TestNoDatedNotes(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	help, _ := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
 	files = append(append(files, filepath.Join(root, "README.md")), help...)
-	dated := regexp.MustCompile(`(?i)\b20\d\d-\d\d-\d\d\b|latest run|earlier that day|in the one before`)
+	// "here" means this project's machine to its authors and the
+	// reader's to them: say which.
+	notes := `latest run|earlier that day|in the one before|\bhere\b`
+	dated := regexp.MustCompile(`(?i)\b20\d\d-\d\d-\d\d\b|` + notes)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -114,8 +121,35 @@ func TestNoDatedNotes(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(b), "\n") {
 			if m := dated.FindString(line); m != "" {
-				t.Errorf("%s:%d: %q: a dated run note (%q)", f, i+1, line, m)
+				t.Errorf("%s:%d: %q: a dated run note or a \"here\" (%q)", f, i+1, line, m)
 			}
 		}
+	}
+	// The messages: every string in the code a user may read (errors,
+	// warnings, progress, report text); dates there are time formats.
+	noted := regexp.MustCompile(`(?i)` + notes)
+	var sources []string
+	for _, dir := range []string{filepath.Join(root, "cmd"), filepath.Join(root, "internal")} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+				sources = append(sources, path)
+			}
+			return err
+		})
+	}
+	fset := token.NewFileSet()
+	for _, path := range sources {
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if m := noted.FindString(lit.Value); m != "" {
+					t.Errorf("%s: %s: a dated run note or a \"here\" (%q)", fset.Position(lit.Pos()), lit.Value, m)
+				}
+			}
+			return true
+		})
 	}
 }

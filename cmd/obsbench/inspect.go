@@ -49,7 +49,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, sec := range in.Sections {
 		section(stdout, sec.Title, sec.Items)
 	}
-	fmt.Fprintf(stdout, "\nnot visible from here: %s\n", in.NotVisible)
+	fmt.Fprintf(stdout, "\nnot visible from this connection: %s\n", in.NotVisible)
 	return nil
 }
 

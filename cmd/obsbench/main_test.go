@@ -657,7 +657,7 @@ func checkBadInputDoc(t *testing.T, rows []string) {
 	doc := "# Bad input and what obsbench says\n\n" +
 		"Every row is a real invocation from `TestInvalidInputExits2AndTouchesNothing`\n" +
 		"(cmd/obsbench/main_test.go), which checks that each exits with code 2, says\n" +
-		"what is wrong on its first line (shown here; a script's syntax error goes on\n" +
+		"what is wrong on its first line (shown below; a script's syntax error goes on\n" +
 		"with the line and a caret under the column), and starts or changes nothing. `$TMP` is the\n" +
 		"test's temporary directory. Regenerate with `go test ./cmd/obsbench -run TestInvalid -update`.\n\n" +
 		"| command | message (exit code 2) |\n|---|---|\n" + strings.Join(rows, "\n") + "\n"

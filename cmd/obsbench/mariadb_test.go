@@ -71,7 +71,7 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	if len(ps.Waits.Engine) == 0 || len(byName["baseline"].Waits.Engine) != 0 {
 		t.Errorf("performance_schema waits: %v under perf-schema, %v in the baseline; want them only where it is on", ps.Waits.Engine, byName["baseline"].Waits.Engine)
 	}
-	for _, want := range []string{"mariadb 10.", "server-audit-file", "not collected (performance_schema is off here", "performance_schema wait time"} {
+	for _, want := range []string{"mariadb 10.", "server-audit-file", "not collected (performance_schema is off on this server", "performance_schema wait time"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

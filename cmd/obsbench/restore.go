@@ -19,7 +19,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("obsbench restore", flag.ContinueOnError)
 	helpUsage(fs, "restore")
 	file := fs.String("journal", "", "journal to restore (default: every journal in "+journal.Dir()+" whose obsbench is no longer running)")
-	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's, which has no password: give one here (postgres: or in PGPASSWORD or ~/.pgpass)")
+	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's, which has no password: give one with this flag (postgres: or in PGPASSWORD or ~/.pgpass)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func TestMariaDBDryRunChangesNothing(t *testing.T) {
 		"CREATE DATABASE `obsbench` CHARACTER SET utf8mb4 COMMENT", "INSERT INTO member ...",
 		"observer general-log-file, before each of its runs:\n  SET GLOBAL general_log = 'ON'",
 		"INSTALL SONAME 'server_audit'", "UNINSTALL SONAME 'server_audit'",
-		"observer perf-schema: cannot be applied here",
+		"observer perf-schema: cannot be applied to this server",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())

@@ -241,7 +241,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 		"CREATE SCHEMA \"obsbench\"", "COPY \"obsbench\".\"member\" FROM STDIN",
 		"observer log-statements-file, before each of its runs:\n  ALTER SYSTEM SET log_statement = 'all'\n  SELECT pg_reload_conf()",
 		"ALTER SYSTEM SET log_destination = 'csvlog'",
-		"observer pg-stat-statements: cannot be applied here",
+		"observer pg-stat-statements: cannot be applied to this server",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())

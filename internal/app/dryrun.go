@@ -44,7 +44,7 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 		if perms != nil {
 			// Worth showing the plan all the same: a DBA reviews it
 			// before granting anything.
-			fmt.Fprintf(w, "note: a real run would stop here: %v\n\n", perms)
+			fmt.Fprintf(w, "note: a real run would stop at this point: %v\n\n", perms)
 		} else {
 			fmt.Fprintf(w, "the login has them all\n\n")
 		}
@@ -84,7 +84,7 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 	for _, o := range c.observers[1:] {
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {
-			fmt.Fprintf(w, "\nobserver %s: cannot be applied here: %v\n", o.Name, err)
+			fmt.Fprintf(w, "\nobserver %s: cannot be applied to this server: %v\n", o.Name, err)
 			continue
 		}
 		fmt.Fprintf(w, "\nobserver %s, before each of its runs:\n", o.Name)

@@ -170,7 +170,7 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	}
 	if err := c.checkDuet(); err != nil {
 		if c.methodChosen {
-			return c, usagef("%v (a duet is the default method here; --method auto runs the observers on one server)", err)
+			return c, usagef("%v (a duet is the default method for this server; --method auto runs the observers on one server)", err)
 		}
 		return c, err
 	}

@@ -59,7 +59,7 @@ func StudyFlags(st study.Study) []StudyFlag {
 // user's flags override) and its own flags.
 func StudyHelp(w io.Writer, st study.Study) {
 	fmt.Fprintf(w, "usage: obsbench study %s [study flags] [run flags]\n\n%s\n%s\n\n", st.Name, st.Title, st.Question)
-	fmt.Fprintf(w, "the study's run flags (any flag of 'obsbench run' given here overrides them; 'obsbench run -h' lists them all):\n")
+	fmt.Fprintf(w, "the study's run flags (any flag of 'obsbench run' given to the study overrides them; 'obsbench run -h' lists them all):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, kv := range studyDefaults(st) {
 		fmt.Fprintf(tw, "  --%s\t%s\n", kv[0], kv[1])

@@ -33,7 +33,7 @@ func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]str
 	}
 	var warns []string
 	if given := c.givenOf(roundsFlags); !rounds && len(given) > 0 {
-		warns = append(warns, fmt.Sprintf("%s: no condition runs in rounds (every observer here alternates), so they change nothing; --method rounds measures in rounds",
+		warns = append(warns, fmt.Sprintf("%s: no condition runs in rounds (every observer of this run alternates), so they change nothing; --method rounds measures in rounds",
 			strings.Join(given, " ")))
 	}
 	if given := c.givenOf(alternationFlags); !alternation && len(given) > 0 {

@@ -33,7 +33,7 @@ func TestUnusedFlagsWarn(t *testing.T) {
 		given  []string
 		want   string // "" for no warning
 	}{
-		{"auto", []string{"rounds", "duration"}, "--rounds 5 --duration 8s: no condition runs in rounds (every observer here alternates)"},
+		{"auto", []string{"rounds", "duration"}, "--rounds 5 --duration 8s: no condition runs in rounds (every observer of this run alternates)"},
 		{"auto", []string{"alt-duration"}, ""},
 		{"rounds", []string{"alt-duration", "phase-max"}, "--alt-duration 20s --phase-max 4: no condition alternates (--method rounds)"},
 		{"rounds", []string{"rounds"}, ""},

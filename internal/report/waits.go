@@ -23,7 +23,7 @@ func Waits(w io.Writer, s result.Summary) {
 			continue
 		}
 		if !any {
-			fmt.Fprintln(w, "\nwaits: % of active-session samples (baseline % in parentheses; * = signature: negligible in baseline, material here)")
+			fmt.Fprintln(w, "\nwaits: % of active-session samples (baseline % in parentheses; * = signature: negligible in baseline, material with the observer)")
 			any = true
 		}
 		if c.Waits.SamplerCPUPct != nil {
@@ -53,7 +53,7 @@ func Waits(w io.Writer, s result.Summary) {
 var engineWaitLabels = map[string]struct{ title, notCollected string }{
 	"postgres": {title: "pg_wait_sampling (all processes)"},
 	"mariadb": {title: "performance_schema wait time (all threads)",
-		notCollected: "performance_schema is off here; obsbench never turns an observer on to measure"},
+		notCollected: "performance_schema is off on this server; obsbench never turns an observer on to measure"},
 	"sqlserver": {title: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"},
 }
 

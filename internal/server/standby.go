@@ -206,12 +206,12 @@ func netemStatus(ctx context.Context) string {
 	// of the machine's network.
 	ns := "obsbench-probe-" + strconv.Itoa(os.Getpid())
 	if out, err := exec.CommandContext(ctx, "ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		return "no network namespaces here (ip netns add: " + strings.TrimSpace(string(out)) + "); delay added in user space"
+		return "no network namespaces on this machine (ip netns add: " + strings.TrimSpace(string(out)) + "); delay added in user space"
 	}
 	defer exec.Command("ip", "netns", "del", ns).Run()
 	out, err := exec.CommandContext(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms").CombinedOutput()
 	if err != nil {
-		return "tc netem not available here (" + strings.TrimSpace(string(out)) + "); delay added in user space"
+		return "tc netem not available on this machine (" + strings.TrimSpace(string(out)) + "); delay added in user space"
 	}
-	return "tc netem works here, but the standby stays on loopback; delay added in user space"
+	return "tc netem works on this machine, but the standby stays on loopback; delay added in user space"
 }

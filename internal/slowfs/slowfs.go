@@ -70,7 +70,7 @@ func New(dir, backing string, delay time.Duration) (*Mount, error) {
 // writes through the mount reach it, further writes fail with ENOSPC.
 func NewFull(dir, backing string, delay time.Duration, capacity int64) (*Mount, error) {
 	if os.Geteuid() != 0 {
-		return nil, errors.New("a slow directory is a FUSE mount, which needs root here (/dev/fuse is root-only)")
+		return nil, errors.New("a slow directory is a FUSE mount, which needs root on this machine (/dev/fuse is root-only)")
 	}
 	dev := &device{delay: delay, capacity: capacity}
 	var st syscall.Stat_t

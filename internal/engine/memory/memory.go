@@ -758,7 +758,7 @@ func (c *session) QueryText(ctx context.Context, sql string) ([]string, [][]*str
 	if err := c.exec(ctx, sql); err != nil {
 		return nil, nil, err
 	}
-	return nil, nil, errors.New(`memory: a statement returns no rows here; \gset and \aset need a real server`)
+	return nil, nil, errors.New(`memory: a statement of the in-memory target returns no rows; \gset and \aset need a real server`)
 }
 
 // Unnamed is a statement sent whole with each execution

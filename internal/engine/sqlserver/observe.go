@@ -138,7 +138,7 @@ func (e *NotPrimaryError) Error() string {
 type NoAvailabilityGroupError struct{ Observer, Database string }
 
 func (e *NoAvailabilityGroupError) Error() string {
-	return fmt.Sprintf("observer %s needs an availability group with a secondary replica that holds database %s; there is none, and obsbench never creates one (add the database to an existing group, primary here)", e.Observer, e.Database)
+	return fmt.Sprintf("observer %s needs an availability group with a secondary replica that holds database %s; there is none, and obsbench never creates one (add the database to an existing group whose primary is this server)", e.Observer, e.Database)
 }
 
 // prepare reads what planning o needs from the server.
