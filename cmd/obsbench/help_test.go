@@ -114,6 +114,18 @@ func TestNoDatedNotes(t *testing.T) {
 	// reader's to them: say which.
 	notes := `latest run|earlier that day|in the one before|\bhere\b`
 	dated := regexp.MustCompile(`(?i)\b20\d\d-\d\d-\d\d\b|` + notes)
+	var sources []string
+	for _, dir := range []string{filepath.Join(root, "cmd"), filepath.Join(root, "internal")} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(path, ".tmpl") {
+				files = append(files, path) // the HTML report's text
+			}
+			if err == nil && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+				sources = append(sources, path)
+			}
+			return err
+		})
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -128,15 +140,6 @@ func TestNoDatedNotes(t *testing.T) {
 	// The messages: every string in the code a user may read (errors,
 	// warnings, progress, report text); dates there are time formats.
 	noted := regexp.MustCompile(`(?i)` + notes)
-	var sources []string
-	for _, dir := range []string{filepath.Join(root, "cmd"), filepath.Join(root, "internal")} {
-		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-				sources = append(sources, path)
-			}
-			return err
-		})
-	}
 	fset := token.NewFileSet()
 	for _, path := range sources {
 		f, err := parser.ParseFile(fset, path, nil, 0)
