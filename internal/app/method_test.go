@@ -79,6 +79,9 @@ func TestMethodChosen(t *testing.T) {
 			if tt.want == "duet" && (c.Rounds != defaultDuetPhases || c.Duration != phase) {
 				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, defaultDuetPhases, phase)
 			}
+			if tt.want == "duet" && !c.wl.FixedWork() && c.Warmup != defaultDuetWarmup {
+				t.Errorf("a chosen duet warms up for %v; want %v", c.Warmup, defaultDuetWarmup)
+			}
 		})
 	}
 }

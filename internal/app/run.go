@@ -163,6 +163,9 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		}
 		if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
 			c.Duration = defaultDuetDuration
+			if !c.given["warmup"] {
+				c.Warmup = defaultDuetWarmup
+			}
 		}
 	}
 	if err := c.checkRanges(); err != nil {
