@@ -197,6 +197,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	var left atomic.Int64
 	left.Store(int64(cfg.Clients))
 	labels, names := labelIndex(cfg.Labels, seconds)
+	secs := newSecondHist(seconds)
 	start := time.Now()
 	if cfg.Begin != nil {
 		at, err := cfg.Begin(ctx)
@@ -211,6 +212,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	for i := range workers {
 		workers[i] = &worker{
 			perSecond: make([]int64, seconds),
+			secs:      secs,
 			hist:      hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3),
 			labels:    labels,
 		}
@@ -434,6 +436,7 @@ func labelIndex(labels []string, seconds int) (label []int, names []string) {
 
 type worker struct {
 	perSecond []int64
+	secs      *secondHist // shared by the run's sessions
 	executed  int64
 	hist      *hdrhistogram.Histogram
 	err       error
@@ -531,6 +534,7 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		wk.perSecond[sec]++
 		us := min(max(end.Sub(clk.Began).Microseconds(), minLatencyMicros), maxLatencyMicros)
 		wk.hist.RecordValue(us)
+		wk.secs.record(int(sec), us)
 		label := -1
 		if wk.labels != nil {
 			if label = wk.labels[sec]; label >= 0 {
@@ -607,6 +611,9 @@ func collate(cfg Config, window time.Duration, workers []*worker, labels []strin
 		return Part{Result: r}, errors.Join(errs...)
 	}
 	p := Part{Result: r, hist: hist}
+	if len(workers) > 0 {
+		p.seconds = workers[0].secs.plain()[:keep*secondBuckets]
+	}
 	for k, name := range labels {
 		if byLabel[k].TotalCount() == 0 {
 			continue

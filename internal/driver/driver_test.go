@@ -104,6 +104,18 @@ func checkCounts(t *testing.T, res driver.Result) {
 	if l := res.Latency; !(l.P50 > 0 && l.P50 <= l.P99 && l.P99 <= l.Max) {
 		t.Errorf("Latency = %+v; want 0 < p50 <= p99 <= max", l)
 	}
+	if len(res.LatencyPerSecond) != 3 {
+		t.Fatalf("LatencyPerSecond has %d seconds; want 3", len(res.LatencyPerSecond))
+	}
+	for i, l := range res.LatencyPerSecond {
+		var n int64
+		for _, row := range res.PerSecond {
+			n += row[i]
+		}
+		if l.Count != n || !(l.P50 > 0 && l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.Max && l.Max <= res.Latency.Max*1.0625) {
+			t.Errorf("second %d: latency %+v; want %d statements, 0 < p50 <= p90 <= p99 <= max, within the run's max %v", i, l, n, res.Latency.Max)
+		}
+	}
 }
 
 func TestInvalidConfig(t *testing.T) {

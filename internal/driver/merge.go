@@ -17,6 +17,7 @@ type Part struct {
 	Result  Result
 	hist    *hdrhistogram.Histogram
 	byLabel map[string]*hdrhistogram.Histogram
+	seconds []uint32 // each second's latency buckets (secondHist)
 }
 
 // PartWire is a Part as plain data for another process, its histograms in
@@ -25,11 +26,12 @@ type PartWire struct {
 	Result  Result            `json:"result"`
 	Hist    []byte            `json:"hist,omitempty"`
 	ByLabel map[string][]byte `json:"hist_by_label,omitempty"`
+	Seconds []uint32          `json:"hist_per_second,omitempty"`
 }
 
 // Wire encodes p.
 func (p Part) Wire() (PartWire, error) {
-	w := PartWire{Result: p.Result}
+	w := PartWire{Result: p.Result, Seconds: p.seconds}
 	var err error
 	if p.hist != nil {
 		if w.Hist, err = p.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
@@ -51,7 +53,7 @@ func (p Part) Wire() (PartWire, error) {
 
 // Part decodes w.
 func (w PartWire) Part() (Part, error) {
-	p := Part{Result: w.Result}
+	p := Part{Result: w.Result, seconds: w.Seconds}
 	var err error
 	if len(w.Hist) > 0 {
 		if p.hist, err = hdrhistogram.Decode(w.Hist); err != nil {
@@ -80,6 +82,9 @@ func (p *Part) summarize() {
 	}
 	if p.hist != nil {
 		r.Latency = latencyOf(p.hist)
+	}
+	if p.seconds != nil {
+		r.LatencyPerSecond = perSecondLatency(p.seconds)
 	}
 	r.LatencyBy = nil
 	for name, h := range p.byLabel {
@@ -137,6 +142,7 @@ func Merge(parts []Part) Result {
 		if p.hist != nil {
 			m.hist.Merge(p.hist)
 		}
+		m.seconds = addCounts(m.seconds, p.seconds)
 		for name, h := range p.byLabel {
 			if m.byLabel == nil {
 				m.byLabel = map[string]*hdrhistogram.Histogram{}

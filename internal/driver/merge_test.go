@@ -121,4 +121,36 @@ func TestMergeIsLossless(t *testing.T) {
 	if m.Latency.Mean != pooled.Mean()/1000 {
 		t.Errorf("merged mean %v ms; pooled %v ms", m.Latency.Mean, pooled.Mean()/1000)
 	}
+
+	// Each second's latency, merged from the parts' buckets, counts that
+	// second's statements and gives its percentiles within 6.25% of the
+	// exact ones of the latencies pooled second by second.
+	bySecond := map[int64][]int64{}
+	for _, p := range parts {
+		for _, e := range p.Result.Executions {
+			bySecond[e.EndUS/1_000_000] = append(bySecond[e.EndUS/1_000_000], e.LatencyUS)
+		}
+	}
+	if len(m.LatencyPerSecond) != 2 {
+		t.Fatalf("%d seconds of latency; want 2 (1.5 s rounded up)", len(m.LatencyPerSecond))
+	}
+	for s, l := range m.LatencyPerSecond {
+		lat := bySecond[int64(s)]
+		slices.Sort(lat)
+		if l.Count != int64(len(lat)) || len(lat) == 0 {
+			t.Errorf("second %d: %d statements; want %d, more than none", s, l.Count, len(lat))
+			continue
+		}
+		for _, q := range []struct {
+			name string
+			got  float64
+			q    float64
+		}{{"p50", l.P50, 0.50}, {"p90", l.P90, 0.90}, {"p99", l.P99, 0.99}, {"max", l.Max, 1}} {
+			rank := max(int(q.q*float64(len(lat))+0.5), 1)
+			exact := ms(lat[rank-1])
+			if q.got < exact*0.9375 || q.got > exact*1.0625 {
+				t.Errorf("second %d: %s = %v ms; the exact one is %v ms, want within 6.25%%", s, q.name, q.got, exact)
+			}
+		}
+	}
 }

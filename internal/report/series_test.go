@@ -3,17 +3,27 @@ package report_test
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // The series has a row per measured second of each run, its statements
 // those the run counted that second, and the side of an alternation's
-// second that of its phase.
+// second that of its phase; each second's latency is the run's for it.
 func TestSeries(t *testing.T) {
 	s, runs := recorded(t)
+	// The recorded runs predate per-second latency: give the first that
+	// succeeded its seconds' (a second with no statement has none).
+	k := slices.IndexFunc(runs, func(r result.Run) bool { return r.Error == "" })
+	first := &runs[k].Driver
+	for i := range first.PerSecond[0] {
+		first.LatencyPerSecond = append(first.LatencyPerSecond, result.SecondLatency{Count: int64(i), P50: 1 + float64(i), P90: 2, P99: 3, Max: 4})
+	}
 	var b bytes.Buffer
 	if err := report.Series(&b, s, runs); err != nil {
 		t.Fatal(err)
@@ -41,6 +51,15 @@ func TestSeries(t *testing.T) {
 		for i, row := range got {
 			n, _ := strconv.ParseInt(row[8], 10, 64)
 			sum += n
+			lat := strings.Join(row[11:15], ",")
+			switch {
+			case r.Seq != runs[k].Seq || i == 0:
+				if lat != ",,," {
+					t.Errorf("run %d, second %d: latency %q; want none", r.Seq, i, lat)
+				}
+			case lat != strconv.Itoa(1+i)+".000,2.000,3.000,4.000":
+				t.Errorf("run %d, second %d: latency %q; want its p50, p90, p99 and max", r.Seq, i, lat)
+			}
 			if row[7] != strconv.Itoa(i) {
 				t.Fatalf("run %d: row %d is second %s", r.Seq, i, row[7])
 			}

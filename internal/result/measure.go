@@ -14,6 +14,16 @@ type Latency struct {
 	Mean float64 `json:"mean"`
 }
 
+// SecondLatency is the latency of the statements completed in one second,
+// in milliseconds: how many, and their percentiles.
+type SecondLatency struct {
+	Count int64   `json:"n"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
 // DriverResult is what one run of the load driver measured.
 type DriverResult struct {
 	Clients int `json:"clients"`
@@ -31,6 +41,10 @@ type DriverResult struct {
 	// the window.
 	PerSecond [][]int64 `json:"per_second"`
 	Latency   Latency   `json:"latency_ms"`
+	// LatencyPerSecond is the latency of the statements completed in
+	// each second of the window, all sessions together, read from
+	// buckets 1/8 of their value wide (within 6.25%).
+	LatencyPerSecond []SecondLatency `json:"latency_ms_per_second,omitempty"`
 	// LatencyBy is the latency of the statements completed in the
 	// seconds of each of the driver's labels.
 	LatencyBy map[string]Latency `json:"latency_ms_by_label,omitempty"`
