@@ -160,8 +160,9 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 			for _, m := range pgbench.QueryModes {
 				runs = append(runs, pgbench.SQLMeta(modeScript, "none", m))
 			}
+			counts := countedRuns(t, s, o, runs)
 			for i, w := range runs {
-				got, executed := countedRun(t, s, o, w)
+				got, executed := counts[i][0], counts[i][1]
 				what := w.Name
 				if i > 0 {
 					what = "pgbench script, --query-mode " + string(pgbench.QueryModes[i-1])
@@ -193,9 +194,11 @@ var modeScript = func() *pgbench.Script {
 	return s
 }()
 
-// countedRun applies o, runs w for a second with 4 sessions, counts o's
-// events and reverts it: the events recorded and the statements executed.
-func countedRun(t *testing.T, s *postgres.Server, o observer.Observer, w workload.Meta) (recorded, executed int64) {
+// countedRuns applies o once, runs each of ws for half a second with 4
+// sessions, counting o's events over each run as an experiment's run
+// does (StartEvents before it, Count after), and reverts o: for each run
+// the events recorded and the statements executed.
+func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []workload.Meta) [][2]int64 {
 	t.Helper()
 	ctx := context.Background()
 	a, err := s.Apply(ctx, o)
@@ -207,20 +210,24 @@ func countedRun(t *testing.T, s *postgres.Server, o observer.Observer, w workloa
 			t.Errorf("Revert: %v", err)
 		}
 	}()
-	ev, err := a.StartEvents(ctx, w.Tag)
-	if err != nil || ev == nil {
-		t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+	var out [][2]int64
+	for _, w := range ws {
+		ev, err := a.StartEvents(ctx, w.Tag)
+		if err != nil || ev == nil {
+			t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+		}
+		dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
+		res, err := driver.Run(ctx, driver.Config{Clients: 4, Warmup: 100 * time.Millisecond, Duration: 500 * time.Millisecond}, dial, w.New())
+		if err != nil {
+			t.Fatalf("%s: driver.Run: %v", w.Description, err)
+		}
+		got, err := ev.Count(ctx)
+		if err != nil {
+			t.Fatalf("Count: %v", err)
+		}
+		out = append(out, [2]int64{got, res.Executed})
 	}
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	res, err := driver.Run(ctx, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: time.Second}, dial, w.New())
-	if err != nil {
-		t.Fatalf("%s: driver.Run: %v", w.Description, err)
-	}
-	got, err := ev.Count(ctx)
-	if err != nil {
-		t.Fatalf("Count: %v", err)
-	}
-	return got, res.Executed
+	return out
 }
 
 func TestMissingLibraryNamesPackage(t *testing.T) {
