@@ -94,7 +94,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	if !wide {
-		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [95% CI].")
+		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
 		if uses(s, "duet") {
 			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 		}
