@@ -34,7 +34,7 @@ func TestHelpAndFlagForms(t *testing.T) {
 		{[]string{"study", "replay", "-h"}, exitOK, []string{"--capture-duration", "default 1m0s", "--capture\n"}, ""},
 		{[]string{"study", "targets", "-h"}, exitOK, []string{"--rounds", "20", "--blocks", "--method", "duet"}, ""},
 		{[]string{"run", "--dry-run", "--method", "duet"}, exitOK, []string{"dry run: nothing is started", "method duet\n",
-			"5 arms (the A/A and each observer) x 16 phases = 80 phases of 2s warm-up + 5s measured", "estimate: about 12m0s"}, ""},
+			"5 arms (the A/A and each observer) x 16 phases = 80 phases of 500ms warm-up + 2s measured", "estimate: about 6m0s"}, ""},
 		{[]string{"run", "--dry-run", "--method", "rounds", "--observers", "pg-stat-statements", "--rounds", "4"}, exitOK,
 			[]string{"2 conditions (the baseline and each observer) x 4 rounds = 8 runs of 2s warm-up + 8s measured", "estimate: about 2m0s"}, ""},
 		{[]string{"--version"}, exitOK, []string{"obsbench "}, ""},
