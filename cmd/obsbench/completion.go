@@ -36,6 +36,9 @@ func completionCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return usagef("name a shell: obsbench completion bash|zsh|fish")
 	}
+	if shell := fs.Arg(0); shell != "bash" && shell != "zsh" && shell != "fish" {
+		return usagef("completion %q: want bash, zsh or fish", shell)
+	}
 	words, err := completionWords(ctx)
 	if err != nil {
 		return err
@@ -48,10 +51,9 @@ func completionCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "autoload -U +X compinit && compinit")
 		fmt.Fprintln(stdout, "autoload -U +X bashcompinit && bashcompinit")
 		return bashCompletion(stdout, words)
-	case "fish":
+	default:
 		return fishCompletion(stdout, words)
 	}
-	return usagef("completion %q: want bash, zsh or fish", fs.Arg(0))
 }
 
 // flagWord is a flag as completion offers it: its spelling as the help
