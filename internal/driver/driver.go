@@ -269,7 +269,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		case <-done:
 			halt()
 			wg.Wait()
-			if _, err := collate(cfg, time.Millisecond, workers, names); err != nil {
+			if _, err := collate(cfg, time.Millisecond, workers, secs, names); err != nil {
 				return Part{}, err // the sessions failed rather than ran out
 			}
 			return Part{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
@@ -300,7 +300,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		// statements are counted in.
 		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
 	}
-	p, err := collate(cfg, window, workers, names)
+	p, err := collate(cfg, window, workers, secs, names)
 	if n, ok := w.(workload.StatementNamer); ok && err == nil {
 		p.Result.Statements, p.Result.StatementsBy = statementLatencies(workers, names, n.StatementNames())
 	}
@@ -571,7 +571,7 @@ func (wk *worker) serverCPU() time.Duration {
 	return d
 }
 
-func collate(cfg Config, window time.Duration, workers []*worker, labels []string) (Part, error) {
+func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHist, labels []string) (Part, error) {
 	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
 	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
@@ -610,10 +610,7 @@ func collate(cfg Config, window time.Duration, workers []*worker, labels []strin
 	if len(errs) > 0 {
 		return Part{Result: r}, errors.Join(errs...)
 	}
-	p := Part{Result: r, hist: hist}
-	if len(workers) > 0 {
-		p.seconds = workers[0].secs.plain()[:keep*secondBuckets]
-	}
+	p := Part{Result: r, hist: hist, seconds: secs.plain(keep)}
 	for k, name := range labels {
 		if byLabel[k].TotalCount() == 0 {
 			continue

@@ -31,10 +31,10 @@ func (h *secondHist) record(second int, us int64) {
 	h.counts[second*secondBuckets+bucketOf(us)].Add(1)
 }
 
-// plain is the counts as plain data, for the part's wire.
-func (h *secondHist) plain() []uint32 {
-	out := make([]uint32, len(h.counts))
-	for i := range h.counts {
+// plain is the counts of the first seconds as plain data, for the part.
+func (h *secondHist) plain(seconds int) []uint32 {
+	out := make([]uint32, seconds*secondBuckets)
+	for i := range out {
 		out[i] = h.counts[i].Load()
 	}
 	return out
