@@ -41,13 +41,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		ov, verdict, ref := overheadCells(c)
 		cpu, ev := changeCell(c.CPUChange), events(c.Events)
 		if !wide {
-			// The failed runs are a note below: the column stays narrow.
-			verdict, _, _ = strings.Cut(verdict, " (")
-			cpu = shortChange(c.CPUChange)
-			ev, _, _ = strings.Cut(ev, " LOST ") // how many: -v
-			if ev != events(c.Events) {
-				ev += " LOST"
-			}
+			// The failed runs are a note below, how many events were
+			// lost is in -v: the columns stay narrow.
+			verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
 		}
 		switch {
 		case wide:
@@ -162,10 +158,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 // verdict (with its failed runs) and its reference's statements/s, as
 // the text and markdown tables show them.
 func overheadCells(c result.ConditionSummary) (overhead, verdict, ref string) {
-	overhead, verdict, ref = overheadCell(c.Overhead), "-", "-"
-	if o := c.Overhead; o != nil {
-		verdict = o.Verdict
-	}
+	overhead, verdict, ref = overheadCell(c.Overhead), verdictCell(c), "-"
 	if c.Failed > 0 {
 		verdict += fmt.Sprintf(" (%d failed)", c.Failed)
 	}
@@ -173,6 +166,14 @@ func overheadCells(c result.ConditionSummary) (overhead, verdict, ref string) {
 		ref = thousands(r.StmtsPerS)
 	}
 	return overhead, verdict, ref
+}
+
+// verdictCell is a condition's verdict, "-" for none.
+func verdictCell(c result.ConditionSummary) string {
+	if o := c.Overhead; o != nil {
+		return o.Verdict
+	}
+	return "-"
 }
 
 // changeCell is a change in percent with its interval, "-" for none.
@@ -229,8 +230,13 @@ func hasRounds(s result.Summary) bool {
 	return false
 }
 
-func events(e *result.Events) string {
-	s := recordedVsExecuted(e)
+func events(e *result.Events) string { return eventsCell(e, true) }
+
+// eventsCell is events recorded of executed, with what the engine says it
+// lost and a * when warnings hold notes on the count; counted says how
+// many a LOST or EXTRA is.
+func eventsCell(e *result.Events, counted bool) string {
+	s := recordedVsExecuted(e, counted)
 	if e == nil {
 		return s
 	}
@@ -260,7 +266,13 @@ func events(e *result.Events) string {
 	return s
 }
 
-func recordedVsExecuted(e *result.Events) string {
+func recordedVsExecuted(e *result.Events, counted bool) string {
+	diff := func(n int64) string {
+		if !counted {
+			return ""
+		}
+		return " " + thousands(float64(n))
+	}
 	switch {
 	case e == nil:
 		return "-"
@@ -272,9 +284,9 @@ func recordedVsExecuted(e *result.Events) string {
 	case e.Recorded == e.Executed:
 		return fmt.Sprintf("%s/%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)))
 	case e.Recorded < e.Executed:
-		return fmt.Sprintf("%s/%s LOST %s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Executed-e.Recorded)))
+		return fmt.Sprintf("%s/%s LOST%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), diff(e.Executed-e.Recorded))
 	default:
-		return fmt.Sprintf("%s/%s EXTRA %s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Recorded-e.Executed)))
+		return fmt.Sprintf("%s/%s EXTRA%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), diff(e.Recorded-e.Executed))
 	}
 }
 
