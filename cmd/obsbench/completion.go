@@ -105,7 +105,7 @@ func completionWords(ctx context.Context) (completions, error) {
 		names = append(names, study.Names(e)...)
 	}
 	c.studies = append([]string{"list"}, sortedSet(names)...)
-	c.flags["study"] = c.flags["run"]
+	c.flags["study"] = slices.Clone(c.flags["run"]) // appended to below
 	for _, name := range c.studies[1:] {
 		own, err := help("study", name, "-h")
 		if err != nil {
