@@ -27,9 +27,9 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
 		func(v string) error { s.Observers = app.SplitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
-	fs.IntVar(&s.Rounds, "rounds", s.Rounds, "rounds; each runs every condition once, in a seeded random order (a duet's phases: default 16, an even number)")
-	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run (a duet's phase: default 5s)")
-	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time")
+	fs.IntVar(&s.Rounds, "rounds", s.Rounds, fmt.Sprintf("rounds; each runs every condition once, in a seeded random order (a duet's phases: default %d, an even number)", app.DefaultDuetPhases))
+	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run (a duet's phase: default "+app.DefaultDuetDuration.String()+")")
+	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time (a duet's: default "+app.DefaultDuetWarmup.String()+")")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.IntVar(&s.Workers, "workers", s.Workers, "spread the sessions over this many worker processes ('obsbench worker'), started by --launcher; 0: run them in this process")

@@ -14,16 +14,16 @@ import (
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
-// A duet's defaults: 16 phases (8 pairs, the observer once in each twin
+// A duet's defaults (the flags' help names them): 16 phases (8 pairs, the observer once in each twin
 // per pair: enough for a signed-rank interval over four comparisons) of
 // 2 s after a warm-up of 500 ms, each on freshly restarted twins. Short
 // phases keep the default experiment (four observers and the A/A arm,
 // 80 phases, each with its restarts) within about five minutes; the twins'
 // ratio, not the length of a phase, is what cancels the machine's drift.
 const (
-	defaultDuetPhases   = 16
-	defaultDuetDuration = 2 * time.Second
-	defaultDuetWarmup   = 500 * time.Millisecond
+	DefaultDuetPhases   = 16
+	DefaultDuetDuration = 2 * time.Second
+	DefaultDuetWarmup   = 500 * time.Millisecond
 )
 
 // defaultTwinShare is the share of the machine's CPUs each twin is held

@@ -72,15 +72,15 @@ func TestMethodChosen(t *testing.T) {
 			if c.Method != tt.want || c.methodChosen != (tt.name != "given") || !strings.Contains(c.methodWhy, tt.why) || (tt.why == "") != (c.methodWhy == "") {
 				t.Errorf("method %q (chosen %v, why %q); want %q, why with %q", c.Method, c.methodChosen, c.methodWhy, tt.want, tt.why)
 			}
-			phase := defaultDuetDuration
+			phase := DefaultDuetDuration
 			if c.wl.FixedWork() {
 				phase = time.Hour // fixed work: --duration is only a cap
 			}
-			if tt.want == "duet" && (c.Rounds != defaultDuetPhases || c.Duration != phase) {
-				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, defaultDuetPhases, phase)
+			if tt.want == "duet" && (c.Rounds != DefaultDuetPhases || c.Duration != phase) {
+				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, DefaultDuetPhases, phase)
 			}
-			if tt.want == "duet" && !c.wl.FixedWork() && c.Warmup != defaultDuetWarmup {
-				t.Errorf("a chosen duet warms up for %v; want %v", c.Warmup, defaultDuetWarmup)
+			if tt.want == "duet" && !c.wl.FixedWork() && c.Warmup != DefaultDuetWarmup {
+				t.Errorf("a chosen duet warms up for %v; want %v", c.Warmup, DefaultDuetWarmup)
 			}
 		})
 	}

@@ -159,12 +159,12 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	}
 	if c.Method == "duet" {
 		if !c.given["rounds"] && !c.resuming {
-			c.Rounds = defaultDuetPhases
+			c.Rounds = DefaultDuetPhases
 		}
 		if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
-			c.Duration = defaultDuetDuration
+			c.Duration = DefaultDuetDuration
 			if !c.given["warmup"] {
-				c.Warmup = defaultDuetWarmup
+				c.Warmup = DefaultDuetWarmup
 			}
 		}
 	}
