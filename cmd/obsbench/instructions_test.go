@@ -67,20 +67,20 @@ func TestInstructionsEndToEnd(t *testing.T) {
 
 // The same on a managed MariaDB, whose sessions are threads: each run
 // counts two server lifetimes, and what the sessions cost is what ran
-// inside do_command. The baseline repeats to 0.04-0.18% on a quiet machine
-// and spread 0.42% once under CI beside other load (runs 20% slower, one
-// more system call per statement), so the test allows 1%, half the general
-// log's cost; the general log to a file adds a significant cost, but
-// repeats less well (about 0.4%): it
-// writes the time when the second changes, and under the counter a
-// statement takes tens of times longer, so how many it writes depends on
-// the run's speed.
+// inside do_command. Two rounds, each of about a minute under the counter:
+// how well the counts repeat is the server package's test
+// (TestCountInstructionsMariaDB); this one checks the command's path: the
+// runs, the scope, the report, and the general log costing more than the
+// baseline in each round. MariaDB's baseline repeats less well than
+// PostgreSQL's (table opening goes through lock-free hashes its other
+// threads touch too, more so on a loaded machine), so the test allows 1%,
+// half the general log's cost.
 func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
-		"--rounds", "3", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out}, &stdout, &stderr)
+		"--rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -92,23 +92,32 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Conditions) != 2 || len(rec.Runs) != 6 || rec.Engine != "mariadb" || !strings.Contains(rec.Scope, "do_command") {
-		t.Fatalf("instructions.json: %d conditions, %d runs, engine %s, scope %q; want 2, 6, mariadb, the threads' scope",
+	if len(rec.Conditions) != 2 || len(rec.Runs) != 4 || rec.Engine != "mariadb" || !strings.Contains(rec.Scope, "do_command") {
+		t.Fatalf("instructions.json: %d conditions, %d runs, engine %s, scope %q; want 2, 4, mariadb, the threads' scope",
 			len(rec.Conditions), len(rec.Runs), rec.Engine, rec.Scope)
 	}
 	for _, c := range rec.Conditions {
-		if c.Backend <= 0 || c.Helpers <= 0 || c.Runs != 3 {
-			t.Errorf("%s: %+v; want counts over 3 runs", c.Name, c)
+		if c.Backend <= 0 || c.Helpers <= 0 || c.Runs != 2 {
+			t.Errorf("%s: %+v; want counts over 2 runs", c.Name, c)
 		}
 	}
-	// MariaDB repeats less well than PostgreSQL: table opening goes
-	// through lock-free hashes its other threads touch too, and a loaded
-	// machine makes more of it (see above).
 	if base := rec.Conditions[0]; base.BackendSpreadPct > 1 {
 		t.Errorf("baseline: %+v; want runs that repeat to 1%%", base)
 	}
-	if ch := rec.Conditions[1].BackendChange; ch == nil || !ch.Signif || ch.Pct <= 0 {
-		t.Errorf("general-log-file session change %+v; want a significant rise", ch)
+	perRound := map[int]map[string]float64{}
+	for _, r := range rec.Runs {
+		if perRound[r.Round] == nil {
+			perRound[r.Round] = map[string]float64{}
+		}
+		perRound[r.Round][r.Condition] = r.Backend
+	}
+	for round, c := range perRound {
+		if c["general-log-file"] <= c["baseline"]*1.005 {
+			t.Errorf("round %d: general-log-file %.0f, baseline %.0f instructions per statement; want the general log half a percent dearer or more", round, c["general-log-file"], c["baseline"])
+		}
+	}
+	if ch := rec.Conditions[1].BackendChange; ch == nil || ch.Pct <= 0 {
+		t.Errorf("general-log-file session change %+v; want a rise", ch)
 	}
 	text := stdout.String()
 	for _, want := range []string{"instructions per statement: credit-top1 on ", "session instr/stmt", "other threads instr/run", "general-log-file", "inside do_command"} {

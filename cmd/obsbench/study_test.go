@@ -150,7 +150,7 @@ func TestStudyReplay(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "replay", "--capture-duration", "4s", "--clients", "3",
+	code := run(context.Background(), []string{"study", "replay", "--capture-duration", "1500ms", "--clients", "3",
 		"--observers", "log-statements-file,log-statements-stream", "--rounds", "2", "--seed", "9", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -211,7 +211,7 @@ func TestStudyReplayMariaDB(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "replay", "--engine", "mariadb", "--capture-duration", "3s", "--clients", "2",
+	code := run(context.Background(), []string{"study", "replay", "--engine", "mariadb", "--capture-duration", "1500ms", "--clients", "2",
 		"--observers", "general-log-file", "--rounds", "2", "--seed", "11", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
