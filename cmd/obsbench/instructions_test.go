@@ -27,15 +27,16 @@ func TestInstructionsNeedValgrind(t *testing.T) {
 // obsbench run --method instructions on a managed PostgreSQL: repeated
 // runs of a condition count the same to 0.1% (the method's goal; the
 // tests of the package run beside it), pg_stat_statements adds a
-// significant cost, and the table says what the count does not see.
+// significant cost, the table says what the count does not see, and
+// --max-overhead fails the run on that cost (about +0.35%) counted.
 func TestInstructionsEndToEnd(t *testing.T) {
 	servertest.SkipShort(t)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "instructions", "--observers", "pg-stat-statements",
-		"--rounds", "3", "--count-statements", "400", "--count-warmup", "50", "--seed", "7", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+		"--rounds", "3", "--count-statements", "400", "--count-warmup", "50", "--max-overhead", "0.2", "--seed", "7", "--out", out}, &stdout, &stderr)
+	if code != exitOverhead || !strings.Contains(stderr.String(), "counted instructions per statement above --max-overhead 0.2% with 95% confidence: pg-stat-statements +0.") {
+		t.Fatalf("exit %d: %s; want %d, pg-stat-statements' counted cost above 0.2%%", code, stderr.String(), exitOverhead)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err != nil {

@@ -64,7 +64,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.OnFailure, "on-failure", s.OnFailure, "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.BoolVar(&s.Wide, "v", false, "with --format text: the table with every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
 	fs.StringVar(&s.Format, "format", s.Format, "report on standard output as text, markdown, json, csv, benchstat or series (each measured second as CSV; report.html is written to --out either way)")
-	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this `percent`age with 95% confidence (its whole interval above it)", func(v string) error {
+	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this `percent`age with 95% confidence (its whole interval above it); with --method instructions, its counted change in the session's instructions per statement", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		s.MaxOverhead = &f
 		return err

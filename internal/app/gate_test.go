@@ -1,9 +1,11 @@
 package app
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -35,6 +37,45 @@ func TestGate(t *testing.T) {
 			t.Errorf("limit %g: %v; want no error", tt.limit, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("limit %g: %v; want %q", tt.limit, err, tt.want)
+		}
+	}
+}
+
+// A counted experiment is gated on the session's instructions per
+// statement, an interval wholly above the limit, and says so.
+func TestGateCounted(t *testing.T) {
+	cond := func(name string, pct, lo, hi float64) counting.Condition {
+		return counting.Condition{Name: name, BackendChange: &counting.Change{Pct: pct, Low: lo, High: hi, HasCI: true, Signif: lo > 0 || hi < 0}}
+	}
+	conds := []counting.Condition{
+		{Name: "baseline"},
+		cond("pg-stat-statements", 0.37, 0.36, 0.38),
+		cond("log-statements-file", 2.53, 2.52, 2.54),
+		cond("straddles", 3.1, 2.9, 3.3),
+		cond("unmoved", 0.001, -0.01, 0.012),
+	}
+	for _, tt := range []struct {
+		limit float64
+		want  string
+	}{
+		{-1, ""},
+		{3, ""},
+		{0.5, "counted instructions per statement above --max-overhead 0.5% with 95% confidence: log-statements-file +2.53% [+2.52, +2.54]; straddles"},
+		{0, "pg-stat-statements +0.37% [+0.36, +0.38]; log-statements-file"},
+	} {
+		var c runConfig
+		if tt.limit >= 0 {
+			c.MaxOverhead = &tt.limit
+		}
+		err := gateCounted(c, conds, nil)
+		var oe *OverheadError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("limit %g: %v; want no error", tt.limit, err)
+		case tt.want != "" && (!errors.As(err, &oe) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("limit %g: %v; want an *OverheadError with %q", tt.limit, err, tt.want)
+		case tt.want != "" && strings.Contains(err.Error(), "unmoved"):
+			t.Errorf("limit %g: %v; an interval around 0 is not above any limit", tt.limit, err)
 		}
 	}
 }

@@ -26,7 +26,7 @@ const (
 // timingFlags are the settings of timed runs, which a counted experiment
 // does not have.
 var timingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
-	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "max-overhead", "measure-collectors"}
+	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors"}
 
 // checkCounting refuses what --method instructions cannot do, and the
 // count flags without it, before anything starts.
@@ -158,7 +158,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	if runErr != nil {
 		return fmt.Errorf("experiment incomplete: %w", runErr)
 	}
-	return nil
+	return gateCounted(c, rec.Conditions, nil)
 }
 
 // errNotResumable refuses --resume of a counted experiment.

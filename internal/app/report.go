@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -19,10 +20,17 @@ import (
 type OverheadError struct {
 	limit float64
 	over  []string
+	// counted: the limit applied to counted instructions per statement
+	// (--method instructions), not to timed throughput.
+	counted bool
 }
 
 func (e *OverheadError) Error() string {
-	return fmt.Sprintf("overhead above --max-overhead %g%% with 95%% confidence: %s", e.limit, strings.Join(e.over, "; "))
+	what := "overhead"
+	if e.counted {
+		what = "counted instructions per statement"
+	}
+	return fmt.Sprintf("%s above --max-overhead %g%% with 95%% confidence: %s", what, e.limit, strings.Join(e.over, "; "))
 }
 
 // gate fails a finished experiment whose observers cost more than
@@ -47,6 +55,29 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 		return nil
 	}
 	return &OverheadError{limit: *c.MaxOverhead, over: over}
+}
+
+// gateCounted fails a counted experiment whose observers add more than
+// --max-overhead to the session's instructions per statement, its whole
+// interval above the limit: a count repeats, so a pipeline gated on it
+// fails on the observer's cost and not on the machine's noise. The other
+// processes' count is per run, start-up and shutdown included, so it is
+// not a per-statement cost and is not gated.
+func gateCounted(c runConfig, conds []counting.Condition, err error) error {
+	if err != nil || c.MaxOverhead == nil {
+		return err
+	}
+	var over []string
+	for _, cond := range conds[1:] {
+		ch := cond.BackendChange
+		if ch != nil && ch.Signif && ch.Low > *c.MaxOverhead {
+			over = append(over, fmt.Sprintf("%s %+.2f%% [%+.2f, %+.2f]", cond.Name, ch.Pct, ch.Low, ch.High))
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &OverheadError{limit: *c.MaxOverhead, over: over, counted: true}
 }
 
 // writeReport writes dir/report.html and prints the report in format, from
