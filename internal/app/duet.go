@@ -14,12 +14,13 @@ import (
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
-// A duet's defaults (the flags' help names them): 16 phases (8 pairs, the observer once in each twin
-// per pair: enough for a signed-rank interval over four comparisons) of
-// 2 s after a warm-up of 500 ms, each on freshly restarted twins. Short
-// phases keep the default experiment (four observers and the A/A arm,
-// 80 phases, each with its restarts) within about five minutes; the twins'
-// ratio, not the length of a phase, is what cancels the machine's drift.
+// A duet's defaults, which the flags' help names: 16 phases (8 pairs,
+// the observer once in each twin per pair: enough for a signed-rank
+// interval over four comparisons) of 2 s after a warm-up of 500 ms, each
+// on freshly restarted twins. Short phases keep the default experiment
+// (four observers and the A/A arm, 80 phases, each with its restarts)
+// within about five minutes; the twins' ratio, not the length of a phase,
+// is what cancels the machine's drift.
 const (
 	DefaultDuetPhases   = 16
 	DefaultDuetDuration = 2 * time.Second

@@ -67,7 +67,7 @@ func TestGateCounted(t *testing.T) {
 		if tt.limit >= 0 {
 			c.MaxOverhead = &tt.limit
 		}
-		err := gateCounted(c, conds, nil)
+		err := gateCounted(c, conds)
 		var oe *OverheadError
 		switch {
 		case tt.want == "" && err != nil:

@@ -158,7 +158,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	if runErr != nil {
 		return fmt.Errorf("experiment incomplete: %w", runErr)
 	}
-	return gateCounted(c, rec.Conditions, nil)
+	return gateCounted(c, rec.Conditions)
 }
 
 // errNotResumable refuses --resume of a counted experiment.

@@ -63,9 +63,9 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 // fails on the observer's cost and not on the machine's noise. The other
 // processes' count is per run, start-up and shutdown included, so it is
 // not a per-statement cost and is not gated.
-func gateCounted(c runConfig, conds []counting.Condition, err error) error {
-	if err != nil || c.MaxOverhead == nil {
-		return err
+func gateCounted(c runConfig, conds []counting.Condition) error {
+	if c.MaxOverhead == nil || len(conds) == 0 {
+		return nil
 	}
 	var over []string
 	for _, cond := range conds[1:] {
