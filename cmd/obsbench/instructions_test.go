@@ -73,9 +73,9 @@ func TestInstructionsEndToEnd(t *testing.T) {
 // (TestCountInstructionsMariaDB); this one checks the command's path: the
 // runs, the scope, the report, and the general log costing more than the
 // baseline in each round. MariaDB's baseline repeats less well than
-// PostgreSQL's (table opening goes through lock-free hashes its other
-// threads touch too, more so on a loaded machine), so the test allows 1%,
-// half the general log's cost.
+// PostgreSQL's (docs/method.md: an occasional lifetime whose row search
+// costs a few tens of thousands of instructions more or less), so the
+// test allows 1%, half the general log's cost.
 func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
 	out := filepath.Join(t.TempDir(), "out")

@@ -25,7 +25,8 @@ const InstructionsScopeThreads = "user-space instructions of the server process,
 	"start-up, connection set-up and shutdown included; system calls are the whole process's while the session ran. " +
 	"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) and contention between sessions. " +
 	"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
-	"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work. " +
+	"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work; " +
+	"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path. " +
 	onceASecond
 
 // onceASecond is what both scopes say about work done per interval of

@@ -8,12 +8,24 @@ import (
 	"strconv"
 )
 
-// countedMariaDBOptions are what mariadbd needs to run under valgrind:
-// valgrind has no io_uring or libaio, and a buffer pool that may grow to
-// the machine's memory reserves more address space than valgrind gives.
-// They change the server's background I/O threads, not what a session's
-// statement executes.
-var countedMariaDBOptions = []string{"--innodb-use-native-aio=0", "--innodb-buffer-pool-size-max=1G"}
+// countedMariaDBOptions are what mariadbd needs to run under valgrind,
+// and what makes a session's count repeat. Valgrind has no io_uring or
+// libaio, and a buffer pool that may grow to the machine's memory
+// reserves more address space than valgrind gives: those change the
+// server's background I/O, not what a statement executes. The others
+// take timing out of a session's path: a buffer pool loaded at start-up
+// by a background thread races the session for the pages it reads (which
+// of them reads a page from disk depends on who gets there first); a page
+// made young only once it has been in the buffer pool a second depends
+// on how fast the session runs; a cached thread brings the state of the
+// session it served before; and the table cache's instances grow under
+// contention. Each lifetime starts with the same cold buffer pool and the
+// same fresh threads instead.
+var countedMariaDBOptions = []string{
+	"--innodb-use-native-aio=0", "--innodb-buffer-pool-size-max=1G",
+	"--innodb-buffer-pool-load-at-startup=0", "--innodb-buffer-pool-dump-at-shutdown=0",
+	"--innodb-old-blocks-time=0", "--thread-cache-size=0", "--table-open-cache-instances=1",
+}
 
 // commandEntry is the function in which mariadbd reads and serves one
 // client command (a query, a prepared statement's execution), on the
