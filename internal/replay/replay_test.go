@@ -266,8 +266,12 @@ func TestSyncModeKeepsTiming(t *testing.T) {
 		if took < want || took > want+700*time.Millisecond {
 			t.Errorf("speed %v: replay took %v; want about %v", speed, took, want)
 		}
-		if res.Latency.Max > 100 {
-			t.Errorf("speed %v: max latency %.0f ms; want the waits between statements kept out of it", speed, res.Latency.Max)
+		// Three of the four statements follow a captured wait of 500 ms
+		// / speed: counted in their latency, it would be the median's.
+		// The median, not the maximum: one statement stalled by a loaded
+		// machine is not a wait.
+		if wait := 500 / speed; res.Latency.P50 >= wait/2 {
+			t.Errorf("speed %v: median latency %.0f ms (max %.0f); want the waits between statements (%.0f ms) kept out of it", speed, res.Latency.P50, res.Latency.Max, wait)
 		}
 	}
 	// At speed 0.01 the second statement is due some 50 s in: a 2 s run
