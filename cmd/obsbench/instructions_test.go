@@ -31,12 +31,13 @@ func TestInstructionsNeedValgrind(t *testing.T) {
 // --max-overhead fails the run on that cost (about +0.35%) counted.
 func TestInstructionsEndToEnd(t *testing.T) {
 	servertest.SkipShort(t)
+	t.Parallel() // a counted server runs on one core: beside the MariaDB test below
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "instructions", "--observers", "pg-stat-statements",
 		"--rounds", "3", "--count-statements", "400", "--count-warmup", "50", "--max-overhead", "0.2", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != exitOverhead || !strings.Contains(stderr.String(), "counted instructions per statement above --max-overhead 0.2% with 95% confidence: pg-stat-statements +0.") {
-		t.Fatalf("exit %d: %s; want %d, pg-stat-statements' counted cost above 0.2%%", code, stderr.String(), exitOverhead)
+		t.Fatalf("exit %d: %s\n%s\nwant %d, pg-stat-statements' counted cost above 0.2%%", code, stderr.String(), stdout.String(), exitOverhead)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err != nil {
@@ -78,6 +79,7 @@ func TestInstructionsEndToEnd(t *testing.T) {
 // test allows 1%, half the general log's cost.
 func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
+	t.Parallel() // beside the PostgreSQL test above, one core each
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
