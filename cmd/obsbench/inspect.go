@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -21,7 +22,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	cat, err := loadCatalog(*file)
+	cat, err := app.LoadCatalog(*file)
 	if err != nil {
 		return err
 	}

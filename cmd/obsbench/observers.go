@@ -13,7 +13,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/suggest"
 )
 
@@ -82,20 +81,6 @@ func unexpected(fs *flag.FlagSet, args []string, arg string) error {
 	return usagef("unexpected argument %q", arg)
 }
 
-// loadCatalog returns the built-in catalog plus the user's observer file.
-func loadCatalog(file string) (*observer.Catalog, error) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	if file != "" {
-		if err := cat.LoadFile(file); err != nil {
-			return nil, usageError{Err: err}
-		}
-	}
-	return cat, nil
-}
-
 func observersCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
 	helpUsage(fs, "observers")
@@ -109,7 +94,7 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{Err: err}
 	}
-	cat, err := loadCatalog(*file)
+	cat, err := app.LoadCatalog(*file)
 	if err != nil {
 		return err
 	}

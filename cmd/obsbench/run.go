@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -69,7 +70,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxOverhead = &f
 		return err
 	})
-	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(joinInts(s.Sessions)),
+	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(app.FormatSessions(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = app.ParseSessions(v); return err })
 	fs.StringVar(&s.Standby, "standby", s.Standby, "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&s.StandbyDelay, "standby-delay", s.StandbyDelay, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
@@ -140,7 +141,7 @@ func (w *waitsValue) Set(v string) error {
 // Flags of extra (a study's own) are parsed with them.
 func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, given app.Given, extra ...*flag.FlagSet) (spec.Spec, app.Given, error) {
 	s := base
-	s.Params = cloneParams(base.Params)
+	s.Params = maps.Clone(base.Params)
 	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	helpUsage(fs, "run")
@@ -168,17 +169,6 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, gi
 	return s, all, nil
 }
 
-func cloneParams(p map[string]int) map[string]int {
-	if p == nil {
-		return nil
-	}
-	out := make(map[string]int, len(p))
-	for k, v := range p {
-		out[k] = v
-	}
-	return out
-}
-
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s, given, err := parseRunSpec("obsbench run", args, stdout, app.Default(), nil)
 	if err != nil {
@@ -194,12 +184,4 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // commandLine is the command as given, without passwords, for the record.
 func commandLine(cmd string, args []string) []string {
 	return append(strings.Fields("obsbench "+cmd), redactArgs(args)...)
-}
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }

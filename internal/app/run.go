@@ -182,7 +182,7 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	}
 	if len(c.Sessions) > 0 {
 		if c.given["clients"] {
-			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", joinInts(c.Sessions))
+			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(c.Sessions))
 		}
 		if c.Format != "text" && c.Format != "json" {
 			return c, usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", c.Format)

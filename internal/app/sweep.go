@@ -30,7 +30,7 @@ type sweepRecord struct {
 	Points   []report.SweepPoint `json:"points"`
 }
 
-// parseSessions reads --sessions: session counts, comma-separated,
+// ParseSessions reads --sessions: session counts, comma-separated,
 // ascending, each 1 to 1000.
 func ParseSessions(s string) ([]int, error) {
 	var out []int
@@ -124,12 +124,12 @@ func printSweep(w io.Writer, format, dir string, rec sweepRecord) error {
 	if len(rec.Points) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, joinInts(rec.Sessions))
+	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, FormatSessions(rec.Sessions))
 	if err := report.Sweep(w, rec.Points, rec.PerUnit); err != nil {
 		return err
 	}
 	if missing := missingSessions(rec); len(missing) > 0 {
-		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", joinInts(missing))
+		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", FormatSessions(missing))
 	}
 	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per session count; obsbench report %s)\n", dir, dir)
 	return err
@@ -146,7 +146,8 @@ func missingSessions(rec sweepRecord) []int {
 	return out
 }
 
-func joinInts(ns []int) string {
+// FormatSessions writes session counts as ParseSessions reads them.
+func FormatSessions(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = strconv.Itoa(n)
