@@ -52,17 +52,10 @@ type Dialer func(ctx context.Context) (Session, error)
 //
 // Every request a thread writes wakes the server process that reads it on
 // the thread's own core (a Unix socket's wake-up is synchronous), and on a
-// busy machine the scheduler does not look for an idle core: one thread
-// for 16 sessions kept the server's processes on one of two cores and left
-// the other idle 16% of the time (perf sched), at 0.83x pgbench's
-// statements/s against 0.98x with two threads (bench/driver-vs-pgbench).
-// With a goroutine per session, few sessions per thread cost more (Go's
-// scheduler handed sessions between threads for nearly every answer); on
-// event loops they do not: 4 sessions of tpcb-like on one loop left the
-// machine 27% idle at 0.835x pgbench's transactions/s, on two loops 21%
-// at 0.85-0.94x (bench/pgbench-scripts, 3 rounds each, 2026-11-26, before
-// the loops passed through Go's scheduler; since then two loops run it at
-// 1.16-1.23x).
+// busy machine the scheduler does not look for an idle core: with fewer
+// threads than cores, a core stays idle. On event loops, several sessions
+// per thread cost nothing more. The measurements are in
+// bench/driver-vs-pgbench and bench/pgbench-scripts.
 func DefaultProcs(clients int) int {
 	return max(1, min(runtime.NumCPU(), clients))
 }
@@ -312,13 +305,9 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 // thread holds its processor while it waits in epoll_wait(2), a system
 // call; with no processor idle, Go's monitor takes a processor from a
 // thread in a system call after 20 us and starts another thread for it,
-// for nearly every wait: 0.82x pgbench's statements/s at 1.5x its client
-// CPU per statement, against 1.00x and 1.07x with one processor spare
-// (bench/driver-vs-pgbench, one round each, 2026-11-26, with loops locked
-// to their threads). With loops that yield (socket.Loop), still: tpcb-like
-// at 0.994x pgbench's transactions/s and 1.34x its client CPU without the
-// spare processor, 1.159x and 0.95x with it (bench/pgbench-scripts, 5
-// rounds each, seed 272).
+// for nearly every wait, which costs statements and client CPU
+// (bench/driver-vs-pgbench, bench/pgbench-scripts: with and without the
+// spare processor).
 const extraProcs = 1
 
 // openLoops opens one event loop per driver thread and attaches each

@@ -192,10 +192,9 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 // scheduler for 10 ms for one that will not give its processor up: it
 // signals the thread (tgkill), or takes the processor if the thread is
 // waiting in epoll_wait, and after taking one it polls every 20 µs for a
-// while. A loop that never parked looked like that every 10 ms: perf stat counted 106 signals
-// and 2,264 nanosleeps a second over two loops, 8 and 123 yielding every
-// 5 ms; tpcb-like went from 0.83x and 0.95x pgbench's transactions/s to
-// 1.23x and 1.16x (bench/pgbench-scripts, 5 rounds each, 2026-11-26).
+// while. A loop that never parked met that every 10 ms, at a cost in
+// signals, sleeps and transactions/s that yielding every 5 ms removes
+// (bench/pgbench-scripts).
 // A single wait longer than 10 ms (slow statements, think time) still
 // loses the processor once per wait; the yield keeps busy loops and loops
 // that wait briefly out of the monitor's way.

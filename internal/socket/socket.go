@@ -172,10 +172,8 @@ func (c *Conn) exchange(uintptr) bool {
 		// Read at once, although the answer is rarely there yet. The
 		// read(2) that fails is not wasted: the write woke the server's
 		// process on this core, and the system call's return likely lets
-		// it run now rather than after the driver's next goroutines. Waiting
-		// without it ran at 0.91x pgbench's statements/s, against 0.98x
-		// and 1.01x with it (bench/driver-vs-pgbench, 5 rounds each,
-		// 2026-11-25).
+		// it run now rather than after the driver's next goroutines
+		// (bench/driver-vs-pgbench measured both).
 	}
 	return c.read(0)
 }
