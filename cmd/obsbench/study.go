@@ -35,12 +35,12 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	engine := engineOf(args[1:])
 	if args[0] == "list" {
 		for _, name := range study.Names(engine) {
-			st, _ := study.Lookup(name, engine)
+			st, _ := study.Lookup(engine, name)
 			fmt.Fprintf(stdout, "%-18s %s\n", name, st.Title)
 		}
 		return nil
 	}
-	st, err := study.Lookup(args[0], engine)
+	st, err := study.Lookup(engine, args[0])
 	if err != nil {
 		return usageError{Err: err}
 	}

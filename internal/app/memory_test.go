@@ -18,7 +18,7 @@ import (
 	// The real engines register for the study specs, which name them;
 	// nothing here reaches their servers.
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -42,7 +42,7 @@ func (memEngine) Open(ctx context.Context, o engine.Options) (engine.Server, err
 	if !o.Managed() {
 		return nil, engine.Usagef("--dsn: the memory engine has no external servers")
 	}
-	return memory.New(memory.Options{StatementCost: 500 * time.Microsecond, Capacity: 1, Noise: 0.02, Seed: 7,
+	return enginetest.New(enginetest.Options{StatementCost: 500 * time.Microsecond, Capacity: 1, Noise: 0.02, Seed: 7,
 		Overheads: map[string]float64{"slow": memCost}}), nil
 }
 
@@ -97,7 +97,7 @@ func TestExecuteFindsKnownOverhead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := memory.ExpectedOverheadPct(0, memCost)
+		want := enginetest.ExpectedOverheadPct(0, memCost)
 		var got *result.OverheadSummary
 		for _, c := range sum.Conditions {
 			if c.Name == "slow" {
@@ -199,7 +199,7 @@ func TestResumeRunsTheRest(t *testing.T) {
 func TestStudySpecsResolve(t *testing.T) {
 	for _, eng := range []string{"postgres", "mariadb"} {
 		for _, name := range study.Names(eng) {
-			st, err := study.Lookup(name, eng)
+			st, err := study.Lookup(eng, name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -184,7 +184,7 @@ func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error 
 	if sum == nil || c.Study == "" || c.Format != "text" {
 		return err
 	}
-	st, lerr := study.Lookup(c.Study, c.Engine)
+	st, lerr := study.Lookup(c.Engine, c.Study)
 	if lerr != nil {
 		return errors.Join(err, lerr)
 	}

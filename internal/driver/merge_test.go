@@ -11,7 +11,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -22,7 +22,7 @@ import (
 // through their wire encoding.
 func TestMergeIsLossless(t *testing.T) {
 	ctx := context.Background()
-	srv := memory.New(memory.Options{StatementCost: 300 * time.Microsecond, Capacity: 2, Noise: 0.2, Seed: 3})
+	srv := enginetest.New(enginetest.Options{StatementCost: 300 * time.Microsecond, Capacity: 2, Noise: 0.2, Seed: 3})
 	start := time.Now().Add(200 * time.Millisecond)
 	begin := func(context.Context) (time.Time, error) { return start, nil }
 	sizes := []int{1, 2, 3}

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -20,7 +20,7 @@ import (
 // latency is kept apart from the off phases'.
 func TestAlternationFindsKnownOverhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
+		srv := enginetest.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
 		cfg := newConfig(t, srv, experiment.MethodAlternation, baseline, slow)
 		runs, err := experiment.Run(t.Context(), cfg)
 		if err != nil {
@@ -44,7 +44,7 @@ func TestAlternationFindsKnownOverhead(t *testing.T) {
 			}
 		}
 		conds := summarize(t, runs)
-		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.25), 10)
+		checkOverhead(t, conds, "slow", enginetest.ExpectedOverheadPct(0, 0.25), 10)
 		checkOverhead(t, conds, experiment.AAName, 0, 10)
 		if c := conds["slow"]; c.Measures != result.MeasuresWhole {
 			t.Errorf("slow measures %q; want the whole observer (nothing of it is held)", c.Measures)
@@ -80,11 +80,11 @@ func names(runs []result.Run) []string {
 // reload switches entirely by alternation, one no reload switches in
 // rounds: each finds its own known cost.
 func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
-	opts := func(settings map[string]string) memory.Options {
+	opts := func(settings map[string]string) enginetest.Options {
 		o := memOptions(0.02, map[string]float64{
-			"log": 0.25, "log" + memory.HeldSuffix: 0.10, // held: logging_collector
+			"log": 0.25, "log" + enginetest.HeldSuffix: 0.10, // held: logging_collector
 			"track":                       0.10,
-			"buffers" + memory.HeldSuffix: 0.20,
+			"buffers" + enginetest.HeldSuffix: 0.20,
 		})
 		o.RestartOnly = []string{"logging_collector", "shared_buffers"}
 		o.Settings = map[string]string{"logging_collector": "off", "shared_buffers": "128MB"}
@@ -115,7 +115,7 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 	}
 
 	t.Run("held part already in force", func(t *testing.T) {
-		srv := memory.New(opts(map[string]string{"logging_collector": "on"}))
+		srv := enginetest.New(opts(map[string]string{"logging_collector": "on"}))
 		got := armsOf(t, newConfig(t, srv, experiment.MethodAuto, obs...))
 		want := []arm{{"baseline", "rounds", ""}, {"baseline A/A", "alternation", ""},
 			{"log", "alternation", "whole"}, {"track", "alternation", "whole"}, {"buffers", "rounds", "whole"}}
@@ -125,7 +125,7 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 	})
 
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(opts(nil))
+		srv := enginetest.New(opts(nil))
 		cfg := newConfig(t, srv, experiment.MethodAuto, obs...)
 		// Four comparisons: a paired interval at 98.75% needs 8 pairs.
 		cfg.Rounds = 8
@@ -165,10 +165,10 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 			}
 		}
 		conds := summarize(t, runs)
-		checkOverhead(t, conds, "log", memory.ExpectedOverheadPct(0, 0.35), 12)
-		checkOverhead(t, conds, "log (switchable)", memory.ExpectedOverheadPct(0.10, 0.25), 12)
-		checkOverhead(t, conds, "track", memory.ExpectedOverheadPct(0, 0.10), 12)
-		checkOverhead(t, conds, "buffers", memory.ExpectedOverheadPct(0, 0.20), 12)
+		checkOverhead(t, conds, "log", enginetest.ExpectedOverheadPct(0, 0.35), 12)
+		checkOverhead(t, conds, "log (switchable)", enginetest.ExpectedOverheadPct(0.10, 0.25), 12)
+		checkOverhead(t, conds, "track", enginetest.ExpectedOverheadPct(0, 0.10), 12)
+		checkOverhead(t, conds, "buffers", enginetest.ExpectedOverheadPct(0, 0.20), 12)
 		checkOverhead(t, conds, experiment.AAName, 0, 12)
 	})
 }
@@ -181,7 +181,7 @@ func TestAlternationChecksEvents(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				opts := memOptions(0, map[string]float64{"log": 0.25})
 				opts.LoseEvents = lose
-				srv := memory.New(opts)
+				srv := enginetest.New(opts)
 				log := observer.Observer{Name: "log", Settings: map[string]string{"log_statement": "all"},
 					Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: "{{tag}}"}}
 				cfg := newConfig(t, srv, experiment.MethodAlternation, baseline, log)
@@ -223,7 +223,7 @@ func TestAlternationChecksEvents(t *testing.T) {
 // noise sizes the observers' alternation runs.
 func TestResolutionPlanFromPilot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
+		srv := enginetest.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
 		cfg := newConfig(t, srv, experiment.MethodAlternation, baseline, slow)
 		cfg.Alternation.Duration, cfg.Alternation.Reps = 20*time.Second, 1
 		cfg.TargetResolution, cfg.MaxTime = 2, time.Hour

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -26,7 +26,7 @@ func machineDrift(t time.Time) float64 {
 // duetConfig is an experiment of method on a, with b as its twin unless
 // nil, in 16 rounds (phases) of 2 s: 8 pairs, enough for a signed-rank
 // interval over two comparisons.
-func duetConfig(t *testing.T, a, b *memory.Server, method experiment.Method) experiment.Config {
+func duetConfig(t *testing.T, a, b *enginetest.Server, method experiment.Method) experiment.Config {
 	t.Helper()
 	cfg := newConfig(t, a, method, baseline, slow, free)
 	cfg.Rounds = 16
@@ -48,7 +48,7 @@ func TestDuetRemovesCommonDrift(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := memOptions(0, map[string]float64{"slow": 0.05})
 		opts.Drift = machineDrift
-		a, b := memory.New(opts), memory.New(opts)
+		a, b := enginetest.New(opts), enginetest.New(opts)
 		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
 		if err != nil {
 			t.Fatal(err)
@@ -65,12 +65,12 @@ func TestDuetRemovesCommonDrift(t *testing.T) {
 				t.Errorf("phase %d of slow: observer in twin %s; want %s (A,B,B,A or B,A,A,B, as drawn for the arm)", r.Round, r.Duet.On, want)
 			}
 			// Each phase's ratio alone is the truth, whatever the drift.
-			if got := 100 * (1 - r.Driver.Throughput/r.Duet.Off.Throughput); math.Abs(got-memory.ExpectedOverheadPct(0, 0.05)) > 0.5 {
-				t.Errorf("phase %d of slow: %.2f%% slower than its twin; want %.2f%%", r.Round, got, memory.ExpectedOverheadPct(0, 0.05))
+			if got := 100 * (1 - r.Driver.Throughput/r.Duet.Off.Throughput); math.Abs(got-enginetest.ExpectedOverheadPct(0, 0.05)) > 0.5 {
+				t.Errorf("phase %d of slow: %.2f%% slower than its twin; want %.2f%%", r.Round, got, enginetest.ExpectedOverheadPct(0, 0.05))
 			}
 		}
 		conds := summarize(t, runs)
-		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.05), 1)
+		checkOverhead(t, conds, "slow", enginetest.ExpectedOverheadPct(0, 0.05), 1)
 		checkOverhead(t, conds, "free", 0, 1)
 		checkOverhead(t, conds, experiment.AAName, 0, 1)
 		if c := conds["slow"]; c.Measures != result.MeasuresWhole || c.Reference == nil || c.Duet == nil || c.Duet.Phases != 16 {
@@ -82,7 +82,7 @@ func TestDuetRemovesCommonDrift(t *testing.T) {
 
 		// The same machine, one server, rounds: the drift is all there is.
 		opts.Drift = machineDrift
-		one := memory.New(opts)
+		one := enginetest.New(opts)
 		rounds, err := experiment.Run(t.Context(), duetConfig(t, one, nil, experiment.MethodRounds))
 		if err != nil {
 			t.Fatal(err)
@@ -105,9 +105,9 @@ func TestDuetSwapsRemoveTwinAsymmetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := memOptions(0, map[string]float64{"slow": 0.05})
 		opts.Drift = machineDrift
-		a := memory.New(opts)
+		a := enginetest.New(opts)
 		opts.StatementCost = stmtCost * 103 / 100
-		b := memory.New(opts)
+		b := enginetest.New(opts)
 		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
 		if err != nil {
 			t.Fatal(err)
@@ -120,10 +120,10 @@ func TestDuetSwapsRemoveTwinAsymmetry(t *testing.T) {
 			t.Errorf("phases with slow in a lean %.2f points from those with it in b; want about 6 (twice the twins' 3%%)", lean)
 		}
 		conds := summarize(t, runs)
-		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.05), 1)
+		checkOverhead(t, conds, "slow", enginetest.ExpectedOverheadPct(0, 0.05), 1)
 		checkOverhead(t, conds, experiment.AAName, 0, 1)
-		if o := conds["slow"].Overhead; math.Abs(o.Pct-memory.ExpectedOverheadPct(0, 0.05)) > 0.5 {
-			t.Errorf("slow: %.2f%%; want %.2f%% once the swaps cancel the twins' difference", o.Pct, memory.ExpectedOverheadPct(0, 0.05))
+		if o := conds["slow"].Overhead; math.Abs(o.Pct-enginetest.ExpectedOverheadPct(0, 0.05)) > 0.5 {
+			t.Errorf("slow: %.2f%%; want %.2f%% once the swaps cancel the twins' difference", o.Pct, enginetest.ExpectedOverheadPct(0, 0.05))
 		}
 	})
 }
@@ -134,9 +134,9 @@ func TestDuetSwapsRemoveTwinAsymmetry(t *testing.T) {
 func TestDuetTwinFailsBeforePhase(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := memOptions(0, map[string]float64{"slow": 0.05})
-		a := memory.New(opts)
+		a := enginetest.New(opts)
 		opts.Faults.FailApply = "slow"
-		b := memory.New(opts)
+		b := enginetest.New(opts)
 		cfg := duetConfig(t, a, b, experiment.MethodDuet)
 		cfg.Observers = cfg.Observers[:2] // baseline, slow
 		_, err := experiment.Run(t.Context(), cfg)
@@ -161,7 +161,7 @@ func TestDuetFixedWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := memOptions(0, map[string]float64{"slow": 0.05})
 		opts.Drift = machineDrift
-		a, b := memory.New(opts), memory.New(opts)
+		a, b := enginetest.New(opts), enginetest.New(opts)
 		cfg := duetConfig(t, a, b, experiment.MethodDuet)
 		wl, err := workload.Lookup("dss-mix")
 		if err != nil {
@@ -176,7 +176,7 @@ func TestDuetFixedWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := memory.ExpectedOverheadPct(0, 0.05)
+		want := enginetest.ExpectedOverheadPct(0, 0.05)
 		for _, r := range byCondition(runs)["slow"] {
 			if r.Error != "" || r.Duet == nil {
 				t.Fatalf("phase %d: error %q, duet %v", r.Round, r.Error, r.Duet)
@@ -209,7 +209,7 @@ func TestDuetOrderDrawnPerArm(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			opts := memOptions(0, map[string]float64{"slow": 0.3, "free": 0.3})
 			opts.Linger = 1
-			a, b := memory.New(opts), memory.New(opts)
+			a, b := enginetest.New(opts), enginetest.New(opts)
 			cfg := duetConfig(t, a, b, experiment.MethodDuet)
 			cfg.Seed = seed
 			runs, err := experiment.Run(t.Context(), cfg)
@@ -244,7 +244,7 @@ func TestDuetOrderDrawnPerArm(t *testing.T) {
 	// next phase: one order for all arms shows most of it in the A/A
 	// (17% over these seeds); drawn per arm, it is noise that averages
 	// out over seeds, to within a quarter of it.
-	if lingers := memory.ExpectedOverheadPct(0, 0.3); math.Abs(aa) > lingers/4 {
+	if lingers := enginetest.ExpectedOverheadPct(0, 0.3); math.Abs(aa) > lingers/4 {
 		t.Errorf("A/A %.2f%% on average over %d seeds; want within %.1f points of 0", aa, seeds, lingers/4)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -43,15 +43,15 @@ var (
 // memOptions are a memory server's options for these tests: 2000
 // statements/s, a speed that varies by noise (relative SD) from second to
 // second, the observers' costs.
-func memOptions(noise float64, overheads map[string]float64) memory.Options {
-	return memory.Options{StatementCost: stmtCost, Capacity: capacity, Noise: noise, Seed: 7,
+func memOptions(noise float64, overheads map[string]float64) enginetest.Options {
+	return enginetest.Options{StatementCost: stmtCost, Capacity: capacity, Noise: noise, Seed: 7,
 		Overheads: overheads, Settings: map[string]string{"slow_log": "off", "free_log": "off"}}
 }
 
 // newConfig is an experiment of the credit-top1 workload on srv, with the
 // credit dataset loaded: 8 sessions, rounds of 0.5 s after 0.1 s of
 // warm-up, alternation runs of 40 s in phases of 2 to 3 s.
-func newConfig(t *testing.T, srv *memory.Server, method experiment.Method, obs ...observer.Observer) experiment.Config {
+func newConfig(t *testing.T, srv *enginetest.Server, method experiment.Method, obs ...observer.Observer) experiment.Config {
 	t.Helper()
 	wl, err := workload.Lookup("credit-top1")
 	if err != nil {

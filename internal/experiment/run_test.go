@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -21,7 +21,7 @@ import (
 // whose speed drifts 3% from second to second.
 func TestRoundsFindKnownOverhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
+		srv := enginetest.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
 		cfg := newConfig(t, srv, experiment.MethodRounds, baseline, slow, free)
 		// Two comparisons: a paired interval at 97.5% needs 7 pairs.
 		cfg.Rounds = 8
@@ -44,7 +44,7 @@ func TestRoundsFindKnownOverhead(t *testing.T) {
 			}
 		}
 		conds := summarize(t, runs)
-		checkOverhead(t, conds, "slow", memory.ExpectedOverheadPct(0, 0.25), 10)
+		checkOverhead(t, conds, "slow", enginetest.ExpectedOverheadPct(0, 0.25), 10)
 		checkOverhead(t, conds, "free", 0, 10)
 		if m := conds["slow"].Method; !strings.Contains(m, "8 runs, each against the baseline runs next to it") {
 			t.Errorf("slow compared by %q; want paired rounds", m)
@@ -69,7 +69,7 @@ func TestFaults(t *testing.T) {
 	const total, clients = 6, 8
 	for _, tt := range []struct {
 		name   string
-		faults memory.Faults
+		faults enginetest.Faults
 		stop   bool // StopOnFailure
 		// wantErr is in Run's error ("": none); wantRuns runs recorded.
 		wantErr  string
@@ -77,25 +77,25 @@ func TestFaults(t *testing.T) {
 		// failed are the runs (by Seq) whose Error holds runErr.
 		failed []int
 		runErr string
-		check  func(t *testing.T, srv *memory.Server, runs []result.Run, err error)
+		check  func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error)
 	}{
-		{name: "a dial that fails fails its run only", faults: memory.Faults{FailDial: 2*clients + 1},
+		{name: "a dial that fails fails its run only", faults: enginetest.Faults{FailDial: 2*clients + 1},
 			wantRuns: total, failed: []int{3}, runErr: "connection refused (dial 17"},
-		{name: "a connection dropped mid-run fails its run only", faults: memory.Faults{DropExec: 1800},
-			wantRuns: total, failed: []int{2}, runErr: memory.ErrDropped.Error()},
-		{name: "StopOnFailure stops after the failed run", faults: memory.Faults{FailDial: 2*clients + 1}, stop: true,
+		{name: "a connection dropped mid-run fails its run only", faults: enginetest.Faults{DropExec: 1800},
+			wantRuns: total, failed: []int{2}, runErr: enginetest.ErrDropped.Error()},
+		{name: "StopOnFailure stops after the failed run", faults: enginetest.Faults{FailDial: 2*clients + 1}, stop: true,
 			wantErr: "run 3 (", wantRuns: 3, failed: []int{3}, runErr: "connection refused"},
-		{name: "a full log device fails the observer's runs", faults: memory.Faults{LogFullUnder: "slow"},
+		{name: "a full log device fails the observer's runs", faults: enginetest.Faults{LogFullUnder: "slow"},
 			wantRuns: total, runErr: "log lines were lost: the server failed 1 time(s) to write its log (could not write to log file: No space left on device)",
-			check: func(t *testing.T, srv *memory.Server, runs []result.Run, err error) {
+			check: func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error) {
 				for _, r := range runs {
 					if (r.Condition == "slow") != (r.Error != "") {
 						t.Errorf("run %d (%s): error %q; want one exactly in slow's runs", r.Seq, r.Condition, r.Error)
 					}
 				}
 			}},
-		{name: "statement errors are counted, not failures", faults: memory.Faults{StatementErrorEvery: 100},
-			wantRuns: total, check: func(t *testing.T, srv *memory.Server, runs []result.Run, err error) {
+		{name: "statement errors are counted, not failures", faults: enginetest.Faults{StatementErrorEvery: 100},
+			wantRuns: total, check: func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error) {
 				var errs, executed int64
 				for _, r := range runs {
 					if r.Driver.Errors == 0 || len(r.Driver.ErrorSamples) == 0 {
@@ -107,30 +107,30 @@ func TestFaults(t *testing.T) {
 					t.Errorf("%d statement errors in %d statements; want %d", errs, executed, want)
 				}
 			}},
-		{name: "an Apply that fails stops the experiment", faults: memory.Faults{FailApply: "slow"},
+		{name: "an Apply that fails stops the experiment", faults: enginetest.Faults{FailApply: "slow"},
 			wantErr: "apply slow: memory: applying slow failed", wantRuns: -1,
-			check: func(t *testing.T, srv *memory.Server, runs []result.Run, err error) {
+			check: func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error) {
 				if len(runs) >= total || len(byCondition(runs)["slow"]) > 0 {
 					t.Errorf("runs %d, of slow %d; want the experiment stopped at slow's first", len(runs), len(byCondition(runs)["slow"]))
 				}
 			}},
-		{name: "a Revert that fails stops the experiment after its run", faults: memory.Faults{FailRevert: "slow"},
+		{name: "a Revert that fails stops the experiment after its run", faults: enginetest.Faults{FailRevert: "slow"},
 			wantErr: "revert slow: memory: reverting slow failed", wantRuns: -1,
-			check: func(t *testing.T, srv *memory.Server, runs []result.Run, err error) {
+			check: func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error) {
 				if last := runs[len(runs)-1]; last.Condition != "slow" || len(byCondition(runs)["slow"]) != 1 || last.Error != "" {
 					t.Errorf("last run %s (error %q); want slow's first, measured and recorded", last.Condition, last.Error)
 				}
 			}},
 		{name: "a Verify that fails stops the experiment", wantErr: "verify failed", wantRuns: 1,
-			faults: memory.Faults{Hook: func(op memory.Op) error {
-				if op.Kind == memory.OpVerify && op.N == 3 { // Run's own, then one per run
+			faults: enginetest.Faults{Hook: func(op enginetest.Op) error {
+				if op.Kind == enginetest.OpVerify && op.N == 3 { // Run's own, then one per run
 					return errors.New("verify failed")
 				}
 				return nil
 			}}},
-		{name: "a revert that leaves a setting changed stops the experiment", faults: memory.Faults{LeaveChanged: "slow"},
+		{name: "a revert that leaves a setting changed stops the experiment", faults: enginetest.Faults{LeaveChanged: "slow"},
 			wantErr: `revert slow: after reverting slow the server's settings differ from before: slow_log: "off" -> "on"`, wantRuns: -1,
-			check: func(t *testing.T, srv *memory.Server, runs []result.Run, err error) {
+			check: func(t *testing.T, srv *enginetest.Server, runs []result.Run, err error) {
 				var sc *experiment.SettingsChangedError
 				if !errors.As(err, &sc) {
 					t.Fatalf("error %v; want a *SettingsChangedError", err)
@@ -144,7 +144,7 @@ func TestFaults(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				opts := memOptions(0, map[string]float64{"slow": 0.25})
 				opts.Faults = tt.faults
-				srv := memory.New(opts)
+				srv := enginetest.New(opts)
 				cfg := newConfig(t, srv, experiment.MethodRounds, baseline, slow)
 				cfg.StopOnFailure = tt.stop
 				runs, err := experiment.Run(t.Context(), cfg)
@@ -214,7 +214,7 @@ func containsInt(xs []int, x int) bool {
 // them to results.jsonl; a Done that does not match the plan is refused.
 func TestResume(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(memOptions(0, map[string]float64{"slow": 0.25}))
+		srv := enginetest.New(memOptions(0, map[string]float64{"slow": 0.25}))
 		cfg := newConfig(t, srv, experiment.MethodRounds, baseline, slow, free)
 		first, err := experiment.Run(t.Context(), cfg)
 		if err != nil || len(first) != 9 {
@@ -231,7 +231,7 @@ func TestResume(t *testing.T) {
 		for _, r := range first[:kept] {
 			done[r.Seq] = r
 		}
-		srv2 := memory.New(memOptions(0, map[string]float64{"slow": 0.25}))
+		srv2 := enginetest.New(memOptions(0, map[string]float64{"slow": 0.25}))
 		cfg2 := newConfig(t, srv2, experiment.MethodRounds, baseline, slow, free)
 		cfg2.Out, cfg2.Done = cfg.Out, done
 		var started []int
@@ -279,7 +279,7 @@ func TestResume(t *testing.T) {
 
 		// Another plan (another seed) at the same places: refused
 		// before anything runs.
-		srv3 := memory.New(memOptions(0, nil))
+		srv3 := enginetest.New(memOptions(0, nil))
 		cfg3 := newConfig(t, srv3, experiment.MethodRounds, baseline, slow, free)
 		wrong := first[0]
 		wrong.Condition = "something else"
@@ -313,7 +313,7 @@ func TestEventsRecordedVersusExecuted(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				opts := memOptions(0, map[string]float64{"log": 0.1})
 				opts.LoseEvents = tt.lose
-				srv := memory.New(opts)
+				srv := enginetest.New(opts)
 				cfg := newConfig(t, srv, experiment.MethodRounds)
 				if tt.tag != "" {
 					cfg.Workload.Tag = tt.tag
@@ -357,7 +357,7 @@ func TestEventsRecordedVersusExecuted(t *testing.T) {
 // why, and report no loss.
 func TestPreparedOnlyCounterAndTextStatements(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := memory.New(memOptions(0, map[string]float64{"log": 0.1}))
+		srv := enginetest.New(memOptions(0, map[string]float64{"log": 0.1}))
 		cfg := newConfig(t, srv, experiment.MethodRounds)
 		cfg.Workload.TextStatements = true
 		o := observer.Observer{Name: "log", Settings: map[string]string{"log_statement": "all"},

@@ -14,7 +14,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -59,7 +59,7 @@ func TestWorkerLine(t *testing.T) {
 // startFleet runs a coordinator and n in-process workers over an
 // in-memory server: the protocol's own logic, beside the real-server
 // tests of cmd/obsbench.
-func startFleet(t *testing.T, n int, token string) (*Coordinator, *memory.Server, []chan error) {
+func startFleet(t *testing.T, n int, token string) (*Coordinator, *enginetest.Server, []chan error) {
 	t.Helper()
 	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "c.sock"))
 	if err != nil {
@@ -74,7 +74,7 @@ func startFleet(t *testing.T, n int, token string) (*Coordinator, *memory.Server
 			mu.Unlock()
 		}})
 	t.Cleanup(func() { c.Close() })
-	srv := memory.New(memory.Options{StatementCost: 200 * time.Microsecond, Capacity: 2})
+	srv := enginetest.New(enginetest.Options{StatementCost: 200 * time.Microsecond, Capacity: 2})
 	build := func(s spec.Spec, a engine.SessionAddress, _ map[string][]byte) (workload.Meta, driver.Dialer, error) {
 		if s.Workload != "loop" || a.DSN != "memory" {
 			return workload.Meta{}, nil, errors.New("not the coordinator's spec")
@@ -202,7 +202,7 @@ func TestTLSPinned(t *testing.T) {
 		heard <- b
 	}()
 	build := func(spec.Spec, engine.SessionAddress, map[string][]byte) (workload.Meta, driver.Dialer, error) {
-		return workload.Meta{Name: "loop", New: func() workload.Workload { return workload.Loop("SELECT 1") }}, memory.New(memory.Options{}).Dial, nil
+		return workload.Meta{Name: "loop", New: func() workload.Workload { return workload.Loop("SELECT 1") }}, enginetest.New(enginetest.Options{}).Dial, nil
 	}
 	ctx := context.Background()
 	err = Work(ctx, WorkerConfig{Coordinator: impostor.Addr().String(), Token: "secret", Pin: pin, Build: build})

@@ -39,7 +39,7 @@ func TestSweepPerThousand(t *testing.T) {
 }
 
 func TestSyncCommitTable(t *testing.T) {
-	st, err := study.Lookup("sync-commit", "postgres")
+	st, err := study.Lookup("postgres", "sync-commit")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func driverResult(executed int64) driver.Result {
 // tell (the notes, among the warnings). The ring buffer's cells are read
 // from a recorded target_data XML as obsbench reads a live one.
 func TestTargetsLossColumns(t *testing.T) {
-	st, err := study.Lookup("targets", "sqlserver")
+	st, err := study.Lookup("sqlserver", "targets")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestStudyGolden(t *testing.T) {
 	for engine, name := range map[string]string{"postgres": "study-wait-signatures", "mariadb": "study-wait-signatures-mariadb"} {
 		t.Run(engine, func(t *testing.T) {
 			s := readSummary(t, filepath.Join("testdata", name+".json"))
-			st, err := study.Lookup("wait-signatures", engine)
+			st, err := study.Lookup(engine, "wait-signatures")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -359,8 +359,9 @@ func init() {
 	}
 }
 
-// Lookup finds a study by name for engine.
-func Lookup(name, engine string) (Study, error) {
+// Lookup finds engine's study by name (in the order of the observer
+// catalog's Lookup).
+func Lookup(engine, name string) (Study, error) {
 	if s, ok := studies[name+"/"+engine]; ok {
 		return s, nil
 	}

@@ -1,7 +1,7 @@
 // Package servertest starts real managed servers for tests. The tests come
 // in two tiers: go test -short runs the first, which needs neither root nor
 // a database package (the runner's logic is tested against the in-memory
-// target, internal/engine/memory), and skips every test that starts a real
+// target, internal/engine/enginetest), and skips every test that starts a real
 // server, here, before any binary is looked for. Without -short nothing
 // skips: the README's test command installs the engines, so a missing one
 // is a failure, not a reason to pass silently.

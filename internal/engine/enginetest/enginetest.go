@@ -1,7 +1,7 @@
-// Package memory is a database target that lives in the process, for
+// Package enginetest is a database target that lives in the process, for
 // testing obsbench's own logic (planning, alternation, rounds, resume,
 // statistics, reports) fast, without root and without any database
-// installed.
+// installed. Only tests use it, as pgx's tests use pgxtest.
 //
 // A memory server does not interpret SQL. Every statement a session
 // executes, whatever its text, takes a fixed service time
@@ -46,7 +46,7 @@
 // than through the capacity limit. An observer's EnableSQL and DisableSQL
 // are not run, and a Reset (a managed server's restart) only empties the
 // schedule (and starts what Options.Linger leaves for one run).
-package memory
+package enginetest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package memory_test
+package enginetest_test
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/memory"
+	"github.com/obsbench/obsbench/internal/engine/enginetest"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // A memory server is what the runner and the commands need of a server.
-var _ engine.Server = (*memory.Server)(nil)
+var _ engine.Server = (*enginetest.Server)(nil)
 
 func creditTop1(t *testing.T) workload.Meta {
 	t.Helper()
@@ -32,7 +32,7 @@ func creditTop1(t *testing.T) workload.Meta {
 	return wl
 }
 
-func run(t *testing.T, s *memory.Server, wl workload.Meta, clients int, d time.Duration) driver.Result {
+func run(t *testing.T, s *enginetest.Server, wl workload.Meta, clients int, d time.Duration) driver.Result {
 	t.Helper()
 	res, err := driver.Run(context.Background(), driver.Config{Clients: clients, Warmup: 100 * time.Millisecond, Duration: d}, s.Dial, wl.New())
 	if err != nil {
@@ -46,8 +46,8 @@ func run(t *testing.T, s *memory.Server, wl workload.Meta, clients int, d time.D
 func TestThroughputIsCapacityOverCost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := memory.New(memory.Options{StatementCost: time.Millisecond, Capacity: 4,
-			Overheads: map[string]float64{"slow": 0.25, "slow" + memory.HeldSuffix: 0.25}})
+		s := enginetest.New(enginetest.Options{StatementCost: time.Millisecond, Capacity: 4,
+			Overheads: map[string]float64{"slow": 0.25, "slow" + enginetest.HeldSuffix: 0.25}})
 		if got := s.Throughput(); got != 4000 {
 			t.Fatalf("Throughput() = %v; want 4000", got)
 		}
@@ -62,7 +62,7 @@ func TestThroughputIsCapacityOverCost(t *testing.T) {
 		if r := run(t, s, wl, 16, 2*time.Second); r.Measured != 6400 {
 			t.Errorf("slow in force: %d statements in 2 s; want 6400", r.Measured)
 		}
-		if got, want := memory.ExpectedOverheadPct(0, 0.25), 20.0; math.Abs(got-want) > 1e-9 {
+		if got, want := enginetest.ExpectedOverheadPct(0, 0.25), 20.0; math.Abs(got-want) > 1e-9 {
 			t.Errorf("ExpectedOverheadPct(0, 0.25) = %v; want %v", got, want)
 		}
 		if err := a.Revert(ctx); err != nil {
@@ -83,7 +83,7 @@ func TestThroughputIsCapacityOverCost(t *testing.T) {
 // machine loaded enough to keep sessions from running for longer than
 // that lowers it, so a run below is tried again, up to three times.
 func TestThroughputInRealTime(t *testing.T) {
-	s := memory.New(memory.Options{})
+	s := enginetest.New(enginetest.Options{})
 	var got []float64
 	for range 3 {
 		r := run(t, s, creditTop1(t), 32, 300*time.Millisecond)
@@ -104,7 +104,7 @@ func TestNoise(t *testing.T) {
 	perSecond := func(seed uint64) []int64 {
 		var out []int64
 		synctest.Test(t, func(t *testing.T) {
-			s := memory.New(memory.Options{StatementCost: time.Millisecond, Noise: 0.05, Seed: seed})
+			s := enginetest.New(enginetest.Options{StatementCost: time.Millisecond, Noise: 0.05, Seed: seed})
 			r := run(t, s, creditTop1(t), 8, 10*time.Second)
 			out = make([]int64, len(r.PerSecond[0]))
 			for _, session := range r.PerSecond {
@@ -135,7 +135,7 @@ func TestNoise(t *testing.T) {
 // not have is gone again), preload libraries join the list.
 func TestSettingsApplyRevert(t *testing.T) {
 	ctx := context.Background()
-	s := memory.New(memory.Options{Settings: map[string]string{"log_statement": "none"}})
+	s := enginetest.New(enginetest.Options{Settings: map[string]string{"log_statement": "none"}})
 	before, _ := s.Settings(ctx)
 	changed, _ := s.ChangedSettings(ctx)
 	if !reflect.DeepEqual(changed, map[string]string{"log_statement": "none"}) {
@@ -149,7 +149,7 @@ func TestSettingsApplyRevert(t *testing.T) {
 	}
 	during, _ := s.Settings(ctx)
 	want := maps.Clone(before)
-	want["log_statement"], want["audit.log"], want[memory.PreloadSetting] = "all", "read", "audit"
+	want["log_statement"], want["audit.log"], want[enginetest.PreloadSetting] = "all", "read", "audit"
 	if !reflect.DeepEqual(during, want) {
 		t.Errorf("in force: %v; want %v", during, want)
 	}
@@ -174,7 +174,7 @@ func TestSettingsApplyRevert(t *testing.T) {
 // Split holds restart-only settings, libraries and extensions; an
 // AlternateOff value is held, its own value switched.
 func TestSplit(t *testing.T) {
-	s := memory.New(memory.Options{RestartOnly: []string{"logging_collector"}})
+	s := enginetest.New(enginetest.Options{RestartOnly: []string{"logging_collector"}})
 	o := observer.Observer{Name: "log", Preload: []string{"lib"}, Extensions: []string{"ext"},
 		Settings:     map[string]string{"logging_collector": "on", "log_statement": "all", "track": "all"},
 		AlternateOff: map[string]string{"track": "none"}, Events: &observer.EventCounter{Source: "sql"}}
@@ -182,7 +182,7 @@ func TestSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if held.Name != "log"+memory.HeldSuffix || !reflect.DeepEqual(held.Settings, map[string]string{"logging_collector": "on", "track": "none"}) ||
+	if held.Name != "log"+enginetest.HeldSuffix || !reflect.DeepEqual(held.Settings, map[string]string{"logging_collector": "on", "track": "none"}) ||
 		!reflect.DeepEqual(held.Preload, []string{"lib"}) || !reflect.DeepEqual(held.Extensions, []string{"ext"}) || held.Events != nil {
 		t.Errorf("held = %+v", held)
 	}
@@ -198,28 +198,28 @@ func TestHeldAndSwitchedCosts(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		settings map[string]string
-		apply    func(s *memory.Server, o observer.Observer) []observer.Observer
+		apply    func(s *enginetest.Server, o observer.Observer) []observer.Observer
 		want     int64 // statements in 1 s at 2000/s: log costs 1, its held part 0.25
 	}{
-		{"whole", nil, func(s *memory.Server, o observer.Observer) []observer.Observer { return []observer.Observer{o} }, 889},
-		{"held part", nil, func(s *memory.Server, o observer.Observer) []observer.Observer {
+		{"whole", nil, func(s *enginetest.Server, o observer.Observer) []observer.Observer { return []observer.Observer{o} }, 889},
+		{"held part", nil, func(s *enginetest.Server, o observer.Observer) []observer.Observer {
 			h, _, _ := s.Split(context.Background(), o)
 			return []observer.Observer{h}
 		}, 1600},
-		{"switched part", nil, func(s *memory.Server, o observer.Observer) []observer.Observer {
+		{"switched part", nil, func(s *enginetest.Server, o observer.Observer) []observer.Observer {
 			_, sw, _ := s.Split(context.Background(), o)
 			return []observer.Observer{sw}
 		}, 1000},
-		{"held, then switched", nil, func(s *memory.Server, o observer.Observer) []observer.Observer {
+		{"held, then switched", nil, func(s *enginetest.Server, o observer.Observer) []observer.Observer {
 			h, sw, _ := s.Split(context.Background(), o)
 			return []observer.Observer{h, sw}
 		}, 889},
 		{"whole, held part already in force", map[string]string{"logging_collector": "on"},
-			func(s *memory.Server, o observer.Observer) []observer.Observer { return []observer.Observer{o} }, 1000},
+			func(s *enginetest.Server, o observer.Observer) []observer.Observer { return []observer.Observer{o} }, 1000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := memory.New(memory.Options{StatementCost: time.Millisecond, RestartOnly: []string{"logging_collector"},
+				s := enginetest.New(enginetest.Options{StatementCost: time.Millisecond, RestartOnly: []string{"logging_collector"},
 					Settings: tt.settings, Overheads: map[string]float64{"log": 1, "log/held": 0.25}})
 				o := observer.Observer{Name: "log", Settings: map[string]string{"logging_collector": "on", "log_statement": "all"}}
 				for _, p := range tt.apply(s, o) {
@@ -253,7 +253,7 @@ func TestEvents(t *testing.T) {
 		{"a third lost", 1.0 / 3, "", []string{"SELECT 1 /* tag */"}, 67, -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := memory.New(memory.Options{StatementCost: time.Nanosecond, LoseEvents: tt.lose})
+			s := enginetest.New(enginetest.Options{StatementCost: time.Nanosecond, LoseEvents: tt.lose})
 			a, err := s.Apply(ctx, observer.Observer{Name: "log", Settings: map[string]string{"log": "all"},
 				Events: &observer.EventCounter{Source: "sql", Lost: tt.lostQuery}})
 			if err != nil {
@@ -297,7 +297,7 @@ func TestEvents(t *testing.T) {
 		})
 	}
 	// No Events: no counter.
-	s := memory.New(memory.Options{})
+	s := enginetest.New(enginetest.Options{})
 	a, _ := s.Apply(ctx, observer.Observer{Name: "quiet"})
 	if ec, err := a.StartEvents(ctx, "tag"); ec != nil || err != nil {
 		t.Errorf("StartEvents of an observer without Events = %v, %v; want nil, nil", ec, err)
@@ -308,7 +308,7 @@ func TestFaults(t *testing.T) {
 	ctx := context.Background()
 	wl := creditTop1(t)
 	t.Run("dial", func(t *testing.T) {
-		s := memory.New(memory.Options{Faults: memory.Faults{FailDial: 2}})
+		s := enginetest.New(enginetest.Options{Faults: enginetest.Faults{FailDial: 2}})
 		if _, err := s.Dial(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -320,12 +320,12 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("dropped connection", func(t *testing.T) {
-		s := memory.New(memory.Options{StatementCost: time.Nanosecond, Faults: memory.Faults{DropExec: 3}})
+		s := enginetest.New(enginetest.Options{StatementCost: time.Nanosecond, Faults: enginetest.Faults{DropExec: 3}})
 		sess, _ := s.Dial(ctx)
 		st, _ := sess.Prepare(ctx, "SELECT 1")
 		for i := 1; i <= 4; i++ {
 			err := st.Exec(ctx)
-			if (i >= 3) != errors.Is(err, memory.ErrDropped) {
+			if (i >= 3) != errors.Is(err, enginetest.ErrDropped) {
 				t.Errorf("statement %d: %v", i, err)
 			}
 		}
@@ -337,7 +337,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("statement errors", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := memory.New(memory.Options{StatementCost: time.Millisecond, Faults: memory.Faults{StatementErrorEvery: 10}})
+			s := enginetest.New(enginetest.Options{StatementCost: time.Millisecond, Faults: enginetest.Faults{StatementErrorEvery: 10}})
 			r := run(t, s, wl, 4, time.Second)
 			if want := s.Stats().Statements / 10; r.Errors != want || len(r.ErrorSamples) == 0 {
 				t.Errorf("%d statement errors of %d statements; want %d", r.Errors, s.Stats().Statements, want)
@@ -346,19 +346,19 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("apply, revert, left changed", func(t *testing.T) {
 		o := observer.Observer{Name: "log", Settings: map[string]string{"log": "all"}}
-		s := memory.New(memory.Options{Settings: map[string]string{"log": "none"}, Faults: memory.Faults{FailApply: "log"}})
+		s := enginetest.New(enginetest.Options{Settings: map[string]string{"log": "none"}, Faults: enginetest.Faults{FailApply: "log"}})
 		if _, err := s.Apply(ctx, o); err == nil {
 			t.Error("Apply: no error")
 		}
 		if got, _ := s.Settings(ctx); got["log"] != "none" || len(s.InForce()) > 0 {
 			t.Errorf("after a failed Apply: %v, in force %v", got, s.InForce())
 		}
-		s = memory.New(memory.Options{Settings: map[string]string{"log": "none"}, Faults: memory.Faults{FailRevert: "log"}})
+		s = enginetest.New(enginetest.Options{Settings: map[string]string{"log": "none"}, Faults: enginetest.Faults{FailRevert: "log"}})
 		a, _ := s.Apply(ctx, o)
 		if err := a.Revert(ctx); err == nil || !reflect.DeepEqual(s.InForce(), []string{"log"}) {
 			t.Errorf("Revert: %v, in force %v; want an error, log still in force", err, s.InForce())
 		}
-		s = memory.New(memory.Options{Settings: map[string]string{"log": "none"}, Faults: memory.Faults{LeaveChanged: "log"}})
+		s = enginetest.New(enginetest.Options{Settings: map[string]string{"log": "none"}, Faults: enginetest.Faults{LeaveChanged: "log"}})
 		a, _ = s.Apply(ctx, o)
 		if err := a.Revert(ctx); err != nil {
 			t.Fatal(err)
@@ -368,7 +368,7 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("log full", func(t *testing.T) {
-		s := memory.New(memory.Options{StatementCost: time.Nanosecond, Faults: memory.Faults{LogFullUnder: "log"}})
+		s := enginetest.New(enginetest.Options{StatementCost: time.Nanosecond, Faults: enginetest.Faults{LogFullUnder: "log"}})
 		sess, _ := s.Dial(ctx)
 		st, _ := sess.Prepare(ctx, "SELECT 1")
 		st.Exec(ctx)
@@ -384,10 +384,10 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("hook", func(t *testing.T) {
-		var seen []memory.Op
-		s := memory.New(memory.Options{StatementCost: time.Nanosecond, Faults: memory.Faults{Hook: func(op memory.Op) error {
+		var seen []enginetest.Op
+		s := enginetest.New(enginetest.Options{StatementCost: time.Nanosecond, Faults: enginetest.Faults{Hook: func(op enginetest.Op) error {
 			seen = append(seen, op)
-			if op.Kind == memory.OpExec && op.N == 2 {
+			if op.Kind == enginetest.OpExec && op.N == 2 {
 				return &workload.StatementError{Err: errors.New("refused")}
 			}
 			return nil
@@ -401,8 +401,8 @@ func TestFaults(t *testing.T) {
 		if err := st.Exec(ctx); err != nil {
 			t.Errorf("statement 3 after a statement error: %v", err)
 		}
-		want := []memory.Op{{Kind: memory.OpDial, N: 1}, {Kind: memory.OpExec, N: 1, SQL: "SELECT 1"},
-			{Kind: memory.OpExec, N: 2, SQL: "SELECT 1"}, {Kind: memory.OpExec, N: 3, SQL: "SELECT 1"}}
+		want := []enginetest.Op{{Kind: enginetest.OpDial, N: 1}, {Kind: enginetest.OpExec, N: 1, SQL: "SELECT 1"},
+			{Kind: enginetest.OpExec, N: 2, SQL: "SELECT 1"}, {Kind: enginetest.OpExec, N: 3, SQL: "SELECT 1"}}
 		if !reflect.DeepEqual(seen, want) {
 			t.Errorf("hook saw %+v; want %+v", seen, want)
 		}
@@ -412,15 +412,15 @@ func TestFaults(t *testing.T) {
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
 	o := observer.Observer{Name: "log", Settings: map[string]string{"logging_collector": "on", "log_statement": "all"}}
-	s := memory.New(memory.Options{Unavailable: map[string]string{"log": "library log is not installed"}})
+	s := enginetest.New(enginetest.Options{Unavailable: map[string]string{"log": "library log is not installed"}})
 	if err := s.Check(ctx, o); err == nil || !strings.Contains(err.Error(), "not installed") {
 		t.Errorf("Check of an unavailable observer: %v", err)
 	}
-	ext := memory.New(memory.Options{External: true, RestartOnly: []string{"logging_collector"}})
+	ext := enginetest.New(enginetest.Options{External: true, RestartOnly: []string{"logging_collector"}})
 	if err := ext.Check(ctx, o); err == nil || !strings.Contains(err.Error(), "logging_collector") {
 		t.Errorf("Check of a restart on an external server: %v", err)
 	}
-	ext = memory.New(memory.Options{External: true, RestartOnly: []string{"logging_collector"}, Settings: map[string]string{"logging_collector": "on"}})
+	ext = enginetest.New(enginetest.Options{External: true, RestartOnly: []string{"logging_collector"}, Settings: map[string]string{"logging_collector": "on"}})
 	if err := ext.Check(ctx, o); err != nil {
 		t.Errorf("Check with the restart part already in force: %v", err)
 	}
@@ -430,14 +430,14 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check of a reloadable setting with an off value: %v", err)
 	}
 	lib := observer.Observer{Name: "lib", Preload: []string{"lib"}}
-	if err := ext.Check(ctx, lib); err == nil || !strings.Contains(err.Error(), memory.PreloadSetting) {
+	if err := ext.Check(ctx, lib); err == nil || !strings.Contains(err.Error(), enginetest.PreloadSetting) {
 		t.Errorf("Check of a preload on an external server: %v", err)
 	}
 }
 
 func TestLoadVerifySetupClose(t *testing.T) {
 	ctx := context.Background()
-	s := memory.New(memory.Options{})
+	s := enginetest.New(enginetest.Options{})
 	ds, err := dataset.Lookup("credit")
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +460,7 @@ func TestLoadVerifySetupClose(t *testing.T) {
 	if err := s.Setup(ctx, []string{"CREATE TABLE x (v int)"}); err != nil || len(s.SetupStatements()) != 1 {
 		t.Errorf("Setup: %v, %v", err, s.SetupStatements())
 	}
-	if v, err := s.Version(ctx); v != memory.DefaultVersion || err != nil {
+	if v, err := s.Version(ctx); v != enginetest.DefaultVersion || err != nil {
 		t.Errorf("Version() = %q, %v", v, err)
 	}
 	if err := s.Close(); err != nil {
@@ -481,7 +481,7 @@ func TestEveryWorkloadRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := memory.New(memory.Options{StatementCost: time.Nanosecond})
+			s := enginetest.New(enginetest.Options{StatementCost: time.Nanosecond})
 			a, _ := s.Apply(ctx, observer.Observer{Name: "log", Events: &observer.EventCounter{Source: "sql"}})
 			ec, _ := a.StartEvents(ctx, wl.Tag)
 			sess, _ := s.Dial(ctx)
