@@ -17,8 +17,8 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	// The real engines register for the study specs, which name them;
 	// nothing here reaches their servers.
-	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/enginetest"
+	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"

@@ -170,7 +170,7 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, given Give
 		fmt.Fprintln(out.Stdout)
 	}
 	if len(sums) > 0 {
-		if err := report.SyncCommit(out.Stdout, st.Table(), sums); err != nil {
+		if err := report.SyncCommit(out.Stdout, st, sums); err != nil {
 			errs = append(errs, err)
 		}
 		fmt.Fprintf(out.Stdout, "\nresults: %s (one directory per workload)\n", base)
@@ -194,9 +194,9 @@ func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error 
 	fmt.Fprintln(w)
 	switch {
 	case len(st.Matrix) > 0:
-		return errors.Join(err, report.Targets(w, st.Table(), *sum))
+		return errors.Join(err, report.Targets(w, st, *sum))
 	case st.Replay:
-		return errors.Join(err, report.Replay(w, st.Table(), *sum))
+		return errors.Join(err, report.Replay(w, st, *sum))
 	}
-	return errors.Join(err, report.Study(w, st.Table(), *sum))
+	return errors.Join(err, report.Study(w, st, *sum))
 }

@@ -83,7 +83,7 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 	opts := func(settings map[string]string) enginetest.Options {
 		o := memOptions(0.02, map[string]float64{
 			"log": 0.25, "log" + enginetest.HeldSuffix: 0.10, // held: logging_collector
-			"track":                       0.10,
+			"track":                           0.10,
 			"buffers" + enginetest.HeldSuffix: 0.20,
 		})
 		o.RestartOnly = []string{"logging_collector", "shared_buffers"}

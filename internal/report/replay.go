@@ -7,13 +7,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
 )
 
 // Replay writes study 2's table: for each set-up, how long one replay of
 // the capture took, the degradation against the baseline, statements per
 // second, statement errors and events; then each set-up's throughput over
 // time in 5-second buckets, and the transients found in it.
-func Replay(w io.Writer, st StudyTable, s result.Summary) error {
+func Replay(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	byName := conditionsByName(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

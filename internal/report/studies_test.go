@@ -49,7 +49,7 @@ func TestSyncCommitTable(t *testing.T) {
 	off.Waits = &result.WaitSummary{}
 	sums := []result.Summary{{Workload: "inserts-autocommit", Clients: 1, Conditions: []result.ConditionSummary{base, off}}}
 	var b bytes.Buffer
-	if err := report.SyncCommit(&b, st.Table(), sums); err != nil {
+	if err := report.SyncCommit(&b, st, sums); err != nil {
 		t.Fatal(err)
 	}
 	// 2,000 inserts/s: 5 s per 10,000, 0.5 ms an insert; 8,000/s: 1.25 s,
@@ -126,7 +126,7 @@ func TestTargetsLossColumns(t *testing.T) {
 		{Name: "xe-locks-file-filtered-out", Overhead: ov(9), Events: &result.Events{Recorded: 0, Executed: 100000, Volume: true, EngineLost: n(0), EngineLostBuffers: n(0)}},
 	}
 	var b bytes.Buffer
-	if err := report.Targets(&b, st.Table(), result.Summary{Conditions: conds}); err != nil {
+	if err := report.Targets(&b, st, result.Summary{Conditions: conds}); err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-sqlserver-loss.txt"), b.Bytes())

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
 )
 
 // studyWaits is how many waits a study row shows.
@@ -23,7 +24,7 @@ func conditionsByName(s result.Summary) map[string]result.ConditionSummary {
 // Study writes a study's own table: each set-up with the original set-up
 // it stands for, throughput, overhead, top waits with signatures marked,
 // and events recorded against statements executed.
-func Study(w io.Writer, st StudyTable, s result.Summary) error {
+func Study(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	byName := conditionsByName(s)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -20,7 +20,7 @@ func TestStudyGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got bytes.Buffer
-			if err := report.Study(&got, st.Table(), s); err != nil {
+			if err := report.Study(&got, st, s); err != nil {
 				t.Fatal(err)
 			}
 			compareGolden(t, filepath.Join("testdata", name+".study.txt"), got.Bytes())

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
 )
 
 // SyncCommit writes study 4's table: per workload and durability setting,
@@ -15,7 +16,7 @@ import (
 // log bytes per second, the standby's lag (PostgreSQL: flush lag;
 // MariaDB: mean wait for the acknowledgement) and the share of sampled
 // session time spent waiting for the standby.
-func SyncCommit(w io.Writer, st StudyTable, sums []result.Summary) error {
+func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	k := st.Commit

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/study"
 )
 
 // Targets writes study 3's condensed table: one line per target, one
@@ -15,7 +16,7 @@ import (
 // filtered-out round, each target's filtered-out variant beside the
 // target as is; then each cell's observer with its overhead on time and
 // on server CPU, events and verdict.
-func Targets(w io.Writer, st StudyTable, s result.Summary) error {
+func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
 	byName := conditionsByName(s)
 	cell := func(observer string) string {
@@ -43,13 +44,13 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 	fmt.Fprintf(w, "overhead %% [95%% CI] by target and variant (%s; - : no such variant)\n", basis)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "target")
-	for _, v := range st.Columns {
+	for _, v := range st.Columns() {
 		fmt.Fprintf(tw, "\t%s", v)
 	}
 	fmt.Fprintln(tw)
 	for _, t := range targets {
 		fmt.Fprint(tw, t)
-		for _, v := range st.Columns {
+		for _, v := range st.Columns() {
 			o, ok := at[[2]string{t, v}]
 			if !ok {
 				fmt.Fprint(tw, "\t-")
@@ -67,12 +68,12 @@ func Targets(w io.Writer, st StudyTable, s result.Summary) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tas is\tfiltered out\tevents recorded (filtered out)")
 	for _, t := range targets {
-		f, ok := at[[2]string{t, VariantFilteredOut}]
+		f, ok := at[[2]string{t, study.VariantFilteredOut}]
 		if !ok {
 			continue
 		}
 		asIs := "-"
-		if o, ok := at[[2]string{t, VariantAsIs}]; ok {
+		if o, ok := at[[2]string{t, study.VariantAsIs}]; ok {
 			asIs = cell(o)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t, asIs, cell(f), events(byName[f].Events))

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -81,10 +80,10 @@ var Variants = []string{VariantAsIs, VariantLossy, VariantMoreFields, VariantFil
 
 // The variants of a target.
 const (
-	VariantAsIs        = report.VariantAsIs
+	VariantAsIs        = "as is"
 	VariantLossy       = "lossy"
 	VariantMoreFields  = "more fields"
-	VariantFilteredOut = report.VariantFilteredOut
+	VariantFilteredOut = "filtered out"
 	// SQL Server's retention modes and causality tracking (study 3's own
 	// variants): as is is ALLOW_SINGLE_EVENT_LOSS, lossy
 	// ALLOW_MULTIPLE_EVENT_LOSS.
@@ -109,9 +108,13 @@ func matrixRows(cells []Cell) []Row {
 	return rows
 }
 
-// CommitKeys are the names under which an engine's counters and waits
-// hold what study 4 reads (report.CommitKeys).
-type CommitKeys = report.CommitKeys
+// CommitKeys are the names under which an engine's counters (per second,
+// or levels) and waits hold what study 4 reads.
+type CommitKeys struct {
+	Commits, Flushes, LogBytes string // counters
+	Lag, LagLabel, LagNote     string // a level, in ms, and what it is
+	Wait                       string // the wait for the replica
+}
 
 // Row is one set-up: an observer and the original set-up it stands for.
 type Row struct {
@@ -378,16 +381,4 @@ func Names(engine string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Table is what the report shows of s besides its results.
-func (s Study) Table() report.StudyTable {
-	t := report.StudyTable{Title: s.Title, Question: s.Question, Unmapped: s.Unmapped, Commit: s.Commit, Columns: s.Columns()}
-	for _, r := range s.Rows {
-		t.Rows = append(t.Rows, report.StudyRow{Observer: r.Observer, Original: r.Original})
-	}
-	for _, c := range s.Matrix {
-		t.Matrix = append(t.Matrix, report.MatrixCell{Target: c.Target, Variant: c.Variant, Observer: c.Observer})
-	}
-	return t
 }
