@@ -16,7 +16,7 @@ import (
 	"syscall"
 
 	"github.com/obsbench/obsbench/internal/app"
-	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // version is set at build time with -ldflags "-X main.version=..." (make
@@ -64,9 +64,9 @@ const (
 )
 
 // usageError marks invalid input: exit code 2, and nothing was changed.
-type usageError = engine.UsageError
+type usageError = spec.InvalidError
 
-var usagef = engine.Usagef
+var usagef = spec.Invalidf
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

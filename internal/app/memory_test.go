@@ -40,7 +40,7 @@ func (memEngine) Info() engine.Info {
 
 func (memEngine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if !o.Managed() {
-		return nil, engine.Usagef("--dsn: the memory engine has no external servers")
+		return nil, spec.Invalidf("--dsn: the memory engine has no external servers")
 	}
 	return enginetest.New(enginetest.Options{StatementCost: 500 * time.Microsecond, Capacity: 1, Noise: 0.02, Seed: 7,
 		Overheads: map[string]float64{"slow": memCost}}), nil

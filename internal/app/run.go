@@ -345,9 +345,9 @@ type Output struct {
 }
 
 // usageError marks invalid input: nothing was started or changed.
-type usageError = engine.UsageError
+type usageError = spec.InvalidError
 
-var usagef = engine.Usagef
+var usagef = spec.Invalidf
 
 // runExperiment runs a parsed run command, writes results.jsonl and
 // summary.json, and prints the report. It returns the summary whenever

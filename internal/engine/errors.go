@@ -87,12 +87,3 @@ func OpenJournal(dsn string) (*journal.Journal, error) {
 	}
 	return j, nil
 }
-
-// UsageError marks invalid input: nothing was started or changed.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
-
-// Usagef is a UsageError.
-func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 func init() { engine.Register(Engine{}) }
@@ -35,7 +36,7 @@ func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, engine.Usagef("--dsn: %v", err)
+		return nil, spec.Invalidf("--dsn: %v", err)
 	}
 	return s, nil
 }
@@ -59,7 +60,7 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 	}
 	s, err := New(dsn, Options{})
 	if err != nil {
-		return nil, engine.Usagef("--dsn: %v", err)
+		return nil, spec.Invalidf("--dsn: %v", err)
 	}
 	in, err := s.Inspect(ctx, candidates)
 	if err != nil {
@@ -95,10 +96,10 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if !o.Managed() {
 		probe, err := New(o.DSN, Options{})
 		if err != nil {
-			return nil, engine.Usagef("--dsn: %v", err)
+			return nil, spec.Invalidf("--dsn: %v", err)
 		}
 		if err := probe.Ping(ctx); err != nil {
-			return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+			return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
 		}
 		j, err := engine.OpenJournal(o.DSN)
 		if err != nil {
@@ -114,7 +115,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
 	if err != nil {
 		if errors.Is(err, server.ErrNoMariaDB) {
-			return nil, engine.UsageError{Err: err}
+			return nil, spec.InvalidError{Err: err}
 		}
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 func init() { engine.Register(Engine{}) }
@@ -76,7 +77,7 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if !o.Managed() {
 		if err := New(o.DSN, Options{}).Ping(ctx); err != nil {
-			return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+			return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
 		}
 		j, err := engine.OpenJournal(o.DSN)
 		if err != nil {
@@ -86,7 +87,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {
-		return nil, engine.UsageError{Err: err}
+		return nil, spec.InvalidError{Err: err}
 	}
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -35,7 +36,7 @@ var ErrNoManaged = errors.New("--engine sqlserver needs --dsn sqlserver://user:p
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, engine.Usagef("--dsn: %v", err)
+		return nil, spec.Invalidf("--dsn: %v", err)
 	}
 	return planner{s}, nil
 }
@@ -65,11 +66,11 @@ func (Engine) Undo(ctx context.Context, dsn string, changes []json.RawMessage) (
 // 1's advice), their targets and loss modes.
 func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*engine.Inspection, error) {
 	if dsn == "" {
-		return nil, engine.UsageError{Err: ErrNoManaged}
+		return nil, spec.InvalidError{Err: ErrNoManaged}
 	}
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, engine.Usagef("--dsn: %v", err)
+		return nil, spec.Invalidf("--dsn: %v", err)
 	}
 	in, err := s.Inspect(ctx, candidates)
 	if err != nil {
@@ -93,14 +94,14 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 // and traces it will create.
 func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if o.Managed() {
-		return nil, engine.UsageError{Err: ErrNoManaged}
+		return nil, spec.InvalidError{Err: ErrNoManaged}
 	}
 	probe, err := New(o.DSN, Options{Database: engine.Home})
 	if err != nil {
-		return nil, engine.Usagef("--dsn: %v", err)
+		return nil, spec.Invalidf("--dsn: %v", err)
 	}
 	if err := probe.Ping(ctx); err != nil {
-		return nil, engine.Usagef("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
+		return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
 	}
 	j, err := engine.OpenJournal(o.DSN)
 	if err != nil {

@@ -1,0 +1,14 @@
+package spec
+
+import "fmt"
+
+// InvalidError is input that cannot make an experiment: a flag's value, a
+// file, a server's address. Nothing was started or changed when it is
+// returned, so a caller may say so (the command exits 2).
+type InvalidError struct{ Err error }
+
+func (e InvalidError) Error() string { return e.Err.Error() }
+func (e InvalidError) Unwrap() error { return e.Err }
+
+// Invalidf is an InvalidError.
+func Invalidf(format string, args ...any) error { return InvalidError{fmt.Errorf(format, args...)} }
