@@ -46,7 +46,7 @@ func (c runConfig) checkCounting() error {
 	}
 	n, w := c.Count.Statements, c.Count.Warmup
 	switch {
-	case c.Engine != "postgres" && c.Engine != "mariadb":
+	case !engine.InfoOf(c.Engine).Counts:
 		return usagef("--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a %s server under the instruction counter", c.Engine)
 	case c.DSN != "":
 		return usagef("--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn")

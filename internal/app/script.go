@@ -102,7 +102,7 @@ func queryMode(s spec.Spec) (pgbench.QueryMode, error) {
 	if err != nil {
 		return "", usagef("--query-mode: %v", err)
 	}
-	if m == pgbench.Extended && s.Engine != "" && s.Engine != "postgres" {
+	if m == pgbench.Extended && s.Engine != "" && !engine.InfoOf(s.Engine).ExtendedQuery {
 		return "", usagef("--query-mode extended is PostgreSQL's extended query protocol (a statement parsed at every execution); %s has none: use simple (text) or prepared (server-side prepared statements)", s.Engine)
 	}
 	return m, nil

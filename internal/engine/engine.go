@@ -60,6 +60,23 @@ type Info struct {
 	// by restarting a managed server (false: the engine applies every
 	// observer for a whole run, as SQL Server's sessions and traces).
 	RestartsApply bool
+	// Counts says a managed server can run under valgrind's instruction
+	// counter (--method instructions): its server implements
+	// counting.Server.
+	Counts bool
+	// ExtendedQuery says the engine's protocol sends a statement with its
+	// parameters to be parsed at every execution (pgbench's -M extended);
+	// without it a statement goes as text or to a prepared statement.
+	ExtendedQuery bool
+}
+
+// InfoOf is the Info of the registered engine name; the zero Info, which
+// can do nothing, for a name not registered.
+func InfoOf(name string) Info {
+	if e, err := Lookup(name); err == nil {
+		return e.Info()
+	}
+	return Info{Name: name}
 }
 
 // Options say which server Open reaches, or what it starts.

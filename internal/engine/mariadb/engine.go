@@ -24,7 +24,7 @@ type Engine struct{}
 // Info: MariaDB keeps the dataset in a database of obsbench's own, and
 // obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Managed: true, RestartsApply: true}
+	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Managed: true, RestartsApply: true, Counts: true}
 }
 
 // StaticSplit is the package's StaticSplit (engine.Splitter).

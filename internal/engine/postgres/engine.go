@@ -24,7 +24,7 @@ type Engine struct{}
 // Info: PostgreSQL keeps the dataset of an external server in a schema,
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Managed: true, RestartsApply: true}
+	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
 }
 
 // StaticSplit is the package's StaticSplit (engine.Splitter).
