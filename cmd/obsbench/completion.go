@@ -101,7 +101,7 @@ func completionWords(ctx context.Context) (completions, error) {
 	}
 	// A study takes every run flag and its own (study NAME -h).
 	var names []string
-	for _, e := range observer.Engines {
+	for _, e := range engine.Names() {
 		names = append(names, study.Names(e)...)
 	}
 	c.studies = append([]string{"list"}, sortedSet(names)...)
@@ -122,7 +122,7 @@ func completionWords(ctx context.Context) (completions, error) {
 		return c, err
 	}
 	var observers []string
-	for _, e := range observer.Engines {
+	for _, e := range engine.Names() {
 		for _, o := range cat.All(e) {
 			observers = append(observers, o.Name)
 		}
