@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -26,6 +27,10 @@ type Engine struct{}
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Managed: true, RestartsApply: true, Counts: true}
 }
+
+// Info says the engine Counts: its managed server runs under the counter
+// (sessions are threads, counted inside do_command).
+var _ counting.ThreadedServer = (*managed)(nil)
 
 // StaticSplit is the package's StaticSplit (engine.Splitter).
 func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -26,6 +27,10 @@ type Engine struct{}
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
 }
+
+// Info says the engine Counts: its managed server runs under the counter
+// (each backend a process counted apart).
+var _ counting.ProcessServer = (*managed)(nil)
 
 // StaticSplit is the package's StaticSplit (engine.Splitter).
 func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
