@@ -92,7 +92,7 @@ func ownFlags(fs *flag.FlagSet, st study.Study, o *app.StudyOptions) {
 	}
 }
 
-// engineOf finds --engine among run flags, postgres by default: it picks
+// engineOf finds --engine among run flags, a run's by default: it picks
 // the study, whose settings are the other flags' defaults.
 func engineOf(args []string) string {
 	for i, a := range args {
@@ -103,7 +103,7 @@ func engineOf(args []string) string {
 			return a[strings.Index(a, "=")+1:]
 		}
 	}
-	return "postgres"
+	return app.Default().Engine
 }
 
 // wantsHelp says whether args ask for help.
