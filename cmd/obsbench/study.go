@@ -48,10 +48,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		app.StudyHelp(stdout, st)
 		return errHelp
 	}
-	base, given, err := app.StudySpec(st)
-	if err != nil {
-		return err
-	}
+	base, given := app.StudySpec(st)
 	// The study's own flags are parsed with the run flags, over the
 	// study's spec: what the user gives wins.
 	opts := app.DefaultStudyOptions(st)

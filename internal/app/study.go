@@ -7,8 +7,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"strconv"
-	"time"
+	"slices"
 
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
@@ -19,21 +18,16 @@ import (
 
 // StudySpec is the experiment of study st, as a spec, and the settings the
 // study chooses (which flags given after it override).
-func StudySpec(st study.Study) (spec.Spec, Given, error) {
+func StudySpec(st study.Study) (spec.Spec, Given) {
 	s := Default()
 	given := Given{"engine": true, "workload": true, "observers": true, "method": true, "waits": true}
 	s.Engine, s.Workload, s.Observers, s.Method = st.Engine, st.Workload, st.Observers(), st.Method
 	if len(st.Workloads) > 0 {
 		s.Workload = st.Workloads[0]
 	}
-	var err error
-	if s.Waits, err = parseWaits(st.Waits); err != nil {
-		return s, nil, fmt.Errorf("study %s: %w", st.Name, err)
-	}
-	if st.Sessions != "" {
-		if s.Sessions, err = ParseSessions(st.Sessions); err != nil {
-			return s, nil, fmt.Errorf("study %s: %w", st.Name, err)
-		}
+	s.Waits = st.Waits
+	if len(st.Sessions) > 0 {
+		s.Sessions = slices.Clone(st.Sessions)
 		given["sessions"] = true
 	} else {
 		s.Clients = st.Clients
@@ -47,19 +41,12 @@ func StudySpec(st study.Study) (spec.Spec, Given, error) {
 		s.Rounds = st.Rounds
 		given["rounds"] = true
 	}
-	if st.Duration != "" {
-		if s.Duration, err = time.ParseDuration(st.Duration); err != nil {
-			return s, nil, fmt.Errorf("study %s: duration: %w", st.Name, err)
-		}
+	if st.Duration > 0 {
+		s.Duration = st.Duration
 		given["duration"] = true
 	}
 	// A study's own workload parameters (study 3's --blocks 1).
-	for i := 0; i+1 < len(st.Args); i += 2 {
-		name := st.Args[i][2:]
-		v, err := strconv.Atoi(st.Args[i+1])
-		if err != nil {
-			return s, nil, fmt.Errorf("study %s: %s %s: %w", st.Name, st.Args[i], st.Args[i+1], err)
-		}
+	for name, v := range st.Params {
 		if s.Params == nil {
 			s.Params = map[string]int{}
 		}
@@ -67,19 +54,7 @@ func StudySpec(st study.Study) (spec.Spec, Given, error) {
 		given[name] = true
 	}
 	s.Study = st.Name
-	return s, given, nil
-}
-
-// parseWaits reads a wait-sampling interval: off, or a duration.
-func parseWaits(v string) (time.Duration, error) {
-	if v == "off" || v == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("waits %q: want an interval (e.g. 10ms) or off", v)
-	}
-	return d, nil
+	return s, given
 }
 
 // Study runs study st with the experiment s (the study's spec, changed by

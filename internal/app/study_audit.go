@@ -50,7 +50,7 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o
 	case o.Threshold <= 0 || o.Threshold > 100:
 		return usagef("--threshold %g: want a percentage above 0 and at most 100", o.Threshold)
 	case given["clients"]:
-		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, st.Sessions)
+		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, FormatSessions(st.Sessions))
 	}
 	c, err := Resolve(forWorkload(s, given, st.Workloads[0]))
 	if err != nil {

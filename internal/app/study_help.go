@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -86,8 +88,8 @@ func studyDefaults(st study.Study) [][2]string {
 	} else {
 		out = append(out, [2]string{"workload", st.Workload})
 	}
-	if st.Sessions != "" {
-		out = append(out, [2]string{"sessions", st.Sessions})
+	if len(st.Sessions) > 0 {
+		out = append(out, [2]string{"sessions", FormatSessions(st.Sessions)})
 	} else {
 		out = append(out, [2]string{"clients", strconv.Itoa(st.Clients)})
 	}
@@ -95,15 +97,19 @@ func studyDefaults(st study.Study) [][2]string {
 	if st.Rounds > 0 {
 		out = append(out, [2]string{"rounds", strconv.Itoa(st.Rounds)})
 	}
-	if st.Duration != "" {
-		out = append(out, [2]string{"duration", st.Duration})
+	if st.Duration > 0 {
+		out = append(out, [2]string{"duration", st.Duration.String()})
 	}
-	out = append(out, [2]string{"waits", st.Waits})
+	waits := "off"
+	if st.Waits > 0 {
+		waits = st.Waits.String()
+	}
+	out = append(out, [2]string{"waits", waits})
 	if st.Standby != "" {
 		out = append(out, [2]string{"standby", st.Standby})
 	}
-	for i := 0; i+1 < len(st.Args); i += 2 {
-		out = append(out, [2]string{strings.TrimPrefix(st.Args[i], "--"), st.Args[i+1]})
+	for _, name := range slices.Sorted(maps.Keys(st.Params)) {
+		out = append(out, [2]string{name, strconv.Itoa(st.Params[name])})
 	}
 	return out
 }

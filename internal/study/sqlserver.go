@@ -1,5 +1,7 @@
 package study
 
+import "time"
+
 // The studies on SQL Server, the engine they were first done on: the
 // original set-ups themselves (Extended Events sessions, SQL Traces, an
 // availability group), not analogues. Observers are in
@@ -10,7 +12,7 @@ func init() {
 		Name: "wait-signatures", Engine: "sqlserver",
 		Title:    studies["wait-signatures/postgres"].Title,
 		Question: "Actual-plan capture (query_post_execution_showplan, Showplan XML Statistics Profile) to each of study 1's server-side sinks: how much does each slow the server, and does any wait show it (diffed from sys.dm_os_wait_stats, never cleared)?",
-		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
+		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: 10 * time.Millisecond,
 		Rows: []Row{
 			{"baseline", "baseline"},
 			{"trace-plans-file", "server-side trace to a file"},
@@ -44,8 +46,8 @@ func init() {
 		Name: "targets", Engine: "sqlserver",
 		Title:    studies["targets/postgres"].Title,
 		Question: "lock_acquired and lock_released with their fields to each XE target, in each retention mode and with causality tracking, and the same with a predicate that never matches; and a SQL Trace of the same events: overhead of each under a CPU-saturating workload.",
-		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "off",
-		Rounds: 10, Duration: "5s",
+		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: 0,
+		Rounds: 10, Duration: 5 * time.Second,
 		Matrix: targets, Rows: matrixRows(targets),
 		Variants: []string{VariantAsIs, VariantNoLoss, VariantLossy, VariantCausality, VariantFilteredOut},
 		Unmapped: []string{
@@ -59,7 +61,7 @@ func init() {
 		Title:    studies["sync-commit/postgres"].Title,
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, on a database in an availability group whose secondaries commit synchronously and then asynchronously: time per 10,000 inserts, write transactions and log flushes per second, and the share of time spent in HADR_SYNC_COMMIT.",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
-		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms",
+		Clients: 1, Method: "rounds", Rounds: 8, Duration: 5 * time.Second, Waits: 10 * time.Millisecond,
 		Rows: []Row{
 			{"baseline", "the availability group as it is"},
 			{"ag-synchronous-commit", "synchronous replica: commit waits until the replica has hardened the log"},
@@ -76,7 +78,7 @@ func init() {
 		Title:    studies["audit/postgres"].Title,
 		Question: "An XE audit session on statement completion with 13 actions to 10 MB rollover files (500 kept), NO_EVENT_LOSS, 5 s dispatch latency: do the files hold one event per statement executed, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
-		Clients: 4, Method: "auto", Waits: "off", Audit: "xe-audit-file", Sessions: "1,2,4,8,16,32",
+		Clients: 4, Method: "auto", Waits: 0, Audit: "xe-audit-file", Sessions: []int{1, 2, 4, 8, 16, 32},
 		Rows: []Row{
 			{"baseline", "audit event session stopped"},
 			{"xe-audit-file", "event session on statement completion with 13 fields, 10 MB rollover files, no event loss"},

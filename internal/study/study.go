@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -30,7 +31,7 @@ type Study struct {
 	// for completeness and whose overhead is swept over session counts;
 	// Sessions are the counts.
 	Audit    string
-	Sessions string
+	Sessions []int
 	// Commit names, for study 4's table, the engine's counters and wait
 	// of the commit path.
 	Commit CommitKeys
@@ -38,12 +39,13 @@ type Study struct {
 	Method string
 	// Rounds and Duration, if set, are its --rounds and --duration.
 	Rounds   int
-	Duration string
-	// Args are more run flags of the study's experiment (a workload's
-	// parameters: study 3's --blocks).
-	Args []string
-	// Waits is the wait sampler's interval (the study reads waits).
-	Waits string
+	Duration time.Duration
+	// Params are the workload's own parameters, by flag name (study 3's
+	// --blocks).
+	Params map[string]int
+	// Waits is the wait sampler's interval, 0 for off (the study reads
+	// waits).
+	Waits time.Duration
 	// Rows are the set-ups in table order, the baseline first.
 	Rows []Row
 	// Unmapped are set-ups of the original study with no analogue on this
@@ -138,7 +140,7 @@ var studies = map[string]Study{
 		Name: "wait-signatures", Engine: "postgres",
 		Title:    "Do wait statistics reveal an observer?",
 		Question: "Actual-plan capture sent to the analogues of study 1's seven sinks: how much does each slow the server, and does any wait show it?",
-		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
+		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: 10 * time.Millisecond,
 		Rows: []Row{
 			{"baseline", "baseline"},
 			{"plans-stream", "Profiler: live stream of plan events to a client"},
@@ -155,7 +157,7 @@ var studies = map[string]Study{
 		Name: "wait-signatures", Engine: "mariadb",
 		Title:    "Do wait statistics reveal an observer?",
 		Question: "Actual-plan capture (the slow log with EXPLAIN) and the in-memory ring, as the analogues of study 1's sinks: how much does each slow the server, and does any wait show it?",
-		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: "10ms",
+		Workload: "credit-top1", Clients: 16, Method: "rounds", Waits: 10 * time.Millisecond,
 		Rows: []Row{
 			{"baseline", "baseline"},
 			{"plans-slow-log", "server-side trace to a file; event session to event_file"},
@@ -184,7 +186,7 @@ func init() {
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a synchronous standby and each durability setting: time per 10,000 inserts, commits and WAL flushes per second, and the share of time spent waiting for the standby (IPC:SyncRep).",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
 		// 8 rounds: the least at which rounds pair runs for 4 comparisons.
-		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms", Standby: "sync",
+		Clients: 1, Method: "rounds", Rounds: 8, Duration: 5 * time.Second, Waits: 10 * time.Millisecond, Standby: "sync",
 		Rows: durability,
 		Commit: CommitKeys{Commits: "xact_commit", Flushes: "wal_sync", LogBytes: "wal_bytes",
 			Lag: "replica_flush_lag_ms", LagLabel: "flush lag ms", LagNote: "the primary's last measure of the standby's flush lag, at the end of the run; commits/s counts every transaction in the database, obsbench's own sampling and counter queries included", Wait: "IPC:SyncRep"},
@@ -194,7 +196,7 @@ func init() {
 		Title:    "What does a synchronous replica cost a commit, and what does batching save?",
 		Question: "10,000-row inserts, one transaction each and in explicit transactions, with a semi-synchronous replica and each durability setting: time per 10,000 inserts, commits and redo log flushes per second, and the share of time spent waiting for the replica's acknowledgement.",
 		Workload: "inserts-autocommit", Workloads: []string{"inserts-autocommit", "inserts-batched"},
-		Clients: 1, Method: "rounds", Rounds: 8, Duration: "5s", Waits: "10ms", Standby: "sync",
+		Clients: 1, Method: "rounds", Rounds: 8, Duration: 5 * time.Second, Waits: 10 * time.Millisecond, Standby: "sync",
 		Rows: []Row{
 			{"baseline", "synchronous replica (semi-sync: commit waits until the replica has received the log), redo log flushed at commit"},
 			{"semi-sync-off", "replica asynchronous: commit waits for the local log flush only"},
@@ -213,7 +215,7 @@ func init() {
 		Title:    "Is the audit trail complete, and is it cheap?",
 		Question: "pgaudit on every read and write to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
-		Clients: 4, Method: "alternation", Waits: "off", Audit: "pgaudit-rotated", Sessions: "1,2,4,8,16,32",
+		Clients: 4, Method: "alternation", Waits: 0, Audit: "pgaudit-rotated", Sessions: []int{1, 2, 4, 8, 16, 32},
 		Rows: []Row{
 			{"baseline", "audit event session stopped"},
 			{"pgaudit-rotated", "event session on statement completion with 13 fields, 10 MB rollover files, no event loss"},
@@ -228,7 +230,7 @@ func init() {
 		Title:    "Is the audit trail complete, and is it cheap?",
 		Question: "server_audit on every statement to rotated 10 MB files: do the files hold one record per statement executed, how much do they grow, and what does auditing cost the two thousand-queries at 1 to 32 sessions?",
 		Workload: "thousand-point", Workloads: []string{"thousand-point", "thousand-range"},
-		Clients: 4, Method: "alternation", Waits: "off", Audit: "server-audit-rotated", Sessions: "1,2,4,8,16,32",
+		Clients: 4, Method: "alternation", Waits: 0, Audit: "server-audit-rotated", Sessions: []int{1, 2, 4, 8, 16, 32},
 		Rows: []Row{
 			{"baseline", "audit event session stopped"},
 			{"server-audit-rotated", "event session on statement completion, 10 MB rollover files (500 kept), no event loss"},
@@ -275,8 +277,8 @@ func init() {
 		// a timed run the count of statements depends on how many reports
 		// fell in the window. 2 sessions a twin keep its CPU share
 		// saturated, as 8 sessions did 2 cores.
-		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: "off",
-		Rounds: 20, Args: []string{"--blocks", "1"},
+		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: 0,
+		Rounds: 20, Params: map[string]int{"blocks": 1},
 		Matrix: pgTargets, Rows: matrixRows(pgTargets),
 		Unmapped: []string{
 			"lock acquired/released events: PostgreSQL traces locks only when built with LOCK_DEBUG (trace_locks), which Debian's build is not; log_lock_waits records waits longer than deadlock_timeout, which a read-only mix never has",
@@ -307,8 +309,8 @@ func init() {
 		Name: "targets", Engine: "mariadb",
 		Title:    studies["targets/postgres"].Title,
 		Question: studies["targets/postgres"].Question,
-		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: "off",
-		Rounds: 20, Args: []string{"--blocks", "1"}, // as targets/postgres
+		Workload: "dss-mix", Clients: 2, Method: "duet", Waits: 0,
+		Rounds: 20, Params: map[string]int{"blocks": 1}, // as targets/postgres
 		Matrix: mariaTargets, Rows: matrixRows(mariaTargets),
 		Unmapped: []string{
 			"lock acquired/released events: performance_schema times metadata-lock and mutex waits (perf-schema-waits), not each lock taken and released",
@@ -320,7 +322,7 @@ func init() {
 		Name: "replay", Engine: "postgres",
 		Title:    "What does each observer cost a replayed workload, and does its cost change over time?",
 		Question: "A captured decision-support workload replayed as fast as the server answers (stress mode, each session's order kept), once per run: total replay time, % degradation, statements/s, and the per-second series, with the transients it shows.",
-		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off", Replay: true,
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: 0, Replay: true,
 		// 8 rounds: the least at which a signed-rank interval over 6
 		// comparisons (Bonferroni) has any confidence.
 		Rounds: 8,
@@ -344,7 +346,7 @@ func init() {
 		Name: "replay", Engine: "mariadb",
 		Title:    studies["replay/postgres"].Title,
 		Question: studies["replay/postgres"].Question,
-		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: "off", Replay: true, Rounds: 8,
+		Workload: "dss-mix", Clients: 8, Method: "rounds", Waits: 0, Replay: true, Rounds: 8,
 		Rows: []Row{
 			{"baseline", "baseline"},
 			{"general-log-file", "server-side trace to a file; event session to event_file"},
