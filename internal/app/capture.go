@@ -47,91 +47,29 @@ type CaptureOptions struct {
 // replays.
 func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	stdout, stderr := output.Stdout, output.Stderr
-	logs := o.Logs
-	if o.Out == "" {
-		return usagef("capture needs --out FILE")
+	h, err := o.header()
+	if err != nil {
+		return err
 	}
-	if len(logs) == 0 {
-		return usagef("capture needs the log files (or directories of them) to read")
-	}
-	if o.Source != "auto" && !slices.Contains(capture.Sources, o.Source) {
-		return usagef("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
-	}
-	if o.LogLinePrefix != nil && o.PrefixDSN != "" {
-		return usagef("--log-line-prefix and --dsn both say the log's prefix: give one")
-	}
-	switch {
-	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
-		return usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
-	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
-		return usagef("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
-	}
-	h := capture.Header{Dataset: o.Dataset, Tag: o.Tag, Workload: o.Workload}
-	if o.Workload != "" {
-		m, err := workload.Lookup(o.Workload)
-		if err != nil {
-			return usageError{Err: err}
-		}
-		if h.Dataset == "" {
-			h.Dataset = m.Dataset
-		}
-		if h.Tag == "" {
-			h.Tag = m.Tag
-		}
-	}
-	if o.Scale != 1 {
-		if h.Dataset == "" {
-			return usagef("--scale %d needs --dataset or --workload: the scale is the dataset's", o.Scale)
-		}
-		if o.Scale > 100 {
-			return usagef("--scale %d: want 1 to 100", o.Scale)
-		}
-		if _, err := dataset.Scaled(h.Dataset, o.Scale); err != nil {
-			return usagef("--scale: %v", err)
-		}
-		h.Scale = o.Scale
-	}
-	files, src, err := logFiles(logs, o.Source, o.Engine)
+	files, src, err := logFiles(o.Logs, o.Source, o.Engine)
 	if err != nil {
 		return err
 	}
 	h.Engine, h.Source = capture.EngineOf(src), src
-	var prefix *capture.Prefix
-	var notes []string
-	var settings *postgres.LogSettings
-	switch {
-	case h.Engine != "postgres" && (o.PrefixDSN != "" || o.LogLanguage != ""):
-		return usagef("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
-	case src != "stderr" && o.LogLinePrefix != nil:
-		return usagef("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
-	case o.PrefixDSN != "":
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		s, err := postgres.ReadLogSettings(ctx, o.PrefixDSN)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("--dsn: reading the server's log settings: %w", err)
-		}
-		settings = &s
-	}
-	if src == "stderr" {
-		if prefix, notes, err = o.prefix(settings); err != nil {
-			return err
-		}
-		h.LogLinePrefix = prefix.String()
-	}
-	msgs, note, err := o.messages(settings)
+	settings, err := o.logSettings(ctx, h.Engine, src, files)
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		notes = append(notes, note)
-	}
-	f, err := os.OpenFile(o.Out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	prefix, msgs, notes, err := o.howToRead(settings, src)
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return usagef("--out %s exists: obsbench does not overwrite a capture", o.Out)
-		}
-		return usagef("--out: %v", err)
+		return err
+	}
+	if prefix != nil {
+		h.LogLinePrefix = prefix.String()
+	}
+	f, err := createCapture(o.Out)
+	if err != nil {
+		return err
 	}
 	// The output's and the logs' own I/O errors are failures; any other
 	// error is the logs' content, which is bad input.
@@ -185,6 +123,103 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 		fmt.Fprintf(stderr, "obsbench: capture: %s\n", n)
 	}
 	return nil
+}
+
+// howToRead is how the logs are read: a stderr log's prefix (nil for
+// other sources), the server's messages, and notes on both for the user.
+func (o CaptureOptions) howToRead(settings *postgres.LogSettings, src string) (prefix *capture.Prefix, msgs *capture.Messages, notes []string, err error) {
+	if src == "stderr" {
+		if prefix, notes, err = o.prefix(settings); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	msgs, note, err := o.messages(settings)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	return prefix, msgs, notes, nil
+}
+
+// createCapture creates the capture file, private, refusing to overwrite
+// one.
+func createCapture(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil, usagef("--out %s exists: obsbench does not overwrite a capture", path)
+	}
+	if err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	return f, nil
+}
+
+// header checks o's flags that need no log read and makes the capture's
+// header from them.
+func (o CaptureOptions) header() (capture.Header, error) {
+	h := capture.Header{Dataset: o.Dataset, Tag: o.Tag, Workload: o.Workload}
+	switch {
+	case o.Out == "":
+		return h, usagef("capture needs --out FILE")
+	case len(o.Logs) == 0:
+		return h, usagef("capture needs the log files (or directories of them) to read")
+	case o.Source != "auto" && !slices.Contains(capture.Sources, o.Source):
+		return h, usagef("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
+	case o.LogLinePrefix != nil && o.PrefixDSN != "":
+		return h, usagef("--log-line-prefix and --dsn both say the log's prefix: give one")
+	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
+		return h, usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
+	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
+		return h, usagef("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
+	}
+	if o.Workload != "" {
+		m, err := workload.Lookup(o.Workload)
+		if err != nil {
+			return h, usageError{Err: err}
+		}
+		if h.Dataset == "" {
+			h.Dataset = m.Dataset
+		}
+		if h.Tag == "" {
+			h.Tag = m.Tag
+		}
+	}
+	if o.Scale != 1 {
+		if h.Dataset == "" {
+			return h, usagef("--scale %d needs --dataset or --workload: the scale is the dataset's", o.Scale)
+		}
+		if o.Scale > 100 {
+			return h, usagef("--scale %d: want 1 to 100", o.Scale)
+		}
+		if _, err := dataset.Scaled(h.Dataset, o.Scale); err != nil {
+			return h, usagef("--scale: %v", err)
+		}
+		h.Scale = o.Scale
+	}
+	return h, nil
+}
+
+// logSettings reads the log settings of the server --dsn names, which say
+// how its PostgreSQL log is read (nil without --dsn), after checking that
+// the flags that say how a log is read fit the log's source.
+func (o CaptureOptions) logSettings(ctx context.Context, eng, src string, files []string) (*postgres.LogSettings, error) {
+	switch {
+	case eng != "postgres" && (o.PrefixDSN != "" || o.LogLanguage != ""):
+		return nil, usagef("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
+	case src != "stderr" && o.LogLinePrefix != nil:
+		return nil, usagef("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
+	case o.PrefixDSN == "":
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	s, err := postgres.ReadLogSettings(ctx, o.PrefixDSN)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn: reading the server's log settings: %w", err)
+	}
+	return &s, nil
 }
 
 // prefix is the log_line_prefix a stderr log is read with, and notes
