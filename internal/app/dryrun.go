@@ -81,6 +81,22 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}
+	if err := planObservers(ctx, w, srv, c); err != nil {
+		return err
+	}
+	if rp, ok := srv.(engine.ReadPlanner); ok {
+		fmt.Fprintln(w, "\nread at the start and end of every measured window (and every 10 ms for waits, with --waits):")
+		for _, st := range rp.PlanReads() {
+			fmt.Fprintf(w, "  %s\n", indent(st))
+		}
+	}
+	fmt.Fprintf(w, "\nEvery change would be journaled in %s before it is made (obsbench restore undoes them after a crash).\n", journal.Dir())
+	return nil
+}
+
+// planObservers prints, for each observer of c, the statements that
+// apply it before each of its runs, revert it after, and count its events.
+func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c runConfig) error {
 	for _, o := range c.observers[1:] {
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {
@@ -113,13 +129,6 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 			}
 		}
 	}
-	if rp, ok := srv.(engine.ReadPlanner); ok {
-		fmt.Fprintln(w, "\nread at the start and end of every measured window (and every 10 ms for waits, with --waits):")
-		for _, st := range rp.PlanReads() {
-			fmt.Fprintf(w, "  %s\n", indent(st))
-		}
-	}
-	fmt.Fprintf(w, "\nEvery change would be journaled in %s before it is made (obsbench restore undoes them after a crash).\n", journal.Dir())
 	return nil
 }
 
