@@ -76,15 +76,25 @@ type CalibrateOptions struct {
 // observer adds server work of a measured size to every statement, sized
 // to cost each of o.Effects, and is measured like any observer.
 func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
-	stdout, stderr := out.Stdout, out.Stderr
-	targets := o.Effects
-	for _, v := range targets {
+	if err := o.check(); err != nil {
+		return err
+	}
+	if o.Workload == "dss-mix" {
+		return calibrateMix(ctx, o, out)
+	}
+	return calibrateAlternation(ctx, o, out)
+}
+
+// check refuses what calibrate cannot run, and fills in the seed and
+// the results directory when not given.
+func (o *CalibrateOptions) check() error {
+	for _, v := range o.Effects {
 		if v < 0.5 || v > 50 {
 			return usagef("--effects %g: want percentages from 0.5 to 50, e.g. 3,10", v)
 		}
 	}
 	switch {
-	case len(targets) == 0:
+	case len(o.Effects) == 0:
 		return usagef("--effects is empty")
 	case o.Clients < 1 || o.Clients > 1000:
 		return usagef("--clients %d: want 1 to 1000", o.Clients)
@@ -97,12 +107,14 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	if o.Out == "" {
 		o.Out = filepath.Join("obsbench-results", "calibrate-"+time.Now().Format("20060102-150405"))
 	}
-	if err := checkOut(o.Out); err != nil {
-		return err
-	}
-	if o.Workload == "dss-mix" {
-		return calibrateMix(ctx, o, out)
-	}
+	return checkOut(o.Out)
+}
+
+// calibrateAlternation calibrates on credit-top1: each synthetic observer
+// is sized to cost its effect in statements/s, and measured by
+// alternation.
+func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) error {
+	stdout, stderr := out.Stdout, out.Stderr
 	switch {
 	case o.AltDuration < 20*time.Second:
 		return usagef("--alt-duration %v: want at least 20s", o.AltDuration)
@@ -126,23 +138,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	}
 	logf("calibration: %.4f µs of server CPU per loop; without it %.1f µs server + %.1f µs driver CPU per statement",
 		cost.LoopUS, cost.ServerUS, cost.DriverUS)
-
-	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
-	cals := make([]Calibration, len(targets))
-	for i, e := range targets {
-		// Throughput on a CPU-saturated machine is capacity / CPU per
-		// statement, so X more µs cost X / (S + D + X) of it.
-		extra := e / (100 - e) * (cost.ServerUS + cost.DriverUS)
-		loops := int(math.Round(extra / cost.LoopUS))
-		x := float64(loops) * cost.LoopUS
-		cals[i] = Calibration{
-			Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops, ExtraUS: x, RecoveredOn: "time overhead",
-			ExpectedPct:    100 * x / (cost.ServerUS + cost.DriverUS + x),
-			ExpectedCPUPct: 100 * x / cost.ServerUS,
-		}
-		observers = append(observers, calibrationObserver(cals[i].Name, loops,
-			fmt.Sprintf("synthetic: %d loop iterations (%.2f µs of server CPU) per statement", loops, x)))
-	}
+	cals, observers := sizeForThroughput(o.Effects, cost)
 	names := observerNames(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
@@ -164,6 +160,38 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 	}
 	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; without calibration %.1f µs server + %.1f µs driver CPU per statement\n",
 		cost.LoopUS, cost.ServerUS, cost.DriverUS)
+	printRecovered(stdout, sum, cals)
+	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// sizeForThroughput sizes a synthetic observer for each effect, in
+// percent of statements/s: the baseline first, then one per effect.
+func sizeForThroughput(effects []float64, cost LoopCost) ([]Calibration, []observer.Observer) {
+	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
+	cals := make([]Calibration, len(effects))
+	for i, e := range effects {
+		// Throughput on a CPU-saturated machine is capacity / CPU per
+		// statement, so X more µs cost X / (S + D + X) of it.
+		extra := e / (100 - e) * (cost.ServerUS + cost.DriverUS)
+		loops := int(math.Round(extra / cost.LoopUS))
+		x := float64(loops) * cost.LoopUS
+		cals[i] = Calibration{
+			Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops, ExtraUS: x, RecoveredOn: "time overhead",
+			ExpectedPct:    100 * x / (cost.ServerUS + cost.DriverUS + x),
+			ExpectedCPUPct: 100 * x / cost.ServerUS,
+		}
+		observers = append(observers, calibrationObserver(cals[i].Name, loops,
+			fmt.Sprintf("synthetic: %d loop iterations (%.2f µs of server CPU) per statement", loops, x)))
+	}
+	return cals, observers
+}
+
+// printRecovered fills in what was measured of each calibration and says
+// whether its expected overhead is inside the measured interval.
+func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 	for i := range cals {
 		c := &cals[i]
 		for _, cs := range sum.Conditions {
@@ -181,13 +209,9 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 				verdict += "NOT recovered"
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %d loops = %.2f µs/stmt: expected overhead %.1f%% (server CPU/stmt %+.1f%%), %s\n",
+		fmt.Fprintf(w, "%s: %d loops = %.2f µs/stmt: expected overhead %.1f%% (server CPU/stmt %+.1f%%), %s\n",
 			c.Name, c.Loops, c.ExtraUS, c.ExpectedPct, c.ExpectedCPUPct, verdict)
 	}
-	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
-		return err
-	}
-	return runErr
 }
 
 // openCalibration starts the managed PostgreSQL a calibration runs on,

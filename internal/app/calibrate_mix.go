@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"time"
@@ -61,26 +62,12 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	if err != nil {
 		return err
 	}
-	// One run of the mix sizes the effects: the mean execution's server CPU.
-	pilot, err := driver.Run(ctx, dcfg, target.Dial, wl.New())
+	pilotUS, err := pilotExecutionCPU(ctx, target, wl, dcfg)
 	if err != nil {
-		return fmt.Errorf("calibration pilot run: %w", err)
-	}
-	pilotUS := 1000 * meanExecutionCPU(pilot)
-	if !(pilotUS > 0) {
-		return fmt.Errorf("calibration pilot run: no server CPU per execution (%d executions); the server's clock could not be read", pilot.Measured)
+		return err
 	}
 	logf("calibration: %.4f µs of server CPU per loop iteration; the mix's pilot run %.0f µs per execution", before.LoopUS, pilotUS)
-
-	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
-	cals := make([]Calibration, len(o.Effects))
-	for i, e := range o.Effects {
-		loops := int(math.Round(e / 100 * pilotUS / before.LoopUS))
-		cals[i] = Calibration{Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops,
-			ExtraUS: float64(loops) * before.LoopUS, RecoveredOn: "server CPU added per execution (µs), query by query"}
-		observers = append(observers, calibrationObserver(cals[i].Name, loops,
-			fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS)))
-	}
+	cals, observers := sizeForExecutions(o.Effects, pilotUS, before.LoopUS)
 	names := observerNames(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
@@ -116,6 +103,47 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	baseUS := 1000 * baselineExecutionCPU(runs)
 	fmt.Fprintf(stdout, "\ncalibration: %.4f µs of a session's server CPU per loop iteration (%.4f before the runs, %.4f after); the baseline runs' executions %.0f µs of server CPU each\n",
 		cost.LoopUS, before.LoopUS, after.LoopUS, baseUS)
+	printRecoveredMix(stdout, sum, cals, baseUS)
+	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// pilotExecutionCPU is the mean execution's server CPU (µs) in one run of
+// the mix: what sizes the effects.
+func pilotExecutionCPU(ctx context.Context, target engine.Server, wl workload.Meta, dcfg driver.Config) (float64, error) {
+	pilot, err := driver.Run(ctx, dcfg, target.Dial, wl.New())
+	if err != nil {
+		return 0, fmt.Errorf("calibration pilot run: %w", err)
+	}
+	us := 1000 * meanExecutionCPU(pilot)
+	if !(us > 0) {
+		return 0, fmt.Errorf("calibration pilot run: no server CPU per execution (%d executions); the server's clock could not be read", pilot.Measured)
+	}
+	return us, nil
+}
+
+// sizeForExecutions sizes a synthetic observer for each effect, in
+// percent of the pilot's server CPU per execution: the baseline first,
+// then one per effect.
+func sizeForExecutions(effects []float64, pilotUS, loopUS float64) ([]Calibration, []observer.Observer) {
+	observers := []observer.Observer{{Name: observer.Baseline, Engine: "postgres", Description: "baseline"}}
+	cals := make([]Calibration, len(effects))
+	for i, e := range effects {
+		loops := int(math.Round(e / 100 * pilotUS / loopUS))
+		cals[i] = Calibration{Name: fmt.Sprintf("calibration-%g%%", e), TargetPct: e, Loops: loops,
+			ExtraUS: float64(loops) * loopUS, RecoveredOn: "server CPU added per execution (µs), query by query"}
+		observers = append(observers, calibrationObserver(cals[i].Name, loops,
+			fmt.Sprintf("synthetic: %d loop iterations (%.0f µs of server CPU) per execution", loops, cals[i].ExtraUS)))
+	}
+	return cals, observers
+}
+
+// printRecoveredMix fills in what was expected and measured of each
+// calibration on the mix (baseUS: the baseline runs' server CPU per
+// execution) and says whether the added cost was recovered.
+func printRecoveredMix(w io.Writer, sum result.Summary, cals []Calibration, baseUS float64) {
 	for i := range cals {
 		c := &cals[i]
 		// Each query's CPU rises by the same X µs, and the stratified
@@ -147,13 +175,9 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 				verdict += fmt.Sprintf("; server CPU per execution %+.1f%% expected, %+.1f%% [%+.1f, %+.1f] measured", c.ExpectedCPUPct, m.Pct, m.CILow, m.CIHigh)
 			}
 		}
-		fmt.Fprintf(stdout, "%s: %d loops = %.0f µs/execution added (%.0f-%.0f at the loop's cost before and after): %s\n",
+		fmt.Fprintf(w, "%s: %d loops = %.0f µs/execution added (%.0f-%.0f at the loop's cost before and after): %s\n",
 			c.Name, c.Loops, c.ExtraUS, c.ExtraRangeUS[0], c.ExtraRangeUS[1], verdict)
 	}
-	if err := writeCalibration(stdout, o.Out, cost, cals); err != nil {
-		return err
-	}
-	return runErr
 }
 
 // sessionLoopCost measures a loop iteration's server CPU the way the
