@@ -101,16 +101,8 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.given == nil {
 		c.given = Given{}
 	}
-	if c.MeasureCollectors && !c.given["waits"] {
-		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
-	}
-	switch {
-	case c.MeasureCollectors && c.Waits == 0:
-		return c, usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
-	case c.given["kernel-waits"] && c.Waits == 0:
-		return c, usagef("--kernel-waits is the wait sampler's: give --waits an interval, not off")
-	case c.Waits != 0 && (c.Waits < time.Millisecond || c.Waits > 10*time.Second):
-		return c, usagef("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", c.Waits)
+	if err := c.resolveWaits(); err != nil {
+		return c, err
 	}
 	if _, err := engine.Lookup(c.Engine); err != nil {
 		return c, usageError{Err: err}
@@ -118,56 +110,10 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.Seed == 0 {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
-	var err error
-	read := readFile(os.ReadFile)
-	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
-		// What the workload reads, the workers get with the spec (a
-		// duet drives each twin from a worker; a method not given may
-		// turn out to be a duet).
-		c.files = fileRecorder{}
-		read = c.files.read
-	}
-	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given, read); err != nil {
+	if err := c.resolveWorkload(); err != nil {
 		return c, err
 	}
-	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
-		return c, usageError{Err: err}
-	}
-	if c.Replay.Passes > 0 || c.wl.FixedWork() {
-		// Fixed work (a replay of N passes, dss-mix's --blocks): the
-		// warm-up would take part of the work, and --duration only caps it.
-		if !c.given["warmup"] {
-			c.Warmup = 0
-		}
-		if !c.given["duration"] {
-			c.Duration = time.Hour
-		}
-	}
-	if !c.wl.RunsOn(c.Engine) {
-		return c, usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), c.Engine)
-	}
-	scale := max(c.wl.DatasetScale, 1)
-	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
-		scale = c.wl.Value("scale") // a dataset of one size: --scale is the workload's own (pgbench's :scale)
-	}
-	if c.ds, err = dataset.Scaled(c.wl.Dataset, scale); err != nil {
-		return c, err
-	}
-	if c.Method == "" {
-		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
-		c.methodChosen = true
-	}
-	if c.Method == "duet" {
-		if !c.given["rounds"] && !c.resuming {
-			c.Rounds = DefaultDuetPhases
-		}
-		if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
-			c.Duration = DefaultDuetDuration
-			if !c.given["warmup"] {
-				c.Warmup = DefaultDuetWarmup
-			}
-		}
-	}
+	c.resolveMethod()
 	if err := c.checkRanges(); err != nil {
 		return c, err
 	}
@@ -180,23 +126,8 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if err := c.checkCounting(); err != nil {
 		return c, err
 	}
-	if len(c.Sessions) > 0 {
-		if c.given["clients"] {
-			return c, usagef("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(c.Sessions))
-		}
-		if c.Format != "text" && c.Format != "json" {
-			return c, usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", c.Format)
-		}
-	}
-	if c.given["clients"] || c.resuming {
-		if c.Clients < 1 || c.Clients > 1000 {
-			return c, usagef("--clients %d: want 1 to 1000", c.Clients)
-		}
-	} else {
-		c.Clients = c.wl.DefaultClients
-	}
-	if !c.given["driver-threads"] && !c.resuming {
-		c.DriverThreads = driver.DefaultProcs(c.Clients)
+	if err := c.resolveClients(); err != nil {
+		return c, err
 	}
 	if c.Out == "" {
 		c.Out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
@@ -209,6 +140,7 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if err := c.checkWorkers(); err != nil {
 		return c, err
 	}
+	var err error
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
@@ -216,6 +148,107 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
 	}
 	return c, nil
+}
+
+// resolveWaits sets the wait sampler's interval that --measure-collectors
+// implies and checks the sampler's flags.
+func (c *runConfig) resolveWaits() error {
+	if c.MeasureCollectors && !c.given["waits"] {
+		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
+	}
+	switch {
+	case c.MeasureCollectors && c.Waits == 0:
+		return usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
+	case c.given["kernel-waits"] && c.Waits == 0:
+		return usagef("--kernel-waits is the wait sampler's: give --waits an interval, not off")
+	case c.Waits != 0 && (c.Waits < time.Millisecond || c.Waits > 10*time.Second):
+		return usagef("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", c.Waits)
+	}
+	return nil
+}
+
+// resolveWorkload builds the workload with its parameters and its
+// dataset at its scale, and sets a fixed-work workload's time defaults.
+func (c *runConfig) resolveWorkload() error {
+	var err error
+	read := readFile(os.ReadFile)
+	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
+		// What the workload reads, the workers get with the spec (a
+		// duet drives each twin from a worker; a method not given may
+		// turn out to be a duet).
+		c.files = fileRecorder{}
+		read = c.files.read
+	}
+	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given, read); err != nil {
+		return err
+	}
+	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
+		return usageError{Err: err}
+	}
+	if c.Replay.Passes > 0 || c.wl.FixedWork() {
+		// Fixed work (a replay of N passes, dss-mix's --blocks): the
+		// warm-up would take part of the work, and --duration only caps it.
+		if !c.given["warmup"] {
+			c.Warmup = 0
+		}
+		if !c.given["duration"] {
+			c.Duration = time.Hour
+		}
+	}
+	if !c.wl.RunsOn(c.Engine) {
+		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), c.Engine)
+	}
+	scale := max(c.wl.DatasetScale, 1)
+	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
+		scale = c.wl.Value("scale") // a dataset of one size: --scale is the workload's own (pgbench's :scale)
+	}
+	c.ds, err = dataset.Scaled(c.wl.Dataset, scale)
+	return err
+}
+
+// resolveMethod chooses the method when none was given, and sets a
+// duet's own defaults of phases and their length.
+func (c *runConfig) resolveMethod() {
+	if c.Method == "" {
+		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
+		c.methodChosen = true
+	}
+	if c.Method != "duet" {
+		return
+	}
+	if !c.given["rounds"] && !c.resuming {
+		c.Rounds = DefaultDuetPhases
+	}
+	if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
+		c.Duration = DefaultDuetDuration
+		if !c.given["warmup"] {
+			c.Warmup = DefaultDuetWarmup
+		}
+	}
+}
+
+// resolveClients checks a sweep's flags and sets the sessions and driver
+// threads the workload runs with, unless given.
+func (c *runConfig) resolveClients() error {
+	if len(c.Sessions) > 0 {
+		if c.given["clients"] {
+			return usagef("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(c.Sessions))
+		}
+		if c.Format != "text" && c.Format != "json" {
+			return usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", c.Format)
+		}
+	}
+	if c.given["clients"] || c.resuming {
+		if c.Clients < 1 || c.Clients > 1000 {
+			return usagef("--clients %d: want 1 to 1000", c.Clients)
+		}
+	} else {
+		c.Clients = c.wl.DefaultClients
+	}
+	if !c.given["driver-threads"] && !c.resuming {
+		c.DriverThreads = driver.DefaultProcs(c.Clients)
+	}
+	return nil
 }
 
 // Methods are the values of --method.
