@@ -389,15 +389,9 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	stdout, stderr := out.Stdout, out.Stderr
 	logf := logTo(stderr)
 
-	var hier cgroup.Hierarchy
-	if c.Method == "duet" {
-		// Before anything starts: a duet without equal CPU shares would
-		// let a twin that waits lend its CPU to the other.
-		h, err := cgroup.Find()
-		if err != nil {
-			return nil, usagef("--method duet: %v", err)
-		}
-		hier = h
+	hier, err := c.duetHierarchy()
+	if err != nil {
+		return nil, err
 	}
 	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
 	if err != nil {
@@ -416,34 +410,12 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		}
 		defer closeServer(twin, logf)
 	}
-	if c.methodChosen {
-		if c.Method == "duet" {
-			logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
-		} else {
-			logf("method auto, not duet: %s", c.methodWhy)
-		}
-	}
-	if err := os.MkdirAll(c.Out, 0o700); err != nil {
-		return nil, fmt.Errorf("create --out directory: %w", err)
-	}
-	var done map[int]result.Run
-	if c.resuming {
-		if done, err = finishedRuns(c.Out, logf); err != nil {
-			return nil, err
-		}
-	} else if err := writeExperiment(c); err != nil {
+	c.logMethod(logf)
+	done, err := c.openResults(logf)
+	if err != nil {
 		return nil, err
 	}
-	if pc, ok := target.(engine.PermissionChecker); ok {
-		// Before anything changes, the database included.
-		if _, err := pc.CheckPermissions(ctx, c.observers); err != nil {
-			return nil, err
-		}
-	}
-	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
-		return nil, err
-	}
-	if err := checkStatements(ctx, target, c.wl); err != nil {
+	if err := c.prepare(ctx, target, logf); err != nil {
 		return nil, err
 	}
 	if copyTwin {
@@ -453,11 +425,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		}
 		defer closeServer(twin, logf)
 	}
-	ver, err := target.Version(ctx)
-	if err != nil {
-		return nil, err
-	}
-	env, err := environment(ctx, target, c, out.Command)
+	head, err := c.summaryHead(ctx, target, out.Command)
 	if err != nil {
 		return nil, err
 	}
@@ -467,40 +435,11 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if c.MeasureCollectors {
 		names = append(names, experiment.CollectorArm)
 	}
-	head := result.Summary{
-		Engine: c.Engine, Server: ver, Workload: c.wl.Name, Clients: c.Clients, Seed: c.Seed,
-		Rounds: c.Rounds, Seconds: c.Duration.Seconds(), Warmup: c.Warmup.Seconds(), AltSeconds: c.Alternation.Duration.Seconds(),
-		Environment: env,
-	}
-	ecfg := experiment.Config{
-		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
-		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
-		Alternation: experiment.Alternation{Duration: c.Alternation.Duration, MinPhase: c.Alternation.PhaseMin, MaxPhase: c.Alternation.PhaseMax,
-			Reps: c.Alternation.Reps, CheckDuration: eventsCheck},
-		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
-		Done:          done,
-		StopOnFailure: c.OnFailure == "stop",
-		Probes:        experiment.Probes{WaitInterval: c.Waits, KernelWaits: c.KernelWaits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
-		// A mix of few, long statements (dss-mix): each is kept, with its
-		// server CPU, for the comparison query by query (analysis).
-		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
-		Progress: progressPrinter(stderr),
-	}
-	if c.Method == "duet" {
-		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, !copyTwin, hier, logf)
-		if err != nil {
-			return nil, err
-		}
-		defer closeTwins()
-		ecfg.Twins, ecfg.Load = twins, load
-	}
-	if c.Workers > 0 {
-		workers, err := startWorkers(ctx, c, target, filepath.Join(c.Out, "workers"), logf)
-		if err != nil {
-			return nil, err
-		}
-		defer workers.Close()
-		ecfg.Load = workers
+	ecfg := c.experimentConfig(target, done, logf, stderr)
+	stopLoad, err := c.attachLoad(ctx, &ecfg, target, twin, !copyTwin, hier, logf)
+	defer stopLoad()
+	if err != nil {
+		return nil, err
 	}
 	unused, err := unusedFlags(ctx, c, ecfg)
 	if err != nil {
@@ -518,18 +457,139 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if runErr != nil {
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
 	}
-	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
+	if err := c.writeResults(sum, runs, stdout, logf); err != nil {
 		return nil, err
 	}
+	return &sum, runErr
+}
+
+// attachLoad gives ecfg what drives the load when this process does not
+// alone: a duet's twins (startedTwin: the twin was started, not copied),
+// or workers. The function returned stops them, also after an error.
+func (c runConfig) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
+	stop = func() {}
+	if c.Method == "duet" {
+		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
+		if err != nil {
+			return stop, err
+		}
+		ecfg.Twins, ecfg.Load, stop = twins, load, closeTwins
+	}
+	if c.Workers > 0 {
+		workers, err := startWorkers(ctx, c, target, filepath.Join(c.Out, "workers"), logf)
+		if err != nil {
+			return stop, err
+		}
+		closeTwins := stop
+		ecfg.Load, stop = workers, func() { workers.Close(); closeTwins() }
+	}
+	return stop, nil
+}
+
+// duetHierarchy is the cgroup hierarchy a duet's twins get equal CPU
+// shares in, found before anything starts: without them a twin that
+// waits would lend its CPU to the other. Other methods need none.
+func (c runConfig) duetHierarchy() (cgroup.Hierarchy, error) {
+	if c.Method != "duet" {
+		return cgroup.Hierarchy{}, nil
+	}
+	h, err := cgroup.Find()
+	if err != nil {
+		return h, usagef("--method duet: %v", err)
+	}
+	return h, nil
+}
+
+// summaryHead is what a summary says of the experiment besides its
+// results: the server's version and the environment, read before the runs.
+func (c runConfig) summaryHead(ctx context.Context, target engine.Server, command []string) (result.Summary, error) {
+	ver, err := target.Version(ctx)
+	if err != nil {
+		return result.Summary{}, err
+	}
+	env, err := environment(ctx, target, c, command)
+	if err != nil {
+		return result.Summary{}, err
+	}
+	return result.Summary{
+		Engine: c.Engine, Server: ver, Workload: c.wl.Name, Clients: c.Clients, Seed: c.Seed,
+		Rounds: c.Rounds, Seconds: c.Duration.Seconds(), Warmup: c.Warmup.Seconds(), AltSeconds: c.Alternation.Duration.Seconds(),
+		Environment: env,
+	}, nil
+}
+
+// prepare checks, before anything changes (the database included), that
+// the login may make every change, then loads the dataset and the
+// workload's set-up and checks its statements.
+func (c runConfig) prepare(ctx context.Context, target engine.Server, logf func(string, ...any)) error {
+	if pc, ok := target.(engine.PermissionChecker); ok {
+		if _, err := pc.CheckPermissions(ctx, c.observers); err != nil {
+			return err
+		}
+	}
+	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+		return err
+	}
+	return checkStatements(ctx, target, c.wl)
+}
+
+// logMethod says which method a run chose, and why, when none was given.
+func (c runConfig) logMethod(logf func(string, ...any)) {
+	switch {
+	case !c.methodChosen:
+	case c.Method == "duet":
+		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
+	default:
+		logf("method auto, not duet: %s", c.methodWhy)
+	}
+}
+
+// openResults creates the results directory and records the experiment
+// in it, or, resuming, reads the runs it finished.
+func (c runConfig) openResults(logf func(string, ...any)) (done map[int]result.Run, err error) {
+	if err := os.MkdirAll(c.Out, 0o700); err != nil {
+		return nil, fmt.Errorf("create --out directory: %w", err)
+	}
+	if c.resuming {
+		return finishedRuns(c.Out, logf)
+	}
+	return nil, writeExperiment(c)
+}
+
+// experimentConfig is the experiment c runs on target, the runs in done
+// already finished.
+func (c runConfig) experimentConfig(target engine.Server, done map[int]result.Run, logf func(string, ...any), stderr io.Writer) experiment.Config {
+	return experiment.Config{
+		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
+		Alternation: experiment.Alternation{Duration: c.Alternation.Duration, MinPhase: c.Alternation.PhaseMin, MaxPhase: c.Alternation.PhaseMax,
+			Reps: c.Alternation.Reps, CheckDuration: eventsCheck},
+		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
+		Done:          done,
+		StopOnFailure: c.OnFailure == "stop",
+		Probes:        experiment.Probes{WaitInterval: c.Waits, KernelWaits: c.KernelWaits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
+		// A mix of few, long statements (dss-mix): each is kept, with its
+		// server CPU, for the comparison query by query (analysis).
+		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
+		Progress: progressPrinter(stderr),
+	}
+}
+
+// writeResults writes summary.json and the report in c's format, and
+// says where the results are.
+func (c runConfig) writeResults(sum result.Summary, runs []result.Run, stdout io.Writer, logf func(string, ...any)) error {
+	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
+		return err
+	}
 	if err := writeReport(c.Out, c.Format, c.Wide, sum, runs, stdout); err != nil {
-		return nil, err
+		return err
 	}
 	if c.Format == "text" {
 		fmt.Fprintf(stdout, "\nresults: %s\n", c.Out)
 	} else {
 		logf("results: %s", c.Out)
 	}
-	return &sum, runErr
+	return nil
 }
 
 // progressPrinter prints a line as each run ends. On a terminal it also
