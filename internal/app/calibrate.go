@@ -17,6 +17,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -143,7 +144,7 @@ func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) e
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
 		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: eventsCheck},
-		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: progressPrinter(stderr),
+		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return runErr

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -71,7 +72,7 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	names := observerNames(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
-		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progressPrinter(stderr),
+		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return runErr

@@ -8,10 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/cgroup"
@@ -21,6 +18,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -571,7 +569,7 @@ func (c runConfig) experimentConfig(target engine.Server, done map[int]result.Ru
 		// A mix of few, long statements (dss-mix): each is kept, with its
 		// server CPU, for the comparison query by query (analysis).
 		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
-		Progress: progressPrinter(stderr),
+		Progress: progress.Printer(stderr),
 	}
 }
 
@@ -590,70 +588,6 @@ func (c runConfig) writeResults(sum result.Summary, runs []result.Run, stdout io
 		logf("results: %s", c.Out)
 	}
 	return nil
-}
-
-// progressPrinter prints a line as each run ends. On a terminal it also
-// keeps a live status line while a run goes on: the condition and round,
-// the run's statements per second over the last second, time elapsed and
-// left. Elsewhere (a CI log, a file) it stays quiet between runs.
-func progressPrinter(w io.Writer) func(experiment.Progress) {
-	live := isTerminal(w)
-	var stop chan struct{}
-	var done sync.WaitGroup
-	return func(p experiment.Progress) {
-		if !p.Done {
-			if live && p.Executed != nil {
-				stop = make(chan struct{})
-				done.Add(1)
-				go func() {
-					defer done.Done()
-					statusLine(w, p, stop)
-				}()
-			}
-			return
-		}
-		if stop != nil {
-			close(stop)
-			done.Wait()
-			stop = nil
-		}
-		status := fmt.Sprintf("%8.0f stmt/s", p.Run.Driver.Throughput)
-		if p.Run.Error != "" {
-			status = "FAILED: " + p.Run.Error
-		}
-		fmt.Fprintf(w, "[%3d/%d] round %d/%d  %-34s %s  (%s elapsed, ~%s left)\n",
-			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, status,
-			p.Elapsed.Round(time.Second), p.Remaining.Round(time.Second))
-	}
-}
-
-// statusLine rewrites one terminal line every second until stop closes,
-// then clears it.
-func statusLine(w io.Writer, p experiment.Progress, stop chan struct{}) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	began, last := time.Now(), p.Executed.Load()
-	for {
-		select {
-		case <-stop:
-			fmt.Fprint(w, "\r\033[K")
-			return
-		case <-t.C:
-		}
-		n := p.Executed.Load()
-		in := time.Since(began)
-		fmt.Fprintf(w, "\r\033[K[%3d/%d] round %d/%d  %-34s %8d stmt/s  run %s  (%s elapsed, ~%s left)",
-			p.Seq, p.Total, p.Round, p.Rounds, p.Condition, n-last, in.Round(time.Second),
-			(p.Elapsed + in).Round(time.Second), max(0, p.Remaining-in).Round(time.Second))
-		last = n
-	}
-}
-
-// isTerminal says whether w is a terminal (not a pipe, a file or
-// /dev/null).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // driverThreads is the driver's thread count for a run of clients
