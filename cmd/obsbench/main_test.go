@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -500,8 +500,8 @@ func TestCalibrate(t *testing.T) {
 
 // calibrationFile is calibration.json.
 type calibrationFile struct {
-	Cost         app.LoopCost      `json:"cost"`
-	Calibrations []app.Calibration `json:"calibrations"`
+	Cost         calibrate.LoopCost      `json:"cost"`
+	Calibrations []calibrate.Calibration `json:"calibrations"`
 }
 
 // readCalibration reads calibrate's calibration.json from out.

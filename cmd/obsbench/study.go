@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/study"
 )
@@ -118,7 +119,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
 	helpUsage(fs, "calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
-	o := app.CalibrateOptions{}
+	o := calibrate.Options{}
 	fs.DurationVar(&o.AltDuration, "alt-duration", app.Default().Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "alternation runs per calibration observer")
 	fs.StringVar(&o.Workload, "workload", "credit-top1", "credit-top1 (a loop of one short statement, alternation) or dss-mix (the decision-support mix, rounds of fixed work compared query by query)")
@@ -155,7 +156,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		o.Effects = append(o.Effects, v)
 	}
-	return app.Calibrate(ctx, o, app.Output{Stdout: stdout, Stderr: stderr})
+	return calibrate.Run(ctx, o, calibrate.Output{Stdout: stdout, Stderr: stderr})
 }
 
 // reportCmd renders the report of a finished (or interrupted) experiment.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/server"
 )
@@ -112,7 +113,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 	if err != nil {
 		return err
 	}
-	names := observerNames(c.observers)
+	names := observer.Names(c.observers)
 	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), the server under valgrind; results in %s",
 		c.Seed, c.Count.Statements, c.Count.Warmup, c.Rounds, len(names), c.Out)
 	began := time.Now()

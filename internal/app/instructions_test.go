@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -24,7 +25,7 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	wl, err := workload.Lookup(calibrationWorkload)
+	wl, err := workload.Lookup(calibrate.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

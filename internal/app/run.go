@@ -429,7 +429,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	}
 	logf("seed %d; results in %s", c.Seed, c.Out)
 
-	names := observerNames(c.observers)
+	names := observer.Names(c.observers)
 	if c.MeasureCollectors {
 		names = append(names, experiment.CollectorArm)
 	}

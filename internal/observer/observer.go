@@ -190,3 +190,12 @@ func (o Observer) Summary() string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Names are the observers' names, in order.
+func Names(obs []Observer) []string {
+	names := make([]string, len(obs))
+	for i, o := range obs {
+		names[i] = o.Name
+	}
+	return names
+}

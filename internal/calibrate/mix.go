@@ -1,4 +1,4 @@
-package app
+package calibrate
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -35,13 +36,13 @@ var loopOnly = workload.Meta{Name: "calibration-loop", Tag: "obsbench-calibrate"
 // known cost is recovered when the interval of the server CPU added per
 // execution (result.StratifiedSummary.CPUAdded) reaches the range of its
 // size at the loop's cost measured before and after the runs.
-func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
+func calibrateMix(ctx context.Context, o Options, out Output) error {
 	stdout, stderr := out.Stdout, out.Stderr
 	switch {
 	case o.Rounds < 2 || o.Rounds > 100:
-		return usagef("--rounds %d: want 2 to 100 (a paired interval needs rounds)", o.Rounds)
+		return spec.Invalidf("--rounds %d: want 2 to 100 (a paired interval needs rounds)", o.Rounds)
 	case o.Blocks < 1 || o.Blocks > 100:
-		return usagef("--blocks %d: want 1 to 100", o.Blocks)
+		return spec.Invalidf("--blocks %d: want 1 to 100", o.Blocks)
 	}
 	logf := logTo(stderr)
 	wl, err := workload.Lookup(mixCalibrationWorkload)
@@ -69,7 +70,7 @@ func calibrateMix(ctx context.Context, o CalibrateOptions, out Output) error {
 	}
 	logf("calibration: %.4f µs of server CPU per loop iteration; the mix's pilot run %.0f µs per execution", before.LoopUS, pilotUS)
 	cals, observers := sizeForExecutions(o.Effects, pilotUS, before.LoopUS)
-	names := observerNames(observers)
+	names := observer.Names(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
 		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),

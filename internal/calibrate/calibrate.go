@@ -1,4 +1,7 @@
-package app
+// Package calibrate checks that obsbench recovers a known overhead:
+// synthetic observers add server work of a measured size to every
+// statement of a PostgreSQL workload, and are measured like any observer.
+package calibrate
 
 import (
 	"context"
@@ -20,11 +23,21 @@ import (
 	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// calibrationWorkload calls obsbench_calibrate() in every statement.
-const calibrationWorkload = "credit-top1-calibrated"
+// Workload calls obsbench_calibrate() in every statement.
+const Workload = "credit-top1-calibrated"
+
+const (
+	// warmup is a run's, before its measured window, as an experiment's
+	// default.
+	warmup = 2 * time.Second
+	// eventsCheck is the run that counts an alternating observer's
+	// events, as an experiment's.
+	eventsCheck = 2 * time.Second
+)
 
 // Calibration is what obsbench calibrate expected and measured for one
 // synthetic observer; written to calibration.json.
@@ -56,8 +69,8 @@ type LoopCost struct {
 	DriverUS float64 `json:"driver_us_per_stmt,omitempty"` // not on a mix
 }
 
-// CalibrateOptions are what obsbench calibrate builds and runs.
-type CalibrateOptions struct {
+// Options are what obsbench calibrate builds and runs.
+type Options struct {
 	// Effects are the overheads to build, in percent (0.5 to 50).
 	Effects []float64
 	// Workload is "credit-top1" (the default: a loop of one short
@@ -76,7 +89,7 @@ type CalibrateOptions struct {
 // Calibrate checks that obsbench recovers a known overhead: a synthetic
 // observer adds server work of a measured size to every statement, sized
 // to cost each of o.Effects, and is measured like any observer.
-func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
+func Run(ctx context.Context, o Options, out Output) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -88,19 +101,19 @@ func Calibrate(ctx context.Context, o CalibrateOptions, out Output) error {
 
 // check refuses what calibrate cannot run, and fills in the seed and
 // the results directory when not given.
-func (o *CalibrateOptions) check() error {
+func (o *Options) check() error {
 	for _, v := range o.Effects {
 		if v < 0.5 || v > 50 {
-			return usagef("--effects %g: want percentages from 0.5 to 50, e.g. 3,10", v)
+			return spec.Invalidf("--effects %g: want percentages from 0.5 to 50, e.g. 3,10", v)
 		}
 	}
 	switch {
 	case len(o.Effects) == 0:
-		return usagef("--effects is empty")
+		return spec.Invalidf("--effects is empty")
 	case o.Clients < 1 || o.Clients > 1000:
-		return usagef("--clients %d: want 1 to 1000", o.Clients)
+		return spec.Invalidf("--clients %d: want 1 to 1000", o.Clients)
 	case o.Workload != "" && o.Workload != "credit-top1" && o.Workload != "dss-mix":
-		return usagef("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
+		return spec.Invalidf("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -114,16 +127,16 @@ func (o *CalibrateOptions) check() error {
 // calibrateAlternation calibrates on credit-top1: each synthetic observer
 // is sized to cost its effect in statements/s, and measured by
 // alternation.
-func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) error {
+func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	stdout, stderr := out.Stdout, out.Stderr
 	switch {
 	case o.AltDuration < 20*time.Second:
-		return usagef("--alt-duration %v: want at least 20s", o.AltDuration)
+		return spec.Invalidf("--alt-duration %v: want at least 20s", o.AltDuration)
 	case o.AltRounds < 1 || o.AltRounds > 100:
-		return usagef("--alt-rounds %d: want 1 to 100", o.AltRounds)
+		return spec.Invalidf("--alt-rounds %d: want 1 to 100", o.AltRounds)
 	}
 	logf := logTo(stderr)
-	wl, err := workload.Lookup(calibrationWorkload)
+	wl, err := workload.Lookup(Workload)
 	if err != nil {
 		return err
 	}
@@ -132,7 +145,7 @@ func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) e
 		return err
 	}
 	defer closeServer(target, logf)
-	dcfg := driver.Config{Clients: o.Clients, Warmup: defaultWarmup, Procs: driver.DefaultProcs(o.Clients)}
+	dcfg := driver.Config{Clients: o.Clients, Warmup: warmup, Procs: driver.DefaultProcs(o.Clients)}
 	cost, err := measureLoopCost(ctx, target, wl, dcfg)
 	if err != nil {
 		return err
@@ -140,7 +153,7 @@ func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) e
 	logf("calibration: %.4f µs of server CPU per loop; without it %.1f µs server + %.1f µs driver CPU per statement",
 		cost.LoopUS, cost.ServerUS, cost.DriverUS)
 	cals, observers := sizeForThroughput(o.Effects, cost)
-	names := observerNames(observers)
+	names := observer.Names(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
 		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: eventsCheck},
@@ -151,7 +164,7 @@ func calibrateAlternation(ctx context.Context, o CalibrateOptions, out Output) e
 	}
 	ver, _ := target.Version(ctx)
 	sum := analysis.Summarize(result.Summary{Engine: "postgres", Server: ver, Workload: wl.Name, Clients: o.Clients,
-		Seed: o.Seed, Rounds: o.AltRounds, AltSeconds: o.AltDuration.Seconds(), Warmup: defaultWarmup.Seconds()}, names, runs)
+		Seed: o.Seed, Rounds: o.AltRounds, AltSeconds: o.AltDuration.Seconds(), Warmup: warmup.Seconds()}, names, runs)
 	if err := result.WriteSummary(filepath.Join(o.Out, "summary.json"), sum); err != nil {
 		return err
 	}
@@ -223,7 +236,11 @@ func openCalibration(ctx context.Context, wl workload.Meta, out string, logf fun
 	if err != nil {
 		return nil, dataset.Dataset{}, err
 	}
-	target, err := openServer(ctx, "postgres", engine.Options{Log: logf})
+	eng, err := engine.Lookup("postgres")
+	if err != nil {
+		return nil, dataset.Dataset{}, err
+	}
+	target, err := eng.Open(ctx, engine.Options{Log: logf})
 	if err != nil {
 		return nil, dataset.Dataset{}, err
 	}
@@ -246,15 +263,6 @@ func calibrationObserver(name string, loops int, description string) observer.Ob
 		EnableSQL:  []string{workload.CalibrationSQL(loops)},
 		DisableSQL: []string{workload.CalibrationSQL(0)},
 	}
-}
-
-// observerNames are the observers' names, in order.
-func observerNames(obs []observer.Observer) []string {
-	names := make([]string, len(obs))
-	for i, o := range obs {
-		names[i] = o.Name
-	}
-	return names
 }
 
 // writeCalibration writes calibration.json into dir and names dir on stdout.
@@ -324,4 +332,34 @@ func cpuPerStmt(ctx context.Context, t engine.Server, wl workload.Meta, cfg driv
 	}
 	n := float64(res.Measured)
 	return 1e6 * srv.Seconds / n, 1e6 * dcpu.Seconds / n, nil
+}
+
+// Output is where a calibration prints: its report and results on
+// Stdout, notes and progress on Stderr.
+type Output struct {
+	Stdout, Stderr io.Writer
+}
+
+// closeServer stops the server, saying why it could not.
+func closeServer(s engine.Server, logf func(string, ...any)) {
+	if err := s.Close(); err != nil {
+		logf("%v", err)
+	}
+}
+
+// logTo prints notes for the user, one line each.
+func logTo(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, "obsbench: "+format+"\n", args...) }
+}
+
+// checkOut refuses an --out directory that holds results already: a
+// calibration's, or any of an experiment's, which it would mix with its
+// own.
+func checkOut(dir string) error {
+	for _, f := range []string{"calibration.json", "results.jsonl", "summary.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return spec.Invalidf("--out %s already holds results (%s); choose another directory", dir, f)
+		}
+	}
+	return nil
 }
