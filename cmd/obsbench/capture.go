@@ -7,6 +7,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/logcapture"
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
@@ -35,13 +36,13 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return app.Capture(ctx, app.CaptureOptions{
+	return logcapture.Run(ctx, logcapture.Options{
 		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *engine, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
 		Filter: capture.Filter{
 			Databases: app.SplitList(*dbs), Users: app.SplitList(*users), Applications: app.SplitList(*apps),
 			ExcludeUsers: app.SplitList(*exUsers), ExcludeApplications: app.SplitList(*exApps),
 		},
-	}, app.Output{Stdout: stdout, Stderr: stderr})
+	}, stdout, stderr)
 }
 
 // optionalString is a flag whose value may be "" and that says whether

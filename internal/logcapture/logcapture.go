@@ -1,4 +1,7 @@
-package app
+// Package logcapture turns a server's statement logs into a capture file
+// (package capture's format) that --workload replay replays: it finds the
+// logs, learns how they are written, and reads them with progress.
+package logcapture
 
 import (
 	"bufio"
@@ -17,12 +20,13 @@ import (
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// CaptureOptions say which logs obsbench capture reads, how, and what it
+// Options say which logs obsbench capture reads, how, and what it
 // records with the capture.
-type CaptureOptions struct {
+type Options struct {
 	Out    string   // the capture file to write
 	Logs   []string // log files, or directories of them
 	Source string   // csvlog, jsonlog, stderr, general-log or auto
@@ -43,10 +47,10 @@ type CaptureOptions struct {
 	Filter capture.Filter
 }
 
-// Capture turns statement logs into a capture file that --workload replay
-// replays.
-func Capture(ctx context.Context, o CaptureOptions, output Output) error {
-	stdout, stderr := output.Stdout, output.Stderr
+// Run turns statement logs into a capture file that --workload replay
+// replays: a line of what it captured on stdout, progress and notes on
+// stderr.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	h, err := o.header()
 	if err != nil {
 		return err
@@ -81,7 +85,7 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	} else if p, err = capture.NewParser(src, o.Filter, cw); err != nil {
 		f.Close()
 		os.Remove(o.Out)
-		return usageError{Err: err}
+		return spec.InvalidError{Err: err}
 	}
 	p.SetMessages(msgs)
 	in := &inputProgress{total: totalSize(files)}
@@ -102,15 +106,15 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 	}
 	st := p.Stats()
 	if err == nil && st.Statements == 0 {
-		err = usagef("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)%s",
+		err = spec.Invalidf("no statements in %s: the server must log them (PostgreSQL: log_statement=all or log_min_duration_statement=0; MariaDB: general_log=ON), and the filters must keep some sessions (%d log entries skipped)%s",
 			strings.Join(files, ", "), st.Skipped, languageHint(msgs, p.Unrecognized()))
 	}
 	if err != nil {
 		os.Remove(o.Out) // half a capture is no capture
 		if ctx.Err() == nil && written.err == nil && readErr == nil {
-			var ue usageError
+			var ue spec.InvalidError
 			if !errors.As(err, &ue) {
-				err = usageError{Err: err} // the log is not what it should be
+				err = spec.InvalidError{Err: err} // the log is not what it should be
 			}
 		}
 		return err
@@ -127,7 +131,7 @@ func Capture(ctx context.Context, o CaptureOptions, output Output) error {
 
 // howToRead is how the logs are read: a stderr log's prefix (nil for
 // other sources), the server's messages, and notes on both for the user.
-func (o CaptureOptions) howToRead(settings *postgres.LogSettings, src string) (prefix *capture.Prefix, msgs *capture.Messages, notes []string, err error) {
+func (o Options) howToRead(settings *postgres.LogSettings, src string) (prefix *capture.Prefix, msgs *capture.Messages, notes []string, err error) {
 	if src == "stderr" {
 		if prefix, notes, err = o.prefix(settings); err != nil {
 			return nil, nil, nil, err
@@ -148,36 +152,36 @@ func (o CaptureOptions) howToRead(settings *postgres.LogSettings, src string) (p
 func createCapture(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return nil, usagef("--out %s exists: obsbench does not overwrite a capture", path)
+		return nil, spec.Invalidf("--out %s exists: obsbench does not overwrite a capture", path)
 	}
 	if err != nil {
-		return nil, usagef("--out: %v", err)
+		return nil, spec.Invalidf("--out: %v", err)
 	}
 	return f, nil
 }
 
 // header checks o's flags that need no log read and makes the capture's
 // header from them.
-func (o CaptureOptions) header() (capture.Header, error) {
+func (o Options) header() (capture.Header, error) {
 	h := capture.Header{Dataset: o.Dataset, Tag: o.Tag, Workload: o.Workload}
 	switch {
 	case o.Out == "":
-		return h, usagef("capture needs --out FILE")
+		return h, spec.Invalidf("capture needs --out FILE")
 	case len(o.Logs) == 0:
-		return h, usagef("capture needs the log files (or directories of them) to read")
+		return h, spec.Invalidf("capture needs the log files (or directories of them) to read")
 	case o.Source != "auto" && !slices.Contains(capture.Sources, o.Source):
-		return h, usagef("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
+		return h, spec.Invalidf("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
 	case o.LogLinePrefix != nil && o.PrefixDSN != "":
-		return h, usagef("--log-line-prefix and --dsn both say the log's prefix: give one")
+		return h, spec.Invalidf("--log-line-prefix and --dsn both say the log's prefix: give one")
 	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
-		return h, usagef("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
+		return h, spec.Invalidf("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
 	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
-		return h, usagef("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
+		return h, spec.Invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
 	}
 	if o.Workload != "" {
 		m, err := workload.Lookup(o.Workload)
 		if err != nil {
-			return h, usageError{Err: err}
+			return h, spec.InvalidError{Err: err}
 		}
 		if h.Dataset == "" {
 			h.Dataset = m.Dataset
@@ -188,13 +192,13 @@ func (o CaptureOptions) header() (capture.Header, error) {
 	}
 	if o.Scale != 1 {
 		if h.Dataset == "" {
-			return h, usagef("--scale %d needs --dataset or --workload: the scale is the dataset's", o.Scale)
+			return h, spec.Invalidf("--scale %d needs --dataset or --workload: the scale is the dataset's", o.Scale)
 		}
 		if o.Scale > 100 {
-			return h, usagef("--scale %d: want 1 to 100", o.Scale)
+			return h, spec.Invalidf("--scale %d: want 1 to 100", o.Scale)
 		}
 		if _, err := dataset.Scaled(h.Dataset, o.Scale); err != nil {
-			return h, usagef("--scale: %v", err)
+			return h, spec.Invalidf("--scale: %v", err)
 		}
 		h.Scale = o.Scale
 	}
@@ -204,12 +208,12 @@ func (o CaptureOptions) header() (capture.Header, error) {
 // logSettings reads the log settings of the server --dsn names, which say
 // how its PostgreSQL log is read (nil without --dsn), after checking that
 // the flags that say how a log is read fit the log's source.
-func (o CaptureOptions) logSettings(ctx context.Context, eng, src string, files []string) (*postgres.LogSettings, error) {
+func (o Options) logSettings(ctx context.Context, eng, src string, files []string) (*postgres.LogSettings, error) {
 	switch {
 	case eng != "postgres" && (o.PrefixDSN != "" || o.LogLanguage != ""):
-		return nil, usagef("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
+		return nil, spec.Invalidf("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
 	case src != "stderr" && o.LogLinePrefix != nil:
-		return nil, usagef("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
+		return nil, spec.Invalidf("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
 	case o.PrefixDSN == "":
 		return nil, nil
 	}
@@ -225,7 +229,7 @@ func (o CaptureOptions) logSettings(ctx context.Context, eng, src string, files 
 // prefix is the log_line_prefix a stderr log is read with, and notes
 // that say where it came from and what it cannot tell; s are the
 // server's settings when --dsn was given.
-func (o CaptureOptions) prefix(s *postgres.LogSettings) (*capture.Prefix, []string, error) {
+func (o Options) prefix(s *postgres.LogSettings) (*capture.Prefix, []string, error) {
 	var text, from string
 	var notes []string
 	switch {
@@ -241,7 +245,7 @@ func (o CaptureOptions) prefix(s *postgres.LogSettings) (*capture.Prefix, []stri
 	}
 	p, err := capture.ParsePrefix(text)
 	if err != nil {
-		return nil, nil, usageError{Err: err}
+		return nil, nil, spec.InvalidError{Err: err}
 	}
 	notes = append([]string{fmt.Sprintf("the stderr log was read with log_line_prefix '%s', %s", text, from)}, notes...)
 	for _, l := range p.Limits() {
@@ -253,7 +257,7 @@ func (o CaptureOptions) prefix(s *postgres.LogSettings) (*capture.Prefix, []stri
 // messages are the translations a PostgreSQL log is read with: those of
 // --log-language, or of the server's lc_messages (--dsn); nil for
 // English. The note says which catalog was used.
-func (o CaptureOptions) messages(s *postgres.LogSettings) (*capture.Messages, string, error) {
+func (o Options) messages(s *postgres.LogSettings) (*capture.Messages, string, error) {
 	lang, from := o.LogLanguage, "--log-language"
 	if lang == "" && s != nil {
 		lang, from = s.Messages, "the server's lc_messages"
@@ -263,7 +267,7 @@ func (o CaptureOptions) messages(s *postgres.LogSettings) (*capture.Messages, st
 	}
 	m, err := capture.LoadMessages(lang, capture.CatalogDirs)
 	if err != nil {
-		return nil, "", usagef("%s %q: %v", from, lang, err)
+		return nil, "", spec.Invalidf("%s %q: %v", from, lang, err)
 	}
 	note := fmt.Sprintf("the log's messages were read as %s (%s), with the translations of %s", lang, from, m.Catalog)
 	if !m.ReadsConnections() {
@@ -309,7 +313,7 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 	for _, a := range args {
 		info, err := os.Stat(a)
 		if err != nil {
-			return nil, "", usagef("log %s: %v", a, pathError(err))
+			return nil, "", spec.Invalidf("log %s: %v", a, pathError(err))
 		}
 		if !info.IsDir() {
 			files = append(files, a)
@@ -329,7 +333,7 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 		}
 		switch {
 		case len(csvs) > 0 && len(jsons) > 0:
-			return nil, "", usagef("log directory %s holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog", a)
+			return nil, "", spec.Invalidf("log directory %s holds csvlog (*.csv) and jsonlog (*.json) files: give --source csvlog or --source jsonlog", a)
 		case len(csvs) > 0:
 			files = append(files, csvs...)
 		case len(jsons) > 0:
@@ -352,7 +356,7 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 					want = want[:i] + " or " + want[i+2:]
 				}
 			}
-			return nil, "", usagef("log directory %s has no %s files", a, want)
+			return nil, "", spec.Invalidf("log directory %s has no %s files", a, want)
 		}
 	}
 	if source != "auto" {
@@ -368,11 +372,11 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 		case s == "":
 			// empty: any source
 		case engine != "" && capture.EngineOf(s) != engine:
-			return nil, "", usagef("%s is a %s log (%s), not %s's: give the logs of one engine", f, capture.EngineOf(s), s, engine)
+			return nil, "", spec.Invalidf("%s is a %s log (%s), not %s's: give the logs of one engine", f, capture.EngineOf(s), s, engine)
 		case source == "auto":
 			source, first = s, f
 		case s != source:
-			return nil, "", usagef("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
+			return nil, "", spec.Invalidf("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
 		}
 	}
 	if source == "auto" { // every file is empty: any source of the engine
@@ -395,7 +399,7 @@ func sourceOf(path string) (string, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", usagef("log %s: %v", path, pathError(err))
+		return "", spec.Invalidf("log %s: %v", path, pathError(err))
 	}
 	defer f.Close()
 	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
@@ -409,7 +413,7 @@ func sourceOf(path string) (string, error) {
 	if len(first) > 60 {
 		first = first[:57] + "..."
 	}
-	return "", usagef("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv), jsonlog (*.json) or stderr log (lines with \"LOG:  \" after the log_line_prefix), or a MariaDB general log",
+	return "", spec.Invalidf("%s:1: %q is not a log obsbench reads: want PostgreSQL csvlog (*.csv), jsonlog (*.json) or stderr log (lines with \"LOG:  \" after the log_line_prefix), or a MariaDB general log",
 		path, strings.TrimRight(first, "\n"))
 }
 
