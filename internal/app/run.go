@@ -55,10 +55,10 @@ func Default() spec.Spec {
 		Count:       spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup},
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
-		// Waits stays 0 (off) in a plain run: sampling every 10 ms cost
-		// 2-4% of throughput here (2.0 [0.4, 3.8]), over the 1% a
-		// default collector may cost (bench/collectors/README.md). Studies that
-		// read waits switch it on.
+		// Waits stays 0 (off) in a plain run: sampling every 10 ms
+		// costs more throughput than a default collector may
+		// (bench/collectors/README.md). Studies that read waits switch
+		// it on.
 		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
 	}
 }

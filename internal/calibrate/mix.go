@@ -78,8 +78,8 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	if runErr != nil && len(runs) == 0 {
 		return runErr
 	}
-	// The machine's speed moves over minutes (bench/mix-stratified: the
-	// loop's cost by up to a fifth): it is measured again after the runs,
+	// The machine's speed moves over minutes, the loop's cost with it
+	// (bench/mix-stratified): it is measured again after the runs,
 	// the known cost is the mean of the two, and it is recovered if the
 	// measured interval reaches the range between them.
 	after, err := sessionLoopCost(ctx, target, o.Clients, dcfg.Procs)

@@ -34,7 +34,7 @@ WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend
 // a superuser, which obsbench is. A process that ends during the read
 // fails the batch, which the sampler then drops: an exception block per
 // sample to save it costs a subtransaction per sample, which raised the
-// sampler's cost by half (bench/collectors/README.md).
+// sampler's cost (bench/collectors/README.md).
 //
 // It is a temporary function, dropped with the sampler's session.
 const batchWaitsFunc = `CREATE FUNCTION pg_temp.obsbench_waits(n int, period float8, kernel bool, sys bool)
