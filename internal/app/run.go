@@ -439,10 +439,12 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if err != nil {
 		return nil, err
 	}
-	unused, err := unusedFlags(ctx, c, ecfg)
-	if err != nil {
+	// The arms are planned once (on the server: which part of each
+	// observer a reload switches), for the warnings and the runs.
+	if ecfg.Arms, err = experiment.Arms(ctx, ecfg); err != nil {
 		return nil, err
 	}
+	unused := unusedFlags(c, ecfg.Arms)
 	for _, w := range unused {
 		logf("warning: %s", w)
 	}

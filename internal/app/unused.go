@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -15,14 +14,9 @@ var (
 	alternationFlags = []string{"alt-duration", "alt-rounds", "phase-min", "phase-max", "target-resolution", "max-time"}
 )
 
-// unusedFlags plans the experiment's arms (on the server: which part of
-// each observer a reload switches) and names the given flags that no arm
+// unusedFlags names the given flags that none of the experiment's arms
 // uses, as warnings.
-func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]string, error) {
-	arms, err := experiment.Arms(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
+func unusedFlags(c runConfig, arms []experiment.Arm) []string {
 	rounds, alternation := false, false
 	for _, a := range arms {
 		if a.Method == experiment.MethodAlternation {
@@ -39,7 +33,7 @@ func unusedFlags(ctx context.Context, c runConfig, cfg experiment.Config) ([]str
 	if given := c.givenOf(alternationFlags); !alternation && len(given) > 0 {
 		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.Method))
 	}
-	return warns, nil
+	return warns
 }
 
 // givenOf lists those of names that were given, with their values.

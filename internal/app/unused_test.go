@@ -44,10 +44,11 @@ func TestUnusedFlagsWarn(t *testing.T) {
 		for _, g := range tt.given {
 			c.given[g] = true
 		}
-		warns, err := unusedFlags(context.Background(), c, experiment.Config{Target: switchAll{}, Observers: obs, Method: experiment.Method(tt.method)})
+		arms, err := experiment.Arms(context.Background(), experiment.Config{Target: switchAll{}, Observers: obs, Method: experiment.Method(tt.method)})
 		if err != nil {
 			t.Fatal(err)
 		}
+		warns := unusedFlags(c, arms)
 		got := strings.Join(warns, "\n")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("--method %s with %v: warnings %q; want %q", tt.method, tt.given, got, tt.want)

@@ -230,6 +230,9 @@ type Config struct {
 	Observers []observer.Observer // the conditions; baseline among them
 	// Method chooses how each observer is compared with the baseline.
 	Method Method
+	// Arms, if set, are the arms Arms made of this config, which the
+	// caller planned with already; else Run makes them.
+	Arms []Arm
 	// Rounds is how often each round-based condition runs.
 	Rounds int
 	// Alternation configures the alternation runs.
@@ -316,9 +319,12 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			return nil, err
 		}
 	}
-	arms, err := Arms(ctx, cfg)
-	if err != nil {
-		return nil, err
+	var err error
+	arms := cfg.Arms
+	if arms == nil {
+		if arms, err = Arms(ctx, cfg); err != nil {
+			return nil, err
+		}
 	}
 	path := filepath.Join(cfg.Out, "results.jsonl")
 	var w *result.Writer
