@@ -130,7 +130,7 @@ func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(s
 		}
 	}
 	if err != nil {
-		closeServer(twin, logf)
+		engine.Close(twin, logf)
 		return nil, err
 	}
 	return twin, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/server"
 )
@@ -85,12 +86,12 @@ type Instructions struct {
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c runConfig, out Output) error {
-	logf := logTo(out.Stderr)
+	logf := progress.Notes(out.Stderr)
 	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	cs, ok := target.(counting.Server)
 	if !ok {
 		return usagef("--method instructions: the %s engine cannot run its server under the counter", c.Engine)

@@ -38,8 +38,6 @@ const (
 	// phases on both sides: enough for a paired interval over four
 	// comparisons (8 pairs needed), and five such runs take 5.5 minutes.
 	defaultAltDuration = 60 * time.Second
-	// eventsCheck is the run that counts an alternating observer's events.
-	eventsCheck = 2 * time.Second
 )
 
 // Default is the spec of 'obsbench run' with no flags: the default
@@ -385,7 +383,7 @@ var usagef = spec.Invalidf
 // some runs were made, also with an error.
 func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summary, error) {
 	stdout, stderr := out.Stdout, out.Stderr
-	logf := logTo(stderr)
+	logf := progress.Notes(stderr)
 
 	hier, err := c.duetHierarchy()
 	if err != nil {
@@ -395,7 +393,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 	if err != nil {
 		return nil, err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	// A managed twin is a copy of the first server once its dataset is
 	// loaded, where the engine can copy one; else it is started and loaded
 	// as the first was.
@@ -406,7 +404,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		if twin, err = openTwin(ctx, c, target, logf); err != nil {
 			return nil, err
 		}
-		defer closeServer(twin, logf)
+		defer engine.Close(twin, logf)
 	}
 	c.logMethod(logf)
 	done, err := c.openResults(logf)
@@ -421,7 +419,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 		if twin, err = copier.Copy(ctx, logf); err != nil {
 			return nil, fmt.Errorf("twin: %w", err)
 		}
-		defer closeServer(twin, logf)
+		defer engine.Close(twin, logf)
 	}
 	head, err := c.summaryHead(ctx, target, out.Command)
 	if err != nil {
@@ -563,7 +561,7 @@ func (c runConfig) experimentConfig(target engine.Server, done map[int]result.Ru
 		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
 		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
 		Alternation: experiment.Alternation{Duration: c.Alternation.Duration, MinPhase: c.Alternation.PhaseMin, MaxPhase: c.Alternation.PhaseMax,
-			Reps: c.Alternation.Reps, CheckDuration: eventsCheck},
+			Reps: c.Alternation.Reps, CheckDuration: experiment.DefaultCheckDuration},
 		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
 		Done:          done,
 		StopOnFailure: c.OnFailure == "stop",
@@ -650,18 +648,6 @@ func openServer(ctx context.Context, name string, o engine.Options) (engine.Serv
 		return nil, usageError{Err: err}
 	}
 	return e.Open(ctx, o)
-}
-
-// closeServer stops what openServer started, saying why it could not.
-func closeServer(s engine.Server, logf func(string, ...any)) {
-	if err := s.Close(); err != nil {
-		logf("%v", err)
-	}
-}
-
-// logTo prints notes for the user, one line each.
-func logTo(w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) { fmt.Fprintf(w, "obsbench: "+format+"\n", args...) }
 }
 
 // Version is obsbench's version, as the command was built; summaries

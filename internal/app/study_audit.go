@@ -19,6 +19,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -147,7 +148,7 @@ func auditObserver(c runConfig) (observer.Observer, bool) {
 // reliabilityRun is one run of the audit observer with counting on, for
 // dur, written to dir/reliability.json.
 func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
-	logf := logTo(stderr)
+	logf := progress.Notes(stderr)
 	audit, ok := auditObserver(c)
 	if !ok {
 		return result.Run{}, usagef("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
@@ -159,7 +160,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	if err != nil {
 		return result.Run{}, err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}

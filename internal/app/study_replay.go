@@ -14,6 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
@@ -83,12 +84,12 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, 
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path string, stderr io.Writer) error {
-	logf := logTo(stderr)
+	logf := progress.Notes(stderr)
 	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	capt, ok := target.(engine.Capturer)
 	if !ok {
 		return usagef("no built-in capture on %s", c.Engine)

@@ -30,14 +30,9 @@ import (
 // Workload calls obsbench_calibrate() in every statement.
 const Workload = "credit-top1-calibrated"
 
-const (
-	// warmup is a run's, before its measured window, as an experiment's
-	// default.
-	warmup = 2 * time.Second
-	// eventsCheck is the run that counts an alternating observer's
-	// events, as an experiment's.
-	eventsCheck = 2 * time.Second
-)
+// warmup is a run's, before its measured window, as an experiment's
+// default.
+const warmup = 2 * time.Second
 
 // Calibration is what obsbench calibrate expected and measured for one
 // synthetic observer; written to calibration.json.
@@ -135,7 +130,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	case o.AltRounds < 1 || o.AltRounds > 100:
 		return spec.Invalidf("--alt-rounds %d: want 1 to 100", o.AltRounds)
 	}
-	logf := logTo(stderr)
+	logf := progress.Notes(stderr)
 	wl, err := workload.Lookup(Workload)
 	if err != nil {
 		return err
@@ -144,7 +139,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	if err != nil {
 		return err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	dcfg := driver.Config{Clients: o.Clients, Warmup: warmup, Procs: driver.DefaultProcs(o.Clients)}
 	cost, err := measureLoopCost(ctx, target, wl, dcfg)
 	if err != nil {
@@ -156,7 +151,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	names := observer.Names(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
-		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: eventsCheck},
+		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: experiment.DefaultCheckDuration},
 		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
@@ -249,7 +244,7 @@ func openCalibration(ctx context.Context, wl workload.Meta, out string, logf fun
 		err = engine.Prepare(ctx, target, "postgres", wl, ds, logf)
 	}
 	if err != nil {
-		closeServer(target, logf)
+		engine.Close(target, logf)
 		return nil, dataset.Dataset{}, err
 	}
 	return target, ds, nil
@@ -338,18 +333,6 @@ func cpuPerStmt(ctx context.Context, t engine.Server, wl workload.Meta, cfg driv
 // Stdout, notes and progress on Stderr.
 type Output struct {
 	Stdout, Stderr io.Writer
-}
-
-// closeServer stops the server, saying why it could not.
-func closeServer(s engine.Server, logf func(string, ...any)) {
-	if err := s.Close(); err != nil {
-		logf("%v", err)
-	}
-}
-
-// logTo prints notes for the user, one line each.
-func logTo(w io.Writer) func(string, ...any) {
-	return func(format string, args ...any) { fmt.Fprintf(w, "obsbench: "+format+"\n", args...) }
 }
 
 // checkOut refuses an --out directory that holds results already: a

@@ -44,7 +44,7 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	case o.Blocks < 1 || o.Blocks > 100:
 		return spec.Invalidf("--blocks %d: want 1 to 100", o.Blocks)
 	}
-	logf := logTo(stderr)
+	logf := progress.Notes(stderr)
 	wl, err := workload.Lookup(mixCalibrationWorkload)
 	if err != nil {
 		return err
@@ -56,7 +56,7 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	if err != nil {
 		return err
 	}
-	defer closeServer(target, logf)
+	defer engine.Close(target, logf)
 	// Fixed work: no warm-up (it would take part of the blocks), and the
 	// duration only caps a run.
 	dcfg := driver.Config{Clients: o.Clients, Duration: time.Hour, Procs: driver.DefaultProcs(o.Clients), Executions: true}

@@ -270,3 +270,11 @@ func Events[C any, P interface {
 	}
 	return c, nil
 }
+
+// Close stops what Open started, saying through logf why it could not:
+// at the end of a command there is nothing else to do with the error.
+func Close(s Server, logf func(string, ...any)) {
+	if err := s.Close(); err != nil {
+		logf("%v", err)
+	}
+}

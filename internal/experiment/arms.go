@@ -43,9 +43,13 @@ type Alternation struct {
 	MinPhase, MaxPhase int           // phase lengths in seconds
 	Reps               int           // runs per alternating arm
 	// CheckDuration is the run with the observer in force throughout that
-	// counts its events against the statements executed.
+	// counts its events against the statements executed
+	// (DefaultCheckDuration unless a caller has reason to differ).
 	CheckDuration time.Duration
 }
+
+// DefaultCheckDuration is an alternating observer's events check run.
+const DefaultCheckDuration = 2 * time.Second
 
 // Arm is one condition as the experiment runs it.
 type Arm struct {

@@ -77,3 +77,9 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// Notes prints notes for the user to w, one line each, marked as
+// obsbench's.
+func Notes(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(w, "obsbench: "+format+"\n", args...) }
+}
