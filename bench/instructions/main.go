@@ -112,8 +112,8 @@ func counted(ctx context.Context, c config, out string) (app.Instructions, error
 	s := app.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "instructions", c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
-	given := app.Given{"engine": true, "method": true, "observers": true, "rounds": true, "seed": true, "out": true, "count-statements": true, "count-warmup": true}
-	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
+	s.Choose("engine", "method", "observers", "rounds", "seed", "out", "count-statements", "count-warmup")
+	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
 		return app.Instructions{}, err
 	}
 	var rec app.Instructions
@@ -128,8 +128,8 @@ func counted(ctx context.Context, c config, out string) (app.Instructions, error
 func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
 	s := app.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "rounds", c.observers, c.timedRounds, c.seed, out
-	given := app.Given{"engine": true, "method": true, "observers": true, "rounds": true, "seed": true, "out": true}
-	if err := app.Execute(ctx, s, given, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
+	s.Choose("engine", "method", "observers", "rounds", "seed", "out")
+	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
 		return result.Summary{}, err
 	}
 	return result.ReadSummary(filepath.Join(out, "summary.json"))

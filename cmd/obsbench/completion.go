@@ -11,10 +11,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -129,7 +129,7 @@ func completionWords(ctx context.Context) (completions, error) {
 	}
 	c.values["observers"] = sortedSet(append(observers, "baseline"))
 	c.values["engine"] = engine.Names()
-	c.values["method"] = app.Methods
+	c.values["method"] = spec.Methods
 	c.values["format"] = report.Formats
 	c.values["report/format"] = append([]string{"html"}, report.Formats...)
 	c.values["workload"] = append(workload.Names(), "replay", "pgbench", "sql")

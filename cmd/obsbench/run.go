@@ -70,8 +70,8 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxOverhead = &f
 		return err
 	})
-	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(app.FormatSessions(s.Sessions)),
-		func(v string) (err error) { s.Sessions, err = app.ParseSessions(v); return err })
+	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(spec.FormatSessions(s.Sessions)),
+		func(v string) (err error) { s.Sessions, err = spec.ParseSessions(v); return err })
 	fs.StringVar(&s.Standby, "standby", s.Standby, "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&s.StandbyDelay, "standby-delay", s.StandbyDelay, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
 	fs.StringVar(&s.Replay.Capture, "capture", s.Replay.Capture, "with --workload replay: the capture file to replay (made by 'obsbench capture')")
@@ -136,49 +136,41 @@ func (w *waitsValue) Set(v string) error {
 	return nil
 }
 
-// parseRunSpec parses run flags over base: the spec they make and which
-// settings were chosen (base's given ones and the flags).
-// Flags of extra (a study's own) are parsed with them.
-func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, given app.Given, extra ...*flag.FlagSet) (spec.Spec, app.Given, error) {
-	s := base
+// parseRunSpec parses run flags over base: the spec they make, the flags
+// given marked chosen beside base's choices. Flags of extra (a study's
+// own) are parsed with them. resume is --resume's directory.
+func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, extra ...*flag.FlagSet) (s spec.Spec, resume string, err error) {
+	s = base
 	s.Params = maps.Clone(base.Params)
 	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	helpUsage(fs, "run")
 	runFlags(fs, &s)
-	fs.Bool("dry-run", false, "print what the run would do, and start and change nothing: with --dsn every change and statement it would make on the server (reading only); on a managed server its plan and about how long it would take")
+	fs.BoolVar(&s.DryRun, "dry-run", false, "print what the run would do, and start and change nothing: with --dsn every change and statement it would make on the server (reading only); on a managed server its plan and about how long it would take")
 	for _, x := range extra {
 		x.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
 	}
-	resume := fs.String("resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
+	fs.StringVar(&resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	if err := parseFlags(fs, args, help); err != nil {
-		return s, nil, err
+		return s, "", err
 	}
-	all := app.Given{}
-	for k, v := range given {
-		all[k] = v
+	fs.Visit(func(f *flag.Flag) { s.Choose(f.Name) })
+	if resume != "" && fs.NFlag() != 1 {
+		return s, "", usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(resume, "experiment.json"))
 	}
-	fs.Visit(func(f *flag.Flag) { all[f.Name] = true })
-	if *resume != "" {
-		if fs.NFlag() != 1 {
-			return s, nil, usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(*resume, "experiment.json"))
-		}
-		all = app.Given{"resume": true}
-		s.Out = *resume
-	}
-	return s, all, nil
+	return s, resume, nil
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s, given, err := parseRunSpec("obsbench run", args, stdout, app.Default(), nil)
+	s, resume, err := parseRunSpec("obsbench run", args, stdout, app.Default())
 	if err != nil {
 		return err
 	}
 	out := app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("run", args)}
-	if given["resume"] {
-		return app.Resume(ctx, s.Out, out)
+	if resume != "" {
+		return app.Resume(ctx, resume, out)
 	}
-	return app.Execute(ctx, s, given, out)
+	return app.Execute(ctx, s, out)
 }
 
 // commandLine is the command as given, without passwords, for the record.

@@ -11,6 +11,7 @@ import (
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -49,26 +50,26 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		app.StudyHelp(stdout, st)
 		return errHelp
 	}
-	base, given := app.StudySpec(st)
+	base := app.StudySpec(st)
 	// The study's own flags are parsed with the run flags, over the
 	// study's spec: what the user gives wins.
 	opts := app.DefaultStudyOptions(st)
 	own := flag.NewFlagSet("", flag.ContinueOnError)
 	ownFlags(own, st, &opts)
-	s, all, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, given, own)
+	s, resume, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
 	if err != nil {
 		return err
 	}
-	if all["resume"] {
+	if resume != "" {
 		return usagef("--resume: resume a study's experiment with 'obsbench run --resume DIR'")
 	}
-	opts.User = app.Given{}
-	for k := range all {
-		if !given[k] {
+	opts.User = spec.Chosen{}
+	for k := range s.Chosen {
+		if !base.IsChosen(k) {
 			opts.User[k] = true
 		}
 	}
-	return app.Study(ctx, st, s, all, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
+	return app.Study(ctx, st, s, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
 }
 
 // ownFlags binds a study's own flags (app.StudyFlags) to o.

@@ -76,7 +76,7 @@ func (c runConfig) checkDuet() error {
 		switch {
 		case c.TwinDSN != "":
 			return usagef("--twin-dsn is the second server of --method duet")
-		case c.given["twin-cpus"]:
+		case c.IsChosen("twin-cpus"):
 			return usagef("--twin-cpus is each twin's CPU quota in --method duet")
 		}
 		return nil

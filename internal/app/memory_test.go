@@ -76,12 +76,10 @@ func memSpec(t *testing.T) spec.Spec {
 	return s
 }
 
-func given(names ...string) Given {
-	g := Given{}
-	for _, n := range names {
-		g[n] = true
-	}
-	return g
+// chosen is s with the settings of these flags chosen.
+func chosen(s spec.Spec, names ...string) spec.Spec {
+	s.Choose(names...)
+	return s
 }
 
 // A known overhead injected into the memory engine is found by the whole
@@ -90,7 +88,7 @@ func TestExecuteFindsKnownOverhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := memSpec(t)
 		var stdout, stderr bytes.Buffer
-		if err := Execute(t.Context(), s, given("clients", "warmup"), Output{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		if err := Execute(t.Context(), chosen(s, "clients", "warmup"), Output{Stdout: &stdout, Stderr: &stderr}); err != nil {
 			t.Fatalf("Execute: %v\n%s", err, stderr.String())
 		}
 		sum, err := result.ReadSummary(filepath.Join(s.Out, "summary.json"))
@@ -120,7 +118,7 @@ func TestSweepRecordsOneSpecPerCount(t *testing.T) {
 		s := memSpec(t)
 		s.Sessions, s.Rounds = []int{1, 2}, 2
 		var stdout, stderr bytes.Buffer
-		if err := Execute(t.Context(), s, given("warmup", "sessions"), Output{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		if err := Execute(t.Context(), chosen(s, "warmup", "sessions"), Output{Stdout: &stdout, Stderr: &stderr}); err != nil {
 			t.Fatalf("Execute: %v\n%s", err, stderr.String())
 		}
 		rec, ok, err := ReadSweep(s.Out)
@@ -152,7 +150,7 @@ func TestResumeRunsTheRest(t *testing.T) {
 		s.Rounds = 3
 		var stdout, stderr bytes.Buffer
 		out := Output{Stdout: &stdout, Stderr: &stderr}
-		if err := Execute(t.Context(), s, given("clients", "warmup"), out); err != nil {
+		if err := Execute(t.Context(), chosen(s, "clients", "warmup"), out); err != nil {
 			t.Fatalf("Execute: %v\n%s", err, stderr.String())
 		}
 		rec, err := ReadSpec(s.Out)
@@ -203,11 +201,11 @@ func TestStudySpecsResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, g := StudySpec(st)
+			s := StudySpec(st)
 			s.Out = filepath.Join(t.TempDir(), "out")
 			for _, wl := range append([]string{s.Workload}, st.Workloads...) {
-				ws, wg := forWorkload(s, g, wl)
-				c, err := Resolve(ws, wg)
+				ws := forWorkload(s, wl)
+				c, err := Resolve(ws)
 				if err != nil {
 					t.Errorf("%s on %s, workload %s: %v", name, eng, wl, err)
 					continue
@@ -238,7 +236,7 @@ func TestResumeRefusesAChangedScript(t *testing.T) {
 		s.Workload, s.Script.Files = "sql", []string{script}
 		var stdout, stderr bytes.Buffer
 		out := Output{Stdout: &stdout, Stderr: &stderr}
-		if err := Execute(t.Context(), s, given("clients", "warmup"), out); err != nil {
+		if err := Execute(t.Context(), chosen(s, "clients", "warmup"), out); err != nil {
 			t.Fatalf("Execute: %v\n%s", err, stderr.String())
 		}
 		if err := os.WriteFile(script, []byte("SELECT 2;\n"), 0o600); err != nil {

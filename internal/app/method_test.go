@@ -65,7 +65,7 @@ func TestMethodChosen(t *testing.T) {
 				s.Observers = []string{"general-log-file"}
 			}
 			tt.edit(&s)
-			c, err := Resolve(s, given(append(tt.given, "observers", "allow-changes")...))
+			c, err := Resolve(chosen(s, append(tt.given, "observers", "allow-changes")...))
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -92,7 +92,7 @@ func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
 	fakeCgroups(t, t.TempDir())
 	s := Default()
 	s.Rounds, s.Out = 5, filepath.Join(t.TempDir(), "out")
-	_, err := Resolve(s, given("rounds"))
+	_, err := Resolve(chosen(s, "rounds"))
 	if err == nil || !strings.Contains(err.Error(), "--rounds 5: a duet takes its phases in pairs") || !strings.Contains(err.Error(), "--method auto") {
 		t.Errorf("Resolve: %v; want the duet's refusal of an odd --rounds, naming --method auto", err)
 	}

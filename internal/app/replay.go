@@ -14,27 +14,27 @@ var replayFlags = []string{"capture", "replay-mode", "replay-speed", "replay-pas
 
 // lookupWorkload finds s's workload: a registered one, a replay of its
 // capture, or the user's scripts (with their record).
-func lookupWorkload(s spec.Spec, given Given, read readFile) (workload.Meta, []result.Script, error) {
-	if err := checkScriptFlags(s, given); err != nil {
+func lookupWorkload(s spec.Spec, read readFile) (workload.Meta, []result.Script, error) {
+	if err := checkScriptFlags(s); err != nil {
 		return workload.Meta{}, nil, err
 	}
 	if s.Workload == "pgbench" || s.Workload == "sql" {
 		for _, name := range replayFlags {
-			if given[name] {
+			if s.IsChosen(name) {
 				return workload.Meta{}, nil, usagef("--%s is for --workload replay, not %s", name, s.Workload)
 			}
 		}
 		return scriptWorkload(s, read)
 	}
-	wl, err := lookupRegistered(s, given, read)
+	wl, err := lookupRegistered(s, read)
 	return wl, nil, err
 }
 
 // lookupRegistered finds a registered workload or a replay.
-func lookupRegistered(s spec.Spec, given Given, read readFile) (workload.Meta, error) {
+func lookupRegistered(s spec.Spec, read readFile) (workload.Meta, error) {
 	if s.Workload != "replay" {
 		for _, name := range replayFlags {
-			if given[name] {
+			if s.IsChosen(name) {
 				return workload.Meta{}, usagef("--%s is for --workload replay, not %s", name, s.Workload)
 			}
 		}
@@ -52,7 +52,7 @@ func lookupRegistered(s spec.Spec, given Given, read readFile) (workload.Meta, e
 	if err := opts.Check(); err != nil {
 		return workload.Meta{}, usageError{Err: err}
 	}
-	if opts.Mode == replay.Stress && given["replay-speed"] {
+	if opts.Mode == replay.Stress && s.IsChosen("replay-speed") {
 		return workload.Meta{}, usagef("--replay-speed paces --replay-mode sync; stress mode sends as fast as the server answers")
 	}
 	b, err := read(r.Capture)

@@ -86,7 +86,8 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	}
 	// The recorded spec is complete: every setting counts as chosen, so
 	// no default is filled in again.
-	c, err := resolve(rec.Spec, Given{"warmup": true, "duration": true, "waits": true}, true)
+	rec.Spec.Choose("warmup", "duration", "waits")
+	c, err := resolve(rec.Spec, true)
 	if err != nil {
 		return err
 	}

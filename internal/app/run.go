@@ -61,19 +61,12 @@ func Default() spec.Spec {
 	}
 }
 
-// Given says which of a spec's settings were chosen (by a flag of the
-// same name, or a study) rather than left at their defaults: defaults
-// that depend on the workload apply only to the others, and flags that
-// no arm uses are warned about.
-type Given map[string]bool
-
 // runConfig is a validated experiment: its spec, and what the spec names.
 type runConfig struct {
 	spec.Spec
 	wl        workload.Meta
 	ds        dataset.Dataset
 	observers []observer.Observer
-	given     Given
 	resuming  bool // continue the experiment already in Out
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
@@ -88,17 +81,20 @@ type runConfig struct {
 // Resolve completes s (the defaults that depend on its workload, a seed,
 // a results directory) and checks it: every error is a usage error that
 // names the setting (as its flag) and what would be valid.
-func Resolve(s spec.Spec, given Given) (runConfig, error) {
-	return resolve(s, given, false)
+func Resolve(s spec.Spec) (runConfig, error) {
+	return resolve(s, false)
 }
 
-func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
-	c := runConfig{Spec: s, given: given, resuming: resuming}
-	if c.given == nil {
-		c.given = Given{}
+func resolve(s spec.Spec, resuming bool) (runConfig, error) {
+	c := runConfig{Spec: s, resuming: resuming}
+	if c.MeasureCollectors && !c.IsChosen("waits") {
+		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
 	}
-	if err := c.resolveWaits(); err != nil {
+	if err := c.Validate(); err != nil {
 		return c, err
+	}
+	if !slices.Contains(report.Formats, c.Format) {
+		return c, usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
 	}
 	if _, err := engine.Lookup(c.Engine); err != nil {
 		return c, usageError{Err: err}
@@ -110,9 +106,6 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 		return c, err
 	}
 	c.resolveMethod()
-	if err := c.checkRanges(); err != nil {
-		return c, err
-	}
 	if err := c.checkDuet(); err != nil {
 		if c.methodChosen {
 			return c, usagef("%v (a duet is the default method for this server; --method auto runs the observers on one server)", err)
@@ -122,9 +115,7 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if err := c.checkCounting(); err != nil {
 		return c, err
 	}
-	if err := c.resolveClients(); err != nil {
-		return c, err
-	}
+	c.resolveClients()
 	if c.Out == "" {
 		c.Out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
 	}
@@ -140,27 +131,10 @@ func resolve(s spec.Spec, given Given, resuming bool) (runConfig, error) {
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
-	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.given["dry-run"] {
+	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.DryRun {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
 	}
 	return c, nil
-}
-
-// resolveWaits sets the wait sampler's interval that --measure-collectors
-// implies and checks the sampler's flags.
-func (c *runConfig) resolveWaits() error {
-	if c.MeasureCollectors && !c.given["waits"] {
-		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
-	}
-	switch {
-	case c.MeasureCollectors && c.Waits == 0:
-		return usagef("--measure-collectors measures the wait sampler: give --waits an interval, not off")
-	case c.given["kernel-waits"] && c.Waits == 0:
-		return usagef("--kernel-waits is the wait sampler's: give --waits an interval, not off")
-	case c.Waits != 0 && (c.Waits < time.Millisecond || c.Waits > 10*time.Second):
-		return usagef("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", c.Waits)
-	}
-	return nil
 }
 
 // resolveWorkload builds the workload with its parameters and its
@@ -175,7 +149,7 @@ func (c *runConfig) resolveWorkload() error {
 		c.files = fileRecorder{}
 		read = c.files.read
 	}
-	if c.wl, c.scripts, err = lookupWorkload(c.Spec, c.given, read); err != nil {
+	if c.wl, c.scripts, err = lookupWorkload(c.Spec, read); err != nil {
 		return err
 	}
 	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
@@ -184,10 +158,10 @@ func (c *runConfig) resolveWorkload() error {
 	if c.Replay.Passes > 0 || c.wl.FixedWork() {
 		// Fixed work (a replay of N passes, dss-mix's --blocks): the
 		// warm-up would take part of the work, and --duration only caps it.
-		if !c.given["warmup"] {
+		if !c.IsChosen("warmup") {
 			c.Warmup = 0
 		}
-		if !c.given["duration"] {
+		if !c.IsChosen("duration") {
 			c.Duration = time.Hour
 		}
 	}
@@ -212,90 +186,26 @@ func (c *runConfig) resolveMethod() {
 	if c.Method != "duet" {
 		return
 	}
-	if !c.given["rounds"] && !c.resuming {
+	if !c.IsChosen("rounds") && !c.resuming {
 		c.Rounds = DefaultDuetPhases
 	}
-	if !c.given["duration"] && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
+	if !c.IsChosen("duration") && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
 		c.Duration = DefaultDuetDuration
-		if !c.given["warmup"] {
+		if !c.IsChosen("warmup") {
 			c.Warmup = DefaultDuetWarmup
 		}
 	}
 }
 
-// resolveClients checks a sweep's flags and sets the sessions and driver
-// threads the workload runs with, unless given.
-func (c *runConfig) resolveClients() error {
-	if len(c.Sessions) > 0 {
-		if c.given["clients"] {
-			return usagef("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(c.Sessions))
-		}
-		if c.Format != "text" && c.Format != "json" {
-			return usagef("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", c.Format)
-		}
-	}
-	if c.given["clients"] || c.resuming {
-		if c.Clients < 1 || c.Clients > 1000 {
-			return usagef("--clients %d: want 1 to 1000", c.Clients)
-		}
-	} else {
+// resolveClients sets the sessions and driver threads the workload runs
+// with, unless given.
+func (c *runConfig) resolveClients() {
+	if !c.IsChosen("clients") && !c.resuming {
 		c.Clients = c.wl.DefaultClients
 	}
-	if !c.given["driver-threads"] && !c.resuming {
+	if !c.IsChosen("driver-threads") && !c.resuming {
 		c.DriverThreads = driver.DefaultProcs(c.Clients)
 	}
-	return nil
-}
-
-// Methods are the values of --method.
-var Methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
-
-// checkRanges refuses settings out of their ranges.
-func (c runConfig) checkRanges() error {
-	switch {
-	case c.Warmup < 0 || c.Warmup > time.Hour:
-		return usagef("--warmup %v: want 0s to 1h", c.Warmup)
-	case c.Rounds < 2 || c.Rounds > 1000:
-		return usagef("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", c.Rounds)
-	case c.Duration < time.Second || c.Duration > 24*time.Hour:
-		return usagef("--duration %v: want 1s to 24h", c.Duration)
-	case !slices.Contains(report.Formats, c.Format):
-		return usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
-	case c.Wide && c.Format != "text":
-		return usagef("-v widens the text table; --format %s has every column already", c.Format)
-	case c.MaxOverhead != nil && (*c.MaxOverhead < 0 || *c.MaxOverhead > 100):
-		return usagef("--max-overhead %g: want a percentage from 0 to 100", *c.MaxOverhead)
-	case c.OnFailure != "continue" && c.OnFailure != "stop":
-		return usagef("--on-failure %q: want continue or stop", c.OnFailure)
-	case !slices.Contains(Methods, c.Method):
-		return usagef("--method %q: want %s or %s", c.Method, strings.Join(Methods[:len(Methods)-1], ", "), Methods[len(Methods)-1])
-	}
-	a := c.Alternation
-	switch {
-	case a.PhaseMin < 2 || a.PhaseMax < a.PhaseMin || a.PhaseMax > 600:
-		return usagef("--phase-min %d --phase-max %d: want 2 <= min <= max <= 600 seconds", a.PhaseMin, a.PhaseMax)
-	case a.Duration < time.Duration(5*a.PhaseMin)*time.Second || a.Duration > 24*time.Hour:
-		return usagef("--alt-duration %v: want at least 5 phases (%ds) and at most 24h", a.Duration, 5*a.PhaseMin)
-	case c.TargetResolution < 0 || c.TargetResolution > 50:
-		return usagef("--target-resolution %g: want a percentage above 0 and at most 50", c.TargetResolution)
-	case c.MaxTime < time.Minute || c.MaxTime > 7*24*time.Hour:
-		return usagef("--max-time %v: want 1m to 168h", c.MaxTime)
-	case a.Reps < 1 || a.Reps > 1000:
-		return usagef("--alt-rounds %d: want 1 to 1000", a.Reps)
-	case c.DriverThreads < 1 || c.DriverThreads > 256:
-		return usagef("--driver-threads %d: want 1 to 256", c.DriverThreads)
-	}
-	switch {
-	case c.Standby != "none" && c.Standby != "async" && c.Standby != "sync":
-		return usagef("--standby %q: want none, async or sync", c.Standby)
-	case c.Standby != "none" && c.DSN != "":
-		return usagef("--standby starts a standby of obsbench's managed server: not with --dsn")
-	case c.StandbyDelay != 0 && c.Standby == "none":
-		return usagef("--standby-delay needs --standby async or sync")
-	case c.StandbyDelay < 0 || c.StandbyDelay > time.Second:
-		return usagef("--standby-delay %v: want 0 to 1s", c.StandbyDelay)
-	}
-	return nil
 }
 
 // resolveObservers is the baseline and the named observers (the catalog's
@@ -345,12 +255,12 @@ func LoadCatalog(file string) (*observer.Catalog, error) {
 // Execute runs the experiment of s (a sweep when s has Sessions) and
 // prints its report; the error says whether it failed, was refused, or
 // exceeded --max-overhead (*OverheadError).
-func Execute(ctx context.Context, s spec.Spec, given Given, out Output) error {
-	c, err := Resolve(s, given)
+func Execute(ctx context.Context, s spec.Spec, out Output) error {
+	c, err := Resolve(s)
 	if err != nil {
 		return err
 	}
-	if given["dry-run"] {
+	if c.DryRun {
 		return dryRunOf(ctx, c, out.Stdout)
 	}
 	if c.Method == "instructions" {
@@ -593,7 +503,7 @@ func (c runConfig) writeResults(sum result.Summary, runs []result.Run, stdout io
 // driverThreads is the driver's thread count for a run of clients
 // sessions: --driver-threads if given, else the default for that many.
 func (c runConfig) driverThreads(clients int) int {
-	if c.given["driver-threads"] || c.resuming {
+	if c.IsChosen("driver-threads") || c.resuming {
 		return c.DriverThreads
 	}
 	return driver.DefaultProcs(clients)

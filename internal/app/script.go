@@ -209,12 +209,12 @@ func checksum(b []byte) string {
 
 // checkScriptFlags refuses --script, --define and --dataset for a
 // workload that does not take them.
-func checkScriptFlags(s spec.Spec, given Given) error {
+func checkScriptFlags(s spec.Spec) error {
 	if s.Workload == "pgbench" || s.Workload == "sql" {
 		return nil
 	}
 	for _, name := range scriptFlags {
-		if given[name] {
+		if s.IsChosen(name) {
 			return usagef("--%s is for --workload pgbench or sql, not %s", name, s.Workload)
 		}
 	}

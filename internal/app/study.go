@@ -16,11 +16,11 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// StudySpec is the experiment of study st, as a spec, and the settings the
-// study chooses (which flags given after it override).
-func StudySpec(st study.Study) (spec.Spec, Given) {
+// StudySpec is the experiment of study st, as a spec, the settings the
+// study chooses marked chosen (flags given after it override them).
+func StudySpec(st study.Study) spec.Spec {
 	s := Default()
-	given := Given{"engine": true, "workload": true, "observers": true, "method": true, "waits": true}
+	s.Choose("engine", "workload", "observers", "method", "waits")
 	s.Engine, s.Workload, s.Observers, s.Method = st.Engine, st.Workload, st.Observers(), st.Method
 	if len(st.Workloads) > 0 {
 		s.Workload = st.Workloads[0]
@@ -28,22 +28,22 @@ func StudySpec(st study.Study) (spec.Spec, Given) {
 	s.Waits = st.Waits
 	if len(st.Sessions) > 0 {
 		s.Sessions = slices.Clone(st.Sessions)
-		given["sessions"] = true
+		s.Choose("sessions")
 	} else {
 		s.Clients = st.Clients
-		given["clients"] = true
+		s.Choose("clients")
 	}
 	if st.Standby != "" {
 		s.Standby = st.Standby
-		given["standby"] = true
+		s.Choose("standby")
 	}
 	if st.Rounds > 0 {
 		s.Rounds = st.Rounds
-		given["rounds"] = true
+		s.Choose("rounds")
 	}
 	if st.Duration > 0 {
 		s.Duration = st.Duration
-		given["duration"] = true
+		s.Choose("duration")
 	}
 	// A study's own workload parameters (study 3's --blocks 1).
 	for name, v := range st.Params {
@@ -51,28 +51,28 @@ func StudySpec(st study.Study) (spec.Spec, Given) {
 			s.Params = map[string]int{}
 		}
 		s.Params[name] = v
-		given[name] = true
+		s.Choose(name)
 	}
 	s.Study = st.Name
-	return s, given
+	return s
 }
 
 // Study runs study st with the experiment s (the study's spec, changed by
 // the user's flags) and prints the study's own table after the report.
-func Study(ctx context.Context, st study.Study, s spec.Spec, given Given, o StudyOptions, out Output) error {
+func Study(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
 	switch {
 	case st.Audit != "":
-		return auditStudy(ctx, st, s, given, o, out)
+		return auditStudy(ctx, st, s, o, out)
 	case st.Replay:
-		return replayStudy(ctx, st, s, given, o, out)
+		return replayStudy(ctx, st, s, o, out)
 	case len(st.Workloads) > 0:
-		return workloadsStudy(ctx, st, s, given, out)
+		return workloadsStudy(ctx, st, s, out)
 	}
-	c, err := Resolve(s, given)
+	c, err := Resolve(s)
 	if err != nil {
 		return err
 	}
-	if given["dry-run"] {
+	if s.DryRun {
 		return dryRunOf(ctx, c, out.Stdout)
 	}
 	sum, err := runExperiment(ctx, c, out)
@@ -81,39 +81,38 @@ func Study(ctx context.Context, st study.Study, s spec.Spec, given Given, o Stud
 
 // forWorkload is s on workload wl: the parameters wl does not take are
 // dropped (a study's --batch goes to the workloads that have it).
-func forWorkload(s spec.Spec, given Given, wl string) (spec.Spec, Given) {
+func forWorkload(s spec.Spec, wl string) spec.Spec {
 	s.Workload = wl
 	m, err := workload.Lookup(wl)
 	if err != nil || len(s.Params) == 0 {
-		return s, given
+		return s
 	}
-	given = maps.Clone(given)
 	s.Params = maps.Clone(s.Params)
 	for name := range s.Params {
 		if !m.HasParam(name) {
 			delete(s.Params, name)
-			delete(given, name)
+			s.Unchoose(name)
 		}
 	}
-	return s, given
+	return s
 }
 
 // workloadsStudy runs st's experiment once per workload, each in its own
 // directory under --out, then prints the study's table over all of them.
-func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, out Output) error {
+func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output) error {
 	var sums []result.Summary
 	var errs []error
 	base := ""
 	for _, wl := range st.Workloads {
-		ws, wg := forWorkload(s, given, wl)
+		ws := forWorkload(s, wl)
 		if base != "" {
 			ws.Out = filepath.Join(base, wl)
 		}
-		c, err := Resolve(ws, wg)
+		c, err := Resolve(ws)
 		if err != nil {
 			return err
 		}
-		if given["dry-run"] {
+		if s.DryRun {
 			fmt.Fprintf(out.Stdout, "== %s: workload %s ==\n", st.Name, wl)
 			if err := dryRunOf(ctx, c, out.Stdout); err != nil {
 				return err

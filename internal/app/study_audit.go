@@ -38,7 +38,7 @@ const (
 // against a threshold. Its own flags: --reliability-duration (0 skips the
 // check), --threshold and --workloads (which of the two queries to sweep);
 // every run flag may follow.
-func auditStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o StudyOptions, out Output) error {
+func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
 	stdout, stderr := out.Stdout, out.Stderr
 	for _, w := range o.Workloads {
 		if !slices.Contains(st.Workloads, w) {
@@ -50,16 +50,16 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o
 		return usagef("--reliability-duration %v: want 0 (skip) to 24h", o.ReliabilityDuration)
 	case o.Threshold <= 0 || o.Threshold > 100:
 		return usagef("--threshold %g: want a percentage above 0 and at most 100", o.Threshold)
-	case given["clients"]:
-		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, FormatSessions(st.Sessions))
+	case s.IsChosen("clients"):
+		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, spec.FormatSessions(st.Sessions))
 	}
-	c, err := Resolve(forWorkload(s, given, st.Workloads[0]))
+	c, err := Resolve(forWorkload(s, st.Workloads[0]))
 	if err != nil {
 		return err
 	}
-	if given["dry-run"] {
+	if s.DryRun {
 		for _, wl := range o.Workloads {
-			c, err := Resolve(forWorkload(s, given, wl))
+			c, err := Resolve(forWorkload(s, wl))
 			if err != nil {
 				return err
 			}
@@ -89,9 +89,9 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o
 		if ctx.Err() != nil {
 			break
 		}
-		ws, wg := forWorkload(s, given, wl)
+		ws := forWorkload(s, wl)
 		ws.Out, ws.Seed = filepath.Join(base, wl), c.Seed
-		c, err := Resolve(ws, wg)
+		c, err := Resolve(ws)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
@@ -26,7 +27,7 @@ type StudyOptions struct {
 	Capture         string
 	CaptureDuration time.Duration
 	// User are the settings the user chose, over the study's.
-	User Given
+	User spec.Chosen
 }
 
 // DefaultStudyOptions are st's own settings as the study defines them.
@@ -89,7 +90,7 @@ func studyDefaults(st study.Study) [][2]string {
 		out = append(out, [2]string{"workload", st.Workload})
 	}
 	if len(st.Sessions) > 0 {
-		out = append(out, [2]string{"sessions", FormatSessions(st.Sessions)})
+		out = append(out, [2]string{"sessions", spec.FormatSessions(st.Sessions)})
 	} else {
 		out = append(out, [2]string{"clients", strconv.Itoa(st.Clients)})
 	}

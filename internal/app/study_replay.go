@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,18 +30,17 @@ const captureFile = "capture.obsc"
 // the server logging every statement), unless --capture names one, then
 // replays it once per run under each observer, in stress mode. Its own
 // flags: --capture FILE, --capture-duration D.
-func replayStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, o StudyOptions, out Output) error {
+func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
 	if o.CaptureDuration < time.Second || o.CaptureDuration > 24*time.Hour {
 		return usagef("--capture-duration %v: want 1s to 24h", o.CaptureDuration)
 	}
 	// --capture names the file to replay instead of the study's capture.
 	if s.Replay.Capture != "" {
 		o.Capture, s.Replay.Capture = s.Replay.Capture, ""
-		given = maps.Clone(given)
-		delete(given, "capture")
+		s.Unchoose("capture")
 	}
 	// The capture run is the study's workload on a managed server.
-	c, err := Resolve(s, given)
+	c, err := Resolve(s)
 	if err != nil {
 		return err
 	}
@@ -61,18 +59,18 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, given Given, 
 	}
 	// The replay: each run replays the capture once, in stress mode, with
 	// the capture's sessions unless --clients says otherwise.
-	rs, rg := s, maps.Clone(given)
+	rs := s
 	rs.Workload, rs.Params = "replay", nil
 	rs.Replay = spec.Replay{Capture: capFile, Mode: "stress", Speed: 1, Passes: 1}
 	rs.Out = filepath.Join(base, "replay")
-	rg["capture"], rg["replay-passes"] = true, true
+	rs.Choose("capture", "replay-passes")
 	if !o.User["clients"] {
-		delete(rg, "clients") // the capture's own sessions
+		rs.Unchoose("clients") // the capture's own sessions
 	}
 	for name := range s.Params {
-		delete(rg, name)
+		rs.Unchoose(name)
 	}
-	rc, err := Resolve(rs, rg)
+	rc, err := Resolve(rs)
 	if err != nil {
 		return err
 	}

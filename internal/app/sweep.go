@@ -6,16 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // sweepFile lists a sweep's experiments in its --out directory.
@@ -28,26 +26,6 @@ type sweepRecord struct {
 	PerUnit  int                 `json:"per_unit"`
 	Sessions []int               `json:"sessions"`
 	Points   []report.SweepPoint `json:"points"`
-}
-
-// ParseSessions reads --sessions: session counts, comma-separated,
-// ascending, each 1 to 1000.
-func ParseSessions(s string) ([]int, error) {
-	var out []int
-	for _, f := range SplitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > 1000 {
-			return nil, usagef("--sessions %s: %q is not a session count from 1 to 1000", s, f)
-		}
-		if len(out) > 0 && n <= out[len(out)-1] {
-			return nil, usagef("--sessions %s: give the counts once each, ascending (e.g. 1,2,4,8)", s)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, usagef("--sessions %q: give session counts, e.g. 1,2,4,8", s)
-	}
-	return out, nil
 }
 
 // runSweep runs c's experiment once per session count, each in a
@@ -71,11 +49,10 @@ func runSweep(ctx context.Context, c runConfig, perUnit int, out Output) ([]repo
 		}
 		one := c
 		one.Clients, one.Sessions, one.Format = n, nil, "text"
-		if !c.given["driver-threads"] {
+		if !c.IsChosen("driver-threads") {
 			one.DriverThreads = driver.DefaultProcs(n)
 		}
-		one.given = maps.Clone(c.given)
-		one.given["clients"] = true
+		one.Choose("clients")
 		one.Out = filepath.Join(c.Out, fmt.Sprintf("sessions-%d", n))
 		// Recorded as the one experiment it is (its spec has Clients,
 		// not Sessions), so that --resume of its directory runs it again,
@@ -124,12 +101,12 @@ func printSweep(w io.Writer, format, dir string, rec sweepRecord) error {
 	if len(rec.Points) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, FormatSessions(rec.Sessions))
+	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
 	if err := report.Sweep(w, rec.Points, rec.PerUnit); err != nil {
 		return err
 	}
 	if missing := missingSessions(rec); len(missing) > 0 {
-		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", FormatSessions(missing))
+		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", spec.FormatSessions(missing))
 	}
 	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per session count; obsbench report %s)\n", dir, dir)
 	return err
@@ -144,15 +121,6 @@ func missingSessions(rec sweepRecord) []int {
 		}
 	}
 	return out
-}
-
-// FormatSessions writes session counts as ParseSessions reads them.
-func FormatSessions(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }
 
 // gateSweep applies --max-overhead to every experiment of a sweep.

@@ -45,7 +45,7 @@ func (c runConfig) givenOf(names []string) []string {
 	}
 	var out []string
 	for _, n := range names {
-		if c.given[n] {
+		if c.IsChosen(n) {
 			out = append(out, "--"+n+" "+values[n])
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
@@ -46,7 +45,7 @@ const defaultKubernetesPort = 7400
 func (c runConfig) checkWorkers() error {
 	if c.Workers == 0 {
 		for _, f := range workerFlags {
-			if c.given[f] {
+			if c.IsChosen(f) {
 				return usagef("--%s is for the workers of --workers: give --workers N", f)
 			}
 		}
@@ -54,32 +53,14 @@ func (c runConfig) checkWorkers() error {
 	}
 	if c.Launcher != "kubernetes" {
 		for _, f := range kubernetesFlags {
-			if c.given[f] {
+			if c.IsChosen(f) {
 				return usagef("--%s is for --launcher kubernetes", f)
 			}
 		}
 	} else if len(c.WorkerPrefix) > 0 {
 		return usagef("--worker-prefix is for --launcher local: a pod's command is its image's")
 	}
-	co := c.Coordinator
 	switch {
-	case co.Advertise != "" && net.ParseIP(co.Advertise) == nil:
-		return usagef("--advertise %s: want an IP address of this machine that the workers reach", co.Advertise)
-	case co.Port < 0 || co.Port > 65535:
-		return usagef("--coordinator-port %d: want 1 to 65535, or 0 for the default", co.Port)
-	case co.Port != 0 && co.Advertise == "" && c.Launcher != "kubernetes":
-		return usagef("--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on")
-	}
-	for _, w := range c.WorkerPrefix {
-		if strings.ContainsAny(w, "'\"") {
-			return usagef("--worker-prefix: %s: the prefix is split at spaces and not unquoted; put a command that needs quoting in a script and give its path", w)
-		}
-	}
-	switch {
-	case c.Workers < 0 || c.Workers > 64:
-		return usagef("--workers %d: want 1 to 64 worker processes, or 0 to run the sessions in this process", c.Workers)
-	case c.Launcher != "" && c.Launcher != "local" && c.Launcher != "kubernetes":
-		return usagef("--launcher %s: want local (worker processes on this machine) or kubernetes (an Indexed Job of worker pods)", c.Launcher)
 	case c.Launcher == "kubernetes" && c.Kubernetes.Image == "":
 		return usagef("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
 	case c.Launcher == "kubernetes" && c.DSN == "":
@@ -148,7 +129,7 @@ func buildWorker(s spec.Spec, a engine.SessionAddress, files map[string][]byte) 
 	if !ok {
 		return workload.Meta{}, nil, fmt.Errorf("the %s engine cannot open sessions in a worker", s.Engine)
 	}
-	wl, _, err := lookupWorkload(s, Given{}, sentFiles(files))
+	wl, _, err := lookupWorkload(s, sentFiles(files))
 	if err != nil {
 		return wl, nil, err
 	}

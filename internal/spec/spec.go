@@ -99,6 +99,12 @@ type Spec struct {
 	Out string `json:"out"`
 	// Study names the built-in study this experiment belongs to.
 	Study string `json:"study,omitempty"`
+
+	// DryRun prints what the experiment would do and starts and changes
+	// nothing. Not recorded: a recorded experiment ran.
+	DryRun bool `json:"-"`
+	// Chosen are the settings chosen rather than left at their defaults.
+	Chosen Chosen `json:"-"`
 }
 
 // Replay says how --workload replay replays a capture.

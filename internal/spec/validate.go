@@ -1,0 +1,177 @@
+package spec
+
+import (
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Methods are the values of Method (--method).
+var Methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
+
+// Chosen names the settings of a spec that were chosen (by the flag of
+// the same name, a study, or an experiment's record) rather than left at
+// their defaults: defaults that depend on the workload apply only to the
+// others, and a chosen setting that nothing in the experiment uses is
+// refused or warned about. It is not recorded: a recorded spec is
+// complete, every setting in it chosen.
+type Chosen map[string]bool
+
+// IsChosen says whether the setting of flag name was chosen.
+func (s Spec) IsChosen(name string) bool { return s.Chosen[name] }
+
+// Choose marks the settings of these flags chosen. Specs are copied by
+// value, so the set is copied before it changes: a copy's choices never
+// reach the spec it was copied from.
+func (s *Spec) Choose(names ...string) {
+	c := maps.Clone(s.Chosen)
+	if c == nil {
+		c = Chosen{}
+	}
+	for _, n := range names {
+		c[n] = true
+	}
+	s.Chosen = c
+}
+
+// Unchoose leaves the settings of these flags to their defaults again.
+func (s *Spec) Unchoose(names ...string) {
+	c := maps.Clone(s.Chosen)
+	for _, n := range names {
+		delete(c, n)
+	}
+	s.Chosen = c
+}
+
+// Validate refuses a spec whose settings are out of their ranges or
+// contradict each other, naming the setting as its flag and what would
+// be valid. It checks what the spec alone can tell; which engines,
+// workloads, observers and formats exist is the registries' to say.
+func (s Spec) Validate() error {
+	for _, check := range []func() error{s.validateWaits, s.validateTimes, s.validateAlternation, s.validateStandby,
+		s.validateSessions, s.validateCount, s.validateWorkers} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s Spec) validateWaits() error {
+	switch {
+	case s.MeasureCollectors && s.Waits == 0:
+		return Invalidf("--measure-collectors measures the wait sampler: give --waits an interval, not off")
+	case s.IsChosen("kernel-waits") && s.Waits == 0:
+		return Invalidf("--kernel-waits is the wait sampler's: give --waits an interval, not off")
+	case s.Waits != 0 && (s.Waits < time.Millisecond || s.Waits > 10*time.Second):
+		return Invalidf("--waits %v: want an interval from 1ms to 10s (e.g. 10ms), or off", s.Waits)
+	}
+	return nil
+}
+
+func (s Spec) validateTimes() error {
+	switch {
+	case s.Warmup < 0 || s.Warmup > time.Hour:
+		return Invalidf("--warmup %v: want 0s to 1h", s.Warmup)
+	case s.Rounds < 2 || s.Rounds > 1000:
+		return Invalidf("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", s.Rounds)
+	case s.Duration < time.Second || s.Duration > 24*time.Hour:
+		return Invalidf("--duration %v: want 1s to 24h", s.Duration)
+	case s.Wide && s.Format != "text":
+		return Invalidf("-v widens the text table; --format %s has every column already", s.Format)
+	case s.MaxOverhead != nil && (*s.MaxOverhead < 0 || *s.MaxOverhead > 100):
+		return Invalidf("--max-overhead %g: want a percentage from 0 to 100", *s.MaxOverhead)
+	case s.OnFailure != "continue" && s.OnFailure != "stop":
+		return Invalidf("--on-failure %q: want continue or stop", s.OnFailure)
+	case s.Method != "" && !slices.Contains(Methods, s.Method): // "": the run chooses
+		return Invalidf("--method %q: want %s or %s", s.Method, strings.Join(Methods[:len(Methods)-1], ", "), Methods[len(Methods)-1])
+	}
+	return nil
+}
+
+func (s Spec) validateAlternation() error {
+	a := s.Alternation
+	switch {
+	case a.PhaseMin < 2 || a.PhaseMax < a.PhaseMin || a.PhaseMax > 600:
+		return Invalidf("--phase-min %d --phase-max %d: want 2 <= min <= max <= 600 seconds", a.PhaseMin, a.PhaseMax)
+	case a.Duration < time.Duration(5*a.PhaseMin)*time.Second || a.Duration > 24*time.Hour:
+		return Invalidf("--alt-duration %v: want at least 5 phases (%ds) and at most 24h", a.Duration, 5*a.PhaseMin)
+	case s.TargetResolution < 0 || s.TargetResolution > 50:
+		return Invalidf("--target-resolution %g: want a percentage above 0 and at most 50", s.TargetResolution)
+	case s.MaxTime < time.Minute || s.MaxTime > 7*24*time.Hour:
+		return Invalidf("--max-time %v: want 1m to 168h", s.MaxTime)
+	case a.Reps < 1 || a.Reps > 1000:
+		return Invalidf("--alt-rounds %d: want 1 to 1000", a.Reps)
+	case s.DriverThreads < 1 || s.DriverThreads > 256:
+		return Invalidf("--driver-threads %d: want 1 to 256", s.DriverThreads)
+	}
+	return nil
+}
+
+func (s Spec) validateStandby() error {
+	switch {
+	case s.Standby != "none" && s.Standby != "async" && s.Standby != "sync":
+		return Invalidf("--standby %q: want none, async or sync", s.Standby)
+	case s.Standby != "none" && s.DSN != "":
+		return Invalidf("--standby starts a standby of obsbench's managed server: not with --dsn")
+	case s.StandbyDelay != 0 && s.Standby == "none":
+		return Invalidf("--standby-delay needs --standby async or sync")
+	case s.StandbyDelay < 0 || s.StandbyDelay > time.Second:
+		return Invalidf("--standby-delay %v: want 0 to 1s", s.StandbyDelay)
+	}
+	return nil
+}
+
+func (s Spec) validateSessions() error {
+	switch {
+	case len(s.Sessions) > 0 && s.IsChosen("clients"):
+		return Invalidf("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(s.Sessions))
+	case len(s.Sessions) > 0 && s.Format != "text" && s.Format != "json":
+		return Invalidf("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", s.Format)
+	case s.IsChosen("clients") && (s.Clients < 1 || s.Clients > 1000):
+		return Invalidf("--clients %d: want 1 to 1000", s.Clients)
+	}
+	return nil
+}
+
+func (s Spec) validateCount() error {
+	if s.Method != "instructions" {
+		return nil
+	}
+	n, w := s.Count.Statements, s.Count.Warmup
+	switch {
+	case n < 10 || n > 1_000_000:
+		return Invalidf("--count-statements %d: want 10 to 1000000", n)
+	case w < 0 || w > 1_000_000:
+		return Invalidf("--count-warmup %d: want 0 to 1000000", w)
+	}
+	return nil
+}
+
+func (s Spec) validateWorkers() error {
+	if s.Workers < 0 || s.Workers > 64 {
+		return Invalidf("--workers %d: want 1 to 64 worker processes, or 0 to run the sessions in this process", s.Workers)
+	}
+	if s.Workers == 0 {
+		return nil // the workers' flags without workers are the caller's to refuse
+	}
+	co := s.Coordinator
+	switch {
+	case s.Launcher != "" && s.Launcher != "local" && s.Launcher != "kubernetes":
+		return Invalidf("--launcher %s: want local (worker processes on this machine) or kubernetes (an Indexed Job of worker pods)", s.Launcher)
+	case co.Advertise != "" && net.ParseIP(co.Advertise) == nil:
+		return Invalidf("--advertise %s: want an IP address of this machine that the workers reach", co.Advertise)
+	case co.Port < 0 || co.Port > 65535:
+		return Invalidf("--coordinator-port %d: want 1 to 65535, or 0 for the default", co.Port)
+	case co.Port != 0 && co.Advertise == "" && s.Launcher != "kubernetes":
+		return Invalidf("--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on")
+	}
+	for _, w := range s.WorkerPrefix {
+		if strings.ContainsAny(w, "'\"") {
+			return Invalidf("--worker-prefix: %s: the prefix is split at spaces and not unquoted; put a command that needs quoting in a script and give its path", w)
+		}
+	}
+	return nil
+}

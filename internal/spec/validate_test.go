@@ -1,0 +1,108 @@
+package spec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// valid is a spec Validate accepts: the default experiment's settings.
+func valid() Spec {
+	return Spec{
+		Engine: "postgres", Standby: "none", Workload: "credit-top1", Method: "auto",
+		Rounds: 6, Duration: 8 * time.Second, Warmup: 2 * time.Second,
+		Alternation: Alternation{Duration: time.Minute, PhaseMin: 2, PhaseMax: 4, Reps: 1},
+		Count:       Count{Statements: 1000, Warmup: 100},
+		MaxTime:     30 * time.Minute, DriverThreads: 4, OnFailure: "continue", Format: "text",
+	}
+}
+
+// Each setting out of its range, or contradicting another, is refused
+// with its flag named; the same values within range are not.
+func TestValidate(t *testing.T) {
+	if err := valid().Validate(); err != nil {
+		t.Fatalf("the default experiment: %v", err)
+	}
+	big := 101.0
+	for _, tt := range []struct {
+		edit func(*Spec)
+		flag string // in the error; "" for none
+	}{
+		{func(s *Spec) { s.Waits = time.Microsecond }, "--waits 1µs"},
+		{func(s *Spec) { s.Waits = 10 * time.Millisecond }, ""},
+		{func(s *Spec) { s.MeasureCollectors = true }, "--measure-collectors"},
+		{func(s *Spec) { s.Choose("kernel-waits") }, "--kernel-waits"},
+		{func(s *Spec) { s.Warmup = -time.Second }, "--warmup"},
+		{func(s *Spec) { s.Rounds = 1 }, "--rounds 1"},
+		{func(s *Spec) { s.Duration = time.Millisecond }, "--duration"},
+		{func(s *Spec) { s.Wide, s.Format = true, "csv" }, "-v widens"},
+		{func(s *Spec) { s.Wide = true }, ""},
+		{func(s *Spec) { s.MaxOverhead = &big }, "--max-overhead 101"},
+		{func(s *Spec) { s.OnFailure = "retry" }, "--on-failure"},
+		{func(s *Spec) { s.Method = "" }, ""}, // the run chooses
+		{func(s *Spec) { s.Method = "fast" }, `--method "fast": want auto, alternation, rounds, instructions or duet`},
+		{func(s *Spec) { s.Alternation.PhaseMax = 1 }, "--phase-min 2 --phase-max 1"},
+		{func(s *Spec) { s.Alternation.Duration = 9 * time.Second }, "--alt-duration"},
+		{func(s *Spec) { s.TargetResolution = 60 }, "--target-resolution"},
+		{func(s *Spec) { s.MaxTime = time.Second }, "--max-time"},
+		{func(s *Spec) { s.Alternation.Reps = 0 }, "--alt-rounds"},
+		{func(s *Spec) { s.DriverThreads = 0 }, "--driver-threads"},
+		{func(s *Spec) { s.Standby = "hot" }, "--standby"},
+		{func(s *Spec) { s.Standby, s.DSN = "sync", "postgres://x" }, "not with --dsn"},
+		{func(s *Spec) { s.StandbyDelay = time.Millisecond }, "--standby-delay needs"},
+		{func(s *Spec) { s.Standby, s.StandbyDelay = "sync", 2 * time.Second }, "--standby-delay 2s"},
+		{func(s *Spec) { s.Sessions = []int{1, 2}; s.Choose("clients") }, "--sessions 1,2"},
+		{func(s *Spec) { s.Sessions, s.Format = []int{1, 2}, "csv" }, "--sessions prints"},
+		{func(s *Spec) { s.Clients = 0; s.Choose("clients") }, "--clients 0"},
+		{func(s *Spec) { s.Clients = 0 }, ""}, // not chosen: the workload's default
+		{func(s *Spec) { s.Count.Statements = 5 }, ""}, // not counting
+		{func(s *Spec) { s.Method, s.Count.Statements = "instructions", 5 }, "--count-statements 5"},
+		{func(s *Spec) { s.Method, s.Count.Warmup = "instructions", -1 }, "--count-warmup"},
+		{func(s *Spec) { s.Workers = 65 }, "--workers 65"},
+		{func(s *Spec) { s.Coordinator.Advertise = "nowhere" }, ""}, // no workers: the caller's to refuse
+		{func(s *Spec) { s.Workers, s.Coordinator.Advertise = 2, "nowhere" }, "--advertise nowhere"},
+		{func(s *Spec) { s.Workers, s.Launcher = 2, "ssh" }, "--launcher ssh"},
+		{func(s *Spec) { s.Workers, s.Coordinator.Port = 2, 70000 }, "--coordinator-port 70000"},
+		{func(s *Spec) { s.Workers, s.Coordinator.Port = 2, 7400 }, "--coordinator-port: local workers"},
+		{func(s *Spec) { s.Workers, s.WorkerPrefix = 2, []string{"'nice"} }, "--worker-prefix"},
+	} {
+		s := valid()
+		tt.edit(&s)
+		err := s.Validate()
+		var inv InvalidError
+		switch {
+		case tt.flag == "" && err != nil:
+			t.Errorf("%+v: %v; want it valid", s, err)
+		case tt.flag != "" && (err == nil || !strings.Contains(err.Error(), tt.flag)):
+			t.Errorf("want an error naming %q; got %v", tt.flag, err)
+		case err != nil && !errors.As(err, &inv):
+			t.Errorf("%v is not an InvalidError", err)
+		}
+	}
+}
+
+// Choosing on a copy leaves the original's choices as they were.
+func TestChooseCopies(t *testing.T) {
+	a := valid()
+	a.Choose("clients")
+	b := a
+	b.Choose("warmup")
+	b.Unchoose("clients")
+	if !a.IsChosen("clients") || a.IsChosen("warmup") || b.IsChosen("clients") || !b.IsChosen("warmup") {
+		t.Errorf("a %v, b %v; want a {clients}, b {warmup}", a.Chosen, b.Chosen)
+	}
+}
+
+// Session counts read back as they were written; bad ones are refused.
+func TestParseSessions(t *testing.T) {
+	got, err := ParseSessions(" 1, 2,8 ")
+	if err != nil || FormatSessions(got) != "1,2,8" {
+		t.Errorf("ParseSessions = %v, %v; want 1,2,8", got, err)
+	}
+	for _, bad := range []string{"", "0", "2,1", "1,1", "x", "1001"} {
+		if _, err := ParseSessions(bad); err == nil {
+			t.Errorf("ParseSessions(%q): no error", bad)
+		}
+	}
+}
