@@ -134,7 +134,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--observer-file", noDir}, noDir + ":4:3: a slow-dir sink needs a setting that uses {{sink_dir}}"},
 		{[]string{"run", "--observer-file", streamEvents}, streamEvents + ":4:3: events source stream counts what a stream sink delivered"},
 		{[]string{"run", "--observer-file", dup}, dup + `:4:3: observer "x" for postgres is defined twice`},
-		{[]string{"run", "--observer-file", engine}, engine + `:2:3: engine "oracle" is not one of postgres, mariadb, sqlserver`},
+		{[]string{"run", "--observer-file", engine}, engine + `:2:3: engine "oracle" is not one of mariadb, postgres, sqlserver`},
 		{[]string{"run", "--observer-file", badRE}, badRE + ":4:3: events match: error parsing regexp"},
 		{[]string{"run", "--observer-file", notList}, notList + ":1:5: expected a list of observers"},
 		{[]string{"run", "--observer-file", filepath.Join(tmp, "missing.yaml")}, "missing.yaml: no such file or directory"},

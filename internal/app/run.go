@@ -240,7 +240,7 @@ func resolveObservers(eng, file string, names []string) ([]observer.Observer, er
 
 // LoadCatalog returns the built-in catalog plus the user's observer file.
 func LoadCatalog(file string) (*observer.Catalog, error) {
-	cat, err := observer.Builtin()
+	cat, err := observer.Builtin(engine.Names()...)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -211,10 +210,6 @@ func Register(e Engine) {
 		panic("engine: " + name + " registered twice")
 	}
 	registry[name] = e
-	// The catalog takes observers of every engine that exists.
-	if !slices.Contains(observer.Engines, name) {
-		observer.Engines = append(observer.Engines, name)
-	}
 }
 
 // Lookup finds a registered engine.

@@ -18,6 +18,9 @@ var builtinFiles embed.FS
 // Catalog is the set of known observers, keyed by engine and name.
 type Catalog struct {
 	byKey map[string]Observer // engine + "/" + name
+	// engines are the engines an entry may name: the registry's, which
+	// this package does not see (none: any name).
+	engines []string
 }
 
 // UnknownError is returned for an observer name the catalog does not have.
@@ -35,9 +38,12 @@ func (e *UnknownError) Error() string {
 	return msg + "; known: " + strings.Join(e.Known, ", ")
 }
 
-// Builtin returns the catalog shipped with obsbench.
-func Builtin() (*Catalog, error) {
-	c := &Catalog{byKey: map[string]Observer{}}
+// Builtin returns the catalog shipped with obsbench. engines are the
+// engines a user's file may name (the engine registry's names; none: any
+// name). The built-in entries are kept whatever engine they name: a
+// binary without an engine never looks its observers up.
+func Builtin(engines ...string) (*Catalog, error) {
+	c := &Catalog{byKey: map[string]Observer{}, engines: engines}
 	entries, err := builtinFiles.ReadDir("catalog")
 	if err != nil {
 		return nil, err
@@ -65,7 +71,7 @@ func (c *Catalog) LoadFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("observer file: %w", err)
 	}
-	obs, err := Parse(path, data)
+	obs, err := Parse(path, data, c.engines...)
 	if err != nil {
 		return err
 	}
@@ -111,6 +117,18 @@ func (c *Catalog) All(engine string) []Observer {
 	return out
 }
 
+// Engines lists the engines c has observers for, sorted.
+func (c *Catalog) Engines() []string {
+	var out []string
+	for _, o := range c.byKey {
+		if !contains(out, o.Engine) {
+			out = append(out, o.Engine)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Names lists engine's observer names in the order of All.
 func (c *Catalog) Names(engine string) []string {
 	var names []string
@@ -149,17 +167,17 @@ var checks = map[string]Check{}
 // registers it in its init, beside engine.Register.
 func RegisterCheck(engine string, check Check) { checks[engine] = check }
 
-// Engines observers may be defined for.
-var Engines = []string{"postgres", "mariadb", "sqlserver"}
-
-// validate checks one entry; the returned error names the offending field
-// so that the parser can point at its line.
-func validate(o Observer) (field string, err error) {
+// validate checks one entry, whose engine is one of engines (none: any);
+// the returned error names the offending field so that the parser can
+// point at its line.
+func validate(o Observer, engines []string) (field string, err error) {
 	switch {
 	case !nameRE.MatchString(o.Name):
 		return "name", fmt.Errorf("name %q must be lower-case letters, digits and dashes", o.Name)
-	case !contains(Engines, o.Engine):
-		return "engine", fmt.Errorf("engine %q is not one of %s", o.Engine, strings.Join(Engines, ", "))
+	case o.Engine == "":
+		return "engine", errors.New("engine is missing (the engine the observer is for)")
+	case len(engines) > 0 && !contains(engines, o.Engine):
+		return "engine", fmt.Errorf("engine %q is not one of %s", o.Engine, strings.Join(engines, ", "))
 	case o.Description == "":
 		return "description", errors.New("description is missing (one line saying what it records)")
 	}

@@ -74,7 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{"not a list", "name: x\n", "f.yaml:1:5: expected a list of observers"},
 		{"unknown field", "- name: x\n  engine: postgres\n  description: d\n  setings: {a: b}\n", "f.yaml:4:3: unknown field \"setings\""},
 		{"bad name", "- name: Bad_Name\n  engine: postgres\n  description: d\n", "f.yaml:1:3: name \"Bad_Name\""},
-		{"bad engine", "- name: x\n  engine: oracle\n  description: d\n", "f.yaml:2:3: engine \"oracle\" is not one of postgres"},
+		{"bad engine", "- name: x\n  engine: oracle\n  description: d\n", "f.yaml:2:3: engine \"oracle\" is not one of postgres, mariadb"},
+		{"no engine", "- name: x\n  description: d\n", "f.yaml:1:3: engine is missing"},
 		{"no description", "- name: x\n  engine: postgres\n", "f.yaml:1:3: description is missing"},
 		{"wrong type", "- name: x\n  engine: postgres\n  description: d\n  preload: 5\n", "f.yaml:4:"},
 		{"bad event source", "- name: x\n  engine: postgres\n  description: d\n  events: {source: syslog}\n", "f.yaml:4:3: events source \"syslog\""},
@@ -104,7 +105,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := observer.Parse("f.yaml", []byte(tt.yaml))
+			_, err := observer.Parse("f.yaml", []byte(tt.yaml), "postgres", "mariadb", "sqlserver")
 			var se *observer.SyntaxError
 			if !errors.As(err, &se) {
 				t.Fatalf("Parse = %v; want a SyntaxError", err)

@@ -22,8 +22,9 @@ func (e *SyntaxError) Error() string {
 
 // Parse reads observers from YAML: a list of entries with the fields of
 // Observer. Unknown fields, wrong types and invalid values are errors that
-// point at the offending line and column of file.
-func Parse(file string, data []byte) ([]Observer, error) {
+// point at the offending line and column of file. engines, if any, are
+// the engines an entry may name.
+func Parse(file string, data []byte, engines ...string) ([]Observer, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, fromYAML(file, err)
@@ -45,7 +46,7 @@ func Parse(file string, data []byte) ([]Observer, error) {
 		}
 		line, col := entryPosition(node)
 		o.Source = fmt.Sprintf("%s:%d", file, line)
-		if field, err := validate(o); err != nil {
+		if field, err := validate(o, engines); err != nil {
 			if fl, fc, ok := fieldPosition(node, field); ok {
 				line, col = fl, fc
 			}
