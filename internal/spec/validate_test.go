@@ -51,11 +51,11 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Standby = "hot" }, "--standby"},
 		{func(s *Spec) { s.Standby, s.DSN = "sync", "postgres://x" }, "not with --dsn"},
 		{func(s *Spec) { s.StandbyDelay = time.Millisecond }, "--standby-delay needs"},
-		{func(s *Spec) { s.Standby, s.StandbyDelay = "sync", 2 * time.Second }, "--standby-delay 2s"},
+		{func(s *Spec) { s.Standby, s.StandbyDelay = "sync", 2*time.Second }, "--standby-delay 2s"},
 		{func(s *Spec) { s.Sessions = []int{1, 2}; s.Choose("clients") }, "--sessions 1,2"},
 		{func(s *Spec) { s.Sessions, s.Format = []int{1, 2}, "csv" }, "--sessions prints"},
 		{func(s *Spec) { s.Clients = 0; s.Choose("clients") }, "--clients 0"},
-		{func(s *Spec) { s.Clients = 0 }, ""}, // not chosen: the workload's default
+		{func(s *Spec) { s.Clients = 0 }, ""},          // not chosen: the workload's default
 		{func(s *Spec) { s.Count.Statements = 5 }, ""}, // not counting
 		{func(s *Spec) { s.Method, s.Count.Statements = "instructions", 5 }, "--count-statements 5"},
 		{func(s *Spec) { s.Method, s.Count.Warmup = "instructions", -1 }, "--count-warmup"},
