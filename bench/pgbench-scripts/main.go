@@ -174,7 +174,7 @@ func run(ctx context.Context, c config) error {
 	if err := srv.Load(ctx, ds); err != nil {
 		return err
 	}
-	if err := srv.Setup(ctx, meta.SetupFor("postgres")); err != nil {
+	if err := srv.Setup(ctx, meta.SetupIn(workload.PostgreSQL)); err != nil {
 		return err
 	}
 	if c.version, err = srv.Version(ctx); err != nil {

@@ -20,3 +20,13 @@ func TestCatalogEnginesRegistered(t *testing.T) {
 		t.Errorf("the built-in catalog has observers for %v; the binary registers %v", got, want)
 	}
 }
+
+// Every registered engine says which SQL dialect it speaks: workloads are
+// matched to engines by it.
+func TestEnginesSpeakADialect(t *testing.T) {
+	for _, name := range engine.Names() {
+		if engine.InfoOf(name).Dialect == "" {
+			t.Errorf("engine %s: no Info.Dialect", name)
+		}
+	}
+}

@@ -165,7 +165,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--engine", "sqlserver", "--observers", "baseline"}, "--engine sqlserver needs --dsn sqlserver://"},
 		{[]string{"run", "--engine", "sqlserver", "--dsn", "server=db1;user id=sa", "--observers", "baseline"}, "--dsn: invalid sqlserver dsn: want sqlserver://user:password@host[:port][/instance][?options]"},
 		{[]string{"run", "--engine", "sqlserver", "--dsn", "sqlserver://sa:x@127.0.0.1:1?dial+timeout=2&connection+timeout=2", "--observers", "baseline"}, "--dsn: connect to sqlserver sqlserver://sa:xxxxx@127.0.0.1:1"},
-		{[]string{"run", "--engine", "sqlserver", "--workload", "dss-mix"}, "--workload dss-mix is written for postgres, mariadb only, not sqlserver"},
+		{[]string{"run", "--engine", "sqlserver", "--workload", "dss-mix"}, "--workload dss-mix is written for mariadb, postgres only, not sqlserver"},
 		{[]string{"run", "--engine", "sqlserver", "--observers", "xe-plans"}, `unknown observer "xe-plans" for engine sqlserver (did you mean "xe-plans-file"?)`},
 		{[]string{"run", "--observer-file", xeBad}, xeBad + `:4:3: retention "NO_LOSS" is not one of ALLOW_SINGLE_EVENT_LOSS, ALLOW_MULTIPLE_EVENT_LOSS, NO_EVENT_LOSS`},
 		{[]string{"run", "--observer-file", xeOnPG}, xeOnPG + ":4:3: xe: (an Extended Events session) is for engine sqlserver"},

@@ -102,7 +102,7 @@ func runInstructions(ctx context.Context, c runConfig, out Output) error {
 			return err
 		}
 	}
-	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	ver, err := target.Version(ctx)

@@ -35,7 +35,7 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer target.Close()
-	if err := engine.Prepare(ctx, target, "postgres", wl, ds, t.Logf); err != nil {
+	if err := engine.Prepare(ctx, target, workload.PostgreSQL, wl, ds, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	cs := target.(counting.Server)

@@ -67,6 +67,7 @@ type runConfig struct {
 	wl        workload.Meta
 	ds        dataset.Dataset
 	observers []observer.Observer
+	dialect   workload.Dialect // the engine's
 	resuming  bool // continue the experiment already in Out
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
@@ -96,9 +97,11 @@ func resolve(s spec.Spec, resuming bool) (runConfig, error) {
 	if !slices.Contains(report.Formats, c.Format) {
 		return c, usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
 	}
-	if _, err := engine.Lookup(c.Engine); err != nil {
+	e, err := engine.Lookup(c.Engine)
+	if err != nil {
 		return c, usageError{Err: err}
 	}
+	c.dialect = e.Info().Dialect
 	if c.Seed == 0 {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
@@ -127,7 +130,6 @@ func resolve(s spec.Spec, resuming bool) (runConfig, error) {
 	if err := c.checkWorkers(); err != nil {
 		return c, err
 	}
-	var err error
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
@@ -165,8 +167,8 @@ func (c *runConfig) resolveWorkload() error {
 			c.Duration = time.Hour
 		}
 	}
-	if !c.wl.RunsOn(c.Engine) {
-		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(c.wl.Engines, ", "), c.Engine)
+	if !c.wl.In(c.dialect) {
+		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(enginesFor(c.wl), ", "), c.Engine)
 	}
 	scale := max(c.wl.DatasetScale, 1)
 	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
@@ -174,6 +176,18 @@ func (c *runConfig) resolveWorkload() error {
 	}
 	c.ds, err = dataset.Scaled(c.wl.Dataset, scale)
 	return err
+}
+
+// enginesFor are the registered engines that speak a dialect wl is
+// written in.
+func enginesFor(wl workload.Meta) []string {
+	var out []string
+	for _, name := range engine.Names() {
+		if wl.In(engine.InfoOf(name).Dialect) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // resolveMethod chooses the method when none was given, and sets a
@@ -435,7 +449,7 @@ func (c runConfig) prepare(ctx context.Context, target engine.Server, logf func(
 			return err
 		}
 	}
-	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	return checkStatements(ctx, target, c.wl)

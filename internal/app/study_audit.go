@@ -161,7 +161,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		return result.Run{}, err
 	}
 	defer engine.Close(target, logf)
-	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
 		return result.Run{}, err
 	}
 	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)

@@ -93,7 +93,7 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 		return usagef("no built-in capture on %s", c.Engine)
 	}
 	obs, source, apps := capt.CaptureObserver()
-	if err := engine.Prepare(ctx, target, c.Engine, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.Clients, dur)

@@ -241,7 +241,7 @@ func openCalibration(ctx context.Context, wl workload.Meta, out string, logf fun
 	}
 	err = os.MkdirAll(out, 0o700)
 	if err == nil {
-		err = engine.Prepare(ctx, target, "postgres", wl, ds, logf)
+		err = engine.Prepare(ctx, target, workload.PostgreSQL, wl, ds, logf)
 	}
 	if err != nil {
 		engine.Close(target, logf)

@@ -63,6 +63,9 @@ type Info struct {
 	// counter (--method instructions): its server implements
 	// counting.Server.
 	Counts bool
+	// Dialect is the SQL the engine speaks: the workloads written in it
+	// run on it.
+	Dialect workload.Dialect
 	// ExtendedQuery says the engine's protocol sends a statement with its
 	// parameters to be parsed at every execution (pgbench's -M extended);
 	// without it a statement goes as text or to a prepared statement.
@@ -114,12 +117,12 @@ type Server interface {
 }
 
 // Prepare loads the workload's dataset and runs its set-up.
-func Prepare(ctx context.Context, s Server, engine string, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
+func Prepare(ctx context.Context, s Server, d workload.Dialect, wl workload.Meta, ds dataset.Dataset, logf func(string, ...any)) error {
 	logf("loading dataset %s", ds.Name)
 	if err := s.Load(ctx, ds); err != nil {
 		return err
 	}
-	return s.Setup(ctx, wl.SetupFor(engine))
+	return s.Setup(ctx, wl.SetupIn(d))
 }
 
 // Planner is what a dry run asks of an engine: the statements it would

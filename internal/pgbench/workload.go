@@ -61,7 +61,7 @@ func Meta(o Options) workload.Meta {
 		Dataset:        ds,
 		Tag:            Tag,
 		TextStatements: modeOr(o.Mode) == Simple,
-		EngineSetup:    historySetup(ds),
+		DialectSetup:   historySetup(ds),
 		DefaultClients: 1, // pgbench's -c
 		Params: []workload.Param{{Name: "scale", Default: 1, Min: 1, Max: 1000,
 			Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"}},
@@ -96,14 +96,14 @@ func SQLMeta(s *Script, dataset string, mode QueryMode) workload.Meta {
 }
 
 // historySetup creates pgbench_history beside pgbench -i's tables.
-func historySetup(dataset string) map[string][]string {
+func historySetup(dataset string) map[workload.Dialect][]string {
 	if dataset != "pgbench" {
 		return nil
 	}
-	return map[string][]string{
-		"postgres":  {fmt.Sprintf(historySQL, "timestamp")},
-		"mariadb":   {fmt.Sprintf(historySQL, "timestamp NULL")},
-		"sqlserver": {fmt.Sprintf(historySQL, "datetime2")},
+	return map[workload.Dialect][]string{
+		workload.PostgreSQL:  {fmt.Sprintf(historySQL, "timestamp")},
+		workload.MariaDB:     {fmt.Sprintf(historySQL, "timestamp NULL")},
+		workload.TransactSQL: {fmt.Sprintf(historySQL, "datetime2")},
 	}
 }
 

@@ -176,7 +176,7 @@ func (s *Script) Meta(o Options) workload.Meta {
 		New:            func() workload.Workload { return &replayer{script: s, opts: o} },
 	}
 	if captured, err := workload.Lookup(s.Header.Workload); err == nil {
-		m.Setup, m.EngineSetup = captured.Setup, captured.EngineSetup
+		m.Setup, m.DialectSetup = captured.Setup, captured.DialectSetup
 	}
 	return m
 }

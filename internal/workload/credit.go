@@ -51,7 +51,7 @@ func init() {
 		Description:    "credit-top1 plus a server function whose work per statement obsbench's calibration observer sets",
 		Dataset:        "credit",
 		Tag:            "obsbench-credit-top1-calibrated",
-		Engines:        []string{"postgres"}, // plpgsql
+		Dialects:       []Dialect{PostgreSQL}, // plpgsql
 		DefaultClients: 16,
 		Setup:          calibrationSetup,
 		New:            func() Workload { return loop{sql: creditCalibratedSQL} },

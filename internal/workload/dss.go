@@ -102,12 +102,12 @@ func window(r *rand.Rand, days int) []any {
 }
 
 // dssSetup are the stored functions q06 and q07 call, per dialect.
-var dssSetup = map[string][]string{
-	"postgres": {
+var dssSetup = map[Dialect][]string{
+	PostgreSQL: {
 		"CREATE OR REPLACE FUNCTION dss_customer_value(c int) RETURNS numeric LANGUAGE sql STABLE AS $$ SELECT coalesce(sum(total), 0) FROM dss_orders WHERE customer_id = c $$",
 		"CREATE OR REPLACE FUNCTION dss_product_revenue(p int, d1 date, d2 date) RETURNS numeric LANGUAGE sql STABLE AS $$ SELECT coalesce(sum(l.quantity * l.price), 0) FROM dss_order_line l JOIN dss_orders o ON o.order_id = l.order_id WHERE l.product_id = p AND o.order_date >= d1 AND o.order_date < d2 $$",
 	},
-	"mariadb": {
+	MariaDB: {
 		"CREATE OR REPLACE FUNCTION dss_customer_value(c INT) RETURNS DECIMAL(14,2) READS SQL DATA RETURN (SELECT COALESCE(SUM(total), 0) FROM dss_orders WHERE customer_id = c)",
 		"CREATE OR REPLACE FUNCTION dss_product_revenue(p INT, d1 DATE, d2 DATE) RETURNS DECIMAL(14,2) READS SQL DATA RETURN (SELECT COALESCE(SUM(l.quantity * l.price), 0) FROM dss_order_line l JOIN dss_orders o ON o.order_id = l.order_id WHERE l.product_id = p AND o.order_date >= d1 AND o.order_date < d2)",
 	},
@@ -126,8 +126,8 @@ func init() {
 		Description:    "study 3: read-only decision-support mix on dss (13 queries: lookups, small aggregates, stored functions, and reports over all data that take up to seconds)",
 		Dataset:        "dss",
 		Tag:            dssTag,
-		Engines:        []string{"postgres", "mariadb"},
-		EngineSetup:    dssSetup,
+		Dialects:       []Dialect{PostgreSQL, MariaDB},
+		DialectSetup:   dssSetup,
 		DefaultClients: 8,
 		LongStatements: true,
 		Params:         dssParams,
@@ -138,9 +138,9 @@ func init() {
 		Description:    "dss-mix, each execution followed in the same operation by a server function whose work obsbench's calibration observer sets (obsbench calibrate --workload dss-mix)",
 		Dataset:        "dss",
 		Tag:            dssTag,
-		Engines:        []string{"postgres"}, // plpgsql
+		Dialects:       []Dialect{PostgreSQL}, // plpgsql
 		Setup:          calibrationSetup,
-		EngineSetup:    dssSetup,
+		DialectSetup:   dssSetup,
 		DefaultClients: 8,
 		LongStatements: true,
 		Params:         dssParams,

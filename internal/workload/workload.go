@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,13 +182,13 @@ type Meta struct {
 	// Setup are statements run once after the dataset is loaded (each must
 	// be safe to run again): objects the workload's statements use.
 	Setup []string
-	// EngineSetup are set-up statements for one engine only, run after
-	// Setup: objects whose DDL differs by dialect (functions, procedures).
-	EngineSetup map[string][]string
-	// Engines, if set, are the only engines whose SQL dialect the
-	// workload's statements and set-up are written in; empty: every engine
-	// (portable SQL).
-	Engines []string
+	// DialectSetup are set-up statements in one SQL dialect, run after
+	// Setup on an engine that speaks it: objects whose DDL differs by
+	// dialect (functions, procedures).
+	DialectSetup map[Dialect][]string
+	// Dialects, if set, are the only SQL dialects the workload's
+	// statements and set-up are written in; empty: any (portable SQL).
+	Dialects []Dialect
 	// TextStatements says the workload sends its statements as text,
 	// values in them (pgbench's simple query mode), not as executions of
 	// prepared statements: a counter that sees only those cannot count it.
@@ -251,22 +252,26 @@ func Names() []string {
 	return names
 }
 
-// RunsOn says whether the workload's SQL runs on engine.
-func (m Meta) RunsOn(engine string) bool {
-	if len(m.Engines) == 0 {
-		return true
-	}
-	for _, e := range m.Engines {
-		if e == engine {
-			return true
-		}
-	}
-	return false
+// Dialect is a dialect of SQL: what an engine speaks (engine.Info), and
+// what a workload's statements and set-up are written in. Engines that
+// speak one dialect share its workloads.
+type Dialect string
+
+// The dialects of the engines obsbench measures.
+const (
+	PostgreSQL  Dialect = "postgresql"
+	MariaDB     Dialect = "mariadb"
+	TransactSQL Dialect = "transact-sql"
+)
+
+// In says whether the workload's SQL runs in dialect d.
+func (m Meta) In(d Dialect) bool {
+	return len(m.Dialects) == 0 || slices.Contains(m.Dialects, d)
 }
 
-// SetupFor is every set-up statement of m for engine, in order.
-func (m Meta) SetupFor(engine string) []string {
-	return append(append([]string(nil), m.Setup...), m.EngineSetup[engine]...)
+// SetupIn is every set-up statement of m in dialect d, in order.
+func (m Meta) SetupIn(d Dialect) []string {
+	return append(append([]string(nil), m.Setup...), m.DialectSetup[d]...)
 }
 
 // WithParams returns m whose New uses the given parameter values, the

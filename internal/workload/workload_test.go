@@ -61,10 +61,13 @@ func TestDSSMixMeta(t *testing.T) {
 	if m.Dataset != "dss" || !m.HasParam("scale") || m.Value("scale") != 1 {
 		t.Errorf("dss-mix: dataset %s, scale %d", m.Dataset, m.Value("scale"))
 	}
-	for _, e := range []string{"postgres", "mariadb"} {
-		if len(m.SetupFor(e)) != 2 || !m.RunsOn(e) {
-			t.Errorf("%s: set-up %q", e, m.SetupFor(e))
+	for _, d := range []workload.Dialect{workload.PostgreSQL, workload.MariaDB} {
+		if len(m.SetupIn(d)) != 2 || !m.In(d) {
+			t.Errorf("%s: set-up %q", d, m.SetupIn(d))
 		}
+	}
+	if m.In(workload.TransactSQL) {
+		t.Error("dss-mix runs in Transact-SQL; its functions are written for PostgreSQL and MariaDB only")
 	}
 	if _, err := m.WithParams(map[string]int{"scale": 0}); err == nil {
 		t.Error("--scale 0 accepted")

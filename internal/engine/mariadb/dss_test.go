@@ -50,7 +50,7 @@ func TestDSSMix(t *testing.T) {
 		t.Errorf("sum of order totals = %s; the generator's is %s", got, want)
 	}
 	for range 2 {
-		if err := s.Setup(ctx, wl.SetupFor("mariadb")); err != nil {
+		if err := s.Setup(ctx, wl.SetupIn(workload.MariaDB)); err != nil {
 			t.Fatal(err)
 		}
 	}

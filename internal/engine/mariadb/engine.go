@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 func init() { engine.Register(Engine{}) }
@@ -25,7 +26,7 @@ type Engine struct{}
 // Info: MariaDB keeps the dataset in a database of obsbench's own, and
 // obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Managed: true, RestartsApply: true, Counts: true}
+	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB, Managed: true, RestartsApply: true, Counts: true}
 }
 
 // Info says the engine Counts: its managed server runs under the counter

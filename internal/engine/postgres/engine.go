@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 func init() { engine.Register(Engine{}) }
@@ -25,7 +26,7 @@ type Engine struct{}
 // Info: PostgreSQL keeps the dataset of an external server in a schema,
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
+	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL, Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
 }
 
 // Info says the engine Counts: its managed server runs under the counter

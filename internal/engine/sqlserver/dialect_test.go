@@ -41,7 +41,7 @@ func TestWorkloadsGolden(t *testing.T) {
 	n := 0
 	for _, name := range names {
 		m, err := workload.Lookup(name)
-		if err != nil || !m.RunsOn("sqlserver") || m.New == nil {
+		if err != nil || !m.In(workload.TransactSQL) || m.New == nil {
 			continue
 		}
 		n++
@@ -50,7 +50,7 @@ func TestWorkloadsGolden(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		b.WriteString("-- " + name + "\n")
-		for _, st := range m.SetupFor("sqlserver") {
+		for _, st := range m.SetupIn(workload.TransactSQL) {
 			b.WriteString("-- set-up\n" + Translate(st) + ";\n")
 		}
 		for _, st := range stmts {

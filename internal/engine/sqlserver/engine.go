@@ -26,7 +26,7 @@ type Engine struct{}
 // Info: the dataset lives in a database of obsbench's own; every observer
 // (an Extended Events session or a trace) is created for a whole run.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension"}
+	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL}
 }
 
 // ErrNoManaged is the answer to --engine sqlserver without --dsn.
@@ -46,7 +46,7 @@ func (Engine) Planner(dsn string) (engine.Planner, error) {
 type planner struct{ *Server }
 
 func (p planner) PlanWorkload(ctx context.Context, wl workload.Meta, engineName string) (setup, stmts []string, err error) {
-	for _, st := range wl.SetupFor(engineName) {
+	for _, st := range wl.SetupIn(workload.TransactSQL) {
 		setup = append(setup, Translate(st))
 	}
 	stmts, err = WorkloadStatements(ctx, wl)
