@@ -68,7 +68,7 @@ type runConfig struct {
 	ds        dataset.Dataset
 	observers []observer.Observer
 	dialect   workload.Dialect // the engine's
-	resuming  bool // continue the experiment already in Out
+	resuming  bool             // continue the experiment already in Out
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
 	// files are what the workload read, for workers to read it too.
