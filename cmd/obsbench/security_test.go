@@ -35,13 +35,13 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 	ctx := context.Background()
 
 	pg := servertest.PostgresWith(t, map[string]string{"logging_collector": "on"})
-	standby, err := pg.StartStandby(ctx, server.StandbyOptions{Sync: true, Delay: time.Millisecond, Log: t.Logf})
+	standby, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: true, Delay: time.Millisecond, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { standby.Stop() })
 	m := servertest.MariaDB(t, nil)
-	replica, err := m.StartReplica(ctx, server.ReplicaOptions{SemiSync: true, Delay: time.Millisecond, Log: t.Logf})
+	replica, err := m.StartReplica(ctx, server.CompanionOptions{Sync: true, Delay: time.Millisecond, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

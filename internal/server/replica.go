@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 )
 
 // replicaUser is the account a managed replica reads the primary's binary
@@ -15,37 +14,21 @@ import (
 // directory's master.info).
 const replicaUser = "obsbench_repl"
 
-// ReplicaOptions configures a managed MariaDB replica.
-type ReplicaOptions struct {
-	// SemiSync makes the primary's commits wait until the replica has
-	// acknowledged receiving their binary log events (semi-synchronous
-	// replication, built into MariaDB since 10.3).
-	SemiSync bool
-	// Delay is added to each direction between primary and replica by
-	// obsbench's relay.
-	Delay time.Duration
-	Log   func(format string, args ...any)
-}
-
 // Replica is a MariaDB replica of a managed primary. Stop it before its
 // primary.
 type Replica struct {
 	*MariaDB
-	primary  *MariaDB
-	relay    *Relay
-	semiSync bool
+	companion
+	primary *MariaDB
 }
 
 // StartReplica turns m into a primary (binary log, server id 1, and with
-// SemiSync the semi-synchronous primary side on from start-up, which
+// Sync the semi-synchronous primary side on from start-up, which
 // restarts m) and starts a second managed server that replicates from it,
 // with the semi-synchronous replica side on. It returns once the replica
-// reads the binary log (and acknowledges it, with SemiSync).
-func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Replica, error) {
-	logf := opts.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+// reads the binary log (and acknowledges it, with Sync).
+func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Replica, error) {
+	logf := opts.logf()
 	primary := map[string]string{"server_id": "1", "log_bin": "obsbench-bin", "binlog_format": "ROW"}
 	for k, v := range primary {
 		if err := m.SetOption(k, &v); err != nil {
@@ -61,14 +44,14 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 		return nil, err
 	}
 	settings := map[string]string{"server_id": "2", "skip_slave_start": "ON"}
-	if opts.SemiSync {
+	if opts.Sync {
 		settings["rpl_semi_sync_slave_enabled"] = "ON"
 	}
 	rm, err := StartMariaDB(ctx, MariaDBOptions{Settings: settings, Log: logf})
 	if err != nil {
 		return nil, fmt.Errorf("start the replica: %w", err)
 	}
-	r := &Replica{MariaDB: rm, primary: m, semiSync: opts.SemiSync}
+	r := &Replica{MariaDB: rm, primary: m, companion: companion{sync: opts.Sync}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -88,7 +71,7 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 		port, replicaUser, replicaPassword), replicaPassword); err != nil {
 		return nil, err
 	}
-	if opts.SemiSync {
+	if opts.Sync {
 		// Only now that the replica is there: a semi-synchronous primary
 		// without one waits out the timeout at every commit. A replica
 		// that does not acknowledge within a minute turns the primary
@@ -108,7 +91,7 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 	}
 	ok = true
 	mode := "asynchronous"
-	if opts.SemiSync {
+	if opts.Sync {
 		mode = "semi-synchronous"
 	}
 	logf("%s replica reading the binary log on 127.0.0.1:%d and %s", mode, rm.port, rm.Socket())
@@ -116,12 +99,12 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts ReplicaOptions) (*Repli
 }
 
 // WaitStreaming waits until the primary has the replica's binary log dump
-// thread (and counts it as a semi-synchronous client, with SemiSync): after
+// thread (and counts it as a semi-synchronous client, with Sync): after
 // the primary restarts, commits would otherwise not wait for it, or wait
 // for its reconnection, inside a measured run.
 func (r *Replica) WaitStreaming(ctx context.Context) error {
 	query := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"
-	if r.semiSync {
+	if r.sync {
 		query = "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS'"
 	}
 	err := pollOne(ctx, func(ctx context.Context, q string) (string, error) { return r.primary.sql(ctx, q) }, query)
@@ -131,16 +114,10 @@ func (r *Replica) WaitStreaming(ctx context.Context) error {
 	return err
 }
 
-// SemiSync says whether the replica is semi-synchronous.
-func (r *Replica) SemiSync() bool { return r.semiSync }
-
 // Stop stops the replica and its relay and removes its directory.
 func (r *Replica) Stop() error {
 	err := r.MariaDB.Stop()
-	if r.relay != nil {
-		r.relay.Close()
-		r.relay = nil
-	}
+	r.closeRelay()
 	return err
 }
 

@@ -17,7 +17,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	m := servertest.MariaDB(t, nil)
-	r, err := m.StartReplica(ctx, server.ReplicaOptions{SemiSync: true, Log: t.Logf})
+	r, err := m.StartReplica(ctx, server.CompanionOptions{Sync: true, Log: t.Logf})
 	if err != nil {
 		t.Fatalf("StartReplica: %v", err)
 	}

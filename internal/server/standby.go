@@ -14,24 +14,12 @@ import (
 // what synchronous_standby_names names to make it synchronous.
 const StandbyName = "obsbench_standby"
 
-// StandbyOptions configures a managed standby.
-type StandbyOptions struct {
-	// Sync makes the standby synchronous: the primary's commits wait
-	// until it has flushed their WAL (synchronous_standby_names).
-	Sync bool
-	// Delay is added to each direction between primary and standby by a
-	// relay of obsbench's (0: the standby connects over the socket).
-	Delay time.Duration
-	Log   func(format string, args ...any)
-}
-
 // Standby is a streaming standby of a managed primary, in a directory of
 // its own with its own port. Stop it before its primary.
 type Standby struct {
 	*Postgres
+	companion
 	primary *Postgres
-	relay   *Relay
-	sync    bool
 }
 
 // StartStandby copies p with pg_basebackup -R (which writes the
@@ -39,11 +27,8 @@ type Standby struct {
 // standby on a port of its own, and, with opts.Sync, names it in the
 // primary's synchronous_standby_names. It returns once the standby streams
 // (and is the synchronous one, with Sync).
-func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Standby, error) {
-	logf := opts.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+func (p *Postgres) StartStandby(ctx context.Context, opts CompanionOptions) (*Standby, error) {
+	logf := opts.logf()
 	// The copy has the primary's roles and password; the standby keeps
 	// its own password file, which pg_basebackup -R names (not the
 	// password) in the connection it writes for the WAL receiver.
@@ -51,7 +36,7 @@ func (p *Postgres) StartStandby(ctx context.Context, opts StandbyOptions) (*Stan
 	if err != nil {
 		return nil, err
 	}
-	s := &Standby{Postgres: peer, primary: p, sync: opts.Sync}
+	s := &Standby{Postgres: peer, primary: p, companion: companion{sync: opts.Sync}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -165,16 +150,10 @@ func (s *Standby) WalReceiverPID(ctx context.Context) (int, error) {
 	return strconv.Atoi(out)
 }
 
-// Sync says whether the standby is synchronous.
-func (s *Standby) Sync() bool { return s.sync }
-
 // Stop stops the standby and its relay and removes its directory.
 func (s *Standby) Stop() error {
 	err := s.Postgres.Stop()
-	if s.relay != nil {
-		s.relay.Close()
-		s.relay = nil
-	}
+	s.closeRelay()
 	return err
 }
 

@@ -21,7 +21,7 @@ func TestStandbyIsSynchronous(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pg := servertest.Postgres(t)
-	sb, err := pg.StartStandby(ctx, server.StandbyOptions{Sync: true, Log: t.Logf})
+	sb, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: true, Log: t.Logf})
 	if err != nil {
 		t.Fatalf("StartStandby: %v", err)
 	}
@@ -113,7 +113,7 @@ func TestStandbyDelayedLink(t *testing.T) {
 	defer cancel()
 	pg := servertest.Postgres(t)
 	const delay = 50 * time.Millisecond
-	sb, err := pg.StartStandby(ctx, server.StandbyOptions{Sync: true, Delay: delay, Log: t.Logf})
+	sb, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: true, Delay: delay, Log: t.Logf})
 	if err != nil {
 		t.Fatalf("StartStandby: %v", err)
 	}

@@ -1,0 +1,43 @@
+package server
+
+import "time"
+
+// CompanionOptions configure a managed server's companion: a PostgreSQL
+// streaming standby or a MariaDB replica.
+type CompanionOptions struct {
+	// Sync makes the primary's commits wait for the companion: until a
+	// standby has flushed their WAL (synchronous_standby_names), or a
+	// replica has acknowledged their binary log events
+	// (semi-synchronous replication, built into MariaDB since 10.3).
+	Sync bool
+	// Delay is added to each direction between primary and companion by
+	// a relay of obsbench's (0: no relay).
+	Delay time.Duration
+	Log   func(format string, args ...any)
+}
+
+// logf is o.Log, or a function that drops its notes.
+func (o CompanionOptions) logf() func(string, ...any) {
+	if o.Log == nil {
+		return func(string, ...any) {}
+	}
+	return o.Log
+}
+
+// companion is what a standby and a replica share beside their server:
+// the relay that delays their link, and whether the primary waits.
+type companion struct {
+	relay *Relay
+	sync  bool
+}
+
+// Sync says whether the primary's commits wait for the companion.
+func (c *companion) Sync() bool { return c.sync }
+
+// closeRelay closes the relay, if there is one.
+func (c *companion) closeRelay() {
+	if c.relay != nil {
+		c.relay.Close()
+		c.relay = nil
+	}
+}
