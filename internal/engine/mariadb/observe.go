@@ -31,14 +31,13 @@ type change struct {
 	// Plugin is a plugin library obsbench installed (INSTALL SONAME).
 	Plugin string   `json:"plugin,omitempty"`
 	SQL    []string `json:"undo_sql,omitempty"` // statements that undo enable_sql
-	seq    int
 }
 
 // Applied is an observer in force. Revert undoes it.
 type Applied struct {
 	s         *Server
 	obs       observer.Observer
-	changes   []change
+	changes   engine.Changes[change]
 	closeSink func() error
 }
 
@@ -139,7 +138,7 @@ func pluginInstalled(ctx context.Context, conn *sql.Conn, lib string) (bool, err
 // matters. On error, what was already applied is reverted.
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
 	o = s.withSinkDir(o)
-	a := &Applied{s: s, obs: o}
+	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline || (len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
 		return a, nil
 	}
@@ -243,15 +242,7 @@ func setGlobalSQL(name, value string) string {
 // made, and adds it to the changes Revert undoes.
 func (a *Applied) record(c change) error {
 	c.Engine = "mariadb"
-	if j := a.s.journal; j != nil {
-		seq, err := j.Record(c)
-		if err != nil {
-			return fmt.Errorf("journal the change before making it: %w", err)
-		}
-		c.seq = seq
-	}
-	a.changes = append(a.changes, c)
-	return nil
+	return a.changes.Record(c)
 }
 
 // Revert undoes the changes in reverse order: enable_sql, variables,
@@ -265,32 +256,20 @@ func (a *Applied) Revert(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	if len(a.changes) == 0 {
+	if a.changes.Len() == 0 {
 		return nil
 	}
 	conn, done, err := a.s.control(ctx)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	var failed []change
+	undone, err := a.changes.Undo(func(c change) error { return a.undo(ctx, conn, c) })
+	errs := []error{err}
 	restart := false
-	for i := len(a.changes) - 1; i >= 0; i-- {
-		c := a.changes[i]
-		if err := a.undo(ctx, conn, c); err != nil {
-			errs = append(errs, err)
-			failed = append([]change{c}, failed...)
-			continue
-		}
+	for _, c := range undone {
 		restart = restart || c.Startup
-		if j := a.s.journal; j != nil && c.seq > 0 {
-			if err := j.Undone(c.seq); err != nil {
-				errs = append(errs, err)
-			}
-		}
 	}
 	done()
-	a.changes = failed
 	if restart && a.s.startup != nil {
 		if err := a.s.startup.Restart(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("restart to revert %s: %w", a.obs.Name, err))
@@ -487,13 +466,13 @@ func split(o observer.Observer, of func(string) variable) (held, switched observ
 // `obsbench restore` does after obsbench was killed. Each undo is
 // idempotent. An external server has no startup options of obsbench's.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
-	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}}
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: engine.NewChanges[change](s.journal)}
 	for _, raw := range changes {
 		var c change
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return fmt.Errorf("journaled change %s: %w", raw, err)
 		}
-		a.changes = append(a.changes, c)
+		a.changes.Keep(c)
 	}
 	return a.Revert(ctx)
 }

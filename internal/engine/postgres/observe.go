@@ -27,14 +27,13 @@ type change struct {
 	Restart bool     `json:"restart,omitempty"`   // needs a restart to take effect
 	Ext     string   `json:"extension,omitempty"` // an extension obsbench created
 	SQL     []string `json:"undo_sql,omitempty"`  // statements that undo the observer's enable_sql
-	seq     int      // its number in the journal; 0 when not journaled
 }
 
 // Applied is an observer in force on the server. Revert undoes it.
 type Applied struct {
 	s       *Server
 	obs     observer.Observer
-	changes []change
+	changes engine.Changes[change]
 	// closeSink takes down the observer's sink, after the server stopped
 	// writing to it.
 	closeSink func() error
@@ -47,7 +46,7 @@ type Applied struct {
 // error, what was already applied is reverted.
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
 	o = s.withSinkDir(o)
-	a := &Applied{s: s, obs: o}
+	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
 		return a, nil
 	}
@@ -222,20 +221,8 @@ func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, r
 }
 
 // record journals c, when the server has a journal, and adds it to the
-// changes Revert undoes. It comes before the change is made: a crash in
-// between leaves a journaled change that was never made, whose undo
-// restores the value the setting still has.
-func (a *Applied) record(c change) error {
-	if j := a.s.journal; j != nil {
-		seq, err := j.Record(c)
-		if err != nil {
-			return fmt.Errorf("journal the change before making it: %w", err)
-		}
-		c.seq = seq
-	}
-	a.changes = append(a.changes, c)
-	return nil
-}
+// changes Revert undoes, before the change is made.
+func (a *Applied) record(c change) error { return a.changes.Record(c) }
 
 // Revert undoes the changes in reverse order: library settings while the
 // library is still loaded, then extensions, then restart-only settings with
@@ -250,7 +237,7 @@ func (a *Applied) Revert(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	if len(a.changes) == 0 {
+	if a.changes.Len() == 0 {
 		return nil
 	}
 	conn, err := a.s.connect(ctx)
@@ -261,27 +248,15 @@ func (a *Applied) Revert(ctx context.Context) (err error) {
 	// Every step is tried even when one fails, and the server reloads or
 	// restarts whatever happened, so that a failure leaves as little
 	// changed as possible; the failed steps stay for another Revert.
-	var errs []error
-	var failed []change
+	undone, err := a.changes.Undo(func(c change) error { return a.undo(ctx, conn, c) })
+	errs := []error{err}
 	reload, restart := false, false
-	for i := len(a.changes) - 1; i >= 0; i-- {
-		c := a.changes[i]
-		if err := a.undo(ctx, conn, c); err != nil {
-			errs = append(errs, err)
-			failed = append([]change{c}, failed...)
-			continue
-		}
+	for _, c := range undone {
 		if c.Setting != "" {
 			restart = restart || c.Restart
 			reload = reload || !c.Restart
 		}
-		if j := a.s.journal; j != nil && c.seq > 0 {
-			if err := j.Undone(c.seq); err != nil {
-				errs = append(errs, err)
-			}
-		}
 	}
-	a.changes = failed
 	if restart && a.s.restart != nil {
 		conn.Close(ctx)
 		if err := a.s.restart(ctx); err != nil {
@@ -492,7 +467,7 @@ func split(o observer.Observer, restartOnly func(string) bool) (held, switched o
 // prior value or drops an extension if it exists. needsRestart reports
 // changes that take effect only after a restart obsbench may not do.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) (needsRestart []string, err error) {
-	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}}
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: engine.NewChanges[change](s.journal)}
 	for _, raw := range changes {
 		var c change
 		if err := json.Unmarshal(raw, &c); err != nil {
@@ -501,7 +476,7 @@ func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) (needsRest
 		if c.Restart && s.restart == nil {
 			needsRestart = append(needsRestart, c.Setting)
 		}
-		a.changes = append(a.changes, c)
+		a.changes.Keep(c)
 	}
 	return needsRestart, a.Revert(ctx)
 }

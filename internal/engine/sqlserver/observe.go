@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -18,7 +19,6 @@ type change struct {
 	Engine string   `json:"engine"` // "sqlserver", so that restore picks this engine
 	What   string   `json:"what"`
 	Undo   []string `json:"undo_sql"`
-	seq    int
 }
 
 // step is one change to make: Do, after journaling Undo.
@@ -33,7 +33,7 @@ type Applied struct {
 	s       *Server
 	obs     observer.Observer
 	env     Env
-	changes []change
+	changes engine.Changes[change]
 }
 
 // Observer is the observer that was applied.
@@ -240,7 +240,7 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 // Apply puts o in force, journaling each step's undo before making it. On
 // error, what was already applied is reverted.
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
-	a := &Applied{s: s, obs: o}
+	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline {
 		return a, nil
 	}
@@ -284,21 +284,14 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, er
 // record journals c and keeps it for Revert.
 func (a *Applied) record(c change) error {
 	c.Engine = "sqlserver"
-	if a.s.journal != nil {
-		seq, err := a.s.journal.Record(c)
-		if err != nil {
-			return err
-		}
-		c.seq = seq
-	}
-	a.changes = append(a.changes, c)
-	return nil
+	return a.changes.Record(c)
 }
 
 // Revert undoes the applied changes, newest first; it goes on after a
-// failed step and reports every failure.
+// failed step and reports every failure. A change whose undo failed stays
+// for another Revert (each undo is safe to run twice).
 func (a *Applied) Revert(ctx context.Context) error {
-	if len(a.changes) == 0 {
+	if a.changes.Len() == 0 {
 		return nil
 	}
 	conn, done, err := a.s.control(ctx)
@@ -306,35 +299,27 @@ func (a *Applied) Revert(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	var errs []error
-	for i := len(a.changes) - 1; i >= 0; i-- {
-		c := a.changes[i]
-		failed := false
+	_, err = a.changes.Undo(func(c change) error {
+		var errs []error
 		for _, stmt := range c.Undo {
 			if _, err := conn.ExecContext(ctx, stmt); err != nil {
 				errs = append(errs, fmt.Errorf("revert %s: %s: %w", c.What, firstLine(stmt), err))
-				failed = true
 			}
 		}
-		if !failed && a.s.journal != nil && c.seq > 0 {
-			if err := a.s.journal.Undone(c.seq); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	a.changes = nil
-	return errors.Join(errs...)
+		return errors.Join(errs...)
+	})
+	return err
 }
 
 // Undo reverts journaled changes (obsbench restore).
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
-	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}}
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: engine.NewChanges[change](s.journal)}
 	for _, raw := range changes {
 		var c change
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return fmt.Errorf("journaled change %s: %w", raw, err)
 		}
-		a.changes = append(a.changes, c)
+		a.changes.Keep(c)
 	}
 	return a.Revert(ctx)
 }

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Changes are the changes an applied observer made to a server, each
+// journaled before it is made (when the server has a Journal) and undone
+// newest first. C is the engine's record of one change: what the journal
+// holds (as JSON) and what its undo reads.
+type Changes[C any] struct {
+	journal Journal
+	list    []journaled[C]
+}
+
+type journaled[C any] struct {
+	change C
+	seq    int // its number in the journal; 0 when not journaled
+}
+
+// NewChanges keeps changes journaled in j (nil: none).
+func NewChanges[C any](j Journal) Changes[C] { return Changes[C]{journal: j} }
+
+// Record journals c and keeps it for Undo. It comes before the change is
+// made: a crash in between leaves a journaled change that was never made,
+// whose undo restores what the server still has.
+func (cs *Changes[C]) Record(c C) error {
+	seq := 0
+	if cs.journal != nil {
+		var err error
+		if seq, err = cs.journal.Record(c); err != nil {
+			return fmt.Errorf("journal the change before making it: %w", err)
+		}
+	}
+	cs.list = append(cs.list, journaled[C]{change: c, seq: seq})
+	return nil
+}
+
+// Keep keeps c for Undo without journaling it: a change read back from a
+// journal (obsbench restore), whose entry is there already.
+func (cs *Changes[C]) Keep(c C) { cs.list = append(cs.list, journaled[C]{change: c}) }
+
+// Len is the number of changes not undone.
+func (cs *Changes[C]) Len() int { return len(cs.list) }
+
+// Undo undoes the changes newest first with undo, going on after a
+// failure: each undone change is marked so in the journal, each failed one
+// stays for the next Undo. It returns the changes undone, newest first,
+// and every error.
+func (cs *Changes[C]) Undo(undo func(C) error) (undone []C, err error) {
+	var errs []error
+	var failed []journaled[C]
+	for i := len(cs.list) - 1; i >= 0; i-- {
+		c := cs.list[i]
+		if err := undo(c.change); err != nil {
+			errs = append(errs, err)
+			failed = append([]journaled[C]{c}, failed...)
+			continue
+		}
+		undone = append(undone, c.change)
+		if cs.journal != nil && c.seq > 0 {
+			if err := cs.journal.Undone(c.seq); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	cs.list = failed
+	return undone, errors.Join(errs...)
+}

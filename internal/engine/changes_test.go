@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/journal"
+)
+
+// Changes are journaled as recorded and undone newest first; an undo
+// that fails leaves its change pending, in the journal and for the next
+// Undo, and the others are marked undone.
+func TestChangesUndoNewestFirst(t *testing.T) {
+	j, err := journal.Create(t.TempDir(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	cs := NewChanges[string](j)
+	for _, c := range []string{"a", "b", "c"} {
+		if err := cs.Record(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j.Pending() != 3 {
+		t.Fatalf("%d changes pending in the journal; want 3", j.Pending())
+	}
+	var order []string
+	undone, err := cs.Undo(func(c string) error {
+		order = append(order, c)
+		if c == "b" {
+			return errors.New("b refused")
+		}
+		return nil
+	})
+	if err == nil || !slices.Equal(order, []string{"c", "b", "a"}) || !slices.Equal(undone, []string{"c", "a"}) {
+		t.Errorf("undo order %v, undone %v, err %v; want c b a, c a, b's error", order, undone, err)
+	}
+	if cs.Len() != 1 || j.Pending() != 1 {
+		t.Errorf("%d changes kept, %d pending in the journal; want b in both", cs.Len(), j.Pending())
+	}
+	_, pending, err := journal.Read(j.Path())
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("journal: %v, %d pending", err, len(pending))
+	}
+	var left string
+	if err := json.Unmarshal(pending[0].Change, &left); err != nil || left != "b" {
+		t.Errorf("pending in the journal: %s (%v); want b", pending[0].Change, err)
+	}
+	if undone, err := cs.Undo(func(string) error { return nil }); err != nil || !slices.Equal(undone, []string{"b"}) || j.Pending() != 0 {
+		t.Errorf("second Undo: %v, %v, %d pending; want b undone, none pending", undone, err, j.Pending())
+	}
+}
+
+// Without a journal changes are only kept; a kept change (read back from
+// a journal) is undone without being journaled again.
+func TestChangesWithoutJournal(t *testing.T) {
+	cs := NewChanges[int](nil)
+	if err := cs.Record(1); err != nil {
+		t.Fatal(err)
+	}
+	cs.Keep(2)
+	undone, err := cs.Undo(func(int) error { return nil })
+	if err != nil || !slices.Equal(undone, []int{2, 1}) || cs.Len() != 0 {
+		t.Errorf("Undo = %v, %v, %d left; want 2 1, none left", undone, err, cs.Len())
+	}
+}
