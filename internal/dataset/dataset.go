@@ -5,6 +5,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -42,6 +43,22 @@ type Dataset struct {
 	// Scale, if set, makes the dataset at another scale (rows x scale);
 	// the registered dataset is scale 1.
 	Scale func(scale int) Dataset
+}
+
+// Verify checks that every table of d holds its rows, counting each
+// table's with count: how each engine checks a dataset it loaded, or
+// found, before it is measured.
+func (d Dataset) Verify(ctx context.Context, count func(ctx context.Context, table string) (int64, error)) error {
+	for _, t := range d.Tables {
+		n, err := count(ctx, t.Name)
+		if err != nil {
+			return fmt.Errorf("dataset %s: count %s: %w", d.Name, t.Name, err)
+		}
+		if n != int64(t.Rows) {
+			return fmt.Errorf("dataset %s: table %s has %d rows, want %d", d.Name, t.Name, n, t.Rows)
+		}
+	}
+	return nil
 }
 
 // ColumnNames lists t's column names in order.

@@ -1,6 +1,8 @@
 package dataset_test
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -161,5 +163,29 @@ func TestDSSScaleAndSkew(t *testing.T) {
 		if !slices.Contains(indexed, ix) {
 			t.Errorf("no index %s; have %v", ix, indexed)
 		}
+	}
+}
+
+// Verify counts every table and names the first that is short, or that
+// could not be counted.
+func TestVerify(t *testing.T) {
+	d := dataset.Dataset{Name: "d", Tables: []dataset.Table{{Name: "a", Rows: 2}, {Name: "b", Rows: 3}}}
+	rows := map[string]int64{"a": 2, "b": 3}
+	count := func(_ context.Context, table string) (int64, error) {
+		if n, ok := rows[table]; ok {
+			return n, nil
+		}
+		return 0, errors.New("no such table")
+	}
+	if err := d.Verify(context.Background(), count); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	rows["b"] = 2
+	if err := d.Verify(context.Background(), count); err == nil || err.Error() != "dataset d: table b has 2 rows, want 3" {
+		t.Errorf("Verify of a short table: %v", err)
+	}
+	delete(rows, "a")
+	if err := d.Verify(context.Background(), count); err == nil || err.Error() != "dataset d: count a: no such table" {
+		t.Errorf("Verify of a missing table: %v", err)
 	}
 }

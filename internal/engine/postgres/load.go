@@ -163,16 +163,10 @@ func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	for _, t := range d.Tables {
-		var n int64
-		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+s.qualified(t.Name)).Scan(&n); err != nil {
-			return fmt.Errorf("dataset %s: count %s: %w", d.Name, t.Name, err)
-		}
-		if n != int64(t.Rows) {
-			return fmt.Errorf("dataset %s: table %s has %d rows, want %d", d.Name, t.Name, n, t.Rows)
-		}
-	}
-	return nil
+	return d.Verify(ctx, func(ctx context.Context, table string) (n int64, err error) {
+		err = conn.QueryRow(ctx, "SELECT count(*) FROM "+s.qualified(table)).Scan(&n)
+		return n, err
+	})
 }
 
 // Setup runs a workload's set-up statements in the dataset database.

@@ -129,16 +129,10 @@ func (s *Server) databaseToCreate(ctx context.Context, conn *sql.Conn) (bool, er
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	for _, t := range d.Tables {
-		var n int
-		if err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteName(t.Name)).Scan(&n); err != nil {
-			return fmt.Errorf("verify dataset %s: %w", d.Name, err)
-		}
-		if n != t.Rows {
-			return fmt.Errorf("verify dataset %s: table %s has %d rows, want %d", d.Name, t.Name, n, t.Rows)
-		}
-	}
-	return nil
+	return d.Verify(ctx, func(ctx context.Context, table string) (n int64, err error) {
+		err = pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteName(table)).Scan(&n)
+		return n, err
+	})
 }
 
 // Setup runs a workload's set-up statements in the dataset's database.
