@@ -433,11 +433,15 @@ func (c runConfig) summaryHead(ctx context.Context, target engine.Server, comman
 	if err != nil {
 		return result.Summary{}, err
 	}
-	return result.Summary{
+	head := result.Summary{
 		Engine: c.Engine, Server: ver, Workload: c.wl.Name, Clients: c.Clients, Seed: c.Seed,
 		Rounds: c.Rounds, Seconds: c.Duration.Seconds(), Warmup: c.Warmup.Seconds(), AltSeconds: c.Alternation.Duration.Seconds(),
 		Environment: env,
-	}, nil
+	}
+	if wp := engine.InfoOf(c.Engine).WaitProfile; c.Waits > 0 && wp.Source != "" {
+		head.WaitProfile = &wp
+	}
+	return head, nil
 }
 
 // prepare checks, before anything changes (the database included), that

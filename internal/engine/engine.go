@@ -23,6 +23,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -66,6 +67,9 @@ type Info struct {
 	// Dialect is the SQL the engine speaks: the workloads written in it
 	// run on it.
 	Dialect workload.Dialect
+	// WaitProfile is the engine's own wait profile, which the wait
+	// sampler reads beside the sessions' waits (zero: none).
+	WaitProfile result.WaitProfile
 	// ExtendedQuery says the engine's protocol sends a statement with its
 	// parameters to be parsed at every execution (pgbench's -M extended);
 	// without it a statement goes as text or to a prepared statement.

@@ -30,31 +30,25 @@ func Waits(w io.Writer, s result.Summary) {
 			samplerCPU = append(samplerCPU, *c.Waits.SamplerCPUPct)
 		}
 		fmt.Fprintf(w, "  %-28s %s\n", c.Name, WaitLine(c.Waits, shownWaits))
-		label := engineWaitLabels[s.Engine]
+		label := result.WaitProfile{Source: "the engine's wait profile"}
+		if s.WaitProfile != nil {
+			label = *s.WaitProfile
+		}
 		switch {
 		case len(c.Waits.Engine) > 0:
 			var parts []string
 			for _, e := range c.Waits.Engine[:min(shownWaits, len(c.Waits.Engine))] {
 				parts = append(parts, fmt.Sprintf("%s %.1f", e.Wait, e.Pct))
 			}
-			fmt.Fprintf(w, "  %-28s %s: %s\n", "", label.title, strings.Join(parts, ", "))
-		case label.notCollected != "":
-			fmt.Fprintf(w, "  %-28s %s: not collected (%s)\n", "", label.title, label.notCollected)
+			fmt.Fprintf(w, "  %-28s %s: %s\n", "", label.Source, strings.Join(parts, ", "))
+		case label.Missing != "":
+			fmt.Fprintf(w, "  %-28s %s: not collected (%s)\n", "", label.Source, label.Missing)
 		}
 	}
 	if len(samplerCPU) > 0 {
 		lo, hi := slices.Min(samplerCPU), slices.Max(samplerCPU)
 		fmt.Fprintf(w, "  (the sampler's queries cost the server %.2f-%.2f%% of the machine's CPU)\n", lo, hi)
 	}
-}
-
-// engineWaitLabels name each engine's own wait profile, and say why it
-// may be missing.
-var engineWaitLabels = map[string]struct{ title, notCollected string }{
-	"postgres": {title: "pg_wait_sampling (all processes)"},
-	"mariadb": {title: "performance_schema wait time (all threads)",
-		notCollected: "performance_schema is off on this server; obsbench never turns an observer on to measure"},
-	"sqlserver": {title: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"},
 }
 
 // WaitLine is a condition's n largest waits on one line.

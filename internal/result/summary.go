@@ -37,6 +37,21 @@ type Summary struct {
 	// Environment is where and how the experiment ran; nil in summaries
 	// written before it was recorded.
 	Environment *Environment `json:"environment,omitempty"`
+	// WaitProfile names the engine's own wait profile the conditions'
+	// engine waits (WaitSummary.Engine) were read from; nil when waits
+	// were not sampled, and in summaries written before it was recorded.
+	WaitProfile *WaitProfile `json:"wait_profile,omitempty"`
+}
+
+// WaitProfile is an engine's own account of where time went, beside the
+// sampler's view of sessions.
+type WaitProfile struct {
+	// Source is what it is read from, and over which processes
+	// ("pg_wait_sampling (all processes)").
+	Source string `json:"source"`
+	// Missing is why a condition may have none ("" when every condition
+	// has it).
+	Missing string `json:"missing,omitempty"`
 }
 
 // Environment is what a reader of the results needs to reproduce them: the

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -26,7 +27,10 @@ type Engine struct{}
 // Info: MariaDB keeps the dataset in a database of obsbench's own, and
 // obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB, Managed: true, RestartsApply: true, Counts: true}
+	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB,
+		WaitProfile: result.WaitProfile{Source: "performance_schema wait time (all threads)",
+			Missing: "performance_schema is off on this server; obsbench never turns an observer on to measure"},
+		Managed: true, RestartsApply: true, Counts: true}
 }
 
 // Info says the engine Counts: its managed server runs under the counter

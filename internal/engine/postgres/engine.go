@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -26,7 +27,8 @@ type Engine struct{}
 // Info: PostgreSQL keeps the dataset of an external server in a schema,
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL, Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
+	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
+		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
 }
 
 // Info says the engine Counts: its managed server runs under the counter

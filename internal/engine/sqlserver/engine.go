@@ -10,6 +10,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -26,7 +27,8 @@ type Engine struct{}
 // Info: the dataset lives in a database of obsbench's own; every observer
 // (an Extended Events session or a trace) is created for a whole run.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL}
+	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL,
+		WaitProfile: result.WaitProfile{Source: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"}}
 }
 
 // ErrNoManaged is the answer to --engine sqlserver without --dsn.
