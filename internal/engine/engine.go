@@ -67,6 +67,10 @@ type Info struct {
 	// Dialect is the SQL the engine speaks: the workloads written in it
 	// run on it.
 	Dialect workload.Dialect
+	// Observers are the catalog sections only this engine's observers
+	// are written in, and its own check of them; engine.Register gives
+	// them to the catalog with AddOn.
+	Observers observer.EngineRules
 	// WaitProfile is the engine's own wait profile, which the wait
 	// sampler reads beside the sessions' waits (zero: none).
 	WaitProfile result.WaitProfile
@@ -217,6 +221,9 @@ func Register(e Engine) {
 		panic("engine: " + name + " registered twice")
 	}
 	registry[name] = e
+	rules := e.Info().Observers
+	rules.AddOn = e.Info().AddOn
+	observer.RegisterEngine(name, rules)
 }
 
 // Lookup finds a registered engine.

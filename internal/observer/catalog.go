@@ -155,18 +155,6 @@ var (
 	libRE     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 )
 
-// Check is an engine's own check of an observer, run when the observer
-// is parsed (the built-in catalog's and a user's file alike): rules this
-// package does not know, such as which columns a SQL Trace event carries.
-// It returns the field at fault, so that the error points at its line.
-type Check func(Observer) (field string, err error)
-
-var checks = map[string]Check{}
-
-// RegisterCheck makes check part of parsing engine's observers. An engine
-// registers it in its init, beside engine.Register.
-func RegisterCheck(engine string, check Check) { checks[engine] = check }
-
 // validate checks one entry, whose engine is one of engines (none: any);
 // the returned error names the offending field so that the parser can
 // point at its line.
@@ -210,8 +198,8 @@ func validate(o Observer, engines []string) (field string, err error) {
 	if field, err := validateSQLServer(o); err != nil {
 		return field, err
 	}
-	if check := checks[o.Engine]; check != nil {
-		if field, err := check(o); err != nil {
+	if r, _ := rulesOf(o.Engine); r.Check != nil {
+		if field, err := r.Check(o); err != nil {
 			return field, err
 		}
 	}
@@ -237,8 +225,8 @@ func validate(o Observer, engines []string) (field string, err error) {
 				return "events", fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
 			}
 		case SourceXE, SourceTrace:
-			if o.Engine != "sqlserver" {
-				return "events", fmt.Errorf("events source %s is for engine sqlserver", ev.Source)
+			if f, err := validateSource(o, string(ev.Source)); err != nil {
+				return f, err
 			}
 		default:
 			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)

@@ -8,6 +8,12 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/observer"
+
+	// The engines register their rules for their observers' sections
+	// (SQL Server's xe, trace, availability_group) and add-on words.
+	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
+	_ "github.com/obsbench/obsbench/internal/engine/postgres"
+	_ "github.com/obsbench/obsbench/internal/engine/sqlserver"
 )
 
 func TestBuiltinCatalog(t *testing.T) {

@@ -152,8 +152,8 @@ func (o Observer) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s=%s", n, o.Settings[n]))
 	}
 	kind := "extension "
-	if o.Engine == "mariadb" {
-		kind = "plugin " // INSTALL SONAME
+	if r, _ := rulesOf(o.Engine); r.AddOn != "" {
+		kind = r.AddOn + " "
 	}
 	for _, e := range o.Extensions {
 		parts = append(parts, kind+e)

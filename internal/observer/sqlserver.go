@@ -220,21 +220,17 @@ func validateTrace(t *Trace) (string, error) {
 	return "", nil
 }
 
-// validateSQLServer checks the parts of o only SQL Server has.
+// validateSQLServer checks the sections only SQL Server's observers have
+// (which engine takes them is validateSections'), and the events they
+// count.
 func validateSQLServer(o Observer) (string, error) {
-	if o.Engine != "sqlserver" {
-		switch {
-		case o.XE != nil:
-			return "xe", errors.New("xe: (an Extended Events session) is for engine sqlserver")
-		case o.Trace != nil:
-			return "trace", errors.New("trace: (a SQL Trace) is for engine sqlserver")
-		case o.AvailabilityGroup != nil:
-			return "availability_group", errors.New("availability_group: is for engine sqlserver")
-		}
-		return "", nil
+	if f, err := validateSections(o); err != nil {
+		return f, err
 	}
-	if len(o.Settings) > 0 || len(o.Preload) > 0 || len(o.Extensions) > 0 || o.Sink != nil {
-		return "settings", errors.New("a sqlserver observer is an xe:, trace: or availability_group: entry; settings, preload, extensions and sinks are not available")
+	if ev := o.Events; ev != nil && (ev.Source == SourceXE || ev.Source == SourceTrace) {
+		if f, err := validateSource(o, string(ev.Source)); err != nil {
+			return f, err
+		}
 	}
 	if x := o.XE; x != nil {
 		if f, err := validateXE(x); err != nil {

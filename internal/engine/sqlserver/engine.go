@@ -17,7 +17,6 @@ import (
 
 func init() {
 	engine.Register(Engine{})
-	observer.RegisterCheck("sqlserver", CheckObserver)
 }
 
 // Engine is SQL Server as obsbench's commands use it (engine.Engine).
@@ -28,6 +27,7 @@ type Engine struct{}
 // (an Extended Events session or a trace) is created for a whole run.
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL,
+		Observers:   observer.EngineRules{Sections: []string{"xe", "trace", "availability_group"}, Check: CheckObserver},
 		WaitProfile: result.WaitProfile{Source: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"}}
 }
 

@@ -10,7 +10,7 @@ import (
 
 // Every built-in sqlserver observer passes the documented rules, and a
 // file observer that breaks one is refused at its line: the check runs
-// when observers are parsed (observer.RegisterCheck in this package's
+// when observers are parsed (engine.Info.Observers, registered from this package's
 // init), so the catalog could not even load if an entry broke a rule.
 func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
 	cat, err := observer.Builtin()

@@ -178,7 +178,7 @@ func traceColumnType(col int) (traceColumn, bool) {
 }
 
 // CheckObserver runs the documented rules over a sqlserver observer
-// (observer.RegisterCheck): its session and how its events are counted,
+// (engine.Info.Observers): its session and how its events are counted,
 // or its trace.
 func CheckObserver(o observer.Observer) (string, error) {
 	if o.XE != nil {
