@@ -10,6 +10,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
 // dryRunOf prints what a run would change on the --dsn server, reading
@@ -72,8 +73,8 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", st)
 		}
 	}
-	if m := c.queryModeName(); m != "" {
-		fmt.Fprintf(w, "query mode %s: %s\n", m, queryModeMeaning[pgbench.QueryMode(m)])
+	if m := workloadspec.QueryModeName(c.Spec); m != "" {
+		fmt.Fprintf(w, "query mode %s: %s\n", m, workloadspec.QueryModeMeaning[pgbench.QueryMode(m)])
 	}
 	if len(stmts) > 0 {
 		fmt.Fprintf(w, "workload %s, in each session, over and over:\n", c.wl.Name)

@@ -23,6 +23,7 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
+	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
 // Defaults of the default experiment: baseline and four observers, each
@@ -72,7 +73,7 @@ type runConfig struct {
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
 	// files are what the workload read, for workers to read it too.
-	files fileRecorder
+	files workloadspec.Recorder
 	// methodChosen: no --method was given, and the run chose Method;
 	// methodWhy is what kept a duet out then.
 	methodChosen bool
@@ -143,15 +144,15 @@ func resolve(s spec.Spec, resuming bool) (runConfig, error) {
 // dataset at its scale, and sets a fixed-work workload's time defaults.
 func (c *runConfig) resolveWorkload() error {
 	var err error
-	read := readFile(os.ReadFile)
+	read := workloadspec.ReadFile(os.ReadFile)
 	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
 		// What the workload reads, the workers get with the spec (a
 		// duet drives each twin from a worker; a method not given may
 		// turn out to be a duet).
-		c.files = fileRecorder{}
-		read = c.files.read
+		c.files = workloadspec.Recorder{}
+		read = c.files.Read
 	}
-	if c.wl, c.scripts, err = lookupWorkload(c.Spec, read); err != nil {
+	if c.wl, c.scripts, err = workloadspec.Lookup(c.Spec, read); err != nil {
 		return err
 	}
 	if c.wl, err = c.wl.WithParams(c.Params); err != nil {
@@ -564,7 +565,7 @@ func environment(ctx context.Context, t engine.Server, c runConfig, command []st
 		Settings:  settings,
 		Standby:   standby,
 		Scripts:   c.scripts,
-		QueryMode: c.queryModeName(),
+		QueryMode: workloadspec.QueryModeName(c.Spec),
 	}, nil
 }
 

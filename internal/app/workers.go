@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
+	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
 // RegisterTimeout bounds the wait for every worker to register.
@@ -129,7 +130,7 @@ func buildWorker(s spec.Spec, a engine.SessionAddress, files map[string][]byte) 
 	if !ok {
 		return workload.Meta{}, nil, fmt.Errorf("the %s engine cannot open sessions in a worker", s.Engine)
 	}
-	wl, _, err := lookupWorkload(s, sentFiles(files))
+	wl, _, err := workloadspec.Lookup(s, workloadspec.Sent(files))
 	if err != nil {
 		return wl, nil, err
 	}
