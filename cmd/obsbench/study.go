@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
+	"github.com/obsbench/obsbench/internal/studyrun"
 )
 
 const studyUsage = `usage: obsbench study <name> [study flags] [run flags]
@@ -47,13 +48,13 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{Err: err}
 	}
 	if wantsHelp(args[1:]) {
-		app.StudyHelp(stdout, st)
+		studyrun.Help(stdout, st)
 		return errHelp
 	}
-	base := app.StudySpec(st)
+	base := studyrun.Spec(st)
 	// The study's own flags are parsed with the run flags, over the
 	// study's spec: what the user gives wins.
-	opts := app.DefaultStudyOptions(st)
+	opts := studyrun.DefaultOptions(st)
 	own := flag.NewFlagSet("", flag.ContinueOnError)
 	ownFlags(own, st, &opts)
 	s, resume, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
@@ -69,12 +70,12 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			opts.User[k] = true
 		}
 	}
-	return app.Study(ctx, st, s, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
+	return studyrun.Run(ctx, st, s, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
 }
 
-// ownFlags binds a study's own flags (app.StudyFlags) to o.
-func ownFlags(fs *flag.FlagSet, st study.Study, o *app.StudyOptions) {
-	for _, f := range app.StudyFlags(st) {
+// ownFlags binds a study's own flags (studyrun.Flags) to o.
+func ownFlags(fs *flag.FlagSet, st study.Study, o *studyrun.Options) {
+	for _, f := range studyrun.Flags(st) {
 		switch f.Name {
 		case "reliability-duration":
 			fs.DurationVar(&o.ReliabilityDuration, f.Name, o.ReliabilityDuration, f.Usage)

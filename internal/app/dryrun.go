@@ -15,7 +15,7 @@ import (
 
 // dryRunOf prints what a run would change on the --dsn server, reading
 // only; on a managed server, its plan (planManaged).
-func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
+func dryRunOf(ctx context.Context, c Experiment, w io.Writer) error {
 	if c.DSN == "" {
 		return planManaged(c, w)
 	}
@@ -97,7 +97,7 @@ func dryRunOf(ctx context.Context, c runConfig, w io.Writer) error {
 
 // planObservers prints, for each observer of c, the statements that
 // apply it before each of its runs, revert it after, and count its events.
-func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c runConfig) error {
+func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	for _, o := range c.observers[1:] {
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {

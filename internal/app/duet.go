@@ -36,7 +36,7 @@ const (
 const defaultTwinShare = 0.35
 
 // twinCPUs is each twin's CPU quota, in CPUs.
-func (c runConfig) twinCPUs() float64 {
+func (c Experiment) twinCPUs() float64 {
 	if c.TwinCPUs > 0 {
 		return c.TwinCPUs
 	}
@@ -48,7 +48,7 @@ func (c runConfig) twinCPUs() float64 {
 // where rounds of restarted servers feel it in full (bench/duet/README.md
 // has the comparison); else auto. why says what kept a duet out ("" for
 // a duet). find is cgroup.Find.
-func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, why string) {
+func (c Experiment) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, why string) {
 	e, _ := engine.Lookup(c.Engine)
 	_, sessions := e.(engine.SessionOpener)
 	switch {
@@ -71,7 +71,7 @@ func (c runConfig) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, 
 
 // checkDuet refuses what --method duet cannot do, and its flags without
 // it.
-func (c runConfig) checkDuet() error {
+func (c Experiment) checkDuet() error {
 	if c.Method != "duet" {
 		switch {
 		case c.TwinDSN != "":
@@ -107,7 +107,7 @@ func (c runConfig) checkDuet() error {
 // first, or the external server of --twin-dsn, which must be another
 // server than the first and already hold the dataset (it is checked, not
 // loaded, so that a wrong twin is refused before anything changes).
-func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(string, ...any)) (engine.Server, error) {
+func openTwin(ctx context.Context, c Experiment, first engine.Server, logf func(string, ...any)) (engine.Server, error) {
 	if c.TwinDSN == "" {
 		logf("starting the twin server")
 	}
@@ -142,7 +142,7 @@ func openTwin(ctx context.Context, c runConfig, first engine.Server, logf func(s
 // equal share for each twin (journaled), and a worker process in each
 // group that drives its twin. closeAll stops the workers and removes the
 // groups; the servers are the caller's.
-func twinsOf(ctx context.Context, c runConfig, first, twin engine.Server, load bool, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
+func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load bool, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
 	var closers []func() error
 	closeTwins := func() {
 		for i := len(closers) - 1; i >= 0; i-- {

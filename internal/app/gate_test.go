@@ -27,7 +27,7 @@ func TestGate(t *testing.T) {
 		limit float64
 		want  string
 	}{{-1, ""}, {5, "costly 20.0% [15.0, 25.0]"}, {3.5, "costly-maybe 8.0% [4.0, 12.0]; costly 20.0%"}, {30, ""}} {
-		var c runConfig
+		var c Experiment
 		if tt.limit >= 0 {
 			c.MaxOverhead = &tt.limit
 		}
@@ -63,7 +63,7 @@ func TestGateCounted(t *testing.T) {
 		{0.5, "counted instructions per statement above --max-overhead 0.5% with 95% confidence: log-statements-file +2.53% [+2.52, +2.54]; straddles"},
 		{0, "pg-stat-statements +0.37% [+0.36, +0.38]; log-statements-file"},
 	} {
-		var c runConfig
+		var c Experiment
 		if tt.limit >= 0 {
 			c.MaxOverhead = &tt.limit
 		}

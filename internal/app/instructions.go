@@ -32,7 +32,7 @@ var timingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "
 
 // checkCounting refuses what --method instructions cannot do, and the
 // count flags without it, before anything starts.
-func (c runConfig) checkCounting() error {
+func (c Experiment) checkCounting() error {
 	if c.Method != "instructions" {
 		for _, f := range []string{"count-statements", "count-warmup"} {
 			if c.IsChosen(f) {
@@ -80,7 +80,7 @@ type Instructions struct {
 
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
-func runInstructions(ctx context.Context, c runConfig, out Output) error {
+func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	logf := progress.Notes(out.Stderr)
 	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
-	"github.com/obsbench/obsbench/internal/study"
 )
 
 // memEngine registers the in-memory target as an engine, as a real engine
@@ -190,37 +189,6 @@ func TestResumeRunsTheRest(t *testing.T) {
 			}
 		}
 	})
-}
-
-// Every built-in study's spec, as the study sets it, is a valid
-// experiment; the user's settings override it as values.
-func TestStudySpecsResolve(t *testing.T) {
-	for _, eng := range []string{"postgres", "mariadb"} {
-		for _, name := range study.Names(eng) {
-			st, err := study.Lookup(eng, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := StudySpec(st)
-			s.Out = filepath.Join(t.TempDir(), "out")
-			for _, wl := range append([]string{s.Workload}, st.Workloads...) {
-				ws := forWorkload(s, wl)
-				c, err := Resolve(ws)
-				if err != nil {
-					t.Errorf("%s on %s, workload %s: %v", name, eng, wl, err)
-					continue
-				}
-				if c.Engine != eng || c.Study != name || len(c.observers) < 2 {
-					t.Errorf("%s on %s: engine %s study %s, %d observers", name, eng, c.Engine, c.Study, len(c.observers))
-				}
-				for p := range ws.Params {
-					if m := c.wl; !m.HasParam(p) {
-						t.Errorf("%s: workload %s got parameter %s it does not take", name, wl, p)
-					}
-				}
-			}
-		}
-	}
 }
 
 // --resume refuses an experiment whose script changed since it began:

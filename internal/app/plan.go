@@ -20,7 +20,7 @@ const (
 // planManaged prints what a run on a managed server would do and about
 // how long it would take, starting nothing: the --dry-run of a managed
 // server, which obsbench owns whole.
-func planManaged(c runConfig, w io.Writer) error {
+func planManaged(c Experiment, w io.Writer) error {
 	fmt.Fprintf(w, "dry run: nothing is started\n\n")
 	fmt.Fprintf(w, "a managed %s server, started from the installed binaries in a private temporary directory and removed at the end\n", c.Engine)
 	if c.Method == "duet" {
@@ -89,7 +89,7 @@ func planManaged(c runConfig, w io.Writer) error {
 	return nil
 }
 
-func collectorNote(c runConfig) string {
+func collectorNote(c Experiment) string {
 	if c.MeasureCollectors {
 		return ", and the wait sampler"
 	}

@@ -37,7 +37,7 @@ func (e *OverheadError) Error() string {
 // --max-overhead: the whole interval above the limit, not merely the
 // point estimate. The baseline's A/A arm and the collector arm are not
 // observers and are not gated.
-func gate(c runConfig, sum *result.Summary, err error) error {
+func gate(c Experiment, sum *result.Summary, err error) error {
 	if err != nil || sum == nil || c.MaxOverhead == nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func gate(c runConfig, sum *result.Summary, err error) error {
 // fails on the observer's cost and not on the machine's noise. The other
 // processes' count is per run, start-up and shutdown included, so it is
 // not a per-statement cost and is not gated.
-func gateCounted(c runConfig, conds []counting.Condition) error {
+func gateCounted(c Experiment, conds []counting.Condition) error {
 	if c.MaxOverhead == nil || len(conds) == 0 {
 		return nil
 	}

@@ -26,7 +26,7 @@ type experimentRecord struct {
 }
 
 // writeExperiment records c in its --out directory.
-func writeExperiment(c runConfig) error {
+func writeExperiment(c Experiment) error {
 	rec := experimentRecord{Spec: c.Spec, Scripts: c.scripts}
 	rec.Spec.DSN, rec.Spec.TwinDSN = engine.RedactDSN(rec.Spec.DSN), engine.RedactDSN(rec.Spec.TwinDSN)
 	b, err := json.MarshalIndent(rec, "", "  ")
@@ -100,7 +100,7 @@ func Resume(ctx context.Context, dir string, out Output) error {
 		fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
 	}
 	sum, err := runExperiment(ctx, c, out)
-	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
+	return gate(c, sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // sameScripts refuses to resume an experiment whose scripts changed: the

@@ -62,8 +62,8 @@ func Default() spec.Spec {
 	}
 }
 
-// runConfig is a validated experiment: its spec, and what the spec names.
-type runConfig struct {
+// Experiment is a validated experiment: its spec, and what the spec names.
+type Experiment struct {
 	spec.Spec
 	wl        workload.Meta
 	ds        dataset.Dataset
@@ -83,12 +83,12 @@ type runConfig struct {
 // Resolve completes s (the defaults that depend on its workload, a seed,
 // a results directory) and checks it: every error is a usage error that
 // names the setting (as its flag) and what would be valid.
-func Resolve(s spec.Spec) (runConfig, error) {
+func Resolve(s spec.Spec) (Experiment, error) {
 	return resolve(s, false)
 }
 
-func resolve(s spec.Spec, resuming bool) (runConfig, error) {
-	c := runConfig{Spec: s, resuming: resuming}
+func resolve(s spec.Spec, resuming bool) (Experiment, error) {
+	c := Experiment{Spec: s, resuming: resuming}
 	if c.MeasureCollectors && !c.IsChosen("waits") {
 		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
 	}
@@ -142,7 +142,7 @@ func resolve(s spec.Spec, resuming bool) (runConfig, error) {
 
 // resolveWorkload builds the workload with its parameters and its
 // dataset at its scale, and sets a fixed-work workload's time defaults.
-func (c *runConfig) resolveWorkload() error {
+func (c *Experiment) resolveWorkload() error {
 	var err error
 	read := workloadspec.ReadFile(os.ReadFile)
 	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
@@ -193,7 +193,7 @@ func enginesFor(wl workload.Meta) []string {
 
 // resolveMethod chooses the method when none was given, and sets a
 // duet's own defaults of phases and their length.
-func (c *runConfig) resolveMethod() {
+func (c *Experiment) resolveMethod() {
 	if c.Method == "" {
 		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
 		c.methodChosen = true
@@ -214,7 +214,7 @@ func (c *runConfig) resolveMethod() {
 
 // resolveClients sets the sessions and driver threads the workload runs
 // with, unless given.
-func (c *runConfig) resolveClients() {
+func (c *Experiment) resolveClients() {
 	if !c.IsChosen("clients") && !c.resuming {
 		c.Clients = c.wl.DefaultClients
 	}
@@ -286,7 +286,7 @@ func Execute(ctx context.Context, s spec.Spec, out Output) error {
 		return gateSweep(c, points, err)
 	}
 	sum, err := runExperiment(ctx, c, out)
-	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
+	return gate(c, sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // Output is where a command prints: its report on Stdout, progress and
@@ -306,7 +306,7 @@ var usagef = spec.Invalidf
 // runExperiment runs a parsed run command, writes results.jsonl and
 // summary.json, and prints the report. It returns the summary whenever
 // some runs were made, also with an error.
-func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summary, error) {
+func runExperiment(ctx context.Context, c Experiment, out Output) (*result.Summary, error) {
 	stdout, stderr := out.Stdout, out.Stderr
 	logf := progress.Notes(stderr)
 
@@ -389,7 +389,7 @@ func runExperiment(ctx context.Context, c runConfig, out Output) (*result.Summar
 // attachLoad gives ecfg what drives the load when this process does not
 // alone: a duet's twins (startedTwin: the twin was started, not copied),
 // or workers. The function returned stops them, also after an error.
-func (c runConfig) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
+func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
 	if c.Method == "duet" {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
@@ -412,7 +412,7 @@ func (c runConfig) attachLoad(ctx context.Context, ecfg *experiment.Config, targ
 // duetHierarchy is the cgroup hierarchy a duet's twins get equal CPU
 // shares in, found before anything starts: without them a twin that
 // waits would lend its CPU to the other. Other methods need none.
-func (c runConfig) duetHierarchy() (cgroup.Hierarchy, error) {
+func (c Experiment) duetHierarchy() (cgroup.Hierarchy, error) {
 	if c.Method != "duet" {
 		return cgroup.Hierarchy{}, nil
 	}
@@ -425,7 +425,7 @@ func (c runConfig) duetHierarchy() (cgroup.Hierarchy, error) {
 
 // summaryHead is what a summary says of the experiment besides its
 // results: the server's version and the environment, read before the runs.
-func (c runConfig) summaryHead(ctx context.Context, target engine.Server, command []string) (result.Summary, error) {
+func (c Experiment) summaryHead(ctx context.Context, target engine.Server, command []string) (result.Summary, error) {
 	ver, err := target.Version(ctx)
 	if err != nil {
 		return result.Summary{}, err
@@ -448,7 +448,7 @@ func (c runConfig) summaryHead(ctx context.Context, target engine.Server, comman
 // prepare checks, before anything changes (the database included), that
 // the login may make every change, then loads the dataset and the
 // workload's set-up and checks its statements.
-func (c runConfig) prepare(ctx context.Context, target engine.Server, logf func(string, ...any)) error {
+func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func(string, ...any)) error {
 	if pc, ok := target.(engine.PermissionChecker); ok {
 		if _, err := pc.CheckPermissions(ctx, c.observers); err != nil {
 			return err
@@ -461,7 +461,7 @@ func (c runConfig) prepare(ctx context.Context, target engine.Server, logf func(
 }
 
 // logMethod says which method a run chose, and why, when none was given.
-func (c runConfig) logMethod(logf func(string, ...any)) {
+func (c Experiment) logMethod(logf func(string, ...any)) {
 	switch {
 	case !c.methodChosen:
 	case c.Method == "duet":
@@ -473,7 +473,7 @@ func (c runConfig) logMethod(logf func(string, ...any)) {
 
 // openResults creates the results directory and records the experiment
 // in it, or, resuming, reads the runs it finished.
-func (c runConfig) openResults(logf func(string, ...any)) (done map[int]result.Run, err error) {
+func (c Experiment) openResults(logf func(string, ...any)) (done map[int]result.Run, err error) {
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
@@ -485,7 +485,7 @@ func (c runConfig) openResults(logf func(string, ...any)) (done map[int]result.R
 
 // experimentConfig is the experiment c runs on target, the runs in done
 // already finished.
-func (c runConfig) experimentConfig(target engine.Server, done map[int]result.Run, logf func(string, ...any), stderr io.Writer) experiment.Config {
+func (c Experiment) experimentConfig(target engine.Server, done map[int]result.Run, logf func(string, ...any), stderr io.Writer) experiment.Config {
 	return experiment.Config{
 		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
 		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
@@ -504,7 +504,7 @@ func (c runConfig) experimentConfig(target engine.Server, done map[int]result.Ru
 
 // writeResults writes summary.json and the report in c's format, and
 // says where the results are.
-func (c runConfig) writeResults(sum result.Summary, runs []result.Run, stdout io.Writer, logf func(string, ...any)) error {
+func (c Experiment) writeResults(sum result.Summary, runs []result.Run, stdout io.Writer, logf func(string, ...any)) error {
 	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
 		return err
 	}
@@ -521,7 +521,7 @@ func (c runConfig) writeResults(sum result.Summary, runs []result.Run, stdout io
 
 // driverThreads is the driver's thread count for a run of clients
 // sessions: --driver-threads if given, else the default for that many.
-func (c runConfig) driverThreads(clients int) int {
+func (c Experiment) driverThreads(clients int) int {
 	if c.IsChosen("driver-threads") || c.resuming {
 		return c.DriverThreads
 	}
@@ -536,7 +536,7 @@ func checkOut(dir string) error {
 			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
 		}
 	}
-	for _, f := range []string{sweepFile, reliabilityFile} {
+	for _, f := range []string{sweepFile, ReliabilityFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return usagef("--out %s already holds a sweep's or a study's results; choose another directory", dir)
 		}
@@ -546,7 +546,7 @@ func checkOut(dir string) error {
 
 // environment records where and how the experiment runs, with the
 // server's settings as found, before any observer.
-func environment(ctx context.Context, t engine.Server, c runConfig, command []string) (*result.Environment, error) {
+func environment(ctx context.Context, t engine.Server, c Experiment, command []string) (*result.Environment, error) {
 	settings, err := t.ChangedSettings(ctx)
 	if err != nil {
 		return nil, err
@@ -593,3 +593,7 @@ func SplitList(s string) []string {
 	}
 	return out
 }
+
+// ReliabilityFile is the audit study's reliability check, in its results
+// directory: a directory holding one is a study's (checkOut).
+const ReliabilityFile = "reliability.json"

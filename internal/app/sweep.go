@@ -33,7 +33,7 @@ type sweepRecord struct {
 // the sweep with every summary (json). Each experiment is complete on its
 // own (summary.json, report.html); perUnit > 1 reports per that many
 // statements (the audit study's thousand-query).
-func runSweep(ctx context.Context, c runConfig, perUnit int, out Output) ([]report.SweepPoint, error) {
+func runSweep(ctx context.Context, c Experiment, perUnit int, out Output) ([]report.SweepPoint, error) {
 	stdout, stderr := out.Stdout, out.Stderr
 	if err := checkOut(c.Out); err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func missingSessions(rec sweepRecord) []int {
 }
 
 // gateSweep applies --max-overhead to every experiment of a sweep.
-func gateSweep(c runConfig, points []report.SweepPoint, err error) error {
+func gateSweep(c Experiment, points []report.SweepPoint, err error) error {
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ var (
 
 // unusedFlags names the given flags that none of the experiment's arms
 // uses, as warnings.
-func unusedFlags(c runConfig, arms []experiment.Arm) []string {
+func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 	rounds, alternation := false, false
 	for _, a := range arms {
 		if a.Method == experiment.MethodAlternation {
@@ -37,7 +37,7 @@ func unusedFlags(c runConfig, arms []experiment.Arm) []string {
 }
 
 // givenOf lists those of names that were given, with their values.
-func (c runConfig) givenOf(names []string) []string {
+func (c Experiment) givenOf(names []string) []string {
 	values := map[string]string{
 		"rounds": fmt.Sprint(c.Rounds), "duration": c.Duration.String(), "alt-duration": c.Alternation.Duration.String(),
 		"alt-rounds": fmt.Sprint(c.Alternation.Reps), "phase-min": fmt.Sprint(c.Alternation.PhaseMin), "phase-max": fmt.Sprint(c.Alternation.PhaseMax),

@@ -39,7 +39,7 @@ func TestUnusedFlagsWarn(t *testing.T) {
 		{"rounds", []string{"rounds"}, ""},
 		{"alternation", []string{"duration"}, "--duration 8s: no condition runs in rounds"},
 	} {
-		c := runConfig{Spec: spec.Spec{Method: tt.method, Rounds: 5, Duration: 8 * time.Second, Alternation: spec.Alternation{Duration: 20 * time.Second, PhaseMax: 4}}}
+		c := Experiment{Spec: spec.Spec{Method: tt.method, Rounds: 5, Duration: 8 * time.Second, Alternation: spec.Alternation{Duration: 20 * time.Second, PhaseMax: 4}}}
 		c.Choose(tt.given...)
 		arms, err := experiment.Arms(context.Background(), experiment.Config{Target: switchAll{}, Observers: obs, Method: experiment.Method(tt.method)})
 		if err != nil {

@@ -43,7 +43,7 @@ var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "
 const defaultKubernetesPort = 7400
 
 // checkWorkers refuses --workers and --launcher where they cannot apply.
-func (c runConfig) checkWorkers() error {
+func (c Experiment) checkWorkers() error {
 	if c.Workers == 0 {
 		for _, f := range workerFlags {
 			if c.IsChosen(f) {
@@ -87,7 +87,7 @@ type workerPool interface {
 // startWorkers starts c.Workers workers, with c.Launcher, that open their
 // sessions on target's server, and waits until all have registered; local
 // workers write their output in logDir.
-func startWorkers(ctx context.Context, c runConfig, target engine.Server, logDir string, logf func(string, ...any)) (workerPool, error) {
+func startWorkers(ctx context.Context, c Experiment, target engine.Server, logDir string, logf func(string, ...any)) (workerPool, error) {
 	ss, ok := target.(engine.SessionServer)
 	if !ok {
 		return nil, usagef("--workers: this %s server cannot give workers its address", c.Engine)

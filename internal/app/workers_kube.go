@@ -38,7 +38,7 @@ func (p *pods) Close() error {
 // startPods listens for workers on --coordinator-port, creates the Job of
 // worker pods (first deleting what a crashed obsbench left) and waits
 // until every pod has registered.
-func startPods(ctx context.Context, c runConfig, cfg fleet.Config, logf func(string, ...any)) (workerPool, error) {
+func startPods(ctx context.Context, c Experiment, cfg fleet.Config, logf func(string, ...any)) (workerPool, error) {
 	k := c.Kubernetes
 	client, ns, err := KubeClient(k.Kubeconfig)
 	if err != nil {

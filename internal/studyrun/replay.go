@@ -1,4 +1,4 @@
-package app
+package studyrun
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -30,9 +31,9 @@ const captureFile = "capture.obsc"
 // the server logging every statement), unless --capture names one, then
 // replays it once per run under each observer, in stress mode. Its own
 // flags: --capture FILE, --capture-duration D.
-func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
+func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
 	if o.CaptureDuration < time.Second || o.CaptureDuration > 24*time.Hour {
-		return usagef("--capture-duration %v: want 1s to 24h", o.CaptureDuration)
+		return spec.Invalidf("--capture-duration %v: want 1s to 24h", o.CaptureDuration)
 	}
 	// --capture names the file to replay instead of the study's capture.
 	if s.Replay.Capture != "" {
@@ -40,14 +41,14 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOption
 		s.Unchoose("capture")
 	}
 	// The capture run is the study's workload on a managed server.
-	c, err := Resolve(s)
+	c, err := app.Resolve(s)
 	if err != nil {
 		return err
 	}
 	base, capFile := c.Out, o.Capture
 	if capFile == "" {
 		if c.DSN != "" {
-			return usagef("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
+			return spec.Invalidf("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
 		}
 		if err := os.MkdirAll(base, 0o700); err != nil {
 			return err
@@ -70,35 +71,35 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOption
 	for name := range s.Params {
 		rs.Unchoose(name)
 	}
-	rc, err := Resolve(rs)
+	rc, err := app.Resolve(rs)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out.Stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, capFile, rc.Clients)
-	sum, err := runExperiment(ctx, rc, out)
-	return gate(rc, sum, printStudy(out.Stdout, rc, sum, err))
+	sum, err := rc.Run(ctx, out)
+	return rc.Gate(sum, rc.PrintStudy(out.Stdout, sum, err))
 }
 
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
-func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path string, stderr io.Writer) error {
+func makeCapture(ctx context.Context, c app.Experiment, dur time.Duration, path string, stderr io.Writer) error {
 	logf := progress.Notes(stderr)
-	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
+	target, err := app.OpenServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}
 	defer engine.Close(target, logf)
 	capt, ok := target.(engine.Capturer)
 	if !ok {
-		return usagef("no built-in capture on %s", c.Engine)
+		return spec.Invalidf("no built-in capture on %s", c.Engine)
 	}
 	obs, source, apps := capt.CaptureObserver()
-	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.Dialect(), c.WorkloadMeta(), c.Dataset(), logf); err != nil {
 		return err
 	}
-	logf("capture: %s with %d sessions for %v, every statement logged", c.wl.Name, c.Clients, dur)
+	logf("capture: %s with %d sessions for %v, every statement logged", c.WorkloadMeta().Name, c.Clients, dur)
 	run, err := experiment.RunOnce(ctx, experiment.Config{
-		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Target: target, Workload: c.WorkloadMeta(), Dataset: c.Dataset(), Log: logf,
 		Driver: driver.Config{Clients: c.Clients, Duration: dur, Procs: c.DriverThreads},
 	}, obs)
 	if err != nil {
@@ -121,8 +122,8 @@ func makeCapture(ctx context.Context, c runConfig, dur time.Duration, path strin
 			os.Remove(path) // a wrong capture must not be replayed later
 		}
 	}()
-	w := capture.NewWriter(out, capture.Header{Engine: c.Engine, Source: source, Dataset: c.ds.Name, Workload: c.wl.Name, Tag: c.wl.Tag, Scale: c.wl.Value("scale")})
-	filter := capture.Filter{Contains: c.wl.Tag, Applications: apps}
+	w := capture.NewWriter(out, capture.Header{Engine: c.Engine, Source: source, Dataset: c.Dataset().Name, Workload: c.WorkloadMeta().Name, Tag: c.WorkloadMeta().Tag, Scale: c.WorkloadMeta().Value("scale")})
+	filter := capture.Filter{Contains: c.WorkloadMeta().Tag, Applications: apps}
 	p, err := capture.NewParser(source, filter, w)
 	if err != nil {
 		out.Close()

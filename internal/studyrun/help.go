@@ -1,4 +1,4 @@
-package app
+package studyrun
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 	"github.com/obsbench/obsbench/internal/study"
 )
 
-// StudyOptions are the settings a study takes besides its experiment's.
-type StudyOptions struct {
+// Options are the settings a study takes besides its experiment's.
+type Options struct {
 	// ReliabilityDuration is the length of the audit study's reliability
 	// run (0 skips it); Threshold the overhead auditing must stay under;
 	// Workloads the ones its sweep runs.
@@ -30,27 +30,27 @@ type StudyOptions struct {
 	User spec.Chosen
 }
 
-// DefaultStudyOptions are st's own settings as the study defines them.
-func DefaultStudyOptions(st study.Study) StudyOptions {
-	return StudyOptions{ReliabilityDuration: defaultReliability, Threshold: defaultThreshold,
+// DefaultOptions are st's own settings as the study defines them.
+func DefaultOptions(st study.Study) Options {
+	return Options{ReliabilityDuration: defaultReliability, Threshold: defaultThreshold,
 		Workloads: st.Workloads, CaptureDuration: defaultCaptureDuration}
 }
 
-// StudyFlag is a flag a study takes besides the run flags.
-type StudyFlag struct{ Name, Usage string }
+// Flag is a flag a study takes besides the run flags.
+type Flag struct{ Name, Usage string }
 
-// StudyFlags are st's own flags (the kinds of study that have any), in
+// Flags are st's own flags (the kinds of study that have any), in
 // the order its help lists them.
-func StudyFlags(st study.Study) []StudyFlag {
+func Flags(st study.Study) []Flag {
 	switch {
 	case st.Audit != "":
-		return []StudyFlag{
+		return []Flag{
 			{"reliability-duration", "length of the reliability run that checks the audit trail record by record (0 skips it)"},
 			{"threshold", "overhead in percent auditing must stay under, with 95% confidence, at every session count"},
 			{"workloads", "which workloads the concurrency sweep runs"},
 		}
 	case st.Replay:
-		return []StudyFlag{
+		return []Flag{
 			{"capture", "replay this capture file (from 'obsbench capture') instead of capturing the study's mix"},
 			{"capture-duration", "how long the study's mix runs while its statements are captured"},
 		}
@@ -58,9 +58,9 @@ func StudyFlags(st study.Study) []StudyFlag {
 	return nil
 }
 
-// StudyHelp prints what a study does, the run flags it sets (which the
+// Help prints what a study does, the run flags it sets (which the
 // user's flags override) and its own flags.
-func StudyHelp(w io.Writer, st study.Study) {
+func Help(w io.Writer, st study.Study) {
 	fmt.Fprintf(w, "usage: obsbench study %s [study flags] [run flags]\n\n%s\n%s\n\n", st.Name, st.Title, st.Question)
 	fmt.Fprintf(w, "the study's run flags (any flag of 'obsbench run' given to the study overrides them; 'obsbench run -h' lists them all):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -68,8 +68,8 @@ func StudyHelp(w io.Writer, st study.Study) {
 		fmt.Fprintf(tw, "  --%s\t%s\n", kv[0], kv[1])
 	}
 	tw.Flush()
-	if own := StudyFlags(st); len(own) > 0 {
-		d := DefaultStudyOptions(st)
+	if own := Flags(st); len(own) > 0 {
+		d := DefaultOptions(st)
 		defaults := map[string]string{
 			"reliability-duration": d.ReliabilityDuration.String(), "threshold": strconv.FormatFloat(d.Threshold, 'g', -1, 64),
 			"workloads": strings.Join(d.Workloads, ","), "capture": "none", "capture-duration": d.CaptureDuration.String(),

@@ -1,4 +1,4 @@
-package app
+package studyrun
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -29,7 +30,6 @@ import (
 const (
 	defaultReliability = 10 * time.Minute // the study's 10 minutes
 	defaultThreshold   = 5.0              // the study's "under 5% is acceptable"
-	reliabilityFile    = "reliability.json"
 )
 
 // auditStudy runs study 5: a long run of the audit observer whose trail
@@ -38,40 +38,40 @@ const (
 // against a threshold. Its own flags: --reliability-duration (0 skips the
 // check), --threshold and --workloads (which of the two queries to sweep);
 // every run flag may follow.
-func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
+func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
 	stdout, stderr := out.Stdout, out.Stderr
 	for _, w := range o.Workloads {
 		if !slices.Contains(st.Workloads, w) {
-			return usagef("--workloads %q: want some of %s", strings.Join(o.Workloads, ","), strings.Join(st.Workloads, ","))
+			return spec.Invalidf("--workloads %q: want some of %s", strings.Join(o.Workloads, ","), strings.Join(st.Workloads, ","))
 		}
 	}
 	switch {
 	case o.ReliabilityDuration < 0 || o.ReliabilityDuration > 24*time.Hour:
-		return usagef("--reliability-duration %v: want 0 (skip) to 24h", o.ReliabilityDuration)
+		return spec.Invalidf("--reliability-duration %v: want 0 (skip) to 24h", o.ReliabilityDuration)
 	case o.Threshold <= 0 || o.Threshold > 100:
-		return usagef("--threshold %g: want a percentage above 0 and at most 100", o.Threshold)
+		return spec.Invalidf("--threshold %g: want a percentage above 0 and at most 100", o.Threshold)
 	case s.IsChosen("clients"):
-		return usagef("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, spec.FormatSessions(st.Sessions))
+		return spec.Invalidf("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, spec.FormatSessions(st.Sessions))
 	}
-	c, err := Resolve(forWorkload(s, st.Workloads[0]))
+	c, err := app.Resolve(forWorkload(s, st.Workloads[0]))
 	if err != nil {
 		return err
 	}
 	if s.DryRun {
 		for _, wl := range o.Workloads {
-			c, err := Resolve(forWorkload(s, wl))
+			c, err := app.Resolve(forWorkload(s, wl))
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "== %s: workload %s ==\n", st.Name, wl)
-			if err := dryRunOf(ctx, c, stdout); err != nil {
+			if err := c.PrintPlan(ctx, stdout); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	base := c.Out
-	if err := checkOut(filepath.Join(base, "reliability")); err != nil {
+	if err := app.CheckOut(filepath.Join(base, "reliability")); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n%s\n\n", st.Title, st.Question)
@@ -91,23 +91,23 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions
 		}
 		ws := forWorkload(s, wl)
 		ws.Out, ws.Seed = filepath.Join(base, wl), c.Seed
-		c, err := Resolve(ws)
+		c, err := app.Resolve(ws)
 		if err != nil {
 			return err
 		}
 		// Checked here too: a used directory is bad input (exit 2), not
 		// a failed sweep.
-		if err := checkOut(c.Out); err != nil {
+		if err := app.CheckOut(c.Out); err != nil {
 			return err
 		}
-		points, err := runSweep(ctx, c, 1000, out)
+		points, err := c.Sweep(ctx, 1000, out)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
 		}
 		if audit, ok := auditObserver(c); ok {
 			fmt.Fprintf(stdout, "%s\n\n", thresholdVerdict(audit.Name, c.Sessions, points, o.Threshold))
 		}
-		errs = append(errs, gateSweep(c, points, nil))
+		errs = append(errs, c.GateSweep(points, nil))
 	}
 	for _, u := range st.Unmapped {
 		fmt.Fprintf(stdout, "not reproduced: %s\n", u)
@@ -136,8 +136,8 @@ func incomplete(r result.Run) error {
 // auditObserver is the observer the study checks and sweeps: the first
 // besides the baseline, the study's own (pgaudit-rotated) unless
 // --observers names another, such as the lossy pgaudit-stream-lossy.
-func auditObserver(c runConfig) (observer.Observer, bool) {
-	for _, o := range c.observers {
+func auditObserver(c app.Experiment) (observer.Observer, bool) {
+	for _, o := range c.ObserverList() {
 		if o.Name != observer.Baseline {
 			return o, true
 		}
@@ -147,21 +147,21 @@ func auditObserver(c runConfig) (observer.Observer, bool) {
 
 // reliabilityRun is one run of the audit observer with counting on, for
 // dur, written to dir/reliability.json.
-func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
+func reliabilityRun(ctx context.Context, c app.Experiment, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
 	logf := progress.Notes(stderr)
 	audit, ok := auditObserver(c)
 	if !ok {
-		return result.Run{}, usagef("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
+		return result.Run{}, spec.Invalidf("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
-	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf})
+	target, err := app.OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf})
 	if err != nil {
 		return result.Run{}, err
 	}
 	defer engine.Close(target, logf)
-	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.Dialect(), c.WorkloadMeta(), c.Dataset(), logf); err != nil {
 		return result.Run{}, err
 	}
 	logf("reliability: %s with %d sessions for %v (--reliability-duration)", audit.Name, st.Clients, dur)
@@ -181,10 +181,10 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 		}
 	}()
 	run, err := experiment.RunOnce(ctx, experiment.Config{
-		Target: target, Workload: c.wl, Dataset: c.ds, Log: logf,
+		Target: target, Workload: c.WorkloadMeta(), Dataset: c.Dataset(), Log: logf,
 		Probes: experiment.Probes{Counters: c.Counters},
 		// No warm-up: every statement from the first is counted.
-		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.driverThreads(st.Clients), Executed: &executed},
+		Driver: driver.Config{Clients: st.Clients, Duration: dur, Procs: c.ThreadsFor(st.Clients), Executed: &executed},
 	}, audit)
 	close(done)
 	if err != nil {
@@ -192,7 +192,7 @@ func reliabilityRun(ctx context.Context, c runConfig, st study.Study, dur time.D
 	}
 	b, err := json.MarshalIndent(run, "", "  ")
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, reliabilityFile), append(b, '\n'), 0o600)
+		err = os.WriteFile(filepath.Join(dir, app.ReliabilityFile), append(b, '\n'), 0o600)
 	}
 	return run, err
 }

@@ -1,14 +1,14 @@
-package app
+package studyrun
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"path/filepath"
 	"slices"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -16,10 +16,10 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// StudySpec is the experiment of study st, as a spec, the settings the
+// Spec is the experiment of study st, as a spec, the settings the
 // study chooses marked chosen (flags given after it override them).
-func StudySpec(st study.Study) spec.Spec {
-	s := Default()
+func Spec(st study.Study) spec.Spec {
+	s := app.Default()
 	s.Choose("engine", "workload", "observers", "method", "waits")
 	s.Engine, s.Workload, s.Observers, s.Method = st.Engine, st.Workload, st.Observers(), st.Method
 	if len(st.Workloads) > 0 {
@@ -59,7 +59,7 @@ func StudySpec(st study.Study) spec.Spec {
 
 // Study runs study st with the experiment s (the study's spec, changed by
 // the user's flags) and prints the study's own table after the report.
-func Study(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out Output) error {
+func Run(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
 	switch {
 	case st.Audit != "":
 		return auditStudy(ctx, st, s, o, out)
@@ -68,15 +68,15 @@ func Study(ctx context.Context, st study.Study, s spec.Spec, o StudyOptions, out
 	case len(st.Workloads) > 0:
 		return workloadsStudy(ctx, st, s, out)
 	}
-	c, err := Resolve(s)
+	c, err := app.Resolve(s)
 	if err != nil {
 		return err
 	}
 	if s.DryRun {
-		return dryRunOf(ctx, c, out.Stdout)
+		return c.PrintPlan(ctx, out.Stdout)
 	}
-	sum, err := runExperiment(ctx, c, out)
-	return gate(c, sum, printStudy(out.Stdout, c, sum, err))
+	sum, err := c.Run(ctx, out)
+	return c.Gate(sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // forWorkload is s on workload wl: the parameters wl does not take are
@@ -99,7 +99,7 @@ func forWorkload(s spec.Spec, wl string) spec.Spec {
 
 // workloadsStudy runs st's experiment once per workload, each in its own
 // directory under --out, then prints the study's table over all of them.
-func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output) error {
+func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out app.Output) error {
 	var sums []result.Summary
 	var errs []error
 	base := ""
@@ -108,13 +108,13 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output
 		if base != "" {
 			ws.Out = filepath.Join(base, wl)
 		}
-		c, err := Resolve(ws)
+		c, err := app.Resolve(ws)
 		if err != nil {
 			return err
 		}
 		if s.DryRun {
 			fmt.Fprintf(out.Stdout, "== %s: workload %s ==\n", st.Name, wl)
-			if err := dryRunOf(ctx, c, out.Stdout); err != nil {
+			if err := c.PrintPlan(ctx, out.Stdout); err != nil {
 				return err
 			}
 			continue
@@ -124,12 +124,12 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output
 			// workload's experiment is recorded in its own below it.
 			base = c.Out
 			c.Out = filepath.Join(base, wl)
-			if err := checkOut(c.Out); err != nil {
+			if err := app.CheckOut(c.Out); err != nil {
 				return err
 			}
 		}
 		fmt.Fprintf(out.Stdout, "== %s: workload %s ==\n", st.Name, wl)
-		sum, err := runExperiment(ctx, c, out)
+		sum, err := c.Run(ctx, out)
 		if sum != nil {
 			sums = append(sums, *sum)
 		}
@@ -139,7 +139,7 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output
 				break
 			}
 		} else {
-			errs = append(errs, gate(c, sum, nil))
+			errs = append(errs, c.Gate(sum, nil))
 		}
 		fmt.Fprintln(out.Stdout)
 	}
@@ -150,27 +150,4 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out Output
 		fmt.Fprintf(out.Stdout, "\nresults: %s (one directory per workload)\n", base)
 	}
 	return errors.Join(errs...)
-}
-
-// printStudy prints the study's table after its experiment, when the
-// experiment is one (also when it was resumed).
-func printStudy(w io.Writer, c runConfig, sum *result.Summary, err error) error {
-	if sum == nil || c.Study == "" || c.Format != "text" {
-		return err
-	}
-	st, lerr := study.Lookup(c.Engine, c.Study)
-	if lerr != nil {
-		return errors.Join(err, lerr)
-	}
-	if len(st.Workloads) > 0 {
-		return err // the study's table comes after all its workloads
-	}
-	fmt.Fprintln(w)
-	switch {
-	case len(st.Matrix) > 0:
-		return errors.Join(err, report.Targets(w, st, *sum))
-	case st.Replay:
-		return errors.Join(err, report.Replay(w, st, *sum))
-	}
-	return errors.Join(err, report.Study(w, st, *sum))
 }
