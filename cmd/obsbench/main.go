@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -143,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // exitCode reports err on stderr and returns the exit code it means.
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
-	var oe *app.OverheadError
+	var oe *gate.OverheadError
 	switch {
 	case err == nil:
 		return exitOK

@@ -44,7 +44,7 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error { return d
 
 // Gate fails a finished experiment whose observers exceeded
 // --max-overhead (*OverheadError); err, when the experiment failed.
-func (c Experiment) Gate(sum *result.Summary, err error) error { return gate(c, sum, err) }
+func (c Experiment) Gate(sum *result.Summary, err error) error { return checkGate(c, sum, err) }
 
 // Sweep runs the experiment once per session count (Sessions), each in
 // a directory of its own under Out, reporting per perUnit statements.

@@ -10,74 +10,30 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 // OverheadError says which observers exceeded --max-overhead.
-// The command exits with its own code then, so that a pipeline can tell
-// "too costly" from "broken".
-type OverheadError struct {
-	limit float64
-	over  []string
-	// counted: the limit applied to counted instructions per statement
-	// (--method instructions), not to timed throughput.
-	counted bool
-}
+type OverheadError = gate.OverheadError
 
-func (e *OverheadError) Error() string {
-	what := "overhead"
-	if e.counted {
-		what = "counted instructions per statement"
-	}
-	return fmt.Sprintf("%s above --max-overhead %g%% with 95%% confidence: %s", what, e.limit, strings.Join(e.over, "; "))
-}
-
-// gate fails a finished experiment whose observers cost more than
-// --max-overhead: the whole interval above the limit, not merely the
-// point estimate. The baseline's A/A arm and the collector arm are not
-// observers and are not gated.
-func gate(c Experiment, sum *result.Summary, err error) error {
+// checkGate fails a finished experiment whose observers cost more than
+// --max-overhead (gate.Timed); err, when the experiment failed.
+func checkGate(c Experiment, sum *result.Summary, err error) error {
 	if err != nil || sum == nil || c.MaxOverhead == nil {
 		return err
 	}
-	var over []string
-	for _, cs := range sum.Conditions {
-		o := cs.Overhead
-		if o == nil || strings.HasPrefix(cs.Name, "baseline") || strings.HasPrefix(cs.Name, "collector:") {
-			continue
-		}
-		if o.Significant && o.CILow > *c.MaxOverhead {
-			over = append(over, fmt.Sprintf("%s %.1f%% [%.1f, %.1f]", cs.Name, o.Pct, o.CILow, o.CIHigh))
-		}
-	}
-	if len(over) == 0 {
-		return nil
-	}
-	return &OverheadError{limit: *c.MaxOverhead, over: over}
+	return gate.Timed(*c.MaxOverhead, *sum)
 }
 
 // gateCounted fails a counted experiment whose observers add more than
-// --max-overhead to the session's instructions per statement, its whole
-// interval above the limit: a count repeats, so a pipeline gated on it
-// fails on the observer's cost and not on the machine's noise. The other
-// processes' count is per run, start-up and shutdown included, so it is
-// not a per-statement cost and is not gated.
+// --max-overhead to the session's instructions per statement.
 func gateCounted(c Experiment, conds []counting.Condition) error {
-	if c.MaxOverhead == nil || len(conds) == 0 {
+	if c.MaxOverhead == nil {
 		return nil
 	}
-	var over []string
-	for _, cond := range conds[1:] {
-		ch := cond.BackendChange
-		if ch != nil && ch.Signif && ch.Low > *c.MaxOverhead {
-			over = append(over, fmt.Sprintf("%s %+.2f%% [%+.2f, %+.2f]", cond.Name, ch.Pct, ch.Low, ch.High))
-		}
-	}
-	if len(over) == 0 {
-		return nil
-	}
-	return &OverheadError{limit: *c.MaxOverhead, over: over, counted: true}
+	return gate.Counted(*c.MaxOverhead, conds)
 }
 
 // writeReport writes dir/report.html and prints the report in format, from

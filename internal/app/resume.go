@@ -100,7 +100,7 @@ func Resume(ctx context.Context, dir string, out Output) error {
 		fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
 	}
 	sum, err := runExperiment(ctx, c, out)
-	return gate(c, sum, c.PrintStudy(out.Stdout, sum, err))
+	return checkGate(c, sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // sameScripts refuses to resume an experiment whose scripts changed: the

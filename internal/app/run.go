@@ -286,7 +286,7 @@ func Execute(ctx context.Context, s spec.Spec, out Output) error {
 		return gateSweep(c, points, err)
 	}
 	sum, err := runExperiment(ctx, c, out)
-	return gate(c, sum, c.PrintStudy(out.Stdout, sum, err))
+	return checkGate(c, sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // Output is where a command prints: its report on Stdout, progress and

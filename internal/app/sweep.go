@@ -132,9 +132,9 @@ func gateSweep(c Experiment, points []report.SweepPoint, err error) error {
 	var limit float64
 	for _, p := range points {
 		var oe *OverheadError
-		if errors.As(gate(c, &p.Summary, nil), &oe) {
-			limit = oe.limit
-			for _, o := range oe.over {
+		if errors.As(checkGate(c, &p.Summary, nil), &oe) {
+			limit = oe.Limit
+			for _, o := range oe.Over {
 				over = append(over, fmt.Sprintf("%d sessions: %s", p.Sessions, o))
 			}
 		}
@@ -142,7 +142,7 @@ func gateSweep(c Experiment, points []report.SweepPoint, err error) error {
 	if len(over) == 0 {
 		return nil
 	}
-	return &OverheadError{limit: limit, over: over}
+	return &OverheadError{Limit: limit, Over: over}
 }
 
 func writeSweep(dir string, rec sweepRecord) error {

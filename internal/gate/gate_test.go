@@ -1,4 +1,4 @@
-package app
+package gate
 
 import (
 	"errors"
@@ -26,12 +26,8 @@ func TestGate(t *testing.T) {
 	for _, tt := range []struct {
 		limit float64
 		want  string
-	}{{-1, ""}, {5, "costly 20.0% [15.0, 25.0]"}, {3.5, "costly-maybe 8.0% [4.0, 12.0]; costly 20.0%"}, {30, ""}} {
-		var c Experiment
-		if tt.limit >= 0 {
-			c.MaxOverhead = &tt.limit
-		}
-		err := gate(c, sum, nil)
+	}{{5, "costly 20.0% [15.0, 25.0]"}, {3.5, "costly-maybe 8.0% [4.0, 12.0]; costly 20.0%"}, {30, ""}} {
+		err := Timed(tt.limit, *sum)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("limit %g: %v; want no error", tt.limit, err)
@@ -58,16 +54,11 @@ func TestGateCounted(t *testing.T) {
 		limit float64
 		want  string
 	}{
-		{-1, ""},
 		{3, ""},
 		{0.5, "counted instructions per statement above --max-overhead 0.5% with 95% confidence: log-statements-file +2.53% [+2.52, +2.54]; straddles"},
 		{0, "pg-stat-statements +0.37% [+0.36, +0.38]; log-statements-file"},
 	} {
-		var c Experiment
-		if tt.limit >= 0 {
-			c.MaxOverhead = &tt.limit
-		}
-		err := gateCounted(c, conds)
+		err := Counted(tt.limit, conds)
 		var oe *OverheadError
 		switch {
 		case tt.want == "" && err != nil:

@@ -1,0 +1,75 @@
+// Package gate decides whether an experiment fails --max-overhead: an
+// observer fails when the whole 95% interval of its cost lies above the
+// limit, not merely its point estimate, so that a pipeline gated on it
+// fails on the observer's cost and not on the machine's noise.
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// OverheadError says which observers exceeded --max-overhead. The command
+// exits with its own code then, so that a pipeline can tell "too costly"
+// from "broken".
+type OverheadError struct {
+	Limit float64
+	// Over are the observers above the limit, each with its estimate and
+	// interval.
+	Over []string
+	// Counted: the limit applied to counted instructions per statement
+	// (--method instructions), not to timed throughput.
+	Counted bool
+}
+
+func (e *OverheadError) Error() string {
+	what := "overhead"
+	if e.Counted {
+		what = "counted instructions per statement"
+	}
+	return fmt.Sprintf("%s above --max-overhead %g%% with 95%% confidence: %s", what, e.Limit, strings.Join(e.Over, "; "))
+}
+
+// Timed fails a summary whose observers cost more than limit percent of
+// throughput (*OverheadError). The baseline's A/A arm and the collector
+// arm are not observers and are not gated.
+func Timed(limit float64, sum result.Summary) error {
+	var over []string
+	for _, cs := range sum.Conditions {
+		o := cs.Overhead
+		if o == nil || strings.HasPrefix(cs.Name, "baseline") || strings.HasPrefix(cs.Name, "collector:") {
+			continue
+		}
+		if o.Significant && o.CILow > limit {
+			over = append(over, fmt.Sprintf("%s %.1f%% [%.1f, %.1f]", cs.Name, o.Pct, o.CILow, o.CIHigh))
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &OverheadError{Limit: limit, Over: over}
+}
+
+// Counted fails a counted experiment whose observers add more than limit
+// percent to the session's instructions per statement. The other
+// processes' count is per run, start-up and shutdown included, so it is
+// not a per-statement cost and is not gated. conds[0] is the baseline.
+func Counted(limit float64, conds []counting.Condition) error {
+	if len(conds) == 0 {
+		return nil
+	}
+	var over []string
+	for _, cond := range conds[1:] {
+		ch := cond.BackendChange
+		if ch != nil && ch.Signif && ch.Low > limit {
+			over = append(over, fmt.Sprintf("%s %+.2f%% [%+.2f, %+.2f]", cond.Name, ch.Pct, ch.Low, ch.High))
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &OverheadError{Limit: limit, Over: over, Counted: true}
+}
