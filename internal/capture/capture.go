@@ -107,8 +107,8 @@ func NewWriter(w io.Writer, h Header) *Writer {
 		h.Created = time.Now().UTC().Truncate(time.Second)
 	}
 	// BestSpeed: compression is the capture's largest cost after the
-	// log's parsing; on capture lines the default level ran at 0.43x its
-	// speed for a file 17% smaller.
+	// log's parsing, and the default level is much slower on capture
+	// lines for a file not much smaller.
 	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	return &Writer{h: h, gz: gz, buf: bufio.NewWriterSize(gz, 256<<10), open: map[string]struct{}{}}
 }

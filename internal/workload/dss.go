@@ -10,30 +10,10 @@ import (
 
 // dss-mix is study 3's decision-support mix: 13 read-only queries on the
 // dss dataset, each execution drawn by weight (the weights sum to 101).
-// Mean latency of each query alone at scale 1, one session, 10 executions,
-// on managed servers on the project's 2-core machine (go test
-// ./internal/engine/postgres -run TestDSSMix -v, and mariadb, with
-// dssTimes = 10). The machine is noisy: other runs gave up to 2-3x these.
-//
-//	query weight what                                        PostgreSQL 15  MariaDB 10.11
-//	q01   20     a customer's latest orders with their lines      1.0 ms         0.5 ms
-//	q02   20     one order's lines (a basket)                     0.3            0.2
-//	q03   12     a product's sales in 30 days                     0.9            1.6
-//	q04   10     orders and revenue by status in 7 days           0.3            0.9
-//	q05    8     a region's top 10 customers in a quarter         2.0            7.1
-//	q06   12     function dss_customer_value(customer)            0.3            0.3
-//	q07    8     function dss_product_revenue(product, quarter)   2.4            1.8
-//	q08    3     revenue by category in 30 days                  13             13
-//	q09    3     customers and mean order by segment, a quarter   3.4           15
-//	q10    2     revenue by category and month, all lines       245            402
-//	q11    1     each region's top 5 customers (rank), all       40             71
-//	q12    1     products not sold in a year (NOT EXISTS)       158             47
-//	q13    1     orders above twice their customer's mean     1,107          2,654
-//
-// So a draw costs about 19 ms (PostgreSQL) and 37 ms (MariaDB) of server
-// time on average: the reports q10-q13 are 5% of executions and about 93%
-// (95%) of the time, q13 alone 58% (70%). Under 8 sessions on 2 cores a
-// report takes seconds.
+// Most executions are short lookups; the reports q10-q13 are 5% of them
+// but most of the server's time, so under several sessions on a few
+// cores a report takes seconds. Each query's latency alone, per engine,
+// is in bench/mix-stratified/README.md.
 
 // dssTag is in every statement of dss-mix.
 const dssTag = "obsbench-dss"

@@ -28,7 +28,7 @@ import (
 // driver's CPU per statement near pgbench's (bench/driver-vs-pgbench): the
 // driver must not compete with the server it measures. pgconn's general
 // machinery (context watching, a background reader during writes, message
-// decoding) cost about twice pgbench's CPU per statement. A plain socket is
+// decoding) cost clearly more than pgbench per statement. A plain socket is
 // then taken out of Go's poller (package socket), so that the session
 // wakes once per statement, as pgbench's clients do, not also each time
 // the server reads a request.
