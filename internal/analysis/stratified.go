@@ -118,8 +118,8 @@ func summarizeAdded(a stats.Shift) *result.AddedSummary {
 // round, else the one nearest in time. One per round, not the two
 // neighbours roundsOverhead averages: a baseline run shared by two pairs
 // makes them correlated, and the signed-rank interval, which takes pairs
-// as independent, then covers less than it says (TestStratifiedCoverage:
-// about 91% for a 95% interval).
+// as independent, then covers less than it says (TestStratifiedCoverage
+// measures it).
 func roundBaseline(runs []result.Run, i int) (result.Run, bool) {
 	for _, b := range runs {
 		if b.Condition == observer.Baseline && b.Round == runs[i].Round && hasStrata(b) {

@@ -17,8 +17,8 @@ import (
 // below find such a change of level in a run's series and put it in words.
 //
 // Within a run the comparison is of a run with itself, so the run-to-run
-// noise (identical runs differ by up to 25% on the reference machine) does
-// not enter; what limits it is second-to-second noise, which is much
+// noise (identical runs on a shared machine differ by far more than an
+// observer's cost) does not enter; what limits it is second-to-second noise, which is much
 // smaller.
 
 // Defaults for FindShift, as DetectTransient uses them.
@@ -41,8 +41,8 @@ const (
 	// DefaultMinChange is the smallest relative change of level reported.
 	// Within a run, seconds are steady enough that the rank test finds
 	// a few percent of drift (caches warming, a table growing)
-	// significant; 15% is above such drifts and well below the costs
-	// that matter (study 2's stream cost about 60% while it lasted).
+	// significant; 15% is above such drifts and well below the
+	// transient costs that matter, such as a log stream falling behind.
 	DefaultMinChange = 0.15
 )
 

@@ -90,9 +90,10 @@ func (c *Session) Socket() *socket.Conn { return c.sock }
 // and makes ctx's end interrupt the session's socket instead (a deadline
 // in the past), once per context. With a cancellable context the driver
 // hands each query to a watcher goroutine of the connection and back: a
-// wake-up of another goroutine per statement (6% of the driver's CPU), and
-// on an event loop (socket.Loop) a session that blocks its loop until that
-// goroutine has run. Over TCP ctx is kept as it is.
+// wake-up of another goroutine per statement (driver CPU that competes
+// with the server measured), and on an event loop (socket.Loop) a session
+// that blocks its loop until that goroutine has run. Over TCP ctx is kept
+// as it is.
 func (c *Session) uncancelled(ctx context.Context) context.Context {
 	if c.sock == nil || ctx.Done() == nil {
 		return ctx
