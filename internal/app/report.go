@@ -39,7 +39,7 @@ func gateCounted(c Experiment, conds []counting.Condition) error {
 // writeReport writes dir/report.html and prints the report in format, from
 // the runs the summary was made of.
 func writeReport(dir, format string, wide bool, sum result.Summary, runs []result.Run, stdout io.Writer) error {
-	if err := writeHTML(dir, sum, runs); err != nil {
+	if err := report.WriteHTMLFile(dir, sum, runs); err != nil {
 		return err
 	}
 	if format == "text" {
@@ -54,23 +54,6 @@ func write(w io.Writer, format string, wide bool, sum result.Summary, runs []res
 		return report.TextWide(w, sum)
 	}
 	return report.Write(w, format, sum, runs)
-}
-
-// writeHTML writes dir/report.html, atomically: a reader never sees half.
-func writeHTML(dir string, sum result.Summary, runs []result.Run) error {
-	tmp, err := os.CreateTemp(dir, ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("write report.html: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := report.HTML(tmp, sum, runs); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, "report.html"))
 }
 
 // Report renders the report of a finished (or interrupted) experiment in
@@ -113,7 +96,7 @@ func Report(dir, format string, wide bool, stdout io.Writer) error {
 	if format != "html" {
 		return write(stdout, format, wide, sum, runs)
 	}
-	if err := writeHTML(dir, sum, runs); err != nil {
+	if err := report.WriteHTMLFile(dir, sum, runs); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,44 +118,4 @@ func nowSum(now []result.Script, i int) string {
 		return now[i].SHA256
 	}
 	return "none"
-}
-
-// finishedRuns reads the runs of an experiment being resumed, keeping
-// those that finished (failed ones included: they were recorded) and
-// dropping interrupted ones, which run again; results.jsonl is rewritten
-// without them.
-func finishedRuns(dir string, warn func(string, ...any)) (map[int]result.Run, error) {
-	path := filepath.Join(dir, "results.jsonl")
-	runs, err := result.ReadRuns(path)
-	var trunc *result.TruncatedError
-	if errors.Is(err, os.ErrNotExist) {
-		// Stopped before its first run finished.
-		if err := os.WriteFile(path, nil, 0o600); err != nil {
-			return nil, err
-		}
-		return map[int]result.Run{}, nil
-	} else if errors.As(err, &trunc) {
-		warn("%v", err)
-	} else if err != nil {
-		return nil, err
-	}
-	done := map[int]result.Run{}
-	var keep []result.Run
-	for _, r := range runs {
-		if r.Error == "interrupted" {
-			continue
-		}
-		if _, dup := done[r.Seq]; dup {
-			return nil, fmt.Errorf("%s: run %d appears twice", path, r.Seq)
-		}
-		done[r.Seq] = r
-		keep = append(keep, r)
-	}
-	if len(keep) != len(runs) || trunc != nil {
-		if err := result.Rewrite(path, keep); err != nil {
-			return nil, err
-		}
-	}
-	warn("resuming %s: %d run(s) finished, the rest run now", dir, len(keep))
-	return done, nil
 }

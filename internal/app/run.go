@@ -478,7 +478,7 @@ func (c Experiment) openResults(logf func(string, ...any)) (done map[int]result.
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
 	if c.resuming {
-		return finishedRuns(c.Out, logf)
+		return result.Finished(c.Out, logf)
 	}
 	return nil, writeExperiment(c)
 }

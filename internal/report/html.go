@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -312,4 +314,22 @@ func (e envView) SettingRows() []settingRow {
 		out = append(out, settingRow{k, e.Settings[k]})
 	}
 	return out
+}
+
+// WriteHTMLFile writes dir/report.html, atomically: a reader never sees
+// half.
+func WriteHTMLFile(dir string, sum result.Summary, runs []result.Run) error {
+	tmp, err := os.CreateTemp(dir, ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := HTML(tmp, sum, runs); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, "report.html"))
 }

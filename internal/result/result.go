@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -256,4 +257,45 @@ func Open(path string) (*Writer, error) {
 		return nil, fmt.Errorf("open results: %w", err)
 	}
 	return &Writer{f: f}, nil
+}
+
+// Finished reads the runs of an experiment being resumed from dir's
+// results.jsonl, keeping those that finished (failed ones included: they
+// were recorded) and dropping interrupted ones, which run again; the file
+// is rewritten without them. warn hears of a truncated file and of what
+// was kept.
+func Finished(dir string, warn func(string, ...any)) (map[int]Run, error) {
+	path := filepath.Join(dir, "results.jsonl")
+	runs, err := ReadRuns(path)
+	var trunc *TruncatedError
+	if errors.Is(err, os.ErrNotExist) {
+		// Stopped before its first run finished.
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			return nil, err
+		}
+		return map[int]Run{}, nil
+	} else if errors.As(err, &trunc) {
+		warn("%v", err)
+	} else if err != nil {
+		return nil, err
+	}
+	done := map[int]Run{}
+	var keep []Run
+	for _, r := range runs {
+		if r.Error == "interrupted" {
+			continue
+		}
+		if _, dup := done[r.Seq]; dup {
+			return nil, fmt.Errorf("%s: run %d appears twice", path, r.Seq)
+		}
+		done[r.Seq] = r
+		keep = append(keep, r)
+	}
+	if len(keep) != len(runs) || trunc != nil {
+		if err := Rewrite(path, keep); err != nil {
+			return nil, err
+		}
+	}
+	warn("resuming %s: %d run(s) finished, the rest run now", dir, len(keep))
+	return done, nil
 }
