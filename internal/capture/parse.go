@@ -21,6 +21,10 @@ func EngineOf(source string) string {
 	return "postgres"
 }
 
+// PostgreSQLLog says source is one of PostgreSQL's log formats, whose
+// lines are read with the server's log_line_prefix and lc_messages.
+func PostgreSQLLog(source string) bool { return source != "general-log" }
+
 // Filter says which sessions' records a capture keeps; an empty list
 // keeps all.
 type Filter struct {

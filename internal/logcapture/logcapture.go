@@ -60,7 +60,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	h.Engine, h.Source = capture.EngineOf(src), src
-	settings, err := o.logSettings(ctx, h.Engine, src, files)
+	settings, err := o.logSettings(ctx, src, files)
 	if err != nil {
 		return err
 	}
@@ -208,9 +208,9 @@ func (o Options) header() (capture.Header, error) {
 // logSettings reads the log settings of the server --dsn names, which say
 // how its PostgreSQL log is read (nil without --dsn), after checking that
 // the flags that say how a log is read fit the log's source.
-func (o Options) logSettings(ctx context.Context, eng, src string, files []string) (*postgres.LogSettings, error) {
+func (o Options) logSettings(ctx context.Context, src string, files []string) (*postgres.LogSettings, error) {
 	switch {
-	case eng != "postgres" && (o.PrefixDSN != "" || o.LogLanguage != ""):
+	case !capture.PostgreSQLLog(src) && (o.PrefixDSN != "" || o.LogLanguage != ""):
 		return nil, spec.Invalidf("--dsn and --log-language say how a PostgreSQL log is read; %s is %s", strings.Join(files, ", "), src)
 	case src != "stderr" && o.LogLinePrefix != nil:
 		return nil, spec.Invalidf("--log-line-prefix says how PostgreSQL's stderr log is read; %s is %s", strings.Join(files, ", "), src)
