@@ -225,9 +225,7 @@ func validate(o Observer, engines []string) (field string, err error) {
 				return "events", fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
 			}
 		case SourceXE, SourceTrace:
-			if f, err := validateSource(o, string(ev.Source)); err != nil {
-				return f, err
-			}
+			// Whose they are, and what they need, validateSQLServer checked.
 		default:
 			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
 		}
