@@ -61,7 +61,7 @@ func dryRunOf(ctx context.Context, c Experiment, w io.Writer) error {
 	for _, st := range load {
 		fmt.Fprintf(w, "  %s\n", st)
 	}
-	setup, stmts := c.wl.SetupIn(c.dialect), []string(nil)
+	setup, stmts := c.wl.SetupIn(c.info.Dialect), []string(nil)
 	if wp, ok := srv.(engine.WorkloadPlanner); ok {
 		if setup, stmts, err = wp.PlanWorkload(ctx, c.wl, c.Engine); err != nil {
 			return err

@@ -158,7 +158,7 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 		}
 	}()
 	if load {
-		if err := engine.Prepare(ctx, twin, c.dialect, c.wl, c.ds, logf); err != nil {
+		if err := engine.Prepare(ctx, twin, c.info.Dialect, c.wl, c.ds, logf); err != nil {
 			return nil, nil, nil, fmt.Errorf("twin: %w", err)
 		}
 	}

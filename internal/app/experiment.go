@@ -25,7 +25,7 @@ func (c Experiment) Dataset() dataset.Dataset { return c.ds }
 func (c Experiment) ObserverList() []observer.Observer { return c.observers }
 
 // Dialect is the SQL dialect of the experiment's engine.
-func (c Experiment) Dialect() workload.Dialect { return c.dialect }
+func (c Experiment) Dialect() workload.Dialect { return c.info.Dialect }
 
 // ThreadsFor is the driver's thread count for clients sessions:
 // --driver-threads if given, else the default for that many.

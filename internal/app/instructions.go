@@ -47,7 +47,7 @@ func (c Experiment) checkCounting() error {
 		}
 	}
 	switch {
-	case !engine.InfoOf(c.Engine).Counts:
+	case !c.info.Counts:
 		return usagef("--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a %s server under the instruction counter", c.Engine)
 	case c.DSN != "":
 		return usagef("--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn")
@@ -102,7 +102,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 			return err
 		}
 	}
-	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.info.Dialect, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	ver, err := target.Version(ctx)

@@ -68,8 +68,8 @@ type Experiment struct {
 	wl        workload.Meta
 	ds        dataset.Dataset
 	observers []observer.Observer
-	dialect   workload.Dialect // the engine's
-	resuming  bool             // continue the experiment already in Out
+	info      engine.Info // what the engine says of itself
+	resuming  bool        // continue the experiment already in Out
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
 	// files are what the workload read, for workers to read it too.
@@ -102,7 +102,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 	if err != nil {
 		return c, usageError{Err: err}
 	}
-	c.dialect = e.Info().Dialect
+	c.info = e.Info()
 	if c.Seed == 0 {
 		c.Seed = uint64(time.Now().UnixNano())
 	}
@@ -168,7 +168,7 @@ func (c *Experiment) resolveWorkload() error {
 			c.Duration = time.Hour
 		}
 	}
-	if !c.wl.In(c.dialect) {
+	if !c.wl.In(c.info.Dialect) {
 		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(enginesFor(c.wl), ", "), c.Engine)
 	}
 	scale := max(c.wl.DatasetScale, 1)
@@ -439,7 +439,7 @@ func (c Experiment) summaryHead(ctx context.Context, target engine.Server, comma
 		Rounds: c.Rounds, Seconds: c.Duration.Seconds(), Warmup: c.Warmup.Seconds(), AltSeconds: c.Alternation.Duration.Seconds(),
 		Environment: env,
 	}
-	if wp := engine.InfoOf(c.Engine).WaitProfile; c.Waits > 0 && wp.Source != "" {
+	if wp := c.info.WaitProfile; c.Waits > 0 && wp.Source != "" {
 		head.WaitProfile = &wp
 	}
 	return head, nil
@@ -454,7 +454,7 @@ func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func
 			return err
 		}
 	}
-	if err := engine.Prepare(ctx, target, c.dialect, c.wl, c.ds, logf); err != nil {
+	if err := engine.Prepare(ctx, target, c.info.Dialect, c.wl, c.ds, logf); err != nil {
 		return err
 	}
 	return checkStatements(ctx, target, c.wl)
