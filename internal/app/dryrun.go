@@ -13,9 +13,9 @@ import (
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
-// dryRunOf prints what a run would change on the --dsn server, reading
-// only; on a managed server, its plan (planManaged).
-func dryRunOf(ctx context.Context, c Experiment, w io.Writer) error {
+// PrintPlan prints what Run would change on the --dsn server (--dry-run),
+// reading only; on a managed server, its plan (planManaged).
+func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 	if c.DSN == "" {
 		return planManaged(c, w)
 	}

@@ -82,7 +82,7 @@ type Instructions struct {
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	logf := progress.Notes(out.Stderr)
-	target, err := openServer(ctx, c.Engine, engine.Options{Log: logf})
+	target, err := OpenServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds, _ := dataset.Lookup(wl.Dataset)
-	target, err := openServer(ctx, "postgres", engine.Options{Log: t.Logf})
+	target, err := OpenServer(ctx, "postgres", engine.Options{Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

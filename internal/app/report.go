@@ -15,12 +15,10 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// OverheadError says which observers exceeded --max-overhead.
-type OverheadError = gate.OverheadError
-
-// checkGate fails a finished experiment whose observers cost more than
-// --max-overhead (gate.Timed); err, when the experiment failed.
-func checkGate(c Experiment, sum *result.Summary, err error) error {
+// Gate fails a finished experiment whose observers cost more than
+// --max-overhead (gate.Timed, a *gate.OverheadError); err, when the
+// experiment failed.
+func (c Experiment) Gate(sum *result.Summary, err error) error {
 	if err != nil || sum == nil || c.MaxOverhead == nil {
 		return err
 	}

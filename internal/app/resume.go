@@ -98,8 +98,8 @@ func Resume(ctx context.Context, dir string, out Output) error {
 		// cannot know exactly.
 		fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
 	}
-	sum, err := runExperiment(ctx, c, out)
-	return checkGate(c, sum, c.PrintStudy(out.Stdout, sum, err))
+	sum, err := c.Run(ctx, out)
+	return c.Gate(sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // sameScripts refuses to resume an experiment whose scripts changed: the

@@ -124,7 +124,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 		c.Out = filepath.Join("obsbench-results", time.Now().Format("20060102-150405"))
 	}
 	if !resuming {
-		if err := checkOut(c.Out); err != nil {
+		if err := CheckOut(c.Out); err != nil {
 			return c, err
 		}
 	}
@@ -269,24 +269,24 @@ func LoadCatalog(file string) (*observer.Catalog, error) {
 
 // Execute runs the experiment of s (a sweep when s has Sessions) and
 // prints its report; the error says whether it failed, was refused, or
-// exceeded --max-overhead (*OverheadError).
+// exceeded --max-overhead (*gate.OverheadError).
 func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	c, err := Resolve(s)
 	if err != nil {
 		return err
 	}
 	if c.DryRun {
-		return dryRunOf(ctx, c, out.Stdout)
+		return c.PrintPlan(ctx, out.Stdout)
 	}
 	if c.Method == "instructions" {
 		return runInstructions(ctx, c, out)
 	}
 	if len(c.Sessions) > 0 {
-		points, err := runSweep(ctx, c, 1, out)
-		return gateSweep(c, points, err)
+		points, err := c.Sweep(ctx, 1, out)
+		return c.GateSweep(points, err)
 	}
-	sum, err := runExperiment(ctx, c, out)
-	return checkGate(c, sum, c.PrintStudy(out.Stdout, sum, err))
+	sum, err := c.Run(ctx, out)
+	return c.Gate(sum, c.PrintStudy(out.Stdout, sum, err))
 }
 
 // Output is where a command prints: its report on Stdout, progress and
@@ -303,10 +303,10 @@ type usageError = spec.InvalidError
 
 var usagef = spec.Invalidf
 
-// runExperiment runs a parsed run command, writes results.jsonl and
-// summary.json, and prints the report. It returns the summary whenever
-// some runs were made, also with an error.
-func runExperiment(ctx context.Context, c Experiment, out Output) (*result.Summary, error) {
+// Run runs the experiment, writes results.jsonl and summary.json, and
+// prints its report. It returns the summary whenever some runs were
+// made, also with an error.
+func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error) {
 	stdout, stderr := out.Stdout, out.Stderr
 	logf := progress.Notes(stderr)
 
@@ -314,7 +314,7 @@ func runExperiment(ctx context.Context, c Experiment, out Output) (*result.Summa
 	if err != nil {
 		return nil, err
 	}
-	target, err := openServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
+	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -519,18 +519,18 @@ func (c Experiment) writeResults(sum result.Summary, runs []result.Run, stdout i
 	return nil
 }
 
-// driverThreads is the driver's thread count for a run of clients
-// sessions: --driver-threads if given, else the default for that many.
-func (c Experiment) driverThreads(clients int) int {
+// ThreadsFor is the driver's thread count for a run of clients sessions:
+// --driver-threads if given, else the default for that many.
+func (c Experiment) ThreadsFor(clients int) int {
 	if c.IsChosen("driver-threads") || c.resuming {
 		return c.DriverThreads
 	}
 	return driver.DefaultProcs(clients)
 }
 
-// checkOut refuses an --out directory that already holds an experiment,
-// before anything starts.
-func checkOut(dir string) error {
+// CheckOut refuses an --out directory that already holds an experiment,
+// a sweep or a study, before anything starts.
+func CheckOut(dir string) error {
 	for _, f := range []string{"results.jsonl", experimentFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
@@ -569,9 +569,9 @@ func environment(ctx context.Context, t engine.Server, c Experiment, command []s
 	}, nil
 }
 
-// openServer opens the server of engine name: the external one of o.DSN,
+// OpenServer opens the server of engine name: the external one of o.DSN,
 // or a managed one.
-func openServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
+func OpenServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
 	e, err := engine.Lookup(name)
 	if err != nil {
 		return nil, usageError{Err: err}
@@ -595,5 +595,5 @@ func SplitList(s string) []string {
 }
 
 // ReliabilityFile is the audit study's reliability check, in its results
-// directory: a directory holding one is a study's (checkOut).
+// directory: a directory holding one is a study's (CheckOut).
 const ReliabilityFile = "reliability.json"

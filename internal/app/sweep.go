@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -28,14 +29,14 @@ type sweepRecord struct {
 	Points   []report.SweepPoint `json:"points"`
 }
 
-// runSweep runs c's experiment once per session count, each in a
+// Sweep runs c's experiment once per session count, each in a
 // directory of its own under --out, and prints the sweep table (text) or
 // the sweep with every summary (json). Each experiment is complete on its
 // own (summary.json, report.html); perUnit > 1 reports per that many
 // statements (the audit study's thousand-query).
-func runSweep(ctx context.Context, c Experiment, perUnit int, out Output) ([]report.SweepPoint, error) {
+func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]report.SweepPoint, error) {
 	stdout, stderr := out.Stdout, out.Stderr
-	if err := checkOut(c.Out); err != nil {
+	if err := CheckOut(c.Out); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
@@ -57,11 +58,11 @@ func runSweep(ctx context.Context, c Experiment, perUnit int, out Output) ([]rep
 		// Recorded as the one experiment it is (its spec has Clients,
 		// not Sessions), so that --resume of its directory runs it again,
 		// not the sweep.
-		if err := checkOut(one.Out); err != nil {
+		if err := CheckOut(one.Out); err != nil {
 			return rec.Points, err
 		}
 		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.Out)
-		sum, err := runExperiment(ctx, one, Output{Stdout: io.Discard, Stderr: stderr, Command: out.Command})
+		sum, err := one.Run(ctx, Output{Stdout: io.Discard, Stderr: stderr, Command: out.Command})
 		if sum != nil {
 			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.Out), Summary: *sum})
 			if werr := writeSweep(c.Out, rec); werr != nil {
@@ -123,17 +124,15 @@ func missingSessions(rec sweepRecord) []int {
 	return out
 }
 
-// gateSweep applies --max-overhead to every experiment of a sweep.
-func gateSweep(c Experiment, points []report.SweepPoint, err error) error {
-	if err != nil {
+// GateSweep applies --max-overhead to every experiment of a sweep.
+func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
+	if err != nil || c.MaxOverhead == nil {
 		return err
 	}
 	var over []string
-	var limit float64
 	for _, p := range points {
-		var oe *OverheadError
-		if errors.As(checkGate(c, &p.Summary, nil), &oe) {
-			limit = oe.Limit
+		var oe *gate.OverheadError
+		if errors.As(gate.Timed(*c.MaxOverhead, p.Summary), &oe) {
 			for _, o := range oe.Over {
 				over = append(over, fmt.Sprintf("%d sessions: %s", p.Sessions, o))
 			}
@@ -142,7 +141,7 @@ func gateSweep(c Experiment, points []report.SweepPoint, err error) error {
 	if len(over) == 0 {
 		return nil
 	}
-	return &OverheadError{Limit: limit, Over: over}
+	return &gate.OverheadError{Limit: *c.MaxOverhead, Over: over}
 }
 
 func writeSweep(dir string, rec sweepRecord) error {
