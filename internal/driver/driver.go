@@ -187,6 +187,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	var wg sync.WaitGroup
 	// done closes when every session has run out of work (workload.ErrDone).
 	done := make(chan struct{})
+	var ranOut atomic.Int64 // when done closed, as a time.Duration since start
 	var left atomic.Int64
 	left.Store(int64(cfg.Clients))
 	labels, names := labelIndex(cfg.Labels, seconds)
@@ -228,6 +229,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 			// A session that ends, done or failed, no longer holds the run
 			// open; a failure is reported when the run ends.
 			if left.Add(-1) == 0 {
+				ranOut.Store(int64(time.Since(start)))
 				close(done)
 			}
 		}
@@ -259,7 +261,13 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	var closed time.Time
 	if timer(cfg.Warmup) {
 		select {
+		// The sessions ran out before the window opened, not merely before
+		// this goroutine looked: with a short or no warm-up, a little work
+		// can end between the timer and here, all of it inside the window.
 		case <-done:
+			if time.Duration(ranOut.Load()) >= cfg.Warmup {
+				break
+			}
 			halt()
 			wg.Wait()
 			if _, err := collate(cfg, time.Millisecond, workers, secs, names); err != nil {
