@@ -24,7 +24,6 @@ import (
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/app"
-	"github.com/obsbench/obsbench/internal/counting"
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
@@ -128,6 +127,7 @@ func counted(ctx context.Context, c config, out string) (app.Instructions, error
 func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
 	s := app.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "rounds", c.observers, c.timedRounds, c.seed, out
+	s.Count.After = false // counted apart, with and without a hog
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out")
 	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
 		return result.Summary{}, err
@@ -215,7 +215,7 @@ func render(c config, alone, hogged app.Instructions, hogCPU float64, timed resu
 // interval, from what the count itself shows: the other processes' or
 // threads' work, system calls; else waiting or contention, which it does
 // not see. "" when they agree or the timed run measured nothing.
-func difference(c, base counting.Condition, timed *result.OverheadSummary, others string) string {
+func difference(c, base result.CountedCondition, timed *result.OverheadSummary, others string) string {
 	if c.BackendChange == nil || !timed.Measured() || (c.BackendChange.Pct >= timed.CILow && c.BackendChange.Pct <= timed.CIHigh) {
 		return ""
 	}
@@ -238,7 +238,7 @@ func difference(c, base counting.Condition, timed *result.OverheadSummary, other
 	return fmt.Sprintf("%s: counted %+.2f%%, timed %.1f%% [%.1f, %.1f]: %s.", c.Name, c.BackendChange.Pct, timed.Pct, timed.CILow, timed.CIHigh, strings.Join(why, "; "))
 }
 
-func change(c *counting.Change) string {
+func change(c *result.CountChange) string {
 	if c == nil {
 		return "-"
 	}

@@ -48,8 +48,10 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared (default: duet on managed servers, or with --twin-dsn, where cgroups can hold each twin's CPU share; auto otherwise, and the run says why): auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time, on a managed PostgreSQL), duet (two twin servers driven at the same time, the observer in one of them, roles swapped phase by phase: each --rounds is one phase of --duration; the machine's drift falls on both twins alike)")
 	fs.Float64Var(&s.TwinCPUs, "twin-cpus", s.TwinCPUs, "with --method duet: the CPU quota each twin (its server and its load) is held to, in CPUs; default 0: 35% of this machine's CPUs each, so that the twins never compete for a core with each other or with what runs beside them")
 	fs.StringVar(&s.TwinDSN, "twin-dsn", s.TwinDSN, "with --method duet and --dsn: the second external server, distinct from --dsn and holding the same dataset")
-	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions: the workload's statements counted in each run")
-	fs.IntVar(&s.Count.Warmup, "count-warmup", s.Count.Warmup, "with --method instructions: statements run before the counted ones in each session, their cost cancelled by a control session")
+	fs.BoolVar(&s.Count.After, "count", s.Count.After, "after the timed runs on a managed PostgreSQL or MariaDB, count each condition's server instructions per statement under valgrind too, shown beside the timed figures (about 10 s a run); --count=false leaves it out")
+	fs.IntVar(&s.Count.Rounds, "count-rounds", s.Count.Rounds, "with --count: counted runs of each condition (2 or more give an interval)")
+	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions or --count: the workload's statements counted in each run")
+	fs.IntVar(&s.Count.Warmup, "count-warmup", s.Count.Warmup, "with --method instructions or --count: statements run before the counted ones in each session, their cost cancelled by a control session")
 	fs.DurationVar(&s.Alternation.Duration, "alt-duration", s.Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&s.Alternation.PhaseMin, "phase-min", s.Alternation.PhaseMin, "shortest alternation phase, seconds (its first second is dropped)")
 	fs.IntVar(&s.Alternation.PhaseMax, "phase-max", s.Alternation.PhaseMax, "longest alternation phase, seconds")
@@ -136,6 +138,11 @@ func (w *waitsValue) Set(v string) error {
 	return nil
 }
 
+// countUnasked is whether a run that is not given --count counts as the
+// spec it starts from says (on, for 'obsbench run'). This package's tests
+// set it false: each test counts only where it asks to.
+var countUnasked = true
+
 // parseRunSpec parses run flags over base: the spec they make, the flags
 // given marked chosen beside base's choices. Flags of extra (a study's
 // own) are parsed with them. resume is --resume's directory.
@@ -155,6 +162,9 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, ex
 		return s, "", err
 	}
 	fs.Visit(func(f *flag.Flag) { s.Choose(f.Name) })
+	if !countUnasked && !s.IsChosen("count") {
+		s.Count.After = false
+	}
 	if resume != "" && fs.NFlag() != 1 {
 		return s, "", usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(resume, "experiment.json"))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -49,7 +50,7 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 			EnableSQL: []string{workload.CalibrationSQL(loops), compact}, DisableSQL: []string{workload.CalibrationSQL(0), compact}}
 	}
 	baseline := observer.Observer{Name: observer.Baseline, Engine: "postgres", Description: "baseline", EnableSQL: []string{compact}}
-	count := func(rounds int, obs ...observer.Observer) []counting.Condition {
+	count := func(rounds int, obs ...observer.Observer) []result.CountedCondition {
 		t.Helper()
 		names := []string{baseline.Name}
 		for _, o := range obs {

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -73,12 +74,23 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
 		return nil
 	}
+	var counted time.Duration
+	switch {
+	case c.Count.After:
+		runs := (1 + observers) * c.Count.Rounds
+		servers := max(1, min(c.Count.Rounds, runtime.NumCPU(), maxCountServers))
+		counted = countSetup + time.Duration((runs+servers-1)/servers)*countRunTime
+		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d, the server under valgrind, on %d server(s) at once (about %v a run)\n",
+			1+observers, c.Count.Rounds, runs, c.Count.Statements, c.Count.Warmup, servers, countRunTime)
+	case c.countMissing != "":
+		fmt.Fprintf(w, "not counted: %s\n", c.countMissing)
+	}
 	if upTo != "" {
 		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
 	} else {
-		total := setupOverhead + time.Duration(steps)*(step+stepOverhead)
-		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset)\n",
-			total.Round(time.Minute), stepOverhead, setupOverhead)
+		total := setupOverhead + time.Duration(steps)*(step+stepOverhead) + counted
+		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset%s)\n",
+			total.Round(time.Minute), stepOverhead, setupOverhead, countedNote(counted))
 	}
 	if c.Study != "" {
 		fmt.Fprintf(w, "study %s: its own steps (a capture, a reliability run, its other workloads) come beside this plan and are not in the estimate\n", c.Study)
@@ -87,6 +99,22 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
 	}
 	return nil
+}
+
+// countRunTime is about how long a counted run takes: mostly the
+// server's restart under valgrind, its statements a few seconds; and
+
+// countSetup the server's start, its dataset and its copies.
+const (
+	countRunTime = 12 * time.Second
+	countSetup   = 15 * time.Second
+)
+
+func countedNote(counted time.Duration) string {
+	if counted == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the counted part about %v of it", counted.Round(10*time.Second))
 }
 
 func collectorNote(c Experiment) string {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
@@ -27,7 +26,7 @@ func (c Experiment) Gate(sum *result.Summary, err error) error {
 
 // gateCounted fails a counted experiment whose observers add more than
 // --max-overhead to the session's instructions per statement.
-func gateCounted(c Experiment, conds []counting.Condition) error {
+func gateCounted(c Experiment, conds []result.CountedCondition) error {
 	if c.MaxOverhead == nil {
 		return nil
 	}

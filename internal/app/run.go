@@ -51,7 +51,8 @@ func Default() spec.Spec {
 		// auto (chooseMethod).
 		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
 		Alternation: spec.Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
-		Count:       spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup},
+		Count: spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup,
+			After: true, Rounds: defaultCountRounds},
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms
@@ -78,6 +79,9 @@ type Experiment struct {
 	// methodWhy is what kept a duet out then.
 	methodChosen bool
 	methodWhy    string
+	// countMissing is why the conditions are not counted after the timed
+	// runs, though --count is on by default.
+	countMissing string
 }
 
 // Resolve completes s (the defaults that depend on its workload, a seed,
@@ -379,6 +383,12 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	sum.Warnings = append(unused, sum.Warnings...)
 	if runErr != nil {
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
+	}
+	switch {
+	case c.Count.After && ctx.Err() == nil:
+		sum.Counted = c.countAfter(ctx, logf)
+	case c.countMissing != "":
+		sum.Counted = &result.Counted{Missing: c.countMissing}
 	}
 	if err := c.writeResults(sum, runs, stdout, logf); err != nil {
 		return nil, err

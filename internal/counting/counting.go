@@ -21,12 +21,14 @@ package counting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
@@ -80,7 +82,11 @@ type Config struct {
 	// Statements (N) are counted per run, after Warmup (W).
 	Statements, Warmup int
 	Rounds             int
-	Seed               uint64
+	// FirstRound is the number of the round before the first: Run counts
+	// rounds FirstRound+1 to FirstRound+Rounds (Spread gives each server
+	// its own).
+	FirstRound int
+	Seed       uint64
 	// Progress, if set, hears of each run as it ends.
 	Progress func(s Sample, seq, total int)
 }
@@ -132,17 +138,17 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 			c.Server.Reset(ctx)
 		}
 	}()
-	rng := rand.New(rand.NewPCG(c.Seed, 0x636f756e74))
 	var out []Sample
 	total := c.Rounds * len(c.Observers)
-	for r := range c.Rounds {
-		order := rng.Perm(len(c.Observers))
+	for r := c.FirstRound + 1; r <= c.FirstRound+c.Rounds; r++ {
+		// Each round's order is its own: the same whichever server runs it.
+		order := rand.New(rand.NewPCG(c.Seed, 0x636f756e74+uint64(r))).Perm(len(c.Observers))
 		for _, i := range order {
 			s, err := c.run(ctx, c.Observers[i])
 			if err != nil {
-				return out, fmt.Errorf("round %d, %s: %w", r+1, c.Observers[i].Name, err)
+				return out, fmt.Errorf("round %d, %s: %w", r, c.Observers[i].Name, err)
 			}
-			s.Round = r + 1
+			s.Round = r
 			out = append(out, s)
 			if c.Progress != nil {
 				c.Progress(s, len(out), total)
@@ -150,6 +156,50 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 		}
 	}
 	return out, nil
+}
+
+// Spread runs c's rounds on servers at once, each server its share of
+// whole rounds, so that every pair of a condition and the baseline is
+// counted on one server. A server under valgrind runs one thread at a
+// time: one server per core counts in 1/len(servers) of the time what
+// one would. Its samples are in round order; Progress hears of each run
+// as it ends, on any server.
+func Spread(ctx context.Context, c Config, servers []Server) ([]Sample, error) {
+	n := min(len(servers), c.Rounds)
+	if n < 1 {
+		return nil, fmt.Errorf("counting: no server to count on")
+	}
+	var mu sync.Mutex
+	seq, total := 0, c.Rounds*len(c.Observers)
+	parts := make([][]Sample, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	first := 0
+	for k := range n {
+		part := c
+		part.Server, part.FirstRound, part.Rounds = servers[k], first, c.Rounds/n
+		if k < c.Rounds%n {
+			part.Rounds++
+		}
+		first += part.Rounds
+		part.Progress = func(s Sample, _, _ int) {
+			mu.Lock()
+			defer mu.Unlock()
+			seq++
+			if c.Progress != nil {
+				c.Progress(s, seq, total)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[k], errs[k] = Run(ctx, part)
+		}()
+	}
+	wg.Wait()
+	out := slices.Concat(parts...)
+	slices.SortStableFunc(out, func(a, b Sample) int { return a.Round - b.Round })
+	return out, errors.Join(errs...)
 }
 
 // run counts one condition with its observer in force.

@@ -3,47 +3,17 @@ package counting
 import (
 	"math"
 
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
 // Level is the confidence level of the intervals.
 const Level = 0.95
 
-// Condition is one condition's counts over its runs.
-type Condition struct {
-	Name string `json:"name"`
-	Runs int    `json:"runs"`
-	// Backend (per statement) and Helpers (per run) are means of
-	// Sample's.
-	Backend float64 `json:"backend_instructions_per_stmt"`
-	Helpers float64 `json:"helper_instructions_per_run"`
-	// BackendSpreadPct is the largest run's backend count above the
-	// smallest, in percent of the mean: how well runs repeat.
-	BackendSpreadPct float64 `json:"backend_spread_pct"`
-	// BackendChange and HelperChange are the change against the
-	// baseline, paired by round; nil for the baseline.
-	BackendChange *Change `json:"backend_change,omitempty"`
-	HelperChange  *Change `json:"helper_change,omitempty"`
-	// Syscalls and HelperSyscalls are means per statement; -1 unknown.
-	Syscalls       float64 `json:"backend_syscalls_per_stmt"`
-	HelperSyscalls float64 `json:"helper_syscalls_per_stmt"`
-	Seconds        float64 `json:"seconds_per_run"`
-}
-
-// Change is a change in percent with its confidence interval.
-type Change struct {
-	Pct    float64 `json:"pct"`
-	Low    float64 `json:"ci_low"`
-	High   float64 `json:"ci_high"`
-	HasCI  bool    `json:"has_ci"` // two rounds or more
-	Pairs  int     `json:"pairs"`
-	Signif bool    `json:"significant"`
-}
-
 // Summarize is each condition's counts, in names' order (the first is
 // the baseline), its change against the baseline paired by round: the
 // mean of the log ratios with Student's t interval.
-func Summarize(names []string, samples []Sample) []Condition {
+func Summarize(names []string, samples []Sample) []result.CountedCondition {
 	byCond := map[string]map[int]Sample{}
 	for _, s := range samples {
 		if byCond[s.Condition] == nil {
@@ -51,10 +21,10 @@ func Summarize(names []string, samples []Sample) []Condition {
 		}
 		byCond[s.Condition][s.Round] = s
 	}
-	var out []Condition
+	var out []result.CountedCondition
 	for i, name := range names {
 		runs := byCond[name]
-		c := Condition{Name: name, Runs: len(runs)}
+		c := result.CountedCondition{Name: name, Runs: len(runs)}
 		var backend, helpers, sys, hsys, secs []float64
 		for _, s := range runs {
 			backend = append(backend, s.Backend)
@@ -83,7 +53,7 @@ func Summarize(names []string, samples []Sample) []Condition {
 }
 
 // change pairs the rounds both conditions ran.
-func change(base, cond map[int]Sample, v func(Sample) float64) *Change {
+func change(base, cond map[int]Sample, v func(Sample) float64) *result.CountChange {
 	var logs []float64
 	for r, s := range cond {
 		b, ok := base[r]
@@ -95,7 +65,7 @@ func change(base, cond map[int]Sample, v func(Sample) float64) *Change {
 		return nil
 	}
 	m, lo, hi, ok := stats.MeanCI(logs, Level)
-	c := &Change{Pct: pct(m), Low: pct(lo), High: pct(hi), HasCI: ok, Pairs: len(logs)}
+	c := &result.CountChange{Pct: pct(m), Low: pct(lo), High: pct(hi), HasCI: ok, Pairs: len(logs)}
 	c.Signif = ok && (c.Low > 0 || c.High < 0)
 	return c
 }

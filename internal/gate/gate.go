@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -57,7 +56,7 @@ func Timed(limit float64, sum result.Summary) error {
 // percent to the session's instructions per statement. The other
 // processes' count is per run, start-up and shutdown included, so it is
 // not a per-statement cost and is not gated. conds[0] is the baseline.
-func Counted(limit float64, conds []counting.Condition) error {
+func Counted(limit float64, conds []result.CountedCondition) error {
 	if len(conds) == 0 {
 		return nil
 	}

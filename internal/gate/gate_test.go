@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -40,10 +39,10 @@ func TestGate(t *testing.T) {
 // A counted experiment is gated on the session's instructions per
 // statement, an interval wholly above the limit, and says so.
 func TestGateCounted(t *testing.T) {
-	cond := func(name string, pct, lo, hi float64) counting.Condition {
-		return counting.Condition{Name: name, BackendChange: &counting.Change{Pct: pct, Low: lo, High: hi, HasCI: true, Signif: lo > 0 || hi < 0}}
+	cond := func(name string, pct, lo, hi float64) result.CountedCondition {
+		return result.CountedCondition{Name: name, BackendChange: &result.CountChange{Pct: pct, Low: lo, High: hi, HasCI: true, Signif: lo > 0 || hi < 0}}
 	}
-	conds := []counting.Condition{
+	conds := []result.CountedCondition{
 		{Name: "baseline"},
 		cond("pg-stat-statements", 0.37, 0.36, 0.38),
 		cond("log-statements-file", 2.53, 2.52, 2.54),

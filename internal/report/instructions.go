@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // InstructionsScope is what --method instructions counts on a server
@@ -46,7 +46,7 @@ type InstructionsHead struct {
 // backend's instructions per statement and their change against the
 // baseline, the other processes' (per run: start to shutdown), the spread
 // of repeated runs, and the system calls that the count does not see.
-func Instructions(w io.Writer, h InstructionsHead, conds []counting.Condition) {
+func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedCondition) {
 	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d per run, %d run(s) per condition, intervals 95%% paired by round\n\n",
 		h.Workload, h.Server, h.Statements, h.Warmup, h.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -73,7 +73,7 @@ func Instructions(w io.Writer, h InstructionsHead, conds []counting.Condition) {
 	}
 }
 
-func changeText(c *counting.Change) string {
+func changeText(c *result.CountChange) string {
 	switch {
 	case c == nil:
 		return "-"

@@ -14,13 +14,24 @@ import (
 // JSON formats), then how each row was measured and the warnings.
 func Markdown(w io.Writer, s result.Summary) error {
 	fmt.Fprintf(w, "**%s**\n\n", mdEscape(strings.TrimPrefix(heading(s), "obsbench: ")))
-	fmt.Fprintln(w, "| condition | measures | stmts/s | ref stmts/s | overhead % [95% CI] | verdict | p50 ms | p99 ms | events rec/exec | server CPU/stmt Δ% [CI] |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---:|---:|---:|---:|")
+	counted := hasCounted(s)
+	head, rule := "| condition | measures | stmts/s | ref stmts/s | overhead % [95% CI] | verdict | p50 ms | p99 ms | events rec/exec | server CPU/stmt Δ% [CI] |",
+		"|---|---|---:|---:|---:|---|---:|---:|---:|---:|"
+	if counted {
+		head, rule = head+" instr/stmt Δ% [CI] | others Δ% [CI] |", rule+"---:|---:|"
+	}
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
 	for _, c := range s.Conditions {
 		ov, verdict, ref := overheadCells(c)
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |",
 			mdEscape(c.Name), mdEscape(measuresCell(c)), thousands(c.Throughput.Median), ref, ov, mdEscape(verdict),
 			c.LatencyMS.P50, c.LatencyMS.P99, mdEscape(events(c.Events)), changeCell(c.CPUChange))
+		if counted {
+			session, others := countedCells(s, c.Name)
+			fmt.Fprintf(w, " %s | %s |", session, others)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 	for _, c := range s.Conditions {
@@ -32,6 +43,7 @@ func Markdown(w io.Writer, s result.Summary) error {
 		fmt.Fprintf(w, "- resolution: an overhead of %.1f%% or more is detected with 80%% power (from the A/A phases)\n", *s.MDEPct)
 	}
 	fmt.Fprintf(w, "- method: %s\n", mdEscape(s.Method))
+	countedNotes(w, s, "- ")
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "- warning: %s\n", mdEscape(warn))
 	}

@@ -29,14 +29,25 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	if !hasMeasures(s) {
 		over = "-"
 	}
+	// Counted figures, where there are, take the narrow table's last
+	// column: the timed CPU per statement answers the same question less
+	// precisely, and moves to -v.
+	counted := hasCounted(s)
+	last := "CPU/stmt Δ%"
+	if counted {
+		last = "instr/stmt Δ%"
+	}
+	head := "condition\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
 	switch {
 	case wide:
-		fmt.Fprintln(tw, "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t")
+		head = "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
+		if counted {
+			head += "instr/stmt Δ% [CI]\tothers Δ% [CI]\t"
+		}
 	case over == "":
-		fmt.Fprintln(tw, "condition\tmeasures, over\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\tCPU/stmt Δ%\t")
-	default:
-		fmt.Fprintln(tw, "condition\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\tCPU/stmt Δ%\t")
+		head = "condition\tmeasures, over\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
 	}
+	fmt.Fprintln(tw, head)
 	for _, c := range s.Conditions {
 		ov, verdict, ref := overheadCells(c)
 		cpu, ev := changeCell(c.CPUChange), events(c.Events)
@@ -45,11 +56,19 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 			// lost is in -v: the columns stay narrow.
 			verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
 		}
+		tail := ""
+		if counted {
+			cpu = countedShort(s, c.Name)
+			if wide {
+				session, others := countedCells(s, c.Name)
+				cpu, tail = changeCell(c.CPUChange), session+"\t"+others+"\t"
+			}
+		}
 		switch {
 		case wide:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t%s\n",
 				c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
-				events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu)
+				events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu, tail)
 		case over == "":
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
 				c.Name, measuresCell(c), ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
@@ -90,11 +109,14 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	if !wide {
-		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
+		if !counted {
+			fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
+		}
 		if uses(s, "duet") {
 			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 		}
 	}
+	countedNotes(w, s, "")
 	Waits(w, s)
 	Counters(w, s)
 	if wide || scaledOut(s) {
@@ -137,7 +159,11 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	}
 	fmt.Fprintf(w, "method: %s\n", s.Method)
 	if !wide {
-		fmt.Fprintln(w, "more columns (reference stmts/s, p50, server and driver CPU, each worker, the duet twins): -v; every figure: --format json")
+		more := "reference stmts/s, p50, server and driver CPU"
+		if counted {
+			more = "reference stmts/s, p50, server and driver CPU, timed CPU/stmt Δ%, the other processes' counted Δ%"
+		}
+		fmt.Fprintf(w, "more columns (%s, each worker, the duet twins): -v; every figure: --format json\n", more)
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

@@ -84,3 +84,22 @@ func compareGolden(t *testing.T, golden string, got []byte) {
 		t.Errorf("output differs from %s (got in %s.got; go test -update to accept)", golden, golden)
 	}
 }
+
+// Where nothing was counted, the table says why in one line, and keeps
+// its timed CPU column.
+func TestTextNotCounted(t *testing.T) {
+	s := readSummary(t, filepath.Join("testdata", "duet.json"))
+	s.Counted = &result.Counted{Missing: "valgrind is not installed (apt-get install valgrind)"}
+	var got bytes.Buffer
+	if err := report.Text(&got, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\ninstr/stmt: not counted: valgrind is not installed (apt-get install valgrind)\n", "CPU/stmt Δ%\n"} {
+		if !strings.Contains(got.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, got.String())
+		}
+	}
+	if strings.Contains(got.String(), "instr/stmt Δ%") {
+		t.Errorf("a counted column with nothing counted:\n%s", got.String())
+	}
+}

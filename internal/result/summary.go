@@ -41,6 +41,10 @@ type Summary struct {
 	// engine waits (WaitSummary.Engine) were read from; nil when waits
 	// were not sampled, and in summaries written before it was recorded.
 	WaitProfile *WaitProfile `json:"wait_profile,omitempty"`
+	// Counted is the same conditions counted in instructions after the
+	// timed runs (--count), or why they were not; nil when counting was
+	// not asked for, and in summaries written before it was recorded.
+	Counted *Counted `json:"counted,omitempty"`
 }
 
 // WaitProfile is an engine's own account of where time went, beside the

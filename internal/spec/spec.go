@@ -46,7 +46,8 @@ type Spec struct {
 	// TwinCPUs is each twin's CPU quota in a duet; 0: 35% of the
 	// machine's CPUs.
 	TwinCPUs float64 `json:"twin_cpus,omitempty"`
-	// Count configures --method instructions.
+	// Count configures --method instructions, and the counted part of a
+	// timed experiment.
 	Count Count `json:"count"`
 	// Rounds of Duration each (after Warmup) for round-based conditions.
 	Rounds   int           `json:"rounds"`
@@ -131,10 +132,14 @@ type Script struct {
 }
 
 // Count configures --method instructions: each run counts Statements of
-// the workload's statements after Warmup of them.
+// the workload's statements after Warmup of them. With After, a timed
+// experiment counts its conditions too, Rounds times each, once its
+// timed runs are done (--count).
 type Count struct {
-	Statements int `json:"statements"`
-	Warmup     int `json:"warmup"`
+	Statements int  `json:"statements"`
+	Warmup     int  `json:"warmup"`
+	After      bool `json:"after_timed,omitempty"`
+	Rounds     int  `json:"rounds,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

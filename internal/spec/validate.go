@@ -137,11 +137,14 @@ func (s Spec) validateSessions() error {
 }
 
 func (s Spec) validateCount() error {
-	if s.Method != "instructions" {
+	counted := s.Count.After && s.Method != "instructions"
+	if s.Method != "instructions" && !counted {
 		return nil
 	}
 	n, w := s.Count.Statements, s.Count.Warmup
 	switch {
+	case counted && (s.Count.Rounds < 1 || s.Count.Rounds > 100):
+		return Invalidf("--count-rounds %d: want 1 to 100 (2 or more for an interval)", s.Count.Rounds)
 	case n < 10 || n > 1_000_000:
 		return Invalidf("--count-statements %d: want 10 to 1000000", n)
 	case w < 0 || w > 1_000_000:

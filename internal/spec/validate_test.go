@@ -59,6 +59,10 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Count.Statements = 5 }, ""}, // not counting
 		{func(s *Spec) { s.Method, s.Count.Statements = "instructions", 5 }, "--count-statements 5"},
 		{func(s *Spec) { s.Method, s.Count.Warmup = "instructions", -1 }, "--count-warmup"},
+		{func(s *Spec) { s.Count.After, s.Count.Rounds = true, 0 }, "--count-rounds 0"},
+		{func(s *Spec) { s.Count.After, s.Count.Rounds, s.Count.Statements = true, 2, 5 }, "--count-statements 5"},
+		{func(s *Spec) { s.Count.After, s.Count.Rounds = true, 2 }, ""},
+		{func(s *Spec) { s.Method, s.Count.Rounds = "instructions", 0 }, ""}, // --rounds counts there
 		{func(s *Spec) { s.Workers = 65 }, "--workers 65"},
 		{func(s *Spec) { s.Coordinator.Advertise = "nowhere" }, ""}, // no workers: the caller's to refuse
 		{func(s *Spec) { s.Workers, s.Coordinator.Advertise = 2, "nowhere" }, "--advertise nowhere"},

@@ -20,6 +20,9 @@ import (
 // study chooses marked chosen (flags given after it override them).
 func Spec(st study.Study) spec.Spec {
 	s := app.Default()
+	// A study keeps to its own time: its conditions are counted in
+	// instructions only when asked (--count).
+	s.Count.After = false
 	s.Choose("engine", "workload", "observers", "method", "waits")
 	s.Engine, s.Workload, s.Observers, s.Method = st.Engine, st.Workload, st.Observers(), st.Method
 	if len(st.Workloads) > 0 {

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// hasCounted says s holds counted figures to show beside the timed ones.
+func hasCounted(s result.Summary) bool {
+	return s.Counted != nil && len(s.Counted.Conditions) > 0
+}
+
+// countedShort is a counted change as the narrow table shows it, its
+// interval as a half-width: a counted interval is nearly symmetric
+// (Counted.Conditions and -v hold its bounds).
+func countedShort(s result.Summary, name string) string {
+	c := s.Counted.Condition(name)
+	switch {
+	case c == nil || c.BackendChange == nil:
+		return "-"
+	case !c.BackendChange.HasCI:
+		return fmt.Sprintf("%+.2f (1 run)", c.BackendChange.Pct)
+	}
+	return fmt.Sprintf("%+.2f ±%.2f", c.BackendChange.Pct, (c.BackendChange.High-c.BackendChange.Low)/2)
+}
+
+// countedCells are a row's counted changes: the session's instructions
+// per statement, and the server's other processes'. A row the count does
+// not stand for (the baseline, an A/A arm, an observer's switchable part)
+// has "-".
+func countedCells(s result.Summary, name string) (session, others string) {
+	c := s.Counted.Condition(name)
+	if c == nil {
+		return "-", "-"
+	}
+	return countedChange(c.BackendChange), countedChange(c.HelperChange)
+}
+
+// countedChange is a counted change with its interval, unsigned bounds as
+// the overhead's; counts repeat closely, so two decimals.
+func countedChange(c *result.CountChange) string {
+	switch {
+	case c == nil:
+		return "-"
+	case !c.HasCI:
+		return fmt.Sprintf("%+.2f (1 run)", c.Pct)
+	}
+	return fmt.Sprintf("%+.2f [%.2f, %.2f]", c.Pct, c.Low, c.High)
+}
+
+// countedNotes say under a table what its counted columns are and what
+// they do not see, or why there are none.
+func countedNotes(w io.Writer, s result.Summary, bullet string) {
+	k := s.Counted
+	switch {
+	case k == nil:
+		return
+	case len(k.Conditions) == 0 && k.Error != "":
+		fmt.Fprintf(w, "%sinstr/stmt: not counted: %s\n", bullet, k.Error)
+		return
+	case len(k.Conditions) == 0:
+		fmt.Fprintf(w, "%sinstr/stmt: not counted: %s\n", bullet, k.Missing)
+		return
+	}
+	who, others := "the session's", "the server's other processes' (over each counted server's life)"
+	if k.Threads {
+		who, others = "the server's work serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
+	}
+	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s user-space instructions per statement, counted under valgrind after the timed runs, "+
+		"one session at a time (%d statements after %d, %d run(s) each; ±: half the 95%% interval, paired by run); others Δ%% (-v): %s.\n",
+		bullet, who, k.Statements, k.Warmup, k.Rounds, others)
+	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) and contention between sessions; "+
+		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet)
+	if k.Error != "" {
+		fmt.Fprintf(w, "%sinstr/stmt: counting stopped partway: %s\n", bullet, k.Error)
+	}
+}
