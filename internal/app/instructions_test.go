@@ -9,10 +9,10 @@ import (
 
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/counting"
-	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
