@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -127,5 +132,57 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// obsbench run --count: after the timed runs, the same conditions are
+// counted on a server and a copy of it at once, each its own rounds;
+// summary.json holds the counted changes (valid by its schema), and the
+// table shows pg_stat_statements' counted cost beside its timed one, with
+// what counting does not see.
+func TestCountedBesideTimed(t *testing.T) {
+	servertest.SkipShort(t)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--count", "--method", "rounds", "--observers", "pg-stat-statements",
+		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--count-statements", "300", "--count-warmup", "30", "--seed", "5", "--out", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := summaryschema.Validate(b); err != nil {
+		t.Errorf("summary.json: %v", err)
+	}
+	var sum result.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	k := sum.Counted
+	if k == nil || len(k.Conditions) != 2 || k.Rounds != 2 || k.Statements != 300 || k.Missing != "" || k.Error != "" {
+		t.Fatalf("counted: %+v; want 2 conditions of 2 rounds of 300 statements", k)
+	}
+	pgss := k.Condition("pg-stat-statements")
+	if pgss == nil || pgss.Runs != 2 || pgss.BackendChange == nil || !pgss.BackendChange.HasCI ||
+		pgss.BackendChange.Pct < 0.05 || pgss.BackendChange.Pct > 2 || pgss.BackendChange.High-pgss.BackendChange.Low > 1 {
+		t.Errorf("pg-stat-statements counted: %+v; want about +0.3%% over 2 runs, its interval narrower than a point", pgss)
+	}
+	if _, err := os.Stat(filepath.Join(out, "instructions.json")); err != nil {
+		t.Errorf("instructions.json: %v", err)
+	}
+	servers := min(2, runtime.NumCPU())
+	if want := fmt.Sprintf("on %d server(s) under valgrind at once", servers); !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	text := stdout.String()
+	for _, want := range []string{"instr/stmt Δ%\n", "instr/stmt Δ%: the change in the session's user-space instructions per statement", "Not counted: the kernel"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+pg-stat-statements .* \+0\.\d\d ±0\.\d\d$`).MatchString(text) {
+		t.Errorf("report's pg-stat-statements row lacks its counted change:\n%s", text)
 	}
 }
