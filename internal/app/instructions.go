@@ -93,12 +93,10 @@ func (c *Experiment) checkCountAfter() error {
 	why := c.whyNotCounted()
 	switch {
 	case why == "":
-		return nil
+		c.counting = true
 	case chosen != "":
 		return usagef("--%s: %s", chosen, why)
-	}
-	c.Count.After = false
-	if len(c.Sessions) == 0 {
+	case len(c.Sessions) == 0:
 		c.countMissing = why
 	}
 	return nil
@@ -124,10 +122,10 @@ func (c Experiment) whyNotCounted() string {
 	return ""
 }
 
-// countAfter counts c's conditions after its timed runs: the counted
+// countConditions counts c's conditions after its timed runs: the counted
 // figures beside the timed ones. A failure is recorded in what it
 // returns, not raised: the timed results stand without it.
-func (c Experiment) countAfter(ctx context.Context, logf func(string, ...any)) *result.Counted {
+func (c Experiment) countConditions(ctx context.Context, logf func(string, ...any)) *result.Counted {
 	logf("counting each condition's instructions per statement, the server under valgrind (--count=false leaves this out)")
 	rec, err := c.count(ctx, c.Count.Rounds, logf)
 	if err != nil && len(rec.Runs) == 0 {

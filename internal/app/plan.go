@@ -76,7 +76,7 @@ func planManaged(c Experiment, w io.Writer) error {
 	}
 	var counted time.Duration
 	switch {
-	case c.Count.After:
+	case c.counting:
 		runs := (1 + observers) * c.Count.Rounds
 		servers := max(1, min(c.Count.Rounds, runtime.NumCPU(), maxCountServers))
 		counted = countSetup + time.Duration((runs+servers-1)/servers)*countRunTime

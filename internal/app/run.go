@@ -79,8 +79,10 @@ type Experiment struct {
 	// methodWhy is what kept a duet out then.
 	methodChosen bool
 	methodWhy    string
-	// countMissing is why the conditions are not counted after the timed
-	// runs, though --count is on by default.
+	// counting: the conditions are counted after the timed runs
+	// (--count, where it can run); countMissing is why they are not,
+	// though --count is on by default.
+	counting     bool
 	countMissing string
 }
 
@@ -385,8 +387,8 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
 	}
 	switch {
-	case c.Count.After && ctx.Err() == nil:
-		sum.Counted = c.countAfter(ctx, logf)
+	case c.counting && ctx.Err() == nil:
+		sum.Counted = c.countConditions(ctx, logf)
 	case c.countMissing != "":
 		sum.Counted = &result.Counted{Missing: c.countMissing}
 	}
