@@ -181,7 +181,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 
 // count counts each of c's conditions rounds times, on servers of its
 // own started under valgrind (one per core, at most maxCountServers, each
-// its share of the rounds: the first and copies of it), and writes instructions.json in c.Out. It
+// its share of the rounds), and writes instructions.json in c.Out. It
 // returns what it counted also with an error, when some runs were made.
 func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (Instructions, error) {
 	n := max(1, min(rounds, runtime.NumCPU(), maxCountServers))
@@ -202,9 +202,10 @@ func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...
 	if err != nil {
 		return Instructions{}, err
 	}
-	// The other servers are copies of the first, dataset included: the
-	// same tables and statistics, so that a statement's count is the same
-	// on each (servers loaded apart differ, by their statistics' samples).
+	// The other servers are copies of the first, dataset included: no
+	// second load. Copies still count a statement a little differently
+	// (docs/method.md), which rounds on several servers take into their
+	// intervals.
 	servers := []engine.Server{target}
 	if copier, ok := target.(engine.Copier); ok {
 		for len(servers) < n {
