@@ -64,13 +64,13 @@ func countedNotes(w io.Writer, s result.Summary, bullet string) {
 		fmt.Fprintf(w, "%sinstr/stmt: not counted: %s\n", bullet, k.Missing)
 		return
 	}
-	who, others := "the session's", "the server's other processes' (over each counted server's life)"
+	what, others := "the session's user-space instructions per statement", "the server's other processes' (over each counted server's life)"
 	if k.Threads {
-		who, others = "the server's work serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
+		what, others = "the user-space instructions per statement the server spent serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
 	}
-	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s user-space instructions per statement, counted under valgrind after the timed runs, "+
+	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s, counted under valgrind after the timed runs, "+
 		"one session at a time (%d statements after %d, %d run(s) each; ±: half the 95%% interval, paired by run); others Δ%% (-v): %s.\n",
-		bullet, who, k.Statements, k.Warmup, k.Rounds, others)
+		bullet, what, k.Statements, k.Warmup, k.Rounds, others)
 	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) and contention between sessions; "+
 		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet)
 	if k.Error != "" {
