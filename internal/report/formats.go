@@ -49,7 +49,9 @@ func CSV(w io.Writer, s result.Summary) error {
 		"p50_ms", "p99_ms", "events_recorded", "events_executed", "engine_lost", "server_cpu_pct", "driver_cpu_pct",
 		"engine", "server_version", "workload", "clients", "seed", "measures", "window",
 		"ref_stmts_per_s", "ref_p50_ms", "ref_p99_ms", "server_us_per_stmt", "ref_server_us_per_stmt",
-		"cpu_per_stmt_change_pct", "cpu_per_stmt_change_ci_low", "cpu_per_stmt_change_ci_high"})
+		"cpu_per_stmt_change_pct", "cpu_per_stmt_change_ci_low", "cpu_per_stmt_change_ci_high",
+		"instr_per_stmt_change_pct", "instr_per_stmt_change_ci_low", "instr_per_stmt_change_ci_high",
+		"other_instr_change_pct", "other_instr_change_ci_low", "other_instr_change_ci_high"})
 	// Three decimals: a thousandth of a percent, of a statement a second
 	// or of a millisecond is below anything obsbench can resolve.
 	f := func(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
@@ -88,6 +90,18 @@ func CSV(w io.Writer, s result.Summary) error {
 		} else {
 			row = append(row, "", "", "")
 		}
+		// Counted changes (--count): empty where the row was not counted.
+		counted := []string{"", "", "", "", "", ""}
+		if k := s.Counted.Condition(c.Name); k != nil {
+			for i, d := range []*result.CountChange{k.BackendChange, k.HelperChange} {
+				if d != nil && d.HasCI {
+					counted[3*i], counted[3*i+1], counted[3*i+2] = f(d.Pct), f(d.Low), f(d.High)
+				} else if d != nil {
+					counted[3*i] = f(d.Pct)
+				}
+			}
+		}
+		row = append(row, counted...)
 		cw.Write(row)
 	}
 	cw.Flush()

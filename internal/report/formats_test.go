@@ -3,9 +3,12 @@ package report_test
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,6 +113,39 @@ func TestCSVFormat(t *testing.T) {
 	for i, c := range s.Conditions {
 		if rows[i+1][0] != c.Name || len(rows[i+1]) != len(rows[0]) {
 			t.Errorf("row %d = %v; want %s with %d fields", i+1, rows[i+1], c.Name, len(rows[0]))
+		}
+	}
+}
+
+// A counted run's CSV carries each observer's counted changes in the last
+// columns, to three decimals, and leaves them empty for the rows the count
+// does not stand for.
+func TestCSVCounted(t *testing.T) {
+	s := readSummary(t, filepath.Join("testdata", "duet-counted.json"))
+	var b bytes.Buffer
+	if err := report.CSV(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "instr_per_stmt_change_pct")
+	if col < 0 || rows[0][col+3] != "other_instr_change_pct" {
+		t.Fatalf("header %v; want the counted columns", rows[0])
+	}
+	for _, r := range rows[1:] {
+		k := s.Counted.Condition(r[0])
+		switch {
+		case k == nil || k.BackendChange == nil:
+			if r[col] != "" {
+				t.Errorf("%s: counted %q; want empty", r[0], r[col])
+			}
+		default:
+			want := strconv.FormatFloat(math.Round(k.BackendChange.Pct*1000)/1000, 'f', -1, 64)
+			if r[col] != want || r[col+1] == "" || r[col+2] == "" {
+				t.Errorf("%s: counted %v; want %s with its interval", r[0], r[col:col+3], want)
+			}
 		}
 	}
 }
