@@ -38,6 +38,13 @@ func countedCells(s result.Summary, name string) (session, others string) {
 	return countedChange(c.BackendChange), countedChange(c.HelperChange)
 }
 
+// countedSession is a row's counted change in the session's
+// instructions per statement, with its interval.
+func countedSession(s result.Summary, name string) string {
+	session, _ := countedCells(s, name)
+	return session
+}
+
 // countedChange is a counted change with its interval, unsigned bounds as
 // the overhead's; counts repeat closely, so two decimals.
 func countedChange(c *result.CountChange) string {

@@ -29,7 +29,7 @@ var (
 	htmlTemplate string
 )
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct, "overhead": overheadCell, "measures": measuresCell}).Parse(htmlTemplate))
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct, "overhead": overheadCell, "measures": measuresCell, "counted": countedSession}).Parse(htmlTemplate))
 
 // HTML writes a self-contained report of an experiment: its summary and
 // the runs of results.jsonl, with the chart library and the data inlined.

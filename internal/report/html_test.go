@@ -48,3 +48,19 @@ func TestHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// A counted run's report has the counted column, each observer's change
+// in its row, and what counting does not see.
+func TestHTMLReportCounted(t *testing.T) {
+	s := readSummary(t, filepath.Join("testdata", "duet-counted.json"))
+	var b bytes.Buffer
+	if err := report.HTML(&b, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<th>instr/stmt &Delta;% [CI]</th>", `28.92 [28.56, 29.28]</td>`, "Not counted: the kernel"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
