@@ -84,8 +84,12 @@ func (c *Experiment) checkCountAfter() error {
 	}
 	if !c.Count.After {
 		for _, f := range countFlags[1:] {
-			if c.IsChosen(f) {
+			switch {
+			case !c.IsChosen(f):
+			case c.IsChosen("count"):
 				return usagef("--%s sets the counted runs, which --count=false leaves out", f)
+			default:
+				return usagef("--%s sets the counted runs, which are off here: give --count too", f)
 			}
 		}
 		return nil

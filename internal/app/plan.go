@@ -79,7 +79,8 @@ func planManaged(c Experiment, w io.Writer) error {
 	case c.counting:
 		runs := (1 + observers) * c.Count.Rounds
 		servers := max(1, min(c.Count.Rounds, runtime.NumCPU(), maxCountServers))
-		counted = countSetup + time.Duration((runs+servers-1)/servers)*countRunTime
+		// Each server counts whole rounds: the one with the most sets the time.
+		counted = countSetup + time.Duration((c.Count.Rounds+servers-1)/servers*(1+observers))*countRunTime
 		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d, the server under valgrind, on %d server(s) at once (about %v a run)\n",
 			1+observers, c.Count.Rounds, runs, c.Count.Statements, c.Count.Warmup, servers, countRunTime)
 	case c.countMissing != "":

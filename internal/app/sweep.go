@@ -50,6 +50,7 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 		}
 		one := c
 		one.Clients, one.Sessions, one.Format = n, nil, "text"
+		one.Count.After = false // a sweep is not counted, nor is a point of it resumed
 		if !c.IsChosen("driver-threads") {
 			one.DriverThreads = driver.DefaultProcs(n)
 		}

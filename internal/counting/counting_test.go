@@ -2,6 +2,7 @@ package counting
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -250,5 +251,23 @@ func TestRunThreadedCountsTheStatementsAlone(t *testing.T) {
 			t.Errorf("%s round %d: %.3f per statement, rest %.0f, other syscalls %.0f; want %.0f, %d, -1",
 				s.Condition, s.Round, s.Backend, s.Helpers, s.HelperSyscalls, want, fakeHelpers)
 		}
+	}
+}
+
+// A condition the counting stopped before is listed with no runs and no
+// change, and what Summarize returns is still JSON (no NaN): the timed
+// results it is written beside must not be lost to it.
+func TestSummarizeUncountedCondition(t *testing.T) {
+	samples := []Sample{
+		{Condition: "baseline", Round: 1, Backend: 1000, Helpers: 5000, Syscalls: 9, HelperSyscalls: 0.1, Seconds: 7},
+		{Condition: "baseline", Round: 2, Backend: 1001, Helpers: 5001, Syscalls: 9, HelperSyscalls: 0.1, Seconds: 7},
+		{Condition: "x", Round: 1, Backend: 1100, Helpers: 5500, Syscalls: 9, HelperSyscalls: 0.1, Seconds: 8},
+	}
+	conds := Summarize([]string{"baseline", "x", "never"}, samples)
+	if len(conds) != 3 || conds[2].Runs != 0 || conds[2].BackendChange != nil || conds[1].BackendChange == nil {
+		t.Fatalf("%+v; want never with no runs and no change, x with one", conds)
+	}
+	if _, err := json.Marshal(conds); err != nil {
+		t.Errorf("json: %v", err)
 	}
 }

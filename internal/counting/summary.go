@@ -25,6 +25,13 @@ func Summarize(names []string, samples []Sample) []result.CountedCondition {
 	for i, name := range names {
 		runs := byCond[name]
 		c := result.CountedCondition{Name: name, Runs: len(runs)}
+		if len(runs) == 0 {
+			// Not counted (the counting stopped first): no means, and
+			// no change against a baseline.
+			c.Syscalls, c.HelperSyscalls = -1, -1
+			out = append(out, c)
+			continue
+		}
 		var backend, helpers, sys, hsys, secs []float64
 		for _, s := range runs {
 			backend = append(backend, s.Backend)
@@ -40,7 +47,9 @@ func Summarize(names []string, samples []Sample) []result.CountedCondition {
 			for _, b := range backend {
 				lo, hi = math.Min(lo, b), math.Max(hi, b)
 			}
-			c.BackendSpreadPct = 100 * (hi - lo) / c.Backend
+			if c.Backend > 0 {
+				c.BackendSpreadPct = 100 * (hi - lo) / c.Backend
+			}
 		}
 		if i > 0 {
 			base := byCond[names[0]]

@@ -187,7 +187,6 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	var wg sync.WaitGroup
 	// done closes when every session has run out of work (workload.ErrDone).
 	done := make(chan struct{})
-	var ranOut atomic.Int64 // when done closed, as a time.Duration since start
 	var left atomic.Int64
 	left.Store(int64(cfg.Clients))
 	labels, names := labelIndex(cfg.Labels, seconds)
@@ -229,7 +228,6 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 			// A session that ends, done or failed, no longer holds the run
 			// open; a failure is reported when the run ends.
 			if left.Add(-1) == 0 {
-				ranOut.Store(int64(time.Since(start)))
 				close(done)
 			}
 		}
@@ -263,9 +261,11 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		select {
 		// The sessions ran out before the window opened, not merely before
 		// this goroutine looked: with a short or no warm-up, a little work
-		// can end between the timer and here, all of it inside the window.
+		// can end between the timer and here, inside the window. Once done
+		// is closed every session has ended (left's atomic count orders
+		// their writes before it), so their last statements can be read.
 		case <-done:
-			if time.Duration(ranOut.Load()) >= cfg.Warmup {
+			if !lastEnd(workers).Before(start.Add(cfg.Warmup)) {
 				break
 			}
 			halt()
@@ -281,6 +281,13 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		}
 		if timer(cfg.Warmup + cfg.Duration) {
 			closed = time.Now()
+			select {
+			case <-done:
+				// Out of work: the window ends with the last statement,
+				// not when this goroutine woke.
+				closed = lastEnd(workers)
+			default:
+			}
 			if cfg.Window != nil {
 				cfg.Window(false)
 			}
@@ -452,6 +459,18 @@ type worker struct {
 	clock      ServerClock
 	clockErr   error
 	executions []result.Execution
+	lastEnd    time.Time // when its latest statement ended
+}
+
+// lastEnd is when the latest statement of any session ended.
+func lastEnd(workers []*worker) time.Time {
+	var t time.Time
+	for _, wk := range workers {
+		if wk.lastEnd.After(t) {
+			t = wk.lastEnd
+		}
+	}
+	return t
 }
 
 // stmtSum is the completions of one statement, their total latency and,
@@ -520,6 +539,7 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		}
 		end := time.Now()
 		wk.executed++
+		wk.lastEnd = end
 		if live != nil {
 			live.Add(1)
 		}

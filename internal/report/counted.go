@@ -12,11 +12,21 @@ func hasCounted(s result.Summary) bool {
 	return s.Counted != nil && len(s.Counted.Conditions) > 0
 }
 
+// countedFor is the counted condition a row stands for: the row of the
+// same name that measures the whole observer, as the count does; nil for
+// a switchable part's row, and where nothing was counted.
+func countedFor(s result.Summary, row result.ConditionSummary) *result.CountedCondition {
+	if row.Measures == result.MeasuresSwitchable {
+		return nil
+	}
+	return s.Counted.Condition(row.Name)
+}
+
 // countedShort is a counted change as the narrow table shows it, its
 // interval as a half-width: a counted interval is nearly symmetric
 // (Counted.Conditions and -v hold its bounds).
-func countedShort(s result.Summary, name string) string {
-	c := s.Counted.Condition(name)
+func countedShort(s result.Summary, row result.ConditionSummary) string {
+	c := countedFor(s, row)
 	switch {
 	case c == nil || c.BackendChange == nil:
 		return "-"
@@ -30,8 +40,8 @@ func countedShort(s result.Summary, name string) string {
 // per statement, and the server's other processes'. A row the count does
 // not stand for (the baseline, an A/A arm, an observer's switchable part)
 // has "-".
-func countedCells(s result.Summary, name string) (session, others string) {
-	c := s.Counted.Condition(name)
+func countedCells(s result.Summary, row result.ConditionSummary) (session, others string) {
+	c := countedFor(s, row)
 	if c == nil {
 		return "-", "-"
 	}
@@ -40,8 +50,8 @@ func countedCells(s result.Summary, name string) (session, others string) {
 
 // countedSession is a row's counted change in the session's
 // instructions per statement, with its interval.
-func countedSession(s result.Summary, name string) string {
-	session, _ := countedCells(s, name)
+func countedSession(s result.Summary, row result.ConditionSummary) string {
+	session, _ := countedCells(s, row)
 	return session
 }
 
@@ -59,7 +69,7 @@ func countedChange(c *result.CountChange) string {
 
 // countedNotes say under a table what its counted columns are and what
 // they do not see, or why there are none.
-func countedNotes(w io.Writer, s result.Summary, bullet string) {
+func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) {
 	k := s.Counted
 	switch {
 	case k == nil:
@@ -71,13 +81,17 @@ func countedNotes(w io.Writer, s result.Summary, bullet string) {
 		fmt.Fprintf(w, "%sinstr/stmt: not counted: %s\n", bullet, k.Missing)
 		return
 	}
+	interval, wideOnly := "[the 95% interval]", ""
+	if halfWidth {
+		interval, wideOnly = "±: half the 95% interval", " (-v)"
+	}
 	what, others := "the session's user-space instructions per statement", "the server's other processes' (over each counted server's life)"
 	if k.Threads {
 		what, others = "the user-space instructions per statement the server spent serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
 	}
 	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s, counted under valgrind after the timed runs, "+
-		"one session at a time (%d statements after %d, %d run(s) each; ±: half the 95%% interval, paired by run); others Δ%% (-v): %s.\n",
-		bullet, what, k.Statements, k.Warmup, k.Rounds, others)
+		"one session at a time (%d statements after %d, %d run(s) each; %s, paired by run); others Δ%%%s: %s.\n",
+		bullet, what, k.Statements, k.Warmup, k.Rounds, interval, wideOnly, others)
 	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) and contention between sessions; "+
 		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet)
 	if k.Error != "" {

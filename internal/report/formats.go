@@ -92,7 +92,7 @@ func CSV(w io.Writer, s result.Summary) error {
 		}
 		// Counted changes (--count): empty where the row was not counted.
 		counted := []string{"", "", "", "", "", ""}
-		if k := s.Counted.Condition(c.Name); k != nil {
+		if k := countedFor(s, c); k != nil {
 			for i, d := range []*result.CountChange{k.BackendChange, k.HelperChange} {
 				if d != nil && d.HasCI {
 					counted[3*i], counted[3*i+1], counted[3*i+2] = f(d.Pct), f(d.Low), f(d.High)

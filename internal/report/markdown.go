@@ -28,7 +28,7 @@ func Markdown(w io.Writer, s result.Summary) error {
 			mdEscape(c.Name), mdEscape(measuresCell(c)), thousands(c.Throughput.Median), ref, ov, mdEscape(verdict),
 			c.LatencyMS.P50, c.LatencyMS.P99, mdEscape(events(c.Events)), changeCell(c.CPUChange))
 		if counted {
-			session, others := countedCells(s, c.Name)
+			session, others := countedCells(s, c)
 			fmt.Fprintf(w, " %s | %s |", session, others)
 		}
 		fmt.Fprintln(w)
@@ -43,7 +43,7 @@ func Markdown(w io.Writer, s result.Summary) error {
 		fmt.Fprintf(w, "- resolution: an overhead of %.1f%% or more is detected with 80%% power (from the A/A phases)\n", *s.MDEPct)
 	}
 	fmt.Fprintf(w, "- method: %s\n", mdEscape(s.Method))
-	countedNotes(w, s, "- ")
+	countedNotes(w, s, "- ", false)
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "- warning: %s\n", mdEscape(warn))
 	}

@@ -58,9 +58,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 		tail := ""
 		if counted {
-			cpu = countedShort(s, c.Name)
+			cpu = countedShort(s, c)
 			if wide {
-				session, others := countedCells(s, c.Name)
+				session, others := countedCells(s, c)
 				cpu, tail = changeCell(c.CPUChange), session+"\t"+others+"\t"
 			}
 		}
@@ -116,7 +116,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 		}
 	}
-	countedNotes(w, s, "")
+	countedNotes(w, s, "", !wide)
 	Waits(w, s)
 	Counters(w, s)
 	if wide || scaledOut(s) {

@@ -103,3 +103,30 @@ func TestTextNotCounted(t *testing.T) {
 		t.Errorf("a counted column with nothing counted:\n%s", got.String())
 	}
 }
+
+// A row that measures an observer's switchable part is not what the count
+// measured (the whole observer): it shows no counted change.
+func TestTextCountedWholeRowsOnly(t *testing.T) {
+	s := readSummary(t, filepath.Join("testdata", "duet-counted.json"))
+	s.Conditions[1].Measures = result.MeasuresSwitchable
+	var got bytes.Buffer
+	if err := report.Text(&got, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(got.String(), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !strings.Contains(line, "too few samples to tell") { // the table's rows
+			continue
+		}
+		switch fields[0] {
+		case s.Conditions[1].Name:
+			if fields[len(fields)-1] != "-" {
+				t.Errorf("switchable row: %q; want no counted change", line)
+			}
+		case s.Conditions[2].Name:
+			if fields[len(fields)-1] == "-" {
+				t.Errorf("whole row: %q; want its counted change", line)
+			}
+		}
+	}
+}
