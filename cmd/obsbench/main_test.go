@@ -128,7 +128,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--waits", "off", "--measure-collectors"}, "--measure-collectors measures the wait sampler"},
 		{[]string{"study", "nope"}, `no study "nope" for postgres; built-in studies: audit, replay, sync-commit, targets, wait-signatures`},
 		{[]string{"study", "wait-signatures", "--rounds", "1"}, "--rounds 1: want 2 to 1000"},
-		{[]string{"study", "wait-signatures", "--count-rounds", "3"}, "--count-rounds sets the counted runs, which are off here: give --count too"},
+		{[]string{"study", "wait-signatures", "--count-rounds", "3"}, "--count-rounds sets the counted runs, which are off unless --count is given"},
 		{[]string{"inspect", "--results", "/nonexistent"}, "--results: open /nonexistent/summary.json"},
 		{[]string{"run", "--observer-file", badSink}, badSink + `:4:3: sink kind "pipe" is not one of stream, slow-dir`},
 		{[]string{"run", "--observer-file", badRate}, badRate + `:4:3: rate "fast": want a positive number of bytes per second, e.g. 256KiB`},

@@ -89,7 +89,7 @@ func (c *Experiment) checkCountAfter() error {
 			case c.IsChosen("count"):
 				return usagef("--%s sets the counted runs, which --count=false leaves out", f)
 			default:
-				return usagef("--%s sets the counted runs, which are off here: give --count too", f)
+				return usagef("--%s sets the counted runs, which are off unless --count is given", f)
 			}
 		}
 		return nil
