@@ -183,12 +183,18 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	return gateCounted(c, rec.Conditions)
 }
 
+// countServers is how many servers count rounds rounds at once: one per
+// core, at most maxCountServers, and no more than there are rounds.
+func countServers(rounds int) int {
+	return max(1, min(rounds, runtime.NumCPU(), maxCountServers))
+}
+
 // count counts each of c's conditions rounds times, on servers of its
 // own started under valgrind (one per core, at most maxCountServers, each
 // its share of the rounds), and writes instructions.json in c.Out. It
 // returns what it counted also with an error, when some runs were made.
 func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (Instructions, error) {
-	n := max(1, min(rounds, runtime.NumCPU(), maxCountServers))
+	n := countServers(rounds)
 	target, err := OpenServer(ctx, c.Engine, engine.Options{Log: logf})
 	if err != nil {
 		return Instructions{}, err

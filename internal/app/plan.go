@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -78,7 +77,7 @@ func planManaged(c Experiment, w io.Writer) error {
 	switch {
 	case c.counting:
 		runs := (1 + observers) * c.Count.Rounds
-		servers := max(1, min(c.Count.Rounds, runtime.NumCPU(), maxCountServers))
+		servers := countServers(c.Count.Rounds)
 		// Each server counts whole rounds: the one with the most sets the time.
 		counted = countSetup + time.Duration((c.Count.Rounds+servers-1)/servers*(1+observers))*countRunTime
 		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d, the server under valgrind, on %d server(s) at once (about %v a run)\n",
