@@ -27,13 +27,13 @@ func countedFor(s result.Summary, row result.ConditionSummary) *result.CountedCo
 // (Counted.Conditions and -v hold its bounds).
 func countedShort(s result.Summary, row result.ConditionSummary) string {
 	c := countedFor(s, row)
-	switch {
-	case c == nil || c.BackendChange == nil:
+	if c == nil {
 		return "-"
-	case !c.BackendChange.HasCI:
-		return fmt.Sprintf("%+.2f (1 run)", c.BackendChange.Pct)
 	}
-	return fmt.Sprintf("%+.2f ±%.2f", c.BackendChange.Pct, (c.BackendChange.High-c.BackendChange.Low)/2)
+	if d := c.BackendChange; d != nil && d.HasCI {
+		return fmt.Sprintf("%+.2f ±%.2f", d.Pct, (d.High-d.Low)/2)
+	}
+	return countChangeText(c.BackendChange, "")
 }
 
 // countedCells are a row's counted changes: the session's instructions
@@ -56,15 +56,20 @@ func countedSession(s result.Summary, row result.ConditionSummary) string {
 }
 
 // countedChange is a counted change with its interval, unsigned bounds as
-// the overhead's; counts repeat closely, so two decimals.
-func countedChange(c *result.CountChange) string {
+// the overhead's.
+func countedChange(c *result.CountChange) string { return countChangeText(c, "[%.2f, %.2f]") }
+
+// countChangeText is a counted change, two decimals (counts repeat
+// closely), then its interval's bounds in the format bounds; "-" for
+// none, and "(1 run)" where one round gives no interval.
+func countChangeText(c *result.CountChange, bounds string) string {
 	switch {
 	case c == nil:
 		return "-"
 	case !c.HasCI:
 		return fmt.Sprintf("%+.2f (1 run)", c.Pct)
 	}
-	return fmt.Sprintf("%+.2f [%.2f, %.2f]", c.Pct, c.Low, c.High)
+	return fmt.Sprintf("%+.2f "+bounds, c.Pct, c.Low, c.High)
 }
 
 // countedNotes say under a table what its counted columns are and what

@@ -73,15 +73,9 @@ func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedConditi
 	}
 }
 
-func changeText(c *result.CountChange) string {
-	switch {
-	case c == nil:
-		return "-"
-	case !c.HasCI:
-		return fmt.Sprintf("%+.2f (1 run)", c.Pct)
-	}
-	return fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Pct, c.Low, c.High)
-}
+// changeText is a counted change with its interval, its bounds signed as
+// the table's other changes are.
+func changeText(c *result.CountChange) string { return countChangeText(c, "[%+.2f, %+.2f]") }
 
 func syscallText(v float64) string {
 	if v < 0 {
