@@ -97,8 +97,9 @@ func TestBenchstatFormat(t *testing.T) {
 	}
 }
 
-func TestCSVFormat(t *testing.T) {
-	s, _ := recorded(t)
+// csvRows is s written as CSV and read back, header first.
+func csvRows(t *testing.T, s result.Summary) [][]string {
+	t.Helper()
 	var b bytes.Buffer
 	if err := report.CSV(&b, s); err != nil {
 		t.Fatal(err)
@@ -107,6 +108,12 @@ func TestCSVFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rows
+}
+
+func TestCSVFormat(t *testing.T) {
+	s, _ := recorded(t)
+	rows := csvRows(t, s)
 	if len(rows) != len(s.Conditions)+1 || rows[0][0] != "condition" || rows[0][3] != "overhead_pct" {
 		t.Fatalf("csv rows %v", rows)
 	}
@@ -122,14 +129,7 @@ func TestCSVFormat(t *testing.T) {
 // does not stand for.
 func TestCSVCounted(t *testing.T) {
 	s := readSummary(t, filepath.Join("testdata", "duet-counted.json"))
-	var b bytes.Buffer
-	if err := report.CSV(&b, s); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := csvRows(t, s)
 	col := slices.Index(rows[0], "instr_per_stmt_change_pct")
 	if col < 0 || rows[0][col+3] != "other_instr_change_pct" {
 		t.Fatalf("header %v; want the counted columns", rows[0])
