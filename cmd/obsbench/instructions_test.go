@@ -145,8 +145,9 @@ func TestCountedBesideTimed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--count", "--method", "rounds", "--observers", "pg-stat-statements",
-		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--count-statements", "300", "--count-warmup", "30", "--seed", "5", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
+		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--count-statements", "300", "--count-warmup", "30", "--seed", "5",
+		"--max-overhead", "100", "--max-counted-overhead", "0", "--out", out}, &stdout, &stderr)
+	if code != exitOK && code != exitOverhead {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
@@ -168,6 +169,13 @@ func TestCountedBesideTimed(t *testing.T) {
 	if pgss == nil || pgss.Runs != 2 || pgss.BackendChange == nil || !pgss.BackendChange.HasCI ||
 		pgss.BackendChange.Pct < 0.05 || pgss.BackendChange.Pct > 2 || pgss.BackendChange.High-pgss.BackendChange.Low > 1 {
 		t.Errorf("pg-stat-statements counted: %+v; want about +0.3%% over 2 runs, its interval narrower than a point", pgss)
+	}
+	// The counted gate at 0% fails exactly when the interval is wholly
+	// above 0, naming the counted flag; the timed gate at 100% never does.
+	gated := "counted instructions per statement above --max-counted-overhead 0% with 95% confidence: pg-stat-statements +0."
+	if failed := pgss != nil && pgss.BackendChange != nil && pgss.BackendChange.Signif && pgss.BackendChange.Low > 0; failed != (code == exitOverhead) ||
+		failed != strings.Contains(stderr.String(), gated) || strings.Contains(stderr.String(), "above --max-overhead") {
+		t.Errorf("exit %d, gate failed %v (counted %+v); want exit %d with %q alone:\n%s", code, failed, pgss, exitOverhead, gated, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, "instructions.json")); err != nil {
 		t.Errorf("instructions.json: %v", err)

@@ -72,6 +72,11 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxOverhead = &f
 		return err
 	})
+	fs.Func("max-counted-overhead", "exit with code 3 when an observer's counted change in the session's instructions per statement (--count, or --method instructions) exceeds this `percent`age with 95% confidence: a gate free of timing noise, beside or instead of --max-overhead", func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		s.MaxCountedOverhead = &f
+		return err
+	})
 	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(spec.FormatSessions(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = spec.ParseSessions(v); return err })
 	fs.StringVar(&s.Standby, "standby", s.Standby, "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")

@@ -68,8 +68,16 @@ func (c *Experiment) checkCounting() error {
 	return nil
 }
 
-// countFlags set the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds"}
+// countFlags set or gate the counted runs.
+var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "max-counted-overhead"}
+
+// countFlagVerb is what a count flag does to the counted runs.
+func countFlagVerb(f string) string {
+	if f == "max-counted-overhead" {
+		return "gates"
+	}
+	return "sets"
+}
 
 // checkCountAfter decides whether a timed experiment counts its
 // conditions too once its timed runs are done (--count, on by default).
@@ -87,9 +95,9 @@ func (c *Experiment) checkCountAfter() error {
 			switch {
 			case !c.IsChosen(f):
 			case c.IsChosen("count"):
-				return usagef("--%s sets the counted runs, which --count=false leaves out", f)
+				return usagef("--%s %s the counted runs, which --count=false leaves out", f, countFlagVerb(f))
 			default:
-				return usagef("--%s sets the counted runs, which are off unless --count is given", f)
+				return usagef("--%s %s the counted runs, which are off unless --count is given", f, countFlagVerb(f))
 			}
 		}
 		return nil

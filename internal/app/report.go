@@ -15,22 +15,43 @@ import (
 )
 
 // Gate fails a finished experiment whose observers cost more than
-// --max-overhead (gate.Timed, a *gate.OverheadError); err, when the
-// experiment failed.
+// --max-overhead (gate.Timed) or add more counted instructions per
+// statement than --max-counted-overhead (gate.Counted), a
+// *gate.OverheadError for each gate that fails; err, when the experiment
+// failed.
 func (c Experiment) Gate(sum *result.Summary, err error) error {
-	if err != nil || sum == nil || c.MaxOverhead == nil {
+	if err != nil || sum == nil {
 		return err
 	}
-	return gate.Timed(*c.MaxOverhead, *sum)
+	var timed, counted error
+	if c.MaxOverhead != nil {
+		timed = gate.Timed(*c.MaxOverhead, *sum)
+	}
+	if c.MaxCountedOverhead != nil {
+		switch k := sum.Counted; {
+		case k == nil:
+			counted = errors.New("--max-counted-overhead: nothing was counted, so nothing is gated")
+		case k.Error != "":
+			counted = fmt.Errorf("--max-counted-overhead: the counted runs failed (%s), so nothing is gated", k.Error)
+		default:
+			counted = gate.Counted("max-counted-overhead", *c.MaxCountedOverhead, k.Conditions)
+		}
+	}
+	return errors.Join(timed, counted)
 }
 
-// gateCounted fails a counted experiment whose observers add more than
-// --max-overhead to the session's instructions per statement.
+// gateCounted fails a counted experiment (--method instructions) whose
+// observers add more than --max-overhead or --max-counted-overhead to the
+// session's instructions per statement: both limits gate the one figure.
 func gateCounted(c Experiment, conds []result.CountedCondition) error {
-	if c.MaxOverhead == nil {
-		return nil
+	var errs []error
+	if c.MaxOverhead != nil {
+		errs = append(errs, gate.Counted("max-overhead", *c.MaxOverhead, conds))
 	}
-	return gate.Counted(*c.MaxOverhead, conds)
+	if c.MaxCountedOverhead != nil {
+		errs = append(errs, gate.Counted("max-counted-overhead", *c.MaxCountedOverhead, conds))
+	}
+	return errors.Join(errs...)
 }
 
 // writeReport writes dir/report.html and prints the report in format, from

@@ -19,9 +19,12 @@ type OverheadError struct {
 	// Over are the observers above the limit, each with its estimate and
 	// interval.
 	Over []string
-	// Counted: the limit applied to counted instructions per statement
-	// (--method instructions), not to timed throughput.
+	// Counted: the limit applied to counted instructions per statement,
+	// not to timed throughput.
 	Counted bool
+	// Flag is the flag that set the limit, without its dashes; "" is
+	// max-overhead.
+	Flag string
 }
 
 func (e *OverheadError) Error() string {
@@ -29,7 +32,11 @@ func (e *OverheadError) Error() string {
 	if e.Counted {
 		what = "counted instructions per statement"
 	}
-	return fmt.Sprintf("%s above --max-overhead %g%% with 95%% confidence: %s", what, e.Limit, strings.Join(e.Over, "; "))
+	flag := e.Flag
+	if flag == "" {
+		flag = "max-overhead"
+	}
+	return fmt.Sprintf("%s above --%s %g%% with 95%% confidence: %s", what, flag, e.Limit, strings.Join(e.Over, "; "))
 }
 
 // Timed fails a summary whose observers cost more than limit percent of
@@ -53,10 +60,11 @@ func Timed(limit float64, sum result.Summary) error {
 }
 
 // Counted fails a counted experiment whose observers add more than limit
-// percent to the session's instructions per statement. The other
-// processes' count is per run, start-up and shutdown included, so it is
-// not a per-statement cost and is not gated. conds[0] is the baseline.
-func Counted(limit float64, conds []result.CountedCondition) error {
+// percent to the session's instructions per statement; flag names the
+// limit in the error. The other processes' count is per run, start-up and
+// shutdown included, so it is not a per-statement cost and is not gated.
+// conds[0] is the baseline.
+func Counted(flag string, limit float64, conds []result.CountedCondition) error {
 	if len(conds) == 0 {
 		return nil
 	}
@@ -70,5 +78,5 @@ func Counted(limit float64, conds []result.CountedCondition) error {
 	if len(over) == 0 {
 		return nil
 	}
-	return &OverheadError{Limit: limit, Over: over, Counted: true}
+	return &OverheadError{Limit: limit, Over: over, Counted: true, Flag: flag}
 }

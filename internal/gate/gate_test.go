@@ -57,7 +57,7 @@ func TestGateCounted(t *testing.T) {
 		{0.5, "counted instructions per statement above --max-overhead 0.5% with 95% confidence: log-statements-file +2.53% [+2.52, +2.54]; straddles"},
 		{0, "pg-stat-statements +0.37% [+0.36, +0.38]; log-statements-file"},
 	} {
-		err := Counted(tt.limit, conds)
+		err := Counted("max-overhead", tt.limit, conds)
 		var oe *OverheadError
 		switch {
 		case tt.want == "" && err != nil:
@@ -67,5 +67,9 @@ func TestGateCounted(t *testing.T) {
 		case tt.want != "" && strings.Contains(err.Error(), "unmoved"):
 			t.Errorf("limit %g: %v; an interval around 0 is not above any limit", tt.limit, err)
 		}
+	}
+	err := Counted("max-counted-overhead", 1, conds)
+	if want := "counted instructions per statement above --max-counted-overhead 1% with 95% confidence: log-statements-file"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("limit 1 by --max-counted-overhead: %v; want %q", err, want)
 	}
 }

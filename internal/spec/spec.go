@@ -96,6 +96,10 @@ type Spec struct {
 	// MaxOverhead, if set, fails an experiment where an observer costs
 	// more, with 95% confidence.
 	MaxOverhead *float64 `json:"max_overhead,omitempty"`
+	// MaxCountedOverhead, if set, fails an experiment where an observer
+	// adds more to the session's counted instructions per statement, with
+	// 95% confidence: a gate with no timing noise in it.
+	MaxCountedOverhead *float64 `json:"max_counted_overhead,omitempty"`
 	// Out is the results directory.
 	Out string `json:"out"`
 	// Study names the built-in study this experiment belongs to.

@@ -83,6 +83,8 @@ func (s Spec) validateTimes() error {
 		return Invalidf("-v widens the text table; --format %s has every column already", s.Format)
 	case s.MaxOverhead != nil && (*s.MaxOverhead < 0 || *s.MaxOverhead > 100):
 		return Invalidf("--max-overhead %g: want a percentage from 0 to 100", *s.MaxOverhead)
+	case s.MaxCountedOverhead != nil && (*s.MaxCountedOverhead < 0 || *s.MaxCountedOverhead > 100):
+		return Invalidf("--max-counted-overhead %g: want a percentage from 0 to 100", *s.MaxCountedOverhead)
 	case s.OnFailure != "continue" && s.OnFailure != "stop":
 		return Invalidf("--on-failure %q: want continue or stop", s.OnFailure)
 	case s.Method != "" && !slices.Contains(Methods, s.Method): // "": the run chooses
