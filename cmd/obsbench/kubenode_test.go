@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/server/servertest"
+)
+
+// The node scripts/kube-node.sh starts: its address on the pods' bridge,
+// the image it imported, and the namespace with the coordinator's Role.
+const (
+	kubeNodeAddr  = "10.244.0.1"
+	kubeNodeImage = "obsbench.local/obsbench:dev"
+	kubeNodeNS    = "perf"
+)
+
+// kubeNode is a running single-node cluster (scripts/kube-node.sh up):
+// the kubeconfig of the coordinator's service account, which holds only
+// deploy/kubernetes/rbac.yaml's Role, and an admin client the test uses
+// to look and to break things. The test runs inside the node's network
+// namespace (make kube-check), where the API server and the pods are.
+type kubeNode struct {
+	coordinator string
+	admin       kubernetes.Interface
+}
+
+func needKubeNode(t *testing.T) kubeNode {
+	t.Helper()
+	needServers(t)
+	dir := os.Getenv("OBSBENCH_KUBE_NODE")
+	if dir == "" {
+		t.Skip("no Kubernetes node: make kube-check starts one (scripts/kube-node.sh) and runs this test in it")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("OBSBENCH_KUBE_NODE=%s, but its API server does not answer (run the test inside the node's network namespace: bash scripts/kube-node.sh run ...): %v", dir, err)
+	}
+	return kubeNode{coordinator: filepath.Join(dir, "coordinator.kubeconfig"), admin: admin}
+}
+
+// serverForPods starts a PostgreSQL that listens on the node's bridge
+// address, where the pods reach it, and returns its DSN.
+func serverForPods(t *testing.T) (*server.Postgres, string) {
+	t.Helper()
+	pg := servertest.PostgresWith(t, map[string]string{"listen_addresses": "'" + kubeNodeAddr + "'", "logging_collector": "on"})
+	externalAdmin(t, pg)
+	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(hba, "host all all 10.244.0.0/24 scram-sha-256")
+	hba.Close()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pg.DSN("ext"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		t.Fatal(err)
+	}
+	return pg, fmt.Sprintf("host=%s port=%d user=ext_admin dbname=ext sslmode=disable password=%s", kubeNodeAddr, pg.Port(), secret)
+}
+
+// objectsLeft counts the obsbench objects in the namespace.
+func (k kubeNode) objectsLeft(ctx context.Context, t *testing.T) map[string]int {
+	t.Helper()
+	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"}
+	left := map[string]int{
+		"jobs":     len(must(k.admin.BatchV1().Jobs(kubeNodeNS).List(ctx, sel)).Items),
+		"services": len(must(k.admin.CoreV1().Services(kubeNodeNS).List(ctx, sel)).Items),
+		"secrets":  len(must(k.admin.CoreV1().Secrets(kubeNodeNS).List(ctx, sel)).Items),
+	}
+	for kind, n := range left {
+		if n == 0 {
+			delete(left, kind)
+		}
+	}
+	return left
+}
+
+// workerPods lists the Job's running pods.
+func (k kubeNode) workerPods(ctx context.Context) []corev1.Pod {
+	pods, err := k.admin.CoreV1().Pods(kubeNodeNS).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"})
+	if err != nil {
+		return nil
+	}
+	var running []corev1.Pod
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			running = append(running, p)
+		}
+	}
+	return running
+}
+
+// startWatched is startObsbench with its output readable while it runs.
+func startWatched(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "OBSBENCH_TEST_MAIN=1", "OBSBENCH_STATE_DIR="+stateDir)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, &out
+}
+
+// obsbench run with three worker pods on a real node, the coordinator
+// outside the cluster with the Role's service account: the pods pull no
+// image, find the coordinator by cluster DNS, reach the server over the
+// pods' bridge, and each run's statements are all in the statement log.
+func TestKubeNodeWorkers(t *testing.T) {
+	k := needKubeNode(t)
+	_, dsn := serverForPods(t)
+	ctx := context.Background()
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--dsn", dsn, "--allow-changes",
+		"--workers", "3", "--launcher", "kubernetes", "--image", kubeNodeImage, "--kubeconfig", k.coordinator,
+		"--namespace", kubeNodeNS, "--advertise", kubeNodeAddr, "--observers", "log-statements-file",
+		"--method", "rounds", "--rounds", "2", "--duration", "3s", "--warmup", "1s", "--clients", "6", "--seed", "3", "--out", out)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("obsbench: %v\n%s", err, log)
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4 {
+		t.Fatalf("%d runs; want 4\n%s", len(runs), log)
+	}
+	for _, r := range runs {
+		d := r.Driver
+		if r.Error != "" || len(d.Workers) != 3 || d.Executed == 0 {
+			t.Errorf("run %d (%s): error %q, workers %+v, %d statements; want 3 workers", r.Seq, r.Condition, r.Error, d.Workers, d.Executed)
+		}
+		for _, w := range d.Workers {
+			if w.Sessions != 2 || !strings.HasPrefix(w.Host, "obsbench-") {
+				t.Errorf("run %d: worker %+v; want 2 sessions on a pod (host obsbench-...)", r.Seq, w)
+			}
+		}
+		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed) {
+			t.Errorf("run %d: events %+v; want every statement of the three pods recorded", r.Seq, r.Events)
+		}
+	}
+	if !strings.Contains(log.String(), "worker") {
+		t.Errorf("no per-worker table:\n%s", log)
+	}
+	if left := k.objectsLeft(ctx, t); len(left) > 0 {
+		t.Errorf("objects left after the experiment: %v", left)
+	}
+}
+
+// A worker pod deleted in the middle of a run: that run fails naming the
+// worker, the Job starts the index again, and the runs after it have
+// their three workers. Then the coordinator is killed with its pods
+// running: the next obsbench deletes the Job, Service and Secret it left.
+func TestKubeNodeFaults(t *testing.T) {
+	k := needKubeNode(t)
+	_, dsn := serverForPods(t)
+	ctx := context.Background()
+	tmp := privateTemp(t)
+	state := filepath.Join(tmp, "state")
+	args := func(out string, rounds int) []string {
+		return []string{"run", "--dsn", dsn, "--allow-changes",
+			"--workers", "3", "--launcher", "kubernetes", "--image", kubeNodeImage, "--kubeconfig", k.coordinator,
+			"--namespace", kubeNodeNS, "--advertise", kubeNodeAddr, "--observers", "log-statements-file",
+			"--method", "rounds", "--rounds", fmt.Sprint(rounds), "--duration", "4s", "--warmup", "1s", "--clients", "3", "--seed", "4", "--out", out}
+	}
+
+	out := filepath.Join(tmp, "deleted")
+	cmd, log := startWatched(t, state, args(out, 3)...)
+	var victim string
+	for deadline := time.Now().Add(3 * time.Minute); victim == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		// The first run's line is printed as it ends: two seconds later
+		// the second run is inside its measured window.
+		if !strings.Contains(log.String(), "[  1/") {
+			continue
+		}
+		time.Sleep(2 * time.Second)
+		if pods := k.workerPods(ctx); len(pods) == 3 {
+			victim = pods[1].Name
+			if err := k.admin.CoreV1().Pods(kubeNodeNS).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if victim == "" {
+		t.Fatalf("no second run with three pods within 3 minutes:\n%s", log)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("obsbench: %v\n%s", err, log)
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, whole := 0, 0
+	for _, r := range runs {
+		switch {
+		case r.Error != "":
+			failed++
+			if !strings.Contains(r.Error, "worker") {
+				t.Errorf("run %d failed with %q; want the worker named", r.Seq, r.Error)
+			}
+		case len(r.Driver.Workers) == 3:
+			whole++
+		}
+	}
+	if failed < 1 || whole < len(runs)-failed || runs[len(runs)-1].Error != "" {
+		t.Errorf("%d runs failed, %d whole of %d, the last %q; want the run with pod %s deleted failed and the rest whole\n%s",
+			failed, whole, len(runs), runs[len(runs)-1].Error, victim, log)
+	}
+
+	// The coordinator killed: its objects stay until the next start.
+	cmd, log = startWatched(t, state, args(filepath.Join(tmp, "killed"), 2)...)
+	for deadline := time.Now().Add(3 * time.Minute); len(k.workerPods(ctx)) < 3; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no three pods within 3 minutes:\n%s", log)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if left := k.objectsLeft(ctx, t); len(left) == 0 {
+		t.Fatal("no object left by a killed coordinator; the test proves nothing")
+	}
+	var stdout, stderr bytes.Buffer
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	code := run(ctx, args(filepath.Join(tmp, "next"), 2), &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stderr.String(), "an obsbench that did not finish left in the cluster") {
+		t.Errorf("next start: exit %d; want the objects left deleted, then the experiment:\n%s", code, stderr.String())
+	}
+	if left := k.objectsLeft(ctx, t); len(left) > 0 {
+		t.Errorf("objects left after the next start: %v", left)
+	}
+}
