@@ -4,6 +4,7 @@
 #
 #   bash scripts/kube-node.sh up     # start it (builds on first use)
 #   bash scripts/kube-node.sh down   # stop it; nothing left running or mounted
+#   bash scripts/kube-node.sh image  # rebuild obsbench's image from this checkout
 #   bash scripts/kube-node.sh run CMD...   # run CMD inside the node's network
 #
 # Everything runs in a network namespace of its own (obsbench-kube), so no
@@ -196,6 +197,14 @@ oci_image() {
 	rm -rf "$dir"
 }
 
+# obsbench_image builds obsbench from this checkout and imports it as
+# $image, replacing the one there.
+obsbench_image() {
+	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=kube-node" -o "$state/obsbench" ./cmd/obsbench)
+	ctr_ images rm "$image" >/dev/null 2>&1 || true
+	oci_image "$state/obsbench" "$image"
+}
+
 certs() {
 	cd "$state"
 	openssl genrsa -out ca.key 2048 2>/dev/null
@@ -333,6 +342,11 @@ state = "$state/containerd"
   address = "$state/containerd.sock"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$pause"
+  # The kubelet asks for an OOM score below containerd's own (-998 for
+  # the sandbox), which needs CAP_SYS_RESOURCE: a container here lacks it
+  # (runc: "failed to update /proc/self/oom_score_adj: Permission
+  # denied"). Scores no lower than containerd's are kept.
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$state/cni"
@@ -341,8 +355,7 @@ state = "$state/containerd"
 EOF
 	start containerd containerd --config "$state/containerd.toml"
 	wait_for containerd 30 ctr_ version
-	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=kube-node" -o "$state/obsbench" ./cmd/obsbench)
-	oci_image "$state/obsbench" "$image"
+	obsbench_image
 	oci_image "$cache/pause" "$pause"
 
 	echo "nameserver $gw" >"$state/resolv.conf"
@@ -457,12 +470,13 @@ down() {
 case "${1:-}" in
 up) up ;;
 down) down ;;
+image) obsbench_image ;;
 run)
 	shift
 	in_ns "$@"
 	;;
 *)
-	echo "usage: bash scripts/kube-node.sh up|down|run CMD..." >&2
+	echo "usage: bash scripts/kube-node.sh up|down|image|run CMD..." >&2
 	exit 2
 	;;
 esac

@@ -151,6 +151,7 @@ func TestKubeNodeWorkers(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("obsbench: %v\n%s", err, log)
 	}
+	t.Logf("obsbench's output:\n%s", log)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +221,7 @@ func TestKubeNodeFaults(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("obsbench: %v\n%s", err, log)
 	}
+	t.Logf("pod %s deleted in the second run; obsbench's output:\n%s", victim, log)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +261,7 @@ func TestKubeNodeFaults(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr.String(), "an obsbench that did not finish left in the cluster") {
 		t.Errorf("next start: exit %d; want the objects left deleted, then the experiment:\n%s", code, stderr.String())
 	}
+	t.Logf("the next start after a killed coordinator:\n%s", stderr.String())
 	if left := k.objectsLeft(ctx, t); len(left) > 0 {
 		t.Errorf("objects left after the next start: %v", left)
 	}

@@ -59,7 +59,7 @@ func TestWorkerLine(t *testing.T) {
 // startFleet runs a coordinator and n in-process workers over an
 // in-memory server: the protocol's own logic, beside the real-server
 // tests of cmd/obsbench.
-func startFleet(t *testing.T, n int, token string) (*Coordinator, *enginetest.Server, []chan error) {
+func startFleet(t *testing.T, ctx context.Context, n int, token string) (*Coordinator, *enginetest.Server, []chan error) {
 	t.Helper()
 	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "c.sock"))
 	if err != nil {
@@ -85,7 +85,7 @@ func startFleet(t *testing.T, n int, token string) (*Coordinator, *enginetest.Se
 	for i := range n {
 		done[i] = make(chan error, 1)
 		go func() {
-			done[i] <- Work(context.Background(), WorkerConfig{Coordinator: "unix:" + ln.Addr().String(), Token: token, Index: i, Build: build})
+			done[i] <- Work(ctx, WorkerConfig{Coordinator: "unix:" + ln.Addr().String(), Token: token, Index: i, Build: build})
 		}()
 	}
 	return c, srv, done
@@ -96,7 +96,7 @@ func startFleet(t *testing.T, n int, token string) (*Coordinator, *enginetest.Se
 // closed once, and the live count saw every statement; at the end the
 // workers return without error.
 func TestRunOnWorkers(t *testing.T) {
-	c, _, done := startFleet(t, 3, "secret")
+	c, _, done := startFleet(t, context.Background(), 3, "secret")
 	ctx := context.Background()
 	if err := c.Wait(ctx, 5*time.Second); err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestRunOnWorkers(t *testing.T) {
 // A worker with the wrong token is turned away and the wait names it;
 // workers whose coordinator closes without a bye report it lost.
 func TestWrongTokenAndLostCoordinator(t *testing.T) {
-	c, _, done := startFleet(t, 1, "guess")
+	c, _, done := startFleet(t, context.Background(), 1, "guess")
 	err := c.Wait(context.Background(), time.Second)
 	if err == nil || !strings.Contains(err.Error(), "worker 0 did not register within 1s") {
 		t.Errorf("wait: %v; want worker 0 not registered", err)
@@ -153,7 +153,7 @@ func TestWrongTokenAndLostCoordinator(t *testing.T) {
 		t.Errorf("worker with the wrong token: %v", err)
 	}
 
-	c2, _, done2 := startFleet(t, 1, "secret")
+	c2, _, done2 := startFleet(t, context.Background(), 1, "secret")
 	if err := c2.Wait(context.Background(), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +168,26 @@ func TestWrongTokenAndLostCoordinator(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Error("worker still running 2s after its coordinator went")
+	}
+}
+
+// A worker told to stop (SIGTERM, as when its pod is deleted) leaves at
+// once, between runs too, rather than stay registered and fail every run
+// it is given.
+func TestStoppedWorkerLeaves(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c, _, done := startFleet(t, ctx, 1, "secret")
+	if err := c.Wait(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done[0]:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("worker ended with %v; want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("worker still registered 2s after it was told to stop")
 	}
 }
 

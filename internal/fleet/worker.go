@@ -103,6 +103,10 @@ type worker struct {
 // serve reads the coordinator's messages; a run goes on in its own
 // goroutine while the reader watches for stop, start and silence.
 func (w *worker) serve(ctx context.Context) error {
+	// A worker told to stop (SIGTERM: its pod deleted) leaves at once:
+	// closing the connection ends the reader below, and the coordinator
+	// sees the worker gone rather than a worker whose runs all fail.
+	defer context.AfterFunc(ctx, func() { w.nc.Close() })()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	w.starts = make(chan message, 1)
