@@ -6,7 +6,7 @@ BIN         := bin/obsbench
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: demo test deps build lint
+.PHONY: demo test deps build lint kube-check
 
 demo: deps build
 	./$(BIN) run
@@ -26,3 +26,12 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+# kube-check starts a single-node Kubernetes cluster on this machine
+# (scripts/kube-node.sh: built from the Go module proxy on first use, about
+# 15 minutes, cached), runs the tests that need it inside the node's
+# network namespace, and stops the node whatever they did.
+kube-check:
+	@./scripts/kube-node.sh up
+	@./scripts/kube-node.sh run env OBSBENCH_KUBE_NODE=/run/obsbench-kube \
+		$(GO) test -count=1 -v -run 'TestKubeNode' ./cmd/obsbench; s=$$?; ./scripts/kube-node.sh down; exit $$s

@@ -188,6 +188,7 @@ oci_image() {
 	umoci new --image "$dir/layout:$tag"
 	umoci unpack --image "$dir/layout:$tag" "$dir/bundle" >/dev/null
 	cp "$binary" "$dir/bundle/rootfs/$(basename "$binary")"
+	install -d -m 1777 "$dir/bundle/rootfs/tmp" # as distroless has
 	umoci repack --image "$dir/layout:$tag" "$dir/bundle"
 	umoci config --image "$dir/layout:$tag" --config.user 65532:65532 \
 		--config.entrypoint "/$(basename "$binary")" --clear config.cmd
@@ -331,7 +332,7 @@ up() {
 {"cniVersion": "1.0.0", "name": "obsbench-kube", "plugins": [
   {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
    "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.244.0.0/24", "gateway": "$gw"}]],
-            "dataDir": "$data/cni"}},
+            "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$data/cni"}},
   {"type": "loopback"}]}
 EOF
 	cat >"$state/containerd.toml" <<EOF

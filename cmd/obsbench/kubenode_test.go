@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
@@ -64,11 +66,17 @@ func needKubeNode(t *testing.T) kubeNode {
 	return kubeNode{coordinator: filepath.Join(dir, "coordinator.kubeconfig"), admin: admin}
 }
 
-// serverForPods starts a PostgreSQL that listens on the node's bridge
-// address, where the pods reach it, and returns its DSN.
-func serverForPods(t *testing.T) (*server.Postgres, string) {
+// serverForPods starts a PostgreSQL with settings that listens on the
+// node's bridge address, where the pods reach it, and returns its DSN.
+func serverForPods(t *testing.T, settings map[string]string) (*server.Postgres, string) {
 	t.Helper()
-	pg := servertest.PostgresWith(t, map[string]string{"listen_addresses": "'" + kubeNodeAddr + "'", "logging_collector": "on"})
+	pg := servertest.PostgresWith(t, maps.Collect(func(yield func(string, string) bool) {
+		for k, v := range settings {
+			yield(k, v)
+		}
+		yield("listen_addresses", "'"+kubeNodeAddr+"'")
+		yield("logging_collector", "on")
+	}))
 	externalAdmin(t, pg)
 	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -140,7 +148,7 @@ func startWatched(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *lo
 // pods' bridge, and each run's statements are all in the statement log.
 func TestKubeNodeWorkers(t *testing.T) {
 	k := needKubeNode(t)
-	_, dsn := serverForPods(t)
+	_, dsn := serverForPods(t, nil)
 	ctx := context.Background()
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
@@ -187,7 +195,7 @@ func TestKubeNodeWorkers(t *testing.T) {
 // running: the next obsbench deletes the Job, Service and Secret it left.
 func TestKubeNodeFaults(t *testing.T) {
 	k := needKubeNode(t)
-	_, dsn := serverForPods(t)
+	_, dsn := serverForPods(t, nil)
 	ctx := context.Background()
 	tmp := privateTemp(t)
 	state := filepath.Join(tmp, "state")
@@ -264,5 +272,73 @@ func TestKubeNodeFaults(t *testing.T) {
 	t.Logf("the next start after a killed coordinator:\n%s", stderr.String())
 	if left := k.objectsLeft(ctx, t); len(left) > 0 {
 		t.Errorf("objects left after the next start: %v", left)
+	}
+}
+
+// The coordinator inside the cluster, as deploy/kubernetes/coordinator.yaml
+// runs it (its service account, the Role, the downward API), with the
+// image imported on the node and a short experiment: it reaches the API
+// server by the kubernetes Service, its workers find it at its pod's
+// address, and it ends with the table on its log and nothing left.
+func TestKubeNodeCoordinatorPod(t *testing.T) {
+	k := needKubeNode(t)
+	// The manifest's observer, pg_stat_statements, preloaded as on a
+	// server obsbench may not restart; a file sink would be out of the
+	// pod's reach (events not collected: the data directory is not on
+	// its machine).
+	_, dsn := serverForPods(t, map[string]string{"shared_preload_libraries": "'pg_stat_statements'"})
+	ctx := context.Background()
+	b, err := os.ReadFile("../../deploy/kubernetes/coordinator.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod corev1.Pod
+	if err := yaml.UnmarshalStrict(b, &pod); err != nil {
+		t.Fatal(err)
+	}
+	c := &pod.Spec.Containers[0]
+	c.Image = kubeNodeImage
+	for i, a := range c.Args {
+		c.Args[i] = strings.ReplaceAll(a, "REGISTRY/obsbench:VERSION", kubeNodeImage)
+	}
+	// The manifest's experiment, shorter; the last of a repeated flag wins.
+	c.Args = append(c.Args, "--workers", "2", "--clients", "4", "--method", "rounds", "--rounds", "2", "--duration", "3s", "--warmup", "1s")
+	secrets := k.admin.CoreV1().Secrets(pod.Namespace)
+	if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "obsbench-target"}, StringData: map[string]string{"dsn": dsn}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := k.admin.CoreV1().Pods(pod.Namespace)
+	t.Cleanup(func() {
+		zero := int64(0)
+		pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		secrets.Delete(ctx, "obsbench-target", metav1.DeleteOptions{})
+	})
+	if _, err := pods.Create(ctx, &pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var phase corev1.PodPhase
+	for deadline := time.Now().Add(4 * time.Minute); phase != corev1.PodSucceeded && phase != corev1.PodFailed; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatalf("coordinator pod %s after 4 minutes", phase)
+		}
+		if p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{}); err == nil {
+			phase = p.Status.Phase
+		}
+	}
+	logs, err := pods.GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("coordinator pod %s; its log:\n%s", phase, logs)
+	if phase != corev1.PodSucceeded {
+		t.Fatalf("coordinator pod %s", phase)
+	}
+	for _, want := range []string{"creating Job perf/obsbench-", "worker 1 registered", "workers (median of whole runs", "pg-stat-statements"} {
+		if !bytes.Contains(logs, []byte(want)) {
+			t.Errorf("coordinator's log lacks %q", want)
+		}
+	}
+	if left := k.objectsLeft(ctx, t); len(left) > 0 {
+		t.Errorf("objects left after the coordinator pod ended: %v", left)
 	}
 }
