@@ -101,9 +101,10 @@ func (k kubeNode) objectsLeft(ctx context.Context, t *testing.T) map[string]int 
 	t.Helper()
 	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"}
 	left := map[string]int{
-		"jobs":     len(must(k.admin.BatchV1().Jobs(kubeNodeNS).List(ctx, sel)).Items),
-		"services": len(must(k.admin.CoreV1().Services(kubeNodeNS).List(ctx, sel)).Items),
-		"secrets":  len(must(k.admin.CoreV1().Secrets(kubeNodeNS).List(ctx, sel)).Items),
+		"jobs":           len(must(k.admin.BatchV1().Jobs(kubeNodeNS).List(ctx, sel)).Items),
+		"services":       len(must(k.admin.CoreV1().Services(kubeNodeNS).List(ctx, sel)).Items),
+		"secrets":        len(must(k.admin.CoreV1().Secrets(kubeNodeNS).List(ctx, sel)).Items),
+		"endpointslices": len(must(k.admin.DiscoveryV1().EndpointSlices(kubeNodeNS).List(ctx, sel)).Items),
 	}
 	for kind, n := range left {
 		if n == 0 {
@@ -192,7 +193,8 @@ func TestKubeNodeWorkers(t *testing.T) {
 // A worker pod deleted in the middle of a run: that run fails naming the
 // worker, the Job starts the index again, and the runs after it have
 // their three workers. Then the coordinator is killed with its pods
-// running: the next obsbench deletes the Job, Service and Secret it left.
+// running: the next obsbench deletes the Job, Service, EndpointSlice and Secret it
+// left.
 func TestKubeNodeFaults(t *testing.T) {
 	k := needKubeNode(t)
 	_, dsn := serverForPods(t, nil)
