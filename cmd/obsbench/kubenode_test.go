@@ -304,7 +304,7 @@ func TestKubeNodeCoordinatorPod(t *testing.T) {
 		c.Args[i] = strings.ReplaceAll(a, "REGISTRY/obsbench:VERSION", kubeNodeImage)
 	}
 	// The manifest's experiment, shorter; the last of a repeated flag wins.
-	c.Args = append(c.Args, "--workers", "2", "--clients", "4", "--method", "rounds", "--rounds", "2", "--duration", "3s", "--warmup", "1s")
+	c.Args = append(c.Args, "--workers", "3", "--clients", "6", "--method", "rounds", "--rounds", "2", "--duration", "3s", "--warmup", "1s")
 	secrets := k.admin.CoreV1().Secrets(pod.Namespace)
 	if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "obsbench-target"}, StringData: map[string]string{"dsn": dsn}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -335,7 +335,7 @@ func TestKubeNodeCoordinatorPod(t *testing.T) {
 	if phase != corev1.PodSucceeded {
 		t.Fatalf("coordinator pod %s", phase)
 	}
-	for _, want := range []string{"creating Job perf/obsbench-", "worker 1 registered", "workers (median of whole runs", "pg-stat-statements"} {
+	for _, want := range []string{"creating Job perf/obsbench-", "worker 2 registered", "workers (median of whole runs", "pg-stat-statements"} {
 		if !bytes.Contains(logs, []byte(want)) {
 			t.Errorf("coordinator's log lacks %q", want)
 		}
