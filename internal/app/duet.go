@@ -32,7 +32,7 @@ const (
 // never compete for a core with each other or with what runs beside them
 // (obsbench itself, the machine's noise). At half each, every
 // disturbance took CPU from one twin and not the other, and A/A phases
-// spread several times wider (bench/duet/README.md).
+// spread much wider (bench/duet/README.md).
 const defaultTwinShare = 0.35
 
 // twinCPUs is each twin's CPU quota, in CPUs.

@@ -26,18 +26,19 @@ import (
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
-// Defaults of the default experiment: baseline and four observers, each
-// measured whole (rounds) and its switchable part (alternation), about
-// eleven minutes on a 2-core machine. Six rounds is the least at which a
-// rank test over eight comparisons can be significant at all (5 against
-// 5 runs: p >= 2/252, over the 0.05/8 each interval is held to).
+// Defaults of a timed experiment on one server (--method auto, rounds and
+// alternation), where no duet can run: each observer measured whole
+// (rounds) and its switchable part (alternation). Six rounds is the least
+// at which a rank test over eight comparisons can be significant at all
+// (5 against 5 runs: p >= 2/252, over the 0.05/8 each interval is held
+// to).
 const (
 	defaultRounds   = 6
 	defaultDuration = 8 * time.Second
 	defaultWarmup   = 2 * time.Second
 	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
 	// phases on both sides: enough for a paired interval over four
-	// comparisons (8 pairs needed), and five such runs take 5.5 minutes.
+	// comparisons (8 pairs needed).
 	defaultAltDuration = 60 * time.Second
 )
 

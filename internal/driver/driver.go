@@ -90,8 +90,8 @@ type Config struct {
 	// Executions keeps every statement completed in the window
 	// (Result.Executions): which statement, when, its latency and, from
 	// sessions that are ServerClocks, the server CPU spent on it. For
-	// workloads of few, long statements (a mix of reports); reading the
-	// server's clock costs the driver about 3 us per statement.
+	// workloads of few, long statements (a mix of reports): reading the
+	// server's clock adds to the driver's work on every statement.
 	Executions bool
 	// FirstSession numbers this driver's sessions from FirstSession on:
 	// the workload's session ids (pgbench's :client_id, a replay's

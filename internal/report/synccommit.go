@@ -57,11 +57,11 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 	return nil
 }
 
-// overheadCell is an overhead with its interval, "-" where there is none
-// (the baseline, or a comparison that could not be made).
-// overheadCell is an overhead with its interval, in percent; a speed-up
-// (the whole interval below zero) reads as a ratio of throughputs, "7.0×
-// faster [5.5×, 9.8×]", since -596% says nothing at a glance.
+// overheadCell is an overhead with its interval, in percent, "-" where
+// there is none (the baseline, or a comparison that could not be made); a
+// speed-up (the whole interval below zero) reads as a ratio of
+// throughputs, "7.0× faster [5.5×, 9.8×]", since -596% says nothing at a
+// glance.
 func overheadCell(o *result.OverheadSummary) string {
 	if !o.Measured() {
 		return "-"

@@ -269,7 +269,7 @@ func init() {
 		Question: "A read-only decision-support mix (dss-mix) keeps the CPU busy; each observer records its events to a different target, lossless or lossy, with more fields per event, or filtered so that it records nothing.",
 		// A duet: the observer's twin against its twin in the same
 		// seconds, where rounds of restarted servers felt the machine's
-		// drift in full (±10-25 points, docs/targets.md). 20 phases: 10
+		// drift in full (docs/targets.md compares them). 20 phases: 10
 		// pairs, the least at which a signed-rank interval over the
 		// study's 19 comparisons (Bonferroni) has any confidence. Fixed
 		// work, as the original replayed its workload: one block of
