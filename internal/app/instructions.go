@@ -274,14 +274,19 @@ func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...
 	if runErr != nil {
 		rec.Error = runErr.Error()
 	}
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return rec, err
-	}
-	if err := os.WriteFile(filepath.Join(c.Out, "instructions.json"), append(b, '\n'), 0o600); err != nil {
+	if err := writeInstructions(c.Out, rec); err != nil {
 		return rec, err
 	}
 	return rec, runErr
+}
+
+// writeInstructions writes rec as dir/instructions.json.
+func writeInstructions(dir string, rec Instructions) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "instructions.json"), append(b, '\n'), 0o600)
 }
 
 // errNotResumable refuses --resume of a counted experiment.

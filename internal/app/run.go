@@ -382,8 +382,17 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	if runErr != nil && len(runs) == 0 {
 		return nil, runErr
 	}
-	sum := analysis.Summarize(head, names, runs)
-	sum.Warnings = append(unused, sum.Warnings...)
+	sum := c.summarize(ctx, analysis.Summarize(head, names, runs), unused, runErr, logf)
+	if err := c.writeResults(sum, runs, stdout, logf); err != nil {
+		return nil, err
+	}
+	return &sum, runErr
+}
+
+// summarize completes the timed runs' summary: the run's warnings, an
+// incomplete experiment said, and the counted part run (or why not).
+func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings []string, runErr error, logf func(string, ...any)) result.Summary {
+	sum.Warnings = append(warnings, sum.Warnings...)
 	if runErr != nil {
 		sum.Warnings = append(sum.Warnings, "experiment incomplete: "+runErr.Error())
 	}
@@ -393,10 +402,7 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	case c.countMissing != "":
 		sum.Counted = &result.Counted{Missing: c.countMissing}
 	}
-	if err := c.writeResults(sum, runs, stdout, logf); err != nil {
-		return nil, err
-	}
-	return &sum, runErr
+	return sum
 }
 
 // attachLoad gives ecfg what drives the load when this process does not
