@@ -23,7 +23,7 @@
 # Kubernetes v1.35 is the newest release whose kubelet still runs on
 # containerd 1.x (Debian 12 has 1.6) and on cgroup v1 (with
 # failCgroupV1: false).
-set -euo pipefail
+set -Eeuo pipefail
 
 k8s=v1.35.4 # its staging modules (k8s.io/api, ...) are v0.35.4
 staging=v0.35.4
@@ -274,9 +274,10 @@ wait_for() {
 
 # failed keeps the logs of an up that failed, and stops what it started.
 failed() {
+	trap - ERR
 	local logs
 	logs=$(mktemp -d /tmp/obsbench-kube-logs-XXXXXX)
-	cp "$state"/*.log "$logs/" 2>/dev/null
+	cp "$state"/*.log "$logs/" 2>/dev/null || true
 	echo "kube-node: up failed; the components' logs are in $logs; stopping what started" >&2
 	down
 	exit 1
