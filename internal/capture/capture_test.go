@@ -41,7 +41,11 @@ func readAll(t *testing.T, b []byte) (capture.Header, []capture.Record, capture.
 func parse(t *testing.T, source string, f capture.Filter, logs ...string) ([]capture.Record, capture.Stats) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := capture.NewWriter(&buf, capture.Header{Engine: capture.EngineOf(source), Source: source})
+	eng := "postgres"
+	if source == "general-log" {
+		eng = "mariadb"
+	}
+	w := capture.NewWriter(&buf, capture.Header{Engine: eng, Source: source})
 	p, err := capture.NewParser(source, f, w)
 	if err != nil {
 		t.Fatal(err)

@@ -13,14 +13,6 @@ import (
 // Sources are the logs a Parser reads.
 var Sources = []string{"csvlog", "jsonlog", "stderr", "general-log"}
 
-// EngineOf is the engine whose log source is.
-func EngineOf(source string) string {
-	if source == "general-log" {
-		return "mariadb"
-	}
-	return "postgres"
-}
-
 // PostgreSQLLog says source is one of PostgreSQL's log formats, whose
 // lines are read with the server's log_line_prefix and lc_messages.
 func PostgreSQLLog(source string) bool { return source != "general-log" }
@@ -230,15 +222,4 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// SourcesOf are the log sources of engine, in the order of Sources.
-func SourcesOf(engine string) []string {
-	var out []string
-	for _, s := range Sources {
-		if EngineOf(s) == engine {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,22 @@ type Info struct {
 	// parameters to be parsed at every execution (pgbench's -M extended);
 	// without it a statement goes as text or to a prepared statement.
 	ExtendedQuery bool
+	// LogSources are the server logs of this engine that 'obsbench
+	// capture' reads (capture.Sources).
+	LogSources []string
+}
+
+// LogEngine is the registered engine whose server writes log source, ""
+// if none does.
+func LogEngine(source string) string {
+	mu.RLock()
+	defer mu.RUnlock()
+	for name, e := range registry {
+		if slices.Contains(e.Info().LogSources, source) {
+			return name
+		}
+	}
+	return ""
 }
 
 // InfoOf is the Info of the registered engine name; the zero Info, which

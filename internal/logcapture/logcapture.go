@@ -19,6 +19,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -59,7 +60,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h.Engine, h.Source = capture.EngineOf(src), src
+	h.Engine, h.Source = engine.LogEngine(src), src
 	settings, err := o.logSettings(ctx, src, files)
 	if err != nil {
 		return err
@@ -173,10 +174,10 @@ func (o Options) header() (capture.Header, error) {
 		return h, spec.Invalidf("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
 	case o.LogLinePrefix != nil && o.PrefixDSN != "":
 		return h, spec.Invalidf("--log-line-prefix and --dsn both say the log's prefix: give one")
-	case o.Engine != "" && len(capture.SourcesOf(o.Engine)) == 0:
+	case o.Engine != "" && len(engine.InfoOf(o.Engine).LogSources) == 0:
 		return h, spec.Invalidf("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
-	case o.Engine != "" && o.Source != "auto" && capture.EngineOf(o.Source) != o.Engine:
-		return h, spec.Invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, capture.EngineOf(o.Source))
+	case o.Engine != "" && o.Source != "auto" && engine.LogEngine(o.Source) != o.Engine:
+		return h, spec.Invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, engine.LogEngine(o.Source))
 	}
 	if o.Workload != "" {
 		m, err := workload.Lookup(o.Workload)
@@ -308,7 +309,7 @@ var extensions = map[string]string{"csvlog": ".csv", "jsonlog": ".json", "stderr
 // line. A directory gives the files of its source: PostgreSQL's csvlog
 // directory also holds the stderr log's *.log files, which are read only
 // where there is no csvlog or jsonlog.
-func logFiles(args []string, source, engine string) ([]string, string, error) {
+func logFiles(args []string, source, eng string) ([]string, string, error) {
 	var files []string
 	for _, a := range args {
 		info, err := os.Stat(a)
@@ -322,7 +323,7 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 		in := map[string][]string{}
 		for src, ext := range extensions {
 			m, _ := filepath.Glob(filepath.Join(a, "*"+ext))
-			if len(m) > 0 && (source == "auto" || source == src) && (engine == "" || engine == capture.EngineOf(src)) {
+			if len(m) > 0 && (source == "auto" || source == src) && (eng == "" || eng == engine.LogEngine(src)) {
 				sort.Strings(m)
 				in[src] = m
 			}
@@ -344,9 +345,9 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 			want := "*.csv, *.json or *.log"
 			if source != "auto" {
 				want = "*" + extensions[source]
-			} else if engine != "" {
+			} else if eng != "" {
 				var exts []string
-				for _, src := range capture.SourcesOf(engine) {
+				for _, src := range engine.InfoOf(eng).LogSources {
 					if e := "*" + extensions[src]; !slices.Contains(exts, e) {
 						exts = append(exts, e)
 					}
@@ -371,18 +372,18 @@ func logFiles(args []string, source, engine string) ([]string, string, error) {
 		switch {
 		case s == "":
 			// empty: any source
-		case engine != "" && capture.EngineOf(s) != engine:
-			return nil, "", spec.Invalidf("%s is a %s log (%s), not %s's: give the logs of one engine", f, capture.EngineOf(s), s, engine)
+		case eng != "" && engine.LogEngine(s) != eng:
+			return nil, "", spec.Invalidf("%s is a %s log (%s), not %s's: give the logs of one eng", f, engine.LogEngine(s), s, eng)
 		case source == "auto":
 			source, first = s, f
 		case s != source:
 			return nil, "", spec.Invalidf("%s is %s, %s is %s: give logs of one format, or --source", first, source, f, s)
 		}
 	}
-	if source == "auto" { // every file is empty: any source of the engine
+	if source == "auto" { // every file is empty: any source of the eng
 		source = capture.Sources[0]
-		if engine != "" {
-			source = capture.SourcesOf(engine)[0]
+		if eng != "" {
+			source = engine.InfoOf(eng).LogSources[0]
 		}
 	}
 	return files, source, nil
