@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
@@ -78,9 +79,9 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// undo undoes journaled changes with the engine that made them: MariaDB's
-// and SQL Server's records name their engine, PostgreSQL's (the first
-// engine) do not; a duet's control groups name "cgroup".
+// undo undoes journaled changes with the engine that made them: each
+// record names its engine, but for PostgreSQL's from before they did,
+// which are the default engine's; a duet's control groups name "cgroup".
 func undo(ctx context.Context, server string, changes []json.RawMessage) (needRestart []string, err error) {
 	var first struct {
 		Engine string `json:"engine"`
@@ -90,7 +91,7 @@ func undo(ctx context.Context, server string, changes []json.RawMessage) (needRe
 	}
 	switch first.Engine {
 	case "":
-		first.Engine = "postgres"
+		first.Engine = app.Default().Engine
 	case cgroup.Engine: // a duet's control groups, not a server
 		return nil, cgroup.Undo(changes)
 	}

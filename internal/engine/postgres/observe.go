@@ -22,6 +22,7 @@ const pgRestart = "needs a server restart; obsbench restarts only servers it man
 // change is one applied step, with what undoes it. It is journaled (as
 // JSON) before it is made, so that `obsbench restore` can undo it.
 type change struct {
+	Engine  string   `json:"engine"` // "postgres", so that restore picks this engine
 	Setting string   `json:"setting,omitempty"`
 	Prior   *string  `json:"prior,omitempty"`     // the postgresql.auto.conf value before; nil = none
 	Restart bool     `json:"restart,omitempty"`   // needs a restart to take effect
@@ -222,7 +223,10 @@ func (a *Applied) set(ctx context.Context, conn *pgx.Conn, name, value string, r
 
 // record journals c, when the server has a journal, and adds it to the
 // changes Revert undoes, before the change is made.
-func (a *Applied) record(c change) error { return a.changes.Record(c) }
+func (a *Applied) record(c change) error {
+	c.Engine = "postgres"
+	return a.changes.Record(c)
+}
 
 // Revert undoes the changes in reverse order: library settings while the
 // library is still loaded, then extensions, then restart-only settings with
