@@ -1,61 +1,28 @@
 #!/usr/bin/env bash
-# Checks obsbench's Kubernetes launcher against a real API server:
-# builds kube-apiserver from the Go module proxy (k8s.io/kubernetes, no
-# binary downloads), installs Debian's etcd if missing, starts both in a
+# Checks obsbench's Kubernetes launcher against a lone real API server:
+# takes kube-apiserver from scripts/kube-node.sh's build (k8s.io/kubernetes
+# from the Go module proxy, no binary downloads), installs Debian's etcd if
+# missing, starts both in a
 # private temporary directory (etcd on a Unix socket there, the API
 # server on loopback with a token only this script knows), runs
 #   go test ./internal/fleet/kube -run TestRealAPIServer
-# against it, and stops both. The build takes about 5 minutes on 2 cores
-# and is cached in ~/.cache/obsbench; it is not part of the test command.
+# against it, and stops both. The build is cached in ~/.cache/obsbench;
+# this check is not part of the test command (make kube-check runs a
+# whole node).
 #
 #   bash scripts/kube-apiserver-check.sh
 set -euo pipefail
 
-k8s=v1.37.2 # its staging modules (k8s.io/api, ...) are v0.37.2
-staging=v0.37.2
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/obsbench/kube-apiserver-$k8s
-bin=$cache/kube-apiserver
+# The API server of scripts/kube-node.sh's build (one binary of the
+# Kubernetes components, built from the Go module proxy and cached).
+kube=$(bash "$repo/scripts/kube-node.sh" build)
+k8s=${kube%/kube}
+k8s=${k8s##*/kube-node-} # the version is in the cache's directory name
 
 if ! command -v etcd >/dev/null; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null
-fi
-if [ ! -x "$bin" ]; then
-	echo "building kube-apiserver $k8s (about 5 minutes)" >&2
-	mkdir -p "$cache/src"
-	cd "$cache/src"
-	{
-		printf 'module kubeapiserver\n\ngo 1.26\n\nrequire k8s.io/kubernetes %s\n\n' "$k8s"
-		# k8s.io/kubernetes requires its staging modules at v0.0.0 and
-		# replaces them with its own directories, which a dependent module
-		# does not see: replace them with their published versions.
-		for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider \
-			cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api \
-			cri-client cri-streaming csi-translation-lib dynamic-resource-allocation endpointslice externaljwt \
-			kms kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics \
-			mount-utils pod-security-admission sample-apiserver streaming; do
-			printf 'replace k8s.io/%s => k8s.io/%s %s\n' "$m" "$m" "$staging"
-		done
-	} >go.mod
-	cat >main.go <<'EOF'
-package main
-
-import (
-	"os"
-
-	"k8s.io/kubernetes/cmd/kube-apiserver/app"
-)
-
-func main() {
-	if err := app.NewAPIServerCommand().Execute(); err != nil {
-		os.Exit(1)
-	}
-}
-EOF
-	go mod tidy
-	go build -o "$bin" .
-	cd "$repo"
 fi
 
 tmp=$(mktemp -d /tmp/obsbench-kube-XXXXXX)
@@ -82,7 +49,7 @@ openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "$token,admin,admin,system:masters" >tokens.csv
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" --etcd-servers unix://localhost:2379 --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
+"$kube" kube-apiserver --etcd-servers unix://localhost:2379 --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
 	--secure-port "$port" --cert-dir "$tmp/certs" --token-auth-file "$tmp/tokens.csv" --authorization-mode RBAC \
 	--service-account-issuer https://kubernetes.default.svc --service-account-key-file "$tmp/sa.pub" \
 	--service-account-signing-key-file "$tmp/sa.key" --service-cluster-ip-range 10.96.0.0/24 --endpoint-reconciler-type none >"$tmp/apiserver.log" 2>&1 &

@@ -5,6 +5,7 @@
 #   bash scripts/kube-node.sh up     # start it (builds on first use)
 #   bash scripts/kube-node.sh down   # stop it; nothing left running or mounted
 #   bash scripts/kube-node.sh image  # rebuild obsbench's image from this checkout
+#   bash scripts/kube-node.sh build  # only build the components (their binary's path)
 #   bash scripts/kube-node.sh run CMD...   # run CMD inside the node's network
 #
 # Everything runs in a network namespace of its own (obsbench-kube), so no
@@ -473,12 +474,18 @@ case "${1:-}" in
 up) up ;;
 down) down ;;
 image) obsbench_image ;;
+build)
+	# The components' binary, built if missing: its path on stdout.
+	install_deps >&2
+	build_kube >&2
+	echo "$kube"
+	;;
 run)
 	shift
 	in_ns "$@"
 	;;
 *)
-	echo "usage: bash scripts/kube-node.sh up|down|image|run CMD..." >&2
+	echo "usage: bash scripts/kube-node.sh up|down|image|build|run CMD..." >&2
 	exit 2
 	;;
 esac
