@@ -182,8 +182,10 @@ func TestKubeNodeWorkers(t *testing.T) {
 			t.Errorf("run %d: events %+v; want every statement of the three pods recorded", r.Seq, r.Events)
 		}
 	}
-	if !strings.Contains(log.String(), "worker") {
-		t.Errorf("no per-worker table:\n%s", log)
+	for _, want := range []string{"workers (median of whole runs", "worker 2 on obsbench-"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the per-worker table lacks %q:\n%s", want, log)
+		}
 	}
 	if left := k.objectsLeft(ctx, t); len(left) > 0 {
 		t.Errorf("objects left after the experiment: %v", left)
@@ -193,8 +195,8 @@ func TestKubeNodeWorkers(t *testing.T) {
 // A worker pod deleted in the middle of a run: that run fails naming the
 // worker, the Job starts the index again, and the runs after it have
 // their three workers. Then the coordinator is killed with its pods
-// running: the next obsbench deletes the Job, Service, EndpointSlice and Secret it
-// left.
+// running: the next obsbench deletes the Job, Service, EndpointSlice and
+// Secret it left.
 func TestKubeNodeFaults(t *testing.T) {
 	k := needKubeNode(t)
 	_, dsn := serverForPods(t, nil)
