@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,15 +115,26 @@ func (k kubeNode) objectsLeft(ctx context.Context, t *testing.T) map[string]int 
 	return left
 }
 
-// workerPods lists the Job's running pods.
-func (k kubeNode) workerPods(ctx context.Context) []corev1.Pod {
+// jobOf is the name of the Job the coordinator whose output is log
+// created, "" before it did.
+func jobOf(log string) string {
+	m := regexp.MustCompile(`creating Job ` + kubeNodeNS + `/(\S+) of`).FindStringSubmatch(log)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// workerPods lists the running pods of Job job: an earlier experiment's
+// may still be going.
+func (k kubeNode) workerPods(ctx context.Context, job string) []corev1.Pod {
 	pods, err := k.admin.CoreV1().Pods(kubeNodeNS).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"})
 	if err != nil {
 		return nil
 	}
 	var running []corev1.Pod
 	for _, p := range pods.Items {
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+		if job != "" && strings.HasPrefix(p.Name, job+"-") && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
 			running = append(running, p)
 		}
 	}
@@ -220,7 +232,7 @@ func TestKubeNodeFaults(t *testing.T) {
 			continue
 		}
 		time.Sleep(2 * time.Second)
-		if pods := k.workerPods(ctx); len(pods) == 3 {
+		if pods := k.workerPods(ctx, jobOf(log.String())); len(pods) == 3 {
 			victim = pods[1].Name
 			if err := k.admin.CoreV1().Pods(kubeNodeNS).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
@@ -257,7 +269,7 @@ func TestKubeNodeFaults(t *testing.T) {
 
 	// The coordinator killed: its objects stay until the next start.
 	cmd, log = startWatched(t, state, args(filepath.Join(tmp, "killed"), 2)...)
-	for deadline := time.Now().Add(3 * time.Minute); len(k.workerPods(ctx)) < 3; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); len(k.workerPods(ctx, jobOf(log.String()))) < 3; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no three pods within 3 minutes:\n%s", log)
 		}
