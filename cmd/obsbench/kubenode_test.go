@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -71,29 +69,15 @@ func needKubeNode(t *testing.T) kubeNode {
 // node's bridge address, where the pods reach it, and returns its DSN.
 func serverForPods(t *testing.T, settings map[string]string) (*server.Postgres, string) {
 	t.Helper()
-	pg := servertest.PostgresWith(t, maps.Collect(func(yield func(string, string) bool) {
-		for k, v := range settings {
-			yield(k, v)
-		}
-		yield("listen_addresses", "'"+kubeNodeAddr+"'")
-		yield("logging_collector", "on")
-	}))
+	settings = maps.Clone(settings)
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	settings["listen_addresses"] = "'" + kubeNodeAddr + "'"
+	settings["logging_collector"] = "on"
+	pg := servertest.PostgresWith(t, settings)
 	externalAdmin(t, pg)
-	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(hba, "host all all 10.244.0.0/24 scram-sha-256")
-	hba.Close()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pg.DSN("ext"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		t.Fatal(err)
-	}
+	allowHosts(t, pg, "10.244.0.0/24")
 	return pg, fmt.Sprintf("host=%s port=%d user=ext_admin dbname=ext sslmode=disable password=%s", kubeNodeAddr, pg.Port(), secret)
 }
 
@@ -139,20 +123,6 @@ func (k kubeNode) workerPods(ctx context.Context, job string) []corev1.Pod {
 		}
 	}
 	return running
-}
-
-// startWatched is startObsbench with its output readable while it runs.
-func startWatched(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *lockedBuffer) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "OBSBENCH_TEST_MAIN=1", "OBSBENCH_STATE_DIR="+stateDir)
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, &out
 }
 
 // obsbench run with three worker pods on a real node, the coordinator
@@ -223,7 +193,7 @@ func TestKubeNodeFaults(t *testing.T) {
 	}
 
 	out := filepath.Join(tmp, "deleted")
-	cmd, log := startWatched(t, state, args(out, 3)...)
+	cmd, log := startObsbench(t, state, args(out, 3)...)
 	var victim string
 	for deadline := time.Now().Add(3 * time.Minute); victim == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		// The first run's line is printed as it ends: two seconds later
@@ -268,7 +238,7 @@ func TestKubeNodeFaults(t *testing.T) {
 	}
 
 	// The coordinator killed: its objects stay until the next start.
-	cmd, log = startWatched(t, state, args(filepath.Join(tmp, "killed"), 2)...)
+	cmd, log = startObsbench(t, state, args(filepath.Join(tmp, "killed"), 2)...)
 	for deadline := time.Now().Add(3 * time.Minute); len(k.workerPods(ctx, jobOf(log.String()))) < 3; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no three pods within 3 minutes:\n%s", log)

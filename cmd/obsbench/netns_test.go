@@ -18,6 +18,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -104,6 +105,29 @@ exec unshare --mount --propagation private /bin/sh -c 'mount -t tmpfs -o size=1m
 	return path
 }
 
+// allowHosts lets ext_admin connect to pg by password from the addresses
+// of cidr (initdb allows TCP from the loopback only), and reloads pg.
+func allowHosts(t *testing.T, pg *server.Postgres, cidr string) {
+	t.Helper()
+	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(hba, "host all all "+cidr+" scram-sha-256")
+	if err := hba.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pg.DSN("ext"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Two workers, each in a network namespace of its own and with the
 // coordinator's temporary directory (the server's socket and files, the
 // coordinator's, the output) hidden behind an empty file system: they
@@ -130,15 +154,7 @@ func TestWorkersInNetworkNamespaces(t *testing.T) {
 	}
 	// initdb allows TCP from the loopback only; the workers come from
 	// their veth addresses.
-	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(hba, "host all all 10.213.0.0/16 scram-sha-256")
-	hba.Close()
-	if _, err := admin.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		t.Fatal(err)
-	}
+	allowHosts(t, pg, "10.213.0.0/16")
 
 	// Where the driver sessions come from, as the server sees them.
 	var mu sync.Mutex

@@ -77,11 +77,11 @@ func externalAdmin(t *testing.T, pg *server.Postgres) {
 }
 
 // startObsbench runs obsbench in a process of its own.
-func startObsbench(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startObsbench(t *testing.T, stateDir string, args ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "OBSBENCH_TEST_MAIN=1", "OBSBENCH_STATE_DIR="+stateDir)
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func waitPending(t *testing.T, dir string) string {
 // killWhenChanged waits until a journaled change has taken effect on the
 // server (the journal comes first, the change right after) and kills the
 // obsbench process with SIGKILL. It returns the journal.
-func killWhenChanged(t *testing.T, state string, cmd *exec.Cmd, out *bytes.Buffer, before map[string]string, settings func() map[string]string) string {
+func killWhenChanged(t *testing.T, state string, cmd *exec.Cmd, out *lockedBuffer, before map[string]string, settings func() map[string]string) string {
 	t.Helper()
 	path := waitPending(t, state)
 	for deadline := time.Now().Add(30 * time.Second); len(diffSettings(before, settings())) == 0; time.Sleep(20 * time.Millisecond) {
