@@ -11,10 +11,11 @@ VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 demo: deps build
 	./$(BIN) run
 
-# -timeout is a guard against a hung test, per test binary: cmd/obsbench's
-# real-server tests take most of the run's time on a 2-core machine.
+# scripts/test.sh is go test ./... with cmd/obsbench's end-to-end tests
+# (most of the time on a 2-core machine) run several at a time, each in a
+# process of its own.
 test: deps lint
-	$(GO) test -count=1 -timeout 50m ./...
+	@GO=$(GO) ./scripts/test.sh
 
 deps:
 	@./scripts/install-deps.sh

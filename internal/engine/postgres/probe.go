@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/collect"
 )
@@ -261,18 +263,40 @@ func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
 	if !installed {
 		return nil, nil
 	}
-	rows, err := conn.Query(ctx, `SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8
-		FROM pg_wait_sampling_profile GROUP BY 1`)
-	if err != nil {
-		return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
+	return readProfile(ctx, conn)
+}
+
+// collectorStartWait bounds how long readProfile waits for
+// pg_wait_sampling's collector, a background worker the postmaster starts
+// after the server accepts connections: a read just after a restart (an
+// observer applied) can come before it.
+const collectorStartWait = 30 * time.Second
+
+// readProfile reads the profile, waiting for the collector to start.
+func readProfile(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) {
+	deadline := time.Now().Add(collectorStartWait)
+	for {
+		out := map[string]int64{}
+		var k string
+		var n int64
+		rows, err := conn.Query(ctx, `SELECT coalesce(event_type || ':' || event, 'CPU'), sum(count)::int8
+			FROM pg_wait_sampling_profile GROUP BY 1`)
+		if err == nil {
+			_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil })
+		}
+		if err == nil {
+			return out, nil
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || !strings.Contains(pgErr.Message, "collector wasn't started") || time.Now().After(deadline) {
+			return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	out := map[string]int64{}
-	var k string
-	var n int64
-	if _, err := pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil }); err != nil {
-		return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
-	}
-	return out, nil
 }
 
 func scanNamed(rows pgx.Rows, out map[string]float64) error {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs every test: the packages with `go test`, and cmd/obsbench's
+# end-to-end tests as separate processes of one test binary, several at a
+# time. Most of those tests measure for a fixed time, so they overlap well
+# even on two cores; one process per test also keeps what is global to a
+# process (TMPDIR, signal handlers, the journals' "writer alive" check)
+# apart, which t.Parallel inside one process would not.
+#
+#   scripts/test.sh            run everything (make test)
+#   JOBS=n scripts/test.sh     n cmd/obsbench tests at a time (default 3)
+#
+# The queue starts with the tests that took longest (scripts/test-order.txt,
+# one name per line; a test not named there runs after them), so the
+# slowest do not start last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+JOBS=${JOBS:-3}
+work=$(mktemp -d /tmp/obsbench-test-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+$GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
+(cd cmd/obsbench && "$work/cmd.test" -test.list '.*') | grep '^Test' > "$work/all" || exit 1
+{
+	grep -xFf "$work/all" scripts/test-order.txt
+	grep -vxFf scripts/test-order.txt "$work/all"
+} > "$work/queue"
+
+# The packages, two at a time as go test does on two cores, beside the queue.
+pkgs=$($GO list ./... | grep -v '/cmd/obsbench$')
+$GO test -count=1 -timeout 50m $pkgs > "$work/pkgs.log" 2>&1 &
+pkgpid=$!
+
+one() { # one test of cmd/obsbench, in its own process
+	local name=$1 start end code
+	start=$(date +%s)
+	(cd cmd/obsbench && "$work/cmd.test" -test.v -test.count=1 -test.timeout 30m -test.run "^${name}\$" > "$work/$name.log" 2>&1)
+	code=$?
+	end=$(date +%s)
+	if [ $code -eq 0 ] && ! grep -q '^--- SKIP' "$work/$name.log"; then
+		echo "ok    cmd/obsbench $name $((end - start))s"
+	elif [ $code -eq 0 ]; then
+		echo "skip  cmd/obsbench $name: $(grep -A1 '^--- SKIP' "$work/$name.log" | tail -1)"
+	else
+		echo "FAIL  cmd/obsbench $name $((end - start))s"
+		cat "$work/$name.log"
+		return 1
+	fi
+}
+export -f one
+export work
+start=$(date +%s)
+xargs -a "$work/queue" -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
+cmdcode=$?
+wait $pkgpid
+pkgcode=$?
+cat "$work/pkgs.log"
+echo "cmd/obsbench: $(wc -l < "$work/queue") tests, $JOBS at a time, $(($(date +%s) - start))s"
+[ $cmdcode -eq 0 ] && [ $pkgcode -eq 0 ]
