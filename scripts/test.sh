@@ -40,7 +40,7 @@ one() { # one test of cmd/obsbench, in its own process
 	if [ $code -eq 0 ] && ! grep -q '^--- SKIP' "$work/$name.log"; then
 		echo "ok    cmd/obsbench $name $((end - start))s"
 	elif [ $code -eq 0 ]; then
-		echo "skip  cmd/obsbench $name: $(grep -A1 '^--- SKIP' "$work/$name.log" | tail -1)"
+		echo "skip  cmd/obsbench $name: $(grep -B1 '^--- SKIP' "$work/$name.log" | head -1 | sed 's/^ *//')"
 	else
 		echo "FAIL  cmd/obsbench $name $((end - start))s"
 		cat "$work/$name.log"

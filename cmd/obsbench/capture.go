@@ -7,6 +7,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/logcapture"
 )
 
@@ -21,7 +22,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&prefix, "log-line-prefix", "the server's `log_line_prefix`, which a stderr log is read with (default: Debian's '"+capture.DefaultPrefix+"', which also reads PostgreSQL's '%m [%p] ')")
 	dsn := fs.String("dsn", "", "a PostgreSQL server to read log_line_prefix and lc_messages from, instead of --log-line-prefix and --log-language")
 	lang := fs.String("log-language", "", "the language of a PostgreSQL log's messages: the server's `lc_messages` (de, de_DE.UTF-8), read with the installed PostgreSQL's message catalog, or a catalog's path (postgres-15.mo); default English")
-	engine := fs.String("engine", "", "postgres or mariadb: the engine whose log it is (implied by --source; with auto, only its formats are considered)")
+	eng := fs.String("engine", "", engineChoices(engine.Info.WritesLogs)+": the engine whose log it is (implied by --source; with auto, only its formats are considered)")
 	ds := fs.String("dataset", "", "the obsbench dataset the workload ran on, recorded so that a replay on a managed server loads it")
 	tag := fs.String("tag", "", "a string in every statement of the workload, recorded so that observers' records of a replay are counted by it")
 	scale := fs.Int("scale", 1, "the dataset's scale the workload ran at (dss: rows x N), recorded so that a replay loads the same")
@@ -37,7 +38,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return logcapture.Run(ctx, logcapture.Options{
-		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *engine, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
+		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *eng, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
 		Filter: capture.Filter{
 			Databases: app.SplitList(*dbs), Users: app.SplitList(*users), Applications: app.SplitList(*apps),
 			ExcludeUsers: app.SplitList(*exUsers), ExcludeApplications: app.SplitList(*exApps),

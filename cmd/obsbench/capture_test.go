@@ -69,7 +69,7 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--out", out, "--log-line-prefix", "%m ", "--dsn", "host=/nowhere", stderrLog}, "--log-line-prefix and --dsn both say the log's prefix: give one"},
 		{[]string{"--out", out, "--log-line-prefix", "%m ", short}, "--log-line-prefix says how PostgreSQL's stderr log is read; " + short + " is csvlog"},
 		{[]string{"--out", out, german}, "its messages look like de (the server's lc_messages is not English): give --log-language de, or --dsn"},
-		{[]string{"--out", out, "--engine", "oracle", short}, `--engine "oracle": want postgres or mariadb`},
+		{[]string{"--out", out, "--engine", "oracle", short}, `--engine "oracle": want mariadb or postgres`},
 		{[]string{"--out", out, "--engine", "mariadb", "--source", "csvlog", short}, "--engine mariadb and --source csvlog disagree: csvlog is a postgres log"},
 		{[]string{"--out", out, "--workload", "nope", short}, `workload "nope"`},
 		{[]string{"--out", out, "--scale", "3", short}, "--scale 3 needs --dataset or --workload"},

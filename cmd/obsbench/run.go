@@ -22,7 +22,7 @@ import (
 // user's flags override them. Each flag is named as the setting it sets
 // (app.Given).
 func runFlags(fs *flag.FlagSet, s *spec.Spec) {
-	fs.StringVar(&s.Engine, "engine", s.Engine, "database engine: postgres, mariadb or sqlserver (sqlserver: external servers only, with --dsn)")
+	fs.StringVar(&s.Engine, "engine", s.Engine, "database engine: "+engineChoices(anyEngine)+externalOnly())
 	fs.StringVar(&s.DSN, "dsn", s.DSN, "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
 	fs.StringVar(&s.Workload, "workload", s.Workload, "workload to run: "+strings.Join(workload.Names(), ", ")+"; replay (with --capture); pgbench or sql (your own scripts, with --script)")
 	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),

@@ -84,6 +84,10 @@ type Info struct {
 	LogSources []string
 }
 
+// WritesLogs says the engine's server writes logs that 'obsbench capture'
+// reads.
+func (i Info) WritesLogs() bool { return len(i.LogSources) > 0 }
+
 // LogEngine is the registered engine whose server writes log source, ""
 // if none does.
 func LogEngine(source string) string {
@@ -258,6 +262,21 @@ func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
 	return namesLocked()
+}
+
+// NamesWhere lists the registered engines whose Info has what can asks
+// for, sorted: the engines a flag or a check may name, found by ability
+// rather than written out.
+func NamesWhere(can func(Info) bool) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var names []string
+	for _, n := range namesLocked() {
+		if can(registry[n].Info()) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 func namesLocked() []string {

@@ -175,7 +175,7 @@ func (o Options) header() (capture.Header, error) {
 	case o.LogLinePrefix != nil && o.PrefixDSN != "":
 		return h, spec.Invalidf("--log-line-prefix and --dsn both say the log's prefix: give one")
 	case o.Engine != "" && len(engine.InfoOf(o.Engine).LogSources) == 0:
-		return h, spec.Invalidf("--engine %q: want postgres or mariadb (or none: the log's format implies it)", o.Engine)
+		return h, spec.Invalidf("--engine %q: want %s (or none: the log's format implies it)", o.Engine, spec.OneOf(engine.NamesWhere(engine.Info.WritesLogs)))
 	case o.Engine != "" && o.Source != "auto" && engine.LogEngine(o.Source) != o.Engine:
 		return h, spec.Invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, engine.LogEngine(o.Source))
 	}
@@ -352,10 +352,7 @@ func logFiles(args []string, source, eng string) ([]string, string, error) {
 						exts = append(exts, e)
 					}
 				}
-				want = strings.Join(exts, ", ")
-				if i := strings.LastIndex(want, ", "); i >= 0 {
-					want = want[:i] + " or " + want[i+2:]
-				}
+				want = spec.OneOf(exts)
 			}
 			return nil, "", spec.Invalidf("log directory %s has no %s files", a, want)
 		}

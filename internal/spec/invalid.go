@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // InvalidError is input that cannot make an experiment: a flag's value, a
 // file, a server's address. Nothing was started or changed when it is
@@ -12,3 +15,12 @@ func (e InvalidError) Unwrap() error { return e.Err }
 
 // Invalidf is an InvalidError.
 func Invalidf(format string, args ...any) error { return InvalidError{fmt.Errorf(format, args...)} }
+
+// OneOf names choices the way an error or a flag's help lists them: "a",
+// "a or b", "a, b or c".
+func OneOf(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
