@@ -1,8 +1,6 @@
 package main
 
 import (
-	"slices"
-
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -17,12 +15,11 @@ import (
 )
 
 // engineChoices names the registered engines that can do what can asks,
-// as a flag's help lists them: the default engine first.
+// as a flag's help lists them.
 func engineChoices(can func(engine.Info) bool) string {
-	names := engine.NamesWhere(can)
-	if i := slices.Index(names, app.Default().Engine); i > 0 {
-		first := names[i]
-		names = slices.Insert(slices.Delete(names, i, i+1), 0, first)
+	var names []string
+	for _, i := range app.EnginesWhere(can) {
+		names = append(names, i.Name)
 	}
 	return spec.OneOf(names)
 }

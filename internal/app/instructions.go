@@ -18,6 +18,7 @@ import (
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Defaults of the counted runs. A run's time is mostly the server's
@@ -54,7 +55,7 @@ func (c *Experiment) checkCounting() error {
 	}
 	switch {
 	case !c.info.Counts:
-		return usagef("--method instructions runs on a managed PostgreSQL or MariaDB: obsbench does not start a %s server under the instruction counter", c.Engine)
+		return usagef("--method instructions runs on a managed %s: obsbench does not start a %s server under the instruction counter", CountingProducts(), c.Engine)
 	case c.DSN != "":
 		return usagef("--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn")
 	case c.Standby != "none":
@@ -291,3 +292,13 @@ func writeInstructions(dir string, rec Instructions) error {
 
 // errNotResumable refuses --resume of a counted experiment.
 var errNotResumable = errors.New("a --method instructions experiment is not resumed: each run restarts the server, so run it again")
+
+// CountingProducts names the engines whose managed servers obsbench counts
+// ("PostgreSQL or MariaDB").
+func CountingProducts() string {
+	var ps []string
+	for _, i := range EnginesWhere(func(i engine.Info) bool { return i.Counts }) {
+		ps = append(ps, i.Product)
+	}
+	return spec.OneOf(ps)
+}

@@ -42,6 +42,21 @@ const (
 	defaultAltDuration = 60 * time.Second
 )
 
+// EnginesWhere are the registered engines that can do what can asks, the
+// default engine first, then by name: the order help and errors list
+// them in.
+func EnginesWhere(can func(engine.Info) bool) []engine.Info {
+	var out []engine.Info
+	for _, name := range engine.NamesWhere(can) {
+		if i := engine.InfoOf(name); name == Default().Engine {
+			out = slices.Insert(out, 0, i)
+		} else {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // Default is the spec of 'obsbench run' with no flags: the default
 // experiment on a managed PostgreSQL.
 func Default() spec.Spec {

@@ -49,6 +49,9 @@ type Engine interface {
 // Info describes an engine.
 type Info struct {
 	Name string
+	// Product is the server's own name, as help and errors write it
+	// ("PostgreSQL").
+	Product string
 	// Namespace is what holds obsbench's dataset on an external server:
 	// "schema" (PostgreSQL) or "database".
 	Namespace string

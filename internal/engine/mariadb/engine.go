@@ -27,7 +27,7 @@ type Engine struct{}
 // Info: MariaDB keeps the dataset in a database of obsbench's own, and
 // obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "mariadb", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB,
+	return engine.Info{Name: "mariadb", Product: "MariaDB", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB,
 		LogSources: []string{"general-log"},
 		WaitProfile: result.WaitProfile{Source: "performance_schema wait time (all threads)",
 			Missing: "performance_schema is off on this server; obsbench never turns an observer on to measure"},

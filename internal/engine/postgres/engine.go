@@ -27,7 +27,7 @@ type Engine struct{}
 // Info: PostgreSQL keeps the dataset of an external server in a schema,
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "postgres", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
+	return engine.Info{Name: "postgres", Product: "PostgreSQL", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
 		LogSources:  []string{"csvlog", "jsonlog", "stderr"},
 		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
 }

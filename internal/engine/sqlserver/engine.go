@@ -26,7 +26,7 @@ type Engine struct{}
 // Info: the dataset lives in a database of obsbench's own; every observer
 // (an Extended Events session or a trace) is created for a whole run.
 func (Engine) Info() engine.Info {
-	return engine.Info{Name: "sqlserver", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL,
+	return engine.Info{Name: "sqlserver", Product: "SQL Server", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL,
 		Observers:   observer.EngineRules{Sections: []string{"xe", "trace", "availability_group"}, Check: CheckObserver},
 		WaitProfile: result.WaitProfile{Source: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"}}
 }
