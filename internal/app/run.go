@@ -191,7 +191,8 @@ func (c *Experiment) resolveWorkload() error {
 		}
 	}
 	if !c.wl.In(c.info.Dialect) {
-		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(enginesFor(c.wl), ", "), c.Engine)
+		speaks := func(i engine.Info) bool { return c.wl.In(i.Dialect) }
+		return usagef("--workload %s is written for %s only, not %s", c.wl.Name, strings.Join(engine.NamesWhere(speaks), ", "), c.Engine)
 	}
 	scale := max(c.wl.DatasetScale, 1)
 	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
@@ -199,18 +200,6 @@ func (c *Experiment) resolveWorkload() error {
 	}
 	c.ds, err = dataset.Scaled(c.wl.Dataset, scale)
 	return err
-}
-
-// enginesFor are the registered engines that speak a dialect wl is
-// written in.
-func enginesFor(wl workload.Meta) []string {
-	var out []string
-	for _, name := range engine.Names() {
-		if wl.In(engine.InfoOf(name).Dialect) {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // resolveMethod chooses the method when none was given, and sets a

@@ -32,11 +32,8 @@ var WorkerCommand = func() ([]string, error) {
 	return []string{exe, "worker"}, nil
 }
 
-// kubernetesFlags are the flags of --launcher kubernetes alone.
-var kubernetesFlags = []string{"image", "namespace", "kubeconfig", "worker-cpu", "worker-memory"}
-
 // workerFlags are the flags of --workers.
-var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "worker-prefix"}, kubernetesFlags...)
+var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "worker-prefix"}, spec.KubernetesFlags...)
 
 // defaultKubernetesPort is where a coordinator listens for worker pods
 // unless --coordinator-port says otherwise.
@@ -52,23 +49,9 @@ func (c Experiment) checkWorkers() error {
 		}
 		return nil
 	}
-	if c.Launcher != "kubernetes" {
-		for _, f := range kubernetesFlags {
-			if c.IsChosen(f) {
-				return usagef("--%s is for --launcher kubernetes", f)
-			}
-		}
-	} else if len(c.WorkerPrefix) > 0 {
-		return usagef("--worker-prefix is for --launcher local: a pod's command is its image's")
-	}
-	switch {
-	case c.Launcher == "kubernetes" && c.Kubernetes.Image == "":
-		return usagef("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
-	case c.Launcher == "kubernetes" && c.DSN == "":
-		return usagef("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
-	case c.Method == "instructions":
-		return usagef("--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind")
-	case c.Clients < c.Workers:
+	// The rest of what --workers and --launcher need, spec.Validate
+	// checked; the sessions are known once the workload is.
+	if c.Clients < c.Workers {
 		return usagef("--workers %d share %d session(s): give --clients at least %d", c.Workers, c.Clients, c.Workers)
 	}
 	e, _ := engine.Lookup(c.Engine)

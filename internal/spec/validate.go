@@ -155,6 +155,9 @@ func (s Spec) validateCount() error {
 	return nil
 }
 
+// KubernetesFlags are the flags of --launcher kubernetes alone.
+var KubernetesFlags = []string{"image", "namespace", "kubeconfig", "worker-cpu", "worker-memory"}
+
 func (s Spec) validateWorkers() error {
 	if s.Workers < 0 || s.Workers > 64 {
 		return Invalidf("--workers %d: want 1 to 64 worker processes, or 0 to run the sessions in this process", s.Workers)
@@ -172,6 +175,23 @@ func (s Spec) validateWorkers() error {
 		return Invalidf("--coordinator-port %d: want 1 to 65535, or 0 for the default", co.Port)
 	case co.Port != 0 && co.Advertise == "" && s.Launcher != "kubernetes":
 		return Invalidf("--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on")
+	}
+	if s.Launcher != "kubernetes" {
+		for _, f := range KubernetesFlags {
+			if s.IsChosen(f) {
+				return Invalidf("--%s is for --launcher kubernetes", f)
+			}
+		}
+	}
+	switch {
+	case s.Launcher == "kubernetes" && len(s.WorkerPrefix) > 0:
+		return Invalidf("--worker-prefix is for --launcher local: a pod's command is its image's")
+	case s.Launcher == "kubernetes" && s.Kubernetes.Image == "":
+		return Invalidf("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
+	case s.Launcher == "kubernetes" && s.DSN == "":
+		return Invalidf("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
+	case s.Method == "instructions":
+		return Invalidf("--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind")
 	}
 	for _, w := range s.WorkerPrefix {
 		if strings.ContainsAny(w, "'\"") {

@@ -70,6 +70,16 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Workers, s.Coordinator.Port = 2, 70000 }, "--coordinator-port 70000"},
 		{func(s *Spec) { s.Workers, s.Coordinator.Port = 2, 7400 }, "--coordinator-port: local workers"},
 		{func(s *Spec) { s.Workers, s.WorkerPrefix = 2, []string{"'nice"} }, "--worker-prefix"},
+		{func(s *Spec) { s.Workers = 2; s.Choose("image") }, "--image is for --launcher kubernetes"},
+		{func(s *Spec) { s.Workers, s.Launcher, s.DSN = 2, "kubernetes", "host=db" }, "--launcher kubernetes: give --image"},
+		{func(s *Spec) { s.Workers, s.Launcher, s.Kubernetes.Image = 2, "kubernetes", "obsbench" }, "give --dsn"},
+		{func(s *Spec) {
+			s.Workers, s.Launcher, s.Kubernetes.Image, s.DSN, s.WorkerPrefix = 2, "kubernetes", "obsbench", "host=db", []string{"nice"}
+		}, "--worker-prefix is for --launcher local"},
+		{func(s *Spec) {
+			s.Workers, s.Launcher, s.Kubernetes.Image, s.DSN = 2, "kubernetes", "obsbench", "host=db"
+		}, ""},
+		{func(s *Spec) { s.Workers, s.Method = 2, "instructions" }, "--method instructions runs one session"},
 	} {
 		s := valid()
 		tt.edit(&s)
