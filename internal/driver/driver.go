@@ -136,19 +136,17 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 {
 		return Part{}, fmt.Errorf("driver: invalid config %+v", cfg)
 	}
-	sessions := make([]Session, 0, cfg.Clients)
+	sessions, err := dialAll(ctx, dial, cfg.Clients)
 	defer func() {
 		for _, s := range sessions {
 			s.Close(context.WithoutCancel(ctx))
 		}
 	}()
+	if err != nil {
+		return Part{}, err
+	}
 	ops := make([]workload.Op, cfg.Clients)
-	for i := range cfg.Clients {
-		s, err := dial(ctx)
-		if err != nil {
-			return Part{}, err
-		}
-		sessions = append(sessions, s)
+	for i, s := range sessions {
 		if ops[i], err = w.Worker(ctx, s, cfg.FirstSession+i); err != nil {
 			return Part{}, fmt.Errorf("session %d: %w", cfg.FirstSession+i, err)
 		}
@@ -370,6 +368,39 @@ func closeLoops(loops []*socket.Loop) {
 }
 
 // sleepUntil waits until t; false if ctx ended first.
+// dialsAtOnce bounds the sessions dialAll opens at the same time.
+const dialsAtOnce = 8
+
+// dialAll opens n sessions, several at a time: the server starts a
+// process or a thread for each, and sessions opened one by one would delay
+// every run by the sum of their set-ups. On an error it returns the
+// sessions it opened, to be closed, and the first error.
+func dialAll(ctx context.Context, dial Dialer, n int) ([]Session, error) {
+	sessions := make([]Session, n)
+	errs := make([]error, n)
+	slots := make(chan struct{}, dialsAtOnce)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			sessions[i], errs[i] = dial(ctx)
+		})
+	}
+	wg.Wait()
+	var opened []Session
+	var first error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			opened = append(opened, sessions[i])
+		case first == nil:
+			first = err
+		}
+	}
+	return opened, first
+}
+
 func sleepUntil(ctx context.Context, t time.Time) bool {
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()

@@ -27,9 +27,13 @@ const (
 	// silenceLimit is how long a worker goes on without hearing from its
 	// coordinator: pings come every pingEvery.
 	silenceLimit = 3 * time.Second
-	// startLead is how far ahead of now the start instant is named, so
-	// that every worker hears it before it comes.
-	startLead = 200 * time.Millisecond
+	// The start instant is named ahead of now so that every worker hears
+	// it before it comes: by ten of the slowest worker's round trips, as
+	// measured for the run's clocks, within these bounds. A worker on
+	// this machine answers in well under a millisecond, one across a
+	// network in a few; a start heard late only shortens the warm-up.
+	minStartLead = 50 * time.Millisecond
+	maxStartLead = 200 * time.Millisecond
 )
 
 // Config is what a coordinator hands its workers.

@@ -256,3 +256,24 @@ func TestTLSPinned(t *testing.T) {
 		}
 	}
 }
+
+// A run's start is named ten round trips ahead of the slowest worker,
+// within its bounds: local workers start sooner than maxStartLead.
+func TestStartLead(t *testing.T) {
+	for _, tt := range []struct {
+		clockErrs []time.Duration // half round trips
+		want      time.Duration
+	}{
+		{[]time.Duration{100 * time.Microsecond}, minStartLead},
+		{[]time.Duration{time.Millisecond, 4 * time.Millisecond}, 80 * time.Millisecond},
+		{[]time.Duration{50 * time.Millisecond}, maxStartLead},
+	} {
+		r := &run{}
+		for _, e := range tt.clockErrs {
+			r.ws = append(r.ws, &remote{clockErr: e})
+		}
+		if got := r.startLead(); got != tt.want {
+			t.Errorf("half round trips %v: lead %v; want %v", tt.clockErrs, got, tt.want)
+		}
+	}
+}

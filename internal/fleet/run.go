@@ -67,6 +67,16 @@ func (r *run) clocks(ctx context.Context) error {
 	return nil
 }
 
+// startLead is how far ahead of now the run's start is named: ten round
+// trips to the slowest worker, within minStartLead and maxStartLead.
+func (r *run) startLead() time.Duration {
+	var trip time.Duration
+	for _, w := range r.ws {
+		trip = max(trip, 2*w.clockErr)
+	}
+	return min(maxStartLead, max(minStartLead, 10*trip))
+}
+
 // finish waits until every worker is ready, starts them together, follows
 // the window and merges their parts.
 func (r *run) finish(ctx context.Context, cfg driver.Config) (driver.Result, error) {
@@ -84,7 +94,7 @@ func (r *run) finish(ctx context.Context, cfg driver.Config) (driver.Result, err
 			ready[e.index] = true
 		}
 	}
-	start := time.Now().Add(startLead)
+	start := time.Now().Add(r.startLead())
 	for _, w := range r.ws {
 		if err := w.c.send(message{Kind: kindStart, RunID: r.id, Start: start.Add(w.offset).UnixNano()}); err != nil {
 			return driver.Result{}, r.fail(ctx, &WorkerError{w.Index, w.Host, w.PID, err})
