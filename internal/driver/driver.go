@@ -367,7 +367,6 @@ func closeLoops(loops []*socket.Loop) {
 	}
 }
 
-// sleepUntil waits until t; false if ctx ended first.
 // dialsAtOnce bounds the sessions dialAll opens at the same time.
 const dialsAtOnce = 8
 
@@ -401,6 +400,7 @@ func dialAll(ctx context.Context, dial Dialer, n int) ([]Session, error) {
 	return opened, first
 }
 
+// sleepUntil waits until t; false if ctx ended first.
 func sleepUntil(ctx context.Context, t time.Time) bool {
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()

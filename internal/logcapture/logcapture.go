@@ -174,7 +174,7 @@ func (o Options) header() (capture.Header, error) {
 		return h, spec.Invalidf("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB), or auto", o.Source)
 	case o.LogLinePrefix != nil && o.PrefixDSN != "":
 		return h, spec.Invalidf("--log-line-prefix and --dsn both say the log's prefix: give one")
-	case o.Engine != "" && len(engine.InfoOf(o.Engine).LogSources) == 0:
+	case o.Engine != "" && !engine.InfoOf(o.Engine).WritesLogs():
 		return h, spec.Invalidf("--engine %q: want %s (or none: the log's format implies it)", o.Engine, spec.OneOf(engine.NamesWhere(engine.Info.WritesLogs)))
 	case o.Engine != "" && o.Source != "auto" && engine.LogEngine(o.Source) != o.Engine:
 		return h, spec.Invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, engine.LogEngine(o.Source))
