@@ -52,6 +52,16 @@ type Resetter interface {
 	Reset(ctx context.Context) error
 }
 
+// ApplyRestarter is a Resetter whose Apply restarts the server for some
+// observers (a library preloaded): the server is then as freshly started
+// as after Reset, so the Reset before that Apply is left out. Each twin
+// of a duet, and each run in rounds, starts from one restart either way.
+type ApplyRestarter interface {
+	// ApplyRestarts says whether Apply(o) restarts the server before it
+	// changes anything a session sees.
+	ApplyRestarts(ctx context.Context, o observer.Observer) (bool, error)
+}
+
 // FaultReporter is a Target that hears the server complain about faults
 // the workload does not see, such as a log device that is full: the
 // server goes on and drops log lines.
@@ -525,12 +535,24 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 	return r, nil
 }
 
+// applyRestarts says whether t's Apply(o) restarts the server itself; when
+// it cannot tell, no.
+func applyRestarts(ctx context.Context, t Target, o observer.Observer) bool {
+	ar, ok := t.(ApplyRestarter)
+	if !ok {
+		return false
+	}
+	restarts, err := ar.ApplyRestarts(ctx, o)
+	return err == nil && restarts
+}
+
 // applyChecked brings the server to its starting state (a managed server
-// restarts), records its settings, and applies o. The returned revert undoes
+// restarts, unless applying o restarts it), records its settings, and
+// applies o. The returned revert undoes
 // o, even after ctx was cancelled, and checks that every setting is back as
 // it was; it records the time both took in r.
 func applyChecked(ctx context.Context, cfg Config, o observer.Observer, name string, r *result.Run) (Applied, func() error, error) {
-	if rs, ok := cfg.Target.(Resetter); ok {
+	if rs, ok := cfg.Target.(Resetter); ok && !applyRestarts(ctx, cfg.Target, o) {
 		if err := rs.Reset(ctx); err != nil {
 			return nil, nil, fmt.Errorf("reset server before %s: %w", name, err)
 		}

@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"path/filepath"
@@ -385,4 +386,33 @@ func summarizeWarnings(r result.Run) string {
 		}
 	}
 	return strings.Join(s, "; ")
+}
+
+// restartingApply is a memory server whose Apply of the observers named in
+// it restarts the server (as a preloaded library does on PostgreSQL).
+type restartingApply struct {
+	*enginetest.Server
+	restarts map[string]bool
+}
+
+func (r restartingApply) ApplyRestarts(_ context.Context, o observer.Observer) (bool, error) {
+	return r.restarts[o.Name], nil
+}
+
+// The runner restarts a server before each run, but not before an Apply
+// that restarts it anyway: every run starts from one restart.
+func TestNoResetBeforeRestartingApply(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := enginetest.New(memOptions(0, map[string]float64{"slow": 0.25}))
+		cfg := newConfig(t, srv, experiment.MethodRounds, baseline, slow, free)
+		cfg.Target = restartingApply{srv, map[string]bool{"slow": true}}
+		cfg.Rounds = 3
+		runs, err := experiment.Run(t.Context(), cfg)
+		if err != nil || len(runs) != 9 {
+			t.Fatalf("%d runs, %v; want 9", len(runs), err)
+		}
+		if st := srv.Stats(); st.Resets != 6 || st.Applies != 9 || st.Reverts != 9 {
+			t.Errorf("%+v; want a reset before each of the 6 runs of baseline and free, none before slow's", st)
+		}
+	})
 }

@@ -40,6 +40,23 @@ type Applied struct {
 	closeSink func() error
 }
 
+// ApplyRestarts says whether Apply(o) restarts the server: a library to
+// preload or a restart-only setting that is not in force yet, on a server
+// obsbench may restart. The restart comes before anything a session sees.
+func (s *Server) ApplyRestarts(ctx context.Context, o observer.Observer) (bool, error) {
+	o = s.withSinkDir(o)
+	if s.restart == nil || o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Settings) == 0) {
+		return false, nil
+	}
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	plan, err := planChanges(ctx, conn, o)
+	return len(plan.restart) > 0, err
+}
+
 // Apply puts o in force: preload libraries and restart-only settings first
 // (restarting once), then extensions, then the remaining settings (one
 // reload). Settings of a library, such as auto_explain.*, are unknown to the

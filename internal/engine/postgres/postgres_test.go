@@ -252,6 +252,40 @@ func TestMissingLibraryNamesPackage(t *testing.T) {
 
 // A server obsbench may not restart refuses observers that need a restart,
 // before changing anything, but takes those that reload.
+// ApplyRestarts says which observers' Apply restarts the server (the
+// runner leaves out its own restart before them): a library to preload
+// does, until it is in force; a reload-only setting and the baseline do
+// not; a server obsbench may not restart never does.
+func TestApplyRestarts(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t)
+	cat, _ := observer.Builtin()
+	pgss, _ := cat.Lookup("postgres", "pg-stat-statements")
+	logs := observer.Observer{Name: "log-all", Engine: "postgres", Description: "x", Settings: map[string]string{"log_statement": "all"}}
+	for _, tt := range []struct {
+		o    observer.Observer
+		want bool
+	}{{pgss, true}, {logs, false}, {observer.Observer{Name: observer.Baseline}, false}} {
+		if got, err := s.ApplyRestarts(ctx, tt.o); err != nil || got != tt.want {
+			t.Errorf("ApplyRestarts(%s) = %v, %v; want %v", tt.o.Name, got, err, tt.want)
+		}
+	}
+	a, err := s.Apply(ctx, pgss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ApplyRestarts(ctx, pgss); err != nil || got {
+		t.Errorf("ApplyRestarts(pg-stat-statements) with it in force = %v, %v; want false", got, err)
+	}
+	if err := a.Revert(ctx); err != nil {
+		t.Fatal(err)
+	}
+	unmanaged := postgres.New(s.DSN(), postgres.Options{})
+	if got, err := unmanaged.ApplyRestarts(ctx, pgss); err != nil || got {
+		t.Errorf("ApplyRestarts(pg-stat-statements) without a restarter = %v, %v; want false", got, err)
+	}
+}
+
 func TestRestartRefusedWithoutRestarter(t *testing.T) {
 	ctx := context.Background()
 	managed := newServer(t)
