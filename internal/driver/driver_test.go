@@ -81,16 +81,33 @@ func checkCounts(t *testing.T, res driver.Result) {
 	if len(res.PerSecond) != 3 {
 		t.Fatalf("PerSecond has %d sessions; want 3", len(res.PerSecond))
 	}
+	// Every session completes statements and every second holds some; a
+	// session may complete none in a second on a machine busy enough to
+	// keep its backend off the CPU that long.
 	var sum int64
+	perSecond := make([]int64, 3)
 	for i, secs := range res.PerSecond {
 		if len(secs) != 3 {
 			t.Errorf("session %d has %d seconds; want 3 (2.5 s rounded up)", i, len(secs))
 		}
+		var own int64
 		for j, n := range secs {
-			if n <= 0 {
-				t.Errorf("session %d second %d completed %d statements; want > 0", i, j, n)
+			if n < 0 {
+				t.Errorf("session %d second %d completed %d statements", i, j, n)
 			}
-			sum += n
+			own += n
+			if j < len(perSecond) {
+				perSecond[j] += n
+			}
+		}
+		if own == 0 {
+			t.Errorf("session %d completed no statement in the window", i)
+		}
+		sum += own
+	}
+	for j, n := range perSecond {
+		if n == 0 {
+			t.Errorf("second %d: no session completed a statement", j)
 		}
 	}
 	if sum != res.Measured || res.Measured == 0 {
