@@ -272,9 +272,26 @@ func (s *Server) WaitProfile(ctx context.Context) (map[string]int64, error) {
 // observer applied) can come before it.
 const collectorStartWait = 30 * time.Second
 
-// readProfile reads the profile, waiting for the collector to start.
+// readProfile reads the profile, waiting for the collector to start. It
+// waits by looking for the collector among the server's processes, so
+// that no failed read counts as a rollback in the counters read beside
+// it; a read that still comes before the collector is ready is tried
+// again.
 func readProfile(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) {
 	deadline := time.Now().Add(collectorStartWait)
+	for {
+		var running bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE backend_type = 'pg_wait_sampling collector')`).Scan(&running); err != nil {
+			return nil, fmt.Errorf("look for pg_wait_sampling's collector: %w", err)
+		}
+		if running || time.Now().After(deadline) {
+			break
+		}
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		out := map[string]int64{}
 		var k string
@@ -291,11 +308,21 @@ func readProfile(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) 
 		if !errors.As(err, &pgErr) || !strings.Contains(pgErr.Message, "collector wasn't started") || time.Now().After(deadline) {
 			return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
 		}
+	}
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
