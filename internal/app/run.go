@@ -47,8 +47,9 @@ const (
 // them in.
 func EnginesWhere(can func(engine.Info) bool) []engine.Info {
 	var out []engine.Info
+	first := Default().Engine
 	for _, name := range engine.NamesWhere(can) {
-		if i := engine.InfoOf(name); name == Default().Engine {
+		if i := engine.InfoOf(name); name == first {
 			out = slices.Insert(out, 0, i)
 		} else {
 			out = append(out, i)
