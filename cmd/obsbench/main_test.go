@@ -426,7 +426,7 @@ func TestRunAlternation(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "16s", "--warmup", "500ms",
+	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
 		"--clients", "4", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -530,14 +530,15 @@ func readCalibration(t *testing.T, out string) calibrationFile {
 // Calibration on the mix adds a known server CPU cost to every execution
 // of dss-mix and compares the runs query by query: the expected change is
 // sized on the baseline's executions, and the measured one has an
-// interval from the rounds. Two sessions keep the runs short.
+// interval from the rounds. One session: the loop's cost and the added
+// CPU are per execution, so more sessions would only add work.
 func TestCalibrateMix(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"calibrate", "--workload", "dss-mix", "--effects", "10", "--rounds", "6",
-		"--clients", "2", "--seed", "2", "--out", out}, &stdout, &stderr)
+		"--clients", "1", "--seed", "2", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
