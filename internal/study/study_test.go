@@ -13,7 +13,8 @@ func TestAACell(t *testing.T) {
 	if duetAA != experiment.AAName {
 		t.Fatalf("duetAA = %q; want the duet's A/A arm, %q", duetAA, experiment.AAName)
 	}
-	for key, st := range studies {
+	for _, st := range All() {
+		key := st.Name + "/" + st.Engine
 		i := slices.IndexFunc(st.Matrix, func(c Cell) bool { return c.Target == aaTarget })
 		if i < 0 {
 			continue
