@@ -207,6 +207,12 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 	began := time.Now()
 	switch srv := c.Server.(type) {
 	case ProcessServer:
+		// Applying may restart the server (a library to preload): as it
+		// is, not under the counter; the run's own restart starts the
+		// counted server.
+		if err := srv.CountInstructions(false); err != nil {
+			return s, err
+		}
 		err = c.withObserver(ctx, o, func() (err error) {
 			s, err = c.runProcesses(ctx, srv)
 			return err
@@ -236,11 +242,13 @@ func (c Config) withObserver(ctx context.Context, o observer.Observer, f func() 
 // runProcesses counts the three sessions on one freshly restarted server:
 // each backend's count is its own.
 func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, err error) {
-	if err := srv.Reset(ctx); err != nil {
+	// The server this restart stops ran without the counter, so every
+	// count from here on is the counted server's, its start-up process
+	// included.
+	if err := srv.ClearCounts(); err != nil {
 		return s, err
 	}
-	// What exited before this restart is the previous server's.
-	if err := srv.ClearCounts(); err != nil {
+	if err := restart(ctx, srv, true); err != nil {
 		return s, err
 	}
 	helpers, err := srv.Children()
@@ -262,7 +270,7 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	}
 	helperIO = diffIO(readIO(helpers), helperIO)
 	// The restart that ends the run makes the helpers exit and count.
-	if err := srv.Reset(ctx); err != nil {
+	if err := restart(ctx, srv, false); err != nil {
 		return s, err
 	}
 	sessions := []int{warm.pid, control.pid, measured.pid}
@@ -306,7 +314,7 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 	var commands, rest [2]uint64
 	var io [2]int64
 	for i, n := range []int{c.Warmup, c.Warmup + c.Statements} {
-		if err := srv.Reset(ctx); err != nil {
+		if err := restart(ctx, srv, true); err != nil {
 			return s, err
 		}
 		// What that restart ended is the previous lifetime or an
@@ -323,7 +331,7 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 			io[i] = r.io
 			// The restart that ends the lifetime makes the server
 			// write its count, read before a revert restarts it again.
-			if err := srv.Reset(ctx); err != nil {
+			if err := restart(ctx, srv, false); err != nil {
 				return err
 			}
 			commands[i], rest[i], err = srv.LastTally()
@@ -342,6 +350,18 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 	}
 	s.HelperSyscalls = -1
 	return s, nil
+}
+
+// restart restarts the server, under the counter or not. Only the
+// lifetime a run counts runs under it: the restart that ends that lifetime
+// (and makes it write its count) starts the server as it is, for the
+// revert and the next run's apply, because a lifetime under valgrind
+// spends seconds starting and stopping.
+func restart(ctx context.Context, srv Server, counted bool) error {
+	if err := srv.CountInstructions(counted); err != nil {
+		return err
+	}
+	return srv.Reset(ctx)
 }
 
 // sessionResult is what a counted session leaves: its backend, and the

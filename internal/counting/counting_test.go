@@ -17,7 +17,11 @@ import (
 // fakeServer counts like a server under the counter would: a backend
 // costs a connection's start-up plus its statements' work, the helpers a
 // fixed amount per server life, and an observer's extra per statement.
+// A server started without the counter counts nothing.
 type fakeServer struct {
+	counter  bool               // the next start runs under the counter
+	counted  bool               // this life runs under it
+	lives    int                // lives started under the counter
 	perStmt  map[string]float64 // by condition
 	current  string
 	nextPID  int
@@ -58,13 +62,19 @@ func (a fakeApplied) StartEvents(context.Context, string) (experiment.EventCount
 }
 func (a fakeApplied) Revert(context.Context) error { a.f.reverted++; return nil }
 
-// Reset ends the helpers, which count, and starts new ones.
+// Reset ends the helpers, which count if counted, and starts new ones.
 func (f *fakeServer) Reset(context.Context) error {
 	f.resets++
 	for _, h := range f.helpers {
-		f.counts[h] = fakeHelpers / uint64(len(f.helpers))
+		if f.counted {
+			f.counts[h] = fakeHelpers / uint64(len(f.helpers))
+		}
 	}
 	f.helpers = []int{f.pid(), f.pid()}
+	f.counted = f.counter
+	if f.counted {
+		f.lives++
+	}
 	return nil
 }
 
@@ -79,7 +89,7 @@ func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
 	return b, nil
 }
 
-func (f *fakeServer) CountInstructions(bool) error { return nil }
+func (f *fakeServer) CountInstructions(on bool) error { f.counter = on; return nil }
 func (f *fakeServer) Counts() (map[int]uint64, error) {
 	out := map[int]uint64{}
 	for k, v := range f.counts {
@@ -104,7 +114,9 @@ func (b *fakeBackend) Prepare(context.Context, string) (workload.Stmt, error) { 
 func (b *fakeBackend) Close(context.Context) error {
 	for pid, x := range b.srv.live {
 		if x == b {
-			b.srv.counts[pid] = uint64(fakeStartup + float64(b.statements)*b.srv.perStmt[b.srv.current])
+			if b.srv.counted {
+				b.srv.counts[pid] = uint64(fakeStartup + float64(b.statements)*b.srv.perStmt[b.srv.current])
+			}
 			delete(b.srv.live, pid)
 		}
 	}
@@ -123,7 +135,8 @@ func (oneStatement) Worker(_ context.Context, conn workload.Conn, _ int) (worklo
 // The count per statement is the measured backend's minus the control
 // one's, over N: start-up and warm-up cancel; the other processes are
 // the helpers alone, not the sessions; each condition runs once per
-// round on a server restarted for it, and is reverted.
+// round on a server restarted for it, and is reverted. Only that server
+// runs under the counter: one life per run.
 func TestRunCountsTheStatementsAlone(t *testing.T) {
 	f := newFake()
 	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
@@ -132,8 +145,8 @@ func TestRunCountsTheStatementsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(samples) != 6 || f.reverted != 6 || len(f.applied) != 6 {
-		t.Fatalf("%d samples, %d reverts, %d applies; want 6 each", len(samples), f.reverted, len(f.applied))
+	if len(samples) != 6 || f.reverted != 6 || len(f.applied) != 6 || f.lives != 6 {
+		t.Fatalf("%d samples, %d reverts, %d applies, %d lives under the counter; want 6 each", len(samples), f.reverted, len(f.applied), f.lives)
 	}
 	for _, s := range samples {
 		if want := f.perStmt[s.Condition]; s.Backend != want {
