@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // A duet's defaults, which the flags' help names: 16 phases (8 pairs,
@@ -27,20 +28,12 @@ const (
 	DefaultDuetWarmup   = 500 * time.Millisecond
 )
 
-// defaultTwinShare is the share of the machine's CPUs each twin is held
-// to unless --twin-cpus says otherwise: less than half, so that the twins
-// never compete for a core with each other or with what runs beside them
-// (obsbench itself, the machine's noise). At half each, every
-// disturbance took CPU from one twin and not the other, and A/A phases
-// spread much wider (bench/duet/README.md).
-const defaultTwinShare = 0.35
-
 // twinCPUs is each twin's CPU quota, in CPUs.
 func (c Experiment) twinCPUs() float64 {
 	if c.TwinCPUs > 0 {
 		return c.TwinCPUs
 	}
-	return defaultTwinShare * float64(runtime.NumCPU())
+	return spec.DefaultTwinShare * float64(runtime.NumCPU())
 }
 
 // chooseMethod is the method when none is given: a duet where one can
@@ -67,40 +60,6 @@ func (c Experiment) chooseMethod(find func() (cgroup.Hierarchy, error)) (method,
 		return "auto", err.Error()
 	}
 	return "duet", ""
-}
-
-// checkDuet refuses what --method duet cannot do, and its flags without
-// it.
-func (c Experiment) checkDuet() error {
-	if c.Method != "duet" {
-		switch {
-		case c.TwinDSN != "":
-			return usagef("--twin-dsn is the second server of --method duet")
-		case c.IsChosen("twin-cpus"):
-			return usagef("--twin-cpus is each twin's CPU quota in --method duet")
-		}
-		return nil
-	}
-	half := float64(runtime.NumCPU()) / 2
-	switch {
-	case c.TwinCPUs < 0 || c.TwinCPUs > half:
-		return usagef("--twin-cpus %g: want more than 0 and at most half of this machine's CPUs, or 0 for %.0f%% of them each", c.TwinCPUs, 100*defaultTwinShare)
-	case c.DSN != "" && c.TwinDSN == "":
-		return usagef("--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset")
-	case c.DSN == "" && c.TwinDSN != "":
-		return usagef("--twin-dsn is the twin of --dsn: give both, or neither for two managed twins")
-	case c.DSN != "" && c.TwinDSN == c.DSN:
-		return usagef("--twin-dsn names the same server as --dsn: a duet needs two distinct servers")
-	case c.Rounds%2 != 0:
-		return usagef("--rounds %d: a duet takes its phases in pairs, the observer once in each twin: want an even number", c.Rounds)
-	case c.Workers > 0:
-		return usagef("--workers: --method duet drives each twin from a worker process of its own; not with --workers")
-	case c.Standby != "none" && c.Standby != "":
-		return usagef("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
-	case c.Replay.Passes > 0:
-		return usagef("--replay-passes with --method duet: a duet does not replay a capture yet; use --method auto")
-	}
-	return nil
 }
 
 // openTwin opens a duet's second server: a managed twin started like the

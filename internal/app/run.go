@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -133,7 +134,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 		return c, err
 	}
 	c.resolveMethod()
-	if err := c.checkDuet(); err != nil {
+	if err := c.ValidateDuet(runtime.NumCPU()); err != nil {
 		if c.methodChosen {
 			return c, usagef("%v (a duet is the default method for this server; --method auto runs the observers on one server)", err)
 		}

@@ -112,6 +112,48 @@ func (s Spec) validateAlternation() error {
 	return nil
 }
 
+// DefaultTwinShare is the share of the machine's CPUs each duet twin is
+// held to unless --twin-cpus says otherwise: less than half, so that the
+// twins never compete for a core with each other or with what runs beside
+// them (obsbench itself, the machine's noise). At half each, every
+// disturbance took CPU from one twin and not the other, and A/A phases
+// spread much wider (bench/duet/README.md).
+const DefaultTwinShare = 0.35
+
+// ValidateDuet refuses what --method duet cannot do, and its flags
+// without it, on a machine of cpus CPUs. It is apart from Validate: the
+// method may be chosen after the spec is read (a duet where one can run).
+func (s Spec) ValidateDuet(cpus int) error {
+	if s.Method != "duet" {
+		switch {
+		case s.TwinDSN != "":
+			return Invalidf("--twin-dsn is the second server of --method duet")
+		case s.IsChosen("twin-cpus"):
+			return Invalidf("--twin-cpus is each twin's CPU quota in --method duet")
+		}
+		return nil
+	}
+	switch {
+	case s.TwinCPUs < 0 || s.TwinCPUs > float64(cpus)/2:
+		return Invalidf("--twin-cpus %g: want more than 0 and at most half of this machine's CPUs, or 0 for %.0f%% of them each", s.TwinCPUs, 100*DefaultTwinShare)
+	case s.DSN != "" && s.TwinDSN == "":
+		return Invalidf("--method duet on an external server (--dsn) needs its twin: give --twin-dsn, a second server with the same dataset")
+	case s.DSN == "" && s.TwinDSN != "":
+		return Invalidf("--twin-dsn is the twin of --dsn: give both, or neither for two managed twins")
+	case s.DSN != "" && s.TwinDSN == s.DSN:
+		return Invalidf("--twin-dsn names the same server as --dsn: a duet needs two distinct servers")
+	case s.Rounds%2 != 0:
+		return Invalidf("--rounds %d: a duet takes its phases in pairs, the observer once in each twin: want an even number", s.Rounds)
+	case s.Workers > 0:
+		return Invalidf("--workers: --method duet drives each twin from a worker process of its own; not with --workers")
+	case s.Standby != "none" && s.Standby != "":
+		return Invalidf("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
+	case s.Replay.Passes > 0:
+		return Invalidf("--replay-passes with --method duet: a duet does not replay a capture yet; use --method auto")
+	}
+	return nil
+}
+
 func (s Spec) validateStandby() error {
 	switch {
 	case s.Standby != "none" && s.Standby != "async" && s.Standby != "sync":

@@ -96,6 +96,44 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// A duet's flags without --method duet, and what a duet cannot do, are
+// refused with the flag named; on a machine of 4 CPUs a twin may have 2.
+func TestValidateDuet(t *testing.T) {
+	duet := func(s *Spec) { s.Method, s.Rounds = "duet", 16 }
+	for _, tt := range []struct {
+		edit func(*Spec)
+		flag string // in the error; "" for none
+	}{
+		{func(s *Spec) {}, ""},
+		{duet, ""},
+		{func(s *Spec) { s.TwinDSN = "host=b" }, "--twin-dsn is the second server of --method duet"},
+		{func(s *Spec) { s.Choose("twin-cpus") }, "--twin-cpus is each twin's CPU quota"},
+		{func(s *Spec) { duet(s); s.TwinCPUs = 2 }, ""},
+		{func(s *Spec) { duet(s); s.TwinCPUs = 2.5 }, "--twin-cpus 2.5: want more than 0 and at most half"},
+		{func(s *Spec) { duet(s); s.DSN = "host=a" }, "needs its twin: give --twin-dsn"},
+		{func(s *Spec) { duet(s); s.TwinDSN = "host=b" }, "--twin-dsn is the twin of --dsn"},
+		{func(s *Spec) { duet(s); s.DSN, s.TwinDSN = "host=a", "host=a" }, "names the same server as --dsn"},
+		{func(s *Spec) { duet(s); s.DSN, s.TwinDSN = "host=a", "host=b" }, ""},
+		{func(s *Spec) { duet(s); s.Rounds = 7 }, "--rounds 7: a duet takes its phases in pairs"},
+		{func(s *Spec) { duet(s); s.Workers = 2 }, "--workers: --method duet"},
+		{func(s *Spec) { duet(s); s.Standby = "sync" }, "--standby with --method duet"},
+		{func(s *Spec) { duet(s); s.Replay.Passes = 1 }, "--replay-passes with --method duet"},
+	} {
+		s := valid()
+		tt.edit(&s)
+		err := s.ValidateDuet(4)
+		var inv InvalidError
+		switch {
+		case tt.flag == "" && err != nil:
+			t.Errorf("%+v: %v; want it valid", s, err)
+		case tt.flag != "" && (err == nil || !strings.Contains(err.Error(), tt.flag)):
+			t.Errorf("want an error naming %q; got %v", tt.flag, err)
+		case err != nil && !errors.As(err, &inv):
+			t.Errorf("%v is not an InvalidError", err)
+		}
+	}
+}
+
 // Choosing on a copy leaves the original's choices as they were.
 func TestChooseCopies(t *testing.T) {
 	a := valid()
