@@ -22,13 +22,15 @@ import (
 )
 
 // Defaults of the counted runs. A run's time is mostly the server's
-// restart under valgrind, not its statements; two rounds are the least
-// that give an interval, and PostgreSQL's counts repeat closely enough
-// for two to resolve a fraction of a point (bench/instructions).
+// start and stop under valgrind, not its statements. Four rounds: the
+// rounds run on copies of the server, whose counts differ a little, and
+// with two the interval's single degree of freedom leaves it several
+// times wider than four's, too wide to tell a tenth of a point
+// (bench/instructions).
 const (
 	defaultCountStatements = 1000
 	defaultCountWarmup     = 100
-	defaultCountRounds     = 2
+	defaultCountRounds     = 4
 	// maxCountServers bounds the servers counted at once: each holds a
 	// core, and its memory under valgrind.
 	maxCountServers = 4
