@@ -113,7 +113,7 @@ func TestDuetManaged(t *testing.T) {
 	stop := make(chan struct{})
 	w := watchGroups(dirs, stop)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "-v", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
+	code := run(context.Background(), []string{"run", "-v", "--method", "duet", "--observers", "log-statements-file", "--rounds", "4",
 		"--measure-collectors", "--waits", "10ms", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--out", out}, &stdout, &stderr)
 	close(stop)
 	if code != exitOK {
@@ -206,7 +206,7 @@ func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 	state := filepath.Join(tmp, "state")
 	t.Setenv("OBSBENCH_STATE_DIR", state)
 	args := func(out string) []string {
-		return []string{"run", "--count=false", "--method", "duet", "--observers", "log-filtered-out", "--rounds", "4", "--duration", "3s",
+		return []string{"run", "--method", "duet", "--observers", "log-filtered-out", "--rounds", "4", "--duration", "3s",
 			"--warmup", "500ms", "--clients", "2", "--out", out}
 	}
 
@@ -344,7 +344,7 @@ func TestDuetMariaDB(t *testing.T) {
 	stop := make(chan struct{})
 	w := watchGroups(dirs, stop)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--engine", "mariadb", "--observers", "general-log-file", "--rounds", "2",
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--observers", "general-log-file", "--rounds", "2",
 		"--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "5", "--out", out}, &stdout, &stderr)
 	close(stop)
 	if code != exitOK {

@@ -309,7 +309,7 @@ func TestRunEndToEnd(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--clients", "4", "--observers", "log-statements-file", "--waits", "10ms", "--count-rounds", "2", "--seed", "7", "--out", out}, &stdout, &stderr)
+		"--clients", "4", "--observers", "log-statements-file", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -325,8 +325,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)
 	}
-	// counted: the counted part runs by default where it can.
-	for _, k := range []string{"engine", "workload", "seed", "rounds", "conditions", "noise_floor_pct", "counted"} {
+	for _, k := range []string{"engine", "workload", "seed", "rounds", "conditions", "noise_floor_pct"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("summary.json lacks %q", k)
 		}
@@ -427,7 +426,7 @@ func TestRunAlternation(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
+	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
 		"--clients", "4", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -620,7 +619,7 @@ func TestInspect(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"run", "--count=false", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+	if code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
 		"--clients", "4", "--observers", "log-statements-file", "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr.String())
 	}

@@ -280,7 +280,7 @@ func TestResumeAfterKill(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--count=false", "--method", "rounds", "--rounds", "3", "--duration", "1s", "--warmup", "200ms",
+	cmd, log := startObsbench(t, filepath.Join(tmp, "state"), "run", "--method", "rounds", "--rounds", "3", "--duration", "1s", "--warmup", "200ms",
 		"--clients", "2", "--observers", "log-statements-file", "--out", out)
 	results := filepath.Join(out, "results.jsonl")
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -418,7 +418,7 @@ func TestLogDiskFullFailsTheRun(t *testing.T) {
 `), 0o644)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
+	code := run(context.Background(), []string{"run", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
 		"--rounds", "2", "--duration", "1s", "--warmup", "200ms", "--clients", "2", "--seed", "1", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())

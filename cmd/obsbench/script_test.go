@@ -27,7 +27,7 @@ func runScripts(t *testing.T, observer string, args ...string) (result.Summary, 
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	args = append([]string{"run", "--count=false", "--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "500ms",
+	args = append([]string{"run", "--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "500ms",
 		"--clients", "2", "--observers", observer, "--seed", "11", "--out", out}, args...)
 	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -149,7 +149,7 @@ func TestQueryModes(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var so, se bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--workload", "pgbench", "--script", file, "--query-mode", "prepared",
+	code := run(context.Background(), []string{"run", "--workload", "pgbench", "--script", file, "--query-mode", "prepared",
 		"--rounds", "2", "--duration", "2s", "--observers", "log-statements-file", "--out", out}, &so, &se)
 	msg := strings.TrimSpace(se.String())
 	last := msg[strings.LastIndexByte(msg, '\n')+1:] // progress lines come before

@@ -88,7 +88,7 @@ func TestWorkersLocal(t *testing.T) {
 	for _, n := range []int{3, 1} {
 		out := filepath.Join(privateTemp(t), "out")
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"run", "--count=false", "--workers", strconv.Itoa(n), "--observers", "log-statements-file", "--method", "rounds",
+		code := run(context.Background(), []string{"run", "--workers", strconv.Itoa(n), "--observers", "log-statements-file", "--method", "rounds",
 			"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "6", "--seed", "4", "--out", out}, &stdout, &stderr)
 		if code != exitOK {
 			t.Fatalf("--workers %d: exit %d\n%s", n, code, stderr.String())
@@ -299,7 +299,7 @@ func TestWorkersNeverRegister(t *testing.T) {
 	t.Cleanup(func() { app.WorkerCommand, app.RegisterTimeout = prevCmd, prevWait })
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--workers", "2", "--observers", "baseline", "--rounds", "2", "--duration", "1s", "--out", out}, &stdout, &stderr)
+	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "baseline", "--rounds", "2", "--duration", "1s", "--out", out}, &stdout, &stderr)
 	want := "worker 0, 1 did not register within 2s (their output: " + filepath.Join(out, "workers", "worker-N.log") + ")"
 	if code != exitFailure || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), exitFailure, want)
@@ -319,7 +319,7 @@ func TestWorkersMariaDB(t *testing.T) {
 	asWorkers(t)
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
+	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
 		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "5", "--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -348,7 +348,7 @@ func TestWorkersAlternation(t *testing.T) {
 	asWorkers(t)
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--count=false", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
+	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
 		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "4", "--seed", "6", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
