@@ -159,9 +159,11 @@ func TestWorkersLocal(t *testing.T) {
 		}
 	}
 	// The same sessions from 1 or 3 processes: the server is the limit
-	// on 2 cores, so the statements per second are alike (a wide band:
-	// two runs each, on a shared machine).
-	if r := throughput[3] / throughput[1]; r < 0.6 || r > 1.6 {
+	// on 2 cores, so the statements per second are alike. The two are
+	// measured a minute apart with other tests beside them, not side by
+	// side, so the band is wide: it catches a gross loss (sessions that
+	// ran but were not counted), not a difference of speed.
+	if r := throughput[3] / throughput[1]; r < 0.4 || r > 2.5 {
 		t.Errorf("baseline statements/s: %.0f with 3 workers, %.0f with 1 (ratio %.2f); want alike", throughput[3], throughput[1], r)
 	}
 	t.Logf("baseline statements/s: %.0f with 3 workers, %.0f with 1", throughput[3], throughput[1])
