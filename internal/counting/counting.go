@@ -127,7 +127,13 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 	default:
 		return nil, fmt.Errorf("counting: a %T counts neither per process nor per lifetime", c.Server)
 	}
+	// Switching the counter on checks that it can run; it stays off but
+	// for the restarts that start a counted life (restart), so that
+	// applying and reverting an observer restart the server as it is.
 	if err := c.Server.CountInstructions(true); err != nil {
+		return nil, err
+	}
+	if err := c.Server.CountInstructions(false); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -207,12 +213,6 @@ func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err err
 	began := time.Now()
 	switch srv := c.Server.(type) {
 	case ProcessServer:
-		// Applying may restart the server (a library to preload): as it
-		// is, not under the counter; the run's own restart starts the
-		// counted server.
-		if err := srv.CountInstructions(false); err != nil {
-			return s, err
-		}
 		err = c.withObserver(ctx, o, func() (err error) {
 			s, err = c.runProcesses(ctx, srv)
 			return err

@@ -88,7 +88,7 @@ func (s Spec) validateTimes() error {
 	case s.OnFailure != "continue" && s.OnFailure != "stop":
 		return Invalidf("--on-failure %q: want continue or stop", s.OnFailure)
 	case s.Method != "" && !slices.Contains(Methods, s.Method): // "": the run chooses
-		return Invalidf("--method %q: want %s or %s", s.Method, strings.Join(Methods[:len(Methods)-1], ", "), Methods[len(Methods)-1])
+		return Invalidf("--method %q: want %s", s.Method, OneOf(Methods))
 	}
 	return nil
 }

@@ -71,6 +71,7 @@ func load(fsys embed.FS) (map[string]map[string]Study, error) {
 	return out, nil
 }
 
+// studyFiles lists the study files of fsys, by name.
 func studyFiles(fsys embed.FS) ([]string, error) {
 	entries, err := fsys.ReadDir("studies")
 	if err != nil {
