@@ -3,7 +3,6 @@
 #   make test   install what is missing, check and run every test
 GO          ?= go
 BIN         := bin/obsbench
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: demo test deps build lint kube-check
@@ -11,10 +10,10 @@ VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 demo: deps build
 	./$(BIN) run
 
-# scripts/test.sh is go test ./... with cmd/obsbench's end-to-end tests
-# (most of the time on a 2-core machine) run several at a time, each in a
-# process of its own.
-test: deps lint
+# scripts/test.sh is scripts/lint.sh and go test ./... with cmd/obsbench's
+# end-to-end tests (most of the time on a 2-core machine) run several at a
+# time, each in a process of its own.
+test: deps
 	@GO=$(GO) ./scripts/test.sh
 
 deps:
@@ -24,9 +23,7 @@ build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/obsbench
 
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	@GO=$(GO) ./scripts/lint.sh
 
 # kube-check starts a single-node Kubernetes cluster on this machine
 # (scripts/kube-node.sh: built from the Go module proxy on first use, about

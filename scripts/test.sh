@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: the packages with `go test`, and cmd/obsbench's
-# end-to-end tests as separate processes of one test binary, several at a
-# time. Most of those tests measure for a fixed time, so they overlap well
-# even on two cores; one process per test also keeps what is global to a
-# process (TMPDIR, signal handlers, the journals' "writer alive" check)
-# apart, which t.Parallel inside one process would not.
+# Runs the checks (scripts/lint.sh) and every test: the packages with
+# `go test`, and cmd/obsbench's end-to-end tests as separate processes of
+# one test binary, several at a time. Most of those tests measure for a
+# fixed time, so they overlap well even on two cores; one process per test
+# also keeps what is global to a process (TMPDIR, signal handlers, the
+# journals' "writer alive" check) apart, which t.Parallel inside one
+# process would not.
 #
 #   scripts/test.sh            run everything (make test)
 #   JOBS=n scripts/test.sh     n cmd/obsbench tests at a time (default 3)
@@ -17,7 +18,16 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 JOBS=${JOBS:-3}
 work=$(mktemp -d /tmp/obsbench-test-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+# The checks, mostly one core's type checking, beside everything else.
+GO=$GO ./scripts/lint.sh > "$work/lint.log" 2>&1 &
+lintpid=$!
+
+# The packages, two at a time as go test does on two cores, beside the queue.
+pkgs=$($GO list ./... | grep -v '/cmd/obsbench$')
+$GO test -count=1 -timeout 50m $pkgs > "$work/pkgs.log" 2>&1 &
+pkgpid=$!
 
 $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 (cd cmd/obsbench && "$work/cmd.test" -test.list '.*') | grep '^Test' > "$work/all" || exit 1
@@ -25,11 +35,6 @@ $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 	grep -xFf "$work/all" scripts/test-order.txt
 	grep -vxFf scripts/test-order.txt "$work/all"
 } > "$work/queue"
-
-# The packages, two at a time as go test does on two cores, beside the queue.
-pkgs=$($GO list ./... | grep -v '/cmd/obsbench$')
-$GO test -count=1 -timeout 50m $pkgs > "$work/pkgs.log" 2>&1 &
-pkgpid=$!
 
 one() { # one test of cmd/obsbench, in its own process
 	local name=$1 start end code
@@ -54,6 +59,12 @@ xargs -a "$work/queue" -P "$JOBS" -I{} bash -c 'one "$@"' _ {}
 cmdcode=$?
 wait $pkgpid
 pkgcode=$?
+wait $lintpid
+lintcode=$?
 cat "$work/pkgs.log"
 echo "cmd/obsbench: $(wc -l < "$work/queue") tests, $JOBS at a time, $(($(date +%s) - start))s"
-[ $cmdcode -eq 0 ] && [ $pkgcode -eq 0 ]
+if [ $lintcode -ne 0 ]; then
+	echo "FAIL  lint (scripts/lint.sh):"
+	cat "$work/lint.log"
+fi
+[ $cmdcode -eq 0 ] && [ $pkgcode -eq 0 ] && [ $lintcode -eq 0 ]

@@ -149,7 +149,7 @@ func TestCountedBesideTimed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--count", "--method", "rounds", "--observers", "pg-stat-statements",
-		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--count-rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "5",
+		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "2", "--count-rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "5",
 		"--max-overhead", "100", "--max-counted-overhead", "0", "--out", out}, &stdout, &stderr)
 	if code != exitOK && code != exitOverhead {
 		t.Fatalf("exit %d: %s", code, stderr.String())

@@ -309,7 +309,7 @@ func TestRunEndToEnd(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--clients", "4", "--observers", "log-statements-file", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
+		"--clients", "2", "--observers", "log-statements-file", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -427,7 +427,7 @@ func TestRunAlternation(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
-		"--clients", "4", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
+		"--clients", "2", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -482,7 +482,7 @@ func TestCalibrate(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"calibrate", "--effects", "10", "--alt-duration", "20s", "--clients", "8",
+	code := run(context.Background(), []string{"calibrate", "--effects", "10", "--alt-duration", "20s", "--clients", "2",
 		"--seed", "2", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
@@ -620,7 +620,7 @@ func TestInspect(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--clients", "4", "--observers", "log-statements-file", "--out", out}, &stdout, &stderr); code != 0 {
+		"--clients", "2", "--observers", "log-statements-file", "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr.String())
 	}
 	pg := servertest.Postgres(t)

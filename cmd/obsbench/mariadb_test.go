@@ -29,7 +29,7 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	t.Cleanup(func() { cgroup.Root = prev })
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--alt-duration", "10s", "--clients", "4", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
+		"--alt-duration", "10s", "--clients", "2", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

@@ -55,7 +55,7 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 
 	cmd, out := startObsbench(t, state, "run", "--engine", "mariadb", "--dsn", dsn, "--allow-changes",
 		"--observers", "server-audit-file,general-log-file", "--method", "rounds", "--rounds", "3",
-		"--duration", "3s", "--warmup", "300ms", "--clients", "4", "--out", filepath.Join(tmp, "out"))
+		"--duration", "3s", "--warmup", "300ms", "--clients", "2", "--out", filepath.Join(tmp, "out"))
 	path := killWhenChanged(t, state, cmd, out, before, settings)
 
 	// The journal has no password: restore is given the DSN.

@@ -145,7 +145,7 @@ func diffSettings(before, after map[string]string) []string {
 
 func runArgs(dsn, out string) []string {
 	return []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file,log-duration-csv",
-		"--method", "rounds", "--rounds", "3", "--duration", "3s", "--warmup", "300ms", "--clients", "4", "--out", out}
+		"--method", "rounds", "--rounds", "3", "--duration", "3s", "--warmup", "300ms", "--clients", "2", "--out", out}
 }
 
 // obsbench killed with SIGKILL while observers are applied to an external

@@ -89,7 +89,7 @@ func TestWorkersLocal(t *testing.T) {
 		out := filepath.Join(privateTemp(t), "out")
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), []string{"run", "--workers", strconv.Itoa(n), "--observers", "log-statements-file", "--method", "rounds",
-			"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "6", "--seed", "4", "--out", out}, &stdout, &stderr)
+			"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "4", "--out", out}, &stdout, &stderr)
 		if code != exitOK {
 			t.Fatalf("--workers %d: exit %d\n%s", n, code, stderr.String())
 		}
@@ -103,8 +103,8 @@ func TestWorkersLocal(t *testing.T) {
 		var sum float64
 		for _, r := range runs {
 			d := r.Driver
-			if r.Error != "" || len(d.Workers) != n || len(d.PerSecond) != 6 || d.Clients != 6 {
-				t.Fatalf("--workers %d: run %d (%s): error %q, %d workers, %d session rows, %d clients; want none, %d, 6, 6",
+			if r.Error != "" || len(d.Workers) != n || len(d.PerSecond) != 4 || d.Clients != 4 {
+				t.Fatalf("--workers %d: run %d (%s): error %q, %d workers, %d session rows, %d clients; want none, %d, 4, 4",
 					n, r.Seq, r.Condition, r.Error, len(d.Workers), len(d.PerSecond), d.Clients, n)
 			}
 			first := 0
@@ -116,8 +116,8 @@ func TestWorkersLocal(t *testing.T) {
 				first += w.Sessions
 				tp += w.Throughput
 			}
-			if first != 6 {
-				t.Errorf("--workers %d: run %d: the workers ran %d sessions; want 6", n, r.Seq, first)
+			if first != 4 {
+				t.Errorf("--workers %d: run %d: the workers ran %d sessions; want 4", n, r.Seq, first)
 			}
 			// Each worker's window is the same length: their throughputs
 			// add up to the run's.
@@ -351,7 +351,7 @@ func TestWorkersAlternation(t *testing.T) {
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
-		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "4", "--seed", "6", "--out", out}, &stdout, &stderr)
+		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "2", "--seed", "6", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The checks every change passes: gofmt, go vet and staticcheck (make lint;
+# make test runs it beside the tests).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
+out=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$out" ]; then
+	echo "gofmt needed:"
+	echo "$out"
+	exit 1
+fi
+$GO vet ./... || exit 1
+$GO run $STATICCHECK ./...
