@@ -226,7 +226,7 @@ func TestCollectorQueriesGolden(t *testing.T) {
 	} {
 		b.WriteString("-- " + q.name + "\n" + q.sql + ";\n\n")
 	}
-	checkGolden(t, filepath.Join("testdata", "golden", "collectors.sql"), b.String())
+	checkGolden(t, filepath.Join("testdata", "golden", "collectors.sql.golden"), b.String())
 }
 
 // checkGolden compares got with the golden file at path, or writes it

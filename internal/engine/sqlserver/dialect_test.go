@@ -32,7 +32,7 @@ func TestTranslate(t *testing.T) {
 }
 
 // The T-SQL of every workload that runs on sqlserver, as its sessions
-// would send it, is checked in under testdata/golden/workloads.sql:
+// would send it, is checked in under testdata/golden/workloads.sql.golden:
 // go test ./internal/engine/sqlserver -run TestWorkloadsGolden -update.
 func TestWorkloadsGolden(t *testing.T) {
 	var b strings.Builder
@@ -61,5 +61,5 @@ func TestWorkloadsGolden(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("%d workloads run on sqlserver; want credit-top1, inserts-* and thousand-*", n)
 	}
-	checkGolden(t, filepath.Join("testdata", "golden", "workloads.sql"), b.String())
+	checkGolden(t, filepath.Join("testdata", "golden", "workloads.sql.golden"), b.String())
 }

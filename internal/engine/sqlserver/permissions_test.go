@@ -58,7 +58,7 @@ func TestNeededPermissions(t *testing.T) {
 		}
 	}
 	all := NeededPermissions([]observer.Observer{lookup("xe-activity-file"), lookup("trace-activity-file"), lookup("ag-synchronous-commit")}, false, []string{"ag1"})
-	checkGolden(t, filepath.Join("testdata", "golden", "permissions.sql"), PermissionsSQL(all)+";\n")
+	checkGolden(t, filepath.Join("testdata", "golden", "permissions.sql.golden"), PermissionsSQL(all)+";\n")
 
 	// One line names every permission missing, and what needs it.
 	err = missing(all, []sql.NullInt64{{Int64: 1, Valid: true}, {Int64: 0, Valid: true}, {Int64: 0, Valid: true}, {Int64: 1, Valid: true}, {}})

@@ -71,12 +71,12 @@ func TestCatalogGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "golden", "catalog")
 	seen := map[string]bool{}
 	for _, o := range all {
-		name := o.Name + ".sql"
+		name := o.Name + ".sql.golden"
 		seen[name] = true
 		got := renderObserver(t, o)
 		checkGolden(t, filepath.Join(dir, name), got)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*.sql.golden"))
 	for _, f := range files {
 		if !seen[filepath.Base(f)] {
 			t.Errorf("%s: no catalog entry of that name any more; delete it", f)
