@@ -248,7 +248,7 @@ func measure(ctx context.Context, c config, srv *postgres.Server, dsn string, v 
 		take = func(ctx context.Context) (int, error) { w, err := ws.ActiveWaits(ctx); return len(w), err }
 		if v.per > 1 {
 			take = func(ctx context.Context) (int, error) {
-				b, err := ws.BatchWaits(ctx, v.per, c.interval, true)
+				b, err := ws.(collect.BatchWaitSource).BatchWaits(ctx, v.per, c.interval, true)
 				n := 0
 				for _, w := range b {
 					n += len(w.Waits)

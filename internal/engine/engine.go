@@ -306,19 +306,6 @@ func (e *UnknownError) Error() string {
 // external one, never the user's tables.
 const Home = "obsbench"
 
-// Events hands the runner an engine's own event counter: a nil pointer
-// (the observer records no events) becomes a nil interface, which the
-// runner reads as nothing to count.
-func Events[C any, P interface {
-	*C
-	experiment.EventCounter
-}](c P, err error) (experiment.EventCounter, error) {
-	if c == nil || err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // Close stops what Open started, saying through logf why it could not:
 // at the end of a command there is nothing else to do with the error.
 func Close(s Server, logf func(string, ...any)) {

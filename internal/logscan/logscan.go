@@ -66,3 +66,42 @@ func WaitStable(ctx context.Context, total func() (int64, error)) error {
 	}
 	return errors.New("the count (log size or event counter) kept changing for 30s after the run")
 }
+
+// Finder looks for a marker line in files that grow: each call reads only
+// what was added since the last, keeping enough of the end to find a
+// marker cut in two by a write.
+type Finder struct {
+	Marker []byte
+	seen   map[string]int64 // path -> bytes searched
+}
+
+// Find reports whether the marker stands in path beyond offset (where
+// the search of a file not searched before begins).
+func (f *Finder) Find(path string, offset int64) (bool, error) {
+	if f.seen == nil {
+		f.seen = map[string]int64{}
+	}
+	from, ok := f.seen[path]
+	if !ok {
+		from = offset
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer file.Close()
+	if _, err := file.Seek(from, io.SeekStart); err != nil {
+		return false, err
+	}
+	b, err := io.ReadAll(file)
+	if err != nil {
+		return false, err
+	}
+	if bytes.Contains(b, f.Marker) {
+		return true, nil
+	}
+	// The next search starts a marker's length back: a marker being
+	// written now may be in this read only in part.
+	f.seen[path] = from + max(0, int64(len(b))-int64(len(f.Marker)))
+	return false, nil
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -62,7 +63,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 			t.Fatalf("driver.Run: %v", err)
 		}
 		executed += r.Executed
-		if files, _ := ev.CountFiles(ctx); len(files) >= 3 {
+		if files, _ := ev.(experiment.FileCounter).CountFiles(ctx); len(files) >= 3 {
 			break
 		}
 	}
@@ -75,7 +76,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	sys.Close()
 
-	files, err := ev.CountFiles(ctx)
+	files, err := ev.(experiment.FileCounter).CountFiles(ctx)
 	if err != nil {
 		t.Fatalf("CountFiles: %v", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
@@ -121,7 +120,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 			j.Close()
 			return nil, err
 		}
-		return &external{target: target{srv}, close: j.Close}, nil
+		return &external{Server: srv, close: j.Close}, nil
 	}
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
 	if err != nil {
@@ -152,27 +151,17 @@ func newManaged(m *server.MariaDB, log func(string, ...any)) (*managed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &managed{target: target{srv}, m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: log}}, nil
+	return &managed{Server: srv, m: m, Managed: &engine.Managed{Proc: m, CompanionName: "replica", Log: log}}, nil
 }
 
-// target adapts a Server to experiment.Target, whose Apply, Dial and
-// OpenWaits answer with the runner's interfaces.
-type target struct{ *Server }
-
-func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
-	a, err := t.Server.Apply(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return applied{a}, nil
-}
-
-func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
+// Dial opens a workload session as the runner's driver.Session
+// (experiment.Target, driver.Dialer).
+func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // SessionAddress is where workers open the workload's sessions
 // (engine.SessionServer): the dataset database, password included.
-func (t target) SessionAddress() engine.SessionAddress {
-	return engine.SessionAddress{DSN: t.Server.DSN()}
+func (s *Server) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: s.DSN()}
 }
 
 // Sessions opens workload sessions for a worker (engine.SessionOpener).
@@ -181,23 +170,13 @@ func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
-}
-
-func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
-	return t.Server.OpenWaits(ctx)
-}
-
-type applied struct{ *Applied }
-
-func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
-	return engine.Events(a.Applied.StartEvents(ctx, tag))
+	return s.Dial, nil
 }
 
 // external is a server obsbench does not manage: it never restarts it,
 // and journals every change.
 type external struct {
-	target
+	*Server
 	close func() error
 }
 
@@ -208,7 +187,7 @@ func (t *external) Close() error   { return t.close() }
 // managed is a server obsbench started: it restarts it before every run
 // (engine.Managed).
 type managed struct {
-	target
+	*Server
 	*engine.Managed
 	m *server.MariaDB
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -33,7 +34,7 @@ type EventCount struct {
 
 // StartEvents begins counting the events of a's observer for statements
 // carrying tag. It returns nil when the observer records no events.
-func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
 	if a.obs.Events == nil {
 		return nil, nil
 	}

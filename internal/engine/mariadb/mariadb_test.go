@@ -18,6 +18,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
@@ -209,7 +210,7 @@ func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, dial drive
 	if got, err = ev.Count(ctx); err != nil {
 		t.Fatalf("Count: %v", err)
 	}
-	lost, ok, err := ev.EngineLost(ctx)
+	lost, ok, err := ev.(experiment.LostCounter).EngineLost(ctx)
 	if err != nil {
 		t.Fatalf("EngineLost: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/experiment"
 )
 
 // activeWaitsSQL lists the client sessions running a statement now, with
@@ -28,7 +29,7 @@ type WaitSource struct {
 }
 
 // OpenWaits opens a WaitSource; Close it when done.
-func (s *Server) OpenWaits(ctx context.Context) (*WaitSource, error) {
+func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	pool := s.open("")
 	conn, err := pool.Conn(ctx)
 	if err != nil {

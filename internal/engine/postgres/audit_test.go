@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -63,7 +64,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 			t.Fatalf("driver.Run: %v", err)
 		}
 		res.Executed += r.Executed
-		if files, _ := ev.CountFiles(ctx); len(files) >= 3 {
+		if files, _ := ev.(experiment.FileCounter).CountFiles(ctx); len(files) >= 3 {
 			break
 		}
 	}
@@ -81,7 +82,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	sys.Close(ctx)
 
-	files, err := ev.CountFiles(ctx)
+	files, err := ev.(experiment.FileCounter).CountFiles(ctx)
 	if err != nil {
 		t.Fatalf("CountFiles: %v", err)
 	}

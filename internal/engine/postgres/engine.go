@@ -11,7 +11,6 @@ import (
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
@@ -92,7 +91,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		if err != nil {
 			return nil, err
 		}
-		return &external{target: target{New(o.DSN, Options{Journal: j, Schema: engine.Home})}, close: j.Close}, nil
+		return &external{Server: New(o.DSN, Options{Journal: j, Schema: engine.Home}), close: j.Close}, nil
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {
@@ -122,50 +121,26 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 // its database (engine.Home) is the caller's to create.
 func newManaged(pg *server.Postgres, log func(string, ...any)) *managed {
 	return &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: log},
-		target: target{New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}}
+		Server: New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}
 }
-
-// target adapts a Server to experiment.Target, whose Apply, Dial and
-// OpenWaits answer with the runner's interfaces.
-type target struct{ *Server }
-
-func (t target) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
-	a, err := t.Server.Apply(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return applied{a}, nil
-}
-
-func (t target) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
 
 // SessionAddress is where workers open the workload's sessions
 // (engine.SessionServer).
-func (t target) SessionAddress() engine.SessionAddress {
-	return engine.SessionAddress{DSN: t.Server.dsn, Schema: t.Server.schema}
+func (s *Server) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: s.dsn, Schema: s.schema}
 }
 
 // Sessions opens workload sessions for a worker (engine.SessionOpener).
 // Their backends' CPU is not read: the worker may be on another machine.
 func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	s := New(a.DSN, Options{Schema: a.Schema})
-	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
-}
-
-func (t target) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
-	return t.Server.OpenWaits(ctx)
-}
-
-type applied struct{ *Applied }
-
-func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
-	return engine.Events(a.Applied.StartEvents(ctx, tag))
+	return s.Dial, nil
 }
 
 // external is a server obsbench does not manage: it never restarts it,
 // and journals every change.
 type external struct {
-	target
+	*Server
 	close func() error
 }
 
@@ -176,7 +151,7 @@ func (t *external) Close() error   { return t.close() }
 // managed is a server obsbench started: it restarts it before every run
 // (engine.Managed), and reads its stderr stream.
 type managed struct {
-	target
+	*Server
 	*engine.Managed
 	pg *server.Postgres
 }

@@ -10,8 +10,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
@@ -31,7 +33,7 @@ type EventCount struct {
 
 // StartEvents begins counting the events of a's observer for statements
 // carrying tag. It returns nil when the observer records no events.
-func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
 	if a.obs.Events == nil {
 		return nil, nil
 	}
@@ -87,7 +89,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if e.counter.Source == observer.SourceSQL {
 		return nil, nil // not in files: Count
 	}
-	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
+	if err := e.written(ctx); err != nil {
 		return nil, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
@@ -111,6 +113,55 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 		out = append(out, result.FileCount{Name: name, Records: n, Bytes: grew})
 	}
 	return out, nil
+}
+
+// written waits until the server's log holds every record of the run.
+// The logging collector writes the files after the statements complete,
+// and a writer that waits on a slow device or for the CPU can stop for
+// longer than any quiet spell proves. So the server logs a marker after
+// the run: backends hand records to the collector through one pipe, in
+// order, so a file that holds the marker holds every record sent before
+// it. Where the marker cannot be logged (log_min_messages above LOG, no
+// PL/pgSQL) or read (the stream: a lossy one may drop it), the files'
+// size settling stands in.
+func (e *EventCount) written(ctx context.Context) error {
+	if e.counter.Source != observer.SourceServerLog {
+		return logscan.WaitStable(ctx, e.totalSize)
+	}
+	marker := fmt.Sprintf("obsbench log marker %d-%d", os.Getpid(), time.Now().UnixNano())
+	if err := e.s.logMarker(ctx, marker); err != nil {
+		return logscan.WaitStable(ctx, e.totalSize)
+	}
+	find := logscan.Finder{Marker: []byte(marker)}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		sizes, err := e.sizes()
+		if err != nil {
+			return err
+		}
+		for name := range sizes {
+			if found, err := find.Find(filepath.Join(e.logDir, name), e.offsets[name]); err != nil || found {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the server's log in %s did not show obsbench's marker within 30s of the run", e.logDir)
+}
+
+// logMarker makes the server log marker, at level LOG, after everything
+// logged before.
+func (s *Server) logMarker(ctx context.Context, marker string) error {
+	conn, err := s.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DO $$BEGIN RAISE LOG '%', "+quoteLiteral(marker)+"; END$$")
+	return err
 }
 
 func (s *Server) countSQL(ctx context.Context, query string) (int64, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/experiment"
 )
 
 // activeWaitsSQL lists the client sessions that are running a statement
@@ -85,7 +86,7 @@ const (
 )
 
 // OpenWaits opens a WaitSource; Close it when done.
-func (s *Server) OpenWaits(ctx context.Context) (*WaitSource, error) {
+func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	conn, err := s.connectAs(ctx, "obsbench-waits")
 	if err != nil {
 		return nil, err

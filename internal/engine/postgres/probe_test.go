@@ -217,7 +217,7 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 	defer src.Close(ctx)
 	time.Sleep(300 * time.Millisecond)
 	for _, kernel := range []bool{true, false} {
-		batch, err := src.BatchWaits(ctx, 5, 20*time.Millisecond, kernel)
+		batch, err := src.(collect.BatchWaitSource).BatchWaits(ctx, 5, 20*time.Millisecond, kernel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 		t.Fatalf("COPY TO PROGRAM: %v", err)
 	}
 	// With the session idle, every sample is still there, empty of it.
-	batch, err := src.BatchWaits(ctx, 3, 10*time.Millisecond, true)
+	batch, err := src.(collect.BatchWaitSource).BatchWaits(ctx, 3, 10*time.Millisecond, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -49,6 +50,10 @@ type Session struct {
 // DriverApplication is the application_name of the driver's sessions: a
 // capture of a run keeps only theirs, not obsbench's own queries.
 const DriverApplication = "obsbench-driver"
+
+// Dial opens a driver session on the dataset database as the runner's
+// driver.Session (experiment.Target, driver.Dialer).
+func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // Connect opens a driver session on the dataset database.
 func (s *Server) Connect(ctx context.Context) (*Session, error) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -113,27 +112,23 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	return &external{Server: srv, close: j.Close}, nil
 }
 
-// external adapts a Server to experiment.Target, whose Apply, Dial and
-// OpenWaits answer with the runner's interfaces.
+// external is the server of a DSN: obsbench never restarts it, and
+// journals every change.
 type external struct {
 	*Server
 	close func() error
 }
 
-func (t *external) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
-	a, err := t.Server.Apply(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return applied{a}, nil
-}
+func (t *external) Close() error { return t.close() }
 
-func (t *external) Dial(ctx context.Context) (driver.Session, error) { return t.Server.Connect(ctx) }
+// Dial opens a workload session as the runner's driver.Session
+// (experiment.Target, driver.Dialer).
+func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // SessionAddress is where workers open the workload's sessions
 // (engine.SessionServer): the DSN as given, password included.
-func (t *external) SessionAddress() engine.SessionAddress {
-	return engine.SessionAddress{DSN: t.Server.dsn.String()}
+func (s *Server) SessionAddress() engine.SessionAddress {
+	return engine.SessionAddress{DSN: s.dsn.String()}
 }
 
 // Sessions opens workload sessions for a worker (engine.SessionOpener),
@@ -143,17 +138,5 @@ func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }, nil
-}
-
-func (t *external) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
-	return t.Server.OpenWaits(ctx)
-}
-
-func (t *external) Close() error { return t.close() }
-
-type applied struct{ *Applied }
-
-func (a applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
-	return engine.Events(a.Applied.StartEvents(ctx, tag))
+	return s.Dial, nil
 }

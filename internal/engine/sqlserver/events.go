@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -48,7 +49,7 @@ var countable = []string{"event_file", "ring_buffer", "event_counter", "histogra
 // StartEvents begins counting; nil when the observer records no events.
 // It reads nothing of the session (see EventCount), only the server-wide
 // wait that a NO_EVENT_LOSS session's note compares with.
-func (a *Applied) StartEvents(ctx context.Context, tag string) (*EventCount, error) {
+func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
 	ev := a.obs.Events
 	if ev == nil {
 		return nil, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/sqlserver"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -95,7 +96,7 @@ func TestLiveCatalog(t *testing.T) {
 			res := run(t, s, wl)
 			if ev != nil {
 				got, err := ev.Count(ctx)
-				lost, _, lerr := ev.EngineLost(ctx)
+				lost, _, lerr := ev.(experiment.LostCounter).EngineLost(ctx)
 				if err != nil || lerr != nil {
 					t.Errorf("Count: %v, %v", err, lerr)
 				} else if strings.Contains(o.Name, "lossy") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -239,7 +240,7 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 
 // Apply puts o in force, journaling each step's undo before making it. On
 // error, what was already applied is reverted.
-func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ *Applied, err error) {
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.Applied, err error) {
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline {
 		return a, nil

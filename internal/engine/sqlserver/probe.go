@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/experiment"
 )
 
 // ActiveWaitsSQL lists the workload's requests running now with their
@@ -24,7 +25,7 @@ type WaitSource struct {
 }
 
 // OpenWaits opens a WaitSource; Close it when done.
-func (s *Server) OpenWaits(ctx context.Context) (*WaitSource, error) {
+func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
 	pool := s.open("")
 	conn, err := pool.Conn(ctx)
 	if err != nil {

@@ -1,0 +1,50 @@
+package logscan
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A marker is found only beyond the offset, also when a write cuts it in
+// two between searches, and a file searched once is read on from where
+// the last search ended.
+func TestFinder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	write := func(s string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(f *Finder, offset int64) bool {
+		t.Helper()
+		found, err := f.Find(path, offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return found
+	}
+	write("LOG: MARK from before the run\n")
+	start := int64(len("LOG: MARK from before the run\n"))
+	f := &Finder{Marker: []byte("MARK")}
+	if find(f, start) {
+		t.Fatal("found the marker before the offset")
+	}
+	write("LOG: plan 1\nLOG: MA")
+	if find(f, start) {
+		t.Fatal("found half a marker")
+	}
+	write("RK\n")
+	if !find(f, start) {
+		t.Fatal("missed a marker written in two parts")
+	}
+	if f.seen[path] <= start {
+		t.Errorf("searched up to %d; want past the offset %d", f.seen[path], start)
+	}
+}
