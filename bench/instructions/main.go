@@ -24,6 +24,7 @@ import (
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/countrun"
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
@@ -93,7 +94,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	hogged, hogCPU, err := withHog(func() (app.Instructions, error) { return counted(ctx, c, filepath.Join(dir, "counted-hog")) })
+	hogged, hogCPU, err := withHog(func() (countrun.Instructions, error) { return counted(ctx, c, filepath.Join(dir, "counted-hog")) })
 	if err != nil {
 		return err
 	}
@@ -107,15 +108,15 @@ func run(ctx context.Context, c config) error {
 }
 
 // counted runs obsbench run --method instructions.
-func counted(ctx context.Context, c config, out string) (app.Instructions, error) {
+func counted(ctx context.Context, c config, out string) (countrun.Instructions, error) {
 	s := app.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "instructions", c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out", "count-statements", "count-warmup")
 	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
-		return app.Instructions{}, err
+		return countrun.Instructions{}, err
 	}
-	var rec app.Instructions
+	var rec countrun.Instructions
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &rec)
@@ -152,7 +153,7 @@ func withHog[T any](f func() (T, error)) (T, float64, error) {
 	return v, cpu.Seconds() / wall.Seconds(), err
 }
 
-func render(c config, alone, hogged app.Instructions, hogCPU float64, timed result.Summary) string {
+func render(c config, alone, hogged countrun.Instructions, hogCPU float64, timed result.Summary) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	who, others := "backend", "other processes"

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server/servertest"
@@ -52,7 +52,7 @@ func TestInstructionsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec app.Instructions
+	var rec countrun.Instructions
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec app.Instructions
+	var rec countrun.Instructions
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}

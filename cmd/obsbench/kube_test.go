@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/fleet/kube"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -125,9 +125,9 @@ func TestKubernetesLauncher(t *testing.T) {
 	state := privateTemp(t)
 	t.Setenv("OBSBENCH_STATE_DIR", state)
 	client := fake.NewClientset()
-	prev := app.KubeClient
-	app.KubeClient = func(string) (kubernetes.Interface, string, error) { return client, "perf", nil }
-	t.Cleanup(func() { app.KubeClient = prev })
+	prev := kube.NewClient
+	kube.NewClient = func(string) (kubernetes.Interface, string, error) { return client, "perf", nil }
+	t.Cleanup(func() { kube.NewClient = prev })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -7,13 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
-	"time"
 
-	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
@@ -31,9 +27,6 @@ const (
 	defaultCountStatements = 1000
 	defaultCountWarmup     = 100
 	defaultCountRounds     = 4
-	// maxCountServers bounds the servers counted at once: each holds a
-	// core, and its memory under valgrind.
-	maxCountServers = 4
 )
 
 // timingFlags are the settings of timed runs, which a counted experiment
@@ -150,17 +143,6 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 	return &rec.Counted
 }
 
-// Instructions is instructions.json: a counted experiment's runs and
-// what they add up to.
-type Instructions struct {
-	Engine   string `json:"engine"`
-	Server   string `json:"server"`
-	Workload string `json:"workload"`
-	Seed     uint64 `json:"seed"`
-	result.Counted
-	Runs []counting.Sample `json:"runs"`
-}
-
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c Experiment, out Output) error {
@@ -194,102 +176,16 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	return gateCounted(c, rec.Conditions)
 }
 
-// countServers is how many servers count rounds rounds at once: one per
-// core, at most maxCountServers, and no more than there are rounds.
-func countServers(rounds int) int {
-	return max(1, min(rounds, runtime.NumCPU(), maxCountServers))
-}
-
-// count counts each of c's conditions rounds times, on servers of its
-// own started under valgrind (one per core, at most maxCountServers, each
-// its share of the rounds), and writes instructions.json in c.Out. It
-// returns what it counted also with an error, when some runs were made.
-func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (Instructions, error) {
-	n := countServers(rounds)
-	target, err := OpenServer(ctx, c.Engine, engine.Options{Log: logf})
-	if err != nil {
-		return Instructions{}, err
-	}
-	defer engine.Close(target, logf)
-	for _, o := range c.observers {
-		if err := target.Check(ctx, o); err != nil {
-			return Instructions{}, err
-		}
-	}
-	if err := engine.Prepare(ctx, target, c.info.Dialect, c.wl, c.ds, logf); err != nil {
-		return Instructions{}, err
-	}
-	ver, err := target.Version(ctx)
-	if err != nil {
-		return Instructions{}, err
-	}
-	// The other servers are copies of the first, dataset included: no
-	// second load. Copies still count a statement a little differently
-	// (docs/method.md), which rounds on several servers take into their
-	// intervals.
-	servers := []engine.Server{target}
-	if copier, ok := target.(engine.Copier); ok {
-		for len(servers) < n {
-			cp, err := copier.Copy(ctx, logf)
-			if err != nil {
-				return Instructions{}, fmt.Errorf("a copy of the counted server: %w", err)
-			}
-			defer engine.Close(cp, logf)
-			servers = append(servers, cp)
-		}
-	}
-	counted := make([]counting.Server, len(servers))
-	for k, srv := range servers {
-		cs, ok := srv.(counting.Server)
-		if !ok {
-			return Instructions{}, usagef("the %s engine cannot run its server under the counter", c.Engine)
-		}
-		counted[k] = cs
-	}
-	n = len(counted)
-	names := observer.Names(c.observers)
-	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), on %d server(s) under valgrind at once; results in %s",
-		c.Seed, c.Count.Statements, c.Count.Warmup, rounds, len(names), n, c.Out)
-	began := time.Now()
-	samples, runErr := counting.Spread(ctx, counting.Config{
-		Workload: c.wl.New(), Observers: c.observers,
-		Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: rounds, Seed: c.Seed,
-		Progress: func(s counting.Sample, seq, total int) {
-			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed",
-				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, time.Since(began).Round(time.Second))
+// count counts each of c's conditions rounds times on managed servers
+// under valgrind (countrun.Run) and writes instructions.json in c.Out.
+func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (countrun.Instructions, error) {
+	return countrun.Run(ctx, countrun.Config{
+		Engine: c.Engine, Dialect: c.info.Dialect, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Count: c.Count, Rounds: rounds, Seed: c.Seed, Out: c.Out, Log: logf,
+		Open: func(ctx context.Context) (engine.Server, error) {
+			return OpenServer(ctx, c.Engine, engine.Options{Log: logf})
 		},
-	}, counted)
-	if runErr != nil && len(samples) == 0 {
-		return Instructions{}, runErr
-	}
-	_, threads := counted[0].(counting.ThreadedServer)
-	rec := Instructions{
-		Engine: c.Engine, Server: ver, Workload: c.wl.Name, Seed: c.Seed,
-		Counted: result.Counted{
-			Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: rounds, Threads: threads,
-			Scope: report.InstructionsScope, Conditions: counting.Summarize(names, samples),
-		},
-		Runs: samples,
-	}
-	if threads {
-		rec.Scope = report.InstructionsScopeThreads
-	}
-	if runErr != nil {
-		rec.Error = runErr.Error()
-	}
-	if err := writeInstructions(c.Out, rec); err != nil {
-		return rec, err
-	}
-	return rec, runErr
-}
-
-// writeInstructions writes rec as dir/instructions.json.
-func writeInstructions(dir string, rec Instructions) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "instructions.json"), append(b, '\n'), 0o600)
+	})
 }
 
 // errNotResumable refuses --resume of a counted experiment.

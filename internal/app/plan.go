@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -77,7 +78,7 @@ func planManaged(c Experiment, w io.Writer) error {
 	switch {
 	case c.counting:
 		runs := (1 + observers) * c.Count.Rounds
-		servers := countServers(c.Count.Rounds)
+		servers := countrun.Servers(c.Count.Rounds)
 		// Each server counts whole rounds: the one with the most sets the time.
 		counted = countSetup + time.Duration((c.Count.Rounds+servers-1)/servers*(1+observers))*countRunTime
 		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d, the server under valgrind, on %d server(s) at once (about %v a run)\n",

@@ -13,6 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/fleet"
+	"github.com/obsbench/obsbench/internal/fleet/kube"
 	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -34,10 +35,6 @@ var WorkerCommand = func() ([]string, error) {
 
 // workerFlags are the flags of --workers.
 var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "worker-prefix"}, spec.KubernetesFlags...)
-
-// defaultKubernetesPort is where a coordinator listens for worker pods
-// unless --coordinator-port says otherwise.
-const defaultKubernetesPort = 7400
 
 // checkWorkers refuses --workers and --launcher where they cannot apply.
 func (c Experiment) checkWorkers() error {
@@ -79,7 +76,8 @@ func startWorkers(ctx context.Context, c Experiment, target engine.Server, logDi
 	s.DSN = "" // the workers reach the server by its address, below
 	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Files: c.files, Log: logf}
 	if c.Launcher == "kubernetes" {
-		return startPods(ctx, c, cfg, logf)
+		return kube.StartPods(ctx, kube.Start{Kubernetes: c.Kubernetes, Coordinator: c.Coordinator, Workers: c.Workers,
+			Experiment: "e" + strconv.FormatUint(c.Seed%(1<<40), 36)}, cfg, logf)
 	}
 	cmd, err := WorkerCommand()
 	if err != nil {

@@ -117,13 +117,14 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 
 // written waits until the server's log holds every record of the run.
 // The logging collector writes the files after the statements complete,
-// and a writer that waits on a slow device or for the CPU can stop for
-// longer than any quiet spell proves. So the server logs a marker after
-// the run: backends hand records to the collector through one pipe, in
+// and a writer that waits on a slow device or for the CPU can pause for
+// longer than a short quiet spell. So the server logs a marker after the
+// run: backends hand records to the collector through one pipe, in
 // order, so a file that holds the marker holds every record sent before
-// it. Where the marker cannot be logged (log_min_messages above LOG, no
-// PL/pgSQL) or read (the stream: a lossy one may drop it), the files'
-// size settling stands in.
+// it. A log that has not grown for logQuiet, marker or not, is as
+// written as it will be (a full disk; log_min_messages above LOG); where
+// the marker cannot be logged (no PL/pgSQL) or read (the stream: a lossy
+// one may drop it), the files' size settling stands in.
 func (e *EventCount) written(ctx context.Context) error {
 	if e.counter.Source != observer.SourceServerLog {
 		return logscan.WaitStable(ctx, e.totalSize)
@@ -133,15 +134,23 @@ func (e *EventCount) written(ctx context.Context) error {
 		return logscan.WaitStable(ctx, e.totalSize)
 	}
 	find := logscan.Finder{Marker: []byte(marker)}
+	last, grew := int64(-1), time.Now()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		sizes, err := e.sizes()
 		if err != nil {
 			return err
 		}
-		for name := range sizes {
+		var total int64
+		for name, size := range sizes {
+			total += size
 			if found, err := find.Find(filepath.Join(e.logDir, name), e.offsets[name]); err != nil || found {
 				return err
 			}
+		}
+		if total != last {
+			last, grew = total, time.Now()
+		} else if time.Since(grew) >= logQuiet {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -149,8 +158,13 @@ func (e *EventCount) written(ctx context.Context) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the server's log in %s did not show obsbench's marker within 30s of the run", e.logDir)
+	return fmt.Errorf("the server's log in %s kept growing for 30s after the run without obsbench's marker", e.logDir)
 }
+
+// logQuiet is how long a log without the marker must stay the same size to
+// count as written: ten times the quiet spell that a starved collector
+// outlasted.
+const logQuiet = 3 * time.Second
 
 // logMarker makes the server log marker, at level LOG, after everything
 // logged before.

@@ -1,0 +1,152 @@
+// Package countrun runs a counted experiment: each condition's statements
+// counted on managed servers started under valgrind, round after round,
+// the rounds spread over a server per core. It serves --method
+// instructions and the counted part of a timed experiment (--count).
+package countrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// MaxServers bounds the servers counted at once: each holds a core, and
+// its memory under valgrind.
+const MaxServers = 4
+
+// Servers is how many servers count rounds rounds at once: one per core,
+// at most MaxServers, and no more than there are rounds.
+func Servers(rounds int) int {
+	return max(1, min(rounds, runtime.NumCPU(), MaxServers))
+}
+
+// Instructions is instructions.json: a counted experiment's runs and
+// what they add up to.
+type Instructions struct {
+	Engine   string `json:"engine"`
+	Server   string `json:"server"`
+	Workload string `json:"workload"`
+	Seed     uint64 `json:"seed"`
+	result.Counted
+	Runs []counting.Sample `json:"runs"`
+}
+
+// Config is a counted experiment.
+type Config struct {
+	Engine string
+	// Open starts the first managed server; the others are its copies.
+	Open      func(ctx context.Context) (engine.Server, error)
+	Dialect   workload.Dialect
+	Workload  workload.Meta
+	Dataset   dataset.Dataset
+	Observers []observer.Observer
+	Count     spec.Count // statements and warm-up of each run
+	Rounds    int
+	Seed      uint64
+	Out       string // instructions.json is written here
+	Log       func(string, ...any)
+}
+
+// Run counts each condition cfg.Rounds times, on servers of its own
+// started under valgrind (Servers of them, each its share of the
+// rounds), and writes instructions.json in cfg.Out. It returns what it
+// counted also with an error, when some runs were made.
+func Run(ctx context.Context, cfg Config) (Instructions, error) {
+	logf := cfg.Log
+	target, err := cfg.Open(ctx)
+	if err != nil {
+		return Instructions{}, err
+	}
+	defer engine.Close(target, logf)
+	for _, o := range cfg.Observers {
+		if err := target.Check(ctx, o); err != nil {
+			return Instructions{}, err
+		}
+	}
+	if err := engine.Prepare(ctx, target, cfg.Dialect, cfg.Workload, cfg.Dataset, logf); err != nil {
+		return Instructions{}, err
+	}
+	ver, err := target.Version(ctx)
+	if err != nil {
+		return Instructions{}, err
+	}
+	// The other servers are copies of the first, dataset included: no
+	// second load. Copies still count a statement a little differently
+	// (docs/method.md), which rounds on several servers take into their
+	// intervals.
+	servers := []engine.Server{target}
+	if copier, ok := target.(engine.Copier); ok {
+		for len(servers) < Servers(cfg.Rounds) {
+			cp, err := copier.Copy(ctx, logf)
+			if err != nil {
+				return Instructions{}, fmt.Errorf("a copy of the counted server: %w", err)
+			}
+			defer engine.Close(cp, logf)
+			servers = append(servers, cp)
+		}
+	}
+	counted := make([]counting.Server, len(servers))
+	for k, srv := range servers {
+		cs, ok := srv.(counting.Server)
+		if !ok {
+			return Instructions{}, spec.Invalidf("the %s engine cannot run its server under the counter", cfg.Engine)
+		}
+		counted[k] = cs
+	}
+	names := observer.Names(cfg.Observers)
+	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), on %d server(s) under valgrind at once; results in %s",
+		cfg.Seed, cfg.Count.Statements, cfg.Count.Warmup, cfg.Rounds, len(names), len(counted), cfg.Out)
+	began := time.Now()
+	samples, runErr := counting.Spread(ctx, counting.Config{
+		Workload: cfg.Workload.New(), Observers: cfg.Observers,
+		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Seed: cfg.Seed,
+		Progress: func(s counting.Sample, seq, total int) {
+			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed",
+				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, time.Since(began).Round(time.Second))
+		},
+	}, counted)
+	if runErr != nil && len(samples) == 0 {
+		return Instructions{}, runErr
+	}
+	_, threads := counted[0].(counting.ThreadedServer)
+	rec := Instructions{
+		Engine: cfg.Engine, Server: ver, Workload: cfg.Workload.Name, Seed: cfg.Seed,
+		Counted: result.Counted{
+			Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Threads: threads,
+			Scope: report.InstructionsScope, Conditions: counting.Summarize(names, samples),
+		},
+		Runs: samples,
+	}
+	if threads {
+		rec.Scope = report.InstructionsScopeThreads
+	}
+	if runErr != nil {
+		rec.Error = runErr.Error()
+	}
+	if err := Write(cfg.Out, rec); err != nil {
+		return rec, err
+	}
+	return rec, runErr
+}
+
+// Write writes rec as dir/instructions.json.
+func Write(dir string, rec Instructions) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "instructions.json"), append(b, '\n'), 0o600)
+}
