@@ -28,6 +28,7 @@ import (
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 type config struct {
@@ -109,7 +110,7 @@ func run(ctx context.Context, c config) error {
 
 // counted runs obsbench run --method instructions.
 func counted(ctx context.Context, c config, out string) (countrun.Instructions, error) {
-	s := app.Default()
+	s := spec.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "instructions", c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out", "count-statements", "count-warmup")
@@ -126,7 +127,7 @@ func counted(ctx context.Context, c config, out string) (countrun.Instructions, 
 
 // timedRun runs obsbench run --method rounds.
 func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
-	s := app.Default()
+	s := spec.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "rounds", c.observers, c.timedRounds, c.seed, out
 	s.Count.After = false // counted apart, with and without a hog
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out")

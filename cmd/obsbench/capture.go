@@ -5,7 +5,6 @@ import (
 	"flag"
 	"io"
 
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/logcapture"
@@ -40,8 +39,8 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return logcapture.Run(ctx, logcapture.Options{
 		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *eng, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
 		Filter: capture.Filter{
-			Databases: app.SplitList(*dbs), Users: app.SplitList(*users), Applications: app.SplitList(*apps),
-			ExcludeUsers: app.SplitList(*exUsers), ExcludeApplications: app.SplitList(*exApps),
+			Databases: splitList(*dbs), Users: splitList(*users), Applications: splitList(*apps),
+			ExcludeUsers: splitList(*exUsers), ExcludeApplications: splitList(*exApps),
 		},
 	}, stdout, stderr)
 }

@@ -400,7 +400,7 @@ func TestDuetExternal(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--method", "duet", "--dsn", dsnA, "--twin-dsn", dsnB, "--allow-changes",
-		"--observers", "log-statements-file", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--out", out}, &stdout, &stderr)
+		"--observers", "log-statements-file", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "2", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}

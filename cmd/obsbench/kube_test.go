@@ -143,8 +143,8 @@ func TestKubernetesLauncher(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
 		"--workers", "2", "--launcher", "kubernetes", "--image", "registry.test/obsbench:1", "--advertise", "127.0.0.1",
-		"--coordinator-port", fmt.Sprint(port), "--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "500ms",
-		"--clients", "4", "--seed", "9", "--out", out}, &stdout, &stderr)
+		"--coordinator-port", fmt.Sprint(port), "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "500ms",
+		"--clients", "2", "--seed", "9", "--out", out}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\nworkers:\n%s", code, stderr.String(), k.out.String())
 	}

@@ -577,7 +577,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4",
+	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "4",
 		"--seed", "3", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())

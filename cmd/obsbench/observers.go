@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/suggest"
 )
 
@@ -84,7 +85,7 @@ func unexpected(fs *flag.FlagSet, args []string, arg string) error {
 func observersCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
 	helpUsage(fs, "observers")
-	name := fs.String("engine", app.Default().Engine, "engine whose observers to list")
+	name := fs.String("engine", spec.Default().Engine, "engine whose observers to list")
 	file := fs.String("observer-file", "", "YAML file with more observers (same schema as the catalog)")
 	verbose := fs.Bool("v", false, "also show, per observer, the settings it changes, what needs a restart, how --method auto measures it and whether it runs on an external (--dsn) server")
 	if err := parseFlags(fs, args, stdout); err != nil {

@@ -8,10 +8,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // restoreCmd undoes what a killed obsbench left changed on external
@@ -91,7 +91,7 @@ func undo(ctx context.Context, server string, changes []json.RawMessage) (needRe
 	}
 	switch first.Engine {
 	case "":
-		first.Engine = app.Default().Engine
+		first.Engine = spec.Default().Engine
 	case cgroup.Engine: // a duet's control groups, not a server
 		return nil, cgroup.Undo(changes)
 	}

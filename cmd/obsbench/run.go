@@ -26,7 +26,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.DSN, "dsn", s.DSN, "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
 	fs.StringVar(&s.Workload, "workload", s.Workload, "workload to run: "+strings.Join(workload.Names(), ", ")+"; replay (with --capture); pgbench or sql (your own scripts, with --script)")
 	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
-		func(v string) error { s.Observers = app.SplitList(v); return nil })
+		func(v string) error { s.Observers = splitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
 	fs.IntVar(&s.Rounds, "rounds", s.Rounds, fmt.Sprintf("rounds; each runs every condition once, in a seeded random order (a duet's phases: default %d, an even number)", app.DefaultDuetPhases))
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run (a duet's phase: default "+app.DefaultDuetDuration.String()+")")
@@ -177,7 +177,7 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, ex
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s, resume, err := parseRunSpec("obsbench run", args, stdout, app.Default())
+	s, resume, err := parseRunSpec("obsbench run", args, stdout, spec.Default())
 	if err != nil {
 		return err
 	}
@@ -191,4 +191,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // commandLine is the command as given, without passwords, for the record.
 func commandLine(cmd string, args []string) []string {
 	return append(strings.Fields("obsbench "+cmd), redactArgs(args)...)
+}
+
+// splitList splits a comma-separated value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

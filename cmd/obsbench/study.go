@@ -82,7 +82,7 @@ func ownFlags(fs *flag.FlagSet, st study.Study, o *studyrun.Options) {
 		case "threshold":
 			fs.Float64Var(&o.Threshold, f.Name, o.Threshold, f.Usage)
 		case "workloads":
-			fs.Func(f.Name, f.Usage, func(v string) error { o.Workloads = app.SplitList(v); return nil })
+			fs.Func(f.Name, f.Usage, func(v string) error { o.Workloads = splitList(v); return nil })
 		case "capture":
 			// --capture is also a run flag (the replay's file): the
 			// study reads it from the spec.
@@ -103,7 +103,7 @@ func engineOf(args []string) string {
 			return a[strings.Index(a, "=")+1:]
 		}
 	}
-	return app.Default().Engine
+	return spec.Default().Engine
 }
 
 // wantsHelp says whether args ask for help.
@@ -122,7 +122,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	helpUsage(fs, "calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := calibrate.Options{}
-	fs.DurationVar(&o.AltDuration, "alt-duration", app.Default().Alternation.Duration, "measured time of each alternation run")
+	fs.DurationVar(&o.AltDuration, "alt-duration", spec.Default().Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "alternation runs per calibration observer")
 	fs.StringVar(&o.Workload, "workload", "credit-top1", "credit-top1 (a loop of one short statement, alternation) or dss-mix (the decision-support mix, rounds of fixed work compared query by query)")
 	fs.IntVar(&o.Rounds, "rounds", 8, "dss-mix: rounds (a baseline and each calibration run per round)")
@@ -151,7 +151,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			o.Clients = 8
 		}
 	}
-	for _, e := range app.SplitList(*effects) {
+	for _, e := range splitList(*effects) {
 		v, err := strconv.ParseFloat(e, 64)
 		if err != nil {
 			return usagef("--effects %q: want percentages from 0.5 to 50, e.g. 3,10", *effects)

@@ -89,7 +89,7 @@ func TestWorkersLocal(t *testing.T) {
 		out := filepath.Join(privateTemp(t), "out")
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), []string{"run", "--workers", strconv.Itoa(n), "--observers", "log-statements-file", "--method", "rounds",
-			"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "4", "--out", out}, &stdout, &stderr)
+			"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "4", "--seed", "4", "--out", out}, &stdout, &stderr)
 		if code != exitOK {
 			t.Fatalf("--workers %d: exit %d\n%s", n, code, stderr.String())
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // A timed run counts after its timed runs where it can; where it cannot,
@@ -31,7 +33,7 @@ func TestCountAfterWhereItCan(t *testing.T) {
 			if tt.noPath {
 				t.Setenv("PATH", t.TempDir())
 			}
-			s := Default()
+			s := spec.Default()
 			s.Method, s.Observers, s.AllowChanges = "rounds", []string{"log-statements-file"}, true
 			s.Out = filepath.Join(t.TempDir(), "out")
 			c := Experiment{Spec: s}

@@ -17,18 +17,6 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// Defaults of the counted runs. A run's time is mostly the server's
-// start and stop under valgrind, not its statements. Four rounds: the
-// rounds run on copies of the server, whose counts differ a little, and
-// with two the interval's single degree of freedom leaves it several
-// times wider than four's, too wide to tell a tenth of a point
-// (bench/instructions).
-const (
-	defaultCountStatements = 1000
-	defaultCountWarmup     = 100
-	defaultCountRounds     = 4
-)
-
 // timingFlags are the settings of timed runs, which a counted experiment
 // does not have.
 var timingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",

@@ -68,7 +68,7 @@ func memSpec(t *testing.T) spec.Spec {
 	if err := os.WriteFile(cat, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := Default()
+	s := spec.Default()
 	s.Engine, s.ObserverFile, s.Observers = "memory", cat, []string{"slow"}
 	s.Method, s.Rounds, s.Duration, s.Warmup, s.Clients, s.Seed = "rounds", 6, 2*time.Second, 0, 4, 11
 	s.Out = filepath.Join(dir, "out")

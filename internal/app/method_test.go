@@ -59,7 +59,7 @@ func TestMethodChosen(t *testing.T) {
 			if tt.noGroup {
 				cgroup.Root = filepath.Join(dir, "none") // fakeCgroups restores it
 			}
-			s := Default()
+			s := spec.Default()
 			s.Observers, s.AllowChanges, s.Out = []string{"log-statements-file"}, true, filepath.Join(dir, "out")
 			if tt.name == "managed mariadb" {
 				s.Observers = []string{"general-log-file"}
@@ -90,7 +90,7 @@ func TestMethodChosen(t *testing.T) {
 // pointer to the method that takes it.
 func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
 	fakeCgroups(t, t.TempDir())
-	s := Default()
+	s := spec.Default()
 	s.Rounds, s.Out = 5, filepath.Join(t.TempDir(), "out")
 	_, err := Resolve(chosen(s, "rounds"))
 	if err == nil || !strings.Contains(err.Error(), "--rounds 5: a duet takes its phases in pairs") || !strings.Contains(err.Error(), "--method auto") {

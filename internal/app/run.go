@@ -27,28 +27,12 @@ import (
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
-// Defaults of a timed experiment on one server (--method auto, rounds and
-// alternation), where no duet can run: each observer measured whole
-// (rounds) and its switchable part (alternation). Six rounds is the least
-// at which a rank test over eight comparisons can be significant at all
-// (5 against 5 runs: p >= 2/252, over the 0.05/8 each interval is held
-// to).
-const (
-	defaultRounds   = 6
-	defaultDuration = 8 * time.Second
-	defaultWarmup   = 2 * time.Second
-	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
-	// phases on both sides: enough for a paired interval over four
-	// comparisons (8 pairs needed).
-	defaultAltDuration = 60 * time.Second
-)
-
 // EnginesWhere are the registered engines that can do what can asks, the
 // default engine first, then by name: the order help and errors list
 // them in.
 func EnginesWhere(can func(engine.Info) bool) []engine.Info {
 	var out []engine.Info
-	first := Default().Engine
+	first := spec.Default().Engine
 	for _, name := range engine.NamesWhere(can) {
 		if i := engine.InfoOf(name); name == first {
 			out = slices.Insert(out, 0, i)
@@ -57,28 +41,6 @@ func EnginesWhere(can func(engine.Info) bool) []engine.Info {
 		}
 	}
 	return out
-}
-
-// Default is the spec of 'obsbench run' with no flags: the default
-// experiment on a managed PostgreSQL.
-func Default() spec.Spec {
-	return spec.Spec{
-		Engine: "postgres", Standby: "none", Workload: "credit-top1",
-		Replay: spec.Replay{Mode: "stress", Speed: 1},
-		// Method "" is chosen by the run: duet where it can run, else
-		// auto (chooseMethod).
-		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
-		Alternation: spec.Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
-		Count: spec.Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup,
-			After: true, Rounds: defaultCountRounds},
-		// DriverThreads is set again for the run's sessions unless given.
-		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
-		// Waits stays 0 (off) in a plain run: sampling every 10 ms
-		// costs more throughput than a default collector may
-		// (bench/collectors/README.md). Studies that read waits switch
-		// it on.
-		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
-	}
 }
 
 // Experiment is a validated experiment: its spec, and what the spec names.
@@ -607,17 +569,6 @@ func OpenServer(ctx context.Context, name string, o engine.Options) (engine.Serv
 // Version is obsbench's version, as the command was built; summaries
 // record it.
 var Version = "dev"
-
-// SplitList splits a comma-separated value, dropping empty items.
-func SplitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // ReliabilityFile is the audit study's reliability check, in its results
 // directory: a directory holding one is a study's (CheckOut).

@@ -19,7 +19,7 @@ import (
 // Spec is the experiment of study st, as a spec, the settings the
 // study chooses marked chosen (flags given after it override them).
 func Spec(st study.Study) spec.Spec {
-	s := app.Default()
+	s := spec.Default()
 	// A study keeps to its own time: its conditions are counted in
 	// instructions only when asked (--count).
 	s.Count.After = false

@@ -1,0 +1,57 @@
+package spec
+
+import (
+	"time"
+
+	"github.com/obsbench/obsbench/internal/driver"
+)
+
+// Defaults of a timed experiment on one server (--method auto, rounds and
+// alternation), where no duet can run: each observer measured whole
+// (rounds) and its switchable part (alternation). Six rounds is the least
+// at which a rank test over eight comparisons can be significant at all
+// (5 against 5 runs: p >= 2/252, over the 0.05/8 each interval is held
+// to).
+const (
+	defaultRounds   = 6
+	defaultDuration = 8 * time.Second
+	defaultWarmup   = 2 * time.Second
+	// An alternation run of 60 s holds about 10 on phases of 2-4 s with off
+	// phases on both sides: enough for a paired interval over four
+	// comparisons (8 pairs needed).
+	defaultAltDuration = 60 * time.Second
+)
+
+// Defaults of the counted runs. A run's time is mostly the server's
+// start and stop under valgrind, not its statements. Four rounds: the
+// rounds run on copies of the server, whose counts differ a little, and
+// with two the interval's single degree of freedom leaves it several
+// times wider than four's, too wide to tell a tenth of a point
+// (bench/instructions).
+const (
+	defaultCountStatements = 1000
+	defaultCountWarmup     = 100
+	defaultCountRounds     = 4
+)
+
+// Default is the spec of 'obsbench run' with no flags: the default
+// experiment on a managed PostgreSQL.
+func Default() Spec {
+	return Spec{
+		Engine: "postgres", Standby: "none", Workload: "credit-top1",
+		Replay: Replay{Mode: "stress", Speed: 1},
+		// Method "" is chosen by the run: duet where it can run, else
+		// auto (app.chooseMethod).
+		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
+		Alternation: Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
+		Count: Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup,
+			After: true, Rounds: defaultCountRounds},
+		// DriverThreads is set again for the run's sessions unless given.
+		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
+		// Waits stays 0 (off) in a plain run: sampling every 10 ms
+		// costs more throughput than a default collector may
+		// (bench/collectors/README.md). Studies that read waits switch
+		// it on.
+		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
+	}
+}
