@@ -398,12 +398,8 @@ func TestDuetExternal(t *testing.T) {
 		}
 	}
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--method", "duet", "--dsn", dsnA, "--twin-dsn", dsnB, "--allow-changes",
-		"--observers", "log-statements-file", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "2", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	stdout, stderr := runOK(t, "run", "--method", "duet", "--dsn", dsnA, "--twin-dsn", dsnB, "--allow-changes",
+		"--observers", "log-statements-file", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "2", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 4 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
@@ -425,5 +421,5 @@ func TestDuetExternal(t *testing.T) {
 	if left, _ := journal.List(state); len(left) > 0 {
 		t.Errorf("journals left: %v", left)
 	}
-	assertNoSecret(t, tmp, stdout.String()+stderr.String())
+	assertNoSecret(t, tmp, stdout+stderr)
 }

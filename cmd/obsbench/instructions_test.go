@@ -90,12 +90,8 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
 	t.Parallel() // beside the PostgreSQL test above, one core each
 	out := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
-		"--rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout, _ := runOK(t, "run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
+		"--rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out)
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +127,7 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	if ch := rec.Conditions[1].BackendChange; ch == nil || ch.Pct <= 0 {
 		t.Errorf("general-log-file session change %+v; want a rise", ch)
 	}
-	text := stdout.String()
+	text := stdout
 	for _, want := range []string{"instructions per statement: credit-top1 on ", "session instr/stmt", "other threads instr/run", "general-log-file", "inside do_command"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)

@@ -45,6 +45,36 @@ func serverDirs(t *testing.T, tmp string) []string {
 	return dirs
 }
 
+// noServersLeft fails the test if a managed server's directory is left
+// in tmp.
+func noServersLeft(t *testing.T, tmp string) {
+	t.Helper()
+	if d := serverDirs(t, tmp); len(d) > 0 {
+		t.Errorf("server directories left: %v", d)
+	}
+}
+
+// runOK runs obsbench with args and stops the test unless it exits 0;
+// it returns what obsbench printed.
+func runOK(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("obsbench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errOut.String())
+	}
+	return out.String(), errOut.String()
+}
+
+// wantPrinted fails the test for each of wants that out lacks.
+func wantPrinted(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 	tmp := privateTemp(t)
 	used := filepath.Join(tmp, "used")
@@ -307,12 +337,8 @@ func TestRunEndToEnd(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--clients", "2", "--observers", "log-statements-file", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--clients", "2", "--observers", "log-statements-file", "--waits", "10ms", "--seed", "7", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 4 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 4", len(runs), err)
@@ -375,14 +401,8 @@ func TestRunEndToEnd(t *testing.T) {
 	if s.Conditions[1].Counters["log_bytes"] <= 0 {
 		t.Errorf("log-statements-file wrote no log bytes: %v", s.Conditions[1].Counters)
 	}
-	for _, want := range []string{"log-statements-file", "overhead % [CI]", "noise floor", "Bonferroni", "waits: % of active-session samples", "commits/s"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	wantPrinted(t, stdout, "log-statements-file", "overhead % [CI]", "noise floor", "Bonferroni", "waits: % of active-session samples", "commits/s")
+	noServersLeft(t, tmp)
 }
 
 // Ctrl-C in the middle of a run: the observer is reverted, the server
@@ -413,9 +433,7 @@ func TestInterruptCleansUp(t *testing.T) {
 	if err != nil || len(runs) < 1 {
 		t.Errorf("results.jsonl: %d runs, %v; want the finished ones kept", len(runs), err)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // Alternation: the observer is switched on and off inside one run; the
@@ -425,12 +443,8 @@ func TestRunAlternation(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
-		"--clients", "2", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	runOK(t, "run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
+		"--clients", "2", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 3 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 3 (A/A, the observer, the wait sampler's own cost)", len(runs), err)
@@ -470,9 +484,7 @@ func TestRunAlternation(t *testing.T) {
 	if c.CPUChange == nil || c.CPUChange.Pct <= 0 {
 		t.Errorf("cpu change = %+v; want more server CPU per statement with statement logging", c.CPUChange)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // Calibration builds a synthetic observer of known cost, measures it like
@@ -481,12 +493,8 @@ func TestCalibrate(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"calibrate", "--effects", "10", "--alt-duration", "20s", "--clients", "2",
-		"--seed", "2", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "calibrate", "--effects", "10", "--alt-duration", "20s", "--clients", "2",
+		"--seed", "2", "--out", out)
 	cal := readCalibration(t, out)
 	if cal.Cost.LoopUS <= 0 || cal.Cost.ServerUS <= 0 || len(cal.Calibrations) != 1 {
 		t.Fatalf("calibration.json = %+v", cal)
@@ -496,15 +504,13 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("calibration = %+v; want loops > 0, about 10%% expected, an interval measured", c)
 	}
 	// The loop count is whole, so the expected figure lands near 10%, not on it.
-	line := regexp.MustCompile(`calibration-10%: \d+ loops = [0-9.]+ µs/stmt: expected overhead ([0-9.]+)%`).FindStringSubmatch(stdout.String())
+	line := regexp.MustCompile(`calibration-10%: \d+ loops = [0-9.]+ µs/stmt: expected overhead ([0-9.]+)%`).FindStringSubmatch(stdout)
 	if line == nil {
-		t.Errorf("stdout lacks the calibration line:\n%s", stdout.String())
+		t.Errorf("stdout lacks the calibration line:\n%s", stdout)
 	} else if printed, _ := strconv.ParseFloat(line[1], 64); math.Abs(printed-c.ExpectedPct) > 0.05 {
 		t.Errorf("printed expected overhead %s%%, calibration.json says %.2f%%", line[1], c.ExpectedPct)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // calibrationFile is calibration.json.
@@ -536,12 +542,8 @@ func TestCalibrateMix(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"calibrate", "--workload", "dss-mix", "--effects", "10", "--rounds", "6",
-		"--clients", "1", "--seed", "2", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "calibrate", "--workload", "dss-mix", "--effects", "10", "--rounds", "6",
+		"--clients", "1", "--seed", "2", "--out", out)
 	cal := readCalibration(t, out)
 	if cal.Cost.LoopUS <= 0 || len(cal.Calibrations) != 1 {
 		t.Fatalf("calibration.json = %+v", cal)
@@ -560,14 +562,8 @@ func TestCalibrateMix(t *testing.T) {
 	if a := c.MeasuredAdded; a == nil || a.Verdict == "too few samples to tell" || !(a.CILow <= a.US && a.US <= a.CIHigh) || a.US <= 0 {
 		t.Errorf("measured added CPU %+v; want a positive estimate inside a 95%% interval", a)
 	}
-	for _, want := range []string{"query by query", "calibration-10%: ", "µs/execution added (", "at the loop's cost before and after): measured +", "srv CPU added µs/exec [CI]"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	wantPrinted(t, stdout, "query by query", "calibration-10%: ", "µs/execution added (", "at the loop's cost before and after): measured +", "srv CPU added µs/exec [CI]")
+	noServersLeft(t, tmp)
 }
 
 // The study runs its set-ups and prints its table: a blocking sink shows a
@@ -576,12 +572,8 @@ func TestStudyWaitSignatures(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "wait-signatures", "--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "4",
-		"--seed", "3", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "study", "wait-signatures", "--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "4",
+		"--seed", "3", "--out", out)
 	s, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -602,14 +594,8 @@ func TestStudyWaitSignatures(t *testing.T) {
 	if ev := by["plans-file-slow"].Events; ev == nil || ev.Recorded != ev.Executed {
 		t.Errorf("plans-file-slow events %+v; want recorded = executed (the collector blocks, it does not drop)", ev)
 	}
-	for _, want := range []string{"Do wait statistics reveal an observer?", "Profiler: live stream", "LOST", "not reproduced: event session to an in-memory ring buffer"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	wantPrinted(t, stdout, "Do wait statistics reveal an observer?", "Profiler: live stream", "LOST", "not reproduced: event session to an in-memory ring buffer")
+	noServersLeft(t, tmp)
 }
 
 // inspect names the catalog observers in force on a server, with the

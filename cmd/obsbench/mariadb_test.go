@@ -27,14 +27,10 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	prev := cgroup.Root
 	cgroup.Root = filepath.Join(tmp, "no-cgroups")
 	t.Cleanup(func() { cgroup.Root = prev })
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--alt-duration", "10s", "--clients", "2", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
-	if want := "method auto, not duet: no usable cgroup"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--alt-duration", "10s", "--clients", "2", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out)
+	if want := "method auto, not duet: no usable cgroup"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	s, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {
@@ -71,11 +67,7 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	if len(ps.Waits.Engine) == 0 || len(byName["baseline"].Waits.Engine) != 0 {
 		t.Errorf("performance_schema waits: %v under perf-schema, %v in the baseline; want them only where it is on", ps.Waits.Engine, byName["baseline"].Waits.Engine)
 	}
-	for _, want := range []string{"mariadb 10.", "server-audit-file", "not collected (performance_schema is off on this server", "performance_schema wait time"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
+	wantPrinted(t, stdout, "mariadb 10.", "server-audit-file", "not collected (performance_schema is off on this server", "performance_schema wait time")
 	if d, _ := filepath.Glob(filepath.Join(tmp, "obsbench-mariadb-*")); len(d) > 0 {
 		t.Errorf("server directories left: %v", d)
 	}
@@ -103,12 +95,8 @@ func TestStudySyncCommitMariaDB(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "sync-commit", "--engine", "mariadb", "--observers", "semi-sync-off", "--rounds", "2",
-		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "6", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "study", "sync-commit", "--engine", "mariadb", "--observers", "semi-sync-off", "--rounds", "2",
+		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "6", "--out", out)
 	s, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,10 +116,8 @@ func TestStudySyncCommitMariaDB(t *testing.T) {
 	if share["baseline"] <= 0 || share["semi-sync-off"] != 0 {
 		t.Errorf("share of %q: baseline %.1f%%, semi-sync-off %.1f%%; want some, then none", ack, share["baseline"], share["semi-sync-off"])
 	}
-	if !strings.Contains(stdout.String(), "wait for semi-sync ACK from slave %") {
-		t.Errorf("stdout lacks the study's table:\n%s", stdout.String())
+	if !strings.Contains(stdout, "wait for semi-sync ACK from slave %") {
+		t.Errorf("stdout lacks the study's table:\n%s", stdout)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -59,12 +58,9 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 	path := killWhenChanged(t, state, cmd, out, before, settings)
 
 	// The journal has no password: restore is given the DSN.
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"restore", "--dsn", dsn}, &stdout, &stderr); code != 0 {
-		t.Fatalf("restore: exit %d: %s %s", code, stdout.String(), stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "undid ") {
-		t.Errorf("restore said %q; want the changes it undid", stdout.String())
+	stdout, stderr := runOK(t, "restore", "--dsn", dsn)
+	if !strings.Contains(stdout, "undid ") {
+		t.Errorf("restore said %q; want the changes it undid", stdout)
 	}
 	if d := diffSettings(before, settings()); len(d) > 0 {
 		t.Errorf("after restore the global variables differ from before: %v", d)
@@ -72,7 +68,7 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("journal %s still there after a complete restore", path)
 	}
-	assertNoSecret(t, tmp, out.String()+stdout.String()+stderr.String())
+	assertNoSecret(t, tmp, out.String()+stdout+stderr)
 }
 
 func TestMariaDBDryRunChangesNothing(t *testing.T) {
@@ -82,20 +78,16 @@ func TestMariaDBDryRunChangesNothing(t *testing.T) {
 	t.Setenv("OBSBENCH_STATE_DIR", state)
 	dsn, settings := externalMariaDB(t)
 	before := settings()
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--dsn", dsn, "--dry-run",
-		"--observers", "general-log-file,server-audit-file,perf-schema", "--out", filepath.Join(tmp, "out")}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--dsn", dsn, "--dry-run",
+		"--observers", "general-log-file,server-audit-file,perf-schema", "--out", filepath.Join(tmp, "out"))
 	for _, want := range []string{
 		"CREATE DATABASE `obsbench` CHARACTER SET utf8mb4 COMMENT", "INSERT INTO member ...",
 		"observer general-log-file, before each of its runs:\n  SET GLOBAL general_log = 'ON'",
 		"INSTALL SONAME 'server_audit'", "UNINSTALL SONAME 'server_audit'",
 		"observer perf-schema: cannot be applied to this server",
 	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
 		}
 	}
 	if d := diffSettings(before, settings()); len(d) > 0 {
@@ -104,5 +96,5 @@ func TestMariaDBDryRunChangesNothing(t *testing.T) {
 	if left, _ := journal.List(state); len(left) > 0 {
 		t.Errorf("a dry run wrote journals %v", left)
 	}
-	assertNoSecret(t, tmp, stdout.String()+stderr.String())
+	assertNoSecret(t, tmp, stdout+stderr)
 }

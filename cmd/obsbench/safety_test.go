@@ -234,19 +234,15 @@ func TestDryRunChangesNothing(t *testing.T) {
 	dsn, settings := externalServer(t)
 	before := settings()
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--dsn", dsn, "--dry-run", "--observers", "log-statements-file,log-duration-csv,pg-stat-statements", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
+	stdout, stderr := runOK(t, "run", "--dsn", dsn, "--dry-run", "--observers", "log-statements-file,log-duration-csv,pg-stat-statements", "--out", out)
 	for _, want := range []string{
 		"CREATE SCHEMA \"obsbench\"", "COPY \"obsbench\".\"member\" FROM STDIN",
 		"observer log-statements-file, before each of its runs:\n  ALTER SYSTEM SET log_statement = 'all'\n  SELECT pg_reload_conf()",
 		"ALTER SYSTEM SET log_destination = 'csvlog'",
 		"observer pg-stat-statements: cannot be applied to this server",
 	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("dry run output lacks %q:\n%s", want, stdout.String())
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, stdout)
 		}
 	}
 	if d := diffSettings(before, settings()); len(d) > 0 {
@@ -262,7 +258,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if left, _ := journal.List(state); len(left) > 0 {
 		t.Errorf("a dry run wrote journals %v", left)
 	}
-	assertNoSecret(t, tmp, stdout.String()+stderr.String())
+	assertNoSecret(t, tmp, stdout+stderr)
 }
 
 func mustDataset(t *testing.T) dataset.Dataset {
@@ -417,12 +413,8 @@ func TestLogDiskFullFailsTheRun(t *testing.T) {
   events: {source: server-log, match: 'statement: .*{{tag}}'}
 `), 0o644)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
-		"--rounds", "2", "--duration", "1s", "--warmup", "200ms", "--clients", "2", "--seed", "1", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "run", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
+		"--rounds", "2", "--duration", "1s", "--warmup", "200ms", "--clients", "2", "--seed", "1", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -434,7 +426,7 @@ func TestLogDiskFullFailsTheRun(t *testing.T) {
 			t.Errorf("run %d (%s): error %q; want the full-disk runs, and only them, failed with the server's complaint", r.Seq, r.Condition, r.Error)
 		}
 	}
-	if !strings.Contains(stdout.String(), "log-to-full-disk: 2 of its runs failed") {
-		t.Errorf("report does not show the failed runs:\n%s", stdout.String())
+	if !strings.Contains(stdout, "log-to-full-disk: 2 of its runs failed") {
+		t.Errorf("report does not show the failed runs:\n%s", stdout)
 	}
 }

@@ -36,9 +36,7 @@ func runScripts(t *testing.T, observer string, args ...string) (result.Summary, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 	return s, stdout.String()
 }
 
@@ -160,9 +158,7 @@ func TestQueryModes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); !os.IsNotExist(err) {
 		t.Errorf("summary.json written (%v): the experiment ran", err)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 
 	s, stdout := runScripts(t, "log-statements-file", "--workload", "pgbench", "--script", file)
 	checkScriptRun(t, s, "log-statements-file", map[string]int{"sum.sql": 1})

@@ -19,12 +19,8 @@ func TestStudySyncCommit(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "sync-commit", "--observers", "sync-commit-local", "--rounds", "2",
-		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "4", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	stdout, _ := runOK(t, "study", "sync-commit", "--observers", "sync-commit-local", "--rounds", "2",
+		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "4", "--out", out)
 	auto, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,15 +60,9 @@ func TestStudySyncCommit(t *testing.T) {
 	if a, b := perRow(auto), perRow(batched); a < 0.5 || b > a/10 {
 		t.Errorf("WAL flushes per insert: autocommit %.3f, batched %.4f; want about 1 and under a tenth of it", a, b)
 	}
-	for _, want := range []string{"What does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
-		"IPC:SyncRep %", "flush lag ms", "sync-commit-local", "replica asynchronous"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	wantPrinted(t, stdout, "What does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
+		"IPC:SyncRep %", "flush lag ms", "sync-commit-local", "replica asynchronous")
+	noServersLeft(t, tmp)
 }
 
 // Study 5 end to end, short: the reliability check finds one record per
@@ -82,19 +72,11 @@ func TestStudyAudit(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "audit", "--reliability-duration", "4s", "--sessions", "1,2",
-		"--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "0s", "--threshold", "50", "--seed", "5", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
-	for _, want := range []string{"Is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
+	stdout, _ := runOK(t, "study", "audit", "--reliability-duration", "4s", "--sessions", "1,2",
+		"--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "0s", "--threshold", "50", "--seed", "5", "--out", out)
+	wantPrinted(t, stdout, "Is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
 		"COMPLETE: one record per statement", "records/s", "per day", "concurrency sweep: thousand-point", "concurrency sweep: thousand-range",
-		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
+		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files")
 	for _, wl := range []string{"thousand-point", "thousand-range"} {
 		rec, ok, err := app.ReadSweep(filepath.Join(out, wl))
 		points := rec.Points
@@ -110,9 +92,7 @@ func TestStudyAudit(t *testing.T) {
 			}
 		}
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // A deliberately lossy audit sink fails the reliability check: the study
@@ -128,17 +108,11 @@ func TestStudyAuditLossyFails(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d; want 1 (the trail is incomplete)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"reliability: pgaudit-stream-lossy", "INCOMPLETE:", "statements have no record", "threshold: pgaudit-stream-lossy"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
+	wantPrinted(t, stdout.String(), "reliability: pgaudit-stream-lossy", "INCOMPLETE:", "statements have no record", "threshold: pgaudit-stream-lossy")
 	if !strings.Contains(stderr.String(), "the audit trail holds") {
 		t.Errorf("stderr does not say why it failed:\n%s", stderr.String())
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // Study 2 end to end: the built-in capture (dss-mix with every statement
@@ -149,20 +123,12 @@ func TestStudyReplay(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "replay", "--capture-duration", "1500ms", "--clients", "3",
-		"--observers", "log-statements-file,log-statements-stream", "--rounds", "2", "--seed", "9", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
-	for _, want := range []string{"What does each observer cost a replayed workload", "replay s", "statements/s every 5 s",
-		"log-statements-stream", "not reproduced: Profiler on a remote machine"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if !strings.Contains(stderr.String(), "capture: ") {
-		t.Errorf("stderr lacks the capture's summary:\n%s", stderr.String())
+	stdout, stderr := runOK(t, "study", "replay", "--capture-duration", "1500ms", "--clients", "3",
+		"--observers", "log-statements-file,log-statements-stream", "--rounds", "2", "--seed", "9", "--out", out)
+	wantPrinted(t, stdout, "What does each observer cost a replayed workload", "replay s", "statements/s every 5 s",
+		"log-statements-stream", "not reproduced: Profiler on a remote machine")
+	if !strings.Contains(stderr, "capture: ") {
+		t.Errorf("stderr lacks the capture's summary:\n%s", stderr)
 	}
 	runs, err := result.ReadRuns(filepath.Join(out, "replay", "results.jsonl"))
 	if err != nil {
@@ -178,9 +144,7 @@ func TestStudyReplay(t *testing.T) {
 	if len(runs) != 6 || len(executed) != 1 {
 		t.Errorf("%d runs executing %v statements; want 6 runs, each the whole capture once", len(runs), executed)
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }
 
 // Study 3's condensed table: a target per line, a variant per column, and
@@ -189,18 +153,10 @@ func TestStudyTargets(t *testing.T) {
 	needServers(t)
 	asWorkers(t) // a duet drives each twin from a worker
 	tmp := privateTemp(t)
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "targets", "--observers", "log-statements-file,log-filtered-out",
-		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out")}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
-	for _, want := range []string{"What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
-		"not run", "not reproduced: lock acquired/released events"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
-		}
-	}
+	stdout, _ := runOK(t, "study", "targets", "--observers", "log-statements-file,log-filtered-out",
+		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out"))
+	wantPrinted(t, stdout, "What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
+		"not run", "not reproduced: lock acquired/released events")
 }
 
 // Study 2 on MariaDB: the built-in capture is read from the real general
@@ -210,12 +166,8 @@ func TestStudyReplayMariaDB(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"study", "replay", "--engine", "mariadb", "--capture-duration", "1500ms", "--clients", "2",
-		"--observers", "general-log-file", "--rounds", "2", "--seed", "11", "--out", out}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
-	}
+	runOK(t, "study", "replay", "--engine", "mariadb", "--capture-duration", "1500ms", "--clients", "2",
+		"--observers", "general-log-file", "--rounds", "2", "--seed", "11", "--out", out)
 	sum, err := readSummary(t, filepath.Join(out, "replay", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +180,5 @@ func TestStudyReplayMariaDB(t *testing.T) {
 			t.Errorf("%s: %d statement errors: %q", c.Name, c.StatementErrors, c.ErrorSamples)
 		}
 	}
-	if d := serverDirs(t, tmp); len(d) > 0 {
-		t.Errorf("server directories left: %v", d)
-	}
+	noServersLeft(t, tmp)
 }

@@ -320,12 +320,8 @@ func TestWorkersMariaDB(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
 	out := filepath.Join(privateTemp(t), "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
-		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "5", "--seed", "3", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	runOK(t, "run", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
+		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "5", "--seed", "3", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -349,12 +345,8 @@ func TestWorkersAlternation(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
 	out := filepath.Join(privateTemp(t), "out")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
-		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "2", "--seed", "6", "--out", out}, &stdout, &stderr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	_, stderr := runOK(t, "run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
+		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "2", "--seed", "6", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +362,7 @@ func TestWorkersAlternation(t *testing.T) {
 		}
 	}
 	if alt == 0 {
-		t.Fatalf("no alternation run:\n%s", stderr.String())
+		t.Fatalf("no alternation run:\n%s", stderr)
 	}
 	sum, err := readSummary(t, filepath.Join(out, "summary.json"))
 	if err != nil {

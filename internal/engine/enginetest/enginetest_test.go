@@ -81,16 +81,19 @@ func TestThroughputIsCapacityOverCost(t *testing.T) {
 // woke up (sleeps end about a millisecond late): 256 sessions queue
 // 25.6 ms of work ahead of each slot, several of the kernel's time slices,
 // so that a machine busy with other tests does not leave a slot idle. It
-// never goes above the capacity; a machine loaded enough to keep sessions
-// from running for longer than that lowers it, so a run below is tried
-// again, up to three times.
+// never goes much above the capacity: sessions that wake late at the
+// window's start bring statements due before it into it (30 ms late is
+// 10% of the window), a schedule that let more than the capacity in
+// service would double it. A machine loaded enough to keep sessions from
+// running for longer than the queued work lowers it, so a run below is
+// tried again, up to three times.
 func TestThroughputInRealTime(t *testing.T) {
 	s := enginetest.New(enginetest.Options{})
 	var got []float64
 	for range 3 {
 		r := run(t, s, creditTop1(t), 256, 300*time.Millisecond)
 		ratio := r.Throughput / s.Throughput()
-		if ratio > 1.02 {
+		if ratio > 1.1 {
 			t.Fatalf("real time: %.0f statements/s, over the capacity's %.0f", r.Throughput, s.Throughput())
 		}
 		if ratio >= 0.85 {
