@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -81,13 +80,8 @@ func main() {
 		logf("-duet-rounds %d: want an even number, at least 2", c.duetRounds)
 		os.Exit(2)
 	}
-	c.command = "go run ./bench/collectors " + strings.Join(os.Args[1:], " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		logf("%v", err)
-		os.Exit(1)
-	}
+	c.command = sidebyside.Command("collectors")
+	sidebyside.Main("collectors", func(ctx context.Context) error { return run(ctx, c) })
 }
 
 // measured is one variant's collector arm and A/A arm.

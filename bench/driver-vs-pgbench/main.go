@@ -10,12 +10,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
@@ -96,22 +94,12 @@ func main() {
 	case c.duet && *cpuprofile != "":
 		fail(fmt.Errorf("-duet runs the obsbench driver in a child process: not with -cpuprofile"))
 	}
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	c.command = strings.Join(append([]string{"go run ./bench/driver-vs-pgbench"}, os.Args[1:]...), " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		stop()
-		fail(err)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	c.command = sidebyside.Command("driver-vs-pgbench")
+	sidebyside.Main("driver-vs-pgbench", func(ctx context.Context) error { return run(ctx, c) })
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "driver-vs-pgbench:", err)
-	os.Exit(1)
-}
+func fail(err error) { sidebyside.Fail("driver-vs-pgbench", err) }
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "driver-vs-pgbench: "+format+"\n", args...)

@@ -31,7 +31,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -69,17 +68,12 @@ func main() {
 	if *shares != "" {
 		c.shares = strings.Split(*shares, ",")
 	}
-	c.command = "go run ./bench/duet " + strings.Join(os.Args[1:], " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	c.command = sidebyside.Command("duet")
 	do := run
 	if len(c.shares) > 0 {
 		do = runShares
 	}
-	if err := do(ctx, c); err != nil {
-		logf("%v", err)
-		os.Exit(1)
-	}
+	sidebyside.Main("duet", func(ctx context.Context) error { return do(ctx, c) })
 }
 
 // noop changes nothing: in rounds against the baseline, an A/A comparison.

@@ -16,10 +16,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
@@ -62,16 +60,9 @@ func main() {
 		*obs = defaultObservers[c.engine]
 	}
 	c.observers = strings.Split(*obs, ",")
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	c.command = strings.Join(append([]string{"go run ./bench/instructions"}, os.Args[1:]...), " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		fmt.Fprintln(os.Stderr, "instructions:", err)
-		os.Exit(1)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	c.command = sidebyside.Command("instructions")
+	sidebyside.Main("instructions", func(ctx context.Context) error { return run(ctx, c) })
 }
 
 // defaultObservers are each engine's default observers and a variant

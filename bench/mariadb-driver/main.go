@@ -10,10 +10,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
@@ -89,23 +87,18 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	c.command = strings.Join(append([]string{"go run ./bench/mariadb-driver"}, os.Args[1:]...), " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, &c); err != nil {
-		stop()
-		pprof.StopCPUProfile()
-		fail(err)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	c.command = sidebyside.Command("mariadb-driver")
+	sidebyside.Main("mariadb-driver", func(ctx context.Context) error {
+		err := run(ctx, &c)
+		if err != nil {
+			pprof.StopCPUProfile()
+		}
+		return err
+	})
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "mariadb-driver:", err)
-	os.Exit(1)
-}
+func fail(err error) { sidebyside.Fail("mariadb-driver", err) }
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "mariadb-driver: "+format+"\n", args...)

@@ -27,7 +27,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,13 +57,8 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 7, "seed of the run (phases and the mix's draws)")
 	flag.StringVar(&c.dir, "dir", "bench/mix-phases", "where RESULT.md and the output go")
 	flag.Parse()
-	c.command = strings.TrimSpace("go run ./bench/mix-phases " + strings.Join(os.Args[1:], " "))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		logf("%v", err)
-		os.Exit(1)
-	}
+	c.command = sidebyside.Command("mix-phases")
+	sidebyside.Main("mix-phases", func(ctx context.Context) error { return run(ctx, c) })
 }
 
 func run(ctx context.Context, c config) error {

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
@@ -128,22 +127,12 @@ func main() {
 	if c.duet && (c.states > 0 || *cpuprofile != "") {
 		fail(fmt.Errorf("-duet runs obsbench's side in a child process: not with -states or -cpuprofile"))
 	}
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	c.command = strings.Join(append([]string{"go run ./bench/pgbench-scripts"}, os.Args[1:]...), " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		stop()
-		fail(err)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	c.command = sidebyside.Command("pgbench-scripts")
+	sidebyside.Main("pgbench-scripts", func(ctx context.Context) error { return run(ctx, c) })
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "pgbench-scripts:", err)
-	os.Exit(1)
-}
+func fail(err error) { sidebyside.Fail("pgbench-scripts", err) }
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "pgbench-scripts: "+format+"\n", args...)

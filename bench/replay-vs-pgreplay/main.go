@@ -14,7 +14,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,21 +48,11 @@ func main() {
 	if c.rounds < 1 || c.sessions < 1 || c.statements < 1 {
 		fail(fmt.Errorf("-rounds, -sessions and -statements must be at least 1"))
 	}
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		stop()
-		fail(err)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	sidebyside.Main("replay-vs-pgreplay", func(ctx context.Context) error { return run(ctx, c) })
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "replay-vs-pgreplay:", err)
-	os.Exit(1)
-}
+func fail(err error) { sidebyside.Fail("replay-vs-pgreplay", err) }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 

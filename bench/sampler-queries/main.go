@@ -24,9 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -57,13 +55,8 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the variants' order in each round")
 	flag.StringVar(&c.out, "out", "bench/sampler-queries/RESULT.md", "report file")
 	flag.Parse()
-	c.command = "go run ./bench/sampler-queries " + strings.Join(os.Args[1:], " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		fmt.Fprintln(os.Stderr, "sampler-queries:", err)
-		os.Exit(1)
-	}
+	c.command = sidebyside.Command("sampler-queries")
+	sidebyside.Main("sampler-queries", func(ctx context.Context) error { return run(ctx, c) })
 }
 
 func logf(format string, args ...any) {

@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -54,16 +53,9 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
 	flag.StringVar(&c.out, "out", "bench/workers/RESULT.md", "markdown report to write")
 	flag.Parse()
-	if c.seed == 0 {
-		c.seed = uint64(time.Now().UnixNano())
-	}
-	c.command = "go run ./bench/workers " + strings.Join(os.Args[1:], " ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		logf("%v", err)
-		os.Exit(1)
-	}
+	c.seed = sidebyside.Seed(c.seed)
+	c.command = sidebyside.Command("workers")
+	sidebyside.Main("workers", func(ctx context.Context) error { return run(ctx, c) })
 }
 
 // sample is one measured run of one arrangement.
