@@ -67,16 +67,17 @@ func WaitStable(ctx context.Context, total func() (int64, error)) error {
 	return errors.New("the count (log size or event counter) kept changing for 30s after the run")
 }
 
-// Finder looks for a marker line in files that grow: each call reads only
-// what was added since the last, keeping enough of the end to find a
-// marker cut in two by a write.
+// Finder looks for a marker in files that grow: each call reads only what
+// was added since the last, keeping enough of the end to find a marker
+// cut in two by a write.
 type Finder struct {
 	Marker []byte
 	seen   map[string]int64 // path -> bytes searched
 }
 
 // Find reports whether the marker stands in path beyond offset (where
-// the search of a file not searched before begins).
+// the search of a file not searched before begins). A file that is gone
+// holds no marker.
 func (f *Finder) Find(path string, offset int64) (bool, error) {
 	if f.seen == nil {
 		f.seen = map[string]int64{}
@@ -86,6 +87,9 @@ func (f *Finder) Find(path string, offset int64) (bool, error) {
 		from = offset
 	}
 	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
@@ -93,15 +97,27 @@ func (f *Finder) Find(path string, offset int64) (bool, error) {
 	if _, err := file.Seek(from, io.SeekStart); err != nil {
 		return false, err
 	}
-	b, err := io.ReadAll(file)
-	if err != nil {
-		return false, err
+	// A run's log can be large: it is read a block at a time, each
+	// searched with the end of the one before.
+	keep := len(f.Marker) - 1
+	buf := make([]byte, keep+1<<20)
+	have := 0
+	for {
+		n, err := file.Read(buf[have:])
+		have += n
+		if bytes.Contains(buf[:have], f.Marker) {
+			return true, nil
+		}
+		if tail := min(keep, have); n > 0 {
+			from += int64(have - tail)
+			have = copy(buf, buf[have-tail:have])
+		}
+		if err == io.EOF {
+			f.seen[path] = from
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
 	}
-	if bytes.Contains(b, f.Marker) {
-		return true, nil
-	}
-	// The next search starts a marker's length back: a marker being
-	// written now may be in this read only in part.
-	f.seen[path] = from + max(0, int64(len(b))-int64(len(f.Marker)))
-	return false, nil
 }

@@ -3,6 +3,7 @@ package logscan
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +47,15 @@ func TestFinder(t *testing.T) {
 	}
 	if f.seen[path] <= start {
 		t.Errorf("searched up to %d; want past the offset %d", f.seen[path], start)
+	}
+
+	// A marker across the boundary of the blocks one search reads.
+	path = filepath.Join(t.TempDir(), "big")
+	write(strings.Repeat("x", 1<<20+1) + "MARK\n") // a read holds 1 MiB and 3 bytes
+	if !find(&Finder{Marker: []byte("MARK")}, 0) {
+		t.Error("missed a marker across two blocks of a read")
+	}
+	if found, err := (&Finder{Marker: []byte("MARK")}).Find(filepath.Join(t.TempDir(), "gone"), 0); found || err != nil {
+		t.Errorf("a missing file: %v, %v; want not found, no error", found, err)
 	}
 }
