@@ -68,3 +68,21 @@ func (cs *Changes[C]) Undo(undo func(C) error) (undone []C, err error) {
 	cs.list = failed
 	return undone, errors.Join(errs...)
 }
+
+// Sink is an applied observer's sink (a slow directory, a relay), taken
+// down once the observer's revert has succeeded: last, once the server
+// writes elsewhere. After a failed revert it stays, for the next attempt.
+type Sink struct{ close func() error }
+
+// Set makes close what takes the sink down.
+func (s *Sink) Set(close func() error) { s.close = close }
+
+// CloseAfter takes the sink down when *err is nil, and sets *err to how
+// that failed: a revert defers it.
+func (s *Sink) CloseAfter(err *error) {
+	if *err == nil && s.close != nil {
+		if *err = s.close(); *err == nil {
+			s.close = nil
+		}
+	}
+}

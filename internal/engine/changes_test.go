@@ -67,3 +67,33 @@ func TestChangesWithoutJournal(t *testing.T) {
 		t.Errorf("Undo = %v, %v, %d left; want 2 1, none left", undone, err, cs.Len())
 	}
 }
+
+// A sink is taken down only after a revert that succeeded, and stays for
+// the next attempt when taking it down fails.
+func TestSinkClosesAfterARevert(t *testing.T) {
+	closes, fail := 0, true
+	var s Sink
+	s.Set(func() error {
+		closes++
+		if fail {
+			return errors.New("busy")
+		}
+		return nil
+	})
+	reverted := errors.New("revert failed")
+	s.CloseAfter(&reverted)
+	if closes != 0 {
+		t.Fatalf("closed after a failed revert")
+	}
+	var err error
+	s.CloseAfter(&err)
+	if closes != 1 || err == nil {
+		t.Fatalf("closes %d, err %v; want one attempt that failed", closes, err)
+	}
+	fail, err = false, nil
+	s.CloseAfter(&err)
+	s.CloseAfter(&err)
+	if closes != 2 || err != nil {
+		t.Errorf("closes %d, err %v; want the sink taken down once more, then no more", closes, err)
+	}
+}

@@ -36,10 +36,10 @@ type change struct {
 
 // Applied is an observer in force. Revert undoes it.
 type Applied struct {
-	s         *Server
-	obs       observer.Observer
-	changes   engine.Changes[change]
-	closeSink func() error
+	s       *Server
+	obs     observer.Observer
+	changes engine.Changes[change]
+	sink    engine.Sink
 }
 
 // Observer is the observer that was applied.
@@ -250,13 +250,7 @@ func (a *Applied) record(c change) error {
 // plugins, then startup options with one restart. Every step is tried even
 // when one fails; the failed ones stay for another Revert.
 func (a *Applied) Revert(ctx context.Context) (err error) {
-	defer func() {
-		if err == nil && a.closeSink != nil {
-			if err = a.closeSink(); err == nil {
-				a.closeSink = nil
-			}
-		}
-	}()
+	defer a.sink.CloseAfter(&err)
 	if a.changes.Len() == 0 {
 		return nil
 	}

@@ -29,6 +29,6 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 	if err != nil {
 		return err
 	}
-	a.closeSink = release
+	a.sink.Set(release)
 	return nil
 }

@@ -36,9 +36,7 @@ type Applied struct {
 	s       *Server
 	obs     observer.Observer
 	changes engine.Changes[change]
-	// closeSink takes down the observer's sink, after the server stopped
-	// writing to it.
-	closeSink func() error
+	sink    engine.Sink
 }
 
 // ApplyRestarts says whether Apply(o) restarts the server: a library to
@@ -250,15 +248,7 @@ func (a *Applied) record(c change) error {
 // library is still loaded, then extensions, then restart-only settings with
 // one restart.
 func (a *Applied) Revert(ctx context.Context) (err error) {
-	defer func() {
-		// The sink goes last, once the server writes elsewhere; after a
-		// failed revert it stays, for the next attempt.
-		if err == nil && a.closeSink != nil {
-			if err = a.closeSink(); err == nil {
-				a.closeSink = nil
-			}
-		}
-	}()
+	defer a.sink.CloseAfter(&err)
 	if a.changes.Len() == 0 {
 		return nil
 	}

@@ -51,7 +51,7 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		if err != nil {
 			return err
 		}
-		a.closeSink = func() error { return h.SetStream(0, false) }
+		a.sink.Set(func() error { return h.SetStream(0, false) })
 		return h.SetStream(rate, o.Sink.Lossy)
 	case observer.SinkSlowDir:
 		delay, capacity, err := o.Sink.SlowDir()
@@ -62,7 +62,7 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		if err != nil {
 			return err
 		}
-		a.closeSink = release
+		a.sink.Set(release)
 		return nil
 	}
 	return fmt.Errorf("observer %s: unknown sink kind %q", o.Name, o.Sink.Kind)
