@@ -43,7 +43,9 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	}
 	ws := collect.NewWaitSampler(src, 10*time.Millisecond, true)
 	ws.Start(ctx)
-	time.Sleep(500 * time.Millisecond)
+	// 100 ticks due: a loaded machine delays many, and the test needs 20
+	// to tell a sampler that works.
+	time.Sleep(time.Second)
 	on, _, err := ws.Stop()
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,8 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if e.counter.Source == observer.SourceSQL {
 		return nil, nil // not in files: Count
 	}
-	if err := e.written(ctx); err != nil {
+	marked, err := e.written(ctx)
+	if err != nil {
 		return nil, err
 	}
 	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
@@ -110,6 +111,9 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 		if err != nil {
 			return nil, err
 		}
+		if n == 0 && name == marked {
+			continue // begun by a rotation after the run, for the marker
+		}
 		out = append(out, result.FileCount{Name: name, Records: n, Bytes: grew})
 	}
 	return out, nil
@@ -125,40 +129,40 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 // written as it will be (a full disk; log_min_messages above LOG); where
 // the marker cannot be logged (no PL/pgSQL) or read (the stream: a lossy
 // one may drop it), the files' size settling stands in.
-func (e *EventCount) written(ctx context.Context) error {
+func (e *EventCount) written(ctx context.Context) (marked string, err error) {
 	if e.counter.Source != observer.SourceServerLog {
-		return logscan.WaitStable(ctx, e.totalSize)
+		return "", logscan.WaitStable(ctx, e.totalSize)
 	}
 	marker := fmt.Sprintf("obsbench log marker %d-%d", os.Getpid(), time.Now().UnixNano())
 	if err := e.s.logMarker(ctx, marker); err != nil {
-		return logscan.WaitStable(ctx, e.totalSize)
+		return "", logscan.WaitStable(ctx, e.totalSize)
 	}
 	find := logscan.Finder{Marker: []byte(marker)}
 	last, grew := int64(-1), time.Now()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		sizes, err := e.sizes()
 		if err != nil {
-			return err
+			return "", err
 		}
 		var total int64
 		for name, size := range sizes {
 			total += size
 			if found, err := find.Find(filepath.Join(e.logDir, name), e.offsets[name]); err != nil || found {
-				return err
+				return name, err
 			}
 		}
 		if total != last {
 			last, grew = total, time.Now()
 		} else if time.Since(grew) >= logQuiet {
-			return nil
+			return "", nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return "", ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the server's log in %s kept growing for 30s after the run without obsbench's marker", e.logDir)
+	return "", fmt.Errorf("the server's log in %s kept growing for 30s after the run without obsbench's marker", e.logDir)
 }
 
 // logQuiet is how long a log without the marker must stay the same size to

@@ -51,7 +51,9 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	defer src.Close(ctx)
 	ws := collect.NewWaitSampler(src, 10*time.Millisecond, true)
 	ws.Start(ctx)
-	time.Sleep(500 * time.Millisecond)
+	// 100 ticks due: a loaded machine delays many, and the test needs 20
+	// to tell a sampler that works.
+	time.Sleep(time.Second)
 	on, off, err := ws.Stop()
 	if err != nil {
 		t.Fatal(err)
