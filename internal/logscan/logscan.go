@@ -73,6 +73,7 @@ func WaitStable(ctx context.Context, total func() (int64, error)) error {
 type Finder struct {
 	Marker []byte
 	seen   map[string]int64 // path -> bytes searched
+	buf    []byte           // a block and the end of the one before
 }
 
 // Find reports whether the marker stands in path beyond offset (where
@@ -100,8 +101,10 @@ func (f *Finder) Find(path string, offset int64) (bool, error) {
 	// A run's log can be large: it is read a block at a time, each
 	// searched with the end of the one before.
 	keep := len(f.Marker) - 1
-	buf := make([]byte, keep+1<<20)
-	have := 0
+	if f.buf == nil {
+		f.buf = make([]byte, keep+1<<20)
+	}
+	buf, have := f.buf, 0
 	for {
 		n, err := file.Read(buf[have:])
 		have += n

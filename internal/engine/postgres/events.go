@@ -147,6 +147,9 @@ func (e *EventCount) written(ctx context.Context) (marked string, err error) {
 		var total int64
 		for name, size := range sizes {
 			total += size
+			if size <= e.offsets[name] {
+				continue // not written since the run began
+			}
 			if found, err := find.Find(filepath.Join(e.logDir, name), e.offsets[name]); err != nil || found {
 				return name, err
 			}
