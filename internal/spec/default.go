@@ -34,6 +34,14 @@ const (
 	defaultCountRounds     = 4
 )
 
+// DefaultTwinShare is the share of the machine's CPUs each duet twin is
+// held to unless --twin-cpus says otherwise: less than half, so that the
+// twins never compete for a core with each other or with what runs beside
+// them (obsbench itself, the machine's noise). At half each, every
+// disturbance took CPU from one twin and not the other, and A/A phases
+// spread much wider (bench/duet/README.md).
+const DefaultTwinShare = 0.35
+
 // Default is the spec of 'obsbench run' with no flags: the default
 // experiment on a managed PostgreSQL.
 func Default() Spec {

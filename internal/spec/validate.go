@@ -112,14 +112,6 @@ func (s Spec) validateAlternation() error {
 	return nil
 }
 
-// DefaultTwinShare is the share of the machine's CPUs each duet twin is
-// held to unless --twin-cpus says otherwise: less than half, so that the
-// twins never compete for a core with each other or with what runs beside
-// them (obsbench itself, the machine's noise). At half each, every
-// disturbance took CPU from one twin and not the other, and A/A phases
-// spread much wider (bench/duet/README.md).
-const DefaultTwinShare = 0.35
-
 // ValidateDuet refuses what --method duet cannot do, and its flags
 // without it, on a machine of cpus CPUs. It is apart from Validate: the
 // method may be chosen after the spec is read (a duet where one can run).
