@@ -9,6 +9,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"context"
+
+	"io/fs"
+
+	"time"
 )
 
 // ErrNoValgrind is returned when instructions are to be counted and
@@ -95,6 +101,44 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 		}
 	}
 	return maps.Clone(p.counted), nil
+}
+
+// countedPostmaster is the process id of the running postmaster if it runs
+// under the counter, else 0.
+func (p *Postgres) countedPostmaster() int {
+	if !p.countedLife {
+		return 0
+	}
+	pm, _ := p.PID()
+	return pm
+}
+
+// waitCount waits for the count of postmaster pm (0: none to wait for).
+// The postmaster removes postmaster.pid before it exits, and valgrind
+// writes the count as the process exits: pg_ctl reports a stop done before
+// the count is written, and a count that came later would be the next
+// lifetime's (the ClearCounts before it has already run).
+func (p *Postgres) waitCount(ctx context.Context, pm int) error {
+	if pm == 0 {
+		return nil
+	}
+	path := filepath.Join(p.base, countDir, "cg."+strconv.Itoa(pm))
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if _, done, err := cachegrindTotal(path); err == nil && done {
+			return nil
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the counted postmaster %d wrote no instruction count two minutes after it stopped", pm)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // ClearCounts removes the counts read so far.

@@ -96,12 +96,22 @@ func TestCountInstructions(t *testing.T) {
 	if err := pg.CountInstructions(false); err != nil {
 		t.Fatal(err)
 	}
+	pm, err := pg.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := pg.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
 	counts, err := pg.Counts()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The postmaster removes its pid file before valgrind writes its
+	// count: the restart is over only when the count is there, or it
+	// would land after the next ClearCounts, in the next lifetime's.
+	if _, ok := counts[pm]; !ok {
+		t.Errorf("the counted postmaster %d has no count when the restart returns (counts of %v)", pm, keys(counts))
 	}
 	for _, k := range kids {
 		if _, ok := counts[k]; !ok {

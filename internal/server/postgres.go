@@ -51,7 +51,10 @@ type Postgres struct {
 	// counter, if set, is the program pg_ctl starts instead of postgres:
 	// postgres under valgrind's instruction counter (CountInstructions).
 	counter string
-	counted map[int]uint64 // counts read whole, by process id
+	// countedLife says the running postmaster was started under the
+	// counter: a restart or stop waits for its count (endLife).
+	countedLife bool
+	counted     map[int]uint64 // counts read whole, by process id
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
@@ -244,7 +247,11 @@ func (p *Postgres) PID() (int, error) {
 // Restart stops the server (fast shutdown) and starts it again, which is how
 // settings of context `postmaster` such as shared_preload_libraries change.
 func (p *Postgres) Restart(ctx context.Context) error {
-	return p.pgctl(ctx, "restart", "-m", "fast", "-t", "120")
+	pm := p.countedPostmaster()
+	if err := p.pgctl(ctx, "restart", "-m", "fast", "-t", "120"); err != nil {
+		return err
+	}
+	return p.waitCount(ctx, pm)
 }
 
 // Stop shuts the server down and removes its directory. It is safe to call
@@ -258,8 +265,12 @@ func (p *Postgres) Stop() error {
 		// A fresh context: Stop runs after the caller's context was cancelled.
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
+		pm := p.countedPostmaster()
 		if err = p.pgctl(ctx, "stop", "-m", "fast", "-t", "30"); err != nil {
 			err = p.pgctl(ctx, "stop", "-m", "immediate", "-t", "30")
+		}
+		if err == nil {
+			err = p.waitCount(ctx, pm)
 		}
 	}
 	if p.stream != nil {
@@ -286,8 +297,10 @@ func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) err
 	var err error
 	if action == "stop" {
 		_, err = p.command(ctx, "pg_ctl", args...)
+		p.countedLife = false
 	} else {
 		err = p.startCommand(ctx, "pg_ctl", args...)
+		p.countedLife = err == nil && p.counter != ""
 	}
 	if err != nil && action != "stop" {
 		if tail := p.logTail(); tail != "" {
