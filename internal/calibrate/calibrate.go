@@ -208,19 +208,35 @@ func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 				c.Measured, c.MeasuredCPU = cs.Overhead, cs.CPUChange
 			}
 		}
-		verdict := "not measured"
+		verdict, d := "not measured", 1
 		if m := c.Measured; m != nil && !math.IsNaN(m.Pct) && m.Verdict != "" {
 			c.Recovered = c.ExpectedPct >= m.CILow && c.ExpectedPct <= m.CIHigh
-			verdict = fmt.Sprintf("measured %.1f%% [%.1f, %.1f]: ", m.Pct, m.CILow, m.CIHigh)
+			d = digitsApart(c.ExpectedPct, m.CILow, m.CIHigh)
+			verdict = fmt.Sprintf("measured %.*f%% [%.*f, %.*f]: ", d, m.Pct, d, m.CILow, d, m.CIHigh)
 			if c.Recovered {
 				verdict += "recovered"
 			} else {
 				verdict += "NOT recovered"
 			}
 		}
-		fmt.Fprintf(w, "%s: %d loops = %.2f µs/stmt: expected overhead %.1f%% (server CPU/stmt %+.1f%%), %s\n",
-			c.Name, c.Loops, c.ExtraUS, c.ExpectedPct, c.ExpectedCPUPct, verdict)
+		fmt.Fprintf(w, "%s: %d loops = %.2f µs/stmt: expected overhead %.*f%% (server CPU/stmt %+.1f%%), %s\n",
+			c.Name, c.Loops, c.ExtraUS, d, c.ExpectedPct, c.ExpectedCPUPct, verdict)
 	}
+}
+
+// digitsApart is the number of decimals (1 to 3) at which x, printed
+// beside the interval [lo, hi], falls on the side of it where it is: an
+// expected 10.06% outside [10.08, 10.4] printed with one decimal would
+// read 10.1 inside [10.1, 10.4], beside a verdict "NOT recovered".
+func digitsApart(x, lo, hi float64) int {
+	for d := 1; d < 3; d++ {
+		p := math.Pow(10, float64(d))
+		r := func(v float64) float64 { return math.Round(v*p) / p }
+		if (x >= lo) == (r(x) >= r(lo)) && (x <= hi) == (r(x) <= r(hi)) {
+			return d
+		}
+	}
+	return 3
 }
 
 // openCalibration starts the managed PostgreSQL a calibration runs on,
