@@ -130,3 +130,31 @@ func TestTextCountedWholeRowsOnly(t *testing.T) {
 		}
 	}
 }
+
+// The workers' table is in the default report when a condition's sessions
+// ran in more than one worker process; with one, only -v shows it.
+func TestWorkersShownWhenScaledOut(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		s := readSummary(t, filepath.Join("testdata", "summary.json"))
+		for i := range s.Conditions {
+			s.Conditions[i].Workers = nil
+			for k := range n {
+				s.Conditions[i].Workers = append(s.Conditions[i].Workers, result.WorkerSummary{Worker: k, Host: "vm", Sessions: 1, Throughput: 1000, CPUPct: 20, CPUPctMax: 25})
+			}
+		}
+		var got, wide bytes.Buffer
+		if err := report.Text(&got, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.TextWide(&wide, s); err != nil {
+			t.Fatal(err)
+		}
+		const table = "workers (median of whole runs"
+		if shown := strings.Contains(got.String(), table); shown != (n > 1) {
+			t.Errorf("%d worker(s): the default report shows the workers: %v; want %v", n, shown, n > 1)
+		}
+		if !strings.Contains(wide.String(), table) {
+			t.Errorf("%d worker(s): -v lacks the workers' table", n)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []wor
 			t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
 		}
 		dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-		cfg := driver.Config{Clients: 4, Warmup: 50 * time.Millisecond, Duration: 250 * time.Millisecond}
+		cfg := driver.Config{Clients: 4, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond}
 		if lossy {
 			cfg.Warmup, cfg.Duration = 100*time.Millisecond, 500*time.Millisecond
 		}
