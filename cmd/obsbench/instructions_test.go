@@ -30,16 +30,15 @@ func TestInstructionsNeedValgrind(t *testing.T) {
 }
 
 // obsbench run --method instructions on a managed MariaDB, whose sessions
-// are threads: each run counts two server lifetimes, and what the
-// sessions cost is what ran inside do_command. Two rounds, each of about
-// a minute under the counter:
-// how well the counts repeat is the server package's test
+// are threads: each run counts one server lifetime, split at each
+// connection's end, and what the sessions cost is what ran inside
+// do_command. How well the counts repeat is the server package's test
 // (TestCountInstructionsMariaDB); this one checks the command's path: the
 // runs, the scope, the report, and the general log costing more than the
 // baseline in each round. MariaDB's baseline repeats less well than
-// PostgreSQL's (docs/method.md: an occasional lifetime whose row search
-// costs a few tens of thousands of instructions more or less), so the
-// test allows 1%, half the general log's cost.
+// PostgreSQL's (docs/method.md: string comparisons whose instructions
+// depend on where the strings lie in memory), so the test allows 1%,
+// half the general log's cost.
 func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	servertest.SkipShort(t)
 	out := filepath.Join(t.TempDir(), "out")

@@ -65,11 +65,17 @@ type ProcessServer interface {
 
 // ThreadedServer is one process whose sessions are threads (MariaDB):
 // its count is per lifetime, the instructions spent serving client
-// commands apart from the rest.
+// commands apart from the rest, and split at each end of a client
+// connection.
 type ThreadedServer interface {
 	Server
-	// LastTally is the count of the lifetime the latest Reset ended.
-	LastTally() (commands, rest uint64, err error)
+	// LastTally is the count of the lifetime the latest Reset ended: the
+	// commands served up to each connection's end since the one before
+	// (the last entry: after the last end), and the rest.
+	LastTally() (connections []uint64, rest uint64, err error)
+	// EndedConnections is how many connections of the running lifetime
+	// have ended and been counted.
+	EndedConnections() (int, error)
 	// ServerPID is the server's process.
 	ServerPID() int
 }
@@ -301,55 +307,129 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	return s, nil
 }
 
-// runThreaded counts two lifetimes of the server: a warm session and the
-// control one in the first, the same warm session and the measured one in
-// the second. The sessions' work differs by the N statements alone; the
-// server's other threads are counted over the second lifetime. Their
-// system calls cannot be told from the sessions' threads': the server
-// process's are counted, none apart. The observer is applied after each
-// restart, as a timed run does: a server's global settings do not outlive
-// it; what applying and reverting cost, both lifetimes count alike.
+// runThreaded counts one lifetime of the server with three sessions, one
+// after another: a warm one, the control one (the warm-up statements)
+// and the measured one (the warm-up and the N statements). The count is
+// split at each session's end, so the control and the measured sessions
+// differ by the N statements alone, in the same lifetime, both after the
+// first session's first-time work (tables opened, pages read). The
+// server's other threads are counted over the lifetime. Their system
+// calls cannot be told from the sessions' threads': the server process's
+// are counted, none apart. The observer is applied after the restart, as
+// a timed run does: a server's global settings do not outlive it.
 func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.Observer) (s Sample, err error) {
-	pid := func(context.Context, driver.Session) (int, error) { return srv.ServerPID(), nil }
-	var commands, rest [2]uint64
-	var io [2]int64
-	for i, n := range []int{c.Warmup, c.Warmup + c.Statements} {
-		if err := restart(ctx, srv, true); err != nil {
-			return s, err
-		}
-		// What that restart ended is the previous lifetime or an
-		// uncounted server: its tally is not needed.
-		_, _, _ = srv.LastTally()
-		err := c.withObserver(ctx, o, func() error {
-			if _, err := c.session(ctx, c.Warmup+c.Statements, pid); err != nil {
-				return fmt.Errorf("warm session: %w", err)
-			}
-			r, err := c.session(ctx, n, pid)
-			if err != nil {
-				return fmt.Errorf("%s session: %w", [2]string{"control", "measured"}[i], err)
-			}
-			io[i] = r.io
-			// The restart that ends the lifetime makes the server
-			// write its count, read before a revert restarts it again.
-			if err := restart(ctx, srv, false); err != nil {
-				return err
-			}
-			commands[i], rest[i], err = srv.LastTally()
+	if err := restart(ctx, srv, true); err != nil {
+		return s, err
+	}
+	// What that restart ended is the previous lifetime or an uncounted
+	// server: its tally is not needed.
+	_, _, _ = srv.LastTally()
+	var ends [4]int // connections ended before the warm session, and after each session
+	var io [3]int64 // the server's system calls during each session
+	var conns []uint64
+	var rest uint64
+	err = c.withObserver(ctx, o, func() (err error) {
+		if ends[0], err = srv.EndedConnections(); err != nil {
 			return err
-		})
-		if err != nil {
-			return s, err
 		}
+		for i, n := range []int{c.Warmup + c.Statements, c.Warmup, c.Warmup + c.Statements} {
+			if io[i], ends[i+1], err = c.threadSession(ctx, srv, n); err != nil {
+				return fmt.Errorf("%s session: %w", [3]string{"warm", "control", "measured"}[i], err)
+			}
+		}
+		// The restart that ends the lifetime makes the server write the
+		// rest of its count, read before a revert restarts it again.
+		if err := restart(ctx, srv, false); err != nil {
+			return err
+		}
+		conns, rest, err = srv.LastTally()
+		return err
+	})
+	if err != nil {
+		return s, err
+	}
+	if len(conns) < ends[3] {
+		return s, fmt.Errorf("the server's count has %d connections' parts; %d connections ended", len(conns), ends[3])
+	}
+	served := func(k int) (n uint64) { // commands up to the end of session k (1-3), from the one before
+		for _, c := range conns[ends[k-1]:ends[k]] {
+			n += c
+		}
+		return n
+	}
+	if served(3) <= served(2) || served(2) == 0 {
+		return s, fmt.Errorf("the count's parts at each connection's end (%v, connections %v ended) do not hold the sessions: the control session's %d, the measured one's %d", conns, ends, served(2), served(3))
 	}
 	n := float64(c.Statements)
-	s.Backend = (float64(commands[1]) - float64(commands[0])) / n
-	s.Helpers = float64(rest[1])
+	s.Backend = (float64(served(3)) - float64(served(2))) / n
+	s.Helpers = float64(rest)
 	s.Syscalls = -1
-	if io[0] >= 0 && io[1] >= 0 {
-		s.Syscalls = float64(io[1]-io[0]) / n
+	if io[1] >= 0 && io[2] >= 0 {
+		s.Syscalls = float64(io[2]-io[1]) / n
 	}
 	s.HelperSyscalls = -1
 	return s, nil
+}
+
+// threadSession runs n of the workload's operations in a new session of
+// srv and closes it. It returns the server's system calls while the
+// session ran (-1: unknown) and how many connections of the lifetime had
+// ended once its own had. Whatever connection was closed before this
+// session (the observer's control connection) has ended on the server
+// by the time its statements are done, so the count read just before
+// closing it moves by this session's end alone.
+func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (io int64, ended int, err error) {
+	before := readIO([]int{srv.ServerPID()})
+	sess, err := c.Server.Dial(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	op, err := c.Workload.Worker(ctx, sess, 0)
+	if err != nil {
+		sess.Close(ctx)
+		return 0, 0, err
+	}
+	for i := range n {
+		if err := op(ctx); err != nil {
+			sess.Close(ctx)
+			return 0, 0, fmt.Errorf("statement %d: %w", i+1, err)
+		}
+	}
+	io = -1
+	if after := readIO([]int{srv.ServerPID()}); after >= 0 && before >= 0 {
+		io = after - before
+	}
+	base, err := srv.EndedConnections()
+	if err != nil {
+		sess.Close(ctx)
+		return 0, 0, err
+	}
+	if err := sess.Close(ctx); err != nil {
+		return 0, 0, err
+	}
+	ended, err = waitEnded(ctx, srv, base+1)
+	return io, ended, err
+}
+
+// waitEnded waits until at least n connections of srv's lifetime have
+// ended, and returns how many: a session's end reaches the server just
+// after its client closes it.
+func waitEnded(ctx context.Context, srv ThreadedServer, n int) (int, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		k, err := srv.EndedConnections()
+		if err != nil || k >= n {
+			return k, err
+		}
+		if time.Now().After(deadline) {
+			return k, fmt.Errorf("the server counted %d ended connections two minutes after a session closed; want %d", k, n)
+		}
+		select {
+		case <-ctx.Done():
+			return k, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // restart restarts the server, under the counter or not. Only the

@@ -179,16 +179,20 @@ func TestRunFails(t *testing.T) {
 }
 
 // fakeThreaded counts like MariaDB under the counter: one process whose
-// tally per lifetime is its sessions' commands and the rest; a restart
-// drops the observer's settings (global settings do not outlive the
-// server), and it counts the commands of connecting to a session.
+// tally per lifetime is its sessions' commands, split at each end of a
+// connection, and the rest; a restart drops the observer's settings
+// (global settings do not outlive the server), and it counts the commands
+// of connecting to a session.
 type fakeThreaded struct {
-	perStmt           map[string]float64
-	current           string
-	commands, lastCmd uint64
-	lastOK            bool
-	applied, reverted int
-	resets            int
+	perStmt  map[string]float64
+	current  string
+	pending  uint64   // commands since the last connection's end
+	conns    []uint64 // the running lifetime's, per connection end
+	last     []uint64 // the ended lifetime's, its tail included
+	lastOK   bool
+	applied  int
+	reverted int
+	resets   int
 }
 
 type fakeThreadSession struct {
@@ -199,7 +203,7 @@ type fakeThreadSession struct {
 func (f *fakeThreaded) Apply(_ context.Context, o observer.Observer) (experiment.Applied, error) {
 	f.current = o.Name
 	f.applied++
-	f.commands += 7_000 // the SET GLOBAL commands
+	f.pending += 7_000 // the SET GLOBAL commands, on a connection that stays open
 	return fakeThreadedApplied{f}, nil
 }
 
@@ -212,28 +216,31 @@ func (a fakeThreadedApplied) Revert(context.Context) error { a.f.reverted++; ret
 
 func (f *fakeThreaded) Reset(context.Context) error {
 	f.resets++
-	f.lastCmd, f.lastOK = f.commands, true
-	f.commands, f.current = 0, "baseline"
+	f.last, f.lastOK = append(f.conns, f.pending), true
+	f.conns, f.pending, f.current = nil, 0, "baseline"
 	return nil
 }
 
-func (f *fakeThreaded) LastTally() (uint64, uint64, error) {
+func (f *fakeThreaded) LastTally() ([]uint64, uint64, error) {
 	if !f.lastOK {
-		return 0, 0, errors.New("read twice")
+		return nil, 0, errors.New("read twice")
 	}
 	f.lastOK = false
-	return f.lastCmd, fakeHelpers, nil
+	return f.last, fakeHelpers, nil
 }
 
-func (f *fakeThreaded) ServerPID() int               { return 1 }
-func (f *fakeThreaded) CountInstructions(bool) error { return nil }
+func (f *fakeThreaded) EndedConnections() (int, error) { return len(f.conns), nil }
+func (f *fakeThreaded) ServerPID() int                 { return 1 }
+func (f *fakeThreaded) CountInstructions(bool) error   { return nil }
 func (f *fakeThreaded) Dial(context.Context) (driver.Session, error) {
-	f.commands += fakeStartup
+	f.pending += fakeStartup
 	return &fakeThreadSession{srv: f}, nil
 }
 func (s *fakeThreadSession) Prepare(context.Context, string) (workload.Stmt, error) { return nil, nil }
 func (s *fakeThreadSession) Close(context.Context) error {
-	s.srv.commands += uint64(float64(s.statements) * s.srv.perStmt[s.srv.current])
+	s.srv.pending += uint64(float64(s.statements) * s.srv.perStmt[s.srv.current])
+	s.srv.conns = append(s.srv.conns, s.srv.pending)
+	s.srv.pending = 0
 	return nil
 }
 
@@ -244,9 +251,10 @@ func (threadStatement) Worker(_ context.Context, conn workload.Conn, _ int) (wor
 	return func(context.Context) error { s.statements++; return nil }, nil
 }
 
-// On a threaded server the statements' work is the measured lifetime's
-// commands minus the control one's, with the observer applied after each
-// restart (a restart drops it), and the rest is the measured lifetime's.
+// On a threaded server the statements' work is the measured session's
+// commands minus the control one's, both in one lifetime, told apart at
+// each connection's end; the observer is applied after the restart (a
+// restart drops it), and the rest is the lifetime's.
 func TestRunThreadedCountsTheStatementsAlone(t *testing.T) {
 	f := &fakeThreaded{perStmt: map[string]float64{"baseline": 1000, "obs": 1010}}
 	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
@@ -255,9 +263,9 @@ func TestRunThreadedCountsTheStatementsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two lifetimes per run, each applied and reverted.
-	if len(samples) != 4 || f.applied != 8 || f.reverted != 8 {
-		t.Fatalf("%d samples, %d applies, %d reverts; want 4, 8, 8", len(samples), f.applied, f.reverted)
+	// One lifetime per run, applied and reverted once.
+	if len(samples) != 4 || f.applied != 4 || f.reverted != 4 {
+		t.Fatalf("%d samples, %d applies, %d reverts; want 4, 4, 4", len(samples), f.applied, f.reverted)
 	}
 	for _, s := range samples {
 		if want := f.perStmt[s.Condition]; s.Backend != want || s.Helpers != fakeHelpers || s.HelperSyscalls != -1 {

@@ -21,8 +21,8 @@ const InstructionsScope = "user-space instructions of the server's processes, co
 // sessions are threads of one process (MariaDB).
 const InstructionsScopeThreads = "user-space instructions of the server process, counted by valgrind (callgrind), one session at a time: " +
 	"the session's figure is what ran inside do_command (serving a client command) on any thread, less reading the command from the socket (a matter of timing: a read that finds no bytes yet waits and reads again); " +
-	"other threads' is the rest of the measured session's server's life, " +
-	"start-up, connection set-up and shutdown included; system calls are the whole process's while the session ran. " +
+	"the server counts one lifetime per run, split at each connection's end: a warm session, then the control and the measured ones, whose difference is the statements'; " +
+	"other threads' is the rest of that lifetime, start-up, the sessions' connection set-up and shutdown included; system calls are the whole process's while the session ran. " +
 	"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) and contention between sessions. " +
 	"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
 	"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work; " +

@@ -6,6 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"slices"
+
+	"strings"
 )
 
 // countedMariaDBOptions are what mariadbd needs to run under valgrind,
@@ -38,11 +42,23 @@ const (
 	commandRead  = "my_net_read_packet"
 )
 
+// connectionEnd is the function after which callgrind writes what it
+// counted so far (--dump-after) and starts again from zero: once per
+// client connection, in the connection's thread, after its last command.
+// A lifetime's sessions, run one after another, are told apart by these
+// dumps, so that one lifetime counts a control session and a measured
+// one: two lifetimes would each bring their own start-up state.
+const connectionEnd = "end_connection"
+
 // Tally is a counted server lifetime: the user-space instructions its
 // threads executed serving client commands, and all the others (start-up,
-// shutdown, connection set-up, background threads).
+// shutdown, connection set-up, background threads). Connections splits
+// Commands at each end of a client connection: Connections[i] is what
+// was served after the i-th ended connection's predecessor and up to its
+// end (the last entry, after the last end, up to the shutdown).
 type Tally struct {
 	Commands, Rest uint64
+	Connections    []uint64
 }
 
 // CountInstructions makes the server's next start or restart run under
@@ -70,7 +86,8 @@ func (m *MariaDB) CountInstructions(on bool) error {
 	}
 	// --vgdb=no: no gdb server and so no FIFOs in /tmp for another
 	// account to open.
-	m.counter = []string{valgrind, "-q", "--tool=callgrind", "--vgdb=no", "--callgrind-out-file=" + filepath.Join(dir, "cg.%p")}
+	m.counter = []string{valgrind, "-q", "--tool=callgrind", "--vgdb=no", "--callgrind-out-file=" + filepath.Join(dir, "cg.%p"),
+		"--dump-after=" + connectionEnd + "*"}
 	return nil
 }
 
@@ -83,18 +100,84 @@ func (m *MariaDB) LastTally() (Tally, error) {
 	}
 	path := filepath.Join(m.base, countDir, "cg."+strconv.Itoa(m.endedPID))
 	m.endedPID = 0
-	f, err := os.Open(path)
+	dumps, err := connectionDumps(path)
 	if err != nil {
-		return Tally{}, fmt.Errorf("instruction count of mariadbd: %w", err)
+		return Tally{}, err
 	}
-	defer os.Remove(path)
-	defer f.Close()
-	total, inside, err := callgrindInclusive(f, commandEntry, commandRead)
-	if err != nil {
-		return Tally{}, fmt.Errorf("%s: %w", path, err)
+	var total, inside uint64
+	var conns []uint64
+	for _, p := range append(dumps, path) {
+		t, in, err := readDump(p)
+		if err != nil {
+			return Tally{}, err
+		}
+		total, inside = total+t, inside+in
+		conns = append(conns, in)
 	}
 	if inside == 0 {
 		return Tally{}, fmt.Errorf("%s: no instructions inside %s...): no client command ran, or mariadbd has no symbols to tell its sessions' work by", path, commandEntry)
 	}
-	return Tally{Commands: inside, Rest: total - inside}, nil
+	return Tally{Commands: inside, Rest: total - inside, Connections: conns}, nil
+}
+
+// EndedConnections is how many client connections of the running counted
+// lifetime have ended, each counted apart (Tally.Connections).
+func (m *MariaDB) EndedConnections() (int, error) {
+	pid, err := m.PID()
+	if err != nil {
+		return 0, err
+	}
+	dumps, err := connectionDumps(filepath.Join(m.base, countDir, "cg."+strconv.Itoa(pid)))
+	return len(dumps), err
+}
+
+// connectionDumps are the files callgrind wrote at each connection's end
+// (path.1, path.2, ...), in order.
+func connectionDumps(path string) ([]string, error) {
+	files, err := filepath.Glob(path + ".*")
+	if err != nil {
+		return nil, err
+	}
+	n := func(f string) int {
+		k, _ := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), "."))
+		return k
+	}
+	slices.SortFunc(files, func(a, b string) int { return n(a) - n(b) })
+	return files, nil
+}
+
+// KeepCountsEnv names a directory where the counted MariaDB's callgrind
+// files are copied before they are read and removed: to compare two
+// lifetimes function by function (callgrind_annotate), which the
+// instructions per statement alone cannot tell apart.
+const KeepCountsEnv = "OBSBENCH_KEEP_COUNTS"
+
+// readDump reads one callgrind file (and removes it): its total and what
+// ran inside commandEntry, less commandRead.
+func readDump(path string) (total, inside uint64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("instruction count of mariadbd: %w", err)
+	}
+	defer os.Remove(path)
+	if dir := os.Getenv(KeepCountsEnv); dir != "" {
+		if err := copyFile(path, filepath.Join(dir, filepath.Base(path))); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", KeepCountsEnv, err)
+		}
+	}
+	defer f.Close()
+	total, inside, err = callgrindInclusive(f, commandEntry, commandRead)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return total, inside, nil
+}
+
+// copyFile copies src to a new file dst, readable by its owner alone.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o600)
 }

@@ -70,6 +70,15 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		if tally.Commands == 0 || tally.Rest == 0 {
 			t.Fatalf("tally %+v; want both parts counted", tally)
 		}
+		// Split at each connection's end: the two sessions', then what
+		// came after the last (nothing served: no connection was open).
+		var sum uint64
+		for _, c := range tally.Connections {
+			sum += c
+		}
+		if k := len(tally.Connections); k < 3 || sum != tally.Commands || tally.Connections[k-1] != 0 {
+			t.Fatalf("commands %d split at connection ends as %v; want both sessions' parts, then 0, adding up", tally.Commands, tally.Connections)
+		}
 		return tally
 	}
 	// Under the counter nothing left to timing decides a session's path:
@@ -105,6 +114,12 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	for i := range per {
 		short, long := lifetime(100), lifetime(1100)
 		per[i] = (float64(long.Commands) - float64(short.Commands)) / 1000
+		// The session of n statements is the last connection: its part
+		// alone differs by the same 1000 statements.
+		last := func(t server.Tally) float64 { return float64(t.Connections[len(t.Connections)-2]) }
+		if d := (last(long) - last(short)) / 1000; math.Abs(d-per[i])/per[i] > 0.003 {
+			t.Errorf("the sessions' own parts differ by %.1f instructions a statement, the lifetimes by %.1f: want the same to 0.3%%", d, per[i])
+		}
 		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands, long.Commands, short.Rest, long.Rest)
 	}
 	t.Logf("instructions per statement: %.1f, then %.1f", per[0], per[1])

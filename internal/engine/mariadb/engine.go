@@ -235,8 +235,13 @@ func (t *managed) CapturedLogs() ([]string, error) {
 func (t *managed) CountInstructions(on bool) error { return t.m.CountInstructions(on) }
 
 // LastTally is the count of the server lifetime the latest restart ended:
-// the instructions spent serving client commands, and the rest.
-func (t *managed) LastTally() (commands, rest uint64, err error) {
+// the instructions spent serving client commands, split at each end of a
+// connection, and the rest.
+func (t *managed) LastTally() (connections []uint64, rest uint64, err error) {
 	tally, err := t.m.LastTally()
-	return tally.Commands, tally.Rest, err
+	return tally.Connections, tally.Rest, err
 }
+
+// EndedConnections is how many client connections of the running counted
+// lifetime have ended.
+func (t *managed) EndedConnections() (int, error) { return t.m.EndedConnections() }
