@@ -1,19 +1,16 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"context"
-
-	"io/fs"
-
 	"time"
 )
 

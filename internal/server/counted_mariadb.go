@@ -5,10 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-
 	"slices"
-
+	"strconv"
 	"strings"
 )
 
