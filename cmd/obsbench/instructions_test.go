@@ -44,14 +44,7 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, _ := runOK(t, "run", "--engine", "mariadb", "--method", "instructions", "--observers", "general-log-file",
 		"--rounds", "2", "--count-statements", "300", "--count-warmup", "30", "--seed", "7", "--out", out)
-	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec countrun.Instructions
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := readInstructions(t, out)
 	if len(rec.Conditions) != 2 || len(rec.Runs) != 4 || rec.Engine != "mariadb" || !strings.Contains(rec.Scope, "do_command") {
 		t.Fatalf("instructions.json: %d conditions, %d runs, engine %s, scope %q; want 2, 4, mariadb, the threads' scope",
 			len(rec.Conditions), len(rec.Runs), rec.Engine, rec.Scope)
@@ -112,14 +105,7 @@ func TestCountedBesideTimed(t *testing.T) {
 	if code != exitOverhead || !strings.Contains(stderr.String(), gated) || strings.Contains(stderr.String(), "above --max-overhead") {
 		t.Fatalf("exit %d: %s\n%s\nwant %d with %q alone", code, stderr.String(), stdout.String(), exitOverhead, gated)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec countrun.Instructions
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := readInstructions(t, out)
 	if len(rec.Conditions) != 2 || len(rec.Runs) != 6 || rec.Statements != 400 {
 		t.Fatalf("instructions.json: %d conditions, %d runs, %d statements; want 2, 6, 400", len(rec.Conditions), len(rec.Runs), rec.Statements)
 	}
@@ -128,7 +114,7 @@ func TestCountedBesideTimed(t *testing.T) {
 			t.Errorf("%s: %+v; want counts that repeat to 0.1%% over 3 runs", c.Name, c)
 		}
 	}
-	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,4 +147,18 @@ func TestCountedBesideTimed(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^\s+pg-stat-statements .* \+0\.\d\d ±0\.\d\d$`).MatchString(text) {
 		t.Errorf("report's pg-stat-statements row lacks its counted change:\n%s", text)
 	}
+}
+
+// readInstructions reads a counted experiment's instructions.json in out.
+func readInstructions(t *testing.T, out string) countrun.Instructions {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec countrun.Instructions
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

@@ -414,22 +414,14 @@ func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (i
 // waitEnded waits until at least n connections of srv's lifetime have
 // ended, and returns how many: a session's end reaches the server just
 // after its client closes it.
-func waitEnded(ctx context.Context, srv ThreadedServer, n int) (int, error) {
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		k, err := srv.EndedConnections()
-		if err != nil || k >= n {
-			return k, err
-		}
-		if time.Now().After(deadline) {
-			return k, fmt.Errorf("the server counted %d ended connections two minutes after a session closed; want %d", k, n)
-		}
-		select {
-		case <-ctx.Done():
-			return k, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+func waitEnded(ctx context.Context, srv ThreadedServer, n int) (k int, err error) {
+	err = poll(ctx, func() (bool, error) {
+		k, err = srv.EndedConnections()
+		return k >= n, err
+	}, func() error {
+		return fmt.Errorf("the server counted %d ended connections two minutes after a session closed; want %d", k, n)
+	})
+	return k, err
 }
 
 // restart restarts the server, under the counter or not. Only the
@@ -476,24 +468,35 @@ func (c Config) session(ctx context.Context, n int, pidOf func(context.Context, 
 }
 
 // waitCounts waits for every process in pids to have exited and counted.
-func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (map[int]uint64, error) {
+func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (counts map[int]uint64, err error) {
+	var missing []int
+	err = poll(ctx, func() (bool, error) {
+		if counts, err = srv.Counts(); err != nil {
+			return false, err
+		}
+		missing = slices.DeleteFunc(slices.Clone(pids), func(p int) bool { _, ok := counts[p]; return ok })
+		return len(missing) == 0, nil
+	}, func() error {
+		return fmt.Errorf("processes %v have no instruction count two minutes after they ended", missing)
+	})
+	return counts, err
+}
+
+// poll calls done every 20 ms until it reports true or an error, for at
+// most two minutes, after which it returns late's error.
+func poll(ctx context.Context, done func() (bool, error), late func() error) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		counts, err := srv.Counts()
-		if err != nil {
-			return nil, err
-		}
-		missing := slices.DeleteFunc(slices.Clone(pids), func(p int) bool { _, ok := counts[p]; return ok })
-		if len(missing) == 0 {
-			return counts, nil
+		if ok, err := done(); err != nil || ok {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("processes %v have no instruction count two minutes after they ended", missing)
+			return late()
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
