@@ -19,8 +19,7 @@ GO=${GO:-go}
 JOBS=${JOBS:-3}
 # -trimpath keeps the checkout's directory out of the build: a fresh clone
 # in a new directory reuses what Go's build cache holds from earlier builds
-# instead of compiling every package of the module again (about 40
-# CPU-seconds on two cores, beside the tests).
+# instead of compiling every package of the module again, beside the tests.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 work=$(mktemp -d /tmp/obsbench-test-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT

@@ -52,7 +52,7 @@ type Postgres struct {
 	// postgres under valgrind's instruction counter (CountInstructions).
 	counter string
 	// countedLife says the running postmaster was started under the
-	// counter: a restart or stop waits for its count (endLife).
+	// counter: a restart or stop waits for its count (waitCount).
 	countedLife bool
 	counted     map[int]uint64 // counts read whole, by process id
 }
