@@ -384,16 +384,9 @@ func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (i
 	if err != nil {
 		return 0, 0, err
 	}
-	op, err := c.Workload.Worker(ctx, sess, 0)
-	if err != nil {
+	if err := c.statements(ctx, sess, n); err != nil {
 		sess.Close(ctx)
 		return 0, 0, err
-	}
-	for i := range n {
-		if err := op(ctx); err != nil {
-			sess.Close(ctx)
-			return 0, 0, fmt.Errorf("statement %d: %w", i+1, err)
-		}
 	}
 	io = -1
 	if after := readIO([]int{srv.ServerPID()}); after >= 0 && before >= 0 {
@@ -455,16 +448,24 @@ func (c Config) session(ctx context.Context, n int, pidOf func(context.Context, 
 	if err != nil {
 		return sessionResult{}, err
 	}
+	if err := c.statements(ctx, sess, n); err != nil {
+		return sessionResult{}, err
+	}
+	return sessionResult{pid: pid, io: readIO([]int{pid})}, nil
+}
+
+// statements runs n of the workload's operations in sess.
+func (c Config) statements(ctx context.Context, sess driver.Session, n int) error {
 	op, err := c.Workload.Worker(ctx, sess, 0)
 	if err != nil {
-		return sessionResult{}, err
+		return err
 	}
 	for i := range n {
 		if err := op(ctx); err != nil {
-			return sessionResult{}, fmt.Errorf("statement %d: %w", i+1, err)
+			return fmt.Errorf("statement %d: %w", i+1, err)
 		}
 	}
-	return sessionResult{pid: pid, io: readIO([]int{pid})}, nil
+	return nil
 }
 
 // waitCounts waits for every process in pids to have exited and counted.

@@ -158,12 +158,12 @@ func readDump(path string) (total, inside uint64, err error) {
 		return 0, 0, fmt.Errorf("instruction count of mariadbd: %w", err)
 	}
 	defer os.Remove(path)
+	defer f.Close()
 	if dir := os.Getenv(KeepCountsEnv); dir != "" {
 		if err := copyFile(path, filepath.Join(dir, filepath.Base(path))); err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", KeepCountsEnv, err)
 		}
 	}
-	defer f.Close()
 	total, inside, err = callgrindInclusive(f, commandEntry, commandRead)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", path, err)
