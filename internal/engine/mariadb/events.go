@@ -149,8 +149,13 @@ func (e *EventCount) settled(ctx context.Context) (int64, error) {
 }
 
 // waitSessionsGone waits until no session but the caller's is connected to
-// the dataset database: the driver's sessions have closed, but their server
-// threads end a moment later.
+// the dataset database and no session anywhere is being taken down: the
+// driver's sessions have closed, but their server threads end a moment
+// later. A session leaves the processlist first and its
+// performance_schema thread, whose statement counts are then folded into
+// the global summaries, only after (MariaDB's do_handle_one_connection:
+// unlink_thd, then Thread_cache::park deletes the instrumentation): a
+// one_connection thread with no processlist entry is one being taken down.
 func (s *Server) waitSessionsGone(ctx context.Context) error {
 	conn, done, err := s.control(ctx)
 	if err != nil {
@@ -160,7 +165,9 @@ func (s *Server) waitSessionsGone(ctx context.Context) error {
 	// The name is a literal, not a parameter: a parameter would make this a
 	// prepared statement, counted by the statement/com/Execute the
 	// performance_schema observers count.
-	q := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = " + quoteLiteral(s.database) + " AND ID <> CONNECTION_ID()"
+	q := "SELECT (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = " + quoteLiteral(s.database) + " AND ID <> CONNECTION_ID())" +
+		" + (SELECT COUNT(*) FROM performance_schema.threads t WHERE t.NAME = 'thread/sql/one_connection'" +
+		" AND NOT EXISTS (SELECT 1 FROM information_schema.PROCESSLIST p WHERE p.ID = t.PROCESSLIST_ID))"
 	var left int
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		if err := conn.QueryRowContext(ctx, q).Scan(&left); err != nil {
@@ -175,7 +182,7 @@ func (s *Server) waitSessionsGone(ctx context.Context) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("%d session(s) still connected to database %s 10s after the run", left, s.database)
+	return fmt.Errorf("%d session(s) still connected to database %s, or being taken down, 10s after the run", left, s.database)
 }
 
 // rotation is the number of a rotated file (path.N), 0 for path itself.
