@@ -153,7 +153,7 @@ func TestStudyTargets(t *testing.T) {
 	needServers(t)
 	asWorkers(t) // a duet drives each twin from a worker
 	tmp := privateTemp(t)
-	stdout, _ := runOK(t, "study", "targets", "--observers", "log-statements-file,log-filtered-out",
+	stdout, _ := runOK(t, "study", "targets", "--observers", "log-filtered-out",
 		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out"))
 	wantPrinted(t, stdout, "What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
 		"not run", "not reproduced: lock acquired/released events")

@@ -2,8 +2,9 @@ package app
 
 import (
 	"context"
-	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,9 +20,9 @@ import (
 
 // The calibration observer adds a known number of loop iterations of
 // server work to every statement. Counted, the work of one iteration is
-// found from two numbers of them; observers sized from it to cost 1% and
-// 5% more instructions are then recovered to within a tenth of a
-// percentage point.
+// found from two numbers of them; observers of about 1% and 5% more
+// instructions are recovered at the size it predicts, to within a tenth
+// of a percentage point.
 func TestInstructionsRecoverCalibration(t *testing.T) {
 	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -66,22 +67,25 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 	// A call with any iteration also sets up the loop's expression once
 	// per statement (plpgsql prepares it once per transaction): the
 	// known work of L iterations is fixed + L x per iteration, both
-	// found from two loop counts.
+	// found from two loop counts. In the same experiment, loop counts
+	// that add about 1% and 5% to the statement's work are then found at
+	// the size those two predict.
 	const few, many = 100, 1000
-	first := count(1, calibration("few", few), calibration("many", many))
-	base := first[0].Backend
-	perLoop := (first[2].Backend - first[1].Backend) / (many - few)
-	fixed := first[1].Backend - base - few*perLoop
+	sized := map[string]int{"calibration-1%": 6, "calibration-5%": 43}
+	obs := []observer.Observer{calibration("few", few), calibration("many", many)}
+	for _, name := range slices.Sorted(maps.Keys(sized)) {
+		obs = append(obs, calibration(name, sized[name]))
+	}
+	counted := count(1, obs...)
+	base := counted[0].Backend
+	perLoop := (counted[2].Backend - counted[1].Backend) / (many - few)
+	fixed := counted[1].Backend - base - few*perLoop
 	t.Logf("baseline %.0f instructions per statement; %.2f per loop iteration, %.0f once per statement with any", base, perLoop, fixed)
-	var obs []observer.Observer
 	want := map[string]float64{}
-	for _, pct := range []float64{1, 5} {
-		loops := int(math.Round((pct/100*base - fixed) / perLoop))
-		name := fmt.Sprintf("calibration-%g%%", pct)
-		obs = append(obs, calibration(name, loops))
+	for name, loops := range sized {
 		want[name] = 100 * (fixed + float64(loops)*perLoop) / base
 	}
-	for _, c := range count(1, obs...)[1:] {
+	for _, c := range counted[3:] {
 		got := c.BackendChange
 		t.Logf("%s: expected %+.3f%%, counted %+.3f%% [%+.3f, %+.3f]", c.Name, want[c.Name], got.Pct, got.Low, got.High)
 		if math.Abs(got.Pct-want[c.Name]) > 0.1 {

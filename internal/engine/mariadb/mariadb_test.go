@@ -159,7 +159,7 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 				if o.Events.PreparedOnly && w.TextStatements {
 					continue // not counted: the experiment says why (startEvents)
 				}
-				res, got, lost := runCounted(t, s, o, dial, w, 200*time.Millisecond)
+				res, got, lost := runCounted(t, s, o, dial, w, 100*time.Millisecond)
 				if lost > 0 {
 					t.Errorf("%s: the engine lost %d events", what, lost)
 				}

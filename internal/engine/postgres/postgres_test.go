@@ -204,8 +204,8 @@ var modeScript = func() *pgbench.Script {
 // o's events over each run as an experiment's run does (StartEvents before
 // it, Count after), and reverts o: for each run the events recorded and
 // the statements executed. Whether every event is counted does not depend
-// on how many there are: a run is a quarter of a second, half a second
-// when the sink is lossy (long enough to fill what its slow reader drains).
+// on how many there are: a run is 80 ms, 600 ms when the sink is lossy
+// (long enough to fill what its slow reader drains).
 func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []workload.Meta, lossy bool) [][2]int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -225,7 +225,7 @@ func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []wor
 			t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
 		}
 		dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-		cfg := driver.Config{Clients: 4, Warmup: 50 * time.Millisecond, Duration: 100 * time.Millisecond}
+		cfg := driver.Config{Clients: 4, Warmup: 20 * time.Millisecond, Duration: 60 * time.Millisecond}
 		if lossy {
 			cfg.Warmup, cfg.Duration = 100*time.Millisecond, 500*time.Millisecond
 		}
