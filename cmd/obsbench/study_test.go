@@ -123,7 +123,7 @@ func TestStudyReplay(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	stdout, stderr := runOK(t, "study", "replay", "--capture-duration", "1500ms", "--clients", "3",
+	stdout, stderr := runOK(t, "study", "replay", "--capture-duration", "1s", "--clients", "2",
 		"--observers", "log-statements-file,log-statements-stream", "--rounds", "2", "--seed", "9", "--out", out)
 	wantPrinted(t, stdout, "What does each observer cost a replayed workload", "replay s", "statements/s every 5 s",
 		"log-statements-stream", "not reproduced: Profiler on a remote machine")
@@ -166,7 +166,7 @@ func TestStudyReplayMariaDB(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	runOK(t, "study", "replay", "--engine", "mariadb", "--capture-duration", "1500ms", "--clients", "2",
+	runOK(t, "study", "replay", "--engine", "mariadb", "--capture-duration", "1s", "--clients", "2",
 		"--observers", "general-log-file", "--rounds", "2", "--seed", "11", "--out", out)
 	sum, err := readSummary(t, filepath.Join(out, "replay", "summary.json"))
 	if err != nil {
