@@ -30,7 +30,13 @@ lintpid=$!
 
 # The packages, two at a time as go test does on two cores, beside the queue.
 pkgs=$($GO list ./... | grep -v '/cmd/obsbench$')
-$GO test -count=1 -timeout 50m $pkgs > "$work/pkgs.log" 2>&1 &
+t0=$(date +%s)
+(
+	$GO test -count=1 -timeout 50m $pkgs > "$work/pkgs.log" 2>&1
+	code=$?
+	echo "packages: $(($(date +%s) - t0))s" >> "$work/pkgs.log"
+	exit $code
+) &
 pkgpid=$!
 
 $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
@@ -43,10 +49,10 @@ $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 # Most of the queue's tests measure for a fixed time and take whatever CPU
 # they are given; the tests of fixed work (scripts/test-fixed-work.txt:
 # rounds of fixed work, counted runs, replays) take as long as their CPU
-# lasts. Those run at the normal priority and the rest at nice 5, so the
+# lasts. Those run at the normal priority and the rest at nice 10, so the
 # timed tests do not stretch the fixed-work ones beside them.
 one() { # one test of cmd/obsbench, in its own process
-	local name=$1 start end code nice=5
+	local name=$1 start end code nice=10
 	grep -qxF "$name" scripts/test-fixed-work.txt && nice=0
 	start=$(date +%s)
 	(cd cmd/obsbench && nice -n $nice "$work/cmd.test" -test.v -test.count=1 -test.timeout 30m -test.run "^${name}\$" > "$work/$name.log" 2>&1)

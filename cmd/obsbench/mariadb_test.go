@@ -96,7 +96,7 @@ func TestStudySyncCommitMariaDB(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	stdout, _ := runOK(t, "study", "sync-commit", "--engine", "mariadb", "--observers", "semi-sync-off", "--rounds", "2",
-		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "6", "--out", out)
+		"--duration", "1s", "--warmup", "300ms", "--batch", "1000", "--seed", "6", "--out", out)
 	s, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func TestStudySyncCommit(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	stdout, _ := runOK(t, "study", "sync-commit", "--observers", "sync-commit-local", "--rounds", "2",
-		"--duration", "2s", "--warmup", "500ms", "--batch", "1000", "--seed", "4", "--out", out)
+		"--duration", "1s", "--warmup", "300ms", "--batch", "1000", "--seed", "4", "--out", out)
 	auto, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
