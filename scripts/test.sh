@@ -8,7 +8,7 @@
 # process would not.
 #
 #   scripts/test.sh            run everything (make test)
-#   JOBS=n scripts/test.sh     n cmd/obsbench tests at a time (default 3)
+#   JOBS=n scripts/test.sh     n cmd/obsbench tests at a time (default 4)
 #
 # The queue starts with the tests that took longest (scripts/test-order.txt,
 # one name per line; a test not named there runs after them), so the
@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-JOBS=${JOBS:-3}
+JOBS=${JOBS:-4}
 # -trimpath keeps the checkout's directory out of the build: a fresh clone
 # in a new directory reuses what Go's build cache holds from earlier builds
 # instead of compiling every package of the module again, beside the tests.
