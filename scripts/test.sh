@@ -45,6 +45,10 @@ $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 	grep -xFf "$work/all" scripts/test-order.txt
 	grep -vxFf scripts/test-order.txt "$work/all"
 } > "$work/queue"
+if stale=$(grep -vxFf "$work/all" scripts/test-fixed-work.txt); then
+	echo "scripts/test-fixed-work.txt names tests cmd/obsbench does not have:" $stale
+	exit 1
+fi
 
 # Most of the queue's tests measure for a fixed time and take whatever CPU
 # they are given; the tests of fixed work (scripts/test-fixed-work.txt:
