@@ -34,8 +34,14 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/workload"
 )
+
+// countWait is how long a count may take to appear once the process or
+// connection it counts has ended: valgrind writes it as the process exits,
+// which on a loaded machine can take long after the client has gone.
+const countWait = 2 * time.Minute
 
 // Server is a managed server whose work can run under the instruction
 // counter. It is a ProcessServer or a ThreadedServer.
@@ -408,7 +414,7 @@ func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (i
 // ended, and returns how many: a session's end reaches the server just
 // after its client closes it.
 func waitEnded(ctx context.Context, srv ThreadedServer, n int) (k int, err error) {
-	err = poll(ctx, func() (bool, error) {
+	err = poll.Until(ctx, countWait, 20*time.Millisecond, func() (bool, error) {
 		k, err = srv.EndedConnections()
 		return k >= n, err
 	}, func() error {
@@ -468,10 +474,11 @@ func (c Config) statements(ctx context.Context, sess driver.Session, n int) erro
 	return nil
 }
 
-// waitCounts waits for every process in pids to have exited and counted.
+// waitCounts waits for every process in pids to have exited and counted,
+// polling every 20 ms.
 func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (counts map[int]uint64, err error) {
 	var missing []int
-	err = poll(ctx, func() (bool, error) {
+	err = poll.Until(ctx, countWait, 20*time.Millisecond, func() (bool, error) {
 		if counts, err = srv.Counts(); err != nil {
 			return false, err
 		}
@@ -481,25 +488,6 @@ func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (counts map[
 		return fmt.Errorf("processes %v have no instruction count two minutes after they ended", missing)
 	})
 	return counts, err
-}
-
-// poll calls done every 20 ms until it reports true or an error, for at
-// most two minutes, after which it returns late's error.
-func poll(ctx context.Context, done func() (bool, error), late func() error) error {
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if ok, err := done(); err != nil || ok {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return late()
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // readIO is the read and write system calls of pids so far (syscr +

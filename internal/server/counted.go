@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // ErrNoValgrind is returned when instructions are to be counted and
@@ -120,22 +122,15 @@ func (p *Postgres) waitCount(ctx context.Context, pm int) error {
 		return nil
 	}
 	path := filepath.Join(p.base, countDir, "cg."+strconv.Itoa(pm))
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if _, done, err := cachegrindTotal(path); err == nil && done {
-			return nil
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+	return poll.Until(ctx, 2*time.Minute, 20*time.Millisecond, func() (bool, error) {
+		_, done, err := cachegrindTotal(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the counted postmaster %d wrote no instruction count two minutes after it stopped", pm)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return done, err
+	}, func() error {
+		return fmt.Errorf("the counted postmaster %d wrote no instruction count two minutes after it stopped", pm)
+	})
 }
 
 // ClearCounts removes the counts read so far.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // StandbyName is the application name a managed standby connects with:
@@ -124,21 +126,14 @@ func (s *Standby) WaitStreaming(ctx context.Context) error {
 // most a minute: how a managed server waits for its standby or replica.
 // On timeout the error holds the last answer.
 func pollOne(ctx context.Context, run func(context.Context, string) (string, error), query string) error {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		out, err := run(ctx, query)
-		if err == nil && out == "1" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not so after 60s (last answer %q, %v)", out, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	var out string
+	var err error
+	return poll.Until(ctx, time.Minute, 50*time.Millisecond, func() (bool, error) {
+		out, err = run(ctx, query)
+		return err == nil && out == "1", nil
+	}, func() error {
+		return fmt.Errorf("not so after 60s (last answer %q, %v)", out, err)
+	})
 }
 
 // WalReceiverPID is the standby's WAL receiver process, 0 when it has none.

@@ -17,6 +17,7 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -169,20 +170,14 @@ func (s *Server) waitSessionsGone(ctx context.Context) error {
 		" + (SELECT COUNT(*) FROM performance_schema.threads t WHERE t.NAME = 'thread/sql/one_connection'" +
 		" AND NOT EXISTS (SELECT 1 FROM information_schema.PROCESSLIST p WHERE p.ID = t.PROCESSLIST_ID))"
 	var left int
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	return poll.Until(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
 		if err := conn.QueryRowContext(ctx, q).Scan(&left); err != nil {
-			return fmt.Errorf("wait for the run's sessions to end: %w", err)
+			return false, fmt.Errorf("wait for the run's sessions to end: %w", err)
 		}
-		if left == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("%d session(s) still connected to database %s, or being taken down, 10s after the run", left, s.database)
+		return left == 0, nil
+	}, func() error {
+		return fmt.Errorf("%d session(s) still connected to database %s, or being taken down, 10s after the run", left, s.database)
+	})
 }
 
 // rotation is the number of a rotated file (path.N), 0 for path itself.

@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // mariadbRestart is why an external server refuses a startup option.
@@ -313,23 +314,15 @@ func (a *Applied) undo(ctx context.Context, conn *sql.Conn, c change) error {
 // be uninstalled on shutdown") stays, status DELETED, until that session
 // releases it, which a session does at the end of its statement.
 func waitUnloaded(ctx context.Context, conn *sql.Conn, lib string) error {
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	return poll.Until(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
 		var n int
 		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", lib+".so").Scan(&n); err != nil {
-			return fmt.Errorf("look for plugin %s: %w", lib, err)
+			return false, fmt.Errorf("look for plugin %s: %w", lib, err)
 		}
-		if n == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("plugin %s was uninstalled but is still in use after 10s; it goes when the sessions using it end, or at the server's shutdown", lib)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return n == 0, nil
+	}, func() error {
+		return fmt.Errorf("plugin %s was uninstalled but is still in use after 10s; it goes when the sessions using it end, or at the server's shutdown", lib)
+	})
 }
 
 // Check fails when o cannot be applied to this server: a plugin it needs

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // Server is a PostgreSQL server under test, managed or external.
@@ -148,27 +149,20 @@ func waitReload(ctx context.Context, conn *pgx.Conn, dsn string) error {
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
 		return fmt.Errorf("reload configuration: %w", err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	return poll.Until(ctx, 30*time.Second, 20*time.Millisecond, func() (bool, error) {
 		fresh, err := pgconn.Connect(ctx, dsn)
 		if err != nil {
-			return fmt.Errorf("connect after reload: %w", err)
+			return false, fmt.Errorf("connect after reload: %w", err)
 		}
 		res := fresh.ExecParams(ctx, "SELECT pg_conf_load_time() > $1", [][]byte{[]byte(before.Format(time.RFC3339Nano))}, nil, nil, nil).Read()
 		fresh.Close(ctx)
 		if res.Err != nil {
-			return fmt.Errorf("check reload: %w", res.Err)
+			return false, fmt.Errorf("check reload: %w", res.Err)
 		}
-		if len(res.Rows) == 1 && string(res.Rows[0][0]) == "t" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return errors.New("the server did not reload its configuration within 30s")
+		return len(res.Rows) == 1 && string(res.Rows[0][0]) == "t", nil
+	}, func() error {
+		return errors.New("the server did not reload its configuration within 30s")
+	})
 }
 
 // listSettings take a list of values. ALTER SYSTEM writes a single quoted
