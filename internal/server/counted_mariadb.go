@@ -49,14 +49,24 @@ const (
 const connectionEnd = "end_connection"
 
 // Tally is a counted server lifetime: the user-space instructions its
-// threads executed serving client commands, and all the others (start-up,
-// shutdown, connection set-up, background threads). Connections splits
-// Commands at each end of a client connection: Connections[i] is what
-// was served after the i-th ended connection's predecessor and up to its
-// end (the last entry, after the last end, up to the shutdown).
+// threads executed serving client commands, split at each end of a client
+// connection, and all the others (Rest: start-up, shutdown, connection
+// set-up, background threads). Connections[i] is what was served after
+// the i-th ended connection's predecessor and up to its end (the last
+// entry, after the last end, up to the shutdown).
 type Tally struct {
-	Commands, Rest uint64
-	Connections    []uint64
+	Connections []uint64
+	Rest        uint64
+}
+
+// Commands is what the lifetime's threads executed serving client
+// commands: the connections' parts together.
+func (t Tally) Commands() uint64 {
+	var n uint64
+	for _, c := range t.Connections {
+		n += c
+	}
+	return n
 }
 
 // CountInstructions makes the server's next start or restart run under
@@ -102,20 +112,22 @@ func (m *MariaDB) LastTally() (Tally, error) {
 	if err != nil {
 		return Tally{}, err
 	}
-	var total, inside uint64
-	var conns []uint64
+	var total uint64
+	var tally Tally
 	for _, p := range append(dumps, path) {
 		t, in, err := readDump(p)
 		if err != nil {
 			return Tally{}, err
 		}
-		total, inside = total+t, inside+in
-		conns = append(conns, in)
+		total += t
+		tally.Connections = append(tally.Connections, in)
 	}
+	inside := tally.Commands()
 	if inside == 0 {
 		return Tally{}, fmt.Errorf("%s: no instructions inside %s...): no client command ran, or mariadbd has no symbols to tell its sessions' work by", path, commandEntry)
 	}
-	return Tally{Commands: inside, Rest: total - inside, Connections: conns}, nil
+	tally.Rest = total - inside
+	return tally, nil
 }
 
 // EndedConnections is how many client connections of the running counted

@@ -67,7 +67,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tally.Commands == 0 || tally.Rest == 0 {
+		if tally.Commands() == 0 || tally.Rest == 0 {
 			t.Fatalf("tally %+v; want both parts counted", tally)
 		}
 		// Split at each connection's end: the two sessions', then what
@@ -76,8 +76,8 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		for _, c := range tally.Connections {
 			sum += c
 		}
-		if k := len(tally.Connections); k < 3 || sum != tally.Commands || tally.Connections[k-1] != 0 {
-			t.Fatalf("commands %d split at connection ends as %v; want both sessions' parts, then 0, adding up", tally.Commands, tally.Connections)
+		if k := len(tally.Connections); k < 3 || sum != tally.Commands() || tally.Connections[k-1] != 0 {
+			t.Fatalf("commands %d split at connection ends as %v; want both sessions' parts, then 0, adding up", tally.Commands(), tally.Connections)
 		}
 		return tally
 	}
@@ -113,7 +113,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	var per [2]float64
 	for i := range per {
 		short, long := lifetime(100), lifetime(1100)
-		per[i] = (float64(long.Commands) - float64(short.Commands)) / 1000
+		per[i] = (float64(long.Commands()) - float64(short.Commands())) / 1000
 		// The session of n statements is the last connection: its part
 		// alone differs by the same 1000 statements. To 1%, not to the
 		// lifetimes' 0.3%: what the warm session before it meets of the
@@ -125,7 +125,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		if d := (last(long) - last(short)) / 1000; math.Abs(d-per[i])/per[i] > 0.01 {
 			t.Errorf("the sessions' own parts differ by %.1f instructions a statement, the lifetimes by %.1f: want the same to 1%%", d, per[i])
 		}
-		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands, long.Commands, short.Rest, long.Rest)
+		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands(), long.Commands(), short.Rest, long.Rest)
 	}
 	t.Logf("instructions per statement: %.1f, then %.1f", per[0], per[1])
 	if per[0] <= 0 || math.Abs(per[0]-per[1])/per[0] > 0.003 {
