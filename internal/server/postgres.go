@@ -138,18 +138,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err := p.writePassFile(uid, gid); err != nil {
 		return nil, err
 	}
-	// initdb reads the password from a file (a command line is visible
-	// to every account) and writes a pg_hba.conf with scram-sha-256 on
-	// every line, replication included: no line trusts.
-	pwFile := filepath.Join(base, "initdb.pw")
-	if err := writePrivate(pwFile, p.password+"\n", uid, gid); err != nil {
-		return nil, err
-	}
-	logf("initdb %s", p.dataDir)
-	_, err = p.command(ctx, "initdb", "-D", p.dataDir, "-U", "postgres", "--pwfile="+pwFile,
-		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
-	os.Remove(pwFile)
-	if err != nil {
+	if err := p.initCluster(ctx, uid, gid, logf); err != nil {
 		return nil, err
 	}
 	if err := p.writeConfig(opts.Settings); err != nil {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,4 +151,52 @@ func processUID(t *testing.T, pid int) string {
 	}
 	t.Fatalf("no Uid in /proc/%d/status", pid)
 	return ""
+}
+
+// With TemplateEnv set, the first server's cluster is kept as a template
+// and the next server starts from a copy of it, with a password of its
+// own: the first server's password does not open the second.
+func TestStartFromTemplate(t *testing.T) {
+	servertest.SkipShort(t)
+	dir := t.TempDir()
+	t.Setenv(server.TemplateEnv, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := func() (*server.Postgres, string) {
+		t.Helper()
+		var log strings.Builder
+		pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) }})
+		if err != nil {
+			t.Fatalf("StartPostgres: %v", err)
+		}
+		t.Cleanup(func() { pg.Stop() })
+		return pg, log.String()
+	}
+	first, log := start()
+	if !strings.Contains(log, "initdb ") {
+		t.Errorf("the first server's log does not say it ran initdb:\n%s", log)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "pg-") {
+		t.Fatalf("template directory holds %v (%v); want one template", entries, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, entries[0].Name())); err != nil || st.Mode().Perm()&0o077 != 0 {
+		t.Errorf("template mode %v (%v); want no access for others", st.Mode(), err)
+	}
+	second, log := start()
+	if !strings.Contains(log, "copying the initdb template") || strings.Contains(log, "initdb "+second.DataDir()) {
+		t.Errorf("the second server's log does not say it was copied from the template:\n%s", log)
+	}
+	conn, err := pgx.Connect(ctx, second.DSN("postgres"))
+	if err != nil {
+		t.Fatalf("the copy with its own password: %v", err)
+	}
+	conn.Close(ctx)
+	alien := fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable passfile=%s", second.SocketDir(), second.Port(), first.PassFile())
+	if conn, err := pgx.Connect(ctx, alien); err == nil {
+		conn.Close(ctx)
+		t.Errorf("the first server's password opens the copy")
+	} else if !strings.Contains(err.Error(), "password authentication failed") {
+		t.Errorf("the first server's password on the copy: %v; want a failed password authentication", err)
+	}
 }
