@@ -28,15 +28,17 @@ export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 # inode allocator steps over every recently deleted inode), and on this
 # suite's two cores CPU is its time.
 if grep -E '^\S+ /dev/shm tmpfs ' /proc/mounts | grep -qvE '[ ,]noexec[ ,]'; then
-	work=$(mktemp -d /dev/shm/obsbench-test-XXXXXX)
+	work=$(mktemp -d /dev/shm/obt-XXXXXX)
 else
-	work=$(mktemp -d /tmp/obsbench-test-XXXXXX)
+	work=$(mktemp -d /tmp/obt-XXXXXX)
 fi
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
-# Others may pass through $work to their own directories in tmp, as in
+# Others may pass through $work to their own directories in t, as in
 # /tmp, but not list or read it.
 chmod 711 "$work"
-mkdir -m 1777 "$work/tmp" && export TMPDIR="$work/tmp"
+# (Short names: a server's unix socket is in a directory in TMPDIR,
+# whose path may have at most 107 bytes.)
+mkdir -m 1777 "$work/t" && export TMPDIR="$work/t"
 # Managed PostgreSQL servers start from a copy of one initdb
 # (internal/server/template.go), each with a password of its own.
 mkdir -m 700 "$work/templates" && export OBSBENCH_INITDB_TEMPLATES="$work/templates"

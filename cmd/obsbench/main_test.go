@@ -30,7 +30,7 @@ import (
 // server's unprivileged user.
 func privateTemp(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "obsbench-clitest-")
+	dir, err := os.MkdirTemp("", "obc-")
 	if err != nil {
 		t.Fatal(err)
 	}

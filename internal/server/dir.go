@@ -10,6 +10,14 @@ import (
 	"syscall"
 )
 
+// maxSocketPath is the longest path a unix socket may have on Linux
+// (sockaddr_un's sun_path: 108 bytes with the closing NUL), and
+// longestSocket the longest name a server gives its socket.
+const (
+	maxSocketPath = 107
+	longestSocket = ".s.PGSQL.65535"
+)
+
 // newServerDir reaps servers a killed obsbench left, then creates a
 // managed server's temporary directory (named prefix...), owned by the OS
 // user the server runs as: the current one, or osUser when that is root
@@ -24,6 +32,10 @@ func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d 
 	base, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return d, 0, 0, fmt.Errorf("create server directory: %w", err)
+	}
+	if sock := filepath.Join(base, longestSocket); len(sock) > maxSocketPath {
+		os.RemoveAll(base)
+		return d, 0, 0, fmt.Errorf("the server's unix socket would be %s, %d bytes, over the %d a socket's path may have: set TMPDIR to a shorter directory", sock, len(sock), maxSocketPath)
 	}
 	if err = os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil && cred != nil {
 		if err = os.Chown(base, uid, gid); err != nil {

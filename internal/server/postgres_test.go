@@ -200,3 +200,25 @@ func TestStartFromTemplate(t *testing.T) {
 		t.Errorf("the first server's password on the copy: %v; want a failed password authentication", err)
 	}
 }
+
+// A TMPDIR too long for the server's unix socket is refused before any
+// server is made, saying what to change, and leaves nothing behind.
+func TestTempDirTooLongForSocket(t *testing.T) {
+	servertest.SkipShort(t)
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
+	if err := os.Mkdir(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	pg, err := server.StartPostgres(context.Background(), server.PostgresOptions{})
+	if err == nil {
+		pg.Stop()
+		t.Fatal("StartPostgres in a TMPDIR too long for a socket succeeded")
+	}
+	if !strings.Contains(err.Error(), "set TMPDIR to a shorter directory") || !strings.Contains(err.Error(), "over the 107") {
+		t.Errorf("error = %v; want the socket's length and what to change", err)
+	}
+	if left, _ := os.ReadDir(long); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
