@@ -423,11 +423,9 @@ func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
 }
 
 // split divides o by what each variable is (nil: all dynamic and global).
+// A session variable would not reach the running sessions when switched:
+// an observer with one is held whole, and switched has no settings.
 func split(o observer.Observer, of func(string) variable) (held, switched observer.Observer) {
-	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
-		Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
-	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
-		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
 	if of == nil {
 		of = func(string) variable { return variable{} }
 	}
@@ -436,18 +434,7 @@ func split(o observer.Observer, of func(string) variable) (held, switched observ
 			return o, observer.Observer{Name: o.Name, Engine: o.Engine, Settings: map[string]string{}}
 		}
 	}
-	for name, val := range o.Settings {
-		switch off, hasOff := o.AlternateOff[name]; {
-		case of(name).readOnly:
-			held.Settings[name] = val
-		case hasOff:
-			held.Settings[name] = off
-			switched.Settings[name] = val
-		default:
-			switched.Settings[name] = val
-		}
-	}
-	return held, switched
+	return observer.Split(o, func(name string) bool { return of(name).readOnly })
 }
 
 // Undo undoes changes as Apply journaled them (JSON), newest first: what

@@ -416,7 +416,7 @@ func checkRequirements(ctx context.Context, conn *pgx.Conn, o observer.Observer)
 func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
 	o = s.withSinkDir(o)
 	if len(o.Settings) == 0 {
-		held, switched = split(o, nil)
+		held, switched = observer.Split(o, nil)
 		return held, switched, nil
 	}
 	conn, err := s.connect(ctx)
@@ -430,7 +430,7 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 	}
 	// A library's settings are unknown until it is loaded; they are all
 	// reloadable in the catalog's libraries.
-	held, switched = split(o, func(name string) bool { return contexts[name] == "postmaster" })
+	held, switched = observer.Split(o, func(name string) bool { return contexts[name] == "postmaster" })
 	return held, switched, nil
 }
 
@@ -447,29 +447,7 @@ var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libra
 // what `obsbench observers -v` says of each observer before any server is
 // reached.
 func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
-	return split(o, func(name string) bool { return startOnly[name] })
-}
-
-// split divides o by restartOnly, which says whether a setting takes
-// effect only at server start (nil: none does).
-func split(o observer.Observer, restartOnly func(string) bool) (held, switched observer.Observer) {
-	held = observer.Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
-		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
-	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
-		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
-	for name, v := range o.Settings {
-		switch off, hasOff := o.AlternateOff[name]; {
-		case restartOnly != nil && restartOnly(name):
-			held.Settings[name] = v
-		case hasOff:
-			// Held at its off value; the switch sets v on top of it.
-			held.Settings[name] = off
-			switched.Settings[name] = v
-		default:
-			switched.Settings[name] = v
-		}
-	}
-	return held, switched
+	return observer.Split(o, func(name string) bool { return startOnly[name] })
 }
 
 // Undo undoes changes as Apply journaled them (JSON), newest first, then

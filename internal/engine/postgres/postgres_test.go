@@ -205,7 +205,8 @@ var modeScript = func() *pgbench.Script {
 // it, Count after), and reverts o: for each run the events recorded and
 // the statements executed. Whether every event is counted does not depend
 // on how many there are: a run is 80 ms, 600 ms when the sink is lossy
-// (long enough to fill what its slow reader drains).
+// (long enough to fill what its slow reader drains), and longer when it
+// executed nothing.
 func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []workload.Meta, lossy bool) [][2]int64 {
 	t.Helper()
 	ctx := context.Background()
@@ -220,22 +221,29 @@ func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []wor
 	}()
 	var out [][2]int64
 	for _, w := range ws {
-		ev, err := a.StartEvents(ctx, w.Tag)
-		if err != nil || ev == nil {
-			t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
-		}
 		dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 		cfg := driver.Config{Clients: 4, Warmup: 20 * time.Millisecond, Duration: 60 * time.Millisecond}
 		if lossy {
 			cfg.Warmup, cfg.Duration = 100*time.Millisecond, 500*time.Millisecond
 		}
-		res, err := driver.Run(ctx, cfg, dial, w.New())
-		if err != nil {
-			t.Fatalf("%s: driver.Run: %v", w.Description, err)
-		}
-		got, err := ev.Count(ctx)
-		if err != nil {
-			t.Fatalf("Count: %v", err)
+		var got int64
+		var res driver.Result
+		// On a starved machine a run this short can end before the
+		// sessions' first statement: it is run again, longer.
+		for ; ; cfg.Duration *= 4 {
+			ev, err := a.StartEvents(ctx, w.Tag)
+			if err != nil || ev == nil {
+				t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
+			}
+			if res, err = driver.Run(ctx, cfg, dial, w.New()); err != nil {
+				t.Fatalf("%s: driver.Run: %v", w.Description, err)
+			}
+			if got, err = ev.Count(ctx); err != nil {
+				t.Fatalf("Count: %v", err)
+			}
+			if res.Executed > 0 || cfg.Duration > time.Second {
+				break
+			}
 		}
 		out = append(out, [2]int64{got, res.Executed})
 	}
