@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -40,6 +41,23 @@ func (cs *Changes[C]) Record(c C) error {
 // Keep keeps c for Undo without journaling it: a change read back from a
 // journal (obsbench restore), whose entry is there already.
 func (cs *Changes[C]) Keep(c C) { cs.list = append(cs.list, journaled[C]{change: c}) }
+
+// Journaled reads changes back from a journal (JSON, oldest first) as
+// Changes that Undo undoes, newest first, marking them undone in j: what
+// `obsbench restore` does after obsbench was killed.
+func Journaled[C any](j Journal, raw []json.RawMessage) (Changes[C], []C, error) {
+	cs := NewChanges[C](j)
+	var list []C
+	for _, r := range raw {
+		var c C
+		if err := json.Unmarshal(r, &c); err != nil {
+			return cs, nil, fmt.Errorf("journaled change %s: %w", r, err)
+		}
+		cs.Keep(c)
+		list = append(list, c)
+	}
+	return cs, list, nil
+}
 
 // Len is the number of changes not undone.
 func (cs *Changes[C]) Len() int { return len(cs.list) }

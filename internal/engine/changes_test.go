@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/journal"
@@ -65,6 +66,22 @@ func TestChangesWithoutJournal(t *testing.T) {
 	undone, err := cs.Undo(func(int) error { return nil })
 	if err != nil || !slices.Equal(undone, []int{2, 1}) || cs.Len() != 0 {
 		t.Errorf("Undo = %v, %v, %d left; want 2 1, none left", undone, err, cs.Len())
+	}
+}
+
+// Journaled changes read back in their order are undone newest first; one
+// that cannot be read is an error that names it, before anything is undone.
+func TestJournaled(t *testing.T) {
+	raw := []json.RawMessage{json.RawMessage(`"a"`), json.RawMessage(`"b"`)}
+	cs, list, err := Journaled[string](nil, raw)
+	if err != nil || !slices.Equal(list, []string{"a", "b"}) {
+		t.Fatalf("Journaled = %v, %v; want a b", list, err)
+	}
+	if undone, err := cs.Undo(func(string) error { return nil }); err != nil || !slices.Equal(undone, []string{"b", "a"}) {
+		t.Errorf("Undo = %v, %v; want b a", undone, err)
+	}
+	if _, _, err := Journaled[string](nil, append(raw, json.RawMessage(`7`))); err == nil || !strings.Contains(err.Error(), "journaled change 7") {
+		t.Errorf("Journaled with a number among strings = %v; want an error naming it", err)
 	}
 }
 

@@ -1,5 +1,8 @@
 package observer
 
+// HeldSuffix ends the name of the part of an observer Split holds.
+const HeldSuffix = "/held"
+
 // Split divides o for alternation: held is what stays in force through a
 // pair of runs (its preload, extensions, sink, the settings that take
 // effect only at server start, and the off values of AlternateOff), and
@@ -8,7 +11,7 @@ package observer
 // setting takes effect only at server start; nil means none does. Which
 // settings those are is the engine's knowledge, not the catalog's.
 func Split(o Observer, startOnly func(name string) bool) (held, switched Observer) {
-	held = Observer{Name: o.Name + "/held", Engine: o.Engine, Description: o.Description,
+	held = Observer{Name: o.Name + HeldSuffix, Engine: o.Engine, Description: o.Description,
 		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
 	switched = Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
 		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}

@@ -77,7 +77,7 @@ const (
 
 // HeldSuffix ends the name of the part of an observer Split holds (what
 // needs a restart); Options.Overheads[name+HeldSuffix] is that part's cost.
-const HeldSuffix = "/held"
+const HeldSuffix = observer.HeldSuffix
 
 // PreloadSetting is the setting that lists the preloaded libraries, as
 // PostgreSQL's shared_preload_libraries: an observer's Preload is added to
@@ -394,22 +394,7 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 }
 
 func (s *Server) split(o observer.Observer) (held, switched observer.Observer) {
-	held = observer.Observer{Name: o.Name + HeldSuffix, Engine: o.Engine, Description: o.Description,
-		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Settings: map[string]string{}}
-	switched = observer.Observer{Name: o.Name, Engine: o.Engine, Description: o.Description,
-		Events: o.Events, Settings: map[string]string{}, EnableSQL: o.EnableSQL, DisableSQL: o.DisableSQL}
-	for name, v := range o.Settings {
-		switch off, hasOff := o.AlternateOff[name]; {
-		case s.restartOnly[name]:
-			held.Settings[name] = v
-		case hasOff:
-			held.Settings[name] = off
-			switched.Settings[name] = v
-		default:
-			switched.Settings[name] = v
-		}
-	}
-	return held, switched
+	return observer.Split(o, func(name string) bool { return s.restartOnly[name] })
 }
 
 func hasHeld(held observer.Observer) bool {

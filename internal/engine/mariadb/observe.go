@@ -441,14 +441,11 @@ func split(o observer.Observer, of func(string) variable) (held, switched observ
 // `obsbench restore` does after obsbench was killed. Each undo is
 // idempotent. An external server has no startup options of obsbench's.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
-	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: engine.NewChanges[change](s.journal)}
-	for _, raw := range changes {
-		var c change
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return fmt.Errorf("journaled change %s: %w", raw, err)
-		}
-		a.changes.Keep(c)
+	cs, _, err := engine.Journaled[change](s.journal, changes)
+	if err != nil {
+		return err
 	}
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: cs}
 	return a.Revert(ctx)
 }
 

@@ -457,16 +457,15 @@ func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
 // prior value or drops an extension if it exists. needsRestart reports
 // changes that take effect only after a restart obsbench may not do.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) (needsRestart []string, err error) {
-	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: engine.NewChanges[change](s.journal)}
-	for _, raw := range changes {
-		var c change
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("journaled change %s: %w", raw, err)
-		}
+	cs, list, err := engine.Journaled[change](s.journal, changes)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range list {
 		if c.Restart && s.restart == nil {
 			needsRestart = append(needsRestart, c.Setting)
 		}
-		a.changes.Keep(c)
 	}
+	a := &Applied{s: s, obs: observer.Observer{Name: "the journaled changes"}, changes: cs}
 	return needsRestart, a.Revert(ctx)
 }
