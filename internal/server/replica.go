@@ -99,13 +99,16 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Rep
 }
 
 // WaitStreaming waits until the primary has the replica's binary log dump
-// thread (and counts it as a semi-synchronous client, with Sync): after
-// the primary restarts, commits would otherwise not wait for it, or wait
-// for its reconnection, inside a measured run.
+// thread (and, with Sync, counts it as a semi-synchronous client and
+// commits semi-synchronously: Rpl_semi_sync_master_status is OFF while
+// the primary has fallen back to asynchronous commits, until a replica
+// catches up): after the primary restarts, commits would otherwise not
+// wait for it, or wait for its reconnection, inside a measured run.
 func (r *Replica) WaitStreaming(ctx context.Context) error {
 	query := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"
 	if r.sync {
-		query = "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS'"
+		query = `SELECT SUM(VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS' AND VARIABLE_VALUE = '1') * SUM(VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS' AND VARIABLE_VALUE = 'ON')
+FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('RPL_SEMI_SYNC_MASTER_CLIENTS', 'RPL_SEMI_SYNC_MASTER_STATUS')`
 	}
 	err := pollOne(ctx, func(ctx context.Context, q string) (string, error) { return r.primary.sql(ctx, q) }, query)
 	if err != nil && ctx.Err() == nil {

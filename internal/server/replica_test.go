@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -50,7 +53,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		t.Fatalf("the commit completed (err %v) while the replica was stopped", err)
+		t.Fatalf("the commit completed (err %v) while the replica was stopped; the primary's semi-synchronous state: %s", err, semiSyncStatus(ctx, db))
 	case <-time.After(2 * time.Second):
 	}
 	var waiting int
@@ -100,4 +103,23 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	if err := r.WaitStreaming(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// semiSyncStatus is the primary's Rpl_semi_sync_master_* status variables,
+// for a failure to show whether the primary had fallen back to
+// asynchronous commits, and why.
+func semiSyncStatus(ctx context.Context, db *sql.DB) string {
+	rows, err := db.QueryContext(ctx, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME LIKE 'RPL_SEMI_SYNC_MASTER%' ORDER BY 1")
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var name, value string
+		if rows.Scan(&name, &value) == nil {
+			parts = append(parts, fmt.Sprintf("%s=%s", strings.ToLower(strings.TrimPrefix(name, "RPL_SEMI_SYNC_MASTER_")), value))
+		}
+	}
+	return strings.Join(parts, " ")
 }
