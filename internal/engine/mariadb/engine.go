@@ -30,7 +30,18 @@ func (Engine) Info() engine.Info {
 		LogSources: []string{"general-log"},
 		WaitProfile: result.WaitProfile{Source: "performance_schema wait time (all threads)",
 			Missing: "performance_schema is off on this server; obsbench never turns an observer on to measure"},
-		Managed: true, RestartsApply: true, Counts: true}
+		Managed: true, RestartsApply: true, Counts: true,
+		Observers: observer.EngineRules{Check: checkObserver}}
+}
+
+// checkObserver refuses what a MariaDB server has no place for: libraries
+// preloaded at start (preload:, PostgreSQL's shared_preload_libraries),
+// which Apply would otherwise pass over in silence.
+func checkObserver(o observer.Observer) (field string, err error) {
+	if len(o.Preload) > 0 {
+		return "preload", errors.New("preload: is PostgreSQL's (shared_preload_libraries); a MariaDB plugin is installed with extensions: (INSTALL SONAME)")
+	}
+	return "", nil
 }
 
 // Info says the engine Counts: its managed server runs under the counter
