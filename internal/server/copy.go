@@ -113,12 +113,12 @@ func (m *MariaDB) StartCopy(ctx context.Context, logf func(string, ...any)) (*Ma
 	}
 	logf("copying the server's data directory into %s (the server stopped meanwhile)", c.dataDir)
 	m.stop()
-	out, cpErr := exec.CommandContext(ctx, "cp", "-a", m.dataDir, c.dataDir).CombinedOutput()
+	cpErr := copyTree(ctx, m.dataDir, c.dataDir)
 	if err := m.start(ctx); err != nil {
 		return nil, fmt.Errorf("restart the server after copying it: %w", err)
 	}
 	if cpErr != nil {
-		return nil, fmt.Errorf("copy %s: %w: %s", m.dataDir, cpErr, out)
+		return nil, cpErr
 	}
 	if err := c.start(ctx); err != nil {
 		return nil, err
@@ -126,4 +126,13 @@ func (m *MariaDB) StartCopy(ctx context.Context, logf func(string, ...any)) (*Ma
 	ok = true
 	logf("mariadb copy running on 127.0.0.1:%d and %s", c.port, c.Socket())
 	return c, nil
+}
+
+// copyTree copies the directory from to to, owners and modes kept
+// (cp -a): a data directory copied whole, for a server of its own.
+func copyTree(ctx context.Context, from, to string) error {
+	if out, err := exec.CommandContext(ctx, "cp", "-a", from, to).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy %s: %w: %s", from, err, out)
+	}
+	return nil
 }

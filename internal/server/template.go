@@ -84,9 +84,9 @@ func (p *Postgres) templateKey(uid int) (string, error) {
 // template stays.
 func keepTemplate(ctx context.Context, dataDir, tmpl string) error {
 	tmp := fmt.Sprintf("%s.tmp%d", tmpl, os.Getpid())
-	if out, err := exec.CommandContext(ctx, "cp", "-a", dataDir, tmp).CombinedOutput(); err != nil {
+	if err := copyTree(ctx, dataDir, tmp); err != nil {
 		os.RemoveAll(tmp)
-		return fmt.Errorf("keep the initdb template: %w: %s", err, out)
+		return fmt.Errorf("keep the initdb template: %w", err)
 	}
 	if err := os.Rename(tmp, tmpl); err != nil {
 		os.RemoveAll(tmp)
@@ -103,8 +103,8 @@ func keepTemplate(ctx context.Context, dataDir, tmpl string) error {
 // server never listens with the template's password. The password reaches
 // the backend on its standard input, not a command line.
 func (p *Postgres) fromTemplate(ctx context.Context, tmpl string) error {
-	if out, err := exec.CommandContext(ctx, "cp", "-a", tmpl, p.dataDir).CombinedOutput(); err != nil {
-		return fmt.Errorf("copy the initdb template %s: %w: %s", tmpl, err, out)
+	if err := copyTree(ctx, tmpl, p.dataDir); err != nil {
+		return fmt.Errorf("start from the initdb template: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, "postgres"), "--single", "-D", p.dataDir, "-F", "postgres")
 	cmd.Dir = p.base
