@@ -12,6 +12,8 @@ import (
 	"os"
 	"regexp"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // CountMatches counts the lines of path from offset on that contain tag
@@ -46,25 +48,20 @@ func CountMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int
 func WaitStable(ctx context.Context, total func() (int64, error)) error {
 	var last int64 = -1
 	stable := 0
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	return poll.Until(ctx, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
 		sum, err := total()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if sum == last {
-			if stable++; stable >= 3 {
-				return nil
-			}
+			stable++
 		} else {
 			stable, last = 0, sum
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return errors.New("the count (log size or event counter) kept changing for 30s after the run")
+		return stable >= 3, nil
+	}, func() error {
+		return errors.New("the count (log size or event counter) kept changing for 30s after the run")
+	})
 }
 
 // Finder looks for a marker in files that grow: each call reads only what
