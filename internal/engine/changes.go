@@ -45,18 +45,25 @@ func (cs *Changes[C]) Keep(c C) { cs.list = append(cs.list, journaled[C]{change:
 // Journaled reads changes back from a journal (JSON, oldest first) as
 // Changes that Undo undoes, newest first, marking them undone in j: what
 // `obsbench restore` does after obsbench was killed.
-func Journaled[C any](j Journal, raw []json.RawMessage) (Changes[C], []C, error) {
+func Journaled[C any](j Journal, raw []json.RawMessage) (Changes[C], error) {
 	cs := NewChanges[C](j)
-	var list []C
 	for _, r := range raw {
 		var c C
 		if err := json.Unmarshal(r, &c); err != nil {
-			return cs, nil, fmt.Errorf("journaled change %s: %w", r, err)
+			return cs, fmt.Errorf("journaled change %s: %w", r, err)
 		}
 		cs.Keep(c)
-		list = append(list, c)
 	}
-	return cs, list, nil
+	return cs, nil
+}
+
+// Pending are the changes not undone, oldest first.
+func (cs *Changes[C]) Pending() []C {
+	out := make([]C, len(cs.list))
+	for i, c := range cs.list {
+		out[i] = c.change
+	}
+	return out
 }
 
 // Len is the number of changes not undone.

@@ -73,14 +73,14 @@ func TestChangesWithoutJournal(t *testing.T) {
 // that cannot be read is an error that names it, before anything is undone.
 func TestJournaled(t *testing.T) {
 	raw := []json.RawMessage{json.RawMessage(`"a"`), json.RawMessage(`"b"`)}
-	cs, list, err := Journaled[string](nil, raw)
-	if err != nil || !slices.Equal(list, []string{"a", "b"}) {
-		t.Fatalf("Journaled = %v, %v; want a b", list, err)
+	cs, err := Journaled[string](nil, raw)
+	if err != nil || !slices.Equal(cs.Pending(), []string{"a", "b"}) {
+		t.Fatalf("Journaled = %v, %v; want a b", cs.Pending(), err)
 	}
 	if undone, err := cs.Undo(func(string) error { return nil }); err != nil || !slices.Equal(undone, []string{"b", "a"}) {
 		t.Errorf("Undo = %v, %v; want b a", undone, err)
 	}
-	if _, _, err := Journaled[string](nil, append(raw, json.RawMessage(`7`))); err == nil || !strings.Contains(err.Error(), "journaled change 7") {
+	if _, err := Journaled[string](nil, append(raw, json.RawMessage(`7`))); err == nil || !strings.Contains(err.Error(), "journaled change 7") {
 		t.Errorf("Journaled with a number among strings = %v; want an error naming it", err)
 	}
 }

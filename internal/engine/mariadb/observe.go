@@ -441,7 +441,7 @@ func split(o observer.Observer, of func(string) variable) (held, switched observ
 // `obsbench restore` does after obsbench was killed. Each undo is
 // idempotent. An external server has no startup options of obsbench's.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
-	cs, _, err := engine.Journaled[change](s.journal, changes)
+	cs, err := engine.Journaled[change](s.journal, changes)
 	if err != nil {
 		return err
 	}

@@ -457,11 +457,11 @@ func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
 // prior value or drops an extension if it exists. needsRestart reports
 // changes that take effect only after a restart obsbench may not do.
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) (needsRestart []string, err error) {
-	cs, list, err := engine.Journaled[change](s.journal, changes)
+	cs, err := engine.Journaled[change](s.journal, changes)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range list {
+	for _, c := range cs.Pending() {
 		if c.Restart && s.restart == nil {
 			needsRestart = append(needsRestart, c.Setting)
 		}

@@ -314,7 +314,7 @@ func (a *Applied) Revert(ctx context.Context) error {
 
 // Undo reverts journaled changes (obsbench restore).
 func (s *Server) Undo(ctx context.Context, changes []json.RawMessage) error {
-	cs, _, err := engine.Journaled[change](s.journal, changes)
+	cs, err := engine.Journaled[change](s.journal, changes)
 	if err != nil {
 		return err
 	}
