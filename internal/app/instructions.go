@@ -30,7 +30,7 @@ func (c *Experiment) checkCounting() error {
 	}
 	for _, f := range timingFlags {
 		if c.IsChosen(f) {
-			return usagef("--%s sets timed runs; --method instructions counts a fixed number of statements in one session at a time (--count-statements, --count-warmup)", f)
+			return usagef("--%s sets timed runs; --method instructions counts a fixed number of statements in a fixed number of sessions (--count-statements, --count-warmup, --count-sessions)", f)
 		}
 	}
 	if c.IsChosen("count-rounds") || (c.IsChosen("count") && c.Count.After) {
@@ -53,7 +53,7 @@ func (c *Experiment) checkCounting() error {
 }
 
 // countFlags set or gate the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "max-counted-overhead"}
+var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "max-counted-overhead"}
 
 // countFlagVerb is what a count flag does to the counted runs.
 func countFlagVerb(f string) string {
@@ -109,8 +109,8 @@ func (c Experiment) whyNotCounted() string {
 		return "obsbench counts only a server it starts, not one given by --dsn"
 	case c.Standby != "none":
 		return "counting runs one server, not a primary and its --standby"
-	case c.Replay.Passes > 0 || c.wl.FixedWork():
-		return "a fixed-work workload (a replay's --passes, dss-mix's --blocks) can end before the counted statements"
+	case c.Replay.Passes > 0:
+		return "a replay's --passes can end before the counted statements"
 	}
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		return "valgrind is not installed (apt-get install valgrind)"
@@ -126,7 +126,7 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 	rec, err := c.count(ctx, c.Count.Rounds, logf)
 	if err != nil && len(rec.Runs) == 0 {
 		logf("counting failed: %v", err)
-		return &result.Counted{Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Count.Rounds, Error: err.Error()}
+		return &result.Counted{Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Count.Rounds, Sessions: c.Count.Sessions, Error: err.Error()}
 	}
 	return &rec.Counted
 }
@@ -154,7 +154,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	} else {
 		report.Instructions(out.Stdout, report.InstructionsHead{
 			Server: rec.Server, Workload: c.wl.Name, Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Rounds,
-			Threads: rec.Threads,
+			Sessions: rec.Sessions, Threads: rec.Threads,
 		}, rec.Conditions)
 		fmt.Fprintf(out.Stdout, "\nresults: %s\n", c.Out)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
-	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -24,10 +23,34 @@ import (
 // instructions are recovered at the size it predicts, to within a tenth
 // of a percentage point.
 func TestInstructionsRecoverCalibration(t *testing.T) {
+	recoverCalibration(t, calibration{workload: calibrate.Workload, statements: 300, warmup: 20, sessions: 1,
+		few: 100, many: 1000, sized: map[string]int{"calibration-1%": 6, "calibration-5%": 43}, within: 0.1})
+}
+
+// The same on study 3's mix, two sessions at once, each execution of the
+// mix followed by the calibration's call: a synthetic observer of known
+// cost per execution is found at its size to within ±0.05 point.
+func TestInstructionsRecoverCalibrationMix(t *testing.T) {
+	recoverCalibration(t, calibration{workload: "dss-mix-calibrated", statements: 30, warmup: 5, sessions: 2,
+		few: 1000, many: 20000, sized: map[string]int{"calibration-a": 3000, "calibration-b": 9000}, within: 0.05})
+}
+
+// calibration is a check of counting against the calibration observer:
+// few and many loops find the work of one, the sized ones must be found
+// within that many points of what it predicts.
+type calibration struct {
+	workload                     string
+	statements, warmup, sessions int
+	few, many                    int
+	sized                        map[string]int
+	within                       float64
+}
+
+func recoverCalibration(t *testing.T, cal calibration) {
 	servertest.SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	wl, err := workload.Lookup(calibrate.Workload)
+	wl, err := workload.Lookup(cal.workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,45 +74,31 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 			EnableSQL: []string{workload.CalibrationSQL(loops), compact}, DisableSQL: []string{workload.CalibrationSQL(0), compact}}
 	}
 	baseline := observer.Observer{Name: observer.Baseline, Engine: "postgres", Description: "baseline", EnableSQL: []string{compact}}
-	count := func(rounds int, obs ...observer.Observer) []result.CountedCondition {
-		t.Helper()
-		names := []string{baseline.Name}
-		for _, o := range obs {
-			names = append(names, o.Name)
-		}
-		samples, err := counting.Run(ctx, counting.Config{Server: cs, Workload: wl.New(), Observers: append([]observer.Observer{baseline}, obs...),
-			Statements: 300, Warmup: 20, Rounds: rounds, Seed: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return counting.Summarize(names, samples)
-	}
 	// A call with any iteration also sets up the loop's expression once
 	// per statement (plpgsql prepares it once per transaction): the
 	// known work of L iterations is fixed + L x per iteration, both
-	// found from two loop counts. In the same experiment, loop counts
-	// that add about 1% and 5% to the statement's work are then found at
-	// the size those two predict.
-	const few, many = 100, 1000
-	sized := map[string]int{"calibration-1%": 6, "calibration-5%": 43}
-	obs := []observer.Observer{calibration("few", few), calibration("many", many)}
-	for _, name := range slices.Sorted(maps.Keys(sized)) {
-		obs = append(obs, calibration(name, sized[name]))
+	// found from two loop counts. In the same experiment, the sized loop
+	// counts are then found at the size those two predict.
+	obs := []observer.Observer{baseline, calibration("few", cal.few), calibration("many", cal.many)}
+	for _, name := range slices.Sorted(maps.Keys(cal.sized)) {
+		obs = append(obs, calibration(name, cal.sized[name]))
 	}
-	counted := count(1, obs...)
+	samples, err := counting.Run(ctx, counting.Config{Server: cs, Workload: wl.Counted().New(), Observers: obs,
+		Statements: cal.statements, Warmup: cal.warmup, Sessions: cal.sessions, Rounds: 1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := counting.Summarize(observer.Names(obs), samples)
 	base := counted[0].Backend
-	perLoop := (counted[2].Backend - counted[1].Backend) / (many - few)
-	fixed := counted[1].Backend - base - few*perLoop
+	perLoop := (counted[2].Backend - counted[1].Backend) / float64(cal.many-cal.few)
+	fixed := counted[1].Backend - base - float64(cal.few)*perLoop
 	t.Logf("baseline %.0f instructions per statement; %.2f per loop iteration, %.0f once per statement with any", base, perLoop, fixed)
-	want := map[string]float64{}
-	for name, loops := range sized {
-		want[name] = 100 * (fixed + float64(loops)*perLoop) / base
-	}
 	for _, c := range counted[3:] {
+		want := 100 * (fixed + float64(cal.sized[c.Name])*perLoop) / base
 		got := c.BackendChange
-		t.Logf("%s: expected %+.3f%%, counted %+.3f%% [%+.3f, %+.3f]", c.Name, want[c.Name], got.Pct, got.Low, got.High)
-		if math.Abs(got.Pct-want[c.Name]) > 0.1 {
-			t.Errorf("%s: counted %+.3f%%; want %+.3f%% to within 0.1 points", c.Name, got.Pct, want[c.Name])
+		t.Logf("%s: expected %+.3f%%, counted %+.3f%% [%+.3f, %+.3f]", c.Name, want, got.Pct, got.Low, got.High)
+		if math.Abs(got.Pct-want) > cal.within {
+			t.Errorf("%s: counted %+.3f%%; want %+.3f%% to within %g points", c.Name, got.Pct, want, cal.within)
 		}
 	}
 }

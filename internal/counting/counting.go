@@ -5,18 +5,20 @@
 // machine does. Timing on a shared machine moves by percents from one
 // second to the next; a count repeats to a hundredth of a percent.
 //
-// A run counts three sessions, one after the other: a warm one (the
+// A run counts three phases, one after the other: a warm one (the
 // workload's W+N statements, to fill caches), a control one (W
 // statements) and a measured one (the same W+N). Their counts differ by
 // the N statements' work alone: connection, start-up and warm-up cancel.
+// A phase is one session or several at once (Config.Sessions, a mix run
+// as its timed runs do), session k of each phase running the same
+// statements as session k of the others.
 // Where each session has a process of its own (PostgreSQL), the three run
 // on one freshly restarted server and each backend counts apart; the
 // server's other processes (postmaster, logging collector, WAL
 // writer...) are counted over the run's server, from the restart before
 // it to the one that ends it. Where sessions are threads of one process
 // (MariaDB), the count is what the server spent serving client commands,
-// per lifetime: warm and control run on one server, warm and measured on
-// the next.
+// in one lifetime per run, split at each connection's end.
 package counting
 
 import (
@@ -93,7 +95,10 @@ type Config struct {
 	Observers []observer.Observer // the first is the baseline
 	// Statements (N) are counted per run, after Warmup (W).
 	Statements, Warmup int
-	Rounds             int
+	// Sessions run at once in each phase (0 or 1: one); the counts are
+	// per statement over all of them.
+	Sessions int
+	Rounds   int
 	// FirstRound is the number of the round before the first: Run counts
 	// rounds FirstRound+1 to FirstRound+Rounds (Spread gives each server
 	// its own).
@@ -130,9 +135,9 @@ type Sample struct {
 // from Seed, reverting each observer after its run. The server counts
 // only during Run.
 func Run(ctx context.Context, c Config) ([]Sample, error) {
-	if c.Statements < 1 || c.Warmup < 0 || c.Rounds < 1 || len(c.Observers) == 0 {
-		return nil, fmt.Errorf("counting: %d statements, %d warm-up, %d rounds, %d conditions: want at least 1, 0, 1, 1",
-			c.Statements, c.Warmup, c.Rounds, len(c.Observers))
+	if c.Statements < 1 || c.Warmup < 0 || c.Sessions < 0 || c.Rounds < 1 || len(c.Observers) == 0 {
+		return nil, fmt.Errorf("counting: %d statements, %d warm-up, %d sessions, %d rounds, %d conditions: want at least 1, 0, 0, 1, 1",
+			c.Statements, c.Warmup, c.Sessions, c.Rounds, len(c.Observers))
 	}
 	switch c.Server.(type) {
 	case ProcessServer, ThreadedServer:
@@ -268,31 +273,42 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 		return s, err
 	}
 	helperIO := readIO(helpers)
-	warm, err := c.session(ctx, c.Warmup+c.Statements, srv.BackendPID)
-	if err != nil {
-		return s, fmt.Errorf("warm session: %w", err)
-	}
-	control, err := c.session(ctx, c.Warmup, srv.BackendPID)
-	if err != nil {
-		return s, fmt.Errorf("control session: %w", err)
-	}
-	measured, err := c.session(ctx, c.Warmup+c.Statements, srv.BackendPID)
-	if err != nil {
-		return s, fmt.Errorf("measured session: %w", err)
+	var phases [3][]sessionResult // warm, control, measured
+	for i, n := range []int{c.Warmup + c.Statements, c.Warmup, c.Warmup + c.Statements} {
+		if phases[i], err = c.phase(ctx, n, srv.BackendPID); err != nil {
+			return s, fmt.Errorf("%s session: %w", phaseNames[i], err)
+		}
 	}
 	helperIO = diffIO(readIO(helpers), helperIO)
 	// The restart that ends the run makes the helpers exit and count.
 	if err := restart(ctx, srv, false); err != nil {
 		return s, err
 	}
-	sessions := []int{warm.pid, control.pid, measured.pid}
-	counts, err := waitCounts(ctx, srv, append(sessions, helpers...))
+	var sessions []int
+	for _, p := range phases {
+		for _, r := range p {
+			sessions = append(sessions, r.pid)
+		}
+	}
+	counts, err := waitCounts(ctx, srv, append(slices.Clone(sessions), helpers...))
 	if err != nil {
 		return s, err
 	}
-	n := float64(c.Statements)
-	s.Backend = (float64(counts[measured.pid]) - float64(counts[control.pid])) / n
-	executed := float64(3*c.Warmup + 2*c.Statements)
+	k := c.sessions()
+	n := float64(k * c.Statements)
+	var measured, control float64
+	var io int64
+	for i := range k {
+		measured += float64(counts[phases[2][i].pid])
+		control += float64(counts[phases[1][i].pid])
+		if io >= 0 && phases[2][i].io >= 0 && phases[1][i].io >= 0 {
+			io += phases[2][i].io - phases[1][i].io
+		} else {
+			io = -1
+		}
+	}
+	s.Backend = (measured - control) / n
+	executed := float64(k * (3*c.Warmup + 2*c.Statements))
 	var h uint64
 	for pid, k := range counts {
 		if !slices.Contains(sessions, pid) {
@@ -303,8 +319,8 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	}
 	s.Helpers = float64(h)
 	s.Syscalls = -1
-	if measured.io >= 0 && control.io >= 0 {
-		s.Syscalls = float64(measured.io-control.io) / n
+	if io >= 0 {
+		s.Syscalls = float64(io) / n
 	}
 	s.HelperSyscalls = -1
 	if helperIO >= 0 {
@@ -339,8 +355,8 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 			return err
 		}
 		for i, n := range []int{c.Warmup + c.Statements, c.Warmup, c.Warmup + c.Statements} {
-			if io[i], ends[i+1], err = c.threadSession(ctx, srv, n); err != nil {
-				return fmt.Errorf("%s session: %w", [3]string{"warm", "control", "measured"}[i], err)
+			if io[i], ends[i+1], err = c.threadPhase(ctx, srv, n); err != nil {
+				return fmt.Errorf("%s session: %w", phaseNames[i], err)
 			}
 		}
 		// The restart that ends the lifetime makes the server write the
@@ -366,7 +382,7 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 	if served(3) <= served(2) || served(2) == 0 {
 		return s, fmt.Errorf("the count's parts at each connection's end (%v, connections %v ended) do not hold the sessions: the control session's %d, the measured one's %d", conns, ends, served(2), served(3))
 	}
-	n := float64(c.Statements)
+	n := float64(c.sessions() * c.Statements)
 	s.Backend = (float64(served(3)) - float64(served(2))) / n
 	s.Helpers = float64(rest)
 	s.Syscalls = -1
@@ -377,21 +393,32 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 	return s, nil
 }
 
-// threadSession runs n of the workload's operations in a new session of
-// srv and closes it. It returns the server's system calls while the
-// session ran (-1: unknown) and how many connections of the lifetime had
-// ended once its own had. Whatever connection was closed before this
-// session (the observer's control connection) has ended on the server
-// by the time its statements are done, so the count read just before
-// closing it moves by this session's end alone.
-func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (io int64, ended int, err error) {
+// threadPhase runs n of the workload's operations in each of a phase's
+// new sessions of srv, and closes them. It returns the server's system
+// calls while they ran (-1: unknown) and how many connections of the
+// lifetime had ended once theirs had. Whatever connection was closed
+// before the phase (the observer's control connection) has ended on the
+// server by the time its statements are done, so the count read just
+// before closing them moves by the phase's ends alone.
+func (c Config) threadPhase(ctx context.Context, srv ThreadedServer, n int) (io int64, ended int, err error) {
 	before := readIO([]int{srv.ServerPID()})
-	sess, err := c.Server.Dial(ctx)
-	if err != nil {
-		return 0, 0, err
+	sessions := make([]driver.Session, c.sessions())
+	closeAll := func() (err error) {
+		for _, sess := range sessions {
+			if sess != nil {
+				err = errors.Join(err, sess.Close(ctx))
+			}
+		}
+		return err
 	}
-	if err := c.statements(ctx, sess, n); err != nil {
-		sess.Close(ctx)
+	err = c.atOnce(func(k int) (err error) {
+		if sessions[k], err = c.Server.Dial(ctx); err != nil {
+			return err
+		}
+		return c.statements(ctx, sessions[k], k, n)
+	})
+	if err != nil {
+		closeAll()
 		return 0, 0, err
 	}
 	io = -1
@@ -400,13 +427,13 @@ func (c Config) threadSession(ctx context.Context, srv ThreadedServer, n int) (i
 	}
 	base, err := srv.EndedConnections()
 	if err != nil {
-		sess.Close(ctx)
+		closeAll()
 		return 0, 0, err
 	}
-	if err := sess.Close(ctx); err != nil {
+	if err := closeAll(); err != nil {
 		return 0, 0, err
 	}
-	ended, err = waitEnded(ctx, srv, base+1)
+	ended, err = waitEnded(ctx, srv, base+len(sessions))
 	return io, ended, err
 }
 
@@ -435,6 +462,28 @@ func restart(ctx context.Context, srv Server, counted bool) error {
 	return srv.Reset(ctx)
 }
 
+// phaseNames name a run's three phases, in order.
+var phaseNames = [3]string{"warm", "control", "measured"}
+
+// sessions is how many sessions each phase runs at once.
+func (c Config) sessions() int { return max(c.Sessions, 1) }
+
+// atOnce runs f for each of a phase's sessions (0 to sessions()-1), all
+// at the same time, and waits for them all.
+func (c Config) atOnce(f func(k int) error) error {
+	errs := make([]error, c.sessions())
+	var wg sync.WaitGroup
+	for k := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = f(k)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // sessionResult is what a counted session leaves: its backend, and the
 // backend's read and write system calls (-1: unknown).
 type sessionResult struct {
@@ -442,27 +491,33 @@ type sessionResult struct {
 	io  int64
 }
 
-// session runs n of the workload's operations in a new session, served
-// by the process pidOf names, whose system calls it reads at the end.
-func (c Config) session(ctx context.Context, n int, pidOf func(context.Context, driver.Session) (int, error)) (sessionResult, error) {
-	sess, err := c.Server.Dial(ctx)
-	if err != nil {
-		return sessionResult{}, err
-	}
-	defer sess.Close(ctx)
-	pid, err := pidOf(ctx, sess)
-	if err != nil {
-		return sessionResult{}, err
-	}
-	if err := c.statements(ctx, sess, n); err != nil {
-		return sessionResult{}, err
-	}
-	return sessionResult{pid: pid, io: readIO([]int{pid})}, nil
+// phase runs n of the workload's operations in each of a phase's new
+// sessions, served by the processes pidOf names, whose system calls it
+// reads at the end; session k is the workload's session k.
+func (c Config) phase(ctx context.Context, n int, pidOf func(context.Context, driver.Session) (int, error)) ([]sessionResult, error) {
+	out := make([]sessionResult, c.sessions())
+	err := c.atOnce(func(k int) error {
+		sess, err := c.Server.Dial(ctx)
+		if err != nil {
+			return err
+		}
+		defer sess.Close(ctx)
+		pid, err := pidOf(ctx, sess)
+		if err != nil {
+			return err
+		}
+		if err := c.statements(ctx, sess, k, n); err != nil {
+			return err
+		}
+		out[k] = sessionResult{pid: pid, io: readIO([]int{pid})}
+		return nil
+	})
+	return out, err
 }
 
-// statements runs n of the workload's operations in sess.
-func (c Config) statements(ctx context.Context, sess driver.Session, n int) error {
-	op, err := c.Workload.Worker(ctx, sess, 0)
+// statements runs n of the workload's operations in sess, its session k.
+func (c Config) statements(ctx context.Context, sess driver.Session, k, n int) error {
+	op, err := c.Workload.Worker(ctx, sess, k)
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -19,6 +22,7 @@ import (
 // fixed amount per server life, and an observer's extra per statement.
 // A server started without the counter counts nothing.
 type fakeServer struct {
+	mu       sync.Mutex         // sessions at once
 	counter  bool               // the next start runs under the counter
 	counted  bool               // this life runs under it
 	lives    int                // lives started under the counter
@@ -81,6 +85,8 @@ func (f *fakeServer) Reset(context.Context) error {
 func (f *fakeServer) pid() int { f.nextPID++; return f.nextPID }
 
 func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.failDial {
 		return nil, errors.New("refused")
 	}
@@ -91,6 +97,8 @@ func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
 
 func (f *fakeServer) CountInstructions(on bool) error { f.counter = on; return nil }
 func (f *fakeServer) Counts() (map[int]uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	out := map[int]uint64{}
 	for k, v := range f.counts {
 		out[k] = v
@@ -100,6 +108,8 @@ func (f *fakeServer) Counts() (map[int]uint64, error) {
 func (f *fakeServer) ClearCounts() error       { clear(f.counts); return nil }
 func (f *fakeServer) Children() ([]int, error) { return f.helpers, nil }
 func (f *fakeServer) BackendPID(_ context.Context, s driver.Session) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for pid, b := range f.live {
 		if b == s {
 			return pid, nil
@@ -112,6 +122,8 @@ func (b *fakeBackend) Prepare(context.Context, string) (workload.Stmt, error) { 
 
 // Close ends the backend, which counts.
 func (b *fakeBackend) Close(context.Context) error {
+	b.srv.mu.Lock()
+	defer b.srv.mu.Unlock()
 	for pid, x := range b.srv.live {
 		if x == b {
 			if b.srv.counted {
@@ -163,6 +175,81 @@ func TestRunCountsTheStatementsAlone(t *testing.T) {
 	}
 }
 
+// meeting is a workload whose sessions each wait, at their first
+// statement, until all of a phase's have reached theirs: sessions that
+// did not run at once would wait forever (a second, then fail). It
+// notes the workload's session numbers it was asked for.
+type meeting struct {
+	sessions int
+	inner    workload.Workload
+	mu       sync.Mutex
+	arrived  int
+	met      chan struct{}
+	numbers  map[int]int
+}
+
+func (m *meeting) Worker(ctx context.Context, conn workload.Conn, k int) (workload.Op, error) {
+	op, err := m.inner.Worker(ctx, conn, k)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.numbers[k]++
+	if m.arrived%m.sessions == 0 {
+		m.met = make(chan struct{})
+	}
+	met := m.met
+	if m.arrived++; m.arrived%m.sessions == 0 {
+		close(met)
+	}
+	m.mu.Unlock()
+	first := true
+	return func(ctx context.Context) error {
+		if first {
+			first = false
+			select {
+			case <-met:
+			case <-time.After(time.Second):
+				return errors.New("the phase's other sessions never ran beside this one")
+			}
+		}
+		return op(ctx)
+	}, nil
+}
+
+// Sessions at once: each phase runs them together, session k as the
+// workload's session k, and the count is per statement over them all.
+func TestRunSessionsAtOnce(t *testing.T) {
+	const k = 3
+	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
+	for _, tc := range []struct {
+		name   string
+		server Server
+		wl     workload.Workload
+	}{
+		{"processes", newFake(), oneStatement{}},
+		{"threads", &fakeThreaded{perStmt: map[string]float64{"baseline": 1000, "obs": 1010}}, threadStatement{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &meeting{sessions: k, inner: tc.wl, numbers: map[int]int{}}
+			samples, err := Run(context.Background(), Config{Server: tc.server, Workload: m, Observers: obs,
+				Statements: 200, Warmup: 20, Sessions: k, Rounds: 2, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range samples {
+				if want := map[string]float64{"baseline": 1000, "obs": 1010}[s.Condition]; s.Backend != want {
+					t.Errorf("%s round %d: %.3f per statement; want %.0f", s.Condition, s.Round, s.Backend, want)
+				}
+			}
+			// 4 runs of 3 phases: each session number 12 times.
+			if want := map[int]int{0: 12, 1: 12, 2: 12}; !maps.Equal(m.numbers, want) {
+				t.Errorf("sessions by number %v; want %v", m.numbers, want)
+			}
+		})
+	}
+}
+
 // A run that fails says which round and condition, and returns the
 // samples before it.
 func TestRunFails(t *testing.T) {
@@ -184,6 +271,7 @@ func TestRunFails(t *testing.T) {
 // (global settings do not outlive the server), and it counts the commands
 // of connecting to a session.
 type fakeThreaded struct {
+	mu       sync.Mutex // sessions at once
 	perStmt  map[string]float64
 	current  string
 	pending  uint64   // commands since the last connection's end
@@ -229,15 +317,23 @@ func (f *fakeThreaded) LastTally() ([]uint64, uint64, error) {
 	return f.last, fakeHelpers, nil
 }
 
-func (f *fakeThreaded) EndedConnections() (int, error) { return len(f.conns), nil }
-func (f *fakeThreaded) ServerPID() int                 { return 1 }
-func (f *fakeThreaded) CountInstructions(bool) error   { return nil }
+func (f *fakeThreaded) EndedConnections() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.conns), nil
+}
+func (f *fakeThreaded) ServerPID() int               { return 1 }
+func (f *fakeThreaded) CountInstructions(bool) error { return nil }
 func (f *fakeThreaded) Dial(context.Context) (driver.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.pending += fakeStartup
 	return &fakeThreadSession{srv: f}, nil
 }
 func (s *fakeThreadSession) Prepare(context.Context, string) (workload.Stmt, error) { return nil, nil }
 func (s *fakeThreadSession) Close(context.Context) error {
+	s.srv.mu.Lock()
+	defer s.srv.mu.Unlock()
 	s.srv.pending += uint64(float64(s.statements) * s.srv.perStmt[s.srv.current])
 	s.srv.conns = append(s.srv.conns, s.srv.pending)
 	s.srv.pending = 0

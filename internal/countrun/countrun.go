@@ -111,8 +111,8 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		cfg.Seed, cfg.Count.Statements, cfg.Count.Warmup, cfg.Rounds, len(names), len(counted), cfg.Out)
 	began := time.Now()
 	samples, runErr := counting.Spread(ctx, counting.Config{
-		Workload: cfg.Workload.New(), Observers: cfg.Observers,
-		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Seed: cfg.Seed,
+		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
+		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed,
 		Progress: func(s counting.Sample, seq, total int) {
 			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed",
 				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, time.Since(began).Round(time.Second))
@@ -122,16 +122,17 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		return Instructions{}, runErr
 	}
 	_, threads := counted[0].(counting.ThreadedServer)
+	sessions := 0
+	if cfg.Count.Sessions > 1 {
+		sessions = cfg.Count.Sessions
+	}
 	rec := Instructions{
 		Engine: cfg.Engine, Server: ver, Workload: cfg.Workload.Name, Seed: cfg.Seed,
 		Counted: result.Counted{
 			Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Threads: threads,
-			Scope: report.InstructionsScope, Conditions: counting.Summarize(names, samples),
+			Sessions: sessions, Scope: report.CountScope(threads, sessions), Conditions: counting.Summarize(names, samples),
 		},
 		Runs: samples,
-	}
-	if threads {
-		rec.Scope = report.InstructionsScopeThreads
 	}
 	if runErr != nil {
 		rec.Error = runErr.Error()

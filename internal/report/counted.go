@@ -72,6 +72,22 @@ func countChangeText(c *result.CountChange, bounds string) string {
 	return fmt.Sprintf("%+.2f "+bounds, c.Pct, c.Low, c.High)
 }
 
+// atOnce says how many sessions a counted phase ran.
+func atOnce(sessions int) string {
+	if sessions > 1 {
+		return fmt.Sprintf("%d sessions at once", sessions)
+	}
+	return "one session at a time"
+}
+
+// inEach says what a counted run's statement counts are of.
+func inEach(sessions int) string {
+	if sessions > 1 {
+		return " in each session"
+	}
+	return ""
+}
+
 // countedNotes say under a table what its counted columns are and what
 // they do not see, or why there are none.
 func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) {
@@ -95,10 +111,14 @@ func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) 
 		what, others = "the user-space instructions per statement the server spent serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
 	}
 	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s, counted under valgrind after the timed runs, "+
-		"one session at a time (%d statements after %d, %d run(s) each; %s, paired by run); others Δ%%%s: %s.\n",
-		bullet, what, k.Statements, k.Warmup, k.Rounds, interval, wideOnly, others)
-	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) and contention between sessions; "+
-		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet)
+		"%s (%d statements after %d%s, %d run(s) each; %s, paired by run); others Δ%%%s: %s.\n",
+		bullet, what, atOnce(k.Sessions), k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds, interval, wideOnly, others)
+	contention := "and contention between sessions"
+	if k.Sessions > 1 {
+		contention = "and the time sessions wait on each other"
+	}
+	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) %s; "+
+		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet, contention)
 	if k.Error != "" {
 		fmt.Fprintf(w, "%sinstr/stmt: counting stopped partway: %s\n", bullet, k.Error)
 	}

@@ -8,26 +8,36 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// InstructionsScope is what --method instructions counts on a server
-// whose sessions are processes (PostgreSQL), and what it does not, said
-// under its table and recorded in instructions.json.
-const InstructionsScope = "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), one session at a time; " +
-	"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
-	"and contention between sessions. An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
-	"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
-	onceASecond
+// CountScope is what a counted experiment counts and what it does not,
+// said under its table and recorded in instructions.json: on a server
+// whose sessions are processes (PostgreSQL) or threads of one process
+// (MariaDB), its phases one session each or sessions of them at once.
+func CountScope(threads bool, sessions int) string {
+	return countScope(threads, sessions) + ". " + onceASecond
+}
 
-// InstructionsScopeThreads is InstructionsScope for a server whose
-// sessions are threads of one process (MariaDB).
-const InstructionsScopeThreads = "user-space instructions of the server process, counted by valgrind (callgrind), one session at a time: " +
-	"the session's figure is what ran inside do_command (serving a client command) on any thread, less reading the command from the socket (a matter of timing: a read that finds no bytes yet waits and reads again); " +
-	"the server counts one lifetime per run, split at each connection's end: a warm session, then the control and the measured ones, whose difference is the statements'; " +
-	"other threads' is the rest of that lifetime, start-up, the sessions' connection set-up and shutdown included; system calls are the whole process's while the session ran. " +
-	"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) and contention between sessions. " +
-	"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
-	"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work; " +
-	"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path. " +
-	onceASecond
+func countScope(threads bool, sessions int) string {
+	at, the, phase, ran := "one session at a time", "the session's", "session", "the session ran"
+	contention := "and contention between sessions"
+	if sessions > 1 {
+		at, the, phase, ran = fmt.Sprintf("%d sessions at once in each phase, summed", sessions), "the sessions'", "phase", "the sessions ran"
+		contention = "and contention between the sessions but for the instructions it costs (a spin, a retry): the time they wait on each other is not counted"
+	}
+	if threads {
+		return "user-space instructions of the server process, counted by valgrind (callgrind), " + at + ": " +
+			the + " figure is what ran inside do_command (serving a client command) on any thread, less reading the command from the socket (a matter of timing: a read that finds no bytes yet waits and reads again); " +
+			"the server counts one lifetime per run, split at each connection's end: a warm " + phase + ", then the control and the measured ones, whose difference is the statements'; " +
+			"other threads' is the rest of that lifetime, start-up, the sessions' connection set-up and shutdown included; system calls are the whole process's while " + ran + ". " +
+			"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) " + contention + ". " +
+			"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
+			"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work; " +
+			"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path"
+	}
+	return "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), " + at + "; " +
+		"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
+		contention + ". An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
+		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included"
+}
 
 // onceASecond is what both scopes say about work done per interval of
 // time rather than per statement.
@@ -37,6 +47,8 @@ const onceASecond = "Work done once per interval of time (a log's timestamp when
 type InstructionsHead struct {
 	Server, Workload           string
 	Statements, Warmup, Rounds int
+	// Sessions ran at once in each phase (0 or 1: one).
+	Sessions int
 	// Threads says the server's sessions are threads of one process,
 	// counted as InstructionsScopeThreads says.
 	Threads bool
@@ -47,12 +59,12 @@ type InstructionsHead struct {
 // baseline, the other processes' (per run: start to shutdown), the spread
 // of repeated runs, and the system calls that the count does not see.
 func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedCondition) {
-	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d per run, %d run(s) per condition, intervals 95%% paired by round\n\n",
-		h.Workload, h.Server, h.Statements, h.Warmup, h.Rounds)
+	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %d run(s) per condition, intervals 95%% paired by round\n\n",
+		h.Workload, h.Server, h.Statements, h.Warmup, perSession(h.Sessions), h.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	scope, who, others, sys := InstructionsScope, "backend", "other processes", "backend"
+	scope, who, others, sys := CountScope(h.Threads, h.Sessions), "backend", "other processes", "backend"
 	if h.Threads {
-		scope, who, others, sys = InstructionsScopeThreads, "session", "other threads", "process"
+		who, others, sys = "session", "other threads", "process"
 	}
 	fmt.Fprintf(tw, "condition\t%s instr/stmt\tchange %% [95%% CI]\truns' spread\t%s instr/run\tchange %% [95%% CI]\t%s syscalls/stmt\tother syscalls/stmt\ts/run\t\n", who, others, sys)
 	var kernel []string
@@ -71,6 +83,15 @@ func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedConditi
 	for _, k := range kernel {
 		fmt.Fprintf(w, "not counted: %s: the kernel's work for them is outside the count.\n", k)
 	}
+}
+
+// perSession says where a run's statements ran: "per run" in one
+// session, else in each of its sessions at once.
+func perSession(sessions int) string {
+	if sessions > 1 {
+		return fmt.Sprintf("in each of %d sessions at once per run", sessions)
+	}
+	return "per run"
 }
 
 // changeText is a counted change with its interval, its bounds signed as

@@ -137,3 +137,39 @@ func TestTargetsLossColumns(t *testing.T) {
 		}
 	}
 }
+
+// Study 3 with its counted part: a second condensed table of each cell's
+// counted change, the A/A cell the baseline's spread, and the counted
+// change in each cell's line; a cell the counting stopped before says
+// so rather than showing nothing.
+func TestTargetsCounted(t *testing.T) {
+	st, err := study.Lookup("postgres", "targets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov := func(p float64) *result.OverheadSummary {
+		return &result.OverheadSummary{Pct: p, CILow: p - 4, CIHigh: p + 4, Verdict: "slower", Significant: p > 4}
+	}
+	change := func(p, half float64) *result.CountChange {
+		return &result.CountChange{Pct: p, Low: p - half, High: p + half, HasCI: true, Pairs: 4, Signif: p-half > 0}
+	}
+	conds := []result.ConditionSummary{cond("baseline", 30, nil, nil), {Name: result.AAName, Overhead: ov(0.5)}}
+	counted := &result.Counted{Statements: 101, Warmup: 101, Rounds: 4, Sessions: 2,
+		Conditions: []result.CountedCondition{{Name: "baseline", Runs: 4, BackendSpreadPct: 0.004}}}
+	for i, c := range st.Matrix[1:] {
+		conds = append(conds, result.ConditionSummary{Name: c.Observer, Overhead: ov(float64(i))})
+		if c.Observer != "pg-wait-sampling" {
+			counted.Conditions = append(counted.Conditions, result.CountedCondition{Name: c.Observer, Runs: 4, BackendChange: change(float64(i)/10, 0.01)})
+		}
+	}
+	var b bytes.Buffer
+	if err := report.Targets(&b, st, result.Summary{Conditions: conds, Counted: counted}); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, filepath.Join("testdata", "targets-counted.txt"), b.Bytes())
+	for _, want := range []string{"101 statements after 101 in each session, 4 run(s) each", "spread 0.004%", "+0.10 [0.09, 0.11]", "not counted"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -64,6 +64,12 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		return err
 	}
 
+	if hasCounted(s) {
+		if err := countedTargets(w, st, s, targets, at); err != nil {
+			return err
+		}
+	}
+
 	fmt.Fprintln(w, "\nfiltered-out round: the same target recording nothing (a filter no event passes)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tas is\tfiltered out\tevents recorded (filtered out)")
@@ -84,7 +90,12 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 
 	fmt.Fprintln(w, "\ncells:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  target, variant\tobserver\toverhead % [CI]\tsrv CPU/exec Δ% [CI]\tsrv CPU added µs/exec [CI]\tevents rec/exec\tverdict\t")
+	counted := hasCounted(s)
+	countedHead := ""
+	if counted {
+		countedHead = "\tinstr/exec Δ% [CI]"
+	}
+	fmt.Fprintf(tw, "  target, variant\tobserver\toverhead %% [CI]\tsrv CPU/exec Δ%% [CI]\tsrv CPU added µs/exec [CI]%s\tevents rec/exec\tverdict\t\n", countedHead)
 	for _, c := range st.Matrix {
 		cs := byName[c.Observer]
 		o, cpu, added := headline(cs), "-", "-"
@@ -96,6 +107,9 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		verdict := "-"
 		if o != nil {
 			verdict = o.Verdict
+		}
+		if counted {
+			added += "\t" + countedCell(s, c.Observer)
 		}
 		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, added, events(cs.Events), verdict)
 	}
@@ -116,4 +130,47 @@ func headline(c result.ConditionSummary) *result.OverheadSummary {
 		return st.Time
 	}
 	return c.Overhead
+}
+
+// countedTargets writes the condensed table again with each cell's
+// counted change in the server's instructions per execution: what the
+// observer adds to the work of a statement, unmoved by the machine's
+// drift, which the timed cell cannot tell from noise when it is small.
+func countedTargets(w io.Writer, st study.Study, s result.Summary, targets []string, at map[[2]string]string) error {
+	k := s.Counted
+	fmt.Fprintf(w, "\ncounted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
+		k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "target")
+	for _, v := range st.Columns() {
+		fmt.Fprintf(tw, "\t%s", v)
+	}
+	fmt.Fprintln(tw)
+	for _, t := range targets {
+		fmt.Fprint(tw, t)
+		for _, v := range st.Columns() {
+			cell := "-"
+			if o, ok := at[[2]string{t, v}]; ok {
+				cell = countedCell(s, o)
+			}
+			fmt.Fprintf(tw, "\t%s", cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// countedCell is observer's counted change in a study table: the A/A
+// cell (no counted condition of its own) shows how far the baseline's
+// runs spread, the least change the counts can tell.
+func countedCell(s result.Summary, observer string) string {
+	if c := s.Counted.Condition(observer); c != nil {
+		return countedChange(c.BackendChange)
+	}
+	if observer == result.AAName || observer == "baseline-again" {
+		if b := s.Counted.Condition("baseline"); b != nil && b.Runs > 1 {
+			return fmt.Sprintf("spread %.3f%%", b.BackendSpreadPct)
+		}
+	}
+	return "not counted"
 }

@@ -10,6 +10,8 @@ type Counted struct {
 	Statements int `json:"statements_per_run"`
 	Warmup     int `json:"warmup_statements"`
 	Rounds     int `json:"rounds"`
+	// Sessions ran at once in each counted phase (0: one).
+	Sessions int `json:"sessions_at_once,omitempty"`
 	// Threads says the server's sessions are threads of one process
 	// (MariaDB): the session's figure is what served client commands.
 	Threads bool `json:"threads,omitempty"`

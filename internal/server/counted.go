@@ -58,9 +58,12 @@ func (p *Postgres) CountInstructions(on bool) error {
 	}
 	// pg_ctl starts the program -p names with postgres's arguments: a
 	// script that puts valgrind before them. -q: valgrind's own notes
-	// would go to the server's stderr stream.
+	// would go to the server's stderr stream. No parallel query: a
+	// parallel plan splits a query's work between the session's backend
+	// and workers by who gets to each page first, which timing decides;
+	// without it a query's work is its backend's alone.
 	wrapper := filepath.Join(p.base, "postgres-counted")
-	script := fmt.Sprintf("#!/bin/sh\nexec %s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%s/cg.%%p %s \"$@\"\n",
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%s/cg.%%p %s \"$@\" -c max_parallel_workers_per_gather=0\n",
 		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")))
 	if err := writePrivate(wrapper, script, uid, gid); err != nil {
 		return err

@@ -53,7 +53,7 @@ func Default() Spec {
 		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
 		Alternation: Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
 		Count: Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup,
-			After: true, Rounds: defaultCountRounds},
+			After: true, Rounds: defaultCountRounds, Sessions: 1},
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms

@@ -144,6 +144,9 @@ type Count struct {
 	Warmup     int  `json:"warmup"`
 	After      bool `json:"after_timed,omitempty"`
 	Rounds     int  `json:"rounds,omitempty"`
+	// Sessions run at once in each counted phase (a mix's sessions, as
+	// its timed runs have them); 0 is one.
+	Sessions int `json:"sessions,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

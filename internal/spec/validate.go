@@ -172,6 +172,10 @@ func (s Spec) validateSessions() error {
 	return nil
 }
 
+// MaxCountSessions bounds --count-sessions: each session's backend runs
+// under valgrind, tens of times slower and larger than it would.
+const MaxCountSessions = 16
+
 func (s Spec) validateCount() error {
 	counted := s.Count.After && s.Method != "instructions"
 	if s.Method != "instructions" && !counted {
@@ -185,6 +189,8 @@ func (s Spec) validateCount() error {
 		return Invalidf("--count-statements %d: want 10 to 1000000", n)
 	case w < 0 || w > 1_000_000:
 		return Invalidf("--count-warmup %d: want 0 to 1000000", w)
+	case s.Count.Sessions < 0 || s.Count.Sessions > MaxCountSessions || (s.Count.Sessions == 0 && s.IsChosen("count-sessions")):
+		return Invalidf("--count-sessions %d: want 1 to %d", s.Count.Sessions, MaxCountSessions)
 	}
 	return nil
 }

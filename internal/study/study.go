@@ -64,6 +64,16 @@ type Study struct {
 	// Replay, for study 2, says the study replays a capture: made by
 	// running Workload with capture on, unless the user gives --capture.
 	Replay bool `yaml:"replay,omitempty"`
+	// Count, if set, counts every condition's instructions after the
+	// timed runs, Clients sessions at once (study 3's counted column).
+	Count *Count `yaml:"count,omitempty"`
+}
+
+// Count is what a study's counted part runs in each of its sessions:
+// Statements counted after Warmup.
+type Count struct {
+	Statements int `yaml:"statements"`
+	Warmup     int `yaml:"warmup"`
 }
 
 // aaTarget is study 3's A/A row: the baseline run again as if it were an

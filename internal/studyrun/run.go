@@ -56,6 +56,13 @@ func Spec(st study.Study) spec.Spec {
 		s.Params[name] = v
 		s.Choose(name)
 	}
+	if st.Count != nil {
+		// Counted where it can be (the run says why not where it
+		// cannot): the study's sessions at once, as its timed runs have
+		// them.
+		s.Count.After = true
+		s.Count.Statements, s.Count.Warmup, s.Count.Sessions = st.Count.Statements, st.Count.Warmup, st.Clients
+	}
 	s.Study = st.Name
 	return s
 }

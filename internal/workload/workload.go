@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -317,6 +318,30 @@ func (m Meta) FixedWork() bool {
 		}
 	}
 	return false
+}
+
+// Counted is m as a counted run takes it: every FixedWork parameter at
+// its most, so that sessions run the workload's fixed sequence (dss-mix's
+// blocks: every query as often as its weight, in each session's own
+// order) for as long as the run asks; the run's own statement counts end
+// it. A run that asks for more than the most fails at the statement past
+// it.
+func (m Meta) Counted() Meta {
+	values := maps.Clone(m.values)
+	fixed := false
+	for _, p := range m.Params {
+		if p.FixedWork {
+			values[p.Name], fixed = p.Max, true
+		}
+	}
+	if !fixed {
+		return m
+	}
+	c, err := m.WithParams(values)
+	if err != nil {
+		panic("workload: " + err.Error()) // a parameter's Max is in its range
+	}
+	return c
 }
 
 // HasParam says whether m takes parameter name.

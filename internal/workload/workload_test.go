@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"reflect"
 	"testing"
 	"time"
 
@@ -287,4 +288,50 @@ func TestDSSMixBlocks(t *testing.T) {
 	if orders[0] == orders[1] || orders[1] == orders[2] {
 		t.Error("two sessions ran their executions in the same order; want an order of each session's own")
 	}
+}
+
+// Counted gives a workload its most fixed work and keeps its other
+// settings: a counted run's sessions run the fixed sequence for as many
+// statements as the run asks for.
+func TestCounted(t *testing.T) {
+	m, err := workload.Lookup("dss-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = m.WithParams(map[string]int{"scale": 2}); err != nil {
+		t.Fatal(err)
+	}
+	c := m.Counted()
+	if c.Value("blocks") != 10000 || c.Value("scale") != 2 || m.Value("blocks") != 0 {
+		t.Errorf("counted: blocks %d, scale %d (the original's blocks %d); want 10000, 2 (0)",
+			c.Value("blocks"), c.Value("scale"), m.Value("blocks"))
+	}
+	// Session 3's first two blocks are those of its fixed sequence.
+	rec, want := &recorder{}, &recorder{}
+	for _, x := range []struct {
+		meta workload.Meta
+		conn *recorder
+	}{{c, rec}, {mustParams(t, m, map[string]int{"blocks": 2, "scale": 2}), want}} {
+		op, err := x.meta.New().Worker(context.Background(), x.conn, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 * 101 {
+			if err := op(context.Background()); err != nil {
+				t.Fatalf("statement %d: %v", i+1, err)
+			}
+		}
+	}
+	if !reflect.DeepEqual(rec.runs, want.runs) {
+		t.Error("a counted dss-mix's first two blocks differ from --blocks 2's")
+	}
+}
+
+func mustParams(t *testing.T, m workload.Meta, p map[string]int) workload.Meta {
+	t.Helper()
+	m, err := m.WithParams(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
