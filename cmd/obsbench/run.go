@@ -52,6 +52,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.IntVar(&s.Count.Rounds, "count-rounds", s.Count.Rounds, "with --count: counted runs of each condition (2 or more give an interval)")
 	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions or --count: the workload's statements counted in each run")
 	fs.IntVar(&s.Count.Sessions, "count-sessions", s.Count.Sessions, "with --method instructions or --count: sessions that run at once in each counted phase, each its share of the mix as in a timed run (e.g. --clients of a study); the figures are per statement over all of them")
+	fs.IntVar(&s.Count.Shrink, "count-shrink", s.Count.Shrink, "with --method instructions or --count, on a workload whose dataset shrinks (dss-mix): count on the dataset with 1/N of its rows (a counted server of its own); default: the timed runs' --shrink")
 	fs.IntVar(&s.Count.Warmup, "count-warmup", s.Count.Warmup, "with --method instructions or --count: statements run before the counted ones in each session, their cost cancelled by a control session")
 	fs.DurationVar(&s.Alternation.Duration, "alt-duration", s.Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&s.Alternation.PhaseMin, "phase-min", s.Alternation.PhaseMin, "shortest alternation phase, seconds (its first second is dropped)")

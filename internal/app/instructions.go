@@ -25,6 +25,9 @@ var timingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "
 // checkCounting refuses what --method instructions cannot do, and the
 // count flags where nothing is counted, before anything starts.
 func (c *Experiment) checkCounting() error {
+	if c.Count.Shrink > 0 && !c.wl.HasParam("shrink") {
+		return usagef("--count-shrink %d: workload %s's dataset does not shrink (dss-mix's does)", c.Count.Shrink, c.wl.Name)
+	}
 	if c.Method != "instructions" {
 		return c.checkCountAfter()
 	}
@@ -53,7 +56,7 @@ func (c *Experiment) checkCounting() error {
 }
 
 // countFlags set or gate the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "max-counted-overhead"}
+var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "max-counted-overhead"}
 
 // countFlagVerb is what a count flag does to the counted runs.
 func countFlagVerb(f string) string {
@@ -167,8 +170,19 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 // count counts each of c's conditions rounds times on managed servers
 // under valgrind (countrun.Run) and writes instructions.json in c.Out.
 func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (countrun.Instructions, error) {
+	wl, ds := c.wl, c.ds
+	if n := c.Count.Shrink; n > 0 && n != wl.Value("shrink") {
+		var err error
+		if wl, err = wl.WithParam("shrink", n); err != nil {
+			return countrun.Instructions{}, err
+		}
+		if ds, err = workloadDataset(wl, wl.Value("scale")); err != nil {
+			return countrun.Instructions{}, err
+		}
+		logf("counting on %s (--count-shrink %d), the timed runs' was %s", ds.Description, n, c.ds.Description)
+	}
 	return countrun.Run(ctx, countrun.Config{
-		Engine: c.Engine, Dialect: c.info.Dialect, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
+		Engine: c.Engine, Dialect: c.info.Dialect, Workload: wl, Dataset: ds, Observers: c.observers,
 		Count: c.Count, Rounds: rounds, Seed: c.Seed, Out: c.Out, Log: logf,
 		Open: func(ctx context.Context) (engine.Server, error) {
 			return OpenServer(ctx, c.Engine, engine.Options{Log: logf})

@@ -27,12 +27,13 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 		few: 100, many: 1000, sized: map[string]int{"calibration-1%": 6, "calibration-5%": 43}, within: 0.1})
 }
 
-// The same on study 3's mix, two sessions at once, each execution of the
-// mix followed by the calibration's call: a synthetic observer of known
+// The same on study 3's mix (a tenth of its rows, one block of it per
+// session, as the study counts it), two sessions at once, each execution
+// of the mix followed by the calibration's call: a synthetic observer of known
 // cost per execution is found at its size to within ±0.05 point.
 func TestInstructionsRecoverCalibrationMix(t *testing.T) {
-	recoverCalibration(t, calibration{workload: "dss-mix-calibrated", statements: 30, warmup: 5, sessions: 2,
-		few: 1000, many: 20000, sized: map[string]int{"calibration-a": 3000, "calibration-b": 9000}, within: 0.05})
+	recoverCalibration(t, calibration{workload: "dss-mix-calibrated", shrink: 10, statements: 101, warmup: 0, sessions: 2,
+		few: 100, many: 3000, sized: map[string]int{"calibration-1%": 270, "calibration-5%": 1330}, within: 0.05})
 }
 
 // calibration is a check of counting against the calibration observer:
@@ -40,6 +41,7 @@ func TestInstructionsRecoverCalibrationMix(t *testing.T) {
 // within that many points of what it predicts.
 type calibration struct {
 	workload                     string
+	shrink                       int // the dataset's rows divided by it (0: all)
 	statements, warmup, sessions int
 	few, many                    int
 	sized                        map[string]int
@@ -55,6 +57,14 @@ func recoverCalibration(t *testing.T, cal calibration) {
 		t.Fatal(err)
 	}
 	ds, _ := dataset.Lookup(wl.Dataset)
+	if cal.shrink > 0 {
+		if wl, err = wl.WithParam("shrink", cal.shrink); err != nil {
+			t.Fatal(err)
+		}
+		if ds, err = ds.Shrunk(cal.shrink); err != nil {
+			t.Fatal(err)
+		}
+	}
 	target, err := OpenServer(ctx, "postgres", engine.Options{Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)

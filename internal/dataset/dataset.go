@@ -43,6 +43,23 @@ type Dataset struct {
 	// Scale, if set, makes the dataset at another scale (rows x scale);
 	// the registered dataset is scale 1.
 	Scale func(scale int) Dataset
+	// Shrink, if set, makes the dataset at its scale with 1/by of its
+	// rows: a mix whose reports read every row, counted under valgrind
+	// at a size that fits (dss).
+	Shrink func(by int) Dataset
+}
+
+// Shrunk is d with 1/by of its rows (by 1: d itself).
+func (d Dataset) Shrunk(by int) (Dataset, error) {
+	switch {
+	case by == 1:
+		return d, nil
+	case d.Shrink == nil:
+		return Dataset{}, fmt.Errorf("dataset %s has one size; --shrink %d is for datasets that shrink (dss)", d.Name, by)
+	case by < 1:
+		return Dataset{}, fmt.Errorf("--shrink %d: want 1 or more", by)
+	}
+	return d.Shrink(by), nil
 }
 
 // Verify checks that every table of d holds its rows, counting each

@@ -122,7 +122,7 @@ func TestDSSScaleAndSkew(t *testing.T) {
 		}
 	}
 	d2, _ := dataset.Scaled("dss", 2)
-	sz := dataset.DSSSize(2)
+	sz := dataset.DSSSize(2, 1)
 	orders, lines := d2.Tables[2], d2.Tables[3]
 	perCustomer := make([]int, sz.Customers+1)
 	for i := range orders.Rows {

@@ -36,9 +36,12 @@ var (
 // DSSScale is the size of the dss dataset at scale: rows per table.
 type DSSScale struct{ Customers, Products, Orders int }
 
-// DSSSize is the number of rows of each dss table at scale.
-func DSSSize(scale int) DSSScale {
-	return DSSScale{Customers: dssCustomers * scale, Products: dssProducts * scale, Orders: dssOrders * scale}
+// DSSSize is the number of rows of each dss table at scale, shrunk to
+// 1/shrink of them (1: all; at least one row a table).
+func DSSSize(scale, shrink int) DSSScale {
+	shrink = max(shrink, 1)
+	rows := func(base int) int { return max(base*scale/shrink, 1) }
+	return DSSScale{Customers: rows(dssCustomers), Products: rows(dssProducts), Orders: rows(dssOrders)}
 }
 
 // Skewed draws 1..n from u in [0,1) with density falling as 1/sqrt: a few
@@ -59,12 +62,20 @@ func dssLine(sz DSSScale, i, k int) (product int32, qty int32, cents int64) {
 // product has.
 func dssPriceCents(p int32) int64 { return 100 + int64(rowRand(12, int(p)).IntN(20_000)) }
 
-func dssDataset(scale int) Dataset {
-	sz := DSSSize(scale)
+func dssDataset(scale int) Dataset { return dssShrunk(scale, 1) }
+
+// dssShrunk is dss at scale with 1/shrink of its rows.
+func dssShrunk(scale, shrink int) Dataset {
+	sz := DSSSize(scale, shrink)
+	at := fmt.Sprintf("scale %d", scale)
+	if shrink > 1 {
+		at += fmt.Sprintf(" shrunk to 1/%d", shrink)
+	}
 	return Dataset{
 		Name:        "dss",
-		Description: fmt.Sprintf("study 3's order-management schema at scale %d: %d customers, %d products, %d orders of %d lines", scale, sz.Customers, sz.Products, sz.Orders, DSSLinesPerOrder),
+		Description: fmt.Sprintf("study 3's order-management schema at %s: %d customers, %d products, %d orders of %d lines", at, sz.Customers, sz.Products, sz.Orders, DSSLinesPerOrder),
 		Scale:       dssDataset,
+		Shrink:      func(by int) Dataset { return dssShrunk(scale, by) },
 		Tables: []Table{
 			{
 				Name: "dss_customer",

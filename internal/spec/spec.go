@@ -147,6 +147,9 @@ type Count struct {
 	// Sessions run at once in each counted phase (a mix's sessions, as
 	// its timed runs have them); 0 is one.
 	Sessions int `json:"sessions,omitempty"`
+	// Shrink, if above 0, is the workload's --shrink for the counted
+	// runs (a smaller dataset than the timed runs'); 0: the timed runs'.
+	Shrink int `json:"shrink,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

@@ -214,7 +214,7 @@ func check(st Study) (field, msg string) {
 			return "matrix", fmt.Sprintf("the A/A cell is %q: want %q with method %s", c.Observer, aa, st.Method)
 		}
 	}
-	if c := st.Count; c != nil && (c.Statements < 10 || c.Warmup < 0) {
+	if c := st.Count; c != nil && (c.Statements < 10 || c.Warmup < 0 || c.Shrink < 0) {
 		return "count", fmt.Sprintf("count: %d statements after %d: want 10 or more after 0 or more", c.Statements, c.Warmup)
 	}
 	for name, v := range st.Params {

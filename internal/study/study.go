@@ -74,6 +74,8 @@ type Study struct {
 type Count struct {
 	Statements int `yaml:"statements"`
 	Warmup     int `yaml:"warmup"`
+	// Shrink, if set, counts on the dataset with 1/Shrink of its rows.
+	Shrink int `yaml:"shrink,omitempty"`
 }
 
 // aaTarget is study 3's A/A row: the baseline run again as if it were an

@@ -62,6 +62,7 @@ func Spec(st study.Study) spec.Spec {
 		// them.
 		s.Count.After = true
 		s.Count.Statements, s.Count.Warmup, s.Count.Sessions = st.Count.Statements, st.Count.Warmup, st.Clients
+		s.Count.Shrink = st.Count.Shrink
 	}
 	s.Study = st.Name
 	return s

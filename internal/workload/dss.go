@@ -96,6 +96,8 @@ var dssSetup = map[Dialect][]string{
 // dssParams are dss-mix's settings (and its calibrated variant's).
 var dssParams = []Param{
 	{Name: "scale", Default: 1, Min: 1, Max: 100, Usage: "dataset scale: dss's rows x scale; pgbench's -s (pgbench -i's tables at this scale, and :scale)"},
+	{Name: "shrink", Default: 1, Min: 1, Max: 100,
+		Usage: "dss-mix: the dss dataset with 1/N of its rows at --scale, the queries' parameters drawn over them (--count-shrink counts the mix at such a size: under valgrind a report over every row takes tens of times longer)"},
 	{Name: "blocks", Default: 0, Min: 0, Max: 10000, FixedWork: true,
 		Usage: "dss-mix: each session runs this many blocks of 101 statements (every query as often as its weight; the same statements in each session, in its own order), then the run ends (fixed work; --duration is then a cap); 0 draws until --duration ends"},
 }
@@ -111,7 +113,9 @@ func init() {
 		DefaultClients: 8,
 		LongStatements: true,
 		Params:         dssParams,
-		Build:          func(p map[string]int) Workload { return dssMix{scale: p["scale"], blocks: p["blocks"]} },
+		Build: func(p map[string]int) Workload {
+			return dssMix{scale: p["scale"], shrink: p["shrink"], blocks: p["blocks"]}
+		},
 	})
 	Register(Meta{
 		Name:           "dss-mix-calibrated",
@@ -125,7 +129,7 @@ func init() {
 		LongStatements: true,
 		Params:         dssParams,
 		Build: func(p map[string]int) Workload {
-			return dssMix{scale: p["scale"], blocks: p["blocks"], calibrated: true}
+			return dssMix{scale: p["scale"], shrink: p["shrink"], blocks: p["blocks"], calibrated: true}
 		},
 	})
 }
@@ -154,6 +158,7 @@ func DSSQuery(scale, i, times int) Workload { return dssMix{scale: scale, query:
 // mix (blocks > 0), or runs one query a number of times (times > 0).
 type dssMix struct {
 	scale        int
+	shrink       int // the dataset's rows divided by it
 	query, times int
 	blocks       int
 	// calibrated runs obsbench_calibrate() after each execution, in the
@@ -224,7 +229,7 @@ func (w dssMix) StatementNames() []string {
 
 // draws returns session's executions in order; false when it has no more.
 func (w dssMix) draws(session int) func() (dssDraw, bool) {
-	sz := dataset.DSSSize(max(w.scale, 1))
+	sz := dataset.DSSSize(max(w.scale, 1), w.shrink)
 	r := rand.New(rand.NewPCG(uint64(session), 3))
 	switch {
 	case w.times > 0:

@@ -320,6 +320,16 @@ func (m Meta) FixedWork() bool {
 	return false
 }
 
+// WithParam is m with parameter name set to v, the others as they are.
+func (m Meta) WithParam(name string, v int) (Meta, error) {
+	values := maps.Clone(m.values)
+	if values == nil {
+		values = map[string]int{}
+	}
+	values[name] = v
+	return m.WithParams(values)
+}
+
 // Counted is m as a counted run takes it: every FixedWork parameter at
 // its most, so that sessions run the workload's fixed sequence (dss-mix's
 // blocks: every query as often as its weight, in each session's own

@@ -116,7 +116,7 @@ func TestDSSMixStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	weights := workload.DSSWeights()
-	sz := dataset.DSSSize(scale)
+	sz := dataset.DSSSize(scale, 1)
 	last := dataset.DSSFirstDay.AddDate(0, 0, dataset.DSSDays)
 	maxKey := 0
 	for i, w := range weights {
@@ -174,7 +174,7 @@ func TestDSSMixStatements(t *testing.T) {
 			}
 		}
 	}
-	if lim := dataset.DSSSize(1).Orders; maxKey <= lim {
+	if lim := dataset.DSSSize(1, 1).Orders; maxKey <= lim {
 		t.Errorf("at scale %d no key above scale 1's %d: the draws ignore the scale", scale, lim)
 	}
 }
