@@ -81,8 +81,19 @@ func planManaged(c Experiment, w io.Writer) error {
 		servers := countrun.Servers(c.Count.Rounds)
 		// Each server counts whole rounds: the one with the most sets the time.
 		counted = countSetup + time.Duration((c.Count.Rounds+servers-1)/servers*(1+observers))*countRunTime
-		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d, the server under valgrind, on %d server(s) at once (about %v a run)\n",
-			1+observers, c.Count.Rounds, runs, c.Count.Statements, c.Count.Warmup, servers, countRunTime)
+		each, took := "", fmt.Sprintf("about %v a run", countRunTime)
+		if c.Count.Sessions > 1 {
+			each = fmt.Sprintf(" in each of %d sessions at once", c.Count.Sessions)
+		}
+		if c.Count.Shrink > 0 {
+			each += fmt.Sprintf(", the dataset shrunk to 1/%d of its rows", c.Count.Shrink)
+		}
+		if c.wl.LongStatements {
+			took = "a run's time depends on the mix's statements: not in the estimate"
+			counted = 0
+		}
+		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
+			1+observers, c.Count.Rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
 	case c.countMissing != "":
 		fmt.Fprintf(w, "not counted: %s\n", c.countMissing)
 	}
