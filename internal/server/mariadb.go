@@ -277,6 +277,12 @@ func (m *MariaDB) start(ctx context.Context) error {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = m.base
+	if m.counted {
+		// valgrind writes a file of its own in TMPDIR as it starts: the
+		// server's count directory is one its account can write to,
+		// which the caller's TMPDIR need not be, and no other can read.
+		cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(m.base, countDir))
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.cred}
 	if len(m.mounts) > 0 {
 		slowfs.CloseFuseOnExec()
