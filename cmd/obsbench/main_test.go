@@ -189,7 +189,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--workers", "2", "--launcher", "kubernetes", "--image", "obsbench:1", "--worker-prefix", "nice"}, "--worker-prefix is for --launcher local: a pod's command is its image's"},
 		{[]string{"run", "--workers", "2", "--worker-prefix", "sh -c 'exec \"$@\"'"}, "--worker-prefix: 'exec: the prefix is split at spaces and not unquoted"},
 		{[]string{"run", "--workers", "4", "--clients", "3"}, "--workers 4 share 3 session(s): give --clients at least 4"},
-		{[]string{"run", "--workers", "2", "--method", "instructions"}, "--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind"},
+		{[]string{"run", "--workers", "2", "--method", "instructions"}, "--workers spreads sessions over processes or pods; --method instructions runs its sessions (--count-sessions) from obsbench itself, against one server under valgrind"},
 		{[]string{"restore", "--journal", badJournal}, "--journal: " + badJournal + ":1: invalid character"},
 		{[]string{"restore", "--journal", filepath.Join(tmp, "nojournal.jsonl")}, "no such file or directory"},
 		{[]string{"inspect", "--engine", "sqlserver"}, "--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only"},

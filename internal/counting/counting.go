@@ -294,11 +294,11 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	if err != nil {
 		return s, err
 	}
-	k := c.sessions()
-	n := float64(k * c.Statements)
+	per := c.sessions() // a phase's sessions
+	n := float64(per * c.Statements)
 	var measured, control float64
 	var io int64
-	for i := range k {
+	for i := range per {
 		measured += float64(counts[phases[2][i].pid])
 		control += float64(counts[phases[1][i].pid])
 		if io >= 0 && phases[2][i].io >= 0 && phases[1][i].io >= 0 {
@@ -308,7 +308,7 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 		}
 	}
 	s.Backend = (measured - control) / n
-	executed := float64(k * (3*c.Warmup + 2*c.Statements))
+	executed := float64(per * (3*c.Warmup + 2*c.Statements))
 	var h uint64
 	for pid, k := range counts {
 		if !slices.Contains(sessions, pid) {

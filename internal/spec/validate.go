@@ -233,7 +233,7 @@ func (s Spec) validateWorkers() error {
 	case s.Launcher == "kubernetes" && s.DSN == "":
 		return Invalidf("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
 	case s.Method == "instructions":
-		return Invalidf("--workers spreads sessions that run at once; --method instructions runs one session at a time under valgrind")
+		return Invalidf("--workers spreads sessions over processes or pods; --method instructions runs its sessions (--count-sessions) from obsbench itself, against one server under valgrind")
 	}
 	for _, w := range s.WorkerPrefix {
 		if strings.ContainsAny(w, "'\"") {

@@ -79,7 +79,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) {
 			s.Workers, s.Launcher, s.Kubernetes.Image, s.DSN = 2, "kubernetes", "obsbench", "host=db"
 		}, ""},
-		{func(s *Spec) { s.Workers, s.Method = 2, "instructions" }, "--method instructions runs one session"},
+		{func(s *Spec) { s.Workers, s.Method = 2, "instructions" }, "--method instructions runs its sessions"},
 	} {
 		s := valid()
 		tt.edit(&s)
