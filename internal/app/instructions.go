@@ -129,7 +129,8 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 	rec, err := c.count(ctx, c.Count.Rounds, logf)
 	if err != nil && len(rec.Runs) == 0 {
 		logf("counting failed: %v", err)
-		return &result.Counted{Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Count.Rounds, Sessions: c.Count.Sessions, Error: err.Error()}
+		return &result.Counted{Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Count.Rounds,
+			Sessions: countrun.AtOnce(c.Count.Sessions), Error: err.Error()}
 	}
 	return &rec.Counted
 }

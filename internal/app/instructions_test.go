@@ -29,8 +29,9 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 
 // The same on study 3's mix (a tenth of its rows, as the study counts
 // it; the first half of a block in each session), two sessions at once,
-// each execution of the mix followed by the calibration's call: a synthetic observer of known
-// cost per execution is found at its size to within ±0.05 point.
+// each execution of the mix followed by the calibration's call: a
+// synthetic observer of known cost per execution is found at its size to
+// within ±0.05 point.
 func TestInstructionsRecoverCalibrationMix(t *testing.T) {
 	recoverCalibration(t, calibration{workload: "dss-mix-calibrated", shrink: 10, statements: 50, warmup: 0, sessions: 2,
 		few: 100, many: 3000, sized: map[string]int{"calibration-1%": 270, "calibration-5%": 1330}, within: 0.05})

@@ -122,10 +122,7 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		return Instructions{}, runErr
 	}
 	_, threads := counted[0].(counting.ThreadedServer)
-	sessions := 0
-	if cfg.Count.Sessions > 1 {
-		sessions = cfg.Count.Sessions
-	}
+	sessions := AtOnce(cfg.Count.Sessions)
 	rec := Instructions{
 		Engine: cfg.Engine, Server: ver, Workload: cfg.Workload.Name, Seed: cfg.Seed,
 		Counted: result.Counted{
@@ -141,6 +138,15 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		return rec, err
 	}
 	return rec, runErr
+}
+
+// AtOnce is what result.Counted records of a count's sessions at once:
+// 0 for one (the figure of a count before sessions at once).
+func AtOnce(sessions int) int {
+	if sessions > 1 {
+		return sessions
+	}
+	return 0
 }
 
 // Write writes rec as dir/instructions.json.
