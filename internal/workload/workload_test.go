@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"reflect"
 	"testing"
 	"time"
 
