@@ -36,7 +36,8 @@ func countScope(threads bool, sessions int) string {
 	return "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), " + at + "; " +
 		"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
 		contention + ". An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
-		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included"
+		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
+		"Under the counter the server plans no parallel query (max_parallel_workers_per_gather=0), so that no timing splits a query's work between its backend and workers"
 }
 
 // onceASecond is what both scopes say about work done per interval of
@@ -50,7 +51,7 @@ type InstructionsHead struct {
 	// Sessions ran at once in each phase (0 or 1: one).
 	Sessions int
 	// Threads says the server's sessions are threads of one process,
-	// counted as InstructionsScopeThreads says.
+	// counted as CountScope says.
 	Threads bool
 }
 
