@@ -98,7 +98,11 @@ func TestSamplerUsesBatches(t *testing.T) {
 	refusing := &batchSource{refuse: true}
 	s = NewWaitSampler(refusing, 10*time.Millisecond, false)
 	s.Start(context.Background())
-	time.Sleep(100 * time.Millisecond)
+	// Until it has sampled at all: on a loaded machine its first tick
+	// can come later than a fixed sleep.
+	for deadline := time.Now().Add(5 * time.Second); refusing.calls.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	on, _, err = s.Stop()
 	if err != nil {
 		t.Fatal(err)

@@ -47,8 +47,8 @@ func TestWithParams(t *testing.T) {
 	for _, p := range workload.AllParams() {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "batch,blocks,scale" {
-		t.Errorf("AllParams = %v; want [batch blocks scale]", names)
+	if strings.Join(names, ",") != "batch,blocks,scale,shrink" {
+		t.Errorf("AllParams = %v; want [batch blocks scale shrink]", names)
 	}
 }
 
