@@ -155,10 +155,10 @@ func TestStudyTargets(t *testing.T) {
 	tmp := privateTemp(t)
 	stdout, _ := runOK(t, "study", "targets", "--observers", "log-filtered-out",
 		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out"),
-		"--count", "--count-rounds", "2", "--count-statements", "20", "--count-shrink", "50")
+		"--count", "--count-rounds", "2", "--count-statements", "20", "--count-shrink", "50", "--count-sessions", "2")
 	wantPrinted(t, stdout, "What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",
 		"not run", "not reproduced: lock acquired/released events",
-		// The counted column, two sessions at once as the study's runs.
+		// The counted column, here two sessions at once on a real server.
 		"counted: change in the server's instructions per execution", "20 statements after 0 in each session, 2 run(s) each", "instr/exec Δ% [CI]", "spread ")
 }
 

@@ -115,7 +115,7 @@ func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) 
 		bullet, what, atOnce(k.Sessions), k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds, interval, wideOnly, others)
 	contention := "and contention between sessions"
 	if k.Sessions > 1 {
-		contention = "and the time sessions wait on each other"
+		contention = "and the time sessions wait on each other (the instructions their contention costs are counted, and grow on a loaded machine)"
 	}
 	fmt.Fprintf(w, "%s  Not counted: the kernel (system calls, fsync), waiting (I/O, locks, a slow log device) %s; "+
 		"an observer whose cost is there counts +0%% and still costs time. Every counted figure: instructions.json.\n", bullet, contention)

@@ -21,7 +21,7 @@ func countScope(threads bool, sessions int) string {
 	contention := "and contention between sessions"
 	if sessions > 1 {
 		at, the, phase, ran = fmt.Sprintf("%d sessions at once in each phase, summed", sessions), "the sessions'", "phase", "the sessions ran"
-		contention = "and contention between the sessions but for the instructions it costs (a spin, a retry): the time they wait on each other is not counted"
+		contention = "and contention between the sessions but for the instructions it costs (a spin, a retry), which a loaded machine grows: sessions at once are not a count the machine's load leaves alone; the time they wait on each other is not counted"
 	}
 	if threads {
 		return "user-space instructions of the server process, counted by valgrind (callgrind), " + at + ": " +

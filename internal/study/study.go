@@ -65,7 +65,7 @@ type Study struct {
 	// running Workload with capture on, unless the user gives --capture.
 	Replay bool `yaml:"replay,omitempty"`
 	// Count, if set, counts every condition's instructions after the
-	// timed runs, Clients sessions at once (study 3's counted column).
+	// timed runs, one session at a time (study 3's counted column).
 	Count *Count `yaml:"count,omitempty"`
 }
 

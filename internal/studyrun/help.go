@@ -114,7 +114,6 @@ func studyDefaults(st study.Study) [][2]string {
 	}
 	if c := st.Count; c != nil {
 		out = append(out, [2]string{"count", "true (where valgrind is installed)"},
-			[2]string{"count-sessions", strconv.Itoa(st.Clients)},
 			[2]string{"count-statements", strconv.Itoa(c.Statements)}, [2]string{"count-warmup", strconv.Itoa(c.Warmup)})
 		if c.Shrink > 0 {
 			out = append(out, [2]string{"count-shrink", strconv.Itoa(c.Shrink)})

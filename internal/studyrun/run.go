@@ -58,10 +58,10 @@ func Spec(st study.Study) spec.Spec {
 	}
 	if st.Count != nil {
 		// Counted where it can be (the run says why not where it
-		// cannot): the study's sessions at once, as its timed runs have
-		// them.
+		// cannot), one session at a time: sessions at once count their
+		// contention too, which a loaded machine grows.
 		s.Count.After = true
-		s.Count.Statements, s.Count.Warmup, s.Count.Sessions = st.Count.Statements, st.Count.Warmup, st.Clients
+		s.Count.Statements, s.Count.Warmup, s.Count.Sessions = st.Count.Statements, st.Count.Warmup, 1
 		s.Count.Shrink = st.Count.Shrink
 	}
 	s.Study = st.Name
