@@ -12,7 +12,8 @@ import (
 
 // Targets writes study 3's condensed table: one line per target, one
 // column per variant, each cell the observer's overhead % [95% CI]
-// (query by query where the runs allow it, else whole runs); then the
+// (query by query where the runs allow it, else whole runs), and the
+// same table of counted changes where the study counted; then the
 // filtered-out round, each target's filtered-out variant beside the
 // target as is; then each cell's observer with its overhead on time and
 // on server CPU, events and verdict.
@@ -42,36 +43,23 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		}
 	}
 	fmt.Fprintf(w, "overhead %% [95%% CI] by target and variant (%s; - : no such variant)\n", basis)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "target")
-	for _, v := range st.Columns() {
-		fmt.Fprintf(tw, "\t%s", v)
-	}
-	fmt.Fprintln(tw)
-	for _, t := range targets {
-		fmt.Fprint(tw, t)
-		for _, v := range st.Columns() {
-			o, ok := at[[2]string{t, v}]
-			if !ok {
-				fmt.Fprint(tw, "\t-")
-				continue
-			}
-			fmt.Fprintf(tw, "\t%s", cell(o))
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := matrixTable(w, st, targets, at, cell); err != nil {
 		return err
 	}
 
-	if hasCounted(s) {
-		if err := countedTargets(w, st, s, targets, at); err != nil {
+	if k := s.Counted; hasCounted(s) {
+		fmt.Fprintf(w, "\ncounted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
+			k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
+		// What the observer adds to the work of a statement, unmoved by
+		// the machine's drift, which the timed cell cannot tell from
+		// noise when it is small.
+		if err := matrixTable(w, st, targets, at, func(o string) string { return countedCell(s, o) }); err != nil {
 			return err
 		}
 	}
 
 	fmt.Fprintln(w, "\nfiltered-out round: the same target recording nothing (a filter no event passes)")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\tas is\tfiltered out\tevents recorded (filtered out)")
 	for _, t := range targets {
 		f, ok := at[[2]string{t, study.VariantFilteredOut}]
@@ -132,14 +120,10 @@ func headline(c result.ConditionSummary) *result.OverheadSummary {
 	return c.Overhead
 }
 
-// countedTargets writes the condensed table again with each cell's
-// counted change in the server's instructions per execution: what the
-// observer adds to the work of a statement, unmoved by the machine's
-// drift, which the timed cell cannot tell from noise when it is small.
-func countedTargets(w io.Writer, st study.Study, s result.Summary, targets []string, at map[[2]string]string) error {
-	k := s.Counted
-	fmt.Fprintf(w, "\ncounted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
-		k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
+// matrixTable writes study 3's condensed table: a line per target, a
+// column per variant, each cell what cell says of its observer ("-"
+// where the target has no such variant).
+func matrixTable(w io.Writer, st study.Study, targets []string, at map[[2]string]string, cell func(observer string) string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "target")
 	for _, v := range st.Columns() {
@@ -149,11 +133,11 @@ func countedTargets(w io.Writer, st study.Study, s result.Summary, targets []str
 	for _, t := range targets {
 		fmt.Fprint(tw, t)
 		for _, v := range st.Columns() {
-			cell := "-"
+			c := "-"
 			if o, ok := at[[2]string{t, v}]; ok {
-				cell = countedCell(s, o)
+				c = cell(o)
 			}
-			fmt.Fprintf(tw, "\t%s", cell)
+			fmt.Fprintf(tw, "\t%s", c)
 		}
 		fmt.Fprintln(tw)
 	}
