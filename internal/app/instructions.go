@@ -177,7 +177,7 @@ func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...
 		if wl, err = wl.WithParam("shrink", n); err != nil {
 			return countrun.Instructions{}, err
 		}
-		if ds, err = workloadDataset(wl, wl.Value("scale")); err != nil {
+		if ds, err = c.ds.Shrunk(n); err != nil {
 			return countrun.Instructions{}, err
 		}
 		logf("counting on %s (--count-shrink %d), the timed runs' was %s", ds.Description, n, c.ds.Description)

@@ -43,16 +43,17 @@ type Dataset struct {
 	// Scale, if set, makes the dataset at another scale (rows x scale);
 	// the registered dataset is scale 1.
 	Scale func(scale int) Dataset
-	// Shrink, if set, makes the dataset at its scale with 1/by of its
-	// rows: a mix whose reports read every row, counted under valgrind
-	// at a size that fits (dss).
+	// Shrink, if set, makes the dataset at its scale with 1/by of the
+	// rows of that scale (by 1: all of them), whatever d's own shrink: a
+	// mix whose reports read every row, counted under valgrind at a size
+	// that fits (dss).
 	Shrink func(by int) Dataset
 }
 
-// Shrunk is d with 1/by of its rows (by 1: d itself).
+// Shrunk is d at its scale with 1/by of that scale's rows (by 1: all).
 func (d Dataset) Shrunk(by int) (Dataset, error) {
 	switch {
-	case by == 1:
+	case by == 1 && d.Shrink == nil:
 		return d, nil
 	case d.Shrink == nil:
 		return Dataset{}, fmt.Errorf("dataset %s has one size; --shrink %d is for datasets that shrink (dss)", d.Name, by)

@@ -189,3 +189,31 @@ func TestVerify(t *testing.T) {
 		t.Errorf("Verify of a missing table: %v", err)
 	}
 }
+
+// Shrunk is relative to the dataset's scale, not to a shrink already
+// made: 1/10 then 1 is the whole scale again; a dataset of one size
+// refuses any shrink but 1.
+func TestShrunk(t *testing.T) {
+	d2, _ := dataset.Scaled("dss", 2)
+	tenth, err := d2.Shrunk(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := tenth.Shrunk(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tenth.Tables[2].Rows, d2.Tables[2].Rows/10; got != want {
+		t.Errorf("orders at 1/10: %d; want %d", got, want)
+	}
+	if whole.Tables[2].Rows != d2.Tables[2].Rows {
+		t.Errorf("orders at 1/10 then 1: %d; want %d", whole.Tables[2].Rows, d2.Tables[2].Rows)
+	}
+	credit, _ := dataset.Lookup("credit")
+	if _, err := credit.Shrunk(10); err == nil {
+		t.Error("credit shrunk to 1/10: no error")
+	}
+	if d, err := credit.Shrunk(1); err != nil || d.Name != "credit" {
+		t.Errorf("credit shrunk to 1/1: %v, %v", d.Name, err)
+	}
+}
