@@ -214,8 +214,11 @@ func check(st Study) (field, msg string) {
 			return "matrix", fmt.Sprintf("the A/A cell is %q: want %q with method %s", c.Observer, aa, st.Method)
 		}
 	}
-	if c := st.Count; c != nil && (c.Statements < 10 || c.Warmup < 0 || c.Shrink < 0) {
+	if c := st.Count; c != nil && (c.Statements < 10 || c.Warmup < 0) {
 		return "count", fmt.Sprintf("count: %d statements after %d: want 10 or more after 0 or more", c.Statements, c.Warmup)
+	}
+	if c := st.Count; c != nil && c.Shrink < 0 {
+		return "count", fmt.Sprintf("count: shrink %d: want 1 or more (or none: the timed runs' dataset)", c.Shrink)
 	}
 	for name, v := range st.Params {
 		if v < 1 {

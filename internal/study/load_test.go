@@ -41,6 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{"A/A cell", head + entry + "    method: duet\n    matrix:\n      - {target: \"" + aaTarget + "\", variant: as is, observer: baseline-again}\n", `studies/s.yaml:9:5: the A/A cell is "baseline-again": want "baseline A/A" with method duet`},
 		{"rows and matrix", head + entry + "    method: rounds\n    matrix:\n      - {target: t, variant: as is, observer: o}\n" + rows, `studies/s.yaml:11:5: a matrix makes the rows: give one or the other`},
 		{"two entries", head + entry + "    method: rounds\n" + rows + entry + "    method: rounds\n" + rows, `studies/s.yaml:11:5: engine postgres has two entries`},
+		{"count shrink negative", head + entry + "    method: rounds\n    count: {statements: 10, warmup: 0, shrink: -1}\n" + rows, `studies/s.yaml:9:5: count: shrink -1: want 1 or more (or none: the timed runs' dataset)`},
 		{"count too few", head + entry + "    method: rounds\n    count: {statements: 5, warmup: 0}\n" + rows, `studies/s.yaml:9:5: count: 5 statements after 0: want 10 or more after 0 or more`},
 		{"audit without sessions", head + entry + "    method: rounds\n    audit: pgaudit-rotated\n" + rows, `studies/s.yaml:5:5: audit and sessions go together`},
 	} {
