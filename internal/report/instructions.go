@@ -37,7 +37,7 @@ func countScope(threads bool, sessions int) string {
 		"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
 		contention + ". An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
 		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
-		"Under the counter the server plans no parallel query (max_parallel_workers_per_gather=0), so that no timing splits a query's work between its backend and workers"
+		"Under the counter the server plans no parallel query and runs no autovacuum (max_parallel_workers_per_gather=0, autovacuum=off), so that no timing splits a query's work between its backend and workers or sends a session invalidations"
 }
 
 // onceASecond is what both scopes say about work done per interval of

@@ -61,12 +61,15 @@ func (p *Postgres) CountInstructions(on bool) error {
 	// would go to the server's stderr stream. TMPDIR: valgrind writes a
 	// file of its own there as it starts, which the caller's TMPDIR may
 	// not let the server's account do; the count directory does, and no
-	// other account can read it. No parallel query: a
-	// parallel plan splits a query's work between the session's backend
-	// and workers by who gets to each page first, which timing decides;
-	// without it a query's work is its backend's alone.
+	// other account can read it. The settings leave nothing in a
+	// session's work to timing: no parallel query (a parallel plan splits
+	// a query's work between the session's backend and workers by who gets
+	// to each page first; without it a query's work is its backend's
+	// alone) and no autovacuum (a worker that vacuums or analyzes a table
+	// while a session runs sends it invalidations, so that it plans again,
+	// or sets hint bits the session would have set).
 	wrapper := filepath.Join(p.base, "postgres-counted")
-	script := fmt.Sprintf("#!/bin/sh\nTMPDIR=%[2]s exec %[1]s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%[2]s/cg.%%p %[3]s \"$@\" -c max_parallel_workers_per_gather=0\n",
+	script := fmt.Sprintf("#!/bin/sh\nTMPDIR=%[2]s exec %[1]s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%[2]s/cg.%%p %[3]s \"$@\" -c max_parallel_workers_per_gather=0 -c autovacuum=off\n",
 		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")))
 	if err := writePrivate(wrapper, script, uid, gid); err != nil {
 		return err

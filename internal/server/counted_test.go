@@ -30,6 +30,7 @@ func TestCountInstructions(t *testing.T) {
 	if err := pg.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
+	settings(ctx, t, pg, "off", "0")
 	session := func(n int) (int, uint64) {
 		t.Helper()
 		conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
@@ -118,6 +119,8 @@ func TestCountInstructions(t *testing.T) {
 			t.Errorf("helper %d has no count after the restart (counts of %v)", k, keys(counts))
 		}
 	}
+	// The counter's settings end with it (a restart would pass them on).
+	settings(ctx, t, pg, "on", "2")
 	if err := pg.ClearCounts(); err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +128,24 @@ func TestCountInstructions(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if counts, _ := pg.Counts(); len(counts) != 0 {
 		t.Errorf("backend %d counted after the counter was switched off: %v", pid, counts)
+	}
+}
+
+// settings checks the two settings a counted server runs with: no
+// autovacuum and no parallel query (PostgreSQL's defaults: on and 2).
+func settings(ctx context.Context, t *testing.T, pg *server.Postgres, autovacuum, parallel string) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var av, par string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('autovacuum'), current_setting('max_parallel_workers_per_gather')").Scan(&av, &par); err != nil {
+		t.Fatal(err)
+	}
+	if av != autovacuum || par != parallel {
+		t.Errorf("autovacuum = %s, max_parallel_workers_per_gather = %s; want %s and %s", av, par, autovacuum, parallel)
 	}
 }
 

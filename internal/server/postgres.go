@@ -283,6 +283,12 @@ func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) err
 		// real postgres: the counter is named every time.
 		args = append(args, "-p", p.counter)
 	}
+	if action == "restart" {
+		// Else a restart passes the postmaster the arguments of the
+		// lifetime before (postmaster.opts): a lifetime after a counted
+		// one would keep the counter's settings.
+		args = append(args, "-o", "")
+	}
 	var err error
 	if action == "stop" {
 		_, err = p.command(ctx, "pg_ctl", args...)
