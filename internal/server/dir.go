@@ -1,7 +1,10 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -29,7 +32,7 @@ func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d 
 		return d, 0, 0, err
 	}
 	ReapStale(logf)
-	base, err := os.MkdirTemp("", prefix)
+	base, err := mkdirFixedLength(prefix)
 	if err != nil {
 		return d, 0, 0, fmt.Errorf("create server directory: %w", err)
 	}
@@ -47,6 +50,22 @@ func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d 
 		return d, 0, 0, err
 	}
 	return sinkDirs{base: base, cred: cred, log: logf}, uid, gid, nil
+}
+
+// mkdirFixedLength creates a new directory in os.TempDir() named prefix
+// and ten random digits, where os.MkdirTemp's random part is one to ten:
+// every server's paths then have the same length. What a server counts
+// under valgrind depends on where its strings lie in memory (a vectorised
+// comparison's instructions do), and the length of its command line and
+// environment, its data directory's path among them, moves its stack.
+func mkdirFixedLength(prefix string) (string, error) {
+	for range 1000 {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("%s%010d", prefix, rand.Uint32()))
+		if err := os.Mkdir(dir, 0o700); !errors.Is(err, fs.ErrExist) {
+			return dir, err
+		}
+	}
+	return "", fmt.Errorf("no new directory %s%%010d in %s after 1000 tries", prefix, os.TempDir())
 }
 
 // credentialOf says which OS user a server runs as: the current one, or
