@@ -55,6 +55,9 @@ type Server interface {
 	// CountInstructions makes the next restart run the server under the
 	// counter (or without it).
 	CountInstructions(on bool) error
+	// ShiftStack makes the counted lifetimes started from now on begin
+	// their stacks the given bytes lower (a longer environment).
+	ShiftStack(bytes int)
 }
 
 // ProcessServer serves each session in a process of its own
@@ -165,7 +168,16 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 	total := c.Rounds * len(c.Observers)
 	for r := c.FirstRound + 1; r <= c.FirstRound+c.Rounds; r++ {
 		// Each round's order is its own: the same whichever server runs it.
-		order := rand.New(rand.NewPCG(c.Seed, 0x636f756e74+uint64(r))).Perm(len(c.Observers))
+		rng := rand.New(rand.NewPCG(c.Seed, 0x636f756e74+uint64(r)))
+		order := rng.Perm(len(c.Observers))
+		// A vectorised comparison's instructions depend on where its
+		// strings lie, which a lifetime's memory layout decides: the
+		// same for every run under the counter, so an observer's count
+		// would hold whatever its layout does to that of its strings, as
+		// the same every round. Each round moves the stack by its own
+		// amount, up to a page, the same for each of its conditions:
+		// the rounds' spread then holds what the layout does.
+		c.Server.ShiftStack(rng.IntN(stackShifts))
 		for _, i := range order {
 			s, err := c.run(ctx, c.Observers[i])
 			if err != nil {
@@ -180,6 +192,10 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 	}
 	return out, nil
 }
+
+// stackShifts is how many stack positions the rounds draw from: one per
+// byte of a page, every alignment a string on the stack can have.
+const stackShifts = 4096
 
 // Spread runs c's rounds on servers at once, each server its share of
 // whole rounds, so that every pair of a condition and the baseline is

@@ -24,6 +24,8 @@ import (
 type fakeServer struct {
 	mu       sync.Mutex         // sessions at once
 	counter  bool               // the next start runs under the counter
+	shift    int                // the stack shift of the next counted life
+	shifts   []lifeShift        // each counted life's, in order
 	counted  bool               // this life runs under it
 	lives    int                // lives started under the counter
 	perStmt  map[string]float64 // by condition
@@ -78,8 +80,14 @@ func (f *fakeServer) Reset(context.Context) error {
 	f.counted = f.counter
 	if f.counted {
 		f.lives++
+		f.shifts = append(f.shifts, lifeShift{f.current, f.shift})
 	}
 	return nil
+}
+
+type lifeShift struct {
+	condition string
+	shift     int
 }
 
 func (f *fakeServer) pid() int { f.nextPID++; return f.nextPID }
@@ -96,6 +104,7 @@ func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
 }
 
 func (f *fakeServer) CountInstructions(on bool) error { f.counter = on; return nil }
+func (f *fakeServer) ShiftStack(bytes int)             { f.shift = bytes }
 func (f *fakeServer) Counts() (map[int]uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -172,6 +181,34 @@ func TestRunCountsTheStatementsAlone(t *testing.T) {
 	c := conds[1].BackendChange
 	if c == nil || math.Abs(c.Pct-1) > 1e-9 || !c.HasCI || c.Pairs != 3 || conds[0].BackendChange != nil {
 		t.Errorf("change %+v; want +1%% over 3 pairs", c)
+	}
+}
+
+// Each round's counted lives have their stack moved by one amount, the
+// same for every condition of the round, and the rounds by different
+// amounts, within a page.
+func TestRunShiftsStackByRound(t *testing.T) {
+	f := newFake()
+	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}, {Name: "other"}}
+	if _, err := Run(context.Background(), Config{Server: f, Workload: oneStatement{}, Observers: obs,
+		Statements: 10, Rounds: 4, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.shifts) != 12 {
+		t.Fatalf("%d counted lives; want 12", len(f.shifts))
+	}
+	rounds := map[int]bool{}
+	for r := range 4 {
+		round := f.shifts[3*r : 3*r+3]
+		for _, l := range round {
+			if l.shift != round[0].shift || l.shift < 0 || l.shift >= 4096 {
+				t.Fatalf("round %d: shifts %v; want one, in [0, 4096)", r+1, round)
+			}
+		}
+		rounds[round[0].shift] = true
+	}
+	if len(rounds) < 3 {
+		t.Errorf("4 rounds' shifts %v: want them to differ", f.shifts)
 	}
 }
 
@@ -324,6 +361,7 @@ func (f *fakeThreaded) EndedConnections() (int, error) {
 }
 func (f *fakeThreaded) ServerPID() int               { return 1 }
 func (f *fakeThreaded) CountInstructions(bool) error { return nil }
+func (f *fakeThreaded) ShiftStack(int)                {}
 func (f *fakeThreaded) Dial(context.Context) (driver.Session, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

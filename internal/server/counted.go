@@ -81,6 +81,21 @@ func (p *Postgres) CountInstructions(on bool) error {
 	return nil
 }
 
+// ShiftStack makes the counted lifetimes started from now on begin their
+// stacks bytes lower than the others: pg_ctl, and so the postmaster, gets
+// an environment that much longer (stackShiftVar). The backends, forked
+// from the postmaster, inherit its stack.
+func (p *Postgres) ShiftStack(bytes int) { p.shift = bytes }
+
+// stackShiftVar is an environment variable that takes the given bytes more
+// than one of no length would: the kernel puts the environment's strings
+// at the top of a new program's stack, so its stack begins that much
+// lower, and everything on it lies elsewhere relative to pages and cache
+// lines.
+func stackShiftVar(bytes int) string {
+	return "OBSBENCH_STACK_SHIFT=" + strings.Repeat("x", bytes)
+}
+
 // Counts are the counts of the processes that exited since the last
 // ClearCounts, by process id. A process that is still running, or still
 // writing its count as it exits, has none yet.

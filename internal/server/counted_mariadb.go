@@ -99,6 +99,11 @@ func (m *MariaDB) CountInstructions(on bool) error {
 	return nil
 }
 
+// ShiftStack makes the counted lifetimes started from now on begin their
+// main thread's stack bytes lower than the others (stackShiftVar); the
+// sessions' threads have stacks of their own, which it does not move.
+func (m *MariaDB) ShiftStack(bytes int) { m.shift = bytes }
+
 // LastTally is the count of the server lifetime that the latest stop
 // ended (a Restart's, or Stop's), read once: a second call, or one after
 // a lifetime that did not run under the counter, is an error.

@@ -84,8 +84,14 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	// Under the counter nothing left to timing decides a session's path:
 	// no buffer pool loaded behind its back, no cached threads, one table
 	// cache instance, pages made young by order of access alone.
+	m.ShiftStack(100)
 	if err := m.Restart(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if pid, err := m.PID(); err != nil {
+		t.Fatal(err)
+	} else {
+		stackShifted(t, pid, 100)
 	}
 	func() {
 		c, err := mysql.NewConnector(m.Config("mysql"))

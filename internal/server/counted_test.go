@@ -3,7 +3,10 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"slices"
 	"testing"
 	"time"
@@ -27,10 +30,16 @@ func TestCountInstructions(t *testing.T) {
 	if err := pg.CountInstructions(true); err != nil {
 		t.Fatal(err)
 	}
+	pg.ShiftStack(100)
 	if err := pg.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
 	settings(ctx, t, pg, "off", "0")
+	pm, err := pg.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stackShifted(t, pm, 100)
 	session := func(n int) (int, uint64) {
 		t.Helper()
 		conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
@@ -97,7 +106,7 @@ func TestCountInstructions(t *testing.T) {
 	if err := pg.CountInstructions(false); err != nil {
 		t.Fatal(err)
 	}
-	pm, err := pg.PID()
+	pm, err = pg.PID()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +155,16 @@ func settings(ctx context.Context, t *testing.T, pg *server.Postgres, autovacuum
 	}
 	if av != autovacuum || par != parallel {
 		t.Errorf("autovacuum = %s, max_parallel_workers_per_gather = %s; want %s and %s", av, par, autovacuum, parallel)
+	}
+}
+
+// stackShifted checks that process pid runs with its stack shifted by
+// bytes: an environment that much longer.
+func stackShifted(t *testing.T, pid, bytes int) {
+	t.Helper()
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if want := "\x00OBSBENCH_STACK_SHIFT=" + strings.Repeat("x", bytes) + "\x00"; err != nil || !strings.Contains("\x00"+string(environ), want) {
+		t.Errorf("the environment of process %d (%v) has no OBSBENCH_STACK_SHIFT of %d bytes", pid, err, bytes)
 	}
 }
 

@@ -66,6 +66,7 @@ type MariaDB struct {
 	// counted lifetime that the latest stop ended (LastTally).
 	counter  []string
 	counted  bool // cmd runs under the counter
+	shift    int  // how much lower a counted lifetime's stack begins
 	endedPID int
 }
 
@@ -281,7 +282,7 @@ func (m *MariaDB) start(ctx context.Context) error {
 		// valgrind writes a file of its own in TMPDIR as it starts: the
 		// server's count directory is one its account can write to,
 		// which the caller's TMPDIR need not be, and no other can read.
-		cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(m.base, countDir))
+		cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(m.base, countDir), stackShiftVar(m.shift))
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.cred}
 	if len(m.mounts) > 0 {

@@ -51,6 +51,9 @@ type Postgres struct {
 	// counter, if set, is the program pg_ctl starts instead of postgres:
 	// postgres under valgrind's instruction counter (CountInstructions).
 	counter string
+	// shift is how much lower a counted lifetime's stack begins
+	// (ShiftStack).
+	shift int
 	// countedLife says the running postmaster was started under the
 	// counter: a restart or stop waits for its count (waitCount).
 	countedLife bool
@@ -327,6 +330,9 @@ func (p *Postgres) startCommand(ctx context.Context, name string, args ...string
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
 	cmd.Dir = p.base
 	cmd.Env = p.env()
+	if p.counter != "" {
+		cmd.Env = append(cmd.Env, stackShiftVar(p.shift))
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
 	cmd.Stdout, cmd.Stderr = p.stream.writer(), p.stream.writer()
 	if len(p.mounts) > 0 {

@@ -244,6 +244,7 @@ func (t *managed) CapturedLogs() ([]string, error) {
 // CountInstructions makes the next restart run the managed server under
 // valgrind's callgrind (--method instructions).
 func (t *managed) CountInstructions(on bool) error { return t.m.CountInstructions(on) }
+func (t *managed) ShiftStack(bytes int)            { t.m.ShiftStack(bytes) }
 
 // LastTally is the count of the server lifetime the latest restart ended:
 // the instructions spent serving client commands, split at each end of a

@@ -212,6 +212,7 @@ func (t *managed) CapturedLogs() ([]string, error) {
 // CountInstructions makes the next restart run the managed server under
 // valgrind's instruction counter (--method instructions).
 func (t *managed) CountInstructions(on bool) error { return t.pg.CountInstructions(on) }
+func (t *managed) ShiftStack(bytes int)            { t.pg.ShiftStack(bytes) }
 
 // Counts are the instructions of the server's processes that exited.
 func (t *managed) Counts() (map[int]uint64, error) { return t.pg.Counts() }
