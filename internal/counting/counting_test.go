@@ -104,7 +104,7 @@ func (f *fakeServer) Dial(context.Context) (driver.Session, error) {
 }
 
 func (f *fakeServer) CountInstructions(on bool) error { f.counter = on; return nil }
-func (f *fakeServer) ShiftStack(bytes int)             { f.shift = bytes }
+func (f *fakeServer) ShiftStack(bytes int)            { f.shift = bytes }
 func (f *fakeServer) Counts() (map[int]uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -361,7 +361,7 @@ func (f *fakeThreaded) EndedConnections() (int, error) {
 }
 func (f *fakeThreaded) ServerPID() int               { return 1 }
 func (f *fakeThreaded) CountInstructions(bool) error { return nil }
-func (f *fakeThreaded) ShiftStack(int)                {}
+func (f *fakeThreaded) ShiftStack(int)               {}
 func (f *fakeThreaded) Dial(context.Context) (driver.Session, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
