@@ -31,14 +31,19 @@ func countScope(threads bool, sessions int) string {
 			"Not counted: the kernel, time spent waiting (I/O, locks, a slow log device, a replica) " + contention + ". " +
 			"An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
 			"Under the counter the server runs with innodb_use_native_aio=0 (valgrind has no asynchronous I/O): its background I/O differs, not a statement's work; " +
-			"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path"
+			"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path. " +
+			"Each round's server begins its main thread's stack at a place of its own (up to a page lower), the same for each of the round's conditions; the sessions' threads have stacks of their own, which this does not move"
 	}
 	return "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), " + at + "; " +
 		"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
 		contention + ". An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
 		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
-		"Under the counter the server plans no parallel query and runs no autovacuum (max_parallel_workers_per_gather=0, autovacuum=off), so that no timing splits a query's work between its backend and workers or sends a session invalidations"
+		"Under the counter the server plans no parallel query and runs no autovacuum (max_parallel_workers_per_gather=0, autovacuum=off), so that no timing splits a query's work between its backend and workers or sends a session invalidations. " + layout
 }
+
+// layout is what the scope of a server of processes says about where
+// memory lies.
+const layout = "Each round's servers begin their stack at a place of their own (up to a page lower), the same for each of the round's conditions: where strings lie moves what a comparison of them counts, and the intervals hold what it does to an observer's change"
 
 // onceASecond is what both scopes say about work done per interval of
 // time rather than per statement.
