@@ -90,7 +90,9 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	for _, f := range files {
 		total += f.Records
 		if f.Records == 0 || f.Bytes == 0 {
-			t.Errorf("file %s: %d records, %d bytes; want some of each", f.Name, f.Records, f.Bytes)
+			// What such a file holds says what started it.
+			b, _ := os.ReadFile(filepath.Join(pg.DataDir(), "log", f.Name))
+			t.Errorf("file %s: %d records, %d bytes; want some of each. It holds:\n%.4000s", f.Name, f.Records, f.Bytes, b)
 		}
 	}
 	if len(files) < 2 {
