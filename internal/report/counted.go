@@ -111,7 +111,7 @@ func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) 
 		what, others = "the user-space instructions per statement the server spent serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
 	}
 	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s, counted under valgrind after the timed runs, "+
-		"%s (%d statements after %d%s, %d run(s) each; %s, paired by run); others Δ%%%s: %s.\n",
+		"%s (%d statements after %d%s, %d run(s) each; %s, paired by run, each pair at a memory layout of its own); others Δ%%%s: %s.\n",
 		bullet, what, atOnce(k.Sessions), k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds, interval, wideOnly, others)
 	contention := "and contention between sessions"
 	if k.Sessions > 1 {
