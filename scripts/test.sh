@@ -58,9 +58,8 @@ pkgs=$({
 } | awk '!seen[$0]++')
 # The packages' long tests of fixed work, minutes of CPU under valgrind,
 # run in a process of their own at the end-to-end queue's timed tests'
-# priority: at the normal one they would leave those tests too little CPU
-# to measure anything (scripts/test-fixed-work.txt says why the rest of
-# the queue's fixed work does not).
+# priority: at the normal one, beside the other packages, they left those
+# tests too little CPU to measure anything.
 heavy="internal/app:TestInstructionsRecoverCalibrationMix"
 skip=$(for h in $heavy; do printf '%s|' "^${h#*:}\$"; done)
 t0=$(date +%s)
@@ -74,7 +73,8 @@ pkgpid=$!
 (
 	code=0
 	for h in $heavy; do
-		name=${h#*:} log="$work/heavy-${h#*:}.log"
+		name=${h#*:}
+		log="$work/heavy-$name.log"
 		# A name that matches no test would pass with nothing run.
 		if nice -n 10 $GO test -v -count=1 -timeout 30m -run "^$name\$" "./${h%%:*}" > "$log" 2>&1 &&
 			grep -q "^--- PASS: $name " "$log"; then

@@ -33,8 +33,8 @@ func TestInstructionsRecoverCalibration(t *testing.T) {
 // synthetic observers of about 1% and 5% more instructions per execution
 // are found at their size to within 0.05 point in one run of each loop
 // count (one round: one memory layout for all, and the calibration's
-// loop moves nothing else in memory). One session: with two at once the count also holds their
-// contention, which a loaded machine grows.
+// loop moves nothing else in memory). One session: with two at once the
+// count also holds their contention, which a loaded machine grows.
 func TestInstructionsRecoverCalibrationMix(t *testing.T) {
 	recoverCalibration(t, calibration{workload: "dss-mix-calibrated", shrink: 10, statements: 30, warmup: 0, sessions: 1,
 		few: 100, many: 5000, sized: map[string]int{"calibration-1%": 720, "calibration-5%": 3620}, within: 0.05})

@@ -170,13 +170,13 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 		// Each round's order is its own: the same whichever server runs it.
 		rng := rand.New(rand.NewPCG(c.Seed, 0x636f756e74+uint64(r)))
 		order := rng.Perm(len(c.Observers))
-		// A vectorised comparison's instructions depend on where its
-		// strings lie, which a lifetime's memory layout decides: the
-		// same for every run under the counter, so an observer's count
-		// would hold whatever its layout does to that of its strings, as
-		// the same every round. Each round moves the stack by its own
-		// amount, up to a page, the same for each of its conditions:
-		// the rounds' spread then holds what the layout does.
+		// Under the counter a lifetime's memory layout is the same every
+		// time, and a vectorised comparison's instructions depend on
+		// where its strings lie: at one layout an observer's change
+		// would hold what its settings do to that layout, the same error
+		// every round. Each round moves the stack by an amount of its
+		// own, up to a page, the same for each of its conditions: the
+		// rounds' spread then holds what the layout does.
 		c.Server.ShiftStack(rng.IntN(stackShifts))
 		for _, i := range order {
 			s, err := c.run(ctx, c.Observers[i])
