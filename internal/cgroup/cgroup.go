@@ -14,6 +14,7 @@ package cgroup
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // Period is the length of the CPU quota's period, in microseconds: the
@@ -254,27 +256,30 @@ func Remove(dir string) error {
 	if !strings.HasPrefix(filepath.Base(dir), Prefix) {
 		return fmt.Errorf("%s is not a cgroup obsbench made", dir)
 	}
-	deadline := time.Now().Add(removeWait)
-	for {
+	var rmErr error // the last removal's
+	failed := func() error {
+		left, _ := procs(dir)
+		return fmt.Errorf("remove cgroup %s (processes still in it: %v): %w", dir, left, rmErr)
+	}
+	return poll.Until(context.Background(), removeWait, 20*time.Millisecond, func() (bool, error) {
 		pids, err := procs(dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil
+			return true, nil
 		}
 		for _, pid := range pids {
 			if err := write(filepath.Dir(dir), "cgroup.procs", strconv.Itoa(pid)); err != nil && !errors.Is(err, syscall.ESRCH) {
-				return fmt.Errorf("move process %d out of %s: %w", pid, dir, err)
+				return false, fmt.Errorf("move process %d out of %s: %w", pid, dir, err)
 			}
 		}
-		err = syscall.Rmdir(dir)
-		if err == nil || errors.Is(err, syscall.ENOENT) {
-			return nil
+		rmErr = syscall.Rmdir(dir)
+		if rmErr == nil || errors.Is(rmErr, syscall.ENOENT) {
+			return true, nil
 		}
-		if !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
-			left, _ := procs(dir)
-			return fmt.Errorf("remove cgroup %s (processes still in it: %v): %w", dir, left, err)
+		if !errors.Is(rmErr, syscall.EBUSY) {
+			return false, failed()
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, nil
+	}, failed)
 }
 
 // removeWait bounds how long Remove keeps moving processes out of a busy

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
@@ -298,29 +299,30 @@ func (m *MariaDB) start(ctx context.Context) error {
 	}
 	m.cmd, m.exited = cmd, make(chan struct{})
 	go func(done chan struct{}) { cmd.Wait(); close(done) }(m.exited)
-	deadline := time.Now().Add(120 * time.Second)
-	for time.Now().Before(deadline) {
-		// The socket accepts before start-up has finished, and a server
-		// stopped in between ignores SIGTERM until then (a 30 s hang at
-		// the next stop): ready is the error log's "ready for
-		// connections".
-		if c, err := dialUnix(m.Socket()); err == nil {
-			c.Close()
-			if logHas(m.ErrorLog(), logStart, "ready for connections") {
-				return nil
-			}
-		}
+	// The socket accepts before start-up has finished, and a server
+	// stopped in between ignores SIGTERM until then (a 30 s hang at the
+	// next stop): ready is the error log's "ready for connections".
+	exited := false // nothing left to stop
+	err := poll.Until(ctx, 120*time.Second, 50*time.Millisecond, func() (bool, error) {
 		select {
 		case <-m.exited:
-			return fmt.Errorf("mariadbd exited at start\nerror log:\n%s", m.logTail())
-		case <-ctx.Done():
-			m.stop()
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+			exited = true
+			return false, fmt.Errorf("mariadbd exited at start\nerror log:\n%s", m.logTail())
+		default:
 		}
+		c, err := dialUnix(m.Socket())
+		if err != nil {
+			return false, nil
+		}
+		c.Close()
+		return logHas(m.ErrorLog(), logStart, "ready for connections"), nil
+	}, func() error {
+		return fmt.Errorf("mariadbd did not accept connections within 120s\nerror log:\n%s", m.logTail())
+	})
+	if err != nil && !exited {
+		m.stop()
 	}
-	m.stop()
-	return fmt.Errorf("mariadbd did not accept connections within 120s\nerror log:\n%s", m.logTail())
+	return err
 }
 
 // stop shuts the server down: SIGTERM is MariaDB's normal shutdown. After
