@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -139,10 +140,10 @@ func (e *EventCount) written(ctx context.Context) (marked string, err error) {
 	}
 	find := logscan.Finder{Marker: []byte(marker)}
 	last, grew := int64(-1), time.Now()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+	err = poll.Until(ctx, 30*time.Second, 50*time.Millisecond, func() (bool, error) {
 		sizes, err := e.sizes()
 		if err != nil {
-			return "", err
+			return false, err
 		}
 		var total int64
 		for name, size := range sizes {
@@ -151,21 +152,22 @@ func (e *EventCount) written(ctx context.Context) (marked string, err error) {
 				continue // not written since the run began
 			}
 			if found, err := find.Find(filepath.Join(e.logDir, name), e.offsets[name]); err != nil || found {
-				return name, err
+				marked = name
+				return found, err
 			}
 		}
 		if total != last {
 			last, grew = total, time.Now()
-		} else if time.Since(grew) >= logQuiet {
-			return "", nil
+			return false, nil
 		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+		return time.Since(grew) >= logQuiet, nil
+	}, func() error {
+		return fmt.Errorf("the server's log in %s kept growing for 30s after the run without obsbench's marker", e.logDir)
+	})
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("the server's log in %s kept growing for 30s after the run without obsbench's marker", e.logDir)
+	return marked, nil
 }
 
 // logQuiet is how long a log without the marker must stay the same size to
