@@ -113,11 +113,11 @@ func planManaged(c Experiment, w io.Writer) error {
 	return nil
 }
 
-// countRunTime is about how long a counted run takes (mostly the
-// server's restarts under valgrind, its statements a few seconds), and
-// countSetup the counted server's start, its dataset and its copies.
+// countRunTime is about how long a counted run of light statements takes
+// (mostly the server's restarts under valgrind), and countSetup the
+// counted server's start, its dataset and its copies.
 const (
-	countRunTime = 12 * time.Second
+	countRunTime = 6 * time.Second
 	countSetup   = 15 * time.Second
 )
 

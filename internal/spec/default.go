@@ -23,15 +23,15 @@ const (
 )
 
 // Defaults of the counted runs. A run's time is mostly the server's
-// start and stop under valgrind, not its statements. Four rounds: the
-// rounds run on copies of the server, whose counts differ a little, and
-// with two the interval's single degree of freedom leaves it several
-// times wider than four's, too wide to tell a tenth of a point
-// (bench/instructions).
+// start and stop under valgrind, not its statements, and what spreads the
+// rounds is the memory layout each counts at, which more statements do not
+// average: more rounds of fewer statements give a narrower interval in
+// about the same time (bench/instructions, "More rounds of fewer
+// statements").
 const (
-	defaultCountStatements = 1000
-	defaultCountWarmup     = 100
-	defaultCountRounds     = 4
+	defaultCountStatements = 100
+	defaultCountWarmup     = 20
+	defaultCountRounds     = 8
 )
 
 // DefaultTwinShare is the share of the machine's CPUs each duet twin is
