@@ -447,8 +447,11 @@ func TestRunAlternation(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	runOK(t, "run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
-		"--clients", "2", "--observers", "log-statements-file", "--measure-collectors", "--seed", "3", "--out", out)
+	alternate := func(out, seed string, more ...string) {
+		runOK(t, append([]string{"run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
+			"--clients", "2", "--observers", "log-statements-file", "--seed", seed, "--out", out}, more...)...)
+	}
+	alternate(out, "3", "--measure-collectors")
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 3 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 3 (A/A, the observer, the wait sampler's own cost)", len(runs), err)
@@ -495,11 +498,9 @@ func TestRunAlternation(t *testing.T) {
 				r.Condition, len(r.Usage.PerSecond), len(analysis.TotalPerSecond(r.Driver.PerSecond)), r.Usage.Server, r.Phases)
 		}
 		again := filepath.Join(tmp, "again")
-		runOK(t, "run", "--method", "alternation", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
-			"--clients", "2", "--observers", "log-statements-file", "--seed", "4", "--out", again)
-		var s2 result.Summary
-		b, _ := os.ReadFile(filepath.Join(again, "summary.json"))
-		if err := json.Unmarshal(b, &s2); err != nil || len(s2.Conditions) != 2 {
+		alternate(again, "4")
+		s2, err := readSummary(t, filepath.Join(again, "summary.json"))
+		if err != nil || len(s2.Conditions) != 2 {
 			t.Fatalf("the run made again: summary %v, %d conditions; want 2", err, len(s2.Conditions))
 		}
 		c = s2.Conditions[1]

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // A batch's samples are filed by their own time: under the observer's
@@ -100,9 +102,8 @@ func TestSamplerUsesBatches(t *testing.T) {
 	s.Start(context.Background())
 	// Until it has sampled at all: on a loaded machine its first tick
 	// can come later than a fixed sleep.
-	for deadline := time.Now().Add(5 * time.Second); refusing.calls.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(context.Background(), 5*time.Second, 10*time.Millisecond,
+		func() (bool, error) { return refusing.calls.Load() > 0, nil }, func() error { return nil })
 	on, _, err = s.Stop()
 	if err != nil {
 		t.Fatal(err)
