@@ -259,6 +259,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "rounds", "--count=false", "--max-counted-overhead", "3"}, "--max-counted-overhead gates the counted runs, which --count=false leaves out"},
 		{[]string{"study", "wait-signatures", "--max-counted-overhead", "3"}, "--max-counted-overhead gates the counted runs, which are off unless --count is given"},
 		{[]string{"run", "--method", "instructions", "--count-rounds", "3"}, "--count and --count-rounds add a counted part to a timed experiment; --method instructions counts alone, --rounds times each condition"},
+		{[]string{"study", "sync-commit", "--method", "instructions"}, "--method instructions: study sync-commit has no counted part (studies that count: targets); count its observers with 'obsbench run --method instructions'"},
+		{[]string{"study", "targets", "--method", "instructions", "--clients", "2"}, "--clients sets timed runs; --method instructions counts"},
 		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},
 		{[]string{"run", "--workload", "pgbench", "--script", "tpcc"}, "--script tpcc: no such file, and not a built-in script (select-only, simple-update, tpcb-like)"},
 		{[]string{"run", "--workload", "pgbench", "--script", "tpcb-like@x"}, `--script tpcb-like@x: invalid weight "x", want a whole number from 0 to 2147483647 after the last @`},

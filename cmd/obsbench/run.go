@@ -28,7 +28,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.Func("observers", "comma-separated `names` of observers to compare with baseline (default: the catalog's default set; see 'obsbench observers')"+defaultOf(strings.Join(s.Observers, ",")),
 		func(v string) error { s.Observers = splitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
-	fs.IntVar(&s.Rounds, "rounds", s.Rounds, fmt.Sprintf("rounds; each runs every condition once, in a seeded random order (a duet's phases: default %d, an even number)", app.DefaultDuetPhases))
+	fs.IntVar(&s.Rounds, "rounds", s.Rounds, fmt.Sprintf("rounds; each runs every condition once, in a seeded random order (a duet's phases: default %d, an even number; with --method instructions, counted runs of each condition: default %d)", app.DefaultDuetPhases, s.Count.Rounds))
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "measured time of each run (a duet's phase: default "+app.DefaultDuetDuration.String()+")")
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "unmeasured warm-up before each run's measured time (a duet's: default "+app.DefaultDuetWarmup.String()+")")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
@@ -45,7 +45,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Kubernetes.CPU, "worker-cpu", s.Kubernetes.CPU, "with --launcher kubernetes: each worker pod's CPU request and limit (e.g. 2)")
 	fs.StringVar(&s.Kubernetes.Memory, "worker-memory", s.Kubernetes.Memory, "with --launcher kubernetes: each worker pod's memory request and limit (e.g. 512Mi)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the run order (default: from the clock; printed either way)")
-	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared (default: duet on managed servers, or with --twin-dsn, where cgroups can hold each twin's CPU share; auto otherwise, and the run says why): auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time, on a managed PostgreSQL), duet (two twin servers driven at the same time, the observer in one of them, roles swapped phase by phase: each --rounds is one phase of --duration; the machine's drift falls on both twins alike)")
+	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared (default: duet on managed servers, or with --twin-dsn, where cgroups can hold each twin's CPU share; auto otherwise, and the run says why): auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time unless --count-sessions says more, on a managed PostgreSQL or MariaDB), duet (two twin servers driven at the same time, the observer in one of them, roles swapped phase by phase: each --rounds is one phase of --duration; the machine's drift falls on both twins alike)")
 	fs.Float64Var(&s.TwinCPUs, "twin-cpus", s.TwinCPUs, "with --method duet: the CPU quota each twin (its server and its load) is held to, in CPUs; default 0: 35% of this machine's CPUs each, so that the twins never compete for a core with each other or with what runs beside them")
 	fs.StringVar(&s.TwinDSN, "twin-dsn", s.TwinDSN, "with --method duet and --dsn: the second external server, distinct from --dsn and holding the same dataset")
 	fs.BoolVar(&s.Count.After, "count", s.Count.After, "after the timed runs on a managed "+app.CountingProducts()+", count each condition's server instructions per statement under valgrind too, shown beside the timed figures (a few seconds a run); --count=false leaves it out")
@@ -153,7 +153,7 @@ var countUnasked = true
 // parseRunSpec parses run flags over base: the spec they make, the flags
 // given marked chosen beside base's choices. Flags of extra (a study's
 // own) are parsed with them. resume is --resume's directory.
-func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, extra ...*flag.FlagSet) (s spec.Spec, resume string, err error) {
+func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, extra ...*flag.FlagSet) (s spec.Spec, given spec.Chosen, resume string, err error) {
 	s = base
 	s.Params = maps.Clone(base.Params)
 	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
@@ -166,20 +166,21 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, ex
 	}
 	fs.StringVar(&resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
 	if err := parseFlags(fs, args, help); err != nil {
-		return s, "", err
+		return s, nil, "", err
 	}
-	fs.Visit(func(f *flag.Flag) { s.Choose(f.Name) })
+	given = spec.Chosen{}
+	fs.Visit(func(f *flag.Flag) { s.Choose(f.Name); given[f.Name] = true })
 	if !countUnasked && !s.IsChosen("count") {
 		s.Count.After = false
 	}
 	if resume != "" && fs.NFlag() != 1 {
-		return s, "", usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(resume, "experiment.json"))
+		return s, nil, "", usagef("--resume takes no other flags: the experiment's own are in %s", filepath.Join(resume, "experiment.json"))
 	}
-	return s, resume, nil
+	return s, given, resume, nil
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s, resume, err := parseRunSpec("obsbench run", args, stdout, spec.Default())
+	s, _, resume, err := parseRunSpec("obsbench run", args, stdout, spec.Default())
 	if err != nil {
 		return err
 	}

@@ -57,19 +57,14 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := studyrun.DefaultOptions(st)
 	own := flag.NewFlagSet("", flag.ContinueOnError)
 	ownFlags(own, st, &opts)
-	s, resume, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
+	s, given, resume, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
 	if err != nil {
 		return err
 	}
 	if resume != "" {
 		return usagef("--resume: resume a study's experiment with 'obsbench run --resume DIR'")
 	}
-	opts.User = spec.Chosen{}
-	for k := range s.Chosen {
-		if !base.IsChosen(k) {
-			opts.User[k] = true
-		}
-	}
+	opts.User = given
 	return studyrun.Run(ctx, st, s, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
 }
 

@@ -162,6 +162,27 @@ func TestStudyTargets(t *testing.T) {
 		"counted: change in the server's instructions per execution", "20 statements after 0 in each session, 2 run(s) each", "instr/exec Δ% [CI]", "spread ")
 }
 
+// Study 3's counted part alone (--method instructions): the study's
+// conditions and count on a real server under valgrind, its table of
+// counted changes, no timed column.
+func TestStudyTargetsCountedOnly(t *testing.T) {
+	needServers(t)
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "study", "targets", "--method", "instructions", "--observers", "log-filtered-out",
+		"--rounds", "2", "--count-statements", "20", "--count-shrink", "50", "--seed", "10", "--out", out)
+	wantPrinted(t, stdout, "instructions per statement: dss-mix", "What does each kind of target cost",
+		"counted: change in the server's instructions per execution", "20 statements after 0, 2 run(s) each",
+		"statement log, file  ", "log-filtered-out", "other processes instr/run Δ% [CI]", "not counted", "spread ")
+	if strings.Contains(stdout, "overhead % [95% CI] by target") {
+		t.Errorf("a counted study prints a timed table:\n%s", stdout)
+	}
+	rec := readInstructions(t, out)
+	if rec.Rounds != 2 || rec.Statements != 20 || rec.Warmup != 0 || len(rec.Conditions) != 2 {
+		t.Errorf("instructions.json: %d rounds of %d after %d, %d conditions; want 2 of 20 after 0 (the study's warm-up), baseline and log-filtered-out", rec.Rounds, rec.Statements, rec.Warmup, len(rec.Conditions))
+	}
+}
+
 // Study 2 on MariaDB: the built-in capture is read from the real general
 // log (the capture step fails unless it holds exactly the statements the
 // run executed), and the replays record as many events as they execute.

@@ -17,11 +17,6 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// timingFlags are the settings of timed runs, which a counted experiment
-// does not have.
-var timingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
-	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors"}
-
 // checkCounting refuses what --method instructions cannot do, and the
 // count flags where nothing is counted, before anything starts.
 func (c *Experiment) checkCounting() error {
@@ -31,7 +26,7 @@ func (c *Experiment) checkCounting() error {
 	if c.Method != "instructions" {
 		return c.checkCountAfter()
 	}
-	for _, f := range timingFlags {
+	for _, f := range spec.TimingFlags {
 		if c.IsChosen(f) {
 			return usagef("--%s sets timed runs; --method instructions counts a fixed number of statements in a fixed number of sessions (--count-statements, --count-warmup, --count-sessions)", f)
 		}
@@ -160,6 +155,9 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 			Server: rec.Server, Workload: c.wl.Name, Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Rounds,
 			Sessions: rec.Sessions, Threads: rec.Threads,
 		}, rec.Conditions)
+		if err := c.printCountedStudy(out.Stdout, &rec.Counted); err != nil {
+			return err
+		}
 		fmt.Fprintf(out.Stdout, "\nresults: %s\n", c.Out)
 	}
 	if runErr != nil {

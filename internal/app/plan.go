@@ -27,7 +27,11 @@ func planManaged(c Experiment, w io.Writer) error {
 	if c.Method == "duet" {
 		fmt.Fprintf(w, "and its twin, a copy of it made once the dataset is loaded; each twin with its load in a cgroup at an equal CPU quota\n")
 	}
-	fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
+	if c.Method == "instructions" {
+		fmt.Fprintf(w, "workload %s, dataset %s\n", c.Workload, c.ds.Name)
+	} else {
+		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
+	}
 	if c.methodChosen {
 		why := "the default where it can run"
 		if c.methodWhy != "" {
@@ -49,6 +53,7 @@ func planManaged(c Experiment, w io.Writer) error {
 		upTo = "up to " // fixed work: the duration only caps a step
 	}
 	var steps int
+	var counted time.Duration
 	switch c.Method {
 	case "duet":
 		arms := 1 + observers
@@ -70,47 +75,61 @@ func planManaged(c Experiment, w io.Writer) error {
 		steps, step = arms*c.Alternation.Reps, c.Warmup+c.Alternation.Duration
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d alternation runs = %d runs of %v warm-up + %v, switching in phases of %d-%d s\n",
 			arms, collectorNote(c), c.Alternation.Reps, steps, c.Warmup, c.Alternation.Duration, c.Alternation.PhaseMin, c.Alternation.PhaseMax)
+	case "instructions":
+		counted = c.planCount(w, observers, c.Rounds, "")
 	default:
 		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
 		return nil
 	}
-	var counted time.Duration
 	switch {
 	case c.counting:
-		runs := (1 + observers) * c.Count.Rounds
-		servers := countrun.Servers(c.Count.Rounds)
-		// Each server counts whole rounds: the one with the most sets the time.
-		counted = countSetup + time.Duration((c.Count.Rounds+servers-1)/servers*(1+observers))*countRunTime
-		each, took := "", fmt.Sprintf("about %v a run", countRunTime)
-		if c.Count.Sessions > 1 {
-			each = fmt.Sprintf(" in each of %d sessions at once", c.Count.Sessions)
-		}
-		if c.Count.Shrink > 0 {
-			each += fmt.Sprintf(", the dataset shrunk to 1/%d of its rows", c.Count.Shrink)
-		}
-		if c.wl.LongStatements {
-			took = "a run's time depends on the mix's statements: not in the estimate"
-			counted = 0
-		}
-		fmt.Fprintf(w, "then counted (--count): %d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
-			1+observers, c.Count.Rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
+		counted = c.planCount(w, observers, c.Count.Rounds, "then counted (--count): ")
 	case c.countMissing != "":
 		fmt.Fprintf(w, "not counted: %s\n", c.countMissing)
 	}
-	if upTo != "" {
+	switch {
+	case c.Method == "instructions" && counted == 0:
+		fmt.Fprintf(w, "\nestimate: none: a counted run's time depends on the mix's statements under valgrind\n")
+	case c.Method == "instructions":
+		fmt.Fprintf(w, "\nestimate: about %v (the counted runs, the servers' start and the dataset's load)\n", (setupOverhead + counted).Round(time.Minute))
+	case upTo != "":
 		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
-	} else {
+	default:
 		total := setupOverhead + time.Duration(steps)*(step+stepOverhead) + counted
 		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset%s)\n",
 			total.Round(time.Minute), stepOverhead, setupOverhead, countedNote(counted))
 	}
-	if c.Study != "" {
+	if c.Study != "" && c.Method != "instructions" {
 		fmt.Fprintf(w, "study %s: its own steps (a capture, a reliability run, its other workloads) come beside this plan and are not in the estimate\n", c.Study)
 	}
 	if len(c.Sessions) > 0 {
 		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
 	}
 	return nil
+}
+
+// planCount prints the counted runs of the plan, each condition rounds
+// times, after prefix; it returns about how long they take, 0 where it
+// cannot tell.
+func (c Experiment) planCount(w io.Writer, observers, rounds int, prefix string) time.Duration {
+	runs := (1 + observers) * rounds
+	servers := countrun.Servers(rounds)
+	// Each server counts whole rounds: the one with the most sets the time.
+	counted := countSetup + time.Duration((rounds+servers-1)/servers*(1+observers))*countRunTime
+	each, took := "", fmt.Sprintf("about %v a run", countRunTime)
+	if c.Count.Sessions > 1 {
+		each = fmt.Sprintf(" in each of %d sessions at once", c.Count.Sessions)
+	}
+	if c.Count.Shrink > 0 {
+		each += fmt.Sprintf(", the dataset shrunk to 1/%d of its rows", c.Count.Shrink)
+	}
+	if c.wl.LongStatements {
+		took = "a run's time depends on the mix's statements: not in the estimate"
+		counted = 0
+	}
+	fmt.Fprintf(w, "%s%d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
+		prefix, 1+observers, rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
+	return counted
 }
 
 // countRunTime is about how long a counted run of light statements takes

@@ -182,6 +182,10 @@ func (c *Experiment) resolveMethod() {
 		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
 		c.methodChosen = true
 	}
+	if c.Method == "instructions" && !c.IsChosen("rounds") {
+		// Counted rounds, as --count-rounds counts after timed runs.
+		c.Rounds = c.Count.Rounds
+	}
 	if c.Method != "duet" {
 		return
 	}

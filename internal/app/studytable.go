@@ -32,3 +32,18 @@ func (c Experiment) PrintStudy(w io.Writer, sum *result.Summary, err error) erro
 	}
 	return errors.Join(err, report.Study(w, st, *sum))
 }
+
+// printCountedStudy prints the study's counted table after a counted run
+// of its conditions alone ('obsbench study targets --method
+// instructions').
+func (c Experiment) printCountedStudy(w io.Writer, k *result.Counted) error {
+	if c.Study == "" || c.Format != "text" {
+		return nil
+	}
+	st, err := study.Lookup(c.Engine, c.Study)
+	if err != nil || len(st.Matrix) == 0 {
+		return err
+	}
+	fmt.Fprintln(w)
+	return report.TargetsCounted(w, st, k)
+}

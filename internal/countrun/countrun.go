@@ -114,8 +114,9 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
 		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed,
 		Progress: func(s counting.Sample, seq, total int) {
-			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed",
-				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, time.Since(began).Round(time.Second))
+			elapsed := time.Since(began)
+			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",
+				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, elapsed.Round(time.Second), left(elapsed, seq, total))
 		},
 	}, counted)
 	if runErr != nil && len(samples) == 0 {
@@ -156,4 +157,15 @@ func Write(dir string, rec Instructions) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "instructions.json"), append(b, '\n'), 0o600)
+}
+
+// left says about how long the runs not yet done take at the pace of
+// those done, once a few are: the runs' times differ by condition, and
+// the servers count in parallel.
+func left(elapsed time.Duration, done, total int) string {
+	if done < 4 || done >= total {
+		return ""
+	}
+	rest := elapsed / time.Duration(done) * time.Duration(total-done)
+	return fmt.Sprintf(", about %s left", rest.Round(10*time.Second))
 }

@@ -68,9 +68,9 @@ func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedConditi
 	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %d run(s) per condition, intervals 95%% paired by round\n\n",
 		h.Workload, h.Server, h.Statements, h.Warmup, perSession(h.Sessions), h.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	scope, who, others, sys := CountScope(h.Threads, h.Sessions), "backend", "other processes", "backend"
+	scope, who, others, sys := CountScope(h.Threads, h.Sessions), "backend", otherProcesses(h.Threads), "backend"
 	if h.Threads {
-		who, others, sys = "session", "other threads", "process"
+		who, sys = "session", "process"
 	}
 	fmt.Fprintf(tw, "condition\t%s instr/stmt\tchange %% [95%% CI]\truns' spread\t%s instr/run\tchange %% [95%% CI]\t%s syscalls/stmt\tother syscalls/stmt\ts/run\t\n", who, others, sys)
 	var kernel []string
@@ -109,4 +109,14 @@ func syscallText(v float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// otherProcesses names what a count holds besides the sessions: the
+// server's other processes, or its other threads where sessions are
+// threads (MariaDB).
+func otherProcesses(threads bool) string {
+	if threads {
+		return "other threads"
+	}
+	return "other processes"
 }

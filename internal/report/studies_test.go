@@ -173,3 +173,37 @@ func TestTargetsCounted(t *testing.T) {
 		}
 	}
 }
+
+// A counted run of study 3 alone: the condensed table of counted
+// changes and each cell's session and other-process changes, on MariaDB
+// (threads), without a timed column.
+func TestTargetsCountedOnly(t *testing.T) {
+	st, err := study.Lookup("mariadb", "targets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := func(p, half float64) *result.CountChange {
+		return &result.CountChange{Pct: p, Low: p - half, High: p + half, HasCI: true, Pairs: 8, Signif: p-half > 0}
+	}
+	counted := &result.Counted{Statements: 101, Rounds: 8, Threads: true,
+		Conditions: []result.CountedCondition{{Name: "baseline", Runs: 8, BackendSpreadPct: 0.128}}}
+	for i, c := range st.Matrix[1:] {
+		if c.Observer != "perf-schema-waits" {
+			counted.Conditions = append(counted.Conditions, result.CountedCondition{Name: c.Observer, Runs: 8,
+				BackendChange: change(float64(i)/10, 0.05), HelperChange: change(float64(i), 1)})
+		}
+	}
+	var b bytes.Buffer
+	if err := report.TargetsCounted(&b, st, counted); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, filepath.Join("testdata", "targets-counted-only.txt"), b.Bytes())
+	for _, want := range []string{"101 statements after 0, 8 run(s) each", "spread 0.128%", "other threads instr/run", "+0.10 [0.05, 0.15]", "+1.00 [0.00, 2.00]", "not counted"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "overhead %") {
+		t.Errorf("a counted run alone shows a timed column:\n%s", b.String())
+	}
+}

@@ -27,14 +27,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		}
 		return overheadCell(headline(c))
 	}
-	var targets []string
-	at := map[[2]string]string{} // target, variant -> observer
-	for _, c := range st.Matrix {
-		if !slices.Contains(targets, c.Target) {
-			targets = append(targets, c.Target)
-		}
-		at[[2]string{c.Target, c.Variant}] = c.Observer
-	}
+	targets, at := matrixIndex(st)
 
 	basis := "whole runs"
 	for _, c := range s.Conditions {
@@ -47,13 +40,12 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		return err
 	}
 
-	if k := s.Counted; hasCounted(s) {
-		fmt.Fprintf(w, "\ncounted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
-			k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
+	if hasCounted(s) {
 		// What the observer adds to the work of a statement, unmoved by
 		// the machine's drift, which the timed cell cannot tell from
 		// noise when it is small.
-		if err := matrixTable(w, st, targets, at, func(o string) string { return countedCell(s, o) }); err != nil {
+		fmt.Fprintln(w)
+		if err := countedMatrix(w, st, s.Counted); err != nil {
 			return err
 		}
 	}
@@ -97,7 +89,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 			verdict = o.Verdict
 		}
 		if counted {
-			added += "\t" + countedCell(s, c.Observer)
+			added += "\t" + countedCell(s.Counted, c.Observer)
 		}
 		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, added, events(cs.Events), verdict)
 	}
@@ -108,6 +100,56 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		fmt.Fprintf(w, "not reproduced: %s\n", u)
 	}
 	return nil
+}
+
+// TargetsCounted writes study 3's tables of a counted run alone
+// (--method instructions): the condensed table of counted changes, then
+// each cell's observer with its change in the session's instructions and
+// in the server's other processes'.
+func TargetsCounted(w io.Writer, st study.Study, k *result.Counted) error {
+	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	if err := countedMatrix(w, st, k); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\ncells:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  target, variant\tobserver\tinstr/exec Δ%% [CI]\t%s instr/run Δ%% [CI]\t\n", otherProcesses(k.Threads))
+	for _, c := range st.Matrix {
+		helpers := "-"
+		if cc := k.Condition(c.Observer); cc != nil {
+			helpers = countedChange(cc.HelperChange)
+		}
+		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, countedCell(k, c.Observer), helpers)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, u := range st.Unmapped {
+		fmt.Fprintf(w, "not reproduced: %s\n", u)
+	}
+	return nil
+}
+
+// countedMatrix writes study 3's condensed table of counted changes, with
+// the line that says what was counted.
+func countedMatrix(w io.Writer, st study.Study, k *result.Counted) error {
+	fmt.Fprintf(w, "counted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
+		k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
+	targets, at := matrixIndex(st)
+	return matrixTable(w, st, targets, at, func(o string) string { return countedCell(k, o) })
+}
+
+// matrixIndex is study 3's matrix as its targets in table order and, by
+// target and variant, the observer of each cell.
+func matrixIndex(st study.Study) (targets []string, at map[[2]string]string) {
+	at = map[[2]string]string{}
+	for _, c := range st.Matrix {
+		if !slices.Contains(targets, c.Target) {
+			targets = append(targets, c.Target)
+		}
+		at[[2]string{c.Target, c.Variant}] = c.Observer
+	}
+	return targets, at
 }
 
 // headline is the overhead a study cell shows: query by query on latency
@@ -147,12 +189,12 @@ func matrixTable(w io.Writer, st study.Study, targets []string, at map[[2]string
 // countedCell is observer's counted change in a study table: the A/A
 // cell (no counted condition of its own) shows how far the baseline's
 // runs spread, the least change the counts can tell.
-func countedCell(s result.Summary, observer string) string {
-	if c := s.Counted.Condition(observer); c != nil {
+func countedCell(k *result.Counted, observer string) string {
+	if c := k.Condition(observer); c != nil {
 		return countedChange(c.BackendChange)
 	}
 	if observer == result.AAName || observer == "baseline-again" {
-		if b := s.Counted.Condition("baseline"); b != nil && b.Runs > 1 {
+		if b := k.Condition("baseline"); b != nil && b.Runs > 1 {
 			return fmt.Sprintf("spread %.3f%%", b.BackendSpreadPct)
 		}
 	}

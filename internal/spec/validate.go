@@ -172,6 +172,11 @@ func (s Spec) validateSessions() error {
 	return nil
 }
 
+// TimingFlags are the settings of timed runs, which a counted experiment
+// (--method instructions) does not have.
+var TimingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
+	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors"}
+
 // MaxCountSessions bounds --count-sessions: each session's backend runs
 // under valgrind, tens of times slower and larger than it would.
 const MaxCountSessions = 16

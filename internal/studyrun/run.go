@@ -68,9 +68,17 @@ func Spec(st study.Study) spec.Spec {
 	return s
 }
 
-// Study runs study st with the experiment s (the study's spec, changed by
-// the user's flags) and prints the study's own table after the report.
+// Run runs study st with the experiment s (the study's spec, changed by
+// the user's flags) and prints the study's own table after the report;
+// with --method instructions, its counted part alone.
 func Run(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
+	if s.Method == "instructions" {
+		cs, err := countedOnly(st, s, o.User)
+		if err != nil {
+			return err
+		}
+		return app.Execute(ctx, cs, out)
+	}
 	switch {
 	case st.Audit != "":
 		return auditStudy(ctx, st, s, o, out)
