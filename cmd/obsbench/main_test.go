@@ -259,6 +259,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "rounds", "--count=false", "--max-counted-overhead", "3"}, "--max-counted-overhead gates the counted runs, which --count=false leaves out"},
 		{[]string{"study", "wait-signatures", "--max-counted-overhead", "3"}, "--max-counted-overhead gates the counted runs, which are off unless --count is given"},
 		{[]string{"run", "--method", "instructions", "--count-rounds", "3"}, "--count and --count-rounds add a counted part to a timed experiment; --method instructions counts alone, --rounds times each condition"},
+		{[]string{"run", "--method", "instructions", "--count-per-query"}, "--count-per-query: workload credit-top1 does not name its statements; dss-mix does"},
+		{[]string{"run", "--method", "instructions", "--engine", "mariadb", "--workload", "dss-mix", "--count-per-query"}, "--count-per-query: obsbench counts each statement apart on a managed PostgreSQL, not on mariadb, whose count is split at each connection's end"},
 		{[]string{"study", "sync-commit", "--method", "instructions"}, "--method instructions: study sync-commit has no counted part (studies that count: targets); count its observers with 'obsbench run --method instructions'"},
 		{[]string{"study", "targets", "--method", "instructions", "--clients", "2"}, "--clients sets timed runs; --method instructions counts"},
 		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},

@@ -53,6 +53,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.IntVar(&s.Count.Statements, "count-statements", s.Count.Statements, "with --method instructions or --count: the workload's statements counted in each run")
 	fs.IntVar(&s.Count.Sessions, "count-sessions", s.Count.Sessions, "with --method instructions or --count: sessions that run at once in each counted phase, each its share of the mix as in a timed run (e.g. --clients of a study); the figures are per statement over all of them")
 	fs.IntVar(&s.Count.Shrink, "count-shrink", s.Count.Shrink, "with --method instructions or --count, on a workload whose dataset shrinks (dss-mix): count on the dataset with 1/N of its rows (a counted server of its own); default: the timed runs' --shrink")
+	fs.BoolVar(&s.Count.PerQuery, "count-per-query", s.Count.PerQuery, "with --method instructions or --count on a managed PostgreSQL, on a workload whose statements are named (dss-mix): also count each query apart, the session's instructions from each execution's start to the next statement's (the server under callgrind, which is slower than the plain count)")
 	fs.IntVar(&s.Count.Warmup, "count-warmup", s.Count.Warmup, "with --method instructions or --count: statements run before the counted ones in each session, their cost cancelled by a control session")
 	fs.DurationVar(&s.Alternation.Duration, "alt-duration", s.Alternation.Duration, "measured time of each alternation run")
 	fs.IntVar(&s.Alternation.PhaseMin, "phase-min", s.Alternation.PhaseMin, "shortest alternation phase, seconds (its first second is dropped)")

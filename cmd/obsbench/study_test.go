@@ -164,14 +164,15 @@ func TestStudyTargets(t *testing.T) {
 
 // Study 3's counted part alone (--method instructions): the study's
 // conditions and count on a real server under valgrind, its table of
-// counted changes, no timed column.
+// counted changes, no timed column; with --count-per-query, each query's
+// change too, from the statements' own parts of the count.
 func TestStudyTargetsCountedOnly(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	stdout, _ := runOK(t, "study", "targets", "--method", "instructions", "--observers", "log-filtered-out",
-		"--rounds", "2", "--count-statements", "20", "--count-shrink", "50", "--seed", "10", "--out", out)
-	wantPrinted(t, stdout, "instructions per statement: dss-mix", "What does each kind of target cost",
+		"--rounds", "2", "--count-statements", "20", "--count-shrink", "50", "--count-per-query", "--seed", "10", "--out", out)
+	wantPrinted(t, stdout, "instructions per statement: dss-mix", "What does each kind of target cost", "per query: the session's instructions per execution", "q01 ",
 		"counted: change in the server's instructions per execution", "20 statements after 0, 2 run(s) each",
 		"statement log, file  ", "log-filtered-out", "other processes instr/run Δ% [CI]", "not counted", "spread ")
 	if strings.Contains(stdout, "overhead % [95% CI] by target") {
@@ -179,7 +180,22 @@ func TestStudyTargetsCountedOnly(t *testing.T) {
 	}
 	rec := readInstructions(t, out)
 	if rec.Rounds != 2 || rec.Statements != 20 || rec.Warmup != 0 || len(rec.Conditions) != 2 {
-		t.Errorf("instructions.json: %d rounds of %d after %d, %d conditions; want 2 of 20 after 0 (the study's warm-up), baseline and log-filtered-out", rec.Rounds, rec.Statements, rec.Warmup, len(rec.Conditions))
+		t.Fatalf("instructions.json: %d rounds of %d after %d, %d conditions; want 2 of 20 after 0 (the study's warm-up), baseline and log-filtered-out", rec.Rounds, rec.Statements, rec.Warmup, len(rec.Conditions))
+	}
+	// Each run's queries hold its counted statements but the session's
+	// last, and add up to no more than the session's count of them.
+	for _, r := range rec.Runs {
+		execs, sum := 0, 0.0
+		for _, q := range r.Queries {
+			execs += q.Executions
+			sum += q.PerExec * float64(q.Executions)
+		}
+		if execs != 19 || sum <= 0 || sum > r.Backend*20 {
+			t.Errorf("%s round %d: %d executions counted apart, %.0f instructions (the session's 20 statements: %.0f); want 19", r.Condition, r.Round, execs, sum, r.Backend*20)
+		}
+	}
+	if q := rec.Conditions[1].Queries; len(q) == 0 || q[0].Change == nil {
+		t.Errorf("log-filtered-out's queries %+v: want each with its change against the baseline", q)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // checkCounting refuses what --method instructions cannot do, and the
@@ -22,6 +23,9 @@ import (
 func (c *Experiment) checkCounting() error {
 	if c.Count.Shrink > 0 && !c.wl.HasParam("shrink") {
 		return usagef("--count-shrink %d: workload %s's dataset does not shrink (dss-mix's does)", c.Count.Shrink, c.wl.Name)
+	}
+	if err := c.checkPerQuery(); err != nil {
+		return err
 	}
 	if c.Method != "instructions" {
 		return c.checkCountAfter()
@@ -50,8 +54,39 @@ func (c *Experiment) checkCounting() error {
 	return nil
 }
 
+// checkPerQuery refuses --count-per-query where the queries cannot be
+// counted apart: an engine whose counted server cannot split its count
+// at each statement, a workload whose statements have no names.
+func (c *Experiment) checkPerQuery() error {
+	if !c.Count.PerQuery {
+		return nil
+	}
+	var names []string
+	if n, ok := c.wl.New().(workload.StatementNamer); ok {
+		names = n.StatementNames()
+	}
+	switch {
+	case c.info.Counts && !c.info.CountsQueries:
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", queryCountingProducts(), c.Engine)
+	case len(names) == 0:
+		return usagef("--count-per-query: workload %s does not name its statements; dss-mix does", c.wl.Name)
+	}
+	c.queries = names
+	return nil
+}
+
+// queryCountingProducts names the engines whose counted servers count
+// each statement apart.
+func queryCountingProducts() string {
+	var ps []string
+	for _, i := range EnginesWhere(func(i engine.Info) bool { return i.CountsQueries }) {
+		ps = append(ps, i.Product)
+	}
+	return spec.OneOf(ps)
+}
+
 // countFlags set or gate the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "max-counted-overhead"}
+var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "count-per-query", "max-counted-overhead"}
 
 // countFlagVerb is what a count flag does to the counted runs.
 func countFlagVerb(f string) string {
@@ -182,7 +217,7 @@ func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...
 	}
 	return countrun.Run(ctx, countrun.Config{
 		Engine: c.Engine, Dialect: c.info.Dialect, Workload: wl, Dataset: ds, Observers: c.observers,
-		Count: c.Count, Rounds: rounds, Seed: c.Seed, Out: c.Out, Log: logf,
+		Count: c.Count, Rounds: rounds, Seed: c.Seed, Queries: c.queries, Out: c.Out, Log: logf,
 		Open: func(ctx context.Context) (engine.Server, error) {
 			return OpenServer(ctx, c.Engine, engine.Options{Log: logf})
 		},

@@ -64,6 +64,9 @@ type Experiment struct {
 	// though --count is on by default.
 	counting     bool
 	countMissing string
+	// queries are the workload's statement names, counted apart
+	// (--count-per-query).
+	queries []string
 }
 
 // Resolve completes s (the defaults that depend on its workload, a seed,

@@ -91,6 +91,19 @@ type ThreadedServer interface {
 	ServerPID() int
 }
 
+// StatementSplitter is a ProcessServer that can count each statement of
+// a session apart (PostgreSQL under callgrind).
+type StatementSplitter interface {
+	ProcessServer
+	// SplitStatements makes the counted lifetimes started from now on
+	// split each process's count at every statement's start.
+	SplitStatements(on bool)
+	// StatementCounts are a counted process's parts, read by Counts: up
+	// to its first statement, each statement's, and the last from the
+	// last statement's start to the process's exit.
+	StatementCounts(pid int) []uint64
+}
+
 // Config is what a counted experiment runs.
 type Config struct {
 	Server    Server
@@ -107,6 +120,11 @@ type Config struct {
 	// its own).
 	FirstRound int
 	Seed       uint64
+	// Queries, if set, are the workload's statement names
+	// (workload.StatementNamer): each run also counts the measured
+	// sessions' statements apart, on a StatementSplitter, and Sample
+	// holds each query's instructions per execution.
+	Queries []string
 	// Progress, if set, hears of each run as it ends.
 	Progress func(s Sample, seq, total int)
 }
@@ -132,6 +150,17 @@ type Sample struct {
 	Syscalls       float64 `json:"backend_syscalls_per_stmt"`
 	HelperSyscalls float64 `json:"helper_syscalls_per_stmt"`
 	Seconds        float64 `json:"seconds"`
+	// Queries are the measured sessions' statements counted apart
+	// (Config.Queries), by query, in the workload's order.
+	Queries []QueryCount `json:"queries,omitempty"`
+}
+
+// QueryCount is one query's counted executions in a run: the session's
+// instructions from each execution's start to the next statement's.
+type QueryCount struct {
+	Name       string  `json:"name"`
+	Executions int     `json:"executions"`
+	PerExec    float64 `json:"instructions_per_execution"`
 }
 
 // Run counts every condition Rounds times, in an order shuffled per round
@@ -146,6 +175,14 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 	case ProcessServer, ThreadedServer:
 	default:
 		return nil, fmt.Errorf("counting: a %T counts neither per process nor per lifetime", c.Server)
+	}
+	if len(c.Queries) > 0 {
+		split, ok := c.Server.(StatementSplitter)
+		if !ok {
+			return nil, fmt.Errorf("counting: a %T does not count statements apart", c.Server)
+		}
+		split.SplitStatements(true)
+		defer split.SplitStatements(false)
 	}
 	// Switching the counter on checks that it can run; it stays off but
 	// for the restarts that start a counted life (restart), so that
@@ -342,7 +379,46 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	if helperIO >= 0 {
 		s.HelperSyscalls = float64(helperIO) / executed
 	}
-	return s, nil
+	if len(c.Queries) > 0 {
+		s.Queries, err = c.queryCounts(srv.(StatementSplitter), phases[1], phases[2])
+	}
+	return s, err
+}
+
+// queryCounts are the measured sessions' counted statements by query:
+// each statement's part of its backend's count, from its start to the
+// next statement's. The parts are matched to the statements from the
+// end: the sessions' statements are the last each backend ran, the
+// measured one ran Statements more than the control one, and each ran
+// one statement per operation (anything else is an error). Each
+// session's last statement is left out: its part holds the backend's
+// exit too.
+func (c Config) queryCounts(srv StatementSplitter, control, measured []sessionResult) ([]QueryCount, error) {
+	sum := make([]float64, len(c.Queries))
+	runs := make([]int, len(c.Queries))
+	for k, m := range measured {
+		parts, base := srv.StatementCounts(m.pid), srv.StatementCounts(control[k].pid)
+		if len(parts)-len(base) != c.Statements || len(parts) < c.Warmup+c.Statements+1 {
+			return nil, fmt.Errorf("session %d's backend counted %d statements, its control session's %d: want %d more, one per operation (a workload whose operations run one statement each)",
+				k+1, len(parts)-1, len(base)-1, c.Statements)
+		}
+		ran := m.statements[c.Warmup:]
+		first := len(parts) - len(ran)
+		for i, q := range ran[:len(ran)-1] {
+			if q < 0 || q >= len(c.Queries) {
+				return nil, fmt.Errorf("session %d's statement %d has no name among the workload's %d", k+1, c.Warmup+i+1, len(c.Queries))
+			}
+			sum[q] += float64(parts[first+i])
+			runs[q]++
+		}
+	}
+	out := make([]QueryCount, 0, len(c.Queries))
+	for q, name := range c.Queries {
+		if runs[q] > 0 {
+			out = append(out, QueryCount{Name: name, Executions: runs[q], PerExec: sum[q] / float64(runs[q])})
+		}
+	}
+	return out, nil
 }
 
 // runThreaded counts one lifetime of the server with three sessions, one
@@ -431,7 +507,8 @@ func (c Config) threadPhase(ctx context.Context, srv ThreadedServer, n int) (io 
 		if sessions[k], err = c.Server.Dial(ctx); err != nil {
 			return err
 		}
-		return c.statements(ctx, sessions[k], k, n)
+		_, err = c.statements(ctx, sessions[k], k, n)
+		return err
 	})
 	if err != nil {
 		closeAll()
@@ -500,11 +577,14 @@ func (c Config) atOnce(f func(k int) error) error {
 	return errors.Join(errs...)
 }
 
-// sessionResult is what a counted session leaves: its backend, and the
-// backend's read and write system calls (-1: unknown).
+// sessionResult is what a counted session leaves: its backend, the
+// backend's read and write system calls (-1: unknown) and, where queries
+// are counted apart, which of the workload's statements each operation
+// ran, in order.
 type sessionResult struct {
-	pid int
-	io  int64
+	pid        int
+	io         int64
+	statements []int
 }
 
 // phase runs n of the workload's operations in each of a phase's new
@@ -522,27 +602,40 @@ func (c Config) phase(ctx context.Context, n int, pidOf func(context.Context, dr
 		if err != nil {
 			return err
 		}
-		if err := c.statements(ctx, sess, k, n); err != nil {
+		ran, err := c.statements(ctx, sess, k, n)
+		if err != nil {
 			return err
 		}
-		out[k] = sessionResult{pid: pid, io: readIO([]int{pid})}
+		out[k] = sessionResult{pid: pid, io: readIO([]int{pid}), statements: ran}
 		return nil
 	})
 	return out, err
 }
 
-// statements runs n of the workload's operations in sess, its session k.
-func (c Config) statements(ctx context.Context, sess driver.Session, k, n int) error {
+// statements runs n of the workload's operations in sess, its session
+// k; where queries are counted apart, it returns which of the workload's
+// statements each ran (workload.Clock.Statement), in order.
+func (c Config) statements(ctx context.Context, sess driver.Session, k, n int) ([]int, error) {
 	op, err := c.Workload.Worker(ctx, sess, k)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var ran []int
 	for i := range n {
-		if err := op(ctx); err != nil {
-			return fmt.Errorf("statement %d: %w", i+1, err)
+		octx := ctx
+		var clock workload.Clock
+		if len(c.Queries) > 0 {
+			clock.Statement = -1
+			octx = workload.WithClock(ctx, &clock)
+		}
+		if err := op(octx); err != nil {
+			return nil, fmt.Errorf("statement %d: %w", i+1, err)
+		}
+		if len(c.Queries) > 0 {
+			ran = append(ran, clock.Statement)
 		}
 	}
-	return nil
+	return ran, nil
 }
 
 // waitCounts waits for every process in pids to have exited and counted,

@@ -1,7 +1,9 @@
 package counting
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -56,6 +58,7 @@ func Summarize(names []string, samples []Sample) []result.CountedCondition {
 			c.BackendChange = change(base, runs, func(s Sample) float64 { return s.Backend })
 			c.HelperChange = change(base, runs, func(s Sample) float64 { return s.Helpers })
 		}
+		c.Queries = queries(runs, byCond[names[0]], i == 0)
 		out = append(out, c)
 	}
 	return out
@@ -100,4 +103,39 @@ func knownMean(xs []float64) float64 {
 		}
 	}
 	return mean(xs)
+}
+
+// queries is each query's counts over a condition's runs, in the order
+// the runs name them, with its change against the baseline's runs base
+// (none for the baseline itself).
+func queries(runs, base map[int]Sample, isBase bool) []result.CountedQuery {
+	var out []result.CountedQuery
+	for _, r := range slices.Sorted(maps.Keys(runs)) {
+		for _, q := range runs[r].Queries {
+			if !slices.ContainsFunc(out, func(c result.CountedQuery) bool { return c.Name == q.Name }) {
+				out = append(out, result.CountedQuery{Name: q.Name, Executions: q.Executions})
+			}
+		}
+	}
+	for i := range out {
+		perExec := func(s Sample) float64 {
+			for _, q := range s.Queries {
+				if q.Name == out[i].Name {
+					return q.PerExec
+				}
+			}
+			return 0
+		}
+		var xs []float64
+		for _, s := range runs {
+			if v := perExec(s); v > 0 {
+				xs = append(xs, v)
+			}
+		}
+		out[i].PerExec = mean(xs)
+		if !isBase {
+			out[i].Change = change(base, runs, perExec)
+		}
+	}
+	return out
 }

@@ -55,9 +55,12 @@ type Config struct {
 	Observers []observer.Observer
 	Count     spec.Count // statements and warm-up of each run
 	Rounds    int
-	Seed      uint64
-	Out       string // instructions.json is written here
-	Log       func(string, ...any)
+	// Queries, if set, are the workload's statement names: each is
+	// counted apart too (--count-per-query).
+	Queries []string
+	Seed    uint64
+	Out     string // instructions.json is written here
+	Log     func(string, ...any)
 }
 
 // Run counts each condition cfg.Rounds times, on servers of its own
@@ -112,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 	began := time.Now()
 	samples, runErr := counting.Spread(ctx, counting.Config{
 		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
-		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed,
+		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed, Queries: cfg.Queries,
 		Progress: func(s counting.Sample, seq, total int) {
 			elapsed := time.Since(began)
 			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",

@@ -68,6 +68,10 @@ type Info struct {
 	// counter (--method instructions): its server implements
 	// counting.Server.
 	Counts bool
+	// CountsQueries says its counted server can also count each
+	// statement apart (--count-per-query): its server implements
+	// counting.StatementSplitter.
+	CountsQueries bool
 	// Dialect is the SQL the engine speaks: the workloads written in it
 	// run on it.
 	Dialect workload.Dialect

@@ -34,7 +34,7 @@ func countScope(threads bool, sessions int) string {
 			"and with a cold buffer pool (none loaded at start-up), innodb_old_blocks_time=0, no thread cache and one table cache instance, so that no timing decides a session's path. " +
 			"Each round's server begins its main thread's stack at a place of its own (up to a page lower), the same for each of the round's conditions; the sessions' threads have stacks of their own, which this does not move"
 	}
-	return "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation), " + at + "; " +
+	return "user-space instructions of the server's processes, counted by valgrind (cachegrind, no cache simulation; callgrind, split at each statement, where queries are counted apart), " + at + "; " +
 		"not counted: the kernel (the system calls shown, fsync, pipe and socket work), time spent waiting (I/O, locks, a slow log device, a synchronous standby) " +
 		contention + ". An observer whose cost is there can count +0% and cost much time: measure it with --method rounds too. " +
 		"Other processes (postmaster, logging collector, WAL writer, checkpointer...) count when they exit: their figure is the run's server's whole life, start-up and shutdown included. " +
@@ -85,6 +85,7 @@ func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedConditi
 		}
 	}
 	tw.Flush()
+	queryCounts(w, conds)
 	fmt.Fprintf(w, "\nscope: %s.\n", scope)
 	for _, k := range kernel {
 		fmt.Fprintf(w, "not counted: %s: the kernel's work for them is outside the count.\n", k)

@@ -33,3 +33,28 @@ func TestInstructionsTable(t *testing.T) {
 		compareGolden(t, c.golden, b.Bytes())
 	}
 }
+
+// Queries counted apart (--count-per-query) get a table of their own
+// under the counted one: a line per query, the baseline's instructions
+// per execution, each observer's change on it.
+func TestInstructionsPerQuery(t *testing.T) {
+	change := func(p float64) *result.CountChange {
+		return &result.CountChange{Pct: p, Low: p - 0.02, High: p + 0.02, HasCI: true, Pairs: 4, Signif: p > 0.02}
+	}
+	conds := []result.CountedCondition{
+		{Name: "baseline", Runs: 4, Backend: 14452632, Seconds: 13, Queries: []result.CountedQuery{
+			{Name: "q01", Executions: 12, PerExec: 9_870_123}, {Name: "q02", Executions: 30, PerExec: 61_234}}},
+		{Name: "auto-explain-analyze", Runs: 4, Backend: 15190690, BackendChange: change(5.11), Seconds: 16, Queries: []result.CountedQuery{
+			{Name: "q01", Executions: 12, PerExec: 10_380_000, Change: change(5.17)}, {Name: "q02", Executions: 30, PerExec: 66_000, Change: change(7.78)}}},
+		{Name: "log-filtered-out", Runs: 4, Backend: 14452731, BackendChange: change(0), Seconds: 13, Queries: []result.CountedQuery{
+			{Name: "q01", Executions: 12, PerExec: 9_870_200, Change: change(0)}}},
+	}
+	var b bytes.Buffer
+	report.Instructions(&b, report.InstructionsHead{Server: "test server 1.0", Workload: "dss-mix", Statements: 101, Rounds: 4}, conds)
+	compareGolden(t, "testdata/instructions-queries.txt", b.Bytes())
+	for _, want := range []string{"per query: the session's instructions per execution", "q02", "+7.78 [+7.76, +7.80]", "9,870,123"} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -117,6 +117,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	countedNotes(w, s, "", !wide)
+	if s.Counted != nil {
+		queryCounts(w, s.Counted.Conditions)
+	}
 	Waits(w, s)
 	Counters(w, s)
 	if wide || scaledOut(s) {

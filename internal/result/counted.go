@@ -57,6 +57,19 @@ type CountedCondition struct {
 	Syscalls       float64 `json:"backend_syscalls_per_stmt"`
 	HelperSyscalls float64 `json:"helper_syscalls_per_stmt"`
 	Seconds        float64 `json:"seconds_per_run"`
+	// Queries are the workload's queries counted apart (--count-per-query).
+	Queries []CountedQuery `json:"queries,omitempty"`
+}
+
+// CountedQuery is one query of a workload counted apart: the session's
+// instructions per execution, from an execution's start to the next
+// statement's, mean over the runs, and the change against the
+// baseline's, paired by round (nil for the baseline).
+type CountedQuery struct {
+	Name       string       `json:"name"`
+	Executions int          `json:"executions_per_run"`
+	PerExec    float64      `json:"instructions_per_execution"`
+	Change     *CountChange `json:"change,omitempty"`
 }
 
 // CountChange is a change in percent with its confidence interval.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -136,4 +138,20 @@ func irOf(text string, positions, irField int) (uint64, error) {
 		return 0, nil
 	}
 	return strconv.ParseUint(f[i], 10, 64)
+}
+
+// numberedDumps are the files callgrind wrote before a process's last
+// (path.1, path.2, ...: one at each --dump-before or --dump-after), in
+// order.
+func numberedDumps(path string) ([]string, error) {
+	files, err := filepath.Glob(path + ".*")
+	if err != nil {
+		return nil, err
+	}
+	n := func(f string) int {
+		k, _ := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), "."))
+		return k
+	}
+	slices.SortFunc(files, func(a, b string) int { return n(a) - n(b) })
+	return files, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,10 +33,11 @@ const countDir = "counts"
 
 // CountInstructions makes the server's next start or restart run under
 // valgrind's instruction counter (cachegrind without its cache
-// simulation): every process, the postmaster and each process it forks,
-// writes the user-space instructions it executed when it exits (Counts).
-// on=false makes the next start run the server as it is. It changes
-// nothing until a restart.
+// simulation; callgrind after SplitStatements(true)): every process, the
+// postmaster and each process it forks, writes the user-space
+// instructions it executed when it exits (Counts). on=false makes the
+// next start run the server as it is. It changes nothing until a
+// restart.
 func (p *Postgres) CountInstructions(on bool) error {
 	if !on {
 		p.counter = ""
@@ -68,9 +70,13 @@ func (p *Postgres) CountInstructions(on bool) error {
 	// alone) and no autovacuum (a worker that vacuums or analyzes a table
 	// while a session runs sends it invalidations, so that it plans again,
 	// or sets hint bits the session would have set).
+	tool := "--tool=cachegrind --cache-sim=no --branch-sim=no --cachegrind-out-file=" + shellQuote(dir+"/cg.%p")
+	if p.splitStatements {
+		tool = "--tool=callgrind --dump-before=" + statementStart + " --callgrind-out-file=" + shellQuote(dir+"/cg.%p")
+	}
 	wrapper := filepath.Join(p.base, "postgres-counted")
-	script := fmt.Sprintf("#!/bin/sh\nTMPDIR=%[2]s exec %[1]s -q --tool=cachegrind --cache-sim=no --branch-sim=no --vgdb=no --cachegrind-out-file=%[2]s/cg.%%p %[3]s \"$@\" -c max_parallel_workers_per_gather=0 -c autovacuum=off\n",
-		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")))
+	script := fmt.Sprintf("#!/bin/sh\nTMPDIR=%[2]s exec %[1]s -q %[4]s --vgdb=no %[3]s \"$@\" -c max_parallel_workers_per_gather=0 -c autovacuum=off\n",
+		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")), tool)
 	if err := writePrivate(wrapper, script, uid, gid); err != nil {
 		return err
 	}
@@ -80,6 +86,30 @@ func (p *Postgres) CountInstructions(on bool) error {
 	p.counter = wrapper
 	return nil
 }
+
+// statementStart is the function before which a process that counts its
+// statements apart writes what it has counted so far: a statement's
+// portal, which PostgreSQL creates once per statement of either
+// protocol, at the start of an extended-protocol statement's Bind (before
+// it plans), and after a simple-protocol statement is planned. It is
+// exported from the postgres binary, which Debian ships without its
+// static functions' names.
+const statementStart = "CreatePortal"
+
+// SplitStatements makes the counted lifetimes started from now on (after
+// CountInstructions(true)) count each process's statements apart: under
+// callgrind, which writes what a process counted so far each time it
+// starts a statement (StatementCounts). It is slower than the plain
+// count, so off unless asked for.
+func (p *Postgres) SplitStatements(on bool) { p.splitStatements = on }
+
+// StatementCounts are the counts of process pid, read by Counts, split at
+// the start of each statement it ran: the first from the process's
+// start (with what it inherited from the postmaster) to its first
+// statement, each next one from a statement's start to the next's, the
+// last from the last statement's start to its exit. A process that ran
+// no statement, or was not counted so, has one part, its whole count.
+func (p *Postgres) StatementCounts(pid int) []uint64 { return slices.Clone(p.parts[pid]) }
 
 // ShiftStack makes the counted lifetimes started from now on begin their
 // stacks bytes lower than the others: pg_ctl, and so the postmaster, gets
@@ -108,6 +138,8 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 		p.counted = map[int]uint64{}
 	}
 	for _, f := range files {
+		// cg.PID is a process's count (its last part when it counts its
+		// statements apart: cg.PID.1, cg.PID.2, ... are the others).
 		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), "cg."))
 		if err != nil {
 			continue
@@ -115,12 +147,35 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 		if _, ok := p.counted[pid]; ok {
 			continue
 		}
-		n, done, err := cachegrindTotal(f)
+		n, done, err := countTotal(f)
 		if err != nil {
 			return nil, err
 		}
-		if done {
-			p.counted[pid] = n
+		if !done {
+			continue
+		}
+		dumps, err := numberedDumps(f)
+		if err != nil {
+			return nil, err
+		}
+		var parts []uint64
+		for _, d := range dumps {
+			k, done, err := countTotal(d)
+			if err == nil && !done {
+				err = fmt.Errorf("%s: no total: written before the process's last part, yet unfinished", d)
+			}
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, k)
+		}
+		if p.parts == nil {
+			p.parts = map[int][]uint64{}
+		}
+		p.parts[pid] = append(parts, n)
+		p.counted[pid] = n
+		for _, k := range parts {
+			p.counted[pid] += k
 		}
 	}
 	return maps.Clone(p.counted), nil
@@ -147,7 +202,7 @@ func (p *Postgres) waitCount(ctx context.Context, pm int) error {
 	}
 	path := filepath.Join(p.base, countDir, "cg."+strconv.Itoa(pm))
 	return poll.Until(ctx, 2*time.Minute, 20*time.Millisecond, func() (bool, error) {
-		_, done, err := cachegrindTotal(path)
+		_, done, err := countTotal(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
@@ -165,7 +220,7 @@ func (p *Postgres) ClearCounts() error {
 			return err
 		}
 	}
-	p.counted = nil
+	p.counted, p.parts = nil, nil
 	return nil
 }
 
@@ -189,10 +244,11 @@ func (p *Postgres) Children() ([]int, error) {
 	return out, nil
 }
 
-// cachegrindTotal reads the total of a cachegrind output file (events:
-// Ir only), its last line "summary: N". done is false while the file is
-// still being written (no whole last line yet).
-func cachegrindTotal(path string) (n uint64, done bool, err error) {
+// countTotal reads the total of a cachegrind output file (events: Ir
+// only), its last line "summary: N", or of a callgrind one, "totals: N".
+// done is false while the file is still being written (no whole last
+// line yet).
+func countTotal(path string) (n uint64, done bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false, err
@@ -212,6 +268,9 @@ func cachegrindTotal(path string) (n uint64, done bool, err error) {
 	}
 	last := text[strings.LastIndexByte(text, '\n')+1:]
 	rest, ok := strings.CutPrefix(last, "summary: ")
+	if !ok {
+		rest, ok = strings.CutPrefix(last, "totals: ")
+	}
 	if !ok {
 		return 0, false, nil // the file's end is not written yet
 	}

@@ -5,9 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 )
 
 // countedMariaDBOptions are what mariadbd needs to run under valgrind,
@@ -113,7 +111,7 @@ func (m *MariaDB) LastTally() (Tally, error) {
 	}
 	path := filepath.Join(m.base, countDir, "cg."+strconv.Itoa(m.endedPID))
 	m.endedPID = 0
-	dumps, err := connectionDumps(path)
+	dumps, err := numberedDumps(path)
 	if err != nil {
 		return Tally{}, err
 	}
@@ -142,23 +140,8 @@ func (m *MariaDB) EndedConnections() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	dumps, err := connectionDumps(filepath.Join(m.base, countDir, "cg."+strconv.Itoa(pid)))
+	dumps, err := numberedDumps(filepath.Join(m.base, countDir, "cg."+strconv.Itoa(pid)))
 	return len(dumps), err
-}
-
-// connectionDumps are the files callgrind wrote at each connection's end
-// (path.1, path.2, ...), in order.
-func connectionDumps(path string) ([]string, error) {
-	files, err := filepath.Glob(path + ".*")
-	if err != nil {
-		return nil, err
-	}
-	n := func(f string) int {
-		k, _ := strconv.Atoi(strings.TrimPrefix(filepath.Ext(f), "."))
-		return k
-	}
-	slices.SortFunc(files, func(a, b string) int { return n(a) - n(b) })
-	return files, nil
 }
 
 // KeepCountsEnv names a directory where the counted MariaDB's callgrind

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -195,5 +196,85 @@ func TestCountInstructionsNeedsValgrind(t *testing.T) {
 	err := pg.CountInstructions(true)
 	if !errors.Is(err, server.ErrNoValgrind) {
 		t.Errorf("CountInstructions without valgrind: %v; want ErrNoValgrind", err)
+	}
+}
+
+// A server that counts its statements apart writes each backend's count
+// in parts, one per statement from its start to the next's: the parts
+// add up to the backend's count, there is one more part than statements
+// (the first, up to the first statement), and the statement that does
+// more work counts more, the same each time it runs after its first.
+func TestCountStatementsApart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	pg := servertest.Postgres(t)
+	pg.SplitStatements(true)
+	if err := pg.CountInstructions(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	// Prepared, as obsbench's sessions run their statements: a statement
+	// is then Bind, Execute and Sync, and its part begins at its Bind.
+	if _, err := conn.Prepare(ctx, "light", "SELECT $1::int"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prepare(ctx, "heavy", "SELECT count(*) FROM generate_series(1, $1::int)"); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"light", "heavy", "light", "heavy", "light", "heavy", "light"}
+	for _, name := range order {
+		if _, err := conn.Exec(ctx, name, 10000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(ctx)
+	var parts []uint64
+	var total uint64
+	if err := poll.Until(ctx, time.Minute, 50*time.Millisecond, func() (bool, error) {
+		counts, err := pg.Counts()
+		total = counts[pid]
+		parts = pg.StatementCounts(pid)
+		return err == nil && total > 0, err
+	}, func() error { return fmt.Errorf("no count for backend %d a minute after it ended", pid) }); err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for _, p := range parts {
+		sum += p
+	}
+	t.Logf("backend %d: %d instructions in parts %v", pid, total, parts)
+	// The first part, the backend's start; then pg_backend_pid(); then
+	// the statements in order; the last part holds the last statement and
+	// the backend's exit.
+	if sum != total || len(parts) != 2+len(order) {
+		t.Fatalf("%d parts adding up to %d of %d; want %d adding up to the backend's count", len(parts), sum, total, 2+len(order))
+	}
+	// A statement's first execution also looks up its plan's catalog
+	// entries: from the second on, the same statement counts the same.
+	of := parts[2 : len(parts)-1]
+	for i := 4; i < len(of); i++ {
+		if d := math.Abs(float64(of[i]) - float64(of[i-2])); d > 0.01*float64(of[i]) {
+			t.Errorf("statement %d (%s) counted %d, %d before: want the same to 1%%", i+1, order[i], of[i], of[i-2])
+		}
+	}
+	if of[1] < 10*of[0] {
+		t.Errorf("the heavy statement counted %d, the light one %d: want it far more", of[1], of[0])
+	}
+	if err := pg.CountInstructions(false); err != nil {
+		t.Fatal(err)
+	}
+	pg.SplitStatements(false)
+	if err := pg.Restart(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -58,6 +58,11 @@ type Postgres struct {
 	// counter: a restart or stop waits for its count (waitCount).
 	countedLife bool
 	counted     map[int]uint64 // counts read whole, by process id
+	// splitStatements makes the counter callgrind, writing each process's
+	// count at every statement's start (SplitStatements); parts are the
+	// counts read so, by process id.
+	splitStatements bool
+	parts           map[int][]uint64
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small

@@ -150,6 +150,8 @@ type Count struct {
 	// Shrink, if above 0, is the workload's --shrink for the counted
 	// runs (a smaller dataset than the timed runs'); 0: the timed runs'.
 	Shrink int `json:"shrink,omitempty"`
+	// PerQuery counts each of the workload's queries apart too.
+	PerQuery bool `json:"per_query,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

@@ -28,7 +28,7 @@ type Engine struct{}
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "postgres", Product: "PostgreSQL", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
 		LogSources:  []string{"csvlog", "jsonlog", "stderr"},
-		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, ExtendedQuery: true}
+		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, CountsQueries: true, ExtendedQuery: true}
 }
 
 // Info says the engine Counts: its managed server runs under the counter
@@ -216,6 +216,11 @@ func (t *managed) ShiftStack(bytes int)            { t.pg.ShiftStack(bytes) }
 
 // Counts are the instructions of the server's processes that exited.
 func (t *managed) Counts() (map[int]uint64, error) { return t.pg.Counts() }
+
+// SplitStatements and StatementCounts count each statement apart
+// (--count-per-query).
+func (t *managed) SplitStatements(on bool)          { t.pg.SplitStatements(on) }
+func (t *managed) StatementCounts(pid int) []uint64 { return t.pg.StatementCounts(pid) }
 
 // ClearCounts forgets the counts read so far.
 func (t *managed) ClearCounts() error { return t.pg.ClearCounts() }
