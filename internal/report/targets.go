@@ -93,13 +93,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		}
 		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, added, events(cs.Events), verdict)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, u := range st.Unmapped {
-		fmt.Fprintf(w, "not reproduced: %s\n", u)
-	}
-	return nil
+	return endCells(w, tw, st)
 }
 
 // TargetsCounted writes study 3's tables of a counted run alone
@@ -121,6 +115,12 @@ func TargetsCounted(w io.Writer, st study.Study, k *result.Counted) error {
 		}
 		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, countedCell(k, c.Observer), helpers)
 	}
+	return endCells(w, tw, st)
+}
+
+// endCells flushes the table of cells tw and writes under it the
+// study's set-ups that have no analogue on the engine.
+func endCells(w io.Writer, tw *tabwriter.Writer, st study.Study) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}

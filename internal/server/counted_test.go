@@ -43,14 +43,7 @@ func TestCountInstructions(t *testing.T) {
 	stackShifted(t, pm, 100)
 	session := func(n int) (int, uint64) {
 		t.Helper()
-		conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var pid int
-		if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-			t.Fatal(err)
-		}
+		conn, pid := connect(ctx, t, pg)
 		for i := range n {
 			if _, err := conn.Exec(ctx, "SELECT count(*) FROM pg_class WHERE relpages >= $1", i%3); err != nil {
 				t.Fatal(err)
@@ -170,14 +163,22 @@ func stackShifted(t *testing.T, pid, bytes int) {
 }
 
 func sessionPID(ctx context.Context, t *testing.T, pg *server.Postgres) (int, error) {
+	conn, pid := connect(ctx, t, pg)
+	return pid, conn.Close(ctx)
+}
+
+// connect opens a session and reads its backend's process id.
+func connect(ctx context.Context, t *testing.T, pg *server.Postgres) (*pgx.Conn, int) {
+	t.Helper()
 	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
 	var pid int
-	err = conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid)
-	return pid, err
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return conn, pid
 }
 
 func keys(m map[int]uint64) []int {
@@ -215,14 +216,7 @@ func TestCountStatementsApart(t *testing.T) {
 	if err := pg.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
+	conn, pid := connect(ctx, t, pg)
 	// Prepared, as obsbench's sessions run their statements: a statement
 	// is then Bind, Execute and Sync, and its part begins at its Bind.
 	if _, err := conn.Prepare(ctx, "light", "SELECT $1::int"); err != nil {
