@@ -68,6 +68,8 @@ func (c *Experiment) checkPerQuery() error {
 	switch {
 	case c.info.Counts && !c.info.CountsQueries:
 		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", queryCountingProducts(), c.Engine)
+	case !c.info.CountsQueries:
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s", queryCountingProducts(), c.Engine)
 	case len(names) == 0:
 		return usagef("--count-per-query: workload %s does not name its statements; dss-mix does", c.wl.Name)
 	}
