@@ -169,6 +169,9 @@ func left(elapsed time.Duration, done, total int) string {
 	if done < 4 || done >= total {
 		return ""
 	}
-	rest := elapsed / time.Duration(done) * time.Duration(total-done)
-	return fmt.Sprintf(", about %s left", rest.Round(10*time.Second))
+	rest := (elapsed / time.Duration(done) * time.Duration(total-done)).Round(10 * time.Second)
+	if rest == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", about %s left", rest)
 }
