@@ -372,7 +372,9 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 	}
 	s.Helpers = float64(h)
 	s.Syscalls = -1
-	if io >= 0 {
+	if io >= 0 && len(c.Queries) == 0 {
+		// Split at each statement, a backend's system calls hold
+		// callgrind's own writes of each statement's count.
 		s.Syscalls = float64(io) / n
 	}
 	s.HelperSyscalls = -1
