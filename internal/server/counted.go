@@ -96,11 +96,11 @@ func (p *Postgres) CountInstructions(on bool) error {
 // static functions' names.
 const statementStart = "CreatePortal"
 
-// SplitStatements makes the counted lifetimes started from now on (after
-// CountInstructions(true)) count each process's statements apart: under
-// callgrind, which writes what a process counted so far each time it
-// starts a statement (StatementCounts). It is slower than the plain
-// count, so off unless asked for.
+// SplitStatements makes the counter that CountInstructions(true) sets up
+// from now on count each process's statements apart: callgrind, which
+// writes what a process counted so far each time it starts a statement
+// (StatementCounts). It is slower than the plain count, so off unless
+// asked for.
 func (p *Postgres) SplitStatements(on bool) { p.splitStatements = on }
 
 // StatementCounts are the counts of process pid, read by Counts, split at
