@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,8 +133,8 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.counted == nil {
-		p.counted = map[int]uint64{}
+	if p.parts == nil {
+		p.parts = map[int][]uint64{}
 	}
 	for _, f := range files {
 		// cg.PID is a process's count (its last part when it counts its
@@ -144,7 +143,7 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 		if err != nil {
 			continue
 		}
-		if _, ok := p.counted[pid]; ok {
+		if _, ok := p.parts[pid]; ok {
 			continue
 		}
 		n, done, err := countTotal(f)
@@ -169,16 +168,15 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 			}
 			parts = append(parts, k)
 		}
-		if p.parts == nil {
-			p.parts = map[int][]uint64{}
-		}
 		p.parts[pid] = append(parts, n)
-		p.counted[pid] = n
+	}
+	counts := make(map[int]uint64, len(p.parts))
+	for pid, parts := range p.parts {
 		for _, k := range parts {
-			p.counted[pid] += k
+			counts[pid] += k
 		}
 	}
-	return maps.Clone(p.counted), nil
+	return counts, nil
 }
 
 // countedPostmaster is the process id of the running postmaster if it runs
@@ -220,7 +218,7 @@ func (p *Postgres) ClearCounts() error {
 			return err
 		}
 	}
-	p.counted, p.parts = nil, nil
+	p.parts = nil
 	return nil
 }
 

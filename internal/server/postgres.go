@@ -57,12 +57,13 @@ type Postgres struct {
 	// countedLife says the running postmaster was started under the
 	// counter: a restart or stop waits for its count (waitCount).
 	countedLife bool
-	counted     map[int]uint64 // counts read whole, by process id
 	// splitStatements makes the counter callgrind, writing each process's
-	// count at every statement's start (SplitStatements); parts are the
-	// counts read so, by process id.
+	// count at every statement's start (SplitStatements).
 	splitStatements bool
-	parts           map[int][]uint64
+	// parts are the counts read whole, by process id: a process's parts
+	// (StatementCounts) add up to its count, one part where it was not
+	// split at its statements.
+	parts map[int][]uint64
 }
 
 // benchmarkSettings size the server for a CPU-bound benchmark on a small
