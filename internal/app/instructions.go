@@ -88,7 +88,7 @@ func queryCountingProducts() string {
 }
 
 // countFlags set or gate the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "count-per-query", "max-counted-overhead"}
+var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "count-per-query", "count-width", "max-counted-overhead"}
 
 // countFlagVerb is what a count flag does to the counted runs.
 func countFlagVerb(f string) string {
@@ -190,7 +190,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	} else {
 		report.Instructions(out.Stdout, report.InstructionsHead{
 			Server: rec.Server, Workload: c.wl.Name, Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Rounds,
-			Sessions: rec.Sessions, Threads: rec.Threads,
+			Width: rec.Width, Sessions: rec.Sessions, Threads: rec.Threads,
 		}, rec.Conditions)
 		if err := c.printCountedStudy(out.Stdout, &rec.Counted); err != nil {
 			return err

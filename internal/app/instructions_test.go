@@ -102,7 +102,7 @@ func recoverCalibration(t *testing.T, cal calibration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := counting.Summarize(observer.Names(obs), samples)
+	counted := counting.Summarize(observer.Names(obs), samples, 0)
 	base := counted[0].Backend
 	perLoop := (counted[2].Backend - counted[1].Backend) / float64(cal.many-cal.few)
 	fixed := counted[1].Backend - base - float64(cal.few)*perLoop

@@ -250,7 +250,7 @@ func Spread(ctx context.Context, c Config, servers []Server) ([]Sample, error) {
 	parts := make([][]Sample, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	first := 0
+	first := c.FirstRound
 	for k := range n {
 		part := c
 		part.Server, part.FirstRound, part.Rounds = servers[k], first, c.Rounds/n

@@ -177,7 +177,7 @@ func TestRunCountsTheStatementsAlone(t *testing.T) {
 			t.Errorf("%s round %d: other processes %.0f; want the helpers' %d alone", s.Condition, s.Round, s.Helpers, fakeHelpers)
 		}
 	}
-	conds := Summarize([]string{"baseline", "obs"}, samples)
+	conds := Summarize([]string{"baseline", "obs"}, samples, 0)
 	c := conds[1].BackendChange
 	if c == nil || math.Abs(c.Pct-1) > 1e-9 || !c.HasCI || c.Pairs != 3 || conds[0].BackendChange != nil {
 		t.Errorf("change %+v; want +1%% over 3 pairs", c)
@@ -418,7 +418,7 @@ func TestSummarizeUncountedCondition(t *testing.T) {
 		{Condition: "baseline", Round: 2, Backend: 1001, Helpers: 5001, Syscalls: 9, HelperSyscalls: 0.1, Seconds: 7},
 		{Condition: "x", Round: 1, Backend: 1100, Helpers: 5500, Syscalls: 9, HelperSyscalls: 0.1, Seconds: 8},
 	}
-	conds := Summarize([]string{"baseline", "x", "never"}, samples)
+	conds := Summarize([]string{"baseline", "x", "never"}, samples, 0)
 	if len(conds) != 3 || conds[2].Runs != 0 || conds[2].BackendChange != nil || conds[1].BackendChange == nil {
 		t.Fatalf("%+v; want never with no runs and no change, x with one", conds)
 	}

@@ -111,7 +111,7 @@ func TestRunCountsQueriesApart(t *testing.T) {
 			t.Errorf("%s round %d: queries %+v; want %+v", smp.Condition, smp.Round, smp.Queries, want)
 		}
 	}
-	conds := Summarize([]string{"baseline", "obs"}, samples)
+	conds := Summarize([]string{"baseline", "obs"}, samples, 0)
 	for _, q := range conds[1].Queries {
 		if c := q.Change; c == nil || math.Abs(c.Pct-1) > 1e-9 || c.Pairs != 2 {
 			t.Errorf("obs %s: change %+v; want +1%% over 2 pairs", q.Name, c)

@@ -14,8 +14,11 @@ const Level = 0.95
 
 // Summarize is each condition's counts, in names' order (the first is
 // the baseline), its change against the baseline paired by round: the
-// mean of the log ratios with Student's t interval.
-func Summarize(names []string, samples []Sample) []result.CountedCondition {
+// mean of the log ratios with Student's t interval. Rounds 1 to first
+// are the first stage of a two-stage count (0: there is one stage): a
+// condition counted more rounds than those has the wider of that
+// interval and Stein's (Staged).
+func Summarize(names []string, samples []Sample, first int) []result.CountedCondition {
 	byCond := map[string]map[int]Sample{}
 	for _, s := range samples {
 		if byCond[s.Condition] == nil {
@@ -55,28 +58,37 @@ func Summarize(names []string, samples []Sample) []result.CountedCondition {
 		}
 		if i > 0 {
 			base := byCond[names[0]]
-			c.BackendChange = change(base, runs, func(s Sample) float64 { return s.Backend })
-			c.HelperChange = change(base, runs, func(s Sample) float64 { return s.Helpers })
+			c.BackendChange = change(base, runs, first, func(s Sample) float64 { return s.Backend })
+			c.HelperChange = change(base, runs, first, func(s Sample) float64 { return s.Helpers })
 		}
-		c.Queries = queries(runs, byCond[names[0]], i == 0)
+		c.Queries = queries(runs, byCond[names[0]], i == 0, first)
 		out = append(out, c)
 	}
 	return out
 }
 
-// change pairs the rounds both conditions ran.
-func change(base, cond map[int]Sample, v func(Sample) float64) *result.CountChange {
+// change pairs the rounds both conditions ran; rounds 1 to first are the
+// first stage (Summarize).
+func change(base, cond map[int]Sample, first int, v func(Sample) float64) *result.CountChange {
 	var logs []float64
-	for r, s := range cond {
+	staged := 0
+	for _, r := range slices.Sorted(maps.Keys(cond)) {
+		s := cond[r]
 		b, ok := base[r]
 		if ok && v(b) > 0 && v(s) > 0 {
 			logs = append(logs, math.Log(v(s)/v(b)))
+			if r <= first {
+				staged++
+			}
 		}
 	}
 	if len(logs) == 0 {
 		return nil
 	}
-	m, lo, hi, ok := stats.MeanCI(logs, Level)
+	if staged == len(logs) {
+		staged = 0
+	}
+	m, lo, hi, ok := stats.StagedMeanCI(logs, staged, Level)
 	c := &result.CountChange{Pct: pct(m), Low: pct(lo), High: pct(hi), HasCI: ok, Pairs: len(logs)}
 	c.Signif = ok && (c.Low > 0 || c.High < 0)
 	return c
@@ -108,7 +120,7 @@ func knownMean(xs []float64) float64 {
 // queries is each query's counts over a condition's runs, in the order
 // the runs name them, with its change against the baseline's runs base
 // (none for the baseline itself).
-func queries(runs, base map[int]Sample, isBase bool) []result.CountedQuery {
+func queries(runs, base map[int]Sample, isBase bool, first int) []result.CountedQuery {
 	var out []result.CountedQuery
 	for _, r := range slices.Sorted(maps.Keys(runs)) {
 		for _, q := range runs[r].Queries {
@@ -134,7 +146,7 @@ func queries(runs, base map[int]Sample, isBase bool) []result.CountedQuery {
 		}
 		out[i].PerExec = mean(xs)
 		if !isBase {
-			out[i].Change = change(base, runs, perExec)
+			out[i].Change = change(base, runs, first, perExec)
 		}
 	}
 	return out

@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), on %d server(s) under valgrind at once; results in %s",
 		cfg.Seed, cfg.Count.Statements, cfg.Count.Warmup, cfg.Rounds, len(names), len(counted), cfg.Out)
 	began := time.Now()
-	samples, runErr := counting.Spread(ctx, counting.Config{
+	cc := counting.Config{
 		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
 		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed, Queries: cfg.Queries,
 		Progress: func(s counting.Sample, seq, total int) {
@@ -121,9 +121,15 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",
 				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, elapsed.Round(time.Second), left(elapsed, seq, total))
 		},
-	}, counted)
+	}
+	samples, runErr := counting.Spread(ctx, cc, counted)
 	if runErr != nil && len(samples) == 0 {
 		return Instructions{}, runErr
+	}
+	if runErr == nil {
+		var more []counting.Sample
+		more, runErr = widen(ctx, cfg, cc, counted, samples)
+		samples = append(samples, more...)
 	}
 	_, threads := counted[0].(counting.ThreadedServer)
 	sessions := AtOnce(cfg.Count.Sessions)
@@ -131,7 +137,8 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		Engine: cfg.Engine, Server: ver, Workload: cfg.Workload.Name, Seed: cfg.Seed,
 		Counted: result.Counted{
 			Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Threads: threads,
-			Sessions: sessions, Scope: report.CountScope(threads, sessions), Conditions: counting.Summarize(names, samples),
+			Sessions: sessions, Scope: report.CountScope(threads, sessions), Conditions: counting.Summarize(names, samples, cfg.Rounds),
+			Width: cfg.Count.Width,
 		},
 		Runs: samples,
 	}

@@ -80,6 +80,20 @@ func atOnce(sessions int) string {
 	return "one session at a time"
 }
 
+// runsEach says how many runs each condition was counted ("each" says
+// each): rounds, and where some were counted more because their change
+// was wider than width after those, how many at the most.
+func runsEach(rounds int, width float64, conds []result.CountedCondition, each string) string {
+	most := rounds
+	for _, c := range conds {
+		most = max(most, c.Runs)
+	}
+	if most == rounds {
+		return fmt.Sprintf("%d run(s) %s", rounds, each)
+	}
+	return fmt.Sprintf("%d run(s) %s, up to %d where the first %d left a change wider than ±%g point, their interval two-stage", rounds, each, most, rounds, width)
+}
+
 // inEach says what a counted run's statement counts are of.
 func inEach(sessions int) string {
 	if sessions > 1 {
@@ -111,8 +125,8 @@ func countedNotes(w io.Writer, s result.Summary, bullet string, halfWidth bool) 
 		what, others = "the user-space instructions per statement the server spent serving the session's commands", "the rest of the server's threads' (over each counted server's life)"
 	}
 	fmt.Fprintf(w, "%sinstr/stmt Δ%%: the change in %s, counted under valgrind after the timed runs, "+
-		"%s (%d statements after %d%s, %d run(s) each; %s, paired by run, each pair at a memory layout of its own); others Δ%%%s: %s.\n",
-		bullet, what, atOnce(k.Sessions), k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds, interval, wideOnly, others)
+		"%s (%d statements after %d%s, %s; %s, paired by run, each pair at a memory layout of its own); others Δ%%%s: %s.\n",
+		bullet, what, atOnce(k.Sessions), k.Statements, k.Warmup, inEach(k.Sessions), runsEach(k.Rounds, k.Width, k.Conditions, "each"), interval, wideOnly, others)
 	contention := "and contention between sessions"
 	if k.Sessions > 1 {
 		contention = "and the time sessions wait on each other (the instructions their contention costs are counted, and grow on a loaded machine)"

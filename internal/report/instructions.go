@@ -53,6 +53,8 @@ const onceASecond = "Work done once per interval of time (a log's timestamp when
 type InstructionsHead struct {
 	Server, Workload           string
 	Statements, Warmup, Rounds int
+	// Width is the half-width the changes aimed at (--count-width).
+	Width float64
 	// Sessions ran at once in each phase (0 or 1: one).
 	Sessions int
 	// Threads says the server's sessions are threads of one process,
@@ -65,8 +67,8 @@ type InstructionsHead struct {
 // baseline, the other processes' (per run: start to shutdown), the spread
 // of repeated runs, and the system calls that the count does not see.
 func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedCondition) {
-	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %d run(s) per condition, intervals 95%% paired by round\n\n",
-		h.Workload, h.Server, h.Statements, h.Warmup, perSession(h.Sessions), h.Rounds)
+	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %s, intervals 95%% paired by round\n\n",
+		h.Workload, h.Server, h.Statements, h.Warmup, perSession(h.Sessions), runsEach(h.Rounds, h.Width, conds, "per condition"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	scope, who, others, sys := CountScope(h.Threads, h.Sessions), "backend", otherProcesses(h.Threads), "backend"
 	if h.Threads {

@@ -10,6 +10,10 @@ type Counted struct {
 	Statements int `json:"statements_per_run"`
 	Warmup     int `json:"warmup_statements"`
 	Rounds     int `json:"rounds"`
+	// Width, if above 0, is the half-width in points the changes aimed
+	// at: a condition wider after Rounds rounds was counted more rounds
+	// (its Runs), and its interval is then a two-stage one.
+	Width float64 `json:"width,omitempty"`
 	// Sessions ran at once in each counted phase (0: one).
 	Sessions int `json:"sessions_at_once,omitempty"`
 	// Threads says the server's sessions are threads of one process

@@ -32,6 +32,11 @@ const (
 	defaultCountStatements = 100
 	defaultCountWarmup     = 20
 	defaultCountRounds     = 8
+	// defaultCountWidth is the half-width, in points, a counted change
+	// aims at: about what the layout's spread leaves a light statement's
+	// observers at 8 rounds, which a few more rounds bring the wider
+	// ones (an observer's own comparisons moved by the layout) to.
+	defaultCountWidth = 0.05
 )
 
 // DefaultTwinShare is the share of the machine's CPUs each duet twin is
@@ -53,7 +58,7 @@ func Default() Spec {
 		Method: "", Rounds: defaultRounds, Duration: defaultDuration, Warmup: defaultWarmup,
 		Alternation: Alternation{Duration: defaultAltDuration, PhaseMin: 2, PhaseMax: 4, Reps: 1},
 		Count: Count{Statements: defaultCountStatements, Warmup: defaultCountWarmup,
-			After: true, Rounds: defaultCountRounds, Sessions: 1},
+			After: true, Rounds: defaultCountRounds, Sessions: 1, Width: defaultCountWidth},
 		// DriverThreads is set again for the run's sessions unless given.
 		MaxTime: 30 * time.Minute, DriverThreads: driver.DefaultProcs(16),
 		// Waits stays 0 (off) in a plain run: sampling every 10 ms

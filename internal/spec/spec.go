@@ -152,6 +152,10 @@ type Count struct {
 	Shrink int `json:"shrink,omitempty"`
 	// PerQuery counts each of the workload's queries apart too.
 	PerQuery bool `json:"per_query,omitempty"`
+	// Width, if above 0, is the half-width in points the counted changes
+	// aim at: a condition whose interval is wider after the first rounds
+	// is counted more rounds, with the baseline (countrun).
+	Width float64 `json:"width,omitempty"`
 }
 
 // Alternation configures alternation runs: Reps runs of Duration each,

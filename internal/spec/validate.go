@@ -194,6 +194,8 @@ func (s Spec) validateCount() error {
 		return Invalidf("--count-statements %d: want 10 to 1000000", n)
 	case w < 0 || w > 1_000_000:
 		return Invalidf("--count-warmup %d: want 0 to 1000000", w)
+	case !(s.Count.Width >= 0 && s.Count.Width <= 100):
+		return Invalidf("--count-width %v: want 0 (off) to 100 points", s.Count.Width)
 	case s.Count.Shrink < 0 || s.Count.Shrink > 100 || (s.Count.Shrink == 0 && s.IsChosen("count-shrink")):
 		return Invalidf("--count-shrink %d: want 1 to 100", s.Count.Shrink)
 	case s.Count.Sessions < 0 || s.Count.Sessions > MaxCountSessions || (s.Count.Sessions == 0 && s.IsChosen("count-sessions")):

@@ -23,6 +23,9 @@ func Spec(st study.Study) spec.Spec {
 	// A study keeps to its own time: its conditions are counted in
 	// instructions only when asked (--count).
 	s.Count.After = false
+	// Nor does it count rounds more than its own unless --count-width
+	// asks.
+	s.Count.Width = 0
 	s.Choose("engine", "workload", "observers", "method", "waits")
 	s.Engine, s.Workload, s.Observers, s.Method = st.Engine, st.Workload, st.Observers(), st.Method
 	if len(st.Workloads) > 0 {
