@@ -20,7 +20,7 @@ func TestInstructionsCountWidth(t *testing.T) {
 	servertest.SkipShort(t)
 	out := filepath.Join(t.TempDir(), "out")
 	stdout, stderr := runOK(t, "run", "--method", "instructions", "--observers", "pg-stat-statements",
-		"--rounds", "4", "--count-width", "0.0001", "--count-statements", "20", "--count-warmup", "0", "--seed", "3", "--out", out)
+		"--rounds", "4", "--count-width", "0.0001", "--count-statements", "10", "--count-warmup", "0", "--seed", "3", "--out", out)
 	rec := readInstructions(t, out)
 	if rec.Width != 0.0001 || rec.Rounds != 4 || len(rec.Conditions) != 2 {
 		t.Fatalf("instructions.json: width %v, rounds %d, %d conditions; want 0.0001, 4 (the first), 2", rec.Width, rec.Rounds, len(rec.Conditions))

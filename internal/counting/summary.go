@@ -17,7 +17,7 @@ const Level = 0.95
 // mean of the log ratios with Student's t interval. Rounds 1 to first
 // are the first stage of a two-stage count (0: there is one stage): a
 // condition counted more rounds than those has the wider of that
-// interval and Stein's (Staged).
+// interval and Stein's (stats.StagedMeanCI).
 func Summarize(names []string, samples []Sample, first int) []result.CountedCondition {
 	byCond := map[string]map[int]Sample{}
 	for _, s := range samples {
