@@ -27,6 +27,9 @@ func (c *Experiment) checkCounting() error {
 	if err := c.checkPerQuery(); err != nil {
 		return err
 	}
+	if err := c.checkWidth(); err != nil {
+		return err
+	}
 	if c.Method != "instructions" {
 		return c.checkCountAfter()
 	}
@@ -50,6 +53,22 @@ func (c *Experiment) checkCounting() error {
 	}
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		return usagef("--method instructions: %v", server.ErrNoValgrind)
+	}
+	return nil
+}
+
+// checkWidth refuses a --count-width given where too few first rounds
+// are counted to plan more from.
+func (c *Experiment) checkWidth() error {
+	if !c.IsChosen("count-width") || c.Count.Width == 0 {
+		return nil
+	}
+	flag, rounds := "--count-rounds", c.Count.Rounds
+	if c.Method == "instructions" {
+		flag, rounds = "--rounds", c.Rounds
+	}
+	if rounds < countrun.MinPlanRounds {
+		return usagef("--count-width %g: more rounds are planned from %d first rounds or more, and %s %d counts %d", c.Count.Width, countrun.MinPlanRounds, flag, rounds, rounds)
 	}
 	return nil
 }
