@@ -130,8 +130,8 @@ func (c Experiment) planCount(w io.Writer, observers, rounds int, prefix string)
 	fmt.Fprintf(w, "%s%d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
 		prefix, 1+observers, rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
 	if c.Count.Width > 0 && rounds >= countrun.MinPlanRounds {
-		fmt.Fprintf(w, "  and each condition whose change is still wider than ±%g point then (--count-width) up to %d more rounds beside the baseline, as many as the first rounds' spread asks for (not in the estimate)\n",
-			c.Count.Width, (countrun.MostTimes-1)*rounds)
+		fmt.Fprintf(w, "  then up to %d more rounds of each condition still wider than ±%g point (--count-width), beside the baseline: as many as the first rounds' spread asks for (not in the estimate)\n",
+			(countrun.MostTimes-1)*rounds, c.Count.Width)
 	}
 	return counted
 }
