@@ -85,9 +85,6 @@ func change(base, cond map[int]Sample, first int, v func(Sample) float64) *resul
 	if len(logs) == 0 {
 		return nil
 	}
-	if staged == len(logs) {
-		staged = 0
-	}
 	m, lo, hi, ok := stats.StagedMeanCI(logs, staged, Level)
 	c := &result.CountChange{Pct: pct(m), Low: pct(lo), High: pct(hi), HasCI: ok, Pairs: len(logs)}
 	c.Signif = ok && (c.Low > 0 || c.High < 0)

@@ -72,12 +72,10 @@ func StagedMeanCI(xs []float64, first int, level float64) (mean, lo, hi float64,
 	if !ok || first < 2 || first >= len(xs) {
 		return mean, lo, hi, ok
 	}
-	m1, _, _, _ := MeanCI(xs[:first], level)
-	var ss float64
-	for _, x := range xs[:first] {
-		ss += (x - m1) * (x - m1)
-	}
-	half := TQuantile(1-(1-level)/2, first-1) * math.Sqrt(ss/float64(first-1)/float64(len(xs)))
+	// The first stage's own interval has Stein's quantile and deviation,
+	// over the first stage's count instead of the whole's.
+	_, lo1, hi1, _ := MeanCI(xs[:first], level)
+	half := (hi1 - lo1) / 2 * math.Sqrt(float64(first)/float64(len(xs)))
 	return mean, math.Min(lo, mean-half), math.Max(hi, mean+half), true
 }
 
