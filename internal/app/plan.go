@@ -22,25 +22,7 @@ const (
 // how long it would take, starting nothing: the --dry-run of a managed
 // server, which obsbench owns whole.
 func planManaged(c Experiment, w io.Writer) error {
-	fmt.Fprintf(w, "dry run: nothing is started\n\n")
-	fmt.Fprintf(w, "a managed %s server, started from the installed binaries in a private temporary directory and removed at the end\n", c.Engine)
-	if c.Method == "duet" {
-		fmt.Fprintf(w, "and its twin, a copy of it made once the dataset is loaded; each twin with its load in a cgroup at an equal CPU quota\n")
-	}
-	if c.Method == "instructions" {
-		fmt.Fprintf(w, "workload %s, dataset %s\n", c.Workload, c.ds.Name)
-	} else {
-		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
-	}
-	if c.methodChosen {
-		why := "the default where it can run"
-		if c.methodWhy != "" {
-			why = "not duet: " + c.methodWhy
-		}
-		fmt.Fprintf(w, "method %s (%s)\n", c.Method, why)
-	} else {
-		fmt.Fprintf(w, "method %s\n", c.Method)
-	}
+	c.planSetting(w)
 	var observers int
 	for _, o := range c.observers {
 		if o.Name != observer.Baseline {
@@ -106,6 +88,30 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
 	}
 	return nil
+}
+
+// planSetting prints the server, the workload and the method of the
+// plan.
+func (c Experiment) planSetting(w io.Writer) {
+	fmt.Fprintf(w, "dry run: nothing is started\n\n")
+	fmt.Fprintf(w, "a managed %s server, started from the installed binaries in a private temporary directory and removed at the end\n", c.Engine)
+	if c.Method == "duet" {
+		fmt.Fprintf(w, "and its twin, a copy of it made once the dataset is loaded; each twin with its load in a cgroup at an equal CPU quota\n")
+	}
+	if c.Method == "instructions" {
+		fmt.Fprintf(w, "workload %s, dataset %s\n", c.Workload, c.ds.Name)
+	} else {
+		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
+	}
+	if c.methodChosen {
+		why := "the default where it can run"
+		if c.methodWhy != "" {
+			why = "not duet: " + c.methodWhy
+		}
+		fmt.Fprintf(w, "method %s (%s)\n", c.Method, why)
+	} else {
+		fmt.Fprintf(w, "method %s\n", c.Method)
+	}
 }
 
 // planCount prints the counted runs of the plan, each condition rounds

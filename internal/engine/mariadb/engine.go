@@ -119,10 +119,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		if err != nil {
 			return nil, spec.Invalidf("--dsn: %v", err)
 		}
-		if err := probe.Ping(ctx); err != nil {
-			return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
-		}
-		j, err := engine.OpenJournal(o.DSN)
+		j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +128,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 			j.Close()
 			return nil, err
 		}
-		return &external{Server: srv, close: j.Close}, nil
+		return &external{Server: srv, External: engine.External{Journal: j}}, nil
 	}
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
 	if err != nil {
@@ -184,16 +181,11 @@ func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	return s.Dial, nil
 }
 
-// external is a server obsbench does not manage: it never restarts it,
-// and journals every change.
+// external is a server obsbench does not manage (engine.External).
 type external struct {
 	*Server
-	close func() error
+	engine.External
 }
-
-// ServerPID is 0: an external server's process is not ours to read.
-func (t *external) ServerPID() int { return 0 }
-func (t *external) Close() error   { return t.close() }
 
 // managed is a server obsbench started: it restarts it before every run
 // (engine.Managed).

@@ -84,14 +84,11 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 // or starts a managed server (with a standby, if asked).
 func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if !o.Managed() {
-		if err := New(o.DSN, Options{}).Ping(ctx); err != nil {
-			return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
-		}
-		j, err := engine.OpenJournal(o.DSN)
+		j, err := engine.OpenExternal(ctx, o.DSN, New(o.DSN, Options{}).Ping)
 		if err != nil {
 			return nil, err
 		}
-		return &external{Server: New(o.DSN, Options{Journal: j, Schema: engine.Home}), close: j.Close}, nil
+		return &external{Server: New(o.DSN, Options{Journal: j, Schema: engine.Home}), External: engine.External{Journal: j}}, nil
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {
@@ -137,16 +134,11 @@ func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	return s.Dial, nil
 }
 
-// external is a server obsbench does not manage: it never restarts it,
-// and journals every change.
+// external is a server obsbench does not manage (engine.External).
 type external struct {
 	*Server
-	close func() error
+	engine.External
 }
-
-// ServerPID is 0: an external server's processes are not ours to read.
-func (t *external) ServerPID() int { return 0 }
-func (t *external) Close() error   { return t.close() }
 
 // managed is a server obsbench started: it restarts it before every run
 // (engine.Managed), and reads its stderr stream.

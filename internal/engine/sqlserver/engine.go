@@ -101,10 +101,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if err != nil {
 		return nil, spec.Invalidf("--dsn: %v", err)
 	}
-	if err := probe.Ping(ctx); err != nil {
-		return nil, spec.Invalidf("--dsn: %v (%s)", err, engine.RedactDSN(o.DSN))
-	}
-	j, err := engine.OpenJournal(o.DSN)
+	j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
 	if err != nil {
 		return nil, err
 	}

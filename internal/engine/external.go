@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/spec"
+)
+
+// External is what every engine's external server does alike: obsbench
+// never restarts it and does not read its processes (they may be on
+// another machine), and closing it closes the journal of the changes
+// made to it. An engine's external server type embeds it beside its
+// connection.
+type External struct {
+	Journal interface{ Close() error }
+}
+
+// ServerPID is 0: an external server's processes are not ours to read.
+func (External) ServerPID() int { return 0 }
+
+// Close closes the journal.
+func (e External) Close() error { return e.Journal.Close() }
+
+// OpenExternal checks that the external server of dsn answers ping, a
+// refusal of --dsn where it does not, and opens the journal of the
+// changes obsbench will make to it.
+func OpenExternal(ctx context.Context, dsn string, ping func(context.Context) error) (*journal.Journal, error) {
+	if err := ping(ctx); err != nil {
+		return nil, spec.Invalidf("--dsn: %v (%s)", err, RedactDSN(dsn))
+	}
+	return OpenJournal(dsn)
+}
