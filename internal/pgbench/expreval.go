@@ -202,6 +202,15 @@ func toDouble(v Value) (float64, error) {
 	return 0, evalErr("cannot coerce %s to double", v.Kind)
 }
 
+// pair converts two operands with to, the first error winning.
+func pair[T any](a, b Value, to func(Value) (T, error)) (l, r T, err error) {
+	if l, err = to(a); err != nil {
+		return l, r, err
+	}
+	r, err = to(b)
+	return l, r, err
+}
+
 func evalLazy(fn string, args []node, env *Env) (Value, error) {
 	a1, err := eval(args[0], env)
 	if err != nil {
@@ -247,11 +256,7 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 	case "+", "-", "*", "/", "mod", "=", "<>", "<=", "<":
 		return arith(fn, a[0], a[1])
 	case "&", "|", "#", "<<", ">>":
-		l, err := toInt(a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := toInt(a[1])
+		l, r, err := pair(a[0], a[1], toInt)
 		if err != nil {
 			return Value{}, err
 		}
@@ -308,11 +313,7 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 	case "random", "random_gaussian", "random_exponential", "random_zipfian":
 		return random(fn, a, env)
 	case "pow":
-		l, err := toDouble(a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := toDouble(a[1])
+		l, r, err := pair(a[0], a[1], toDouble)
 		return Value{Kind: Double, F: math.Pow(l, r)}, err
 	case "!is":
 		// As pgbench: the same kind, and the same first byte of the value
@@ -323,11 +324,7 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 		}
 		return Value{Kind: Bool, B: same}, nil
 	case "hash", "hash_murmur2", "hash_fnv1a":
-		v, err := toInt(a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		seed, err := toInt(a[1])
+		v, seed, err := pair(a[0], a[1], toInt)
 		if err != nil {
 			return Value{}, err
 		}
@@ -355,11 +352,7 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 // for %), else 64-bit integers with overflow errors.
 func arith(fn string, lv, rv Value) (Value, error) {
 	if (lv.Kind == Double || rv.Kind == Double) && fn != "mod" {
-		l, err := toDouble(lv)
-		if err != nil {
-			return Value{}, err
-		}
-		r, err := toDouble(rv)
+		l, r, err := pair(lv, rv, toDouble)
 		if err != nil {
 			return Value{}, err
 		}
@@ -382,11 +375,7 @@ func arith(fn string, lv, rv Value) (Value, error) {
 			return Value{Kind: Bool, B: l < r}, nil
 		}
 	}
-	l, err := toInt(lv)
-	if err != nil {
-		return Value{}, err
-	}
-	r, err := toInt(rv)
+	l, r, err := pair(lv, rv, toInt)
 	if err != nil {
 		return Value{}, err
 	}

@@ -77,11 +77,7 @@ func Permute(val, isize, seed int64) int64 {
 
 // random evaluates the random functions over [min, max].
 func random(fn string, a []Value, env *Env) (Value, error) {
-	lo, err := toInt(a[0])
-	if err != nil {
-		return Value{}, err
-	}
-	hi, err := toInt(a[1])
+	lo, hi, err := pair(a[0], a[1], toInt)
 	if err != nil {
 		return Value{}, err
 	}

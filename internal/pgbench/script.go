@@ -88,8 +88,7 @@ func ParseScript(file, text string) (*Script, error) {
 		return &ScriptError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
 	lines := strings.Split(text, "\n")
-	var pending strings.Builder // SQL not yet terminated by ';'
-	pendingLine := 0
+	var pending pendingSQL
 	emit := func(stmt string, line int) {
 		raw := strings.TrimSpace(stmt)
 		text, params := placeholders(raw)
@@ -98,13 +97,13 @@ func ParseScript(file, text string) (*Script, error) {
 	for n := 0; n < len(lines); n++ {
 		line := lines[n]
 		lineNo := n + 1
-		if k := metaStart(pending.String()+line, pending.Len()); k > pending.Len() && !blank(line[:k-pending.Len()]) {
+		if k := metaStart(pending.text.String()+line, pending.text.Len()); k > pending.text.Len() && !blank(line[:k-pending.text.Len()]) {
 			// SQL, then a meta-command on the same line ("SELECT ... \gset").
-			k -= pending.Len()
-			if pendingLine == 0 {
-				pendingLine = lineNo
+			k -= pending.text.Len()
+			if pending.line == 0 {
+				pending.line = lineNo
 			}
-			pending.WriteString(line[:k])
+			pending.text.WriteString(line[:k])
 			lines[n] = line[k:]
 			n--
 			continue
@@ -112,11 +111,7 @@ func ParseScript(file, text string) (*Script, error) {
 		if strings.HasPrefix(strings.TrimSpace(line), `\`) {
 			// A meta-command ends the SQL before it, ';' or not (as
 			// pgbench: \gset and \aset are written in place of the ';').
-			if !blank(pending.String()) {
-				emit(pending.String(), pendingLine)
-			}
-			pending.Reset()
-			pendingLine = 0
+			pending.flush(emit)
 			// A meta-command takes the whole line, with \ continuations.
 			for strings.HasSuffix(line, `\`) && n+1 < len(lines) {
 				n++
@@ -149,24 +144,9 @@ func ParseScript(file, text string) (*Script, error) {
 			s.Commands = append(s.Commands, c)
 			continue
 		}
-		if pendingLine == 0 && !blank(line) {
-			pendingLine = lineNo
-		}
-		pending.WriteString(line + "\n")
-		stmts, rest := splitStatements(pending.String())
-		for _, st := range stmts {
-			emit(st, pendingLine)
-			pendingLine = lineNo // a further statement on this line
-		}
-		pending.Reset()
-		pending.WriteString(rest)
-		if blank(rest) {
-			pendingLine = 0
-		}
+		pending.add(line, lineNo, emit)
 	}
-	if !blank(pending.String()) {
-		emit(pending.String(), pendingLine) // pgbench sends a last statement without ';' too
-	}
+	pending.flush(emit) // pgbench sends a last statement without ';' too
 	if err := link(s, fail); err != nil {
 		return nil, err
 	}

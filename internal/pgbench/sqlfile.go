@@ -9,35 +9,19 @@ import "strings"
 // and a file that uses them is a pgbench script.
 func ParseSQLFile(file, text string) (*Script, error) {
 	s := &Script{Name: file}
-	var pending strings.Builder
-	pendingLine := 0
+	var pending pendingSQL
 	emit := func(stmt string, line int) {
 		s.Commands = append(s.Commands, Command{Kind: SQL, Line: line, Text: strings.TrimSpace(stmt)})
 	}
 	for n, line := range strings.Split(text, "\n") {
 		lineNo := n + 1
-		if blank(pending.String()) && strings.HasPrefix(strings.TrimSpace(line), `\`) {
+		if blank(pending.text.String()) && strings.HasPrefix(strings.TrimSpace(line), `\`) {
 			return nil, &ScriptError{File: file, Line: lineNo, Msg: "a meta-command in a SQL file: " +
 				"--workload sql sends statements as written; for \\set, \\if and :variables use --workload pgbench"}
 		}
-		if pendingLine == 0 && !blank(line) {
-			pendingLine = lineNo
-		}
-		pending.WriteString(line + "\n")
-		stmts, rest := splitStatements(pending.String())
-		for _, st := range stmts {
-			emit(st, pendingLine)
-			pendingLine = lineNo
-		}
-		pending.Reset()
-		pending.WriteString(rest)
-		if blank(rest) {
-			pendingLine = 0
-		}
+		pending.add(line, lineNo, emit)
 	}
-	if !blank(pending.String()) {
-		emit(pending.String(), pendingLine)
-	}
+	pending.flush(emit)
 	if len(s.Commands) == 0 {
 		return nil, &ScriptError{File: file, Line: 1, Msg: "no SQL statement in the file"}
 	}

@@ -5,25 +5,51 @@ import (
 	"strings"
 )
 
+// pendingSQL gathers lines of SQL into statements, each numbered by the
+// line it starts on.
+type pendingSQL struct {
+	text strings.Builder // SQL not yet ended by ';'
+	line int             // the line text starts on; 0: none yet
+}
+
+// add adds line lineNo and emits each statement it ends.
+func (p *pendingSQL) add(line string, lineNo int, emit func(stmt string, line int)) {
+	if p.line == 0 && !blank(line) {
+		p.line = lineNo
+	}
+	p.text.WriteString(line + "\n")
+	stmts, rest := splitStatements(p.text.String())
+	for _, st := range stmts {
+		emit(st, p.line)
+		p.line = lineNo // a further statement on this line
+	}
+	p.text.Reset()
+	p.text.WriteString(rest)
+	if blank(rest) {
+		p.line = 0
+	}
+}
+
+// flush emits what is pending as a statement, ';' or not, and empties it.
+func (p *pendingSQL) flush(emit func(stmt string, line int)) {
+	if !blank(p.text.String()) {
+		emit(p.text.String(), p.line)
+	}
+	p.text.Reset()
+	p.line = 0
+}
+
 // splitStatements cuts complete statements (ended by ';' outside quotes,
 // dollar quotes and comments) off text; rest is what is not yet ended.
 // Comments are kept in the statements, as pgbench sends them.
 func splitStatements(text string) (stmts []string, rest string) {
 	start := 0
 	for i := 0; i < len(text); i++ {
+		if j := skipLiteral(text, i); j != i {
+			i = j
+			continue
+		}
 		switch c := text[i]; {
-		case c == '\'' || c == '"':
-			i = skipQuoted(text, i, c)
-		case c == '-' && strings.HasPrefix(text[i:], "--"):
-			if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
-				i += j
-			} else {
-				i = len(text)
-			}
-		case c == '/' && strings.HasPrefix(text[i:], "/*"):
-			i = skipBlockComment(text, i)
-		case c == '$':
-			i = skipDollar(text, i)
 		case c == ';':
 			if st := strings.TrimSpace(text[start:i]); !blank(st) {
 				stmts = append(stmts, st)
@@ -35,6 +61,26 @@ func splitStatements(text string) (stmts []string, rest string) {
 		start = len(text)
 	}
 	return stmts, text[start:]
+}
+
+// skipLiteral is where a quoted name or string, a comment or a
+// dollar-quoted string that starts at i ends (its last byte, or len(s)
+// for one never ended); i where none starts.
+func skipLiteral(s string, i int) int {
+	switch c := s[i]; {
+	case c == '\'' || c == '"':
+		return skipQuoted(s, i, c)
+	case c == '-' && strings.HasPrefix(s[i:], "--"):
+		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(s)
+	case c == '/' && strings.HasPrefix(s[i:], "/*"):
+		return skipBlockComment(s, i)
+	case c == '$':
+		return skipDollar(s, i)
+	}
+	return i
 }
 
 func skipQuoted(s string, i int, q byte) int {
@@ -90,20 +136,11 @@ func skipDollar(s string, i int) int {
 // line), or -1.
 func metaStart(text string, from int) int {
 	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case c == '\'' || c == '"':
-			i = skipQuoted(text, i, c)
-		case c == '-' && strings.HasPrefix(text[i:], "--"):
-			if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
-				i += j
-			} else {
-				return -1
-			}
-		case c == '/' && strings.HasPrefix(text[i:], "/*"):
-			i = skipBlockComment(text, i)
-		case c == '$':
-			i = skipDollar(text, i)
-		case c == '\\' && i >= from:
+		if j := skipLiteral(text, i); j != i {
+			i = j
+			continue
+		}
+		if text[i] == '\\' && i >= from {
 			return i
 		}
 	}
