@@ -20,12 +20,24 @@ func Until(ctx context.Context, timeout, interval time.Duration, done func() (bo
 		if time.Now().After(deadline) {
 			return late()
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := Sleep(ctx, interval); err != nil {
+			return err
 		}
+	}
+}
+
+// Sleep waits d, or until ctx ends (its error); a d of 0 or less does not
+// wait.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }

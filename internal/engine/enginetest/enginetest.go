@@ -65,6 +65,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -816,14 +817,8 @@ func (c *session) exec(ctx context.Context, sql string) error {
 	}
 	s.mu.Unlock()
 
-	if d := done.Sub(now); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
+	if err := poll.Sleep(ctx, done.Sub(now)); err != nil {
+		return err
 	}
 	for _, ec := range counters {
 		if strings.Contains(sql, ec.tag) {

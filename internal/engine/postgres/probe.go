@@ -13,6 +13,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // activeWaitsSQL lists the client sessions that are running a statement
@@ -289,7 +290,7 @@ func readProfile(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) 
 		if running || time.Now().After(deadline) {
 			break
 		}
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := poll.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
 		}
 	}
@@ -309,21 +310,9 @@ func readProfile(ctx context.Context, conn *pgx.Conn) (map[string]int64, error) 
 		if !errors.As(err, &pgErr) || !strings.Contains(pgErr.Message, "collector wasn't started") || time.Now().After(deadline) {
 			return nil, fmt.Errorf("read pg_wait_sampling_profile: %w", err)
 		}
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := poll.Sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
 		}
-	}
-}
-
-// sleepCtx waits d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // EventCount counts the events an applied observer records during a run:
@@ -112,7 +113,7 @@ func countableTarget(x *observer.XESession) string {
 // follows drops it anyway.
 func (e *EventCount) Count(ctx context.Context) (int64, error) {
 	if e.source == observer.SourceXE {
-		if err := sleep(ctx, FlushWait(e.a.obs.XE, e.target)); err != nil {
+		if err := poll.Sleep(ctx, FlushWait(e.a.obs.XE, e.target)); err != nil {
 			return 0, err
 		}
 	}
@@ -135,21 +136,6 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		}
 	}
 	return e.read(ctx, conn)
-}
-
-// sleep waits d, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // FlushWait is how long after a run the count of an XE session's target
