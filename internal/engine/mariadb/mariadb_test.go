@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"maps"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -56,50 +54,28 @@ func query(t *testing.T, m *server.MariaDB, q string, args ...any) string {
 }
 
 func TestCatalogAppliesAndReverts(t *testing.T) {
-	ctx := context.Background()
 	s, m := newManaged(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := cat.All("mariadb")
+	all := adaptertest.Catalog(t).All("mariadb")
 	if len(all) < 10 {
 		t.Fatalf("%d mariadb observers in the catalog; want at least 10", len(all))
 	}
 	for _, o := range all {
 		t.Run(o.Name, func(t *testing.T) {
-			before, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := s.Apply(ctx, o)
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			for _, name := range o.SettingNames() {
-				got := query(t, m, "SELECT @@GLOBAL."+name)
-				want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, m.SinkDir())
-				if !sameSetting(got, want) {
-					t.Errorf("after Apply %s = %q; want %q", name, got, want)
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(experiment.Applied) {
+				for _, name := range o.SettingNames() {
+					got := query(t, m, "SELECT @@GLOBAL."+name)
+					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, m.SinkDir())
+					if !sameSetting(got, want) {
+						t.Errorf("after Apply %s = %q; want %q", name, got, want)
+					}
 				}
-			}
-			for _, p := range o.Extensions {
-				if n := query(t, m, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", p+".so"); n != "1" {
-					t.Errorf("plugin %s not installed", p)
+				for _, p := range o.Extensions {
+					if n := query(t, m, "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?", p+".so"); n != "1" {
+						t.Errorf("plugin %s not installed", p)
+					}
 				}
-			}
-			if err := a.Revert(ctx); err != nil {
-				t.Fatalf("Revert: %v", err)
-			}
-			after, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range before {
-				if after[k] != v {
-					t.Errorf("after Revert %s = %q; want %q", k, after[k], v)
-				}
-			}
+			})
+			adaptertest.SettingsRestored(t, before, after)
 			for k, v := range after {
 				if _, ok := before[k]; !ok {
 					t.Errorf("after Revert %s = %q is new", k, v)
@@ -137,18 +113,8 @@ var modeScript = func() *pgbench.Script {
 
 func TestEventsRecordedEqualExecuted(t *testing.T) {
 	s, _ := newManaged(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	wl, _ := workload.Lookup("credit-top1")
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	counted := 0
-	for _, o := range cat.All("mariadb") {
-		if o.Events == nil {
-			continue
-		}
-		counted++
+	for _, o := range adaptertest.EventObservers(t, "mariadb", 6) {
 		t.Run(o.Name, func(t *testing.T) {
 			// credit-top1's prepared statements, then a pgbench script sent
 			// as text (COM_QUERY, --query-mode simple) and prepared
@@ -159,7 +125,7 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 				if o.Events.PreparedOnly && w.TextStatements {
 					continue // not counted: the experiment says why (startEvents)
 				}
-				res, got, lost := runCounted(t, s, o, dial, w, 100*time.Millisecond)
+				res, got, lost := runCounted(t, s, o, w, 100*time.Millisecond)
 				if lost > 0 {
 					t.Errorf("%s: the engine lost %d events", what, lost)
 				}
@@ -177,9 +143,6 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 			}
 		})
 	}
-	if counted < 6 {
-		t.Errorf("%d observers with event counters; want at least 6", counted)
-	}
 }
 
 // runCounted applies o, runs the workload for d with 4 sessions, counts
@@ -187,27 +150,15 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 // reverts it. Whether every event is counted does not depend on how many
 // there are, so the exactness tests run briefly; the tests of losses run
 // long enough to overflow what they fill.
-func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, dial driver.Dialer, wl workload.Meta, d time.Duration) (res driver.Result, got, lost int64) {
+func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, wl workload.Meta, d time.Duration) (res driver.Result, got, lost int64) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := s.Apply(ctx, o)
+	a, revert := adaptertest.Apply(t, s, o)
+	defer revert()
+	ev := adaptertest.StartEvents(t, a, wl.Tag)
+	res = adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 100 * time.Millisecond, Duration: d}, wl)
+	got, err := ev.Count(ctx)
 	if err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	defer func() {
-		if err := a.Revert(ctx); err != nil {
-			t.Errorf("Revert: %v", err)
-		}
-	}()
-	ev, err := a.StartEvents(ctx, wl.Tag)
-	if err != nil || ev == nil {
-		t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
-	}
-	res, err = driver.Run(ctx, driver.Config{Clients: 4, Warmup: 100 * time.Millisecond, Duration: d}, dial, wl.New())
-	if err != nil {
-		t.Fatalf("driver.Run: %v", err)
-	}
-	if got, err = ev.Count(ctx); err != nil {
 		t.Fatalf("Count: %v", err)
 	}
 	if o.Events.Source == "sql" && o.Events.Mark == "" && got != res.Executed {
@@ -246,13 +197,12 @@ func logLateCount(t *testing.T, s *mariadb.Server, ev experiment.EventCounter, g
 func TestLostEventsReported(t *testing.T) {
 	s, _ := newManaged(t)
 	wl, _ := workload.Lookup("credit-top1")
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	cat, _ := observer.Builtin()
 
 	t.Run("tiny ring buffer", func(t *testing.T) {
 		o, _ := cat.Lookup("mariadb", "perf-schema-statements-history")
 		o.Settings = map[string]string{"performance_schema": "ON", "performance_schema_events_statements_history_long_size": "100"}
-		res, got, _ := runCounted(t, s, o, dial, wl, time.Second)
+		res, got, _ := runCounted(t, s, o, wl, time.Second)
 		if got > 100 || got < 90 || res.Executed <= 1000 {
 			t.Errorf("ring of 100 holds %d events of %d executed; want 100 of over 1,000 (the rest lost)", got, res.Executed)
 		}
@@ -261,7 +211,7 @@ func TestLostEventsReported(t *testing.T) {
 		o, _ := cat.Lookup("mariadb", "server-audit-file")
 		o.Sink = &observer.Sink{Kind: observer.SinkSlowDir, WriteDelay: "1us", Capacity: "64KiB"}
 		o.Settings["server_audit_file_path"] = observer.SinkDirPlaceholder + "/audit.log"
-		res, got, lost := runCounted(t, s, o, dial, wl, time.Second)
+		res, got, lost := runCounted(t, s, o, wl, time.Second)
 		if lost <= 0 || got >= res.Executed {
 			t.Errorf("audit on a full 64 KiB device: %d recorded of %d executed, Server_audit_writes_failed grew by %d; want records lost and counted", got, res.Executed, lost)
 		}
@@ -308,18 +258,6 @@ func TestSplitAndRestartRefused(t *testing.T) {
 // (information_schema.SYSTEM_VARIABLES), for every observer of the
 // catalog.
 func TestStaticSplit(t *testing.T) {
-	ctx := context.Background()
 	s, _ := newManaged(t)
-	cat, _ := observer.Builtin()
-	for _, o := range cat.All("mariadb") {
-		held, sw, err := s.Split(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sheld, ssw := mariadb.StaticSplit(o)
-		if !reflect.DeepEqual(slices.Sorted(maps.Keys(held.Settings)), slices.Sorted(maps.Keys(sheld.Settings))) ||
-			!reflect.DeepEqual(slices.Sorted(maps.Keys(sw.Settings)), slices.Sorted(maps.Keys(ssw.Settings))) {
-			t.Errorf("%s: on the server held %v, switched %v; without it held %v, switched %v", o.Name, held.Settings, sw.Settings, sheld.Settings, ssw.Settings)
-		}
-	}
+	adaptertest.SplitMatchesStatic(t, s, "mariadb", mariadb.StaticSplit)
 }

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -33,33 +32,18 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 		blocked <- err
 	}()
 
-	src, err := s.OpenWaits(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close(ctx)
+	src := adaptertest.OpenWaits(t, ctx, s)
 	if src.BackendPID() <= 0 {
 		t.Errorf("sampler thread id = %d", src.BackendPID())
 	}
-	ws := collect.NewWaitSampler(src, 10*time.Millisecond, true)
-	ws.Start(ctx)
-	// 100 ticks due: a loaded machine delays many, and the test needs 20
-	// to tell a sampler that works.
-	time.Sleep(time.Second)
-	on, _, err := ws.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	on, _ := adaptertest.SampleWaits(t, ctx, src)
 	if _, err := holder.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-blocked; err != nil {
 		t.Fatalf("blocked update: %v", err)
 	}
-	lock := on.Counts["State:Waiting for table metadata lock"] + on.Counts["State:Waiting for table level lock"]
-	if on.Ticks < 20 || lock < on.Ticks/2 {
-		t.Fatalf("%d ticks, lock samples %d, want most ticks to see the lock: %v", on.Ticks, lock, on.Counts)
-	}
+	adaptertest.MostTicksSeeLock(t, on, "State:Waiting for table metadata lock", "State:Waiting for table level lock")
 }
 
 // The counters' difference over a window is the work done in it: a known
@@ -67,15 +51,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 func TestCountersCountStatements(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newManaged(t)
-	sess, err := s.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(ctx)
-	st, err := sess.Prepare(ctx, "SELECT lastname FROM member WHERE member_no = ?")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := adaptertest.Prepare(t, adaptertest.Session(t, s), "SELECT lastname FROM member WHERE member_no = ?")
 	before, err := s.Counters(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -113,13 +89,7 @@ func TestWaitProfileOnlyWithPerformanceSchema(t *testing.T) {
 	if err != nil || p != nil {
 		t.Fatalf("WaitProfile with performance_schema off = %v, %v; want nil (not collected)", p, err)
 	}
-	cat, _ := observer.Builtin()
-	o, _ := cat.Lookup("mariadb", "perf-schema")
-	a, err := s.Apply(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Revert(ctx)
+	adaptertest.ApplyForTest(t, s, "mariadb", "perf-schema")
 	d, _ := dataset.Lookup("credit")
 	if err := s.Verify(ctx, d); err != nil {
 		t.Fatal(err)
@@ -140,16 +110,10 @@ func TestWaitProfileOnlyWithPerformanceSchema(t *testing.T) {
 func TestInspectReportsEnabledObservers(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newManaged(t)
-	cat, _ := observer.Builtin()
 	for _, name := range []string{"general-log-file", "server-audit-file"} {
-		o, _ := cat.Lookup("mariadb", name)
-		a, err := s.Apply(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Revert(ctx)
+		adaptertest.ApplyForTest(t, s, "mariadb", name)
 	}
-	in, err := s.Inspect(ctx, cat.All("mariadb"))
+	in, err := s.Inspect(ctx, adaptertest.Catalog(t).All("mariadb"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -13,18 +14,11 @@ import (
 func TestSessionRowsErrorsAndKill(t *testing.T) {
 	ctx := context.Background()
 	s, m := newManaged(t)
-	sess, err := s.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(ctx)
+	sess := adaptertest.Session(t, s)
 	if _, err := sess.Prepare(ctx, "SELECT nosuchcolumn FROM member"); err == nil || !strings.Contains(err.Error(), "nosuchcolumn") {
 		t.Errorf("Prepare of a bad statement = %v; want the server's error naming the column", err)
 	}
-	st, err := sess.Prepare(ctx, "SELECT member_no FROM member WHERE member_no <= ?")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := adaptertest.Prepare(t, sess, "SELECT member_no FROM member WHERE member_no <= ?")
 	// A result left unread would put the next command out of sync.
 	for range 3 {
 		if err := st.Exec(ctx, 5000); err != nil {
@@ -49,37 +43,9 @@ func TestSessionRowsErrorsAndKill(t *testing.T) {
 // QueryRows returns a result's columns and rows as text, NULL as nil (a
 // pgbench script's \gset on MariaDB).
 func TestSessionQueryRows(t *testing.T) {
-	ctx := context.Background()
 	s, _ := newManaged(t)
-	sess, err := s.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(ctx)
-	st, err := sess.Prepare(ctx, "SELECT ? + 0 AS a, NULL AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, ok := st.(interface {
-		QueryRows(context.Context, ...any) ([]string, [][]*string, error)
-	})
-	if !ok {
-		t.Fatal("the session's statements do not return rows")
-	}
-	cols, rows, err := q.QueryRows(ctx, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range rows {
-		for _, v := range r {
-			if v == nil {
-				got = append(got, "NULL")
-			} else {
-				got = append(got, *v)
-			}
-		}
-	}
+	st := adaptertest.Prepare(t, adaptertest.Session(t, s), "SELECT ? + 0 AS a, NULL AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	cols, got := adaptertest.RowsText(t, st, 7)
 	if strings.Join(cols, " ")+" | "+strings.Join(got, " ") != "a b c | 7 NULL x 2 y NULL" {
 		t.Errorf("QueryRows = %v %v", cols, got)
 	}

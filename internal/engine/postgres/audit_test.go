@@ -6,13 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -22,52 +19,16 @@ import (
 func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	ctx := context.Background()
 	s, pg := newManaged(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := cat.Lookup("postgres", "pgaudit-rotated")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := adaptertest.CatalogObserver(t, "postgres", "pgaudit-rotated")
 	// Rotate every megabyte rather than every 10, so that a short run
 	// fills several files.
-	settings := map[string]string{"log_rotation_size": "1024"} // kB
-	for k, v := range o.Settings {
-		if k != "log_rotation_size" {
-			settings[k] = v
-		}
-	}
-	o.Settings = settings
+	o = adaptertest.WithSetting(o, "log_rotation_size", "1024") // kB
 
-	a, err := s.Apply(ctx, o)
-	if err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	defer func() {
-		if err := a.Revert(ctx); err != nil {
-			t.Errorf("Revert: %v", err)
-		}
-	}()
+	a, revert := adaptertest.Apply(t, s, o)
+	defer revert()
 	wl, _ := workload.Lookup("credit-top1")
-	ev, err := a.StartEvents(ctx, wl.Tag)
-	if err != nil || ev == nil {
-		t.Fatalf("StartEvents = %v, %v", ev, err)
-	}
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	var res driver.Result
-	// Until the trail has rotated at least once (a loaded machine writes
-	// less per second).
-	for i := 0; i < 5; i++ {
-		r, err := driver.Run(ctx, driver.Config{Clients: 4, Duration: 2 * time.Second}, dial, wl.New())
-		if err != nil {
-			t.Fatalf("driver.Run: %v", err)
-		}
-		res.Executed += r.Executed
-		if files, _ := ev.(experiment.FileCounter).CountFiles(ctx); len(files) >= 3 {
-			break
-		}
-	}
+	ev := adaptertest.StartEvents(t, a, wl.Tag)
+	executed := adaptertest.RunUntilRotated(t, s.Dial, wl, ev)
 	// The excluded system role's statements, tagged like the workload's,
 	// are not audited.
 	// The managed server authenticates every role: the test gives the
@@ -82,24 +43,13 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	sys.Close(ctx)
 
-	files, err := ev.(experiment.FileCounter).CountFiles(ctx)
-	if err != nil {
-		t.Fatalf("CountFiles: %v", err)
-	}
-	var total int64
+	files := adaptertest.AuditTrailComplete(t, ev, executed)
 	for _, f := range files {
-		total += f.Records
 		if f.Records == 0 || f.Bytes == 0 {
 			// What such a file holds says what started it.
 			b, _ := os.ReadFile(filepath.Join(pg.DataDir(), "log", f.Name))
 			t.Errorf("file %s: %d records, %d bytes; want some of each. It holds:\n%.4000s", f.Name, f.Records, f.Bytes, b)
 		}
-	}
-	if len(files) < 2 {
-		t.Errorf("records in %d file(s); want the trail rotated into at least 2", len(files))
-	}
-	if total != res.Executed || total == 0 {
-		t.Errorf("audit records = %d in %d files; want %d (statements executed)", total, len(files), res.Executed)
 	}
 
 	// Each record carries time, user, database, application, client and

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -14,7 +15,6 @@ import (
 func TestBatchedInsertsFlushWALLess(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t)
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	perRow := map[string]float64{}
 	for _, name := range []string{"inserts-autocommit", "inserts-batched"} {
 		wl, err := workload.Lookup(name)
@@ -33,10 +33,7 @@ func TestBatchedInsertsFlushWALLess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := driver.Run(ctx, driver.Config{Clients: 1, Duration: 2 * time.Second}, dial, wl.New())
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		res := adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 1, Duration: 2 * time.Second}, wl)
 		time.Sleep(600 * time.Millisecond) // statistics are published at most every 500 ms
 		after, err := s.Counters(ctx)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 )
 
 // Inspect finds exactly the catalog observers in force, and lists their
@@ -14,10 +14,7 @@ import (
 func TestInspectReportsEnabledObservers(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	all := cat.All("postgres")
 	in, err := s.Inspect(ctx, all)
 	if err != nil {

@@ -3,9 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"maps"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +13,9 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
@@ -49,13 +48,23 @@ func newManaged(t *testing.T) (*postgres.Server, *server.Postgres) {
 	return s, pg
 }
 
-func query(t *testing.T, s *postgres.Server, sql string, args ...any) string {
+// connect opens a connection of pgx to dsn, closed when the test ends at
+// the latest.
+func connect(t *testing.T, dsn string) *pgx.Conn {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.DSN())
+	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// query runs a one-value query on s, on a connection of its own.
+func query(t *testing.T, s *postgres.Server, sql string, args ...any) string {
+	t.Helper()
+	ctx := context.Background()
+	conn := connect(t, s.DSN())
 	defer conn.Close(ctx)
 	var v string
 	if err := conn.QueryRow(ctx, sql, args...).Scan(&v); err != nil {
@@ -67,52 +76,30 @@ func query(t *testing.T, s *postgres.Server, sql string, args ...any) string {
 // Every catalog entry applies (its settings, libraries and extensions are in
 // force) and reverts to exactly the settings the server had before.
 func TestCatalogAppliesAndReverts(t *testing.T) {
-	ctx := context.Background()
 	s, pg := newManaged(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range cat.All("postgres") {
+	for _, o := range adaptertest.Catalog(t).All("postgres") {
 		t.Run(o.Name, func(t *testing.T) {
-			before, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := s.Apply(ctx, o)
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			for _, name := range o.SettingNames() {
-				got := query(t, s, "SELECT setting FROM pg_settings WHERE name = $1", name)
-				want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, pg.SinkDir())
-				if got != want {
-					t.Errorf("after Apply %s = %q; want %q", name, got, want)
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(experiment.Applied) {
+				for _, name := range o.SettingNames() {
+					got := query(t, s, "SELECT setting FROM pg_settings WHERE name = $1", name)
+					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, pg.SinkDir())
+					if got != want {
+						t.Errorf("after Apply %s = %q; want %q", name, got, want)
+					}
 				}
-			}
-			libs := query(t, s, "SHOW shared_preload_libraries")
-			for _, l := range o.Preload {
-				if !strings.Contains(libs, l) {
-					t.Errorf("shared_preload_libraries = %q; want it to hold %s", libs, l)
+				libs := query(t, s, "SHOW shared_preload_libraries")
+				for _, l := range o.Preload {
+					if !strings.Contains(libs, l) {
+						t.Errorf("shared_preload_libraries = %q; want it to hold %s", libs, l)
+					}
 				}
-			}
-			for _, e := range o.Extensions {
-				if n := query(t, s, "SELECT count(*)::text FROM pg_extension WHERE extname = $1", e); n != "1" {
-					t.Errorf("extension %s not created", e)
+				for _, e := range o.Extensions {
+					if n := query(t, s, "SELECT count(*)::text FROM pg_extension WHERE extname = $1", e); n != "1" {
+						t.Errorf("extension %s not created", e)
+					}
 				}
-			}
-			if err := a.Revert(ctx); err != nil {
-				t.Fatalf("Revert: %v", err)
-			}
-			after, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range before {
-				if after[k] != v {
-					t.Errorf("after Revert %s = %q; want %q", k, after[k], v)
-				}
-			}
+			})
+			adaptertest.SettingsRestored(t, before, after)
 			if len(after) != len(before) {
 				t.Errorf("after Revert %d settings; want %d", len(after), len(before))
 			}
@@ -132,17 +119,8 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 // pgbench script.
 func TestEventsRecordedEqualExecuted(t *testing.T) {
 	s := newServer(t)
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	wl, _ := workload.Lookup("credit-top1")
-	counted := 0
-	for _, o := range cat.All("postgres") {
-		if o.Events == nil {
-			continue
-		}
-		counted++
+	for _, o := range adaptertest.EventObservers(t, "postgres", 5) {
 		if o.Sink != nil && o.Sink.Lossy {
 			// On a slow machine one second of short statements fits
 			// under the catalog's 1 MiB/s reader and nothing is lost;
@@ -185,9 +163,6 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 			}
 		})
 	}
-	if counted < 5 {
-		t.Errorf("%d observers with event counters; want at least 5", counted)
-	}
 }
 
 // modeScript is a pgbench script with variables in a select list and a
@@ -210,18 +185,10 @@ var modeScript = func() *pgbench.Script {
 func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []workload.Meta, lossy bool) [][2]int64 {
 	t.Helper()
 	ctx := context.Background()
-	a, err := s.Apply(ctx, o)
-	if err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	defer func() {
-		if err := a.Revert(ctx); err != nil {
-			t.Errorf("Revert: %v", err)
-		}
-	}()
+	a, revert := adaptertest.Apply(t, s, o)
+	defer revert()
 	var out [][2]int64
 	for _, w := range ws {
-		dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 		cfg := driver.Config{Clients: 4, Warmup: 20 * time.Millisecond, Duration: 60 * time.Millisecond}
 		if lossy {
 			cfg.Warmup, cfg.Duration = 100*time.Millisecond, 500*time.Millisecond
@@ -231,13 +198,9 @@ func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []wor
 		// On a starved machine a run this short can end before the
 		// sessions' first statement: it is run again, longer.
 		for ; ; cfg.Duration *= 4 {
-			ev, err := a.StartEvents(ctx, w.Tag)
-			if err != nil || ev == nil {
-				t.Fatalf("StartEvents = %v, %v; want a counter", ev, err)
-			}
-			if res, err = driver.Run(ctx, cfg, dial, w.New()); err != nil {
-				t.Fatalf("%s: driver.Run: %v", w.Description, err)
-			}
+			ev := adaptertest.StartEvents(t, a, w.Tag)
+			res = adaptertest.RunWorkload(t, s.Dial, cfg, w)
+			var err error
 			if got, err = ev.Count(ctx); err != nil {
 				t.Fatalf("Count: %v", err)
 			}
@@ -351,11 +314,7 @@ func TestLoadVerifiesAndNeverOverwrites(t *testing.T) {
 	if err := s.Load(ctx, ds); err != nil {
 		t.Errorf("second Load = %v; want nil (already loaded)", err)
 	}
-	conn, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, s.DSN())
 	if _, err := conn.Exec(ctx, "DELETE FROM payment WHERE payment_no = 1"); err != nil {
 		t.Fatal(err)
 	}
@@ -442,10 +401,7 @@ func TestDatasetInItsOwnSchema(t *testing.T) {
 func exec(t *testing.T, dsn string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := connect(t, dsn)
 	defer conn.Close(ctx)
 	for _, st := range stmts {
 		if _, err := conn.Exec(ctx, st); err != nil {
@@ -458,20 +414,5 @@ func exec(t *testing.T, dsn string, stmts ...string) {
 // documented contexts) is what Split says on a real one (pg_settings),
 // for every observer of the catalog.
 func TestStaticSplit(t *testing.T) {
-	ctx := context.Background()
-	s := newServer(t)
-	cat, _ := observer.Builtin()
-	for _, o := range cat.All("postgres") {
-		held, sw, err := s.Split(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sheld, ssw := postgres.StaticSplit(o)
-		// Which settings are held and which switched (a sink's directory
-		// is filled in on the server only).
-		if !reflect.DeepEqual(slices.Sorted(maps.Keys(held.Settings)), slices.Sorted(maps.Keys(sheld.Settings))) ||
-			!reflect.DeepEqual(slices.Sorted(maps.Keys(sw.Settings)), slices.Sorted(maps.Keys(ssw.Settings))) || !reflect.DeepEqual(held.Preload, sheld.Preload) {
-			t.Errorf("%s: on the server held %v, switched %v; without it held %v, switched %v", o.Name, held.Settings, sw.Settings, sheld.Settings, ssw.Settings)
-		}
-	}
+	adaptertest.SplitMatchesStatic(t, newServer(t), "postgres", postgres.StaticSplit)
 }

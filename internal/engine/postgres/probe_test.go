@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 )
 
 // A row lock that one session holds and another waits for shows in the
@@ -20,16 +18,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := newServer(t)
-	holder, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close(ctx)
-	waiter, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer waiter.Close(ctx)
+	holder, waiter := connect(t, s.DSN()), connect(t, s.DSN())
 
 	tx, err := holder.Begin(ctx)
 	if err != nil {
@@ -44,20 +33,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 		blocked <- err
 	}()
 
-	src, err := s.OpenWaits(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close(ctx)
-	ws := collect.NewWaitSampler(src, 10*time.Millisecond, true)
-	ws.Start(ctx)
-	// 100 ticks due: a loaded machine delays many, and the test needs 20
-	// to tell a sampler that works.
-	time.Sleep(time.Second)
-	on, off, err := ws.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	on, off := adaptertest.SampleWaits(t, ctx, adaptertest.OpenWaits(t, ctx, s))
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +43,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	if off.Total() != 0 {
 		t.Errorf("off profile has samples %v; the observer was never off", off.Counts)
 	}
-	lock := on.Counts["Lock:transactionid"] + on.Counts["Lock:tuple"]
-	if on.Ticks < 20 || lock < on.Ticks/2 {
-		t.Fatalf("%d ticks, lock samples %d, want most ticks to see the lock: %v", on.Ticks, lock, on.Counts)
-	}
+	adaptertest.MostTicksSeeLock(t, on, "Lock:transactionid", "Lock:tuple")
 }
 
 // The counters' difference over a window is the work done in it: a known
@@ -100,10 +73,7 @@ func TestCountersCountTransactions(t *testing.T) {
 		}
 	}
 	const commits, rollbacks = 300, 40
-	conn, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := connect(t, s.DSN())
 	for i := 0; i < commits; i++ {
 		if _, err := conn.Exec(ctx, fmt.Sprintf("UPDATE payment SET payment_amt = payment_amt WHERE payment_no = %d", i+1)); err != nil {
 			t.Fatal(err)
@@ -164,22 +134,12 @@ func TestWaitProfileOfPgWaitSampling(t *testing.T) {
 	if p, err := s.WaitProfile(ctx); p != nil || err != nil {
 		t.Fatalf("without the extension: %v, %v; want nil, nil", p, err)
 	}
-	cat, _ := observer.Builtin()
-	o, _ := cat.Lookup("postgres", "pg-wait-sampling")
-	a, err := s.Apply(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Revert(ctx)
+	adaptertest.ApplyForTest(t, s, "postgres", "pg-wait-sampling")
 	before, err := s.WaitProfile(ctx)
 	if err != nil || before == nil {
 		t.Fatalf("WaitProfile = %v, %v; want a profile", before, err)
 	}
-	conn, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, s.DSN())
 	if _, err := conn.Exec(ctx, "SELECT pg_sleep(0.5)"); err != nil {
 		t.Fatal(err)
 	}
@@ -201,22 +161,14 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := newServer(t)
-	conn, err := pgx.Connect(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, s.DSN())
 	pid := int(conn.PgConn().PID())
 	done := make(chan error, 1)
 	go func() {
 		_, err := conn.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'sleep 2'")
 		done <- err
 	}()
-	src, err := s.OpenWaits(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close(ctx)
+	src := adaptertest.OpenWaits(t, ctx, s)
 	time.Sleep(300 * time.Millisecond)
 	for _, kernel := range []bool{true, false} {
 		batch, err := src.(collect.BatchWaitSource).BatchWaits(ctx, 5, 20*time.Millisecond, kernel)

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/pgbench"
 )
 
 // The driver's session speaks the protocol itself: errors arrive as
@@ -15,21 +18,13 @@ import (
 // cancelled context interrupts a statement that does not return.
 func TestSessionProtocol(t *testing.T) {
 	ctx := context.Background()
-	s := newServer(t)
-	sess, err := s.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(ctx)
+	sess := adaptertest.Session(t, newServer(t))
 
 	var pgErr *pgconn.PgError
 	if _, err := sess.Prepare(ctx, "SELECT * FROM no_such_table"); !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
 		t.Errorf("Prepare(bad table) = %v; want SQLSTATE 42P01", err)
 	}
-	div, err := sess.Prepare(ctx, "SELECT 10 / $1::int")
-	if err != nil {
-		t.Fatalf("Prepare: %v", err)
-	}
+	div := adaptertest.Prepare(t, sess, "SELECT 10 / $1::int")
 	if err := div.Exec(ctx, 2); err != nil {
 		t.Errorf("Exec(2) = %v", err)
 	}
@@ -37,10 +32,7 @@ func TestSessionProtocol(t *testing.T) {
 		t.Errorf("Exec(0) = %v; want SQLSTATE 22012 (division by zero)", err)
 	}
 	// Large results are read whole, across many reads.
-	big, err := sess.Prepare(ctx, "SELECT repeat('x', 1000) FROM generate_series(1, $1::int)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	big := adaptertest.Prepare(t, sess, "SELECT repeat('x', 1000) FROM generate_series(1, $1::int)")
 	if err := big.Exec(ctx, 5000); err != nil {
 		t.Errorf("Exec(5000 rows) = %v", err)
 	}
@@ -48,10 +40,7 @@ func TestSessionProtocol(t *testing.T) {
 		t.Errorf("Exec(NULL) = %v; want the session usable after an error", err)
 	}
 
-	sleep, err := sess.Prepare(ctx, "SELECT pg_sleep(30)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sleep := adaptertest.Prepare(t, sess, "SELECT pg_sleep(30)")
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -67,42 +56,12 @@ func TestSessionProtocol(t *testing.T) {
 // leaves the session in sync for the next statement.
 func TestSessionQueryRows(t *testing.T) {
 	ctx := context.Background()
-	s := newServer(t)
-	sess, err := s.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(ctx)
-	st, err := sess.Prepare(ctx, "SELECT $1::int AS a, NULL::text AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, ok := st.(interface {
-		QueryRows(context.Context, ...any) ([]string, [][]*string, error)
-	})
-	if !ok {
-		t.Fatal("the session's statements do not return rows")
-	}
-	cols, rows, err := q.QueryRows(ctx, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	str := func(v *string) string {
-		if v == nil {
-			return "NULL"
-		}
-		return *v
-	}
-	var got []string
-	for _, r := range rows {
-		for _, v := range r {
-			got = append(got, str(v))
-		}
-	}
+	st := adaptertest.Prepare(t, adaptertest.Session(t, newServer(t)), "SELECT $1::int AS a, NULL::text AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	cols, got := adaptertest.RowsText(t, st, 7)
 	if fmt.Sprint(cols, got) != "[a b c] [7 NULL x 2 y NULL]" {
 		t.Errorf("QueryRows = %v %v", cols, got)
 	}
-	if _, _, err := q.QueryRows(ctx, "no"); err == nil {
+	if _, _, err := st.(pgbench.RowStmt).QueryRows(ctx, "no"); err == nil {
 		t.Error("QueryRows with a bad argument succeeded")
 	}
 	if err := st.Exec(ctx, 1); err != nil {

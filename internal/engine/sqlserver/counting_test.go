@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -69,10 +70,7 @@ func TestRolloverCountsFromTheOldestFileKept(t *testing.T) {
 	// Every counted catalog trace with max_files finds the file the
 	// server writes before it counts, and stops the trace first so that
 	// the file is whole.
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	checked := 0
 	for _, o := range cat.All("sqlserver") {
 		if o.Trace == nil || o.Events == nil || o.Trace.MaxFiles == 0 {
@@ -106,14 +104,7 @@ func TestRolloverCountsFromTheOldestFileKept(t *testing.T) {
 // any other session or audit adds to it. The count used to report the
 // wait's growth as the observer's.
 func TestBlockedIsTheSessionsOwn(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := cat.Lookup("sqlserver", "xe-locks-ring-buffer-no-loss")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := adaptertest.CatalogObserver(t, "sqlserver", "xe-locks-ring-buffer-no-loss")
 	// Another NO_EVENT_LOSS session on the server waited 9,000 ms; this
 	// session's firing was blocked 250 ms.
 	e := &EventCount{source: observer.SourceXE, target: "ring_buffer", blocks: true, serverWait0: 1_000}
@@ -156,10 +147,7 @@ func TestBlockedIsTheSessionsOwn(t *testing.T) {
 // so the count waits the latency out. The count used to read them at once.
 func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 	synchronous := map[string]bool{"event_counter": true}
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	kinds := map[string]int{}
 	for _, o := range cat.All("sqlserver") {
 		if o.XE == nil || o.Events == nil {
@@ -224,10 +212,7 @@ func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 // nothing between the apply and the run is subtracted from one target's
 // count and left in another's.
 func TestCountWindowIsTheSameForEveryTarget(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	for _, o := range cat.All("sqlserver") {
 		for _, st := range startStatements(o) {
 			for _, target := range []string{"sys.dm_xe_session_targets", "fn_xe_file_target_read_file", "fn_trace_gettable", "sys.dm_xe_sessions", "sys.traces"} {

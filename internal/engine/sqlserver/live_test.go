@@ -11,6 +11,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
@@ -54,11 +55,7 @@ func liveServer(t *testing.T) *sqlserver.Server {
 
 func run(t *testing.T, s *sqlserver.Server, wl workload.Meta) driver.Result {
 	t.Helper()
-	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	res, err := driver.Run(context.Background(), driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second}, dial, wl.New())
-	if err != nil {
-		t.Fatalf("driver.Run: %v", err)
-	}
+	res := adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second}, wl)
 	if res.Executed == 0 {
 		t.Fatal("no statement executed")
 	}
@@ -81,39 +78,26 @@ func TestLiveCatalog(t *testing.T) {
 				}
 				t.Fatalf("Check: %v", err)
 			}
-			before, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := s.Apply(ctx, o)
-			if err != nil {
-				t.Fatalf("Apply: %v", err)
-			}
-			ev, err := a.StartEvents(ctx, wl.Tag)
-			if err != nil {
-				t.Fatalf("StartEvents: %v", err)
-			}
-			res := run(t, s, wl)
-			if ev != nil {
-				got, err := ev.Count(ctx)
-				lost, _, lerr := ev.(experiment.LostCounter).EngineLost(ctx)
-				if err != nil || lerr != nil {
-					t.Errorf("Count: %v, %v", err, lerr)
-				} else if strings.Contains(o.Name, "lossy") {
-					if got+lost < res.Executed {
-						t.Errorf("recorded %d + dropped %d < executed %d", got, lost, res.Executed)
-					}
-				} else if got != res.Executed || lost != 0 {
-					t.Errorf("recorded %d, dropped %d; want %d recorded (statements executed), none dropped", got, lost, res.Executed)
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(a experiment.Applied) {
+				ev, err := a.StartEvents(ctx, wl.Tag)
+				if err != nil {
+					t.Fatalf("StartEvents: %v", err)
 				}
-			}
-			if err := a.Revert(ctx); err != nil {
-				t.Fatalf("Revert: %v", err)
-			}
-			after, err := s.Settings(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+				res := run(t, s, wl)
+				if ev != nil {
+					got, err := ev.Count(ctx)
+					lost, _, lerr := ev.(experiment.LostCounter).EngineLost(ctx)
+					if err != nil || lerr != nil {
+						t.Errorf("Count: %v, %v", err, lerr)
+					} else if strings.Contains(o.Name, "lossy") {
+						if got+lost < res.Executed {
+							t.Errorf("recorded %d + dropped %d < executed %d", got, lost, res.Executed)
+						}
+					} else if got != res.Executed || lost != 0 {
+						t.Errorf("recorded %d, dropped %d; want %d recorded (statements executed), none dropped", got, lost, res.Executed)
+					}
+				}
+			})
 			if !maps.Equal(before, after) {
 				t.Errorf("settings after revert differ: %s", diff(before, after))
 			}
@@ -126,14 +110,8 @@ func TestLiveCatalog(t *testing.T) {
 func TestLiveInspect(t *testing.T) {
 	s := liveServer(t)
 	ctx := context.Background()
-	cat, _ := observer.Builtin()
-	o, _ := cat.Lookup("sqlserver", "xe-statements-counter")
-	a, err := s.Apply(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Revert(ctx)
-	in, err := s.Inspect(ctx, cat.All("sqlserver"))
+	adaptertest.ApplyForTest(t, s, "sqlserver", "xe-statements-counter")
+	in, err := s.Inspect(ctx, adaptertest.Catalog(t).All("sqlserver"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -17,10 +18,7 @@ import (
 // dataset's database is to be created, ALTER on each availability group
 // whose commit mode it changes.
 func TestNeededPermissions(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	lookup := func(name string) observer.Observer {
 		o, err := cat.Lookup("sqlserver", name)
 		if err != nil {
@@ -61,7 +59,7 @@ func TestNeededPermissions(t *testing.T) {
 	checkGolden(t, filepath.Join("testdata", "golden", "permissions.sql.golden"), PermissionsSQL(all)+";\n")
 
 	// One line names every permission missing, and what needs it.
-	err = missing(all, []sql.NullInt64{{Int64: 1, Valid: true}, {Int64: 0, Valid: true}, {Int64: 0, Valid: true}, {Int64: 1, Valid: true}, {}})
+	err := missing(all, []sql.NullInt64{{Int64: 1, Valid: true}, {Int64: 0, Valid: true}, {Int64: 0, Valid: true}, {Int64: 1, Valid: true}, {}})
 	var pe *engine.PermissionError
 	if !errors.As(err, &pe) || !slices.Equal(pe.Missing, []string{"ALTER TRACE", "CREATE ANY DATABASE", "ALTER ON AVAILABILITY GROUP::[ag1]"}) ||
 		strings.Contains(err.Error(), "\n") {
@@ -82,10 +80,7 @@ func TestNeededPermissions(t *testing.T) {
 // least-privilege login is refused before anything changes, not at its
 // first snapshot.
 func TestAlterTraceAskedOfEveryRun(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	// The documented rule: a statement that names any of these needs the
 	// permission.
 	needs := map[string]string{"sys.traces": "ALTER TRACE", "sp_trace_": "ALTER TRACE", "fn_trace_": "ALTER TRACE"}

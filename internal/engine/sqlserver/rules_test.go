@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -13,10 +14,7 @@ import (
 // when observers are parsed (engine.Info.Observers, registered from this package's
 // init), so the catalog could not even load if an entry broke a rule.
 func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	traces, sessions := 0, 0
 	for _, o := range cat.All("sqlserver") {
 		if field, err := CheckObserver(o); err != nil {
@@ -196,10 +194,7 @@ func TestVolumeCounts(t *testing.T) {
 	if err != nil || n != 91822+20417+311 {
 		t.Errorf("histogram volume %d, %v; want the sum of its slots", n, err)
 	}
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	counter, _ := cat.Lookup("sqlserver", "xe-statements-counter")
 	if notes := counterNotes(counter, []string{"sql_statement_completed", "sp_statement_completed"}); notes != nil {
 		t.Errorf("xe-statements-counter keeps only the workload's sessions, yet is noted: %v", notes)

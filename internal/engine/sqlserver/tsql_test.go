@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -60,10 +61,7 @@ func renderObserver(t *testing.T, o observer.Observer) string {
 // as a diff to review against the documented syntax.
 // go test ./internal/engine/sqlserver -run TestCatalogGolden -update rewrites them.
 func TestCatalogGolden(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := adaptertest.Catalog(t)
 	all := cat.All("sqlserver")
 	if len(all) < 40 {
 		t.Fatalf("%d sqlserver observers; want the studies' set (40 or more)", len(all))
@@ -169,14 +167,7 @@ func TestAvailabilityGroupPlan(t *testing.T) {
 // respect: MODIFY REPLICA runs on the primary, and a configuration-only
 // replica has no commit mode to switch.
 func TestAvailabilityGroupPlanFollowsTheDocs(t *testing.T) {
-	cat, err := observer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	async, err := cat.Lookup("sqlserver", "ag-asynchronous-commit")
-	if err != nil {
-		t.Fatal(err)
-	}
+	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
 	withConfigOnly := append(slices.Clone(goldenReplicas), Replica{Group: "ag1", Name: "WITNESS", Mode: "CONFIGURATION_ONLY", Failover: "MANUAL"})
 	steps, err := plan(async, goldenEnv, withConfigOnly)
 	if err != nil {
