@@ -65,6 +65,18 @@ func parse(t *testing.T, source string, f capture.Filter, logs ...string) ([]cap
 	return recs, p.Stats()
 }
 
+// generalLog parses a MariaDB general log, unfiltered, and shows each
+// record with show.
+func generalLog(t *testing.T, log string, show func(capture.Record) string) []string {
+	t.Helper()
+	recs, _ := parse(t, "general-log", capture.Filter{}, log)
+	var out []string
+	for _, r := range recs {
+		out = append(out, show(r))
+	}
+	return out
+}
+
 // csvLine is one PostgreSQL 15 csvlog record.
 func csvLine(at, user, db, session, severity, message, detail, app string) string {
 	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -329,11 +341,7 @@ func TestGeneralLogUndatedStart(t *testing.T) {
 		"\t\t     7 Query\tSELECT 'undated 2'\n" +
 		"261122 10:00:05\t     7 Query\tSELECT 'dated'\n" +
 		"261122 10:00:07\t     7 Query\tSELECT 'two seconds on'\n"
-	recs, _ := parse(t, "general-log", capture.Filter{}, log)
-	var got []string
-	for _, r := range recs {
-		got = append(got, fmt.Sprintf("%s@%d", r.SQL, r.Offset))
-	}
+	got := generalLog(t, log, func(r capture.Record) string { return fmt.Sprintf("%s@%d", r.SQL, r.Offset) })
 	want := []string{"SELECT 'undated 1'@0", "SELECT 'undated 2'@0", "SELECT 'dated'@0", "SELECT 'two seconds on'@2000000"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("records = %v; want %v", got, want)
@@ -347,11 +355,7 @@ func TestGeneralLogHoldsLoginAttempts(t *testing.T) {
 		"261122 10:00:03\t     9 Query\tSELECT 'after it: the attempt counts as a login'\n" +
 		"\t\t     8 Connect\tAccess denied for user 'app'@'localhost' (using password: YES)\n" +
 		"\t\t    10 Connect\tapp@localhost on shop using Socket\n"
-	recs, _ := parse(t, "general-log", capture.Filter{}, log)
-	var got []string
-	for _, r := range recs {
-		got = append(got, r.Session+" "+string(r.Kind))
-	}
+	got := generalLog(t, log, func(r capture.Record) string { return r.Session + " " + string(r.Kind) })
 	// Thread 10's attempt ends the file: a login, since a refusal would
 	// have been on the next line.
 	if want := "[8 connect 9 stmt 9 stmt 9 stmt 10 connect]"; fmt.Sprint(got) != want {

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/capture"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // A real PostgreSQL writes the same sessions to csvlog, jsonlog and stderr
@@ -24,12 +23,7 @@ import (
 func TestRealPostgresForeignLogs(t *testing.T) {
 	ctx := context.Background()
 	const prefix = "%m [%p] %q%u@%d "
-	pg := servertest.PostgresWith(t, map[string]string{
-		"logging_collector": "on", "log_destination": "'csvlog,jsonlog,stderr'",
-		"log_connections": "on", "log_disconnections": "on", "log_line_prefix": "'" + prefix + "'",
-	})
-	admin := setupShop(ctx, t, pg)
-	logDir := filepath.Join(pg.DataDir(), "log")
+	pg, admin, logDir := loggingShop(ctx, t, "csvlog,jsonlog,stderr", map[string]string{"log_line_prefix": "'" + prefix + "'"})
 	filter := capture.Filter{ExcludeUsers: []string{"obsbench_system", "postgres"}}
 	p, err := capture.ParsePrefix(prefix)
 	if err != nil {
@@ -108,23 +102,8 @@ func TestRealPostgresForeignLogs(t *testing.T) {
 // each format it wrote.
 func runInLanguage(ctx context.Context, t *testing.T, dsn string, admin *pgx.Conn, logDir, lc string, f func()) map[string][]string {
 	t.Helper()
-	for _, q := range []string{"ALTER SYSTEM SET lc_messages = '" + lc + "'", "SELECT pg_reload_conf()"} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v (scripts/install-deps.sh generates the locales)", q, err)
-		}
-	}
-	if err := waitGone(ctx, func() (bool, error) {
-		c, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			return false, err
-		}
-		defer c.Close(ctx)
-		var now string
-		err = c.QueryRow(ctx, "SHOW lc_messages").Scan(&now)
-		return now == lc, err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	reloadUntil(ctx, t, admin, dsn, []string{"ALTER SYSTEM SET lc_messages = '" + lc + "'", "SELECT pg_reload_conf()"},
+		"lc_messages", lc, " (scripts/install-deps.sh generates the locales)")
 	time.Sleep(1100 * time.Millisecond) // log file names have seconds
 	before, _ := filepath.Glob(filepath.Join(logDir, "*"))
 	if err := rotate(ctx, admin, logDir); err != nil {

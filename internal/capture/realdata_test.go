@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -148,12 +149,7 @@ func TestGenerateTestdata(t *testing.T) {
 
 func generatePostgres(t *testing.T) {
 	ctx := context.Background()
-	pg := servertest.PostgresWith(t, map[string]string{
-		"logging_collector": "on", "log_destination": "'csvlog,jsonlog'",
-		"log_connections": "on", "log_disconnections": "on",
-	})
-	admin := setupShop(ctx, t, pg)
-	logDir := filepath.Join(pg.DataDir(), "log")
+	pg, admin, logDir := loggingShop(ctx, t, "csvlog,jsonlog", nil)
 	// A new log file at the middle: sessions go on in the next file, as
 	// they do across PostgreSQL's rotation.
 	runPgSessions(ctx, t, pg, admin, func(turn int) error {
@@ -174,15 +170,51 @@ func generatePostgres(t *testing.T) {
 	}
 }
 
+// loggingShop starts a managed PostgreSQL whose logging collector writes
+// its log to destinations, connections and disconnections too, with the
+// extra settings, and makes setupShop's shop in it; it returns the
+// server, setupShop's connection and the log directory.
+func loggingShop(ctx context.Context, t *testing.T, destinations string, extra map[string]string) (*server.Postgres, *pgx.Conn, string) {
+	t.Helper()
+	settings := map[string]string{
+		"logging_collector": "on", "log_destination": "'" + destinations + "'",
+		"log_connections": "on", "log_disconnections": "on",
+	}
+	maps.Copy(settings, extra)
+	pg := servertest.PostgresWith(t, settings)
+	return pg, setupShop(ctx, t, pg), filepath.Join(pg.DataDir(), "log")
+}
+
+// reloadUntil runs stmts (ALTER SYSTEM, then pg_reload_conf()) as admin,
+// then waits until a new session at dsn shows setting at want. why is
+// added to the error of a statement.
+func reloadUntil(ctx context.Context, t *testing.T, admin *pgx.Conn, dsn string, stmts []string, setting, want, why string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v%s", q, err, why)
+		}
+	}
+	if err := waitGone(ctx, func() (bool, error) {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			return false, err
+		}
+		defer c.Close(ctx)
+		var now string
+		err = c.QueryRow(ctx, "SHOW "+setting).Scan(&now)
+		return now == want, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // setupShop makes pgSessions' roles, each logging its statements its
 // way, and their database; it returns the superuser's connection, whose
 // own statements are not logged.
 func setupShop(ctx context.Context, t *testing.T, pg *server.Postgres) *pgx.Conn {
 	t.Helper()
-	admin, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	t.Cleanup(func() { admin.Close(ctx) })
 	for _, q := range []string{
 		"CREATE ROLE app_all LOGIN PASSWORD 'pw'", "ALTER ROLE app_all SET log_statement = 'all'",
@@ -195,10 +227,7 @@ func setupShop(ctx context.Context, t *testing.T, pg *server.Postgres) *pgx.Conn
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	shop, err := pgx.Connect(ctx, pg.DSN("shop"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shop := servertest.Connect(ctx, t, pg.DSN("shop"))
 	defer shop.Close(ctx)
 	if _, err := shop.Exec(ctx, "CREATE TABLE items (id int, name text, note text); GRANT ALL ON items TO app_all, app_dur, app_both"); err != nil {
 		t.Fatal(err)
@@ -331,11 +360,7 @@ func openMaria(t *testing.T, dsn string) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := mysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(c)
+	db := servertest.Open(t, cfg)
 	db.SetMaxOpenConns(1) // one session
 	return db
 }

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/obsbench/obsbench/internal/capture"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // A real PostgreSQL writes the same sessions to a csvlog and a stderr log
@@ -26,12 +23,7 @@ import (
 // session.
 func TestRealPostgresStderrLogs(t *testing.T) {
 	ctx := context.Background()
-	pg := servertest.PostgresWith(t, map[string]string{
-		"logging_collector": "on", "log_destination": "'csvlog,stderr'",
-		"log_connections": "on", "log_disconnections": "on",
-	})
-	admin := setupShop(ctx, t, pg)
-	logDir := filepath.Join(pg.DataDir(), "log")
+	pg, admin, logDir := loggingShop(ctx, t, "csvlog,stderr", nil)
 	exclude := capture.Filter{ExcludeUsers: []string{"obsbench_system", "postgres"}}
 	web := capture.Filter{Applications: []string{"web"}}
 	for _, tt := range []struct {
@@ -51,26 +43,10 @@ func TestRealPostgresStderrLogs(t *testing.T) {
 			if tt.verbose {
 				verbosity = "verbose"
 			}
-			for _, q := range []string{
+			reloadUntil(ctx, t, admin, pg.DSN("postgres"), []string{
 				"ALTER SYSTEM SET log_line_prefix = '" + strings.ReplaceAll(tt.prefix, "'", "''") + "'",
 				"ALTER SYSTEM SET log_error_verbosity = " + verbosity, "SELECT pg_reload_conf()",
-			} {
-				if _, err := admin.Exec(ctx, q); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
-			if err := waitGone(ctx, func() (bool, error) {
-				c, err := pgx.Connect(ctx, pg.DSN("postgres"))
-				if err != nil {
-					return false, err
-				}
-				defer c.Close(ctx)
-				var now string
-				err = c.QueryRow(ctx, "SHOW log_line_prefix").Scan(&now)
-				return now == tt.prefix, err
-			}); err != nil {
-				t.Fatal(err)
-			}
+			}, "log_line_prefix", tt.prefix, "")
 			// Log file names have seconds: a rotation needs a new one.
 			time.Sleep(1100 * time.Millisecond)
 			before, _ := filepath.Glob(filepath.Join(logDir, "*"))

@@ -22,10 +22,7 @@ func TestAlternationFindsKnownOverhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := enginetest.New(memOptions(0.03, map[string]float64{"slow": 0.25}))
 		cfg := newConfig(t, srv, experiment.MethodAlternation, baseline, slow)
-		runs, err := experiment.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg)
 		by := byCondition(runs)
 		if len(runs) != 4 || len(by[experiment.AAName]) != 2 || len(by["slow"]) != 2 {
 			t.Fatalf("runs %v; want 2 of the A/A arm and 2 of slow", names(runs))
@@ -145,10 +142,7 @@ func TestMethodAutoMeasuresWholeAndSwitchable(t *testing.T) {
 				ends, total = append(ends, p.Elapsed+p.Remaining), p.Elapsed
 			}
 		}
-		runs, err := experiment.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg)
 		for i, end := range ends {
 			if end < total*2/3 || end > total*3/2 {
 				t.Errorf("after step %d of %d the estimated end was %v; the experiment took %v", i+1, len(ends), end, total)
@@ -186,10 +180,7 @@ func TestAlternationChecksEvents(t *testing.T) {
 					Events: &observer.EventCounter{Source: observer.SourceServerLog, Match: "{{tag}}"}}
 				cfg := newConfig(t, srv, experiment.MethodAlternation, baseline, log)
 				cfg.Alternation = experiment.Alternation{Duration: 8 * time.Second, MinPhase: 2, MaxPhase: 2, Reps: 1, CheckDuration: time.Second}
-				runs, err := experiment.Run(t.Context(), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
+				runs := run(t, cfg)
 				for _, r := range runs {
 					if r.Condition == experiment.AAName {
 						if r.Events != nil {
@@ -229,10 +220,7 @@ func TestResolutionPlanFromPilot(t *testing.T) {
 		cfg.TargetResolution, cfg.MaxTime = 2, time.Hour
 		var notes []string
 		cfg.Log = func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
-		runs, err := experiment.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg)
 		if len(runs) != 2 || runs[0].Condition != experiment.AAName || runs[0].Driver.Seconds != 20 {
 			t.Fatalf("runs %v; want the 20 s A/A pilot first", names(runs))
 		}

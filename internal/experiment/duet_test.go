@@ -49,10 +49,7 @@ func TestDuetRemovesCommonDrift(t *testing.T) {
 		opts := memOptions(0, map[string]float64{"slow": 0.05})
 		opts.Drift = machineDrift
 		a, b := enginetest.New(opts), enginetest.New(opts)
-		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, duetConfig(t, a, b, experiment.MethodDuet))
 		by := byCondition(runs)
 		if len(runs) != 48 || len(by[experiment.AAName]) != 16 || len(by["slow"]) != 16 || len(by["free"]) != 16 {
 			t.Fatalf("runs %v; want 16 phases of the A/A arm, slow and free", names(runs))
@@ -83,10 +80,7 @@ func TestDuetRemovesCommonDrift(t *testing.T) {
 		// The same machine, one server, rounds: the drift is all there is.
 		opts.Drift = machineDrift
 		one := enginetest.New(opts)
-		rounds, err := experiment.Run(t.Context(), duetConfig(t, one, nil, experiment.MethodRounds))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rounds := run(t, duetConfig(t, one, nil, experiment.MethodRounds))
 		r := summarize(t, rounds)["slow"].Overhead
 		d := conds["slow"].Overhead
 		t.Logf("rounds: %.2f [%.2f, %.2f]; duet: %.2f [%.2f, %.2f]", r.Pct, r.CILow, r.CIHigh, d.Pct, d.CILow, d.CIHigh)
@@ -108,10 +102,7 @@ func TestDuetSwapsRemoveTwinAsymmetry(t *testing.T) {
 		a := enginetest.New(opts)
 		opts.StatementCost = stmtCost * 103 / 100
 		b := enginetest.New(opts)
-		runs, err := experiment.Run(t.Context(), duetConfig(t, a, b, experiment.MethodDuet))
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, duetConfig(t, a, b, experiment.MethodDuet))
 		mean := map[string]float64{}
 		for _, r := range byCondition(runs)["slow"] {
 			mean[r.Duet.On] += math.Log(r.Driver.Throughput/r.Duet.Off.Throughput) / 8
@@ -172,10 +163,7 @@ func TestDuetFixedWork(t *testing.T) {
 		}
 		cfg.Observers = []observer.Observer{baseline, slow}
 		cfg.Driver.Warmup, cfg.Driver.Duration = 0, time.Hour // a cap, as the run sets it for fixed work
-		runs, err := experiment.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg)
 		want := enginetest.ExpectedOverheadPct(0, 0.05)
 		for _, r := range byCondition(runs)["slow"] {
 			if r.Error != "" || r.Duet == nil {
@@ -212,10 +200,7 @@ func TestDuetOrderDrawnPerArm(t *testing.T) {
 			a, b := enginetest.New(opts), enginetest.New(opts)
 			cfg := duetConfig(t, a, b, experiment.MethodDuet)
 			cfg.Seed = seed
-			runs, err := experiment.Run(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			runs := run(t, cfg)
 			aa += summarize(t, runs)[experiment.AAName].Overhead.Pct
 			var prev result.Run
 			for _, r := range runs {

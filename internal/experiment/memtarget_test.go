@@ -73,6 +73,16 @@ func newConfig(t *testing.T, srv *enginetest.Server, method experiment.Method, o
 	}
 }
 
+// run runs the experiment cfg, or the test fails with its error.
+func run(t *testing.T, cfg experiment.Config) []result.Run {
+	t.Helper()
+	runs, err := experiment.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
 // summarize is the runs' summary, by condition name.
 func summarize(t *testing.T, runs []result.Run) map[string]result.ConditionSummary {
 	t.Helper()

@@ -26,10 +26,7 @@ func TestRoundsFindKnownOverhead(t *testing.T) {
 		cfg := newConfig(t, srv, experiment.MethodRounds, baseline, slow, free)
 		// Two comparisons: a paired interval at 97.5% needs 7 pairs.
 		cfg.Rounds = 8
-		runs, err := experiment.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg)
 		if len(runs) != 24 {
 			t.Fatalf("%d runs; want 3 conditions x 8 rounds", len(runs))
 		}
@@ -241,10 +238,7 @@ func TestResume(t *testing.T) {
 				started = append(started, p.Seq)
 			}
 		}
-		runs, err := experiment.Run(t.Context(), cfg2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := run(t, cfg2)
 		if want := []int{5, 6, 7, 8, 9}; !reflect.DeepEqual(started, want) {
 			t.Errorf("resumed runs %v; want %v", started, want)
 		}

@@ -109,12 +109,8 @@ func statementLog(t *testing.T, path string, offset int64, app, tag string) []st
 func TestQueryModesAgreeWithPgbench(t *testing.T) {
 	ctx := context.Background()
 	pg := servertest.PostgresWith(t, map[string]string{"log_statement": "'all'", "log_line_prefix": "'%a|'"})
+	InitWithPgbench(t, pg, 1)
 	dsn := pg.DSN("postgres")
-	init := exec.Command(filepath.Join(pg.BinDir(), "pgbench"), "-i", "-s", "1", "-q", dsn)
-	init.Env = append(os.Environ(), "LC_ALL=C")
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("pgbench -i: %v\n%s", err, out)
-	}
 	srv := postgres.New(dsn, postgres.Options{})
 	aborted := regexp.MustCompile(`aborted in command \d+ query \d+: ERROR:  (.*)`)
 	const tag = "obsbench-mode-test"

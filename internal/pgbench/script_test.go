@@ -54,23 +54,13 @@ SELECT abalance, :aid::text, ':aid', "col:x"
 \endif
 END;
 UPDATE x SET y = 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []cmd
-	for _, c := range s.Commands {
-		got = append(got, cmd{c.Kind, c.Line, c.Text, c.Params})
-	}
-	want := []cmd{
+	checkCommands(t, s, err, []cmd{
 		{Set, 2, "", nil}, {Set, 3, "", nil}, {SQL, 5, "BEGIN", nil},
 		{SQL, 6, "SELECT abalance, $1::text, ':aid', \"col:x\"\n  FROM pgbench_accounts -- :nota here\n WHERE aid = $2", []string{"aid", "aid"}},
 		{SQL, 8, "SELECT $1", []string{"big"}},
 		{If, 10, "", nil}, {Sleep, 11, "", nil}, {Elif, 12, "", nil}, {SQL, 13, "SELECT $$a;b$$ /* ; */", nil},
 		{Else, 14, "", nil}, {Sleep, 15, "", nil}, {Endif, 16, "", nil}, {SQL, 17, "END", nil}, {SQL, 18, "UPDATE x SET y = 1", nil},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("commands:\n%#v\nwant\n%#v", got, want)
-	}
+	})
 	if g := s.Commands[4].Gset; g == nil || g.Prefix != "p_" || g.All {
 		t.Errorf("\\gset p_ on SELECT :big: %+v", g)
 	}
@@ -116,8 +106,9 @@ type cmd struct {
 	Params []string
 }
 
-func TestParseSQLFile(t *testing.T) {
-	s, err := ParseSQLFile("q.sql", "-- mine\nSELECT 1;\n\nSELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t;\nUPDATE t SET x = 1")
+// checkCommands checks the script s, parsed with err, against want.
+func checkCommands(t *testing.T, s *Script, err error, want []cmd) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +116,18 @@ func TestParseSQLFile(t *testing.T) {
 	for _, c := range s.Commands {
 		got = append(got, cmd{c.Kind, c.Line, c.Text, c.Params})
 	}
-	want := []cmd{
-		{SQL, 2, "-- mine\nSELECT 1", nil},
-		{SQL, 4, "SELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t", nil},
-		{SQL, 6, "UPDATE t SET x = 1", nil},
-	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("commands:\n%#v\nwant\n%#v", got, want)
 	}
+}
+
+func TestParseSQLFile(t *testing.T) {
+	s, err := ParseSQLFile("q.sql", "-- mine\nSELECT 1;\n\nSELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t;\nUPDATE t SET x = 1")
+	checkCommands(t, s, err, []cmd{
+		{SQL, 2, "-- mine\nSELECT 1", nil},
+		{SQL, 4, "SELECT 'a;b', $$c;d$$, arr[a:b]\n  FROM t", nil},
+		{SQL, 6, "UPDATE t SET x = 1", nil},
+	})
 	for _, bad := range []struct{ text, want string }{
 		{"SELECT 1;\n\\set x 1\n", "q.sql:2: a meta-command in a SQL file"},
 		{"-- nothing\n", "q.sql:1: no SQL statement in the file"},

@@ -2,12 +2,7 @@ package pgbench_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -22,12 +17,8 @@ import (
 func TestTpcbLikeOnARealServer(t *testing.T) {
 	ctx := context.Background()
 	pg := servertest.Postgres(t)
+	pgbench.InitWithPgbench(t, pg, 1)
 	dsn := pg.DSN("postgres")
-	init := exec.Command(filepath.Join(pg.BinDir(), "pgbench"), "-i", "-s", "1", "-q", dsn)
-	init.Env = append(os.Environ(), "LC_ALL=C")
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("pgbench -i: %v\n%s", err, out)
-	}
 	s := postgres.New(dsn, postgres.Options{})
 	tpcb, err := pgbench.Builtin("tpcb-like")
 	if err != nil {
@@ -67,10 +58,7 @@ func TestTpcbLikeOnARealServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := servertest.Connect(ctx, t, dsn)
 	defer conn.Close(ctx)
 	var history, n, accounts, tellers, branches int64
 	err = conn.QueryRow(ctx, `SELECT (SELECT coalesce(sum(delta), 0) FROM pgbench_history), (SELECT count(*) FROM pgbench_history),
@@ -94,11 +82,7 @@ func TestTpcbLikeOnARealServer(t *testing.T) {
 func TestDatasetIsPgbenchInit(t *testing.T) {
 	ctx := context.Background()
 	pg := servertest.Postgres(t)
-	init := exec.Command(filepath.Join(pg.BinDir(), "pgbench"), "-i", "-s", "2", "-q", pg.DSN("postgres"))
-	init.Env = append(os.Environ(), "LC_ALL=C")
-	if out, err := init.CombinedOutput(); err != nil {
-		t.Fatalf("pgbench -i: %v\n%s", err, out)
-	}
+	pgbench.InitWithPgbench(t, pg, 2)
 	dsn := pg.DSN("obsbench")
 	if err := postgres.CreateDatabase(ctx, dsn); err != nil {
 		t.Fatal(err)
@@ -111,10 +95,7 @@ func TestDatasetIsPgbenchInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	describe := func(dsn string) map[string]string {
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := servertest.Connect(ctx, t, dsn)
 		defer conn.Close(ctx)
 		out := map[string]string{}
 		for _, q := range []struct{ table, key, sums string }{

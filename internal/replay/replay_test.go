@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -145,10 +143,7 @@ func sessionsOf(s *replay.Script) [][]string {
 func statementCalls(t *testing.T, pg *server.Postgres) int64 {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	defer conn.Close(ctx)
 	var n int64
 	// A failed statement is not counted by pg_stat_statements.
@@ -166,10 +161,7 @@ func TestCaptureThenReplay(t *testing.T) {
 	ctx := context.Background()
 	pg := servertest.PostgresWith(t, captureSettings)
 	s := postgres.New(pg.DSN("postgres"), postgres.Options{})
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION pg_stat_statements"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -90,11 +89,7 @@ func TestBenchstatFormat(t *testing.T) {
 		t.Fatalf("benchstat: %v\n%s", err, out)
 	}
 	// benchstat shows ns/stmt as sec/stmt, and compares the two files.
-	for _, want := range []string{"condition=baseline", "condition=perf-schema", "stmts/s", "sec/stmt", "vs base"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("benchstat output lacks %q:\n%s", want, out)
-		}
-	}
+	checkHas(t, "benchstat output", string(out), "condition=baseline", "condition=perf-schema", "stmts/s", "sec/stmt", "vs base")
 }
 
 // csvRows is s written as CSV and read back, header first.

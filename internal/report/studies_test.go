@@ -31,11 +31,7 @@ func TestSweepPerThousand(t *testing.T) {
 	}
 	// 2 sessions at 20,000 statements/s: 0.1 ms a statement, 100 ms a
 	// thousand-query, 1,200 thousand-queries a minute.
-	for _, want := range []string{"ms per thousand-query", "0.100", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower", "switchable, on phases"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("sweep table lacks %q:\n%s", want, b.String())
-		}
-	}
+	checkHas(t, "sweep table", b.String(), "ms per thousand-query", "0.100", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower", "switchable, on phases")
 }
 
 func TestSyncCommitTable(t *testing.T) {
@@ -54,11 +50,7 @@ func TestSyncCommitTable(t *testing.T) {
 	}
 	// 2,000 inserts/s: 5 s per 10,000, 0.5 ms an insert; 8,000/s: 1.25 s,
 	// 4 times the baseline's rate (an overhead of -300%), read as a ratio.
-	for _, want := range []string{"5.00", "0.500", "1.25", "0.125", "1990", "0.25", "0.30", "41.5", "4.0× faster [3.8×, 4.2×]", "IPC:SyncRep %"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
+	checkHas(t, "table", b.String(), "5.00", "0.500", "1.25", "0.125", "1990", "0.25", "0.30", "41.5", "4.0× faster [3.8×, 4.2×]", "IPC:SyncRep %")
 }
 
 func TestReliabilityVerdicts(t *testing.T) {
@@ -79,11 +71,7 @@ func TestReliabilityVerdicts(t *testing.T) {
 		if err := report.Reliability(&b, tc.r); err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(b.String(), w) {
-				t.Errorf("reliability lacks %q:\n%s", w, b.String())
-			}
-		}
+		checkHas(t, "reliability", b.String(), tc.want...)
 	}
 }
 
@@ -130,12 +118,8 @@ func TestTargetsLossColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-sqlserver-loss.txt"), b.Bytes())
-	for _, want := range []string{"184,233 recorded (not per statement)", "(engine: 37 buffers lost)", "(engine: blocked 1,840 (unit undocumented))", "(engine: 1,200 lost, 12 buffers lost)",
-		"700,000 recorded (not per statement) *", "0 recorded (not per statement)"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
+	checkHas(t, "table", b.String(), "184,233 recorded (not per statement)", "(engine: 37 buffers lost)", "(engine: blocked 1,840 (unit undocumented))", "(engine: 1,200 lost, 12 buffers lost)",
+		"700,000 recorded (not per statement) *", "0 recorded (not per statement)")
 }
 
 // Study 3 with its counted part: a second condensed table of each cell's
@@ -167,11 +151,7 @@ func TestTargetsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-counted.txt"), b.Bytes())
-	for _, want := range []string{"101 statements after 101 in each session, 4 run(s) each", "spread 0.004%", "+0.10 [0.09, 0.11]", "not counted"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
+	checkHas(t, "table", b.String(), "101 statements after 101 in each session, 4 run(s) each", "spread 0.004%", "+0.10 [0.09, 0.11]", "not counted")
 }
 
 // A counted run of study 3 alone: the condensed table of counted
@@ -198,11 +178,7 @@ func TestTargetsCountedOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-counted-only.txt"), b.Bytes())
-	for _, want := range []string{"101 statements after 0, 8 run(s) each", "spread 0.128%", "other threads instr/run", "+0.10 [0.05, 0.15]", "+1.00 [0.00, 2.00]", "not counted"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
+	checkHas(t, "table", b.String(), "101 statements after 0, 8 run(s) each", "spread 0.128%", "other threads instr/run", "+0.10 [0.05, 0.15]", "+1.00 [0.00, 2.00]", "not counted")
 	if strings.Contains(b.String(), "overhead %") {
 		t.Errorf("a counted run alone shows a timed column:\n%s", b.String())
 	}

@@ -69,6 +69,16 @@ func readSummary(t *testing.T, path string) result.Summary {
 	return s
 }
 
+// checkHas checks that text, what is named, has each of wants.
+func checkHas(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
 // compareGolden checks got against the golden file (rewritten with -update).
 func compareGolden(t *testing.T, golden string, got []byte) {
 	t.Helper()
@@ -94,11 +104,7 @@ func TestTextNotCounted(t *testing.T) {
 	if err := report.Text(&got, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\ninstr/stmt: not counted: valgrind is not installed (apt-get install valgrind)\n", "CPU/stmt Δ%\n"} {
-		if !strings.Contains(got.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, got.String())
-		}
-	}
+	checkHas(t, "table", got.String(), "\ninstr/stmt: not counted: valgrind is not installed (apt-get install valgrind)\n", "CPU/stmt Δ%\n")
 	if strings.Contains(got.String(), "instr/stmt Δ%") {
 		t.Errorf("a counted column with nothing counted:\n%s", got.String())
 	}

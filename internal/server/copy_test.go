@@ -1,16 +1,12 @@
 package server_test
 
 import (
-	"context"
-	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -20,15 +16,11 @@ import (
 // seen by the other; it is not in recovery), and leaves nothing behind
 // when stopped.
 func TestStartCopy(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := within(t, 3*time.Minute)
 	pg := servertest.Postgres(t)
 	exec := func(dsn, sql string) {
 		t.Helper()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := servertest.Connect(ctx, t, dsn)
 		defer conn.Close(ctx)
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -36,10 +28,7 @@ func TestStartCopy(t *testing.T) {
 	}
 	count := func(dsn string) (n int, recovery bool) {
 		t.Helper()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := servertest.Connect(ctx, t, dsn)
 		defer conn.Close(ctx)
 		if err := conn.QueryRow(ctx, "SELECT count(*), pg_is_in_recovery() FROM t").Scan(&n, &recovery); err != nil {
 			t.Fatal(err)
@@ -49,10 +38,7 @@ func TestStartCopy(t *testing.T) {
 	exec(pg.DSN("postgres"), "CREATE TABLE t AS SELECT g FROM generate_series(1, 1000) g")
 
 	cp, err := pg.StartCopy(ctx, t.Logf)
-	if err != nil {
-		t.Fatalf("StartCopy: %v", err)
-	}
-	defer cp.Stop()
+	cp = started(t, "StartCopy", cp, err)
 	if cp.Port() == pg.Port() || cp.SocketDir() == pg.SocketDir() || cp.DataDir() == pg.DataDir() {
 		t.Fatalf("copy on port %d, socket %s, data %s; the server's are %d, %s, %s", cp.Port(), cp.SocketDir(), cp.DataDir(), pg.Port(), pg.SocketDir(), pg.DataDir())
 	}
@@ -63,13 +49,7 @@ func TestStartCopy(t *testing.T) {
 	if n, _ := count(pg.DSN("postgres")); n != 1000 {
 		t.Errorf("the server has %d rows after a write to the copy; want 1000", n)
 	}
-	dir := cp.SocketDir()
-	if err := cp.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("%s left after Stop (%v)", dir, err)
-	}
+	stopRemoves(t, cp, cp.SocketDir())
 }
 
 // A MariaDB copy, made while the server is stopped, holds what the
@@ -77,16 +57,11 @@ func TestStartCopy(t *testing.T) {
 // same root password, is a server of its own, and leaves nothing behind;
 // the server runs again after the copy.
 func TestStartCopyMariaDB(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := within(t, 3*time.Minute)
 	m := servertest.MariaDB(t, nil)
 	do := func(cfg *mysql.Config, q string) int {
 		t.Helper()
-		c, err := mysql.NewConnector(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db := sql.OpenDB(c)
+		db := servertest.Open(t, cfg)
 		defer db.Close()
 		if !strings.HasPrefix(q, "SELECT") {
 			if _, err := db.ExecContext(ctx, q); err != nil {
@@ -104,10 +79,7 @@ func TestStartCopyMariaDB(t *testing.T) {
 	do(m.Config("copytest"), "CREATE TABLE t ENGINE=InnoDB AS SELECT seq FROM seq_1_to_1000")
 
 	cp, err := m.StartCopy(ctx, t.Logf)
-	if err != nil {
-		t.Fatalf("StartCopy: %v", err)
-	}
-	defer cp.Stop()
+	cp = started(t, "StartCopy", cp, err)
 	if cp.Port() == m.Port() || cp.Socket() == m.Socket() || cp.DataDir() == m.DataDir() {
 		t.Fatalf("copy on port %d, socket %s, data %s; the server's are %d, %s, %s", cp.Port(), cp.Socket(), cp.DataDir(), m.Port(), m.Socket(), m.DataDir())
 	}
@@ -118,11 +90,5 @@ func TestStartCopyMariaDB(t *testing.T) {
 	if n := do(m.Config("copytest"), "SELECT count(*) FROM t"); n != 1000 {
 		t.Errorf("the server has %d rows after a write to the copy; want 1000", n)
 	}
-	dir := filepath.Dir(cp.Socket())
-	if err := cp.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("%s left after Stop (%v)", dir, err)
-	}
+	stopRemoves(t, cp, filepath.Dir(cp.Socket()))
 }

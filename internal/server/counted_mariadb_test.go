@@ -1,13 +1,9 @@
 package server_test
 
 import (
-	"context"
-	"database/sql"
 	"math"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
@@ -20,24 +16,13 @@ import (
 // says what still moves it). Switched off, the next lifetime has no
 // count.
 func TestCountInstructionsMariaDB(t *testing.T) {
-	servertest.SkipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})
-	if err != nil {
-		t.Fatalf("StartMariaDB: %v", err)
-	}
-	defer m.Stop()
+	ctx, m := startMariaDB(t, 6*time.Minute)
 	if err := m.CountInstructions(true); err != nil {
 		t.Fatal(err)
 	}
 	session := func(n int) {
 		t.Helper()
-		c, err := mysql.NewConnector(m.Config("mysql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		db := sql.OpenDB(c)
+		db := servertest.Open(t, m.Config("mysql"))
 		defer db.Close()
 		db.SetMaxOpenConns(1)
 		st, err := db.PrepareContext(ctx, "SELECT COUNT(*) FROM mysql.global_priv WHERE LENGTH(Priv) >= ?")
@@ -94,11 +79,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		stackShifted(t, pid, 100)
 	}
 	func() {
-		c, err := mysql.NewConnector(m.Config("mysql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		db := sql.OpenDB(c)
+		db := servertest.Open(t, m.Config("mysql"))
 		defer db.Close()
 		var load, old, threads, instances int
 		if err := db.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_load_at_startup, @@innodb_old_blocks_time, @@thread_cache_size, @@table_open_cache_instances").

@@ -25,8 +25,7 @@ import (
 // idle machine, 0.05% with both cores busy). A restart keeps the counter; CountInstructions(false) and a
 // restart end it.
 func TestCountInstructions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := within(t, 4*time.Minute)
 	pg := servertest.Postgres(t)
 	if err := pg.CountInstructions(true); err != nil {
 		t.Fatal(err)
@@ -138,10 +137,7 @@ func TestCountInstructions(t *testing.T) {
 // autovacuum and no parallel query (PostgreSQL's defaults: on and 2).
 func settings(ctx context.Context, t *testing.T, pg *server.Postgres, autovacuum, parallel string) {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	defer conn.Close(ctx)
 	var av, par string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('autovacuum'), current_setting('max_parallel_workers_per_gather')").Scan(&av, &par); err != nil {
@@ -170,10 +166,7 @@ func sessionPID(ctx context.Context, t *testing.T, pg *server.Postgres) (int, er
 // connect opens a session and reads its backend's process id.
 func connect(ctx context.Context, t *testing.T, pg *server.Postgres) (*pgx.Conn, int) {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	var pid int
 	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
@@ -206,8 +199,7 @@ func TestCountInstructionsNeedsValgrind(t *testing.T) {
 // (the first, up to the first statement), and the statement that does
 // more work counts more, the same each time it runs after its first.
 func TestCountStatementsApart(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := within(t, 4*time.Minute)
 	pg := servertest.Postgres(t)
 	pg.SplitStatements(true)
 	if err := pg.CountInstructions(true); err != nil {

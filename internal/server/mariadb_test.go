@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -12,31 +11,14 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 func TestMariaDBStartRestartStop(t *testing.T) {
-	servertest.SkipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})
-	if err != nil {
-		t.Fatalf("StartMariaDB: %v", err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			m.Stop()
-		}
-	}()
+	ctx, m := startMariaDB(t, 3*time.Minute)
 	query := func(cfg *mysql.Config, q string) string {
 		t.Helper()
-		c, err := mysql.NewConnector(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db := sql.OpenDB(c)
+		db := servertest.Open(t, cfg)
 		defer db.Close()
 		var v string
 		if err := db.QueryRowContext(ctx, q).Scan(&v); err != nil {
@@ -93,7 +75,6 @@ func TestMariaDBStartRestartStop(t *testing.T) {
 	if err := m.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	stopped = true
 	if _, err := os.Stat(base); !os.IsNotExist(err) {
 		t.Errorf("server directory %s still exists after Stop", base)
 	}

@@ -18,25 +18,8 @@ import (
 // accepted while other goroutines open and close loopback connections as
 // fast as they can; every one must be found, and as ours.
 func TestPeerUIDFindsEveryConnectionAmidChurn(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	churn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer churn.Close()
-	go func() {
-		for {
-			c, err := churn.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := ListenLoopback(t)
+	churn := ServeLoopback(t, func(c net.Conn) { c.Close() })
 	// Many sockets make /proc/net/tcp long enough to be read in
 	// several reads.
 	var held []net.Conn
@@ -87,10 +70,7 @@ func TestPeerUIDFindsEveryConnectionAmidChurn(t *testing.T) {
 // A socket that does not exist is not found: the kernel answers ENOENT,
 // and no uid comes back.
 func TestDiagPeerOfNoSocket(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := ListenLoopback(t)
 	ours := ln.Addr().(*net.TCPAddr).AddrPort()
 	ln.Close()
 	uid, err := diagPeer(ours, netip.MustParseAddrPort("127.0.0.1:1"))

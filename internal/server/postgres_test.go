@@ -18,19 +18,7 @@ import (
 )
 
 func TestStartRestartStop(t *testing.T) {
-	servertest.SkipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
-	if err != nil {
-		t.Fatalf("StartPostgres: %v", err)
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			pg.Stop()
-		}
-	}()
+	ctx, pg := startPostgres(t, 2*time.Minute)
 	base := pg.SocketDir()
 
 	// Reachable on the unix socket and on loopback TCP, as a superuser,
@@ -72,7 +60,6 @@ func TestStartRestartStop(t *testing.T) {
 	if err := pg.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	stopped = true
 	if _, err := os.Stat(base); !os.IsNotExist(err) {
 		t.Errorf("server directory %s still exists after Stop (err %v)", base, err)
 	}
@@ -87,14 +74,7 @@ func TestStartRestartStop(t *testing.T) {
 // A server whose obsbench was killed is stopped and removed by the next
 // start.
 func TestReapStale(t *testing.T) {
-	servertest.SkipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
-	if err != nil {
-		t.Fatalf("StartPostgres: %v", err)
-	}
-	defer pg.Stop()
+	_, pg := startPostgres(t, 2*time.Minute)
 	pid, _ := pg.PID()
 	// Pretend the owner died: a process that has exited.
 	dead := exec.Command("true")
@@ -160,8 +140,7 @@ func TestStartFromTemplate(t *testing.T) {
 	servertest.SkipShort(t)
 	dir := t.TempDir()
 	t.Setenv(server.TemplateEnv, dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := within(t, 2*time.Minute)
 	start := func() (*server.Postgres, string) {
 		t.Helper()
 		var log strings.Builder

@@ -18,21 +18,10 @@ import (
 // target: the outsider reads none of the target's greeting.
 func TestRelayServesOnlyItsUser(t *testing.T) {
 	outsider.SkipShort(t)
-	target, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	go func() {
-		for {
-			c, err := target.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("greeting\n"))
-			c.Close()
-		}
-	}()
+	target := server.ServeLoopback(t, func(c net.Conn) {
+		c.Write([]byte("greeting\n"))
+		c.Close()
+	})
 	r, err := server.StartRelay(target.Addr().String(), time.Millisecond, os.Geteuid())
 	if err != nil {
 		t.Fatal(err)

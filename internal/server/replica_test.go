@@ -17,14 +17,10 @@ import (
 // thread is stopped, and completes once it runs again; the row reaches the
 // replica.
 func TestReplicaIsSemiSynchronous(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := within(t, 4*time.Minute)
 	m := servertest.MariaDB(t, nil)
 	r, err := m.StartReplica(ctx, server.CompanionOptions{Sync: true, Log: t.Logf})
-	if err != nil {
-		t.Fatalf("StartReplica: %v", err)
-	}
-	defer r.Stop()
+	r = started(t, "StartReplica", r, err)
 	db := servertest.OpenMariaDB(t, m, "mysql")
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE t"); err != nil {
 		t.Fatal(err)
@@ -37,44 +33,25 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	// acknowledges. (A SIGSTOP of the replica's process was not enough:
 	// on a loaded machine a commit sent after it was still acknowledged.)
 	replica := servertest.OpenMariaDB(t, r.MariaDB, "mysql")
-	if _, err := replica.ExecContext(ctx, "STOP SLAVE IO_THREAD"); err != nil {
-		t.Fatal(err)
-	}
-	stopped := true
-	defer func() {
-		if stopped {
-			replica.ExecContext(ctx, "START SLAVE IO_THREAD")
+	thread := func(verb string) func() error {
+		return func() error {
+			_, err := replica.ExecContext(ctx, verb+" SLAVE IO_THREAD")
+			return err
 		}
-	}()
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.ExecContext(ctx, "INSERT INTO t.t VALUES (1)")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("the commit completed (err %v) while the replica's I/O thread was stopped; the primary's semi-synchronous state: %s", err, semiSyncStatus(ctx, db))
-	case <-time.After(2 * time.Second):
 	}
-	var waiting int
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'").Scan(&waiting); err != nil {
-		t.Fatal(err)
-	}
-	if waiting != 1 {
-		t.Errorf("%d sessions wait for the semi-sync acknowledgement; want the blocked commit", waiting)
-	}
-	if _, err := replica.ExecContext(ctx, "START SLAVE IO_THREAD"); err != nil {
-		t.Fatal(err)
-	}
-	stopped = false
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("commit after the replica resumed: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the commit did not complete within 30s after the replica resumed")
-	}
+	syncCommit{
+		pause: thread("STOP"), resume: thread("START"),
+		commit: func() error {
+			_, err := db.ExecContext(ctx, "INSERT INTO t.t VALUES (1)")
+			return err
+		},
+		waiting: func() (n int, err error) {
+			err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'").Scan(&n)
+			return n, err
+		},
+		paused: "the replica's I/O thread was stopped", waitsFor: "for the semi-sync acknowledgement", resumed: "the replica resumed",
+		detail: func() string { return "; the primary's semi-synchronous state: " + semiSyncStatus(ctx, db) },
+	}.check(t)
 	var yes string
 	if err := db.QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS'").Scan(&yes); err != nil || yes != "ON" {
 		t.Errorf("primary semi-sync status %q, %v; want ON (not fallen back to asynchronous)", yes, err)
@@ -97,12 +74,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 
 	// After a restart of the primary, the replica is back as a
 	// semi-synchronous client.
-	if err := m.Restart(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.WaitStreaming(ctx); err != nil {
-		t.Fatal(err)
-	}
+	restartPrimary(ctx, t, m, r)
 }
 
 // semiSyncStatus is the primary's Rpl_semi_sync_master_* status variables,

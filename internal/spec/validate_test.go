@@ -18,6 +18,21 @@ func valid() Spec {
 	}
 }
 
+// checkInvalid checks err, what validating s gave: none for flag "", or
+// an InvalidError naming flag.
+func checkInvalid(t *testing.T, s Spec, err error, flag string) {
+	t.Helper()
+	var inv InvalidError
+	switch {
+	case flag == "" && err != nil:
+		t.Errorf("%+v: %v; want it valid", s, err)
+	case flag != "" && (err == nil || !strings.Contains(err.Error(), flag)):
+		t.Errorf("want an error naming %q; got %v", flag, err)
+	case err != nil && !errors.As(err, &inv):
+		t.Errorf("%v is not an InvalidError", err)
+	}
+}
+
 // Each setting out of its range, or contradicting another, is refused
 // with its flag named; the same values within range are not.
 func TestValidate(t *testing.T) {
@@ -84,15 +99,7 @@ func TestValidate(t *testing.T) {
 		s := valid()
 		tt.edit(&s)
 		err := s.Validate()
-		var inv InvalidError
-		switch {
-		case tt.flag == "" && err != nil:
-			t.Errorf("%+v: %v; want it valid", s, err)
-		case tt.flag != "" && (err == nil || !strings.Contains(err.Error(), tt.flag)):
-			t.Errorf("want an error naming %q; got %v", tt.flag, err)
-		case err != nil && !errors.As(err, &inv):
-			t.Errorf("%v is not an InvalidError", err)
-		}
+		checkInvalid(t, s, err, tt.flag)
 	}
 }
 
@@ -122,15 +129,7 @@ func TestValidateDuet(t *testing.T) {
 		s := valid()
 		tt.edit(&s)
 		err := s.ValidateDuet(4)
-		var inv InvalidError
-		switch {
-		case tt.flag == "" && err != nil:
-			t.Errorf("%+v: %v; want it valid", s, err)
-		case tt.flag != "" && (err == nil || !strings.Contains(err.Error(), tt.flag)):
-			t.Errorf("want an error naming %q; got %v", tt.flag, err)
-		case err != nil && !errors.As(err, &inv):
-			t.Errorf("%v is not an InvalidError", err)
-		}
+		checkInvalid(t, s, err, tt.flag)
 	}
 }
 

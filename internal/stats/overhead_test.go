@@ -1,10 +1,10 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -88,27 +88,11 @@ func TestCompareThroughputKnown(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CompareThroughput(%v, %v, %v) error %v", c.base, c.cond, c.alpha, err)
 			}
-			if !near(got.Pct, c.pct, 1e-9) {
-				t.Errorf("Pct = %v; want %v", got.Pct, c.pct)
-			}
-			if !math.IsNaN(c.low) && (!near(got.CILow, c.low, 1e-9) || !near(got.CIHigh, c.high, 1e-9)) {
-				t.Errorf("CI = [%v, %v]; want [%v, %v]", got.CILow, got.CIHigh, c.low, c.high)
-			}
-			if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
-				t.Errorf("CI = [%v, %v] does not contain Pct = %v", got.CILow, got.CIHigh, got.Pct)
-			}
-			if got.Reachable != c.reachable || got.Significant != c.sig {
-				t.Errorf("Reachable, Significant = %v, %v; want %v, %v", got.Reachable, got.Significant, c.reachable, c.sig)
-			}
-			if got.N1 != len(c.base) || got.N2 != len(c.cond) || got.Confidence != 1-c.alpha {
-				t.Errorf("N1, N2, Confidence = %d, %d, %v; want %d, %d, %v", got.N1, got.N2, got.Confidence, len(c.base), len(c.cond), 1-c.alpha)
-			}
-			hasTies := slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "ties") })
-			if hasTies != c.ties {
+			handWorked{c.pct, c.low, c.high, c.reachable, c.sig, len(c.base), len(c.cond), c.alpha}.check(t, got)
+			if hasTies := hasWarning(got.Warnings, "ties"); hasTies != c.ties {
 				t.Errorf("tie warning = %v; want %v (warnings %q)", hasTies, c.ties, got.Warnings)
 			}
-			needRuns := slices.ContainsFunc(got.Warnings, func(w string) bool { return strings.Contains(w, "need at least 4 runs") })
-			if needRuns != !c.reachable {
+			if needRuns := hasWarning(got.Warnings, "need at least 4 runs"); needRuns != !c.reachable {
 				t.Errorf("'need at least 4 runs' warning = %v; want %v (warnings %q)", needRuns, !c.reachable, got.Warnings)
 			}
 		})
@@ -124,7 +108,7 @@ func TestCompareThroughputMatchesRankSumTest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	counts := map[[2]int][]int{}
 	alphas := []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01}
-	var nSig, nNot int
+	var tally verdicts
 	for iter := 0; iter < 2000; iter++ {
 		n1, n2 := 1+rng.IntN(7), 1+rng.IntN(7)
 		alpha := alphas[rng.IntN(len(alphas))]
@@ -160,63 +144,30 @@ func TestCompareThroughputMatchesRankSumTest(t *testing.T) {
 		slices.Sort(d)
 		p, k := exactTest(cnt, total, w, alpha)
 
+		call := fmt.Sprintf("CompareThroughput(%v, %v, %v)", base, cond, alpha)
 		got, err := CompareThroughput(base, cond, alpha)
 		if err != nil {
-			t.Fatalf("CompareThroughput(%v, %v, %v) error %v", base, cond, alpha, err)
+			t.Fatalf("%s error %v", call, err)
 		}
-		wantSig := p <= alpha*(1+1e-9)
-		if got.Significant != wantSig {
-			t.Errorf("CompareThroughput(%v, %v, %v).Significant = %v; want %v (p = %v, CI [%v, %v])",
-				base, cond, alpha, got.Significant, wantSig, p, got.CILow, got.CIHigh)
-		}
-		if got.Reachable != (k > 0) {
-			t.Errorf("CompareThroughput(%v, %v, %v).Reachable = %v; want %v", base, cond, alpha, got.Reachable, k > 0)
-		}
-		wantLow, wantHigh := pct(d[len(d)-1]), pct(d[0])
-		if k > 0 {
-			wantLow, wantHigh = pct(d[len(d)-k]), pct(d[k-1])
-		}
-		if got.CILow != wantLow || got.CIHigh != wantHigh {
-			t.Errorf("CompareThroughput(%v, %v, %v) CI = [%v, %v]; want [%v, %v]", base, cond, alpha, got.CILow, got.CIHigh, wantLow, wantHigh)
-		}
-		if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
-			t.Errorf("CompareThroughput(%v, %v, %v) CI = [%v, %v] does not contain Pct = %v", base, cond, alpha, got.CILow, got.CIHigh, got.Pct)
-		}
-		if got.Significant {
-			nSig++
-		} else {
-			nNot++
-		}
+		checkExact(t, call, got, p, k, alpha, d)
+		tally.add(got)
 	}
-	if nSig < 200 || nNot < 200 {
-		t.Errorf("significant/not = %d/%d; want both >= 200 for a meaningful check", nSig, nNot)
-	}
+	tally.check(t, 200)
 }
 
 // TestCompareThroughputSameDistribution checks that samples drawn from one
 // distribution are rarely significant (at most about alpha of the time).
 func TestCompareThroughputSameDistribution(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	const trials, alpha = 1000, 0.05
-	sig := 0
-	for range trials {
+	checkNullRate(t, func(alpha float64) Overhead {
 		base := make([]float64, 10)
 		cond := make([]float64, 10)
 		for i := range base {
 			base[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
 			cond[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
 		}
-		got, err := CompareThroughput(base, cond, alpha)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Significant {
-			sig++
-		}
-	}
-	if sig > 80 { // expectation <= 50, sd about 7
-		t.Errorf("significant in %d of %d null trials; want about <= %d", sig, trials, int(alpha*trials))
-	}
+		return mustCompare(t, base, cond, alpha)
+	})
 }
 
 // TestCompareThroughputLarge exercises the normal approximation
@@ -231,20 +182,8 @@ func TestCompareThroughputLarge(t *testing.T) {
 		slow[i] = 950 * math.Exp(0.05*rng.NormFloat64())
 		same[i] = 1000 * math.Exp(0.05*rng.NormFloat64())
 	}
-	got, err := CompareThroughput(base, slow, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Significant || !got.Reachable || got.CILow > 5 || got.CIHigh < 5 {
-		t.Errorf("CompareThroughput(5%% slower, 120 vs 120) = %+v; want significant, CI containing 5", got)
-	}
-	got, err = CompareThroughput(base, same, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Significant || got.CILow > 0 || got.CIHigh < 0 {
-		t.Errorf("CompareThroughput(same, 120 vs 120) = %+v; want not significant", got)
-	}
+	checkFindsShift(t, 5, "CompareThroughput(5% slower, 120 vs 120)", mustCompare(t, base, slow, 0.01),
+		"CompareThroughput(same, 120 vs 120)", mustCompare(t, base, same, 0.01))
 }
 
 func TestCompareThroughputErrors(t *testing.T) {

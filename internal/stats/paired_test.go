@@ -89,22 +89,8 @@ func TestPairedOverheadKnown(t *testing.T) {
 			if err != nil {
 				t.Fatalf("PairedOverhead(%v, %v) error %v", c.ratios, c.alpha, err)
 			}
-			if !math.IsNaN(c.pct) && !near(got.Pct, c.pct, 1e-9) {
-				t.Errorf("Pct = %v; want %v", got.Pct, c.pct)
-			}
-			if !math.IsNaN(c.low) && (!near(got.CILow, c.low, 1e-9) || !near(got.CIHigh, c.high, 1e-9)) {
-				t.Errorf("CI = [%v, %v]; want [%v, %v]", got.CILow, got.CIHigh, c.low, c.high)
-			}
-			if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
-				t.Errorf("CI = [%v, %v] does not contain Pct = %v", got.CILow, got.CIHigh, got.Pct)
-			}
-			if got.Reachable != c.reachable || got.Significant != c.sig {
-				t.Errorf("Reachable, Significant = %v, %v; want %v, %v", got.Reachable, got.Significant, c.reachable, c.sig)
-			}
 			n := len(c.ratios)
-			if got.N1 != n || got.N2 != n || got.Confidence != 1-c.alpha {
-				t.Errorf("N1, N2, Confidence = %d, %d, %v; want %d, %d, %v", got.N1, got.N2, got.Confidence, n, n, 1-c.alpha)
-			}
+			handWorked{c.pct, c.low, c.high, c.reachable, c.sig, n, n, c.alpha}.check(t, got)
 			if w := hasWarning(got.Warnings, "ties"); w != c.ties && !c.anyTies {
 				t.Errorf("tie warning = %v; want %v (warnings %q)", w, c.ties, got.Warnings)
 			}
@@ -130,7 +116,7 @@ func TestPairedOverheadMatchesSignedRankTest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	counts := map[int][]int{}
 	alphas := []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01}
-	var nSig, nNot int
+	var tally verdicts
 	for range 3000 {
 		n := 1 + rng.IntN(14)
 		alpha := alphas[rng.IntN(len(alphas))]
@@ -168,39 +154,18 @@ func TestPairedOverheadMatchesSignedRankTest(t *testing.T) {
 		}
 		slices.Sort(w)
 
+		call := fmt.Sprintf("PairedOverhead(%v, %v)", ratios, alpha)
 		got, err := PairedOverhead(ratios, alpha)
 		if err != nil {
-			t.Fatalf("PairedOverhead(%v, %v) error %v", ratios, alpha, err)
+			t.Fatalf("%s error %v", call, err)
 		}
-		if wantSig := p <= alpha*(1+1e-9); got.Significant != wantSig {
-			t.Errorf("PairedOverhead(%v, %v).Significant = %v; want %v (p = %v, CI [%v, %v])",
-				ratios, alpha, got.Significant, wantSig, p, got.CILow, got.CIHigh)
-		}
-		if got.Reachable != (k > 0) {
-			t.Errorf("PairedOverhead(%v, %v).Reachable = %v; want %v", ratios, alpha, got.Reachable, k > 0)
-		}
-		wantLow, wantHigh := pct(w[len(w)-1]), pct(w[0])
-		if k > 0 {
-			wantLow, wantHigh = pct(w[len(w)-k]), pct(w[k-1])
-		}
-		if got.CILow != wantLow || got.CIHigh != wantHigh {
-			t.Errorf("PairedOverhead(%v, %v) CI = [%v, %v]; want [%v, %v]", ratios, alpha, got.CILow, got.CIHigh, wantLow, wantHigh)
-		}
-		if !(got.CILow <= got.Pct && got.Pct <= got.CIHigh) {
-			t.Errorf("PairedOverhead(%v, %v) CI = [%v, %v] does not contain Pct = %v", ratios, alpha, got.CILow, got.CIHigh, got.Pct)
-		}
+		checkExact(t, call, got, p, k, alpha, w)
 		if len(got.Warnings) > 0 && k > 0 {
-			t.Errorf("PairedOverhead(%v, %v).Warnings = %q; want none for tie-free data", ratios, alpha, got.Warnings)
+			t.Errorf("%s.Warnings = %q; want none for tie-free data", call, got.Warnings)
 		}
-		if got.Significant {
-			nSig++
-		} else {
-			nNot++
-		}
+		tally.add(got)
 	}
-	if nSig < 300 || nNot < 300 {
-		t.Errorf("significant/not = %d/%d; want both >= 300 for a meaningful check", nSig, nNot)
-	}
+	tally.check(t, 300)
 }
 
 // TestPairedOverheadRecoversSlowdown: a constant 3% slowdown with small
@@ -212,10 +177,7 @@ func TestPairedOverheadRecoversSlowdown(t *testing.T) {
 		for i := range ratios {
 			ratios[i] = 0.97 * math.Exp(0.005*rng.NormFloat64())
 		}
-		got, err := PairedOverhead(ratios, 0.05)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := mustPaired(t, ratios, 0.05)
 		if !got.Reachable || !got.Significant || got.CILow > 3 || got.CIHigh < 3 || !near(got.Pct, 3, 0.5) {
 			t.Errorf("PairedOverhead(%v, 0.05) = %+v; want significant, Pct about 3, CI containing 3", ratios, got)
 		}
@@ -227,27 +189,18 @@ func TestPairedOverheadRecoversSlowdown(t *testing.T) {
 // covers 0 otherwise.
 func TestPairedOverheadNull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 11))
-	const trials, alpha = 1000, 0.05
-	sig := 0
-	for range trials {
+	checkNullRate(t, func(alpha float64) Overhead {
 		ratios := make([]float64, 15)
 		for i := range ratios {
 			// Uniform, hence symmetric, log noise.
 			ratios[i] = math.Exp(0.02 * (2*rng.Float64() - 1))
 		}
-		got, err := PairedOverhead(ratios, alpha)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Significant {
-			sig++
-		} else if got.CILow > 0 || got.CIHigh < 0 {
+		got := mustPaired(t, ratios, alpha)
+		if !got.Significant && (got.CILow > 0 || got.CIHigh < 0) {
 			t.Errorf("PairedOverhead(%v, %v) = %+v; want CI containing 0 when not significant", ratios, alpha, got)
 		}
-	}
-	if sig > 80 { // expectation <= 50, sd about 7
-		t.Errorf("significant in %d of %d null trials; want about <= %d", sig, trials, int(alpha*trials))
-	}
+		return got
+	})
 }
 
 // TestPairedOverheadLarge exercises the normal approximation
@@ -260,20 +213,8 @@ func TestPairedOverheadLarge(t *testing.T) {
 		slow[i] = 0.99 * math.Exp(0.02*rng.NormFloat64())
 		same[i] = math.Exp(0.02 * rng.NormFloat64())
 	}
-	got, err := PairedOverhead(slow, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Significant || !got.Reachable || got.CILow > 1 || got.CIHigh < 1 {
-		t.Errorf("PairedOverhead(1%% slower, 400 pairs) = %+v; want significant, CI containing 1", got)
-	}
-	got, err = PairedOverhead(same, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Significant || got.CILow > 0 || got.CIHigh < 0 {
-		t.Errorf("PairedOverhead(no shift, 400 pairs) = %+v; want not significant", got)
-	}
+	checkFindsShift(t, 1, "PairedOverhead(1% slower, 400 pairs)", mustPaired(t, slow, 0.01),
+		"PairedOverhead(no shift, 400 pairs)", mustPaired(t, same, 0.01))
 }
 
 func TestPairedOverheadErrors(t *testing.T) {
@@ -310,14 +251,8 @@ func TestPairedShift(t *testing.T) {
 	for i, r := range ratios {
 		logs[i] = math.Log(r)
 	}
-	o, err := PairedOverhead(ratios, 0.05)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := PairedShift(logs, 0.05)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustPaired(t, ratios, 0.05)
+	s := mustShift(t, logs, 0.05)
 	if !s.Reachable || math.Abs(pct(s.Estimate)-o.Pct) > 1e-9 || math.Abs(pct(s.CIHigh)-o.CILow) > 1e-9 || math.Abs(pct(s.CILow)-o.CIHigh) > 1e-9 || s.Significant != o.Significant {
 		t.Errorf("shift %+v on log ratios; overhead %+v", s, o)
 	}
@@ -338,11 +273,7 @@ func TestPairedShift(t *testing.T) {
 		for i := range d {
 			d[i] = shift + 0.4*r.NormFloat64()
 		}
-		s, err := PairedShift(d, 0.05)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.CILow <= shift && shift <= s.CIHigh {
+		if s := mustShift(t, d, 0.05); s.CILow <= shift && shift <= s.CIHigh {
 			covered++
 		}
 	}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -127,33 +128,18 @@ func TestCriticalKNormalNearExact(t *testing.T) {
 }
 
 func TestMinRuns(t *testing.T) {
-	for _, c := range []struct {
-		alpha float64
-		want  int
-	}{
+	checkMinimum(t, "MinRuns", MinRuns, []minimum{
 		{0.05, 4}, {0.01, 5}, {0.0125, 5}, {0.1, 3}, {0.2, 3}, {0.5, 2},
 		{0.99, 2}, {0.001, 7}, {Bonferroni(0.05, 10), 6},
 		{0, 0}, {1, 0}, {-0.1, 0}, {math.NaN(), 0},
-	} {
-		if got := MinRuns(c.alpha); got != c.want {
-			t.Errorf("MinRuns(%v) = %d; want %d", c.alpha, got, c.want)
-		}
-	}
-	if got := MinRuns(math.SmallestNonzeroFloat64); got < 500 {
-		t.Errorf("MinRuns(%v) = %d; want >= 500", math.SmallestNonzeroFloat64, got)
-	}
+	}, 500)
 }
 
 // TestMinRunsConsistent checks that MinRuns agrees with the critical values
 // CompareThroughput uses: n runs each reach an interval, n-1 do not.
 func TestMinRunsConsistent(t *testing.T) {
-	for _, alpha := range []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01, 0.001, 1e-6, 1e-12} {
-		n := MinRuns(alpha)
-		if criticalK(n, n, alpha) == 0 {
-			t.Errorf("criticalK(%d, %d, %v) = 0; want >= 1 (n = MinRuns)", n, n, alpha)
-		}
-		if k := criticalK(n-1, n-1, alpha); n > 1 && k != 0 {
-			t.Errorf("criticalK(%d, %d, %v) = %d; want 0 (n-1 < MinRuns)", n-1, n-1, alpha, k)
-		}
-	}
+	checkMinimumConsistent(t, "MinRuns", MinRuns,
+		func(n int, alpha float64) int { return criticalK(n, n, alpha) },
+		func(n int, alpha float64) string { return fmt.Sprintf("criticalK(%d, %d, %v)", n, n, alpha) },
+		[]float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01, 0.001, 1e-6, 1e-12})
 }

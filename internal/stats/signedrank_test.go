@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -109,33 +110,17 @@ func TestSignedRankNormalNearExact(t *testing.T) {
 }
 
 func TestMinPairs(t *testing.T) {
-	for _, c := range []struct {
-		alpha float64
-		want  int
-	}{
+	checkMinimum(t, "MinPairs", MinPairs, []minimum{
 		{0.05, 6}, {0.0125, 8}, {0.01, 8}, {0.1, 5}, {0.125, 4}, {0.5, 2},
 		{0.99, 2}, {0.001, 11}, {Bonferroni(0.05, 10), 9},
 		{0, 0}, {1, 0}, {-0.1, 0}, {math.NaN(), 0},
-	} {
-		if got := MinPairs(c.alpha); got != c.want {
-			t.Errorf("MinPairs(%v) = %d; want %d", c.alpha, got, c.want)
-		}
-	}
-	if got := MinPairs(math.SmallestNonzeroFloat64); got < 1000 {
-		t.Errorf("MinPairs(%v) = %d; want >= 1000", math.SmallestNonzeroFloat64, got)
-	}
+	}, 1000)
 }
 
 // TestMinPairsConsistent checks that MinPairs agrees with the critical
 // values PairedOverhead uses: n pairs reach an interval, n-1 do not.
 func TestMinPairsConsistent(t *testing.T) {
-	for _, alpha := range []float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01, 0.001, 1e-6, 1e-12, 1e-80} {
-		n := MinPairs(alpha)
-		if signedRankK(n, alpha) == 0 {
-			t.Errorf("signedRankK(%d, %v) = 0; want >= 1 (n = MinPairs)", n, alpha)
-		}
-		if k := signedRankK(n-1, alpha); n > 1 && k != 0 {
-			t.Errorf("signedRankK(%d, %v) = %d; want 0 (n-1 < MinPairs)", n-1, alpha, k)
-		}
-	}
+	checkMinimumConsistent(t, "MinPairs", MinPairs, signedRankK,
+		func(n int, alpha float64) string { return fmt.Sprintf("signedRankK(%d, %v)", n, alpha) },
+		[]float64{0.5, 0.2, 0.1, 0.05, 0.0125, 0.01, 0.001, 1e-6, 1e-12, 1e-80})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/server"
 )
@@ -39,49 +40,66 @@ func Postgres(t testing.TB) *server.Postgres {
 // PostgresWith is Postgres with settings added to postgresql.conf.
 func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 	t.Helper()
-	SkipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings})
-	if err != nil {
-		t.Fatalf("start managed postgres (make test installs it): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := pg.Stop(); err != nil {
-			t.Errorf("stop managed postgres: %v", err)
-		}
+	return start(t, "postgres", func(ctx context.Context) (*server.Postgres, error) {
+		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings})
 	})
-	return pg
 }
 
 // MariaDB starts a managed MariaDB, with options added to its option file,
 // that is stopped and removed when the test ends.
 func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
 	t.Helper()
+	return start(t, "mariadb", func(ctx context.Context) (*server.MariaDB, error) {
+		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options})
+	})
+}
+
+// start starts the managed server what with run, given two minutes, and
+// stops it when the test ends.
+func start[S interface{ Stop() error }](t testing.TB, what string, run func(context.Context) (S, error)) S {
+	t.Helper()
 	SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options})
+	s, err := run(ctx)
 	if err != nil {
-		t.Fatalf("start managed mariadb (make test installs it): %v", err)
+		t.Fatalf("start managed %s (make test installs it): %v", what, err)
 	}
 	t.Cleanup(func() {
-		if err := m.Stop(); err != nil {
-			t.Errorf("stop managed mariadb: %v", err)
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop managed %s: %v", what, err)
 		}
 	})
-	return m
+	return s
 }
 
 // OpenMariaDB opens database db of m as root, the password in the driver's
 // configuration; the pool is closed when the test ends.
 func OpenMariaDB(t testing.TB, m *server.MariaDB, db string) *sql.DB {
 	t.Helper()
-	c, err := mysql.NewConnector(m.Config(db))
+	pool := Open(t, m.Config(db))
+	t.Cleanup(func() { pool.Close() })
+	return pool
+}
+
+// Open opens a pool on the MariaDB connection cfg, or fails the test; the
+// caller closes it.
+func Open(t testing.TB, cfg *mysql.Config) *sql.DB {
+	t.Helper()
+	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := sql.OpenDB(c)
-	t.Cleanup(func() { pool.Close() })
-	return pool
+	return sql.OpenDB(c)
+}
+
+// Connect opens a PostgreSQL session at dsn, or fails the test; the caller
+// closes it.
+func Connect(ctx context.Context, t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
