@@ -22,7 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,7 +55,7 @@ var variants = map[string]variant{
 	"100ms":          {"100ms", "every 100 ms, one query a sample: pg_stat_activity, then /proc", []string{"--waits", "100ms"}},
 }
 
-func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "collectors: "+format+"\n", args...) }
+var logf = sidebyside.Logger("collectors")
 
 func main() {
 	var c config
@@ -108,10 +107,8 @@ func run(ctx context.Context, c config) error {
 		out := filepath.Join(tmp, name)
 		args := append(c.methodArgs(), v.flags...)
 		logf("%s: obsbench %s", name, strings.Join(args, " "))
-		cmd := exec.CommandContext(ctx, exe, append(args, "--out", out)...)
-		var text strings.Builder
-		cmd.Stdout, cmd.Stderr = &text, os.Stderr
-		if err := cmd.Run(); err != nil {
+		text, err := sidebyside.RunObsbench(ctx, exe, append(args, "--out", out)...)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		s, err := result.ReadSummary(filepath.Join(out, "summary.json"))
@@ -130,7 +127,7 @@ func run(ctx context.Context, c config) error {
 		if m.sampler.Overhead == nil || m.aa.Overhead == nil {
 			return fmt.Errorf("%s: summary.json has no %q or A/A overhead", name, experiment.CollectorArm)
 		}
-		if err := os.WriteFile(filepath.Join(c.dir, "output-"+name+".txt"), []byte(text.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(c.dir, "output-"+name+".txt"), []byte(text), 0o644); err != nil {
 			return err
 		}
 		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
@@ -181,14 +178,12 @@ func goal(o *result.OverheadSummary) string {
 }
 
 func report(c config, ms []measured) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
 	version := ""
 	if len(ms) > 0 {
 		version = ms[0].serverVersion
 	}
-	p("# What obsbench's wait sampler costs\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("What obsbench's wait sampler costs", c.command)
+	p := w.Line
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
 	p("- each variant: %s, with the variant's flags", c.what())
 	if c.duet {

@@ -30,14 +30,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	moremath "github.com/aclements/go-moremath/stats"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/analysis"
@@ -45,6 +42,8 @@ import (
 	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
+
+var logf = sidebyside.Logger("duet")
 
 type config struct {
 	shares  []string
@@ -54,8 +53,6 @@ type config struct {
 	dir     string
 	command string
 }
-
-func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "duet: "+format+"\n", args...) }
 
 func main() {
 	var c config
@@ -139,14 +136,12 @@ func run(ctx context.Context, c config) error {
 			out := filepath.Join(dir, name)
 			logf("repetition %d, %s: obsbench %s", r+1, name, strings.Join(args, " "))
 			t0 := time.Now()
-			cmd := exec.CommandContext(ctx, exe, append(args, "--seed", seed, "--out", out)...)
-			var text strings.Builder
-			cmd.Stdout, cmd.Stderr = &text, os.Stderr
-			if err := cmd.Run(); err != nil {
+			text, err := sidebyside.RunObsbench(ctx, exe, append(args, "--seed", seed, "--out", out)...)
+			if err != nil {
 				return e, fmt.Errorf("%s: %w", name, err)
 			}
 			e.elapsed = time.Since(t0)
-			if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%d-%s.txt", r+1, name)), []byte(text.String()), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%d-%s.txt", r+1, name)), []byte(text), 0o644); err != nil {
 				return e, err
 			}
 			if e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json")); err != nil && name != "calibrate" {
@@ -257,10 +252,8 @@ func holds(o *result.OverheadSummary, want float64) string {
 }
 
 func report(c config, reps [][]experiment, busyMS int64, total time.Duration) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# Duet against --method auto, side by side\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("Duet against --method auto, side by side", c.command)
+	p := w.Line
 	if c.drift {
 		p("- drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of the %s)", 100*float64(busyMS)/float64(total.Milliseconds()), total.Round(time.Minute))
 	} else {
@@ -339,10 +332,8 @@ func runShares(ctx context.Context, c config) error {
 		defer cancel()
 		go drift(dctx, c.seed, &busy)
 	}
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# How far apart identical twins fall, by CPU quota\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("How far apart identical twins fall, by CPU quota", c.command)
+	p := w.Line
 	p("- each quota: `obsbench run --method duet --observers baseline --rounds 8 --duration 8s --twin-cpus X --seed %d`, one after the other", c.seed)
 	defer func() {
 		if c.drift {
@@ -361,9 +352,7 @@ func runShares(ctx context.Context, c config) error {
 		out := filepath.Join(tmp, "share-"+share)
 		args := []string{"run", "--method", "duet", "--observers", "baseline", "--rounds", "8", "--duration", "8s", "--twin-cpus", share, "--seed", fmt.Sprint(c.seed), "--out", out}
 		logf("obsbench %s", strings.Join(args, " "))
-		cmd := exec.CommandContext(ctx, exe, args...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
+		if _, err := sidebyside.RunObsbench(ctx, exe, args...); err != nil {
 			return fmt.Errorf("--twin-cpus %s: %w", share, err)
 		}
 		runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
@@ -394,7 +383,7 @@ func runShares(ctx context.Context, c config) error {
 				aa = cs.Overhead
 			}
 		}
-		p("| %s | %.1f%% | %.1f%% | %.0f | %s |", share, 100*cv(phases), 100*cv(seconds), stats.Median(tput), interval(aa))
+		p("| %s | %.1f%% | %.1f%% | %.0f | %s |", share, 100*sidebyside.CV(phases), 100*sidebyside.CV(seconds), stats.Median(tput), interval(aa))
 	}
 	name := "SHARES.md"
 	if c.drift {
@@ -402,6 +391,3 @@ func runShares(ctx context.Context, c config) error {
 	}
 	return sidebyside.Publish(filepath.Join(c.dir, name), w.String())
 }
-
-// cv is the coefficient of variation of xs.
-func cv(xs []float64) float64 { return moremath.StdDev(xs) / moremath.Mean(xs) }

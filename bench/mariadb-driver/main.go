@@ -7,147 +7,83 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
-	"runtime/pprof"
+	"slices"
 	"strings"
-	"time"
 
+	"github.com/obsbench/obsbench/bench/internal/driverpeer"
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
-	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
-	"github.com/obsbench/obsbench/internal/workload"
 )
 
-const (
-	database     = "obsbench"
-	workloadName = "credit-top1"
-)
+const database = "obsbench"
+
+// passwordEnv passes the server's password to a duet's driver, which
+// runs in a child process (driverpeer.Config.RunDuet), in its environment
+// rather than on its command line.
+const passwordEnv = "OBSBENCH_MARIADB_DRIVER_PASSWORD"
 
 type config struct {
-	rounds, clients  int
-	procs            int // obsbench driver threads (event loops)
-	goroutines       bool
-	duet             bool // both tools at once against twin servers (duet.go)
-	duration, warmup time.Duration
-	out              string
-	seed             uint64
-	command, version string // filled in by run
+	driverpeer.Config
+	version string // the server's, filled in by run
 }
 
 func main() {
-	var c config
-	flag.IntVar(&c.rounds, "rounds", 5, "rounds; each runs both tools once, in a seeded random order")
-	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured time of each run (whole seconds: sysbench --time)")
-	flag.DurationVar(&c.warmup, "warmup", 2*time.Second, "unmeasured warm-up run before each measured run (whole seconds)")
-	flag.IntVar(&c.clients, "clients", 16, "client sessions of both tools (sysbench --threads)")
-	flag.IntVar(&c.procs, "driver-threads", 0, "OS threads of the obsbench driver, as obsbench run --driver-threads (0: its default for -clients, one per core, at most one per session)")
-	flag.StringVar(&c.out, "out", "bench/mariadb-driver/RESULT.md", "markdown report to write")
-	flag.Uint64Var(&c.seed, "seed", 0, "seed of the run order (default: from the clock)")
-	flag.BoolVar(&c.goroutines, "goroutines", false, "also run the obsbench driver with a goroutine per session (its mode before event loops) in each round")
-	flag.BoolVar(&c.duet, "duet", false, "run both tools at the same time, each against one of two twin servers held to equal CPU quotas, swapping twins phase by phase (-rounds pairs of phases; default -out RESULT-duet.md)")
-	childDSN := flag.String("child-dsn", "", "(internal) run as the driver of a duet against this server and print the measured run")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of this process (the obsbench driver) to this file")
-	flag.Parse()
-	if c.duet && !sidebyside.FlagGiven("out") {
-		c.out = "bench/mariadb-driver/RESULT-duet.md"
-	}
-	if c.procs == 0 {
-		c.procs = driver.DefaultProcs(c.clients)
-	}
-	if *childDSN != "" {
-		if err := runChild(context.Background(), c, *childDSN); err != nil {
-			fail(err)
-		}
-		return
-	}
-	switch {
-	case c.rounds < 1 || c.clients < 1 || c.procs < 0:
-		fail(fmt.Errorf("-rounds, -clients and -driver-threads must be at least 1 (-driver-threads 0: the default)"))
-	case c.duration < time.Second || c.duration%time.Second != 0:
-		fail(fmt.Errorf("-duration %v: want whole seconds, at least 1s", c.duration))
-	case c.warmup < 0 || c.warmup%time.Second != 0:
-		fail(fmt.Errorf("-warmup %v: want whole seconds", c.warmup))
-	case c.duet && c.goroutines:
-		fail(fmt.Errorf("-duet compares two tools: not with -goroutines"))
-	case c.duet && *cpuprofile != "":
-		fail(fmt.Errorf("-duet runs the obsbench driver in a child process: not with -cpuprofile"))
-	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+	c := config{Config: driverpeer.Config{Bench: "mariadb-driver", Peer: "sysbench", Workload: "credit-top1"}}
+	c.DefineFlags("measured time of each run (whole seconds: sysbench --time)", "client sessions of both tools (sysbench --threads)")
+	c.Parse()
+	dial := func(dsn string) (driver.Dialer, error) {
+		srv, err := mariadb.New(dsn, mariadb.Options{Password: os.Getenv(passwordEnv)})
 		if err != nil {
-			fail(err)
+			return nil, err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fail(err)
-		}
-		defer pprof.StopCPUProfile()
+		return func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }, nil
 	}
-	c.seed = sidebyside.Seed(c.seed)
-	c.command = sidebyside.Command("mariadb-driver")
-	sidebyside.Main("mariadb-driver", func(ctx context.Context) error {
-		err := run(ctx, &c)
-		if err != nil {
-			pprof.StopCPUProfile()
-		}
-		return err
-	})
+	c.Main(dial, func(ctx context.Context) error { return run(ctx, &c) })
 }
 
-func fail(err error) { sidebyside.Fail("mariadb-driver", err) }
-
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "mariadb-driver: "+format+"\n", args...)
-}
-
-// run sets up the server, runs the rounds and writes the report. The server
-// is stopped on every return, a cancelled context (Ctrl-C) included.
+// run sets up the server, runs the rounds or the duet and writes the
+// report. The server is stopped on every return, a cancelled context
+// (Ctrl-C) included.
 func run(ctx context.Context, c *config) error {
-	sysbench, err := findSysbench()
+	path, err := findSysbench()
 	if err != nil {
 		return err
 	}
-	meta, err := workload.Lookup(workloadName)
-	if err != nil {
-		return err
-	}
-	ds, err := dataset.Lookup(meta.Dataset)
-	if err != nil {
-		return err
-	}
-	sql, err := sidebyside.OneStatement(ctx, meta)
+	wl, ds, sql, err := c.Statement(ctx)
 	if err != nil {
 		return err
 	}
 	if strings.Contains(sql, "?") || strings.Contains(sql, "]==]") {
-		return fmt.Errorf("workload %s: want a statement without parameters or ]==], got %q", meta.Name, sql)
+		return fmt.Errorf("workload %s: want a statement without parameters or ]==], got %q", wl.Name, sql)
 	}
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: logf})
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: c.Logf})
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err := m.Stop(); err != nil {
-			logf("stopping the managed server: %v", err)
+			c.Logf("stopping the managed server: %v", err)
 		}
 	}()
 	srv, err := mariadb.New(m.DSN(database), mariadb.Options{Password: m.Password()})
 	if err != nil {
 		return err
 	}
-	logf("loading dataset %s", ds.Name)
+	c.Logf("loading dataset %s", ds.Name)
 	if err := srv.Load(ctx, ds); err != nil {
 		return err
 	}
 	if c.version, err = srv.Version(ctx); err != nil {
 		return err
 	}
-	if c.duet {
-		return runDuetBench(ctx, c, sql, m, sysbench)
+	sb := sysbench{path: path, threads: c.Clients}
+	if c.Duet {
+		return runDuet(ctx, c, sql, m, sb)
 	}
 	pid, err := m.PID()
 	if err != nil {
@@ -163,39 +99,22 @@ func run(ctx context.Context, c *config) error {
 		return err
 	}
 	defer control.Close()
-	b := &bench{
-		srv: srv, m: m, wl: meta, pid: pid, clients: c.clients, procs: c.procs,
-		warmup: c.warmup, duration: c.duration, sysbench: sysbench, files: files, control: control,
-	}
-	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
-	var samples []sample
-	for round := 1; round <= c.rounds; round++ {
-		for pos, tool := range sidebyside.Order(c.seed, round, c.tools()...) {
-			s, err := b.measure(ctx, tool)
-			if err != nil {
-				return fmt.Errorf("round %d, %s: %w", round, tool, err)
-			}
-			s.Round, s.Position = round, pos+1
-			samples = append(samples, s)
-			logf("round %d/%d %-8s %9.0f stmt/s  client %5.2f µs/stmt  server %5.2f µs/stmt",
-				round, c.rounds, tool, s.Rate(), s.ClientMicros(), s.ServerMicros())
-		}
+	dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
+	samples, err := c.RunRounds(ctx, mariadbd{pid: pid, control: control}, wl, dial, sb.run(files, nil))
+	if err != nil {
+		return err
 	}
 	return writeReport(c, sql, samples)
 }
 
-// runDuetBench copies m into a twin, writes each twin's sysbench files and
-// runs the duet.
-func runDuetBench(ctx context.Context, c *config, sql string, m *server.MariaDB, sysbench string) error {
-	tw, err := sidebyside.StartTwins(ctx, m, m.StartCopy, logf)
+// runDuet copies m into a twin, writes each twin's sysbench files, runs
+// the duet and writes its report.
+func runDuet(ctx context.Context, c *config, sql string, m *server.MariaDB, sb sysbench) error {
+	tw, err := sidebyside.StartTwins(ctx, m, m.StartCopy, c.Logf)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := tw.Close(); err != nil {
-			logf("%v", err)
-		}
-	}()
+	defer tw.Close()
 	var files [2]sysbenchFiles
 	for i, twin := range tw.Servers {
 		if files[i], err = writeSysbenchFiles(sql, twin); err != nil {
@@ -203,13 +122,21 @@ func runDuetBench(ctx context.Context, c *config, sql string, m *server.MariaDB,
 		}
 		defer os.RemoveAll(files[i].dir)
 	}
-	b := &bench{clients: c.clients, procs: c.procs, sysbench: sysbench}
-	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
-	phases, err := runDuet(ctx, c, b, tw, files)
+	child := func(twin int) (string, []string) {
+		m := tw.Servers[twin]
+		return m.DSN(database), []string{passwordEnv + "=" + m.Password()}
+	}
+	phases, err := c.RunDuet(ctx, tw.Groups, child, func(twin int) driverpeer.Tool { return sb.run(files[twin], tw.Groups[twin]) })
 	if err != nil {
 		return err
 	}
-	return writeDuetReport(c, sql, phases)
+	return c.WriteDuetReport(driverpeer.DuetReport{
+		Title:  "obsbench's MariaDB driver vs sysbench, by duet",
+		Server: fmt.Sprintf("managed MariaDB %s and a copy of its data directory, each with its tool in a cgroup held to %.0f%% of the machine's CPUs", c.version, 100*sidebyside.TwinShare),
+		Setup:  fmt.Sprintf("workload %s, %d sessions, server-side prepared statements; obsbench driver threads: %d event loops; sysbench %s --threads %d", c.Workload, c.Clients, c.Procs, sysbenchVersion(), c.Clients),
+		Query:  sql,
+		Goals:  &driverpeer.Goals{Rate: goalRate, CPU: goalCPU},
+	}, phases)
 }
 
 // The goals of issue 26 (the harness costs less than what it measures).
@@ -218,15 +145,13 @@ const (
 	goalCPU  = 1.00 // obsbench client CPU/statement ÷ sysbench's, at most
 )
 
-// writeReport writes the markdown report to c.out and prints it.
-func writeReport(c *config, sql string, samples []sample) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# obsbench's MariaDB driver vs sysbench\n")
-	w.WriteString(sidebyside.Provenance(c.command))
-	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, workloadName, c.clients)
-	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); sysbench %s: --threads %d (one thread per session)", c.procs, sysbenchVersion(), c.clients)
-	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
+// writeReport writes the markdown report to c.Out and prints it.
+func writeReport(c *config, sql string, samples []sidebyside.Sample) error {
+	w := sidebyside.NewReport("obsbench's MariaDB driver vs sysbench", c.Command)
+	p := w.Line
+	p("- server: managed MariaDB %s over its Unix socket; workload %s, %d sessions, server-side prepared statements", c.version, c.Workload, c.Clients)
+	p("- obsbench driver threads: %d event loops (GOMAXPROCS one more); sysbench %s: --threads %d (one thread per session)", c.Procs, sysbenchVersion(), c.Clients)
+	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d", c.Warmup, c.Duration, c.Rounds, c.Seed)
 	p("- query: `%s`\n", sql)
 	p("statements/s: obsbench `result.Measured` ÷ duration; sysbench's events (one statement each) ÷ `--time`.")
 	p("client CPU µs/statement: the tool's CPU over the whole measured run (connecting and preparing included) ÷ every statement it ran.")
@@ -237,83 +162,28 @@ func writeReport(c *config, sql string, samples []sample) error {
 	for _, s := range samples {
 		p("| %d | %d | %s | %.0f | %.2f | %.2f |", s.Round, s.Position, s.Tool, s.Rate(), s.ClientMicros(), s.ServerMicros())
 	}
-	med := map[string][3]float64{}
+	figures, med := driverpeer.Figures(samples), driverpeer.Medians(samples)
+	r := c.Ratios(med, driverpeer.Driver)
 	p("\n## Medians (min–max)\n")
 	p("| tool | statements/s | client CPU µs/stmt | server CPU µs/stmt |")
 	p("|---|---:|---:|---:|")
-	for _, tool := range c.tools() {
-		var cols [3][]float64
-		for _, s := range samples {
-			if s.Tool == tool {
-				for i, v := range [3]float64{s.Rate(), s.ClientMicros(), s.ServerMicros()} {
-					cols[i] = append(cols[i], v)
-				}
-			}
-		}
+	for _, tool := range c.Tools() {
 		var cells [3]string
-		for i, col := range cols {
-			med[tool] = setAt(med[tool], i, stats.Median(col))
+		for i, col := range figures[tool] {
 			format := "%.2f (%.2f–%.2f)"
 			if i == 0 {
 				format = "%.0f (%.0f–%.0f)"
 			}
-			cells[i] = fmt.Sprintf(format, stats.Median(col), minOf(col), maxOf(col))
+			cells[i] = fmt.Sprintf(format, stats.Median(col), slices.Min(col), slices.Max(col))
 		}
 		p("| %s | %s | %s | %s |", tool, cells[0], cells[1], cells[2])
 	}
-	rateRatio := med[toolDriver][0] / med[toolSysbench][0]
-	cpuRatio := med[toolDriver][1] / med[toolSysbench][1]
-	srvRatio := med[toolDriver][2] / med[toolSysbench][2]
 	p("\n## Goals (ratios of the medians)\n")
 	p("| ratio | value | goal | result |")
 	p("|---|---:|---|---|")
-	p("| obsbench statements/s ÷ sysbench statements/s | %.3f | ≥ %.2f | %s |", rateRatio, goalRate, verdict(rateRatio >= goalRate))
-	p("| obsbench client CPU/statement ÷ sysbench's | %.3f | ≤ %.2f | %s |", cpuRatio, goalCPU, verdict(cpuRatio <= goalCPU))
-	p("| server CPU/statement under obsbench ÷ under sysbench | %.3f | – | – |", srvRatio)
-	if c.goroutines {
-		g := med[toolGoroutines]
-		p("\nThe driver with a goroutine per session (`-goroutines`, obsbench's mode before its event loops): %.3fx sysbench's statements/s, %.3fx its client CPU per statement, %.3fx its server CPU per statement.",
-			g[0]/med[toolSysbench][0], g[1]/med[toolSysbench][1], g[2]/med[toolSysbench][2])
-	}
-	if c.rounds < 3 {
-		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
-	}
-	if err := sidebyside.Publish(c.out, w.String()); err != nil {
-		return err
-	}
-	logf("wrote %s", c.out)
-	return nil
-}
-
-func setAt(a [3]float64, i int, v float64) [3]float64 { a[i] = v; return a }
-
-func minOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
-}
-
-// tools are the tools of each round.
-func (c *config) tools() []string {
-	if c.goroutines {
-		return []string{toolDriver, toolGoroutines, toolSysbench}
-	}
-	return []string{toolDriver, toolSysbench}
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
+	p("| obsbench statements/s ÷ sysbench statements/s | %.3f | ≥ %.2f | %s |", r[0], goalRate, sidebyside.Verdict(r[0] >= goalRate))
+	p("| obsbench client CPU/statement ÷ sysbench's | %.3f | ≤ %.2f | %s |", r[1], goalCPU, sidebyside.Verdict(r[1] <= goalCPU))
+	p("| server CPU/statement under obsbench ÷ under sysbench | %.3f | – | – |", r[2])
+	w.WriteString(c.GoroutinesNote(med))
+	return c.Publish(w.String())
 }

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,6 +39,8 @@ import (
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
+var logf = sidebyside.Logger("mix-phases")
+
 type config struct {
 	altDuration time.Duration
 	warmup      time.Duration
@@ -47,8 +48,6 @@ type config struct {
 	dir         string
 	command     string
 }
-
-func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "mix-phases: "+format+"\n", args...) }
 
 func main() {
 	var c config
@@ -73,11 +72,8 @@ func run(ctx context.Context, c config) error {
 		"--alt-duration", c.altDuration.String(), "--phase-min", "10", "--phase-max", "20", "--warmup", c.warmup.String(),
 		"--seed", fmt.Sprint(c.seed), "--out", out}
 	logf("obsbench %s", strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, exe, args...)
-	var text strings.Builder
-	cmd.Stdout, cmd.Stderr = &text, os.Stderr
 	probe := startProbe()
-	err = cmd.Run()
+	text, err := sidebyside.RunObsbench(ctx, exe, args...)
 	samples := probe.close()
 	if err != nil {
 		return fmt.Errorf("obsbench: %w", err)
@@ -93,7 +89,7 @@ func run(ctx context.Context, c config) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(c.dir, "output.txt"), []byte(text.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.dir, "output.txt"), []byte(text), 0o644); err != nil {
 		return err
 	}
 	sum, err := result.ReadSummary(filepath.Join(out, "summary.json"))
@@ -221,7 +217,7 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings
 			residuals = append(residuals, p.factor/p.compute)
 		}
 	}
-	a.factorCV, a.computeCV, a.residualCV = cv(factors), cv(computes), cv(residuals)
+	a.factorCV, a.computeCV, a.residualCV = sidebyside.CV(factors), sidebyside.CV(computes), sidebyside.CV(residuals)
 	a.corrCompute, a.corrMemory = correlation(factors, computes), correlation(factors, memories)
 
 	a.pairs, a.pairLogSD = pairNoise(a.phases, weights, func(phase) float64 { return 1 })

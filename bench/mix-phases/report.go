@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -14,10 +13,8 @@ import (
 const studyComparisons = 19
 
 func report(c config, args []string, a findings, s result.Summary) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# How far the mix's server CPU moves between alternation phases\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("How far the mix's server CPU moves between alternation phases", c.command)
+	p := w.Line
 	p("- run: managed PostgreSQL %s, `obsbench %s` (an A/A alternation: nothing switched)", s.Server, strings.Join(args[:len(args)-2], " "))
 	p("- probe: a thread of this bench timing, every 20 ms, 100,000 multiplications (core) and 500 steps through a 64 MiB random cycle (memory), by its own CPU clock\n")
 

@@ -6,9 +6,6 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 )
 
-// cv is the coefficient of variation.
-func cv(v []float64) float64 { return moremath.StdDev(v) / moremath.Mean(v) }
-
 // correlation is Pearson's, NaN for fewer than 3 points.
 func correlation(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 3 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -99,10 +98,8 @@ func runDuet(ctx context.Context, c config, tw *sidebyside.Twins[*server.Postgre
 
 // writeDuetReport writes the duet's markdown report to c.out and prints it.
 func writeDuetReport(c config, perTxn int, phases []duetPhase) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# obsbench's pgbench workload vs pgbench, by duet\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("obsbench's pgbench workload vs pgbench, by duet", c.command)
+	p := w.Line
 	p("- server: managed PostgreSQL %s with pgbench -i's tables at scale %d, and a copy of it (pg_basebackup), each with its tool in a cgroup held to %.0f%% of the machine's CPUs", c.version, c.scale, 100*sidebyside.TwinShare)
 	p("- built-in script %s (%d statements per transaction), %d clients each; obsbench: `--workload pgbench --script %s --query-mode %s`, %d driver thread(s); pgbench: `-n -M %s -b %s -j %d`", c.script, perTxn, c.clients, c.script, c.mode, c.procs, c.mode, c.script, c.pgbenchThreads)
 	p("- each phase: both tools at once, each a %v warm-up run then a %v measured run with new sessions, against its twin; obsbench's twin a, b, b, a, ...; %d pairs of phases\n", c.warmup, c.duration, c.rounds)
@@ -115,13 +112,11 @@ func writeDuetReport(c config, perTxn int, phases []duetPhase) error {
 		p("| %d | %s | %.0f | %.0f | %.3f | %.1f | %.1f |", ph.phase, ph.obsTwin, ph.obs.tps, ph.peer.tps, r, ph.obs.clientUS, ph.peer.clientUS)
 		ratios, cpu = append(ratios, r), append(cpu, ph.obs.clientUS/ph.peer.clientUS)
 	}
-	pairs, cpuPairs := sidebyside.PairRatios(ratios), sidebyside.PairRatios(cpu)
-	med, cv := sidebyside.Spread(pairs)
-	cmed, ccv := sidebyside.Spread(cpuPairs)
+	rate, cpuPairs := sidebyside.PairsOf(ratios), sidebyside.PairsOf(cpu)
 	p("\n| ratio (geometric mean of a phase on each twin) | median of pairs | coefficient of variation over pairs | pairs |")
 	p("|---|---:|---:|---:|")
-	p("| obsbench transactions/s ÷ pgbench transactions/s | **%.3f** | %.1f%% | %d |", med, 100*cv, len(pairs))
-	p("| obsbench client CPU/transaction ÷ pgbench's | %.3f | %.1f%% | %d |", cmed, 100*ccv, len(cpuPairs))
+	p("| obsbench transactions/s ÷ pgbench transactions/s | **%.3f** | %.1f%% | %d |", rate.Median, 100*rate.CV, rate.N)
+	p("| obsbench client CPU/transaction ÷ pgbench's | %.3f | %.1f%% | %d |", cpuPairs.Median, 100*cpuPairs.CV, cpuPairs.N)
 	if c.rounds < 3 {
 		p("\nOnly %d pair(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -15,12 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -134,9 +131,7 @@ func main() {
 
 func fail(err error) { sidebyside.Fail("pgbench-scripts", err) }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "pgbench-scripts: "+format+"\n", args...)
-}
+var logf = sidebyside.Logger("pgbench-scripts")
 
 // run sets up the server, runs the rounds and writes the report; the
 // server is stopped on every return, Ctrl-C included.
@@ -195,11 +190,7 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if err := tw.Close(); err != nil {
-				logf("%v", err)
-			}
-		}()
+		defer tw.Close()
 		phases, err := runDuet(ctx, c, tw, filepath.Join(bin, "pgbench"))
 		if err != nil {
 			return err
@@ -282,36 +273,26 @@ func serverCommits(ctx context.Context, adminDSN string) (int64, error) {
 	return n, nil
 }
 
-var reTPS = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
-
 // runPgbench runs pgbench with args and reads its tps (without the
 // connection time: transactions ÷ the time its clients ran).
 // With group, pgbench runs in it (a duet's twin, -duet).
 func runPgbench(ctx context.Context, bin, passFile string, group *cgroup.Group, args []string) (sample, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+passFile) // the managed server's password
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}              // Ctrl-C reaches this program, which cancels ctx
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := sidebyside.RunIn(cmd, group); err != nil {
-		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out.String())
+	out, cpu, err := sidebyside.RunPeer(cmd, group)
+	if err != nil {
+		return sample{}, err
 	}
-	m := reTPS.FindSubmatch(out.Bytes())
-	txns := regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)`).FindSubmatch(out.Bytes())
-	if m == nil || txns == nil {
-		return sample{}, fmt.Errorf("cannot parse pgbench output:\n%s", out.String())
+	txns, tps, err := sidebyside.PgbenchResult(out)
+	if err != nil {
+		return sample{}, err
 	}
-	tps, _ := strconv.ParseFloat(string(m[1]), 64)
-	n, _ := strconv.ParseFloat(string(txns[1]), 64)
-	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-	return sample{tps: tps, clientUS: 1e6 * cpu / n}, nil
+	return sample{tps: tps, clientUS: 1e6 * cpu.Seconds() / float64(txns)}, nil
 }
 
 func writeReport(c config, perTxn int, samples []sample) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# obsbench's pgbench workload vs pgbench\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("obsbench's pgbench workload vs pgbench", c.command)
+	p := w.Line
 	p("- server: managed PostgreSQL %s; pgbench -i's tables at scale %d; built-in script %s (%d statements per transaction)", c.version, c.scale, c.script, perTxn)
 	p("- %d clients each; obsbench: `--workload pgbench --script %s --query-mode %s`, %d driver thread(s); pgbench: `-n -M %s -b %s -j %d`", c.clients, c.script, c.mode, c.procs, c.mode, c.script, c.pgbenchThreads)
 	p("- each run: %v warm-up run, then a %v measured run with new sessions; %d rounds, order seed %d\n", c.warmup, c.duration, c.rounds, c.seed)

@@ -22,7 +22,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -59,9 +58,7 @@ func main() {
 	sidebyside.Main("sampler-queries", func(ctx context.Context) error { return run(ctx, c) })
 }
 
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "sampler-queries: "+format+"\n", args...)
-}
+var logf = sidebyside.Logger("sampler-queries")
 
 // variant is one way to take samples: per call, per of them.
 type variant struct {

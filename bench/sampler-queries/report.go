@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
@@ -14,10 +12,8 @@ import (
 // report writes the medians per variant over the rounds, with the range,
 // and what each would cost the machine at the interval.
 func report(c config, version string, vs []variant, got []sample) string {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# What one wait sample costs on PostgreSQL\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("What one wait sample costs on PostgreSQL", c.command)
+	p := w.Line
 	p("- server: PostgreSQL %s (managed), %d sessions active in `pg_sleep`, 4 idle; pg_wait_sampling loaded, its own collector at one sample a minute", version, c.sessions)
 	p("- the CPUs kept busy by %d spinning processes (`-busy`), as by a workload", c.busy)
 	p("- each variant: %d samples per round on a new connection after 20 of warm-up, one every %v (a batch: %d per call, the server sleeping between them); %d rounds in an order drawn from seed %d", c.samples, c.interval, batchSize, c.rounds, c.seed)

@@ -16,12 +16,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
@@ -29,7 +27,6 @@ import (
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/stats"
-	"github.com/obsbench/obsbench/internal/workload"
 )
 
 const workloadName = "credit-top1"
@@ -41,7 +38,7 @@ type config struct {
 	out, command             string
 }
 
-func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "workers: "+format+"\n", args...) }
+var logf = sidebyside.Logger("workers")
 
 func main() {
 	var c config
@@ -69,11 +66,7 @@ type sample struct {
 }
 
 func run(ctx context.Context, c config) error {
-	meta, err := workload.Lookup(workloadName)
-	if err != nil {
-		return err
-	}
-	ds, err := dataset.Lookup(meta.Dataset)
+	meta, ds, err := sidebyside.Workload(workloadName)
 	if err != nil {
 		return err
 	}
@@ -190,10 +183,8 @@ func (m *selfCPU) machinePct() float64 {
 const goalCoordinator = 1.0 // % of the machine
 
 func report(c config, version string, arrangements []string, samples []sample) error {
-	var w strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&w, format+"\n", args...) }
-	p("# Sessions in worker processes vs in obsbench's own process\n")
-	w.WriteString(sidebyside.Provenance(c.command))
+	w := sidebyside.NewReport("Sessions in worker processes vs in obsbench's own process", c.command)
+	p := w.Line
 	p("- server: managed PostgreSQL %s; workload %s, %d sessions; the same server for every run", version, workloadName, c.clients)
 	p("- each run: %v warm-up, %v measured; %d rounds, order seed %d", c.warmup, c.duration, c.rounds, c.seed)
 	p("- workers: local processes (`obsbench worker`) over a Unix socket, started for each run (registration not timed)\n")

@@ -427,41 +427,31 @@ func arith(fn string, lv, rv Value) (Value, error) {
 }
 
 func extremum(least bool, a []Value) (Value, error) {
-	double := false
 	for _, v := range a {
-		double = double || v.Kind == Double
-	}
-	if double {
-		m, err := toDouble(a[0])
-		if err != nil {
-			return Value{}, err
+		if v.Kind == Double {
+			m, err := extremumOf(least, a, toDouble)
+			return Value{Kind: Double, F: m}, err
 		}
-		for _, v := range a[1:] {
-			d, err := toDouble(v)
-			if err != nil {
-				return Value{}, err
-			}
-			// C's Min and Max macros, NaN and all.
-			if least && !(m < d) || !least && !(m > d) {
-				m = d
-			}
-		}
-		return Value{Kind: Double, F: m}, nil
 	}
-	m, err := toInt(a[0])
+	m, err := extremumOf(least, a, toInt)
+	return Value{Kind: Int, I: m}, err
+}
+
+// extremumOf is the least or greatest of a, each converted with to.
+func extremumOf[T int64 | float64](least bool, a []Value, to func(Value) (T, error)) (T, error) {
+	m, err := to(a[0])
 	if err != nil {
-		return Value{}, err
+		return m, err
 	}
 	for _, v := range a[1:] {
-		i, err := toInt(v)
+		x, err := to(v)
 		if err != nil {
-			return Value{}, err
+			return m, err
 		}
-		if least {
-			m = min(m, i)
-		} else {
-			m = max(m, i)
+		// C's Min and Max macros, NaN and all.
+		if least && !(m < x) || !least && !(m > x) {
+			m = x
 		}
 	}
-	return Value{Kind: Int, I: m}, nil
+	return m, nil
 }

@@ -35,6 +35,14 @@ func Main(bench string, run func(ctx context.Context) error) {
 	}
 }
 
+// Logger is a bench's logf: a line on standard error after the bench's
+// name, for progress that the report does not keep.
+func Logger(bench string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, bench+": "+format+"\n", args...)
+	}
+}
+
 // Fail prints err after the bench's name and exits 1.
 func Fail(bench string, err error) {
 	fmt.Fprintln(os.Stderr, bench+":", err)

@@ -1,9 +1,9 @@
 // Package sidebyside holds what the benches share: the order of each
 // round, the driver's run measured the way a peer tool's process is
-// (pgbench, sysbench), this process's CPU, the one statement a workload
-// prepares, the wait until a PostgreSQL run's sessions are gone, a build
-// of obsbench to run, the machine and command a report names, and the
-// report's publication.
+// (pgbench, sysbench) and the peer's run, this process's CPU, a workload
+// with its dataset and the one statement it prepares, the wait until a
+// PostgreSQL run's sessions are gone, a build of obsbench to run, the
+// machine and command a report names, and the report's publication.
 package sidebyside
 
 import (
@@ -16,12 +16,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/server"
@@ -47,6 +51,7 @@ type Sample struct {
 	Seconds         float64 // the measured duration
 	ClientCPU       float64 // seconds, the tool's own process
 	ServerCPU       float64 // seconds, the server's processes
+	ReportedTPS     float64 // the tool's own transactions/s where it reports them (pgbench's tps), for reference
 }
 
 func (s Sample) Rate() float64         { return float64(s.Rated) / s.Seconds }
@@ -77,6 +82,38 @@ func RunDriver(ctx context.Context, cfg driver.Config, dial driver.Dialer, wl wo
 	return nil
 }
 
+// RunPeer runs a peer tool's cmd to its end, in group when there is one,
+// and returns what it printed (standard output and error together) and
+// its CPU time. The tool runs in a process group of its own, so that
+// Ctrl-C reaches the bench, which cancels the command's context.
+func RunPeer(cmd *exec.Cmd, group *cgroup.Group) (out []byte, cpu time.Duration, err error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := RunIn(cmd, group); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, buf.String())
+	}
+	return buf.Bytes(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+var (
+	rePgbenchTxns = regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)`)
+	rePgbenchTPS  = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial connection time\)`)
+)
+
+// PgbenchResult reads pgbench's output: the transactions it processed
+// and its tps, which divides them by its own timing without the
+// connection time.
+func PgbenchResult(out []byte) (txns int64, tps float64, err error) {
+	t, r := rePgbenchTxns.FindSubmatch(out), rePgbenchTPS.FindSubmatch(out)
+	if t == nil || r == nil {
+		return 0, 0, fmt.Errorf("cannot parse pgbench output:\n%s", out)
+	}
+	txns, _ = strconv.ParseInt(string(t[1]), 10, 64)
+	tps, _ = strconv.ParseFloat(string(r[1]), 64)
+	return txns, tps, nil
+}
+
 // SelfCPU is the user and system CPU time of this process, all threads.
 func SelfCPU() time.Duration {
 	d, err := collect.SelfCPU()
@@ -99,6 +136,20 @@ func Provenance(command string) string {
 	return fmt.Sprintf("- command: `%s`\n- date: %s\n- machine: %s\n", command, time.Now().Format("2006-01-02 15:04:05 MST"), Machine())
 }
 
+// Report is a bench's markdown report as it is written: its title and
+// Provenance, then the bench's lines.
+type Report struct{ strings.Builder }
+
+// NewReport starts the report titled title of the bench run as command.
+func NewReport(title, command string) *Report {
+	r := &Report{}
+	r.WriteString("# " + title + "\n\n" + Provenance(command))
+	return r
+}
+
+// Line adds a line to the report, formatted as by fmt.Sprintf.
+func (r *Report) Line(format string, args ...any) { fmt.Fprintf(r, format+"\n", args...) }
+
 // BuildObsbench makes a scratch directory for bench (the caller removes
 // it) and builds this checkout's obsbench into it, for a bench that runs
 // obsbench as a command or as workers; it returns both paths.
@@ -114,6 +165,17 @@ func BuildObsbench(ctx context.Context, bench string) (dir, exe string, err erro
 	return dir, exe, nil
 }
 
+// RunObsbench runs the obsbench that BuildObsbench built, exe, with args:
+// its standard error shows the run's progress, and its standard output,
+// the text a bench keeps beside its report, is returned.
+func RunObsbench(ctx context.Context, exe string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	var text strings.Builder
+	cmd.Stdout, cmd.Stderr = &text, os.Stderr
+	err := cmd.Run()
+	return text.String(), err
+}
+
 // Publish prints a bench's markdown report and writes it to path.
 func Publish(path, report string) error {
 	fmt.Print(report)
@@ -121,6 +183,16 @@ func Publish(path, report string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(report), 0o644)
+}
+
+// Workload is the workload named name and the dataset it runs on.
+func Workload(name string) (workload.Meta, dataset.Dataset, error) {
+	wl, err := workload.Lookup(name)
+	if err != nil {
+		return workload.Meta{}, dataset.Dataset{}, err
+	}
+	ds, err := dataset.Lookup(wl.Dataset)
+	return wl, ds, err
 }
 
 // OneStatement returns the one statement wl prepares, taken from the
@@ -218,4 +290,12 @@ func FlagGiven(name string) bool {
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
+}
+
+// Verdict is a goal's result in a report: PASS when ok, else FAIL.
+func Verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
 }

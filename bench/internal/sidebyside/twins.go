@@ -44,11 +44,12 @@ type Twins[S Server] struct {
 	Servers [2]S
 	Groups  [2]*cgroup.Group
 	set     *cgroup.Set
+	logf    func(string, ...any)
 }
 
 // StartTwins copies first (already loaded) into a twin with copyOf and
 // puts each server in its group. Close stops the copy and removes the
-// groups; first stays the caller's.
+// groups, logging a failure to logf; first stays the caller's.
 func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Context, func(string, ...any)) (S, error), logf func(string, ...any)) (*Twins[S], error) {
 	h, err := cgroup.Find()
 	if err != nil {
@@ -58,7 +59,7 @@ func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Cont
 	if err != nil {
 		return nil, err
 	}
-	t := &Twins[S]{Servers: [2]S{first, second}}
+	t := &Twins[S]{Servers: [2]S{first, second}, logf: logf}
 	if t.set, err = cgroup.NewSet(journal.Dir()); err != nil {
 		second.Stop()
 		return nil, err
@@ -82,13 +83,16 @@ func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Cont
 }
 
 // Close removes the groups (their processes go back to the root) and
-// stops the copy.
-func (t *Twins[S]) Close() error {
+// stops the copy, logging what fails: benches defer it, so the copy is
+// stopped on every return, Ctrl-C included.
+func (t *Twins[S]) Close() {
 	var errs []error
 	if t.set != nil {
 		errs = append(errs, t.set.Close())
 	}
-	return errors.Join(append(errs, t.Servers[1].Stop())...)
+	if err := errors.Join(append(errs, t.Servers[1].Stop())...); err != nil {
+		t.logf("%v", err)
+	}
 }
 
 // DuetPhase runs one phase of a bench's duet (from 1): obsbench's side
@@ -141,22 +145,28 @@ func RunChildEnv(ctx context.Context, group *cgroup.Group, env []string, v any, 
 	return nil
 }
 
-// PairRatios are the geometric means of consecutive phases' ratios (1-2,
-// 3-4, ...): in each pair the first tool ran once against each twin, so a
-// difference between the twins cancels.
-func PairRatios(phases []float64) []float64 {
-	var out []float64
-	for i := 0; i+1 < len(phases); i += 2 {
-		out = append(out, math.Sqrt(phases[i]*phases[i+1]))
-	}
-	return out
+// Pairs sums up a duet's ratios of the two tools, one a phase, by pairs
+// of consecutive phases (1-2, 3-4, ...): in each pair the first tool ran
+// once against each twin, so a difference between the twins cancels in
+// the pair's ratio, the geometric mean of its two phases'.
+type Pairs struct {
+	Median float64 // of the pairs' ratios
+	CV     float64 // their coefficient of variation
+	N      int     // how many pairs
 }
 
-// Spread is the median of xs and their coefficient of variation (sample
-// standard deviation over the mean).
-func Spread(xs []float64) (median, cv float64) {
-	return stats.Median(xs), moremath.StdDev(xs) / moremath.Mean(xs)
+// PairsOf sums up phases, a duet's ratios one a phase, by pairs.
+func PairsOf(phases []float64) Pairs {
+	var pairs []float64
+	for i := 0; i+1 < len(phases); i += 2 {
+		pairs = append(pairs, math.Sqrt(phases[i]*phases[i+1]))
+	}
+	return Pairs{Median: stats.Median(pairs), CV: CV(pairs), N: len(pairs)}
 }
+
+// CV is the coefficient of variation of xs: their sample standard
+// deviation over their mean.
+func CV(xs []float64) float64 { return moremath.StdDev(xs) / moremath.Mean(xs) }
 
 // RunIn runs cmd to its end, in group when there is one (moved there as it
 // starts, before it has connected to anything).
