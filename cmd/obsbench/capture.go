@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 
 	"github.com/obsbench/obsbench/internal/capture"
@@ -14,7 +13,7 @@ import (
 // [flags] LOG... (files, or directories of them; flags may also follow
 // the logs).
 func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench capture", flag.ContinueOnError)
+	fs := commandFlags("capture")
 	out := fs.String("out", "", "capture file to write (required; an existing file is not overwritten)")
 	source := fs.String("source", "auto", "log format: csvlog, jsonlog or stderr (PostgreSQL, log_statement=all or log_min_duration_statement=0), general-log (MariaDB), or auto (by extension: .csv, .json, else by the first line)")
 	var prefix optionalString
@@ -31,7 +30,6 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	apps := fs.String("app", "", "keep only sessions of these application names (comma-separated; PostgreSQL)")
 	exUsers := fs.String("exclude-user", "obsbench_system", "drop sessions of these users (comma-separated); obsbench's managed server samples as obsbench_system")
 	exApps := fs.String("exclude-app", "", "drop sessions of these application names (comma-separated; PostgreSQL)")
-	helpUsage(fs, "capture")
 	logs, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
 		return err

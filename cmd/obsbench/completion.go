@@ -24,9 +24,8 @@ import (
 // a name. The words come from the commands' own help, so a flag added to
 // a command completes without touching this file.
 func completionCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("obsbench completion", flag.ContinueOnError)
+	fs := commandFlags("completion")
 	fs.SetOutput(stdout)
-	helpUsage(fs, "completion")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp

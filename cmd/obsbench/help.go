@@ -119,6 +119,14 @@ per statement under valgrind; that takes about 6.5 minutes on 2 cores.`,
 	},
 }
 
+// commandFlags is the flag set of 'obsbench command', its -h the
+// command's help.
+func commandFlags(command string) *flag.FlagSet {
+	fs := flag.NewFlagSet("obsbench "+command, flag.ContinueOnError)
+	helpUsage(fs, command)
+	return fs
+}
+
 // helpUsage makes fs's -h print its command's help (helps[command]).
 func helpUsage(fs *flag.FlagSet, command string) {
 	h := helps[command]

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,8 +13,7 @@ import (
 )
 
 func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench inspect", flag.ContinueOnError)
-	helpUsage(fs, "inspect")
+	fs := commandFlags("inspect")
 	name := fs.String("engine", spec.Default().Engine, "database engine: "+engineChoices(anyEngine))
 	dsn := fs.String("dsn", "", "server to inspect (postgres: libpq connection string or URL, default libpq's defaults: PGHOST, PGPORT, PGUSER, ... or the local socket; mariadb: user:password@tcp(host:3306)/ or user@unix(/path/to/socket)/, default root@unix(/run/mysqld/mysqld.sock)/; sqlserver: sqlserver://user:password@host:1433, required)")
 	results := fs.String("results", "", "an obsbench results directory (with summary.json): show the overhead measured for each observer found")

@@ -83,8 +83,7 @@ func unexpected(fs *flag.FlagSet, args []string, arg string) error {
 }
 
 func observersCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench observers", flag.ContinueOnError)
-	helpUsage(fs, "observers")
+	fs := commandFlags("observers")
 	name := fs.String("engine", spec.Default().Engine, "engine whose observers to list")
 	file := fs.String("observer-file", "", "YAML file with more observers (same schema as the catalog)")
 	verbose := fs.Bool("v", false, "also show, per observer, the settings it changes, what needs a restart, how --method auto measures it and whether it runs on an external (--dsn) server")

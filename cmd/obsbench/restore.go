@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,8 +16,7 @@ import (
 // restoreCmd undoes what a killed obsbench left changed on external
 // servers, from its journals.
 func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench restore", flag.ContinueOnError)
-	helpUsage(fs, "restore")
+	fs := commandFlags("restore")
 	file := fs.String("journal", "", "journal to restore (default: every journal in "+journal.Dir()+" whose obsbench is no longer running)")
 	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's, which has no password: give one with this flag (postgres: or in PGPASSWORD or ~/.pgpass)")
 	if err := parseFlags(fs, args, stdout); err != nil {

@@ -113,8 +113,7 @@ func wantsHelp(args []string) bool {
 
 // calibrateCmd checks that obsbench recovers a known overhead.
 func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench calibrate", flag.ContinueOnError)
-	helpUsage(fs, "calibrate")
+	fs := commandFlags("calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := calibrate.Options{}
 	fs.DurationVar(&o.AltDuration, "alt-duration", spec.Default().Alternation.Duration, "measured time of each alternation run")
@@ -158,8 +157,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // reportCmd renders the report of a finished (or interrupted) experiment.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench report", flag.ContinueOnError)
-	helpUsage(fs, "report")
+	fs := commandFlags("report")
 	format := fs.String("format", "html", "html (writes DIR/report.html), or text, markdown, json, csv, benchstat, series (each measured second as CSV) on standard output")
 	wide := fs.Bool("v", false, "with --format text: every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
 	rest, err := parseInterspersed(fs, args, stdout)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
 	"strconv"
@@ -14,8 +13,7 @@ import (
 // workerCmd is 'obsbench worker': it runs sessions for the coordinator
 // that started it (obsbench run --workers N) until the coordinator ends.
 func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("obsbench worker", flag.ContinueOnError)
-	helpUsage(fs, "worker")
+	fs := commandFlags("worker")
 	fs.SetOutput(stderr)
 	coordinator := fs.String("coordinator", "", "the coordinator's address: unix:/path/to/socket or host:port")
 	index := fs.Int("index", -1, "this worker's number, from 0 (default: $JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it)")
