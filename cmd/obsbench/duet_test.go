@@ -105,9 +105,7 @@ func (w *groupWatch) seen() bool {
 func TestDuetManaged(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	out := filepath.Join(tmp, "out")
 	dirs := twinGroups(t, os.Getpid())
 	stop := make(chan struct{})
@@ -203,9 +201,7 @@ func TestDuetManaged(t *testing.T) {
 func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	args := func(out string) []string {
 		return []string{"run", "--method", "duet", "--observers", "log-filtered-out", "--rounds", "4", "--duration", "3s",
 			"--warmup", "500ms", "--clients", "2", "--out", out}
@@ -275,9 +271,7 @@ func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 // dataset, and a machine with no cgroup to hold the twins' CPU shares.
 func TestDuetRefusals(t *testing.T) {
 	needServers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsn, settings := externalServer(t)
 	other, _ := externalServer(t)
 	before := settings()
@@ -379,9 +373,7 @@ func TestDuetMariaDB(t *testing.T) {
 func TestDuetExternal(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsnA, settingsA := externalServer(t)
 	dsnB, settingsB := externalServer(t)
 	beforeA, beforeB := settingsA(), settingsB()

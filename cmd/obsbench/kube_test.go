@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/obsbench/obsbench/internal/fleet/kube"
-	"github.com/obsbench/obsbench/internal/result"
 )
 
 // kubelet plays the part of a cluster for the objects obsbench creates in
@@ -151,10 +150,7 @@ func TestKubernetesLauncher(t *testing.T) {
 	if !strings.Contains(stderr.String(), "creating Job perf/obsbench-e") {
 		t.Errorf("no Job creation noted:\n%s", stderr.String())
 	}
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	for _, r := range runs {
 		if r.Error != "" || len(r.Driver.Workers) != 2 {
 			t.Errorf("run %d (%s): error %q, %d workers; want 2", r.Seq, r.Condition, r.Error, len(r.Driver.Workers))

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -143,10 +142,7 @@ func TestKubeNodeWorkers(t *testing.T) {
 		t.Fatalf("obsbench: %v\n%s", err, log)
 	}
 	t.Logf("obsbench's output:\n%s", log)
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	if len(runs) != 4 {
 		t.Fatalf("%d runs; want 4\n%s", len(runs), log)
 	}
@@ -216,10 +212,7 @@ func TestKubeNodeFaults(t *testing.T) {
 		t.Fatalf("obsbench: %v\n%s", err, log)
 	}
 	t.Logf("pod %s deleted in the second run; obsbench's output:\n%s", victim, log)
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	failed, whole := 0, 0
 	for _, r := range runs {
 		switch {

@@ -41,6 +41,26 @@ func privateTemp(t *testing.T) string {
 	return dir
 }
 
+// privateState is privateTemp with, in it, the directory where obsbench
+// keeps its journals for the test (OBSBENCH_STATE_DIR).
+func privateState(t *testing.T) (tmp, state string) {
+	t.Helper()
+	tmp = privateTemp(t)
+	state = filepath.Join(tmp, "state")
+	t.Setenv("OBSBENCH_STATE_DIR", state)
+	return tmp, state
+}
+
+// readRuns reads the runs of the experiment in out (results.jsonl).
+func readRuns(t *testing.T, out string) []result.Run {
+	t.Helper()
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
 func serverDirs(t *testing.T, tmp string) []string {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, "obsbench-pg-*"))
 	return dirs

@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -202,10 +201,7 @@ func TestWorkersInNetworkNamespaces(t *testing.T) {
 	if want := ns.workerAddr(0) + " " + ns.workerAddr(1); strings.Join(got, " ") != want {
 		t.Errorf("driver sessions came from %v; want from the workers' addresses %s only\n%s", got, want, log)
 	}
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	if len(runs) != 4 {
 		t.Fatalf("%d runs; want 4\n%s", len(runs), log)
 	}

@@ -46,9 +46,7 @@ func externalMariaDB(t *testing.T) (dsn string, settings func() map[string]strin
 // and sets every variable back, so that the whole list is as before.
 func TestMariaDBKillThenRestore(t *testing.T) {
 	needServers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsn, settings := externalMariaDB(t)
 	before := settings()
 
@@ -73,9 +71,7 @@ func TestMariaDBKillThenRestore(t *testing.T) {
 
 func TestMariaDBDryRunChangesNothing(t *testing.T) {
 	needServers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsn, settings := externalMariaDB(t)
 	before := settings()
 	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--dsn", dsn, "--dry-run",

@@ -154,9 +154,7 @@ func runArgs(dsn, out string) []string {
 // nothing to do.
 func TestKillThenRestore(t *testing.T) {
 	needServers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsn, settings := externalServer(t)
 	before := settings()
 
@@ -228,9 +226,7 @@ func assertNoSecret(t *testing.T, dir, output string) {
 // setting, no schema, no journal, no results directory.
 func TestDryRunChangesNothing(t *testing.T) {
 	needServers(t)
-	tmp := privateTemp(t)
-	state := filepath.Join(tmp, "state")
-	t.Setenv("OBSBENCH_STATE_DIR", state)
+	tmp, state := privateState(t)
 	dsn, settings := externalServer(t)
 	before := settings()
 	out := filepath.Join(tmp, "out")
@@ -415,10 +411,7 @@ func TestLogDiskFullFailsTheRun(t *testing.T) {
 	out := filepath.Join(tmp, "out")
 	stdout, _ := runOK(t, "run", "--observer-file", file, "--observers", "log-to-full-disk", "--method", "rounds",
 		"--rounds", "2", "--duration", "1s", "--warmup", "200ms", "--clients", "2", "--seed", "1", "--out", out)
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	for _, r := range runs {
 		full := r.Condition == "log-to-full-disk"
 		failed := strings.Contains(r.Error, "log lines were lost") && strings.Contains(r.Error, "no space left on device")

@@ -61,10 +61,7 @@ func TestWorkersRunUserFiles(t *testing.T) {
 		if code := run(ctx, args, &stdout, &stderr); code != exitOK {
 			t.Fatalf("%s: exit %d\n%s", name, code, stderr.String())
 		}
-		runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		runs := readRuns(t, out)
 		for _, r := range runs {
 			if r.Error != "" || len(r.Driver.Workers) != 2 {
 				t.Errorf("%s: run %d: error %q, %d workers; want none, 2", name, r.Seq, r.Error, len(r.Driver.Workers))

@@ -96,10 +96,7 @@ func TestWorkersLocal(t *testing.T) {
 	if !strings.Contains(stderr.String(), fmt.Sprintf("worker %d registered", n-1)) {
 		t.Errorf("no worker %d registered:\n%s", n-1, stderr.String())
 	}
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	for _, r := range runs {
 		d := r.Driver
 		if r.Error != "" || len(d.Workers) != n || len(d.PerSecond) != 4 || d.Clients != 4 {
@@ -186,10 +183,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 	if pid == "" {
 		t.Fatalf("never saw the workers' 4 sessions to kill one:\n%s", stderr.String())
 	}
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	failed, ok := 0, 0
 	for _, r := range runs {
 		switch {
@@ -304,10 +298,7 @@ func TestWorkersMariaDB(t *testing.T) {
 	out := filepath.Join(privateTemp(t), "out")
 	runOK(t, "run", "--engine", "mariadb", "--workers", "2", "--observers", "general-log-file", "--method", "rounds",
 		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "5", "--seed", "3", "--out", out)
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	for _, r := range runs {
 		d := r.Driver
 		if r.Error != "" || len(d.Workers) != 2 || d.Workers[0].Sessions != 3 || d.Workers[1].Sessions != 2 || len(d.PerSecond) != 5 {
@@ -329,10 +320,7 @@ func TestWorkersAlternation(t *testing.T) {
 	out := filepath.Join(privateTemp(t), "out")
 	_, stderr := runOK(t, "run", "--workers", "2", "--observers", "log-statements-file", "--method", "alternation",
 		"--alt-duration", "12s", "--phase-min", "2", "--phase-max", "3", "--clients", "2", "--seed", "6", "--out", out)
-	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readRuns(t, out)
 	alt := 0
 	for _, r := range runs {
 		if r.Method != "alternation" {
