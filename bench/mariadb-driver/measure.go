@@ -29,6 +29,29 @@ type mariadbd struct {
 	control *sql.DB // one connection, kept for the whole bench
 }
 
+// WaitIdle waits until no session but its own is connected to the
+// benchmark database, so that the previous run's sessions are not
+// measured with the next.
+func (m mariadbd) WaitIdle(ctx context.Context) error {
+	db := m.control
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", database).Scan(&n)
+		if err != nil || n == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d sessions still connected 10s after the run", n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // StartCPU measures mariadbd's CPU.
 func (m mariadbd) StartCPU() (func() (float64, error), error) {
 	cpu0, err := collect.ProcessCPU(m.pid)
@@ -139,27 +162,4 @@ func sysbenchVersion() string {
 		return "(version unknown)"
 	}
 	return strings.TrimPrefix(strings.TrimSpace(string(out)), "sysbench ")
-}
-
-// WaitIdle waits until no session but its own is connected to the
-// benchmark database, so that the previous run's sessions are not
-// measured with the next.
-func (m mariadbd) WaitIdle(ctx context.Context) error {
-	db := m.control
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var n int
-		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()", database).Scan(&n)
-		if err != nil || n == 0 {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d sessions still connected 10s after the run", n)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

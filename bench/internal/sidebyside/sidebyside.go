@@ -2,8 +2,9 @@
 // round, the driver's run measured the way a peer tool's process is
 // (pgbench, sysbench) and the peer's run, this process's CPU, a workload
 // with its dataset and the one statement it prepares, the wait until a
-// PostgreSQL run's sessions are gone, a build of obsbench to run, the
-// machine and command a report names, and the report's publication.
+// PostgreSQL run's sessions are gone, a build of obsbench to run, a
+// bench's progress lines, and its report: the machine and command it
+// names, its goals' verdicts and its publication.
 package sidebyside
 
 import (
@@ -90,7 +91,7 @@ func RunPeer(cmd *exec.Cmd, group *cgroup.Group) (out []byte, cpu time.Duration,
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	if err := RunIn(cmd, group); err != nil {
+	if err := runIn(cmd, group); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, buf.String())
 	}
 	return buf.Bytes(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
@@ -130,20 +131,20 @@ func Machine() string {
 	return fmt.Sprintf("nproc %d, kernel %s", runtime.NumCPU(), strings.TrimSpace(string(kernel)))
 }
 
-// Provenance is a report's first lines: the command that wrote it, when,
+// provenance is a report's first lines: the command that wrote it, when,
 // and on what machine.
-func Provenance(command string) string {
+func provenance(command string) string {
 	return fmt.Sprintf("- command: `%s`\n- date: %s\n- machine: %s\n", command, time.Now().Format("2006-01-02 15:04:05 MST"), Machine())
 }
 
 // Report is a bench's markdown report as it is written: its title and
-// Provenance, then the bench's lines.
+// provenance, then the bench's lines.
 type Report struct{ strings.Builder }
 
 // NewReport starts the report titled title of the bench run as command.
 func NewReport(title, command string) *Report {
 	r := &Report{}
-	r.WriteString("# " + title + "\n\n" + Provenance(command))
+	r.WriteString("# " + title + "\n\n" + provenance(command))
 	return r
 }
 

@@ -136,7 +136,7 @@ func RunChildEnv(ctx context.Context, group *cgroup.Group, env []string, v any, 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the bench, which cancels ctx
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := RunIn(cmd, group); err != nil {
+	if err := runIn(cmd, group); err != nil {
 		return fmt.Errorf("%w\n%s", err, errOut.String())
 	}
 	if err := json.Unmarshal(out.Bytes(), v); err != nil {
@@ -168,9 +168,9 @@ func PairsOf(phases []float64) Pairs {
 // deviation over their mean.
 func CV(xs []float64) float64 { return moremath.StdDev(xs) / moremath.Mean(xs) }
 
-// RunIn runs cmd to its end, in group when there is one (moved there as it
+// runIn runs cmd to its end, in group when there is one (moved there as it
 // starts, before it has connected to anything).
-func RunIn(cmd *exec.Cmd, group *cgroup.Group) error {
+func runIn(cmd *exec.Cmd, group *cgroup.Group) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
