@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,5 +110,16 @@ func (s *Sink) CloseAfter(err *error) {
 		if *err = s.close(); *err == nil {
 			s.close = nil
 		}
+	}
+}
+
+// RevertIfFailed reverts what an Apply has changed so far once it fails
+// (*err not nil), the revert's own failure added to *err. Apply defers it.
+func RevertIfFailed(ctx context.Context, err *error, revert func(context.Context) error) {
+	if *err == nil {
+		return
+	}
+	if rerr := revert(context.WithoutCancel(ctx)); rerr != nil {
+		*err = fmt.Errorf("%w (and reverting the partial change failed: %v)", *err, rerr)
 	}
 }

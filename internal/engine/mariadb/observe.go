@@ -153,13 +153,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 		done()
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			if rerr := a.Revert(context.WithoutCancel(ctx)); rerr != nil {
-				err = fmt.Errorf("%w (and reverting the partial change failed: %v)", err, rerr)
-			}
-		}
-	}()
+	defer engine.RevertIfFailed(ctx, &err, a.Revert)
 	if err := a.openSink(ctx, o); err != nil {
 		done()
 		return nil, err

@@ -71,14 +71,10 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 	if err != nil {
 		return nil, err
 	}
+	defer engine.RevertIfFailed(ctx, &err, a.Revert)
 	defer func() {
 		if conn != nil {
 			conn.Close(context.WithoutCancel(ctx))
-		}
-		if err != nil {
-			if rerr := a.Revert(context.WithoutCancel(ctx)); rerr != nil {
-				err = fmt.Errorf("%w (and reverting the partial change failed: %v)", err, rerr)
-			}
 		}
 	}()
 	if err := checkRequirements(ctx, conn, o); err != nil {

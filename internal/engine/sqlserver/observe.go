@@ -262,13 +262,7 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			if rerr := a.Revert(context.WithoutCancel(ctx)); rerr != nil {
-				err = fmt.Errorf("%w (and reverting the partial change failed: %v)", err, rerr)
-			}
-		}
-	}()
+	defer engine.RevertIfFailed(ctx, &err, a.Revert)
 	for _, st := range steps {
 		if err := a.record(change{What: st.What, Undo: st.Undo}); err != nil {
 			return nil, err
