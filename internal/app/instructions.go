@@ -27,19 +27,14 @@ func (c *Experiment) checkCounting() error {
 	if err := c.checkPerQuery(); err != nil {
 		return err
 	}
-	if err := c.checkWidth(); err != nil {
+	if err := c.ValidateCountWidth(countrun.MinPlanRounds); err != nil {
 		return err
 	}
 	if c.Method != "instructions" {
 		return c.checkCountAfter()
 	}
-	for _, f := range spec.TimingFlags {
-		if c.IsChosen(f) {
-			return usagef("--%s sets timed runs; --method instructions counts a fixed number of statements in a fixed number of sessions (--count-statements, --count-warmup, --count-sessions)", f)
-		}
-	}
-	if c.IsChosen("count-rounds") || (c.IsChosen("count") && c.Count.After) {
-		return usagef("--count and --count-rounds add a counted part to a timed experiment; --method instructions counts alone, --rounds times each condition")
+	if err := c.ValidateInstructionsFlags(); err != nil {
+		return err
 	}
 	switch {
 	case !c.info.Counts:
@@ -57,22 +52,6 @@ func (c *Experiment) checkCounting() error {
 	return nil
 }
 
-// checkWidth refuses a --count-width given where too few first rounds
-// are counted to plan more from.
-func (c *Experiment) checkWidth() error {
-	if !c.IsChosen("count-width") || c.Count.Width == 0 {
-		return nil
-	}
-	flag, rounds := "--count-rounds", c.Count.Rounds
-	if c.Method == "instructions" {
-		flag, rounds = "--rounds", c.Rounds
-	}
-	if rounds < countrun.MinPlanRounds {
-		return usagef("--count-width %g: more rounds are planned from %d first rounds or more, and %s %d counts %d", c.Count.Width, countrun.MinPlanRounds, flag, rounds, rounds)
-	}
-	return nil
-}
-
 // checkPerQuery refuses --count-per-query where the queries cannot be
 // counted apart: an engine whose counted server cannot split its count
 // at each statement, a workload whose statements have no names.
@@ -86,9 +65,9 @@ func (c *Experiment) checkPerQuery() error {
 	}
 	switch {
 	case c.info.Counts && !c.info.CountsQueries:
-		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", queryCountingProducts(), c.Engine)
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", productsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
 	case !c.info.CountsQueries:
-		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s", queryCountingProducts(), c.Engine)
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s", productsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
 	case len(names) == 0:
 		return usagef("--count-per-query: workload %s does not name its statements; dss-mix does", c.wl.Name)
 	}
@@ -96,50 +75,15 @@ func (c *Experiment) checkPerQuery() error {
 	return nil
 }
 
-// queryCountingProducts names the engines whose counted servers count
-// each statement apart.
-func queryCountingProducts() string {
-	var ps []string
-	for _, i := range EnginesWhere(func(i engine.Info) bool { return i.CountsQueries }) {
-		ps = append(ps, i.Product)
-	}
-	return spec.OneOf(ps)
-}
-
-// countFlags set or gate the counted runs.
-var countFlags = []string{"count", "count-statements", "count-warmup", "count-rounds", "count-sessions", "count-shrink", "count-per-query", "count-width", "max-counted-overhead"}
-
-// countFlagVerb is what a count flag does to the counted runs.
-func countFlagVerb(f string) string {
-	if f == "max-counted-overhead" {
-		return "gates"
-	}
-	return "sets"
-}
-
 // checkCountAfter decides whether a timed experiment counts its
 // conditions too once its timed runs are done (--count, on by default).
 // Where it cannot, --count or a count flag given is refused; the
 // default is left out, and the reason said under the table.
 func (c *Experiment) checkCountAfter() error {
-	chosen := ""
-	for _, f := range countFlags {
-		if c.IsChosen(f) && chosen == "" {
-			chosen = f
-		}
+	if err := c.ValidateCountOff(); err != nil || !c.Count.After {
+		return err
 	}
-	if !c.Count.After {
-		for _, f := range countFlags[1:] {
-			switch {
-			case !c.IsChosen(f):
-			case c.IsChosen("count"):
-				return usagef("--%s %s the counted runs, which --count=false leaves out", f, countFlagVerb(f))
-			default:
-				return usagef("--%s %s the counted runs, which are off unless --count is given", f, countFlagVerb(f))
-			}
-		}
-		return nil
-	}
+	chosen := c.ChosenCountFlag()
 	why := c.whyNotCounted()
 	switch {
 	case why == "":
@@ -251,8 +195,14 @@ var errNotResumable = errors.New("a --method instructions experiment is not resu
 // CountingProducts names the engines whose managed servers obsbench counts
 // ("PostgreSQL or MariaDB").
 func CountingProducts() string {
+	return productsWhere(func(i engine.Info) bool { return i.Counts })
+}
+
+// productsWhere names the engines of which can holds, as a message lists
+// them.
+func productsWhere(can func(engine.Info) bool) string {
 	var ps []string
-	for _, i := range EnginesWhere(func(i engine.Info) bool { return i.Counts }) {
+	for _, i := range EnginesWhere(can) {
 		ps = append(ps, i.Product)
 	}
 	return spec.OneOf(ps)
