@@ -48,11 +48,6 @@ func checkObserver(o observer.Observer) (field string, err error) {
 // (sessions are threads, counted inside do_command).
 var _ counting.ThreadedServer = (*managed)(nil)
 
-// StaticSplit is the package's StaticSplit (engine.Splitter).
-func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
-	return StaticSplit(o)
-}
-
 // Planner reaches an external server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	s, err := New(dsn, Options{Database: engine.Home})

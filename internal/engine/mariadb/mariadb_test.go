@@ -259,5 +259,5 @@ func TestSplitAndRestartRefused(t *testing.T) {
 // catalog.
 func TestStaticSplit(t *testing.T) {
 	s, _ := newManaged(t)
-	adaptertest.SplitMatchesStatic(t, s, "mariadb", mariadb.StaticSplit)
+	adaptertest.SplitMatchesStatic(t, s, "mariadb", mariadb.Engine{}.StaticSplit)
 }

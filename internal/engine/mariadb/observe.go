@@ -411,8 +411,8 @@ var (
 
 // StaticSplit is Split without a server, from the documented scopes:
 // what `obsbench observers -v` says of each observer before any server is
-// reached.
-func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
+// reached (engine.Splitter).
+func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
 	return split(o, func(name string) variable { return variable{readOnly: startupOnly[name], session: sessionCopy[name]} })
 }
 

@@ -35,11 +35,6 @@ func (Engine) Info() engine.Info {
 // (each backend a process counted apart).
 var _ counting.ProcessServer = (*managed)(nil)
 
-// StaticSplit is the package's StaticSplit (engine.Splitter).
-func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
-	return StaticSplit(o)
-}
-
 // Planner reaches an external server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	return New(dsn, Options{Schema: engine.Home}), nil

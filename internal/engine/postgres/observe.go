@@ -441,8 +441,8 @@ var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libra
 
 // StaticSplit is Split without a server, from the documented contexts:
 // what `obsbench observers -v` says of each observer before any server is
-// reached.
-func StaticSplit(o observer.Observer) (held, switched observer.Observer) {
+// reached (engine.Splitter).
+func (Engine) StaticSplit(o observer.Observer) (held, switched observer.Observer) {
 	return observer.Split(o, func(name string) bool { return startOnly[name] })
 }
 

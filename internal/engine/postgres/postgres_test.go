@@ -414,5 +414,5 @@ func exec(t *testing.T, dsn string, stmts ...string) {
 // documented contexts) is what Split says on a real one (pg_settings),
 // for every observer of the catalog.
 func TestStaticSplit(t *testing.T) {
-	adaptertest.SplitMatchesStatic(t, newServer(t), "postgres", postgres.StaticSplit)
+	adaptertest.SplitMatchesStatic(t, newServer(t), "postgres", postgres.Engine{}.StaticSplit)
 }
