@@ -20,7 +20,7 @@ import (
 // runFlags binds the flags of 'obsbench run' to s: each flag's default is
 // s's value, so that a study's settings show as its defaults and the
 // user's flags override them. Each flag is named as the setting it sets
-// (app.Given).
+// (spec.Chosen).
 func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Engine, "engine", s.Engine, "database engine: "+engineChoices(anyEngine)+externalOnly())
 	fs.StringVar(&s.DSN, "dsn", s.DSN, "external server to measure (postgres: libpq connection string or URL; mariadb: user:password@tcp(host:3306)/database; sqlserver: sqlserver://user:password@host:1433); default: a managed server started from the local binaries (postgres and mariadb)")
