@@ -126,6 +126,12 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 					continue // not counted: the experiment says why (startEvents)
 				}
 				res, got, lost := runCounted(t, s, o, w, 100*time.Millisecond)
+				if res.Executed == 0 {
+					// A loaded machine can hold a slow sink's writes past
+					// the short window: a run of nothing checks nothing.
+					t.Logf("%s: no statement completed in 100ms; again for 1s", what)
+					res, got, lost = runCounted(t, s, o, w, time.Second)
+				}
 				if lost > 0 {
 					t.Errorf("%s: the engine lost %d events", what, lost)
 				}
