@@ -1,6 +1,9 @@
 package server
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // CompanionOptions configure a managed server's companion: a PostgreSQL
 // streaming standby or a MariaDB replica.
@@ -33,6 +36,30 @@ type companion struct {
 
 // Sync says whether the primary's commits wait for the companion.
 func (c *companion) Sync() bool { return c.sync }
+
+// link is the port on loopback where the companion reaches its primary's
+// port: the primary's own, or with a delay, a relay of obsbench's adding
+// it each way, which only the companion's processes (OS user uid) may use.
+// what names the companion in the note.
+func (c *companion) link(primaryPort int, delay time.Duration, uid int, what string, logf func(string, ...any)) (int, error) {
+	if delay <= 0 {
+		return primaryPort, nil
+	}
+	relay, err := StartRelay(fmt.Sprintf("127.0.0.1:%d", primaryPort), delay, uid)
+	if err != nil {
+		return 0, err
+	}
+	c.relay = relay
+	logf("%s connects through a relay adding %v each way (127.0.0.1:%d)", what, delay, relay.Port())
+	return relay.Port(), nil
+}
+
+// shutDown stops the companion's server, then closes its relay.
+func (c *companion) shutDown(server interface{ Stop() error }) error {
+	err := server.Stop()
+	c.closeRelay()
+	return err
+}
 
 // closeRelay closes the relay, if there is one.
 func (c *companion) closeRelay() {

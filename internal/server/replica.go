@@ -58,14 +58,9 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Rep
 			r.Stop()
 		}
 	}()
-	port := m.port
-	if opts.Delay > 0 {
-		// Only the replica's processes (its OS user) may use the relay.
-		if r.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", m.port), opts.Delay, rm.uid()); err != nil {
-			return nil, err
-		}
-		port = r.relay.Port()
-		logf("replica connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, port)
+	port, err := r.link(m.port, opts.Delay, rm.uid(), "replica", logf)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := rm.sql(ctx, fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos; START SLAVE",
 		port, replicaUser, replicaPassword), replicaPassword); err != nil {
@@ -118,11 +113,7 @@ FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('RPL_SEMI_SYNC_MAS
 }
 
 // Stop stops the replica and its relay and removes its directory.
-func (r *Replica) Stop() error {
-	err := r.MariaDB.Stop()
-	r.closeRelay()
-	return err
-}
+func (r *Replica) Stop() error { return r.shutDown(r.MariaDB) }
 
 // sql runs statements as root over the server's socket with the mariadb
 // client and returns the output (tab-separated, no headers). The

@@ -45,16 +45,16 @@ func (p *Postgres) StartStandby(ctx context.Context, opts CompanionOptions) (*St
 			s.Stop()
 		}
 	}()
-	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s passfile=%s", p.base, p.port, StandbyName, s.PassFile())
+	host := p.base
 	if opts.Delay > 0 {
 		logf("standby link: %s", netemStatus(ctx))
-		// Only the standby's processes (its OS user) may use the relay.
-		if s.relay, err = StartRelay(fmt.Sprintf("127.0.0.1:%d", p.port), opts.Delay, uid); err != nil {
-			return nil, err
-		}
-		conn = fmt.Sprintf("host=127.0.0.1 port=%d user=postgres application_name=%s passfile=%s", s.relay.Port(), StandbyName, s.PassFile())
-		logf("standby connects through a relay adding %v each way (127.0.0.1:%d)", opts.Delay, s.relay.Port())
+		host = "127.0.0.1"
 	}
+	port, err := s.link(p.port, opts.Delay, uid, "standby", logf)
+	if err != nil {
+		return nil, err
+	}
+	conn := fmt.Sprintf("host=%s port=%d user=postgres application_name=%s passfile=%s", host, port, StandbyName, s.PassFile())
 	if err := s.baseBackup(ctx, conn, logf); err != nil {
 		return nil, err
 	}
@@ -146,11 +146,7 @@ func (s *Standby) WalReceiverPID(ctx context.Context) (int, error) {
 }
 
 // Stop stops the standby and its relay and removes its directory.
-func (s *Standby) Stop() error {
-	err := s.Postgres.Stop()
-	s.closeRelay()
-	return err
-}
+func (s *Standby) Stop() error { return s.shutDown(s.Postgres) }
 
 // SetSettings appends settings to the managed server's postgresql.conf
 // and reloads it: for settings of the managed set-up itself (a standby's

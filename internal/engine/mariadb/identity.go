@@ -17,7 +17,7 @@ func (s *Server) Mark(ctx context.Context, token string) (func(), error) {
 		done()
 		return nil, fmt.Errorf("take the lock %s: got %d, %v", token, got, err)
 	}
-	return done, nil
+	return func() { done() }, nil
 }
 
 // Marked says whether a session holds the user lock named token.

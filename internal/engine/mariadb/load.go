@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // databaseComment marks a database obsbench created; any other database of
@@ -125,22 +126,14 @@ func (s *Server) checkTablesFree(ctx context.Context, conn *sql.Conn, d dataset.
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	return d.Verify(ctx, func(ctx context.Context, table string) (n int64, err error) {
-		err = pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteIdent(table)).Scan(&n)
-		return n, err
-	})
+	return d.Verify(ctx, sqldb.RowCounter(pool, quoteIdent))
 }
 
 // Setup runs a workload's set-up statements in the dataset database.
 func (s *Server) Setup(ctx context.Context, stmts []string) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	for _, st := range stmts {
-		if _, err := pool.ExecContext(ctx, st); err != nil {
-			return fmt.Errorf("workload set-up: %s: %w", st, err)
-		}
-	}
-	return nil
+	return sqldb.Setup(ctx, pool, stmts)
 }
 
 // PlanLoad lists the statements Load would run, or none when the dataset

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // Server is a MariaDB server under test, managed or external.
@@ -101,14 +102,8 @@ func (s *Server) open(db string) *sql.DB {
 
 // control opens a control connection, on the dataset database when it
 // exists.
-func (s *Server) control(ctx context.Context) (*sql.Conn, func(), error) {
-	pool := s.open("")
-	conn, err := pool.Conn(ctx)
-	if err != nil {
-		pool.Close()
-		return nil, nil, fmt.Errorf("connect to mariadb: %w", err)
-	}
-	return conn, func() { conn.Close(); pool.Close() }, nil
+func (s *Server) control(ctx context.Context) (*sql.Conn, func() error, error) {
+	return sqldb.Conn(ctx, s.open(""), "mariadb")
 }
 
 // Ping checks the server can be reached and the DSN's user may change

@@ -22,21 +22,19 @@ WHERE COMMAND IN ('Query', 'Execute') AND ID <> CONNECTION_ID()`
 // WaitSource samples information_schema.PROCESSLIST over a connection of
 // its own; it never turns performance_schema on.
 type WaitSource struct {
-	pool *sql.DB
 	conn *sql.Conn
+	done func() error // closes conn and its pool
 	tid  int
 	buf  []collect.SessionWait
 }
 
 // OpenWaits opens a WaitSource; Close it when done.
 func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
-	pool := s.open("")
-	conn, err := pool.Conn(ctx)
+	conn, done, err := s.control(ctx)
 	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to mariadb: %w", err)
+		return nil, err
 	}
-	w := &WaitSource{pool: pool, conn: conn}
+	w := &WaitSource{conn: conn, done: done}
 	if err := conn.QueryRowContext(ctx, "SELECT TID FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()").Scan(&w.tid); err != nil {
 		w.Close(ctx)
 		return nil, fmt.Errorf("find the sampler's thread: %w", err)
@@ -91,8 +89,7 @@ func (w *WaitSource) BackendPID() int { return w.tid }
 
 // Close closes the source's connection.
 func (w *WaitSource) Close(context.Context) error {
-	w.conn.Close()
-	return w.pool.Close()
+	return w.done()
 }
 
 // statusCounters are the SHOW GLOBAL STATUS counters read as rates: client

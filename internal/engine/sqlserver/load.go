@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // datasetProperty is the extended property that marks a database as
@@ -129,22 +130,18 @@ func (s *Server) databaseToCreate(ctx context.Context, conn *sql.Conn) (bool, er
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	return d.Verify(ctx, func(ctx context.Context, table string) (n int64, err error) {
-		err = pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteName(table)).Scan(&n)
-		return n, err
-	})
+	return d.Verify(ctx, sqldb.RowCounter(pool, quoteName))
 }
 
 // Setup runs a workload's set-up statements in the dataset's database.
 func (s *Server) Setup(ctx context.Context, stmts []string) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	for _, st := range stmts {
-		if _, err := pool.ExecContext(ctx, Translate(st)); err != nil {
-			return fmt.Errorf("workload set-up: %s: %w", Translate(st), err)
-		}
+	translated := make([]string, len(stmts))
+	for i, st := range stmts {
+		translated[i] = Translate(st)
 	}
-	return nil
+	return sqldb.Setup(ctx, pool, translated)
 }
 
 // PlanLoad lists the statements Load would run, or nil when the dataset

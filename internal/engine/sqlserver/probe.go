@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 	"github.com/obsbench/obsbench/internal/experiment"
 )
 
@@ -19,20 +20,18 @@ WHERE s.program_name = N'` + driverApp + `' AND r.session_id <> @@SPID`
 
 // WaitSource samples sys.dm_exec_requests over a connection of its own.
 type WaitSource struct {
-	pool *sql.DB
 	conn *sql.Conn
+	done func() error // closes conn and its pool
 	buf  []collect.SessionWait
 }
 
 // OpenWaits opens a WaitSource; Close it when done.
 func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
-	pool := s.open("")
-	conn, err := pool.Conn(ctx)
+	conn, done, err := sqldb.Conn(ctx, s.open(""), "sqlserver")
 	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to sqlserver: %w", err)
+		return nil, err
 	}
-	return &WaitSource{pool: pool, conn: conn}, nil
+	return &WaitSource{conn: conn, done: done}, nil
 }
 
 // ActiveWaits implements collect.WaitSource. The returned slice is reused
@@ -59,8 +58,7 @@ func (w *WaitSource) BackendPID() int { return 0 }
 
 // Close closes the source's connection.
 func (w *WaitSource) Close(context.Context) error {
-	w.conn.Close()
-	return w.pool.Close()
+	return w.done()
 }
 
 // Counters reads the performance counters (cumulative ones under their

@@ -12,6 +12,7 @@ import (
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // controlApp is the client application name of obsbench's own control
@@ -87,14 +88,8 @@ func (s *Server) open(db string) *sql.DB {
 }
 
 // control is one connection to master for obsbench's own statements.
-func (s *Server) control(ctx context.Context) (*sql.Conn, func(), error) {
-	pool := s.open("")
-	conn, err := pool.Conn(ctx)
-	if err != nil {
-		pool.Close()
-		return nil, nil, fmt.Errorf("connect to sqlserver %s: %w", s.dsn.Redacted(), err)
-	}
-	return conn, func() { conn.Close(); pool.Close() }, nil
+func (s *Server) control(ctx context.Context) (*sql.Conn, func() error, error) {
+	return sqldb.Conn(ctx, s.open(""), "sqlserver "+s.dsn.Redacted())
 }
 
 // Ping connects and checks the version (SQL Server 2016, 13.x, or later:
