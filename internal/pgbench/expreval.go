@@ -356,6 +356,9 @@ func arith(fn string, lv, rv Value) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
+		if v, ok := comparison(fn, l, r); ok {
+			return v, nil
+		}
 		switch fn {
 		case "+":
 			return Value{Kind: Double, F: l + r}, nil
@@ -363,16 +366,8 @@ func arith(fn string, lv, rv Value) (Value, error) {
 			return Value{Kind: Double, F: l - r}, nil
 		case "*":
 			return Value{Kind: Double, F: l * r}, nil
-		case "/":
+		default: // "/"
 			return Value{Kind: Double, F: l / r}, nil
-		case "=":
-			return Value{Kind: Bool, B: l == r}, nil
-		case "<>":
-			return Value{Kind: Bool, B: l != r}, nil
-		case "<=":
-			return Value{Kind: Bool, B: l <= r}, nil
-		default: // "<"
-			return Value{Kind: Bool, B: l < r}, nil
 		}
 	}
 	l, r, err := pair(lv, rv, toInt)
@@ -398,14 +393,9 @@ func arith(fn string, lv, rv Value) (Value, error) {
 			return Value{}, evalErr("bigint mul out of range")
 		}
 		return Value{Kind: Int, I: p}, nil
-	case "=":
-		return Value{Kind: Bool, B: l == r}, nil
-	case "<>":
-		return Value{Kind: Bool, B: l != r}, nil
-	case "<=":
-		return Value{Kind: Bool, B: l <= r}, nil
-	case "<":
-		return Value{Kind: Bool, B: l < r}, nil
+	}
+	if v, ok := comparison(fn, l, r); ok {
+		return v, nil
 	}
 	// "/" and "mod"
 	if r == 0 {
@@ -424,6 +414,22 @@ func arith(fn string, lv, rv Value) (Value, error) {
 		return Value{Kind: Int, I: l % r}, nil
 	}
 	return Value{Kind: Int, I: l / r}, nil
+}
+
+// comparison is the answer of fn for l and r where fn compares ("=",
+// "<>", "<=", "<"); ok is false for any other fn.
+func comparison[T int64 | float64](fn string, l, r T) (v Value, ok bool) {
+	switch fn {
+	case "=":
+		return Value{Kind: Bool, B: l == r}, true
+	case "<>":
+		return Value{Kind: Bool, B: l != r}, true
+	case "<=":
+		return Value{Kind: Bool, B: l <= r}, true
+	case "<":
+		return Value{Kind: Bool, B: l < r}, true
+	}
+	return Value{}, false
 }
 
 func extremum(least bool, a []Value) (Value, error) {
