@@ -140,9 +140,7 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 	var err error
 	if fc, ok := events.(FileCounter); ok {
 		files, err = fc.CountFiles(ctx)
-		for _, f := range files {
-			n += f.Records
-		}
+		n = result.Records(files)
 	}
 	if files == nil && err == nil {
 		n, err = events.Count(ctx)

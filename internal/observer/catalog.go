@@ -214,7 +214,7 @@ func validate(o Observer, engines []string) (field string, err error) {
 			if ev.Match == "" {
 				return "events", fmt.Errorf("events with source %s need match: (a regular expression)", ev.Source)
 			}
-			if _, err := regexp.Compile(strings.ReplaceAll(ev.Match, "{{tag}}", "tag")); err != nil {
+			if _, err := ev.MatchOf("tag"); err != nil {
 				return "events", fmt.Errorf("events match: %w", err)
 			}
 		case SourceSQL:

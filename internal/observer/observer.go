@@ -6,6 +6,7 @@ package observer
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -125,6 +126,20 @@ type EventCounter struct {
 
 // MarkPlaceholder stands for the value of an event counter's Mark query.
 const MarkPlaceholder = "{{mark}}"
+
+// tagPlaceholder stands for the workload's tag in Match and Query.
+const tagPlaceholder = "{{tag}}"
+
+// MatchOf is Match for the statements carrying tag: a record of one
+// matches it.
+func (c EventCounter) MatchOf(tag string) (*regexp.Regexp, error) {
+	return regexp.Compile(strings.ReplaceAll(c.Match, tagPlaceholder, regexp.QuoteMeta(tag)))
+}
+
+// QueryOf is Query for the statements carrying tag.
+func (c EventCounter) QueryOf(tag string) string {
+	return strings.ReplaceAll(c.Query, tagPlaceholder, tag)
+}
 
 // PackageFor is the package that provides r for a server of major version
 // major.

@@ -153,6 +153,15 @@ type FileCount struct {
 	Bytes int64 `json:"bytes"`
 }
 
+// Records is how many records files hold together.
+func Records(files []FileCount) int64 {
+	var n int64
+	for _, f := range files {
+		n += f.Records
+	}
+	return n
+}
+
 // Writer appends runs to a results.jsonl file.
 type Writer struct {
 	f *os.File

@@ -53,3 +53,13 @@ func TestAppendAndRead(t *testing.T) {
 		t.Errorf("ReadRuns(truncated) = %v; want an error at line 2", err)
 	}
 }
+
+func TestRecords(t *testing.T) {
+	if n := result.Records(nil); n != 0 {
+		t.Errorf("Records(nil) = %d", n)
+	}
+	files := []result.FileCount{{Name: "a", Records: 3, Bytes: 100}, {Name: "b", Records: 4, Bytes: 7}}
+	if n := result.Records(files); n != 7 {
+		t.Errorf("Records = %d; want 7, the records and not the bytes", n)
+	}
+}

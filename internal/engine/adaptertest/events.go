@@ -45,10 +45,7 @@ func AuditTrailComplete(t testing.TB, ev experiment.EventCounter, executed int64
 	if err != nil {
 		t.Fatalf("CountFiles: %v", err)
 	}
-	var total int64
-	for _, f := range files {
-		total += f.Records
-	}
+	total := result.Records(files)
 	if len(files) < 2 {
 		t.Errorf("records in %d file(s); want the trail rotated into at least 2", len(files))
 	}

@@ -66,8 +66,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.Event
 }
 
 func (e *EventCount) query() string {
-	q := strings.ReplaceAll(e.counter.Query, "{{tag}}", e.tag)
-	return strings.ReplaceAll(q, observer.MarkPlaceholder, e.mark)
+	return strings.ReplaceAll(e.counter.QueryOf(e.tag), observer.MarkPlaceholder, e.mark)
 }
 
 // Count returns the events recorded since StartEvents. For a log file it
@@ -78,11 +77,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		return e.countSQL(ctx)
 	}
 	files, err := e.CountFiles(ctx)
-	var total int64
-	for _, f := range files {
-		total += f.Records
-	}
-	return total, err
+	return result.Records(files), err
 }
 
 // CountFiles is Count file by file, oldest first (path.N, ..., path.1,
@@ -96,7 +91,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
 		return nil, err
 	}
-	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
+	re, err := e.counter.MatchOf(e.tag)
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
@@ -65,7 +63,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.Event
 	return nil, fmt.Errorf("unknown event source %q", e.counter.Source)
 }
 
-func (e *EventCount) query() string { return strings.ReplaceAll(e.counter.Query, "{{tag}}", e.tag) }
+func (e *EventCount) query() string { return e.counter.QueryOf(e.tag) }
 
 // Count returns the events recorded since StartEvents. For log files it
 // first waits until the logging collector has written everything sent to
@@ -76,11 +74,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		return n - e.before, err
 	}
 	files, err := e.CountFiles(ctx)
-	var total int64
-	for _, f := range files {
-		total += f.Records
-	}
-	return total, err
+	return result.Records(files), err
 }
 
 // CountFiles is Count file by file, in the order the server wrote them
@@ -94,7 +88,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if err != nil {
 		return nil, err
 	}
-	re, err := regexp.Compile(strings.ReplaceAll(e.counter.Match, "{{tag}}", regexp.QuoteMeta(e.tag)))
+	re, err := e.counter.MatchOf(e.tag)
 	if err != nil {
 		return nil, err
 	}
