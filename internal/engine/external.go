@@ -10,7 +10,7 @@ import (
 // External is what every engine's external server does alike: obsbench
 // never restarts it and does not read its processes (they may be on
 // another machine), and closing it closes the journal of the changes
-// made to it. An engine's external server type embeds it beside its
+// made to it. Each engine's external server type embeds it beside its
 // connection.
 type External struct {
 	Journal interface{ Close() error }

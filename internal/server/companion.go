@@ -37,10 +37,10 @@ type companion struct {
 // Sync says whether the primary's commits wait for the companion.
 func (c *companion) Sync() bool { return c.sync }
 
-// link is the port on loopback where the companion reaches its primary's
-// port: the primary's own, or with a delay, a relay of obsbench's adding
-// it each way, which only the companion's processes (OS user uid) may use.
-// what names the companion in the note.
+// link is the port where the companion reaches its primary: the
+// primary's own, or with a delay, that of a relay of obsbench's on
+// loopback adding it each way, which only the companion's processes (OS
+// user uid) may use. what names the companion in the note.
 func (c *companion) link(primaryPort int, delay time.Duration, uid int, what string, logf func(string, ...any)) (int, error) {
 	if delay <= 0 {
 		return primaryPort, nil

@@ -106,17 +106,16 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		return nil, err
 	}
 	srv, _ := New(o.DSN, Options{Journal: j, Database: engine.Home})
-	return &external{Server: srv, close: j.Close}, nil
+	return &external{Server: srv, External: engine.External{Journal: j}}, nil
 }
 
-// external is the server of a DSN: obsbench never restarts it, and
-// journals every change.
+// external is the server of a DSN (engine.External): its processes are
+// never this machine's that obsbench knows (the scheduler monitor gives
+// its CPU instead).
 type external struct {
 	*Server
-	close func() error
+	engine.External
 }
-
-func (t *external) Close() error { return t.close() }
 
 // Dial opens a workload session as the runner's driver.Session
 // (experiment.Target, driver.Dialer).

@@ -125,10 +125,6 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 	return "sqlserver " + v + " " + ed, nil
 }
 
-// ServerPID is 0: the server is never a process of this machine that
-// obsbench knows (see the scheduler-monitor CPU instead).
-func (s *Server) ServerPID() int { return 0 }
-
 // env reads what rendering needs: the server's log directory, from the
 // path of its error log, and a stamp unique to this apply.
 func (s *Server) env(ctx context.Context, conn *sql.Conn) (Env, error) {
