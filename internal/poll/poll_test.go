@@ -45,3 +45,19 @@ func TestUntil(t *testing.T) {
 		})
 	}
 }
+
+// Sleep waits out its time, ends with its context, and does not wait
+// for a time already past.
+func TestSleep(t *testing.T) {
+	if err := Sleep(context.Background(), 5*time.Millisecond); err != nil {
+		t.Errorf("Sleep(5ms) = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep(1h) in a cancelled context = %v; want context.Canceled", err)
+	}
+	if err := Sleep(ctx, -time.Second); err != nil {
+		t.Errorf("Sleep(-1s) = %v; want nil, without waiting", err)
+	}
+}
