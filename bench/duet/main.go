@@ -28,10 +28,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -123,7 +121,7 @@ func run(ctx context.Context, c config) error {
 	if c.drift {
 		dctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go drift(dctx, c.seed, &busy)
+		go sidebyside.Drift(dctx, c.seed, &busy)
 	}
 	start := time.Now()
 	var reps [][]experiment
@@ -167,7 +165,7 @@ func run(ctx context.Context, c config) error {
 		if _, err := do("duet", "run", "--method", "duet", "--observers", "log-filtered-out"); err != nil {
 			return err
 		}
-		cal, err := do("calibrate", "calibrate", "--effects", "1,2,5", "--alt-duration", "60s")
+		cal, err := do("calibrate", "calibrate", "--method", "alternation", "--effects", "1,2,5", "--alt-duration", "60s")
 		if err != nil {
 			return err
 		}
@@ -203,28 +201,6 @@ func calibrationObservers(dir string, rep int, cals []calibration) (string, []st
 // calibration-2% is calibration-2pct.
 func fileName(name string) string {
 	return strings.NewReplacer("%", "pct", ".", "-").Replace(name)
-}
-
-// drift keeps one core busy for a random 3-12 s, then leaves it idle for
-// 3-12 s, until ctx ends: a machine whose speed for everything else
-// changes faster than alternation's phases and rounds' runs.
-func drift(ctx context.Context, seed uint64, busy *atomic.Int64) {
-	runtime.LockOSThread()
-	rng := rand.New(rand.NewPCG(seed, 77))
-	for ctx.Err() == nil {
-		on := time.Duration(3000+rng.IntN(9000)) * time.Millisecond
-		end := time.Now().Add(on)
-		for time.Now().Before(end) && ctx.Err() == nil {
-			for i := 0; i < 100000; i++ {
-				_ = i * i
-			}
-		}
-		busy.Add(on.Milliseconds())
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Duration(3000+rng.IntN(9000)) * time.Millisecond):
-		}
-	}
 }
 
 func interval(o *result.OverheadSummary) string {
@@ -330,7 +306,7 @@ func runShares(ctx context.Context, c config) error {
 	if c.drift {
 		dctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go drift(dctx, c.seed, &busy)
+		go sidebyside.Drift(dctx, c.seed, &busy)
 	}
 	w := sidebyside.NewReport("How far apart identical twins fall, by CPU quota", c.command)
 	p := w.Line

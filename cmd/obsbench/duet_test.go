@@ -27,26 +27,28 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // twinGroups are the cgroup directories obsbench process pid makes for a
-// duet's twins.
-func twinGroups(t *testing.T, pid int) [2]string {
+// duet's twins: twin a's server, b's, a's load, b's.
+func twinGroups(t *testing.T, pid int) [4]string {
 	t.Helper()
 	h, err := cgroup.Find()
 	if err != nil {
 		t.Fatalf("this machine must give a duet its cgroups: %v", err)
 	}
-	var dirs [2]string
+	var dirs [4]string
 	for i, name := range experiment.TwinNames {
-		group := fmt.Sprintf("%d-twin-%s", pid, name)
-		dirs[i] = cgroup.Path(h, group)
-		t.Cleanup(func() { // a failed test leaves no group behind
-			for _, dir := range cgroup.Paths(h, group) {
-				cgroup.Remove(dir)
-			}
-		})
+		for j, group := range []string{fmt.Sprintf("%d-twin-%s", pid, name), fmt.Sprintf("%d-twin-%s-load", pid, name)} {
+			dirs[i+2*j] = cgroup.Path(h, group)
+			t.Cleanup(func() { // a failed test leaves no group behind
+				for _, dir := range cgroup.Paths(h, group) {
+					cgroup.Remove(dir)
+				}
+			})
+		}
 	}
 	return dirs
 }
@@ -54,13 +56,13 @@ func twinGroups(t *testing.T, pid int) [2]string {
 // groupWatch is what a watcher saw of the twins' groups while a run went on.
 type groupWatch struct {
 	mu    sync.Mutex
-	quota [2]string          // cpu.cfs_quota_us (or cpu.max) as read
-	comms [2]map[string]bool // the commands of the processes seen in each
+	quota [4]string          // cpu.cfs_quota_us (or cpu.max) as read
+	comms [4]map[string]bool // the commands of the processes seen in each
 }
 
 // watchGroups polls the groups until stop is closed.
-func watchGroups(dirs [2]string, stop <-chan struct{}) *groupWatch {
-	w := &groupWatch{comms: [2]map[string]bool{{}, {}}}
+func watchGroups(dirs [4]string, stop <-chan struct{}) *groupWatch {
+	w := &groupWatch{comms: [4]map[string]bool{{}, {}, {}, {}}}
 	go func() {
 		for {
 			select {
@@ -90,11 +92,16 @@ func watchGroups(dirs [2]string, stop <-chan struct{}) *groupWatch {
 	return w
 }
 
-// seen reports whether both groups existed and held processes.
+// seen reports whether every group existed and held processes.
 func (w *groupWatch) seen() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.comms[0]) > 0 && len(w.comms[1]) > 0
+	for _, c := range w.comms {
+		if len(c) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // A duet on two managed PostgreSQL twins: each twin's server and worker
@@ -117,13 +124,20 @@ func TestDuetManaged(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	wantQuota := strconv.Itoa(int(0.35 * float64(runtime.NumCPU()) * cgroup.Period))
+	wantQuota := strconv.Itoa(int(spec.DefaultTwinShare * float64(runtime.NumCPU()) * cgroup.Period))
+	worker := filepath.Base(os.Args[0])
 	for i, dir := range dirs {
+		name := experiment.TwinNames[i%2]
 		if !strings.HasPrefix(w.quota[i], wantQuota) {
-			t.Errorf("twin %s: quota %q during the run; want %s of every %d µs", experiment.TwinNames[i], w.quota[i], wantQuota, cgroup.Period)
+			t.Errorf("twin %s (group %d): quota %q during the run; want %s of every %d µs", name, i, w.quota[i], wantQuota, cgroup.Period)
 		}
-		if !w.comms[i]["postgres"] || !w.comms[i][filepath.Base(os.Args[0])] {
-			t.Errorf("twin %s's group held %v; want its postgres processes and its worker (%s)", experiment.TwinNames[i], w.comms[i], filepath.Base(os.Args[0]))
+		// The quota is the server's: its load, in a group of its own,
+		// does not dilute the overhead.
+		if i < 2 && (!w.comms[i]["postgres"] || w.comms[i][worker]) {
+			t.Errorf("twin %s's server group held %v; want its postgres processes and not its worker (%s)", name, w.comms[i], worker)
+		}
+		if i >= 2 && (!w.comms[i][worker] || w.comms[i]["postgres"]) {
+			t.Errorf("twin %s's load group held %v; want its worker (%s) alone", name, w.comms[i], worker)
 		}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s still there after the run", dir)
@@ -145,11 +159,26 @@ func TestDuetManaged(t *testing.T) {
 		if want := experiment.TwinNames[experiment.DuetOn(r.Round, experiment.DuetFlipped(3, r.Condition))]; d.On != want {
 			t.Errorf("run %d, round %d: observer in twin %s; want %s", r.Seq, r.Round, d.On, want)
 		}
-		if d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 || math.Abs(d.ShareCPUs-0.35*float64(runtime.NumCPU())) > 1e-9 {
+		if d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 || math.Abs(d.ShareCPUs-spec.DefaultTwinShare*float64(runtime.NumCPU())) > 1e-9 {
 			t.Errorf("run %d: throughput %.0f against %.0f, CPUs %.2f and %.2f of %.2f; want both twins measured", r.Seq, r.Driver.Throughput, d.Off.Throughput, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
 		}
 		if d.OnCPUs > 1.1*d.ShareCPUs || d.OffCPUs > 1.1*d.ShareCPUs {
 			t.Errorf("run %d: twins used %.2f and %.2f CPUs; the quota is %.2f", r.Seq, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
+		}
+		// Each twin's server CPU per statement, from its group, is the
+		// group's CPU over the window's statements; the loads are apart.
+		for _, tw := range []struct {
+			us, cpus float64
+			drv      result.DriverResult
+		}{{d.OnServerUS, d.OnCPUs, r.Driver}, {d.OffServerUS, d.OffCPUs, d.Off}} {
+			want := 1e6 * tw.cpus * tw.drv.Seconds / float64(tw.drv.Measured)
+			if tw.us <= 0 || math.Abs(tw.us-want) > 0.05*want {
+				t.Errorf("run %d: server %.1f µs per statement; want about %.1f (its group's %.2f CPU over %.2f s and %d statements)",
+					r.Seq, tw.us, want, tw.cpus, tw.drv.Seconds, tw.drv.Measured)
+			}
+		}
+		if !d.LoadApart || d.OnLoadCPUs <= 0 || d.OffLoadCPUs <= 0 || d.OnLoadCPUs > d.ShareCPUs {
+			t.Errorf("run %d: loads apart %v, %.2f and %.2f CPU; want each load in its group, under its %.2f", r.Seq, d.LoadApart, d.OnLoadCPUs, d.OffLoadCPUs, d.ShareCPUs)
 		}
 		if r.Waits == nil || r.Waits.Ticks == 0 {
 			// A sampler's batch still running on a twin held by its
@@ -180,7 +209,7 @@ func TestDuetManaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	if i := slices.IndexFunc(s.Conditions, func(c result.ConditionSummary) bool { return c.Name == experiment.CollectorArm }); i < 0 ||
-		s.Conditions[i].Overhead == nil || s.Conditions[i].Overhead.Verdict == "" || !strings.HasPrefix(s.Conditions[i].Method, "duet: 2 pairs") {
+		s.Conditions[i].Overhead == nil || s.Conditions[i].Overhead.Verdict == "" || !strings.HasPrefix(s.Conditions[i].Method, "duet: 4 phases") || s.Conditions[i].ServerCost == nil {
 		t.Errorf("conditions %+v; want the wait sampler's cost measured by duet", s.Conditions)
 	}
 	// The twin is a copy of the first server, made once its dataset was
@@ -188,7 +217,7 @@ func TestDuetManaged(t *testing.T) {
 	if log := stderr.String(); strings.Count(log, "loading dataset") != 1 || !strings.Contains(log, "pg_basebackup of the server") {
 		t.Errorf("want the dataset loaded once and the twin copied with pg_basebackup:\n%s", log)
 	}
-	for _, want := range []string{"duet of twin servers, 4 phases x 2s", "duet: 2 pairs of phases", "duet twins (each held to"} {
+	for _, want := range []string{"duet of twin servers, 4 phases x 2s", "duet: 4 phases", "duet twins (each server held to", "srv +µs/stmt [CI]"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}
@@ -256,8 +285,8 @@ func TestDuetGroupsAfterInterruptAndKill(t *testing.T) {
 	if code := run(context.Background(), []string{"restore"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("restore: exit %d: %s %s", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "undid 2 change(s)") {
-		t.Errorf("restore said %q; want the two groups undone", stdout.String())
+	if !strings.Contains(stdout.String(), "undid 4 change(s)") {
+		t.Errorf("restore said %q; want the four groups (two servers', two loads') undone", stdout.String())
 	}
 	for _, dir := range dirs {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -348,7 +377,7 @@ func TestDuetMariaDB(t *testing.T) {
 	if want := "method duet: the observer's server and its twin"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
-	for i := range dirs {
+	for i := range 2 {
 		if !w.comms[i]["mariadbd"] {
 			t.Errorf("twin %s's group held %v; want its mariadbd", experiment.TwinNames[i], w.comms[i])
 		}

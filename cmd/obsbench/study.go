@@ -116,8 +116,11 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := commandFlags("calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := calibrate.Options{}
-	fs.DurationVar(&o.AltDuration, "alt-duration", spec.Default().Alternation.Duration, "measured time of each alternation run")
-	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "alternation runs per calibration observer")
+	fs.StringVar(&o.Method, "method", "duet", "credit-top1: duet (the default method: each synthetic cost sized in a twin under its quota, then measured by duet) or alternation")
+	fs.IntVar(&o.Phases, "phases", app.DefaultDuetPhases, "--method duet: the duet's phases per calibration observer (the run's default)")
+	fs.BoolVar(&o.Count, "count", true, "--method duet: count each calibration's instructions per statement after the timed phases, as obsbench run does (a cross-check of each size)")
+	fs.DurationVar(&o.AltDuration, "alt-duration", spec.Default().Alternation.Duration, "--method alternation: measured time of each alternation run")
+	fs.IntVar(&o.AltRounds, "alt-rounds", 1, "--method alternation: alternation runs per calibration observer")
 	fs.StringVar(&o.Workload, "workload", "credit-top1", "credit-top1 (a loop of one short statement, alternation) or dss-mix (the decision-support mix, rounds of fixed work compared query by query)")
 	fs.IntVar(&o.Rounds, "rounds", 8, "dss-mix: rounds (a baseline and each calibration run per round)")
 	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
@@ -130,14 +133,24 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// Each workload is measured its own way: a flag of the other's is
 	// refused rather than ignored.
 	mix := o.Workload == "dss-mix"
-	var wrong []string
+	var wrong, wrongMethod []string
 	fs.Visit(func(f *flag.Flag) {
-		if alt := f.Name == "alt-duration" || f.Name == "alt-rounds"; (alt && mix) || (!alt && !mix && (f.Name == "rounds" || f.Name == "blocks")) {
+		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method"
+		switch {
+		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")):
 			wrong = append(wrong, "--"+f.Name)
+		case (alt && o.Method == "duet") || (duet && f.Name != "method" && o.Method != "duet"):
+			wrongMethod = append(wrongMethod, "--"+f.Name)
 		}
 	})
 	if len(wrong) > 0 {
-		return usagef("%s does not apply to --workload %s (credit-top1 takes --alt-duration and --alt-rounds, dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --phases and --count, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+	}
+	if len(wrongMethod) > 0 {
+		return usagef("%s does not apply to --method %s (duet takes --phases and --count, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)
+	}
+	if mix {
+		o.Method = ""
 	}
 	if o.Clients == 0 {
 		o.Clients = 16

@@ -84,25 +84,25 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 	}
 	alpha := stats.Bonferroni(FamilyAlpha, max(m, 1))
-	s.Method = fmt.Sprintf("overhead = 1 - T/T(baseline), Hodges-Lehmann estimate on log throughput with an exact "+
-		"distribution-free interval (Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise); "+
-		"Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)", m, 100*(1-alpha))
+	s.Method = methodNote(runs, m, alpha)
 	base := throughputs(byCond[observer.Baseline])
 	if len(base) >= 2 {
 		nf := stats.NoiseFloor(base)
 		s.NoiseFloorPct = &nf
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
-		var logs []float64
-		ratios, _ := duetPairs(aa)
-		for _, r := range aa {
-			tput, _ := phaseRatios(r)
-			ratios = append(ratios, tput...)
+		mde := duetMDE(aa, alpha)
+		if aa[0].Method != "duet" {
+			var logs []float64
+			for _, r := range aa {
+				tput, _ := phaseRatios(r)
+				for _, x := range tput {
+					logs = append(logs, math.Log(x))
+				}
+			}
+			mde = stats.MDE(logs, alpha, 0.8)
 		}
-		for _, x := range ratios {
-			logs = append(logs, math.Log(x))
-		}
-		if mde := stats.MDE(logs, alpha, 0.8); !math.IsNaN(mde) {
+		if !math.IsNaN(mde) {
 			s.MDEPct = &mde
 		}
 	}
@@ -128,7 +128,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		case name == observer.Baseline:
 			cs.Window = result.WindowRuns
 		case byCond[name][0].Method == "duet":
-			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet = duetOverhead(byCond[name], alpha)
+			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = duetOverhead(byCond[name], alpha)
 			cs.Window = result.WindowRuns
 			if name != aaName {
 				cs.Measures = result.MeasuresWhole
@@ -288,6 +288,29 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 		Warnings: o.Warnings,
 	}
 }
+
+// methodNote says how the overheads were estimated: by the phase model
+// where every run was a duet's, by ranks otherwise, and the correction.
+func methodNote(runs []result.Run, m int, alpha float64) string {
+	duet, other := false, false
+	for _, r := range runs {
+		duet, other = duet || r.Method == "duet", other || r.Method != "duet"
+	}
+	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
+		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"
+	switch {
+	case duet && !other:
+		est = duetEstimate
+	case duet:
+		est = duetEstimate + "; the other methods' by " + est
+	}
+	return fmt.Sprintf("overhead = 1 - T/T(baseline), %s; Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)",
+		est, m, 100*(1-alpha))
+}
+
+// duetEstimate is how a duet's overhead is estimated.
+const duetEstimate = "a duet's by least squares over every phase's log throughput ratio, the twins' difference and its drift taken out, " +
+	"with Student's t interval on the residual"
 
 // verdict words a comparison: up or down (above or below no change) when
 // its interval excludes no change, else why it does not tell.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -22,11 +23,21 @@ func duetRatios(r result.Run) (tput, cpu float64, cpuOK bool) {
 		return 0, 0, false
 	}
 	tput = r.Driver.Throughput / d.Off.Throughput
-	on, off := cpuPerStmt(r), cpuPerStmt(offRun(r))
+	on, off := serverPerStmt(r)
 	if on > 0 && off > 0 {
 		return tput, on / off, true
 	}
 	return tput, 0, false
+}
+
+// serverPerStmt is each twin's server CPU per statement of a duet run,
+// in seconds: from the twins' own groups where they were read (the
+// server's alone), else from the processes the run sampled.
+func serverPerStmt(r result.Run) (on, off float64) {
+	if d := r.Duet; d.OnServerUS > 0 && d.OffServerUS > 0 {
+		return d.OnServerUS / 1e6, d.OffServerUS / 1e6
+	}
+	return cpuPerStmt(r), cpuPerStmt(offRun(r))
 }
 
 // offRun is the other twin of a duet run as a run of its own.
@@ -34,68 +45,64 @@ func offRun(r result.Run) result.Run {
 	return result.Run{Driver: r.Duet.Off, Usage: r.Duet.OffUsage}
 }
 
-// duetPairs are a duet condition's ratios, the observer's twin against
-// the other over the same seconds, taken in pairs of phases with the
-// observer once in each twin (rounds 1-2, 3-4, ...: A,B then B,A): a
-// pair's geometric mean holds no difference between the twins, which
-// would otherwise split the phases into two groups and widen the interval
-// by twice that difference. cpu are the same of server CPU per statement,
-// for the pairs where it was read.
-func duetPairs(runs []result.Run) (tput, cpu []float64) {
-	type phase struct {
-		on        string
-		tput, cpu float64 // cpu 0: not read
-	}
-	byRound := map[int]phase{}
-	last := 0
+// duetPhases are a duet condition's successful phases for the phase
+// model: the log throughput ratio of the observer's twin over the other;
+// cpu the log ratio of their server CPU per statement and added the µs
+// per statement the observer's twin's server spent more, for the phases
+// whose CPU was read.
+func duetPhases(runs []result.Run) (tput, cpu, added []stats.Phase) {
 	for _, r := range runs {
 		if r.Error != "" || r.Duet == nil {
 			continue
 		}
-		if t, c, _ := duetRatios(r); t > 0 {
-			byRound[r.Round] = phase{on: r.Duet.On, tput: t, cpu: c}
-			last = max(last, r.Round)
-		}
-	}
-	for k := 1; k < last; k += 2 {
-		p, q := byRound[k], byRound[k+1]
-		if p.tput == 0 || q.tput == 0 || p.on == q.on {
+		t, c, ok := duetRatios(r)
+		if t <= 0 {
 			continue
 		}
-		tput = append(tput, math.Sqrt(p.tput*q.tput))
-		if p.cpu > 0 && q.cpu > 0 {
-			cpu = append(cpu, math.Sqrt(p.cpu*q.cpu))
+		p := stats.Phase{Value: math.Log(t), InA: r.Duet.On == "a", Time: float64(r.Round)}
+		tput = append(tput, p)
+		if ok {
+			on, off := serverPerStmt(r)
+			p.Value = math.Log(c)
+			cpu = append(cpu, p)
+			p.Value = 1e6 * (on - off)
+			added = append(added, p)
 		}
 	}
-	return tput, cpu
+	return tput, cpu, added
 }
 
-// duetOverhead compares a duet condition's twins pair of phases by pair
-// (duetPairs); its reference is the twin without the observer.
-func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string, *result.Reference, *result.DuetSummary) {
-	var refTput, refP50, refP99, refCPU, onCPUs, offCPUs, onHeld, offHeld []float64
-	share := 0.0
+// duetOverhead compares a duet condition's twins phase by phase with the
+// phase model (stats.PhaseModel: the twins' difference and its drift
+// taken out); its reference is the twin without the observer.
+func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string, *result.Reference, *result.DuetSummary, *result.ServerCost) {
+	var refTput, refP50, refP99, refCPU, onCPUs, offCPUs, onHeld, offHeld, onLoad, offLoad, loadHeld []float64
+	share, apart := 0.0, false
 	for _, r := range runs {
 		if r.Error != "" || r.Duet == nil {
 			continue
 		}
 		d := r.Duet
 		refTput, refP50, refP99 = append(refTput, d.Off.Throughput), append(refP50, d.Off.Latency.P50), append(refP99, d.Off.Latency.P99)
-		if c := cpuPerStmt(offRun(r)); c > 0 {
-			refCPU = append(refCPU, 1e6*c)
+		if _, off := serverPerStmt(r); off > 0 {
+			refCPU = append(refCPU, 1e6*off)
 		}
 		onCPUs, offCPUs = append(onCPUs, d.OnCPUs), append(offCPUs, d.OffCPUs)
 		onHeld, offHeld = append(onHeld, d.OnThrottledS), append(offHeld, d.OffThrottledS)
-		share = d.ShareCPUs
+		onLoad, offLoad, loadHeld = append(onLoad, d.OnLoadCPUs), append(offLoad, d.OffLoadCPUs), append(loadHeld, d.LoadThrottledS)
+		share, apart = d.ShareCPUs, apart || d.LoadApart
 	}
-	tput, cpu := duetPairs(runs)
+	tput, cpu, added := duetPhases(runs)
 	isolation := "not isolated"
-	if share > 0 {
+	switch {
+	case share > 0 && apart:
+		isolation = fmt.Sprintf("each twin's server held to %.3g CPU, its load apart", share)
+	case share > 0:
 		isolation = fmt.Sprintf("each twin held to %.3g CPU", share)
 	}
-	method := fmt.Sprintf("duet: %d pairs of phases, the observer's twin against its twin server in the same seconds, once in each twin (A,B,B,A or B,A,A,B; %s)", len(tput), isolation)
+	method := fmt.Sprintf("duet: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", len(tput), isolation)
 	if len(tput) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no pair of successful phases"}, nil, method, nil, nil
+		return &result.OverheadSummary{Verdict: "not measured: no successful phase"}, nil, method, nil, nil, nil
 	}
 	ref := &result.Reference{StmtsPerS: median(refTput), LatencyMS: result.LatencySummary{P50: median(refP50), P99: median(refP99)}}
 	if len(refCPU) > 0 {
@@ -103,14 +110,43 @@ func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *r
 		ref.ServerUSPerStmt = &v
 	}
 	var change *result.ChangeSummary
-	if len(cpu) >= 2 {
-		if o, err := stats.PairedOverhead(cpu, alpha); err == nil {
-			change = &result.ChangeSummary{Pct: -o.Pct, CILow: -o.CIHigh, CIHigh: -o.CILow}
-		}
+	if e, err := stats.PhaseModel(cpu, alpha); err == nil {
+		change = &result.ChangeSummary{Pct: 100 * math.Expm1(e.Est), CILow: 100 * math.Expm1(e.Low), CIHigh: 100 * math.Expm1(e.High)}
 	}
 	ds := &result.DuetSummary{Phases: len(refTput), ShareCPUs: share, OnCPUs: median(onCPUs), OffCPUs: median(offCPUs),
-		OnThrottledS: median(onHeld), OffThrottledS: median(offHeld)}
-	return summarizeOverhead(stats.PairedOverhead(tput, alpha)), change, method, ref, ds
+		OnThrottledS: median(onHeld), OffThrottledS: median(offHeld), LoadApart: apart}
+	if apart {
+		ds.OnLoadCPUs, ds.OffLoadCPUs, ds.LoadThrottledS = median(onLoad), median(offLoad), slices.Max(loadHeld)
+	}
+	return summarizeOverhead(stats.PhaseOverhead(tput, alpha)), change, method, ref, ds, serverCost(added, median(refCPU), alpha)
+}
+
+// serverCost is the server CPU per statement an observer added, twin
+// against twin, and that as a share of its twin's server CPU per
+// statement: X/(S+X), what a CPU-bound server whose clients run
+// elsewhere loses of its throughput. base is the other twin's µs per
+// statement (S).
+func serverCost(added []stats.Phase, base, alpha float64) *result.ServerCost {
+	e, err := stats.PhaseModel(added, alpha)
+	if err != nil || base <= 0 {
+		return nil
+	}
+	share := func(x float64) float64 { return 100 * x / (base + x) }
+	a := result.AddedSummary{US: e.Est, CILow: e.Low, CIHigh: e.High, Confidence: 100 * e.Confidence,
+		Verdict: verdict(true, e.Low > 0 || e.High < 0, e.Est > 0, "more", "less")}
+	return &result.ServerCost{BaseUS: base, Added: a,
+		Share: result.ChangeSummary{Pct: share(e.Est), CILow: share(e.Low), CIHigh: share(e.High)}}
+}
+
+// duetMDE is the least overhead a duet detects with 80% power at alpha,
+// in percent, from the A/A arm's phases; NaN when they are too few.
+func duetMDE(aa []result.Run, alpha float64) float64 {
+	tput, _, _ := duetPhases(aa)
+	e, err := stats.PhaseModel(tput, alpha)
+	if err != nil {
+		return math.NaN()
+	}
+	return e.MDE(0.8)
 }
 
 // duetWarnings say when a twin used less than its CPU share in the

@@ -97,9 +97,9 @@ func openTwin(ctx context.Context, c Experiment, first engine.Server, logf func(
 
 // twinsOf prepares what a duet needs beside its two servers: the twin's
 // dataset when load (a twin started, not copied, loads it as the first
-// did; an external one is only verified), a CPU group of an
-// equal share for each twin (journaled), and a worker process in each
-// group that drives its twin. closeAll stops the workers and removes the
+// did; an external one is only verified), a CPU group of an equal share
+// for each twin's server and one for its load (journaled), and a worker
+// process in each load group that drives its twin. closeAll stops the workers and removes the
 // groups; the servers are the caller's.
 func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load bool, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
 	var closers []func() error
@@ -135,6 +135,15 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 			return nil, nil, nil, fmt.Errorf("twin %s: %w", name, err)
 		}
 		tw.Groups[i] = g
+		// The load's group has the same quota, which a driver, a tenth
+		// of its server's CPU, never reaches: it keeps a runaway load
+		// from taking the other twin's CPU, and its throttled time
+		// shows the load was never held back.
+		lg, err := set.Create(h, fmt.Sprintf("%d-twin-%s-load", os.Getpid(), name), tw.ShareCPUs)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("twin %s's load: %w", name, err)
+		}
+		tw.LoadGroups[i] = lg
 		one := c
 		one.Workers, one.Launcher = 1, "local"
 		pool, err := startWorkers(ctx, one, s, filepath.Join(c.Out, "twin-"+name), logf)
@@ -143,14 +152,14 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 		}
 		closers = append(closers, pool.Close)
 		if l, ok := pool.(experiment.LocalLoad); ok {
-			if err := g.Add(l.PIDs()...); err != nil {
+			if err := lg.Add(l.PIDs()...); err != nil {
 				return nil, nil, nil, err
 			}
 		}
 		loads[i] = pool
 	}
 	tw.Load = loads[1]
-	logf("duet: twins a and b, each with its server and its load held to %.3g CPU (cgroups in %s)", tw.ShareCPUs, h.Dir)
+	logf("duet: twins a and b, each server held to %.3g CPU, its load in a group of its own (cgroups in %s)", tw.ShareCPUs, h.Dir)
 	return tw, loads[0], closeTwins, nil
 }
 

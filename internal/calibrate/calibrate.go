@@ -49,8 +49,12 @@ type Calibration struct {
 	ExpectedCPUPct float64                 `json:"expected_cpu_per_stmt_change_pct"`
 	Measured       *result.OverheadSummary `json:"measured"`
 	MeasuredCPU    *result.ChangeSummary   `json:"measured_cpu_per_stmt_change"`
-	// MeasuredAdded is, on a mix, the server CPU added per execution.
-	MeasuredAdded *result.AddedSummary `json:"measured_server_cpu_added_us,omitempty"`
+	// MeasuredAdded is, on a mix, the server CPU added per execution;
+	// by duet, per statement, twin against twin, with MeasuredShare its
+	// share of the server's CPU per statement (X/(S+X), the expected
+	// overhead's form).
+	MeasuredAdded *result.AddedSummary  `json:"measured_server_cpu_added_us,omitempty"`
+	MeasuredShare *result.ChangeSummary `json:"measured_server_share_pct,omitempty"`
 	Recovered     bool                 `json:"recovered"`
 	// RecoveredOn is what Recovered judges: the time overhead (the
 	// default), or on a mix the server CPU added per execution.
@@ -71,7 +75,15 @@ type Options struct {
 	// Workload is "credit-top1" (the default: a loop of one short
 	// statement, alternation) or "dss-mix" (the mix, rounds of Blocks,
 	// compared query by query).
-	Workload    string
+	Workload string
+	// Method is how credit-top1's calibrations are measured: "duet" (the
+	// default method: sized in a twin, measured by duet) or
+	// "alternation"; empty on dss-mix.
+	Method string
+	// Phases are a duet's phases per calibration observer; Count counts
+	// each calibration's instructions after them.
+	Phases      int
+	Count       bool
 	AltDuration time.Duration
 	AltRounds   int
 	Rounds      int
@@ -88,8 +100,11 @@ func Run(ctx context.Context, o Options, out Output) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	if o.Workload == "dss-mix" {
+	switch {
+	case o.Workload == "dss-mix":
 		return calibrateMix(ctx, o, out)
+	case o.Method == "duet":
+		return calibrateDuet(ctx, o, out)
 	}
 	return calibrateAlternation(ctx, o, out)
 }
@@ -109,6 +124,8 @@ func (o *Options) check() error {
 		return spec.Invalidf("--clients %d: want 1 to 1000", o.Clients)
 	case o.Workload != "" && o.Workload != "credit-top1" && o.Workload != "dss-mix":
 		return spec.Invalidf("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
+	case o.Workload != "dss-mix" && o.Method != "" && o.Method != "duet" && o.Method != "alternation":
+		return spec.Invalidf("--method %s: calibrate measures credit-top1 by duet (the default) or alternation", o.Method)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -203,9 +220,15 @@ func sizeForThroughput(effects []float64, cost LoopCost) ([]Calibration, []obser
 func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 	for i := range cals {
 		c := &cals[i]
+		share := ""
 		for _, cs := range sum.Conditions {
-			if cs.Name == c.Name {
-				c.Measured, c.MeasuredCPU = cs.Overhead, cs.CPUChange
+			if cs.Name != c.Name {
+				continue
+			}
+			c.Measured, c.MeasuredCPU = cs.Overhead, cs.CPUChange
+			if sc := cs.ServerCost; sc != nil {
+				c.MeasuredAdded, c.MeasuredShare = &sc.Added, &sc.Share
+				share = fmt.Sprintf("; server share %.2f%% [%.2f, %.2f]", sc.Share.Pct, sc.Share.CILow, sc.Share.CIHigh)
 			}
 		}
 		verdict, d := "not measured", 1
@@ -219,8 +242,8 @@ func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 				verdict += "NOT recovered"
 			}
 		}
-		fmt.Fprintf(w, "%s: %d loops = %.2f µs/stmt: expected overhead %.*f%% (server CPU/stmt %+.1f%%), %s\n",
-			c.Name, c.Loops, c.ExtraUS, d, c.ExpectedPct, c.ExpectedCPUPct, verdict)
+		fmt.Fprintf(w, "%s: %d loops = %.2f µs/stmt: expected overhead %.*f%% (server CPU/stmt %+.1f%%), %s%s\n",
+			c.Name, c.Loops, c.ExtraUS, d, c.ExpectedPct, c.ExpectedCPUPct, verdict, share)
 	}
 }
 

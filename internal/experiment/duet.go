@@ -27,10 +27,16 @@ const MethodDuet Method = "duet"
 type Twins struct {
 	Target Target
 	Load   Load // nil: sessions in this process
-	// Groups hold each twin's server and load (first, second) at an equal
-	// CPU share, ShareCPUs each; nil: not isolated.
+	// Groups hold each twin's server (first, second) at an equal CPU
+	// share, ShareCPUs each; nil: not isolated.
 	Groups    [2]Group
 	ShareCPUs float64
+	// LoadGroups hold each twin's load apart from its server, at a share
+	// that its load does not reach: the quota is the server's alone, so
+	// that the overhead is the server's, X/(S+X), and not diluted by the
+	// driver's CPU to X/(S+D+X). Nil (sessions in this process, or not
+	// isolated): the load is not placed.
+	LoadGroups [2]Group
 }
 
 // Group is a CPU share that processes can be put in (a cgroup).
@@ -114,7 +120,8 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	var (
 		runs  [2]result.Run
 		errs  [2]error
-		share [2]groupWindow
+		share [2]groupWindow // the servers'
+		load  [2]groupWindow // the loads', where apart
 		wg    sync.WaitGroup
 	)
 	for i := range 2 {
@@ -131,16 +138,17 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 		case i == on:
 			o = a.Observer
 		}
-		group := cfg.Twins.Groups[i]
+		group, loadGroup := cfg.Twins.Groups[i], cfg.Twins.LoadGroups[i]
 		c.ready = func(ctx context.Context) error {
-			if group != nil {
-				if err := group.Add(c.processes()...); err != nil {
-					return fmt.Errorf("twin %s: %w", TwinNames[i], err)
-				}
+			if err := place(c, group, loadGroup); err != nil {
+				return fmt.Errorf("twin %s: %w", TwinNames[i], err)
 			}
 			return m.arrive(ctx, i)
 		}
-		c.onWindow = func(open bool) { share[i].toggle(group, open) }
+		c.onWindow = func(open bool) {
+			share[i].toggle(group, open)
+			load[i].toggle(loadGroup, open)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -153,6 +161,12 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	r.Duet = &result.Duet{
 		On: TwinNames[on], Off: off.Driver, OffUsage: off.Usage, ShareCPUs: cfg.Twins.ShareCPUs,
 		OnCPUs: share[on].cpus(r), OffCPUs: share[1-on].cpus(off), OnThrottledS: share[on].held, OffThrottledS: share[1-on].held,
+		OnServerUS: share[on].perStmt(r.Driver), OffServerUS: share[1-on].perStmt(off.Driver),
+	}
+	if cfg.Twins.LoadGroups[0] != nil {
+		r.Duet.LoadApart = true
+		r.Duet.OnLoadCPUs, r.Duet.OffLoadCPUs = load[on].used/max(load[on].wall, 1e-9), load[1-on].used/max(load[1-on].wall, 1e-9)
+		r.Duet.LoadThrottledS = load[on].held + load[1-on].held
 	}
 	var err error
 	for _, i := range []int{on, 1 - on} {
@@ -174,18 +188,36 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	return r, err
 }
 
-// processes are the processes of a run on this machine: the server's
-// (with its companions) and the load's.
-func (cfg Config) processes() []int {
+// place puts a twin's server in its group and its load in the load's
+// (in the server's where the load has none, as before the load had a
+// group of its own).
+func place(c Config, server, load Group) error {
+	if server == nil {
+		return nil
+	}
+	if load == nil {
+		return server.Add(append(c.serverProcesses(), c.loadProcesses()...)...)
+	}
+	return errors.Join(server.Add(c.serverProcesses()...), load.Add(c.loadProcesses()...))
+}
+
+// serverProcesses are the processes of a run's server on this machine,
+// with its companions.
+func (cfg Config) serverProcesses() []int {
 	var pids []int
 	if pid := cfg.Target.ServerPID(); pid > 0 {
 		pids = append(pids, pid)
 	}
-	pids = append(pids, companions(cfg.Target)...)
+	return append(pids, companions(cfg.Target)...)
+}
+
+// loadProcesses are the processes of a run's load on this machine (its
+// worker), none when the sessions run in this process.
+func (cfg Config) loadProcesses() []int {
 	if l, ok := cfg.Load.(LocalLoad); ok {
-		pids = append(pids, l.PIDs()...)
+		return l.PIDs()
 	}
-	return pids
+	return nil
 }
 
 // withoutTwin takes the twin's server and driver CPU out of what u counts
@@ -228,9 +260,18 @@ func (w *groupWindow) toggle(g Group, open bool) {
 	w.used, w.held, w.wall = w.used+used, w.held+held, time.Since(w.opened).Seconds()
 }
 
+// perStmt is the group's CPU per statement of the window, in µs: 0 when
+// the group was not read.
+func (w *groupWindow) perStmt(d result.DriverResult) float64 {
+	if w.wall <= 0 || w.err != nil || d.Measured <= 0 {
+		return 0
+	}
+	return 1e6 * w.used / float64(d.Measured)
+}
+
 // cpus is the CPU a twin used over its window, in CPUs: its group's where
-// it had one (its server and its load, nothing else), else its server's
-// and driver's as the run measured them.
+// it had one (its server, and its load unless that has a group of its
+// own), else its server's and driver's as the run measured them.
 func (w *groupWindow) cpus(r result.Run) float64 {
 	if w.wall > 0 && w.err == nil {
 		return w.used / w.wall

@@ -17,15 +17,22 @@ func Duet(w io.Writer, s result.Summary) {
 			continue
 		}
 		if !any {
-			share := "not isolated"
+			share, whose := "not isolated", "server and load"
 			if d.ShareCPUs > 0 {
 				share = fmt.Sprintf("each held to %.3g CPU", d.ShareCPUs)
 			}
-			fmt.Fprintf(w, "\nduet twins (%s; CPU of server and load, median phase; throttled: time the quota held its processes back, summed over CPUs):\n", share)
+			if d.LoadApart {
+				share, whose = fmt.Sprintf("each server held to %.3g CPU, its load in a group of its own", d.ShareCPUs), "server, then load"
+			}
+			fmt.Fprintf(w, "\nduet twins (%s; CPU of %s, median phase; throttled: time the quota held its processes back, summed over CPUs):\n", share, whose)
 			any = true
 		}
-		fmt.Fprintf(w, "  %-28s %3d phases  observer's twin %.2f CPU (throttled %.2fs)  other twin %.2f CPU (throttled %.2fs)\n",
+		fmt.Fprintf(w, "  %-28s %3d phases  observer's twin %.2f CPU (throttled %.2fs)  other twin %.2f CPU (throttled %.2fs)",
 			c.Name, d.Phases, d.OnCPUs, d.OnThrottledS, d.OffCPUs, d.OffThrottledS)
+		if d.LoadApart {
+			fmt.Fprintf(w, "  loads %.2f and %.2f CPU (throttled at most %.2fs)", d.OnLoadCPUs, d.OffLoadCPUs, d.LoadThrottledS)
+		}
+		fmt.Fprintln(w)
 		held = held || d.ShareCPUs > 0
 	}
 	if held {

@@ -51,7 +51,9 @@ func CSV(w io.Writer, s result.Summary) error {
 		"ref_stmts_per_s", "ref_p50_ms", "ref_p99_ms", "server_us_per_stmt", "ref_server_us_per_stmt",
 		"cpu_per_stmt_change_pct", "cpu_per_stmt_change_ci_low", "cpu_per_stmt_change_ci_high",
 		"instr_per_stmt_change_pct", "instr_per_stmt_change_ci_low", "instr_per_stmt_change_ci_high",
-		"other_instr_change_pct", "other_instr_change_ci_low", "other_instr_change_ci_high"})
+		"other_instr_change_pct", "other_instr_change_ci_low", "other_instr_change_ci_high",
+		"server_us_added", "server_us_added_ci_low", "server_us_added_ci_high",
+		"server_share_pct", "server_share_ci_low", "server_share_ci_high"})
 	// Three decimals: a thousandth of a percent, of a statement a second
 	// or of a millisecond is below anything obsbench can resolve.
 	f := func(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
@@ -102,6 +104,11 @@ func CSV(w io.Writer, s result.Summary) error {
 			}
 		}
 		row = append(row, counted...)
+		if k := c.ServerCost; k != nil {
+			row = append(row, f(k.Added.US), f(k.Added.CILow), f(k.Added.CIHigh), f(k.Share.Pct), f(k.Share.CILow), f(k.Share.CIHigh))
+		} else {
+			row = append(row, "", "", "", "", "", "")
+		}
 		cw.Write(row)
 	}
 	cw.Flush()

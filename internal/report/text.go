@@ -37,15 +37,26 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	if counted {
 		last = "instr/stmt Δ%"
 	}
-	head := "condition\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
+	// A duet's server cost sits beside the overhead: the µs of server
+	// CPU the observer added to a statement and that as the server's
+	// share, which a CPU-bound server with remote clients loses.
+	costs := hasServerCost(s)
+	costHead := ""
+	if costs {
+		costHead = "srv +µs/stmt (share)\t"
+	}
+	head := "condition\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
 	switch {
 	case wide:
-		head = "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\tp50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
+		if costs {
+			costHead = "srv +µs/stmt [CI]\tsrv share % [CI]\t"
+		}
+		head = "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\t" + costHead + "p50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
 		if counted {
 			head += "instr/stmt Δ% [CI]\tothers Δ% [CI]\t"
 		}
 	case over == "":
-		head = "condition\tmeasures, over\toverhead % [CI]\tverdict\tstmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
+		head = "condition\tmeasures, over\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, c := range s.Conditions {
@@ -55,6 +66,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 			// The failed runs are a note below, how many events were
 			// lost is in -v: the columns stay narrow.
 			verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
+		}
+		if costs {
+			verdict += "\t" + serverCostCell(c.ServerCost, wide)
 		}
 		tail := ""
 		if counted {
@@ -111,6 +125,10 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	if !wide {
 		if !counted {
 			fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
+		}
+		if costs {
+			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
+			fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
 		}
 		if uses(s, "duet") {
 			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
@@ -220,6 +238,33 @@ func shortChange(d *result.ChangeSummary) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f [%.1f, %.1f]", d.Pct, d.CILow, d.CIHigh)
+}
+
+// hasServerCost says whether a condition of s has a server cost (a
+// duet's).
+func hasServerCost(s result.Summary) bool {
+	for _, c := range s.Conditions {
+		if c.ServerCost != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// serverCostCell is a duet condition's server cost: narrow, the µs
+// added and the share; wide, each with its interval in a column of its
+// own.
+func serverCostCell(c *result.ServerCost, wide bool) string {
+	switch {
+	case c == nil && wide:
+		return "-\t-"
+	case c == nil:
+		return "-"
+	case wide:
+		a := c.Added
+		return fmt.Sprintf("%+.2f [%+.2f, %+.2f]\t", a.US, a.CILow, a.CIHigh) + shortChange(&c.Share)
+	}
+	return fmt.Sprintf("%+.2f (%.1f%%)", c.Added.US, c.Share.Pct)
 }
 
 // addedCell is an added cost per execution with its interval, in µs.

@@ -88,8 +88,9 @@ type Duet struct {
 	OffUsage Usage        `json:"off_usage"`
 	// ShareCPUs is the CPU quota each twin had, in CPUs; 0: not isolated.
 	ShareCPUs float64 `json:"share_cpus"`
-	// OnCPUs and OffCPUs are the CPU each twin used over the window (its
-	// server and its load), in CPUs.
+	// OnCPUs and OffCPUs are the CPU each twin used over the window, in
+	// CPUs: its server's where its load is apart (LoadApart), else its
+	// server's and its load's.
 	OnCPUs  float64 `json:"on_cpus"`
 	OffCPUs float64 `json:"off_cpus"`
 	// OnThrottledS and OffThrottledS are how long the quota held each
@@ -97,6 +98,19 @@ type Duet struct {
 	// (the cgroup's throttled time).
 	OnThrottledS  float64 `json:"on_throttled_s"`
 	OffThrottledS float64 `json:"off_throttled_s"`
+	// OnServerUS and OffServerUS are each twin's server CPU per statement
+	// of the window, in µs, from its group's accounting (0: not read);
+	// with LoadApart the server's alone.
+	OnServerUS  float64 `json:"on_server_us_per_stmt,omitempty"`
+	OffServerUS float64 `json:"off_server_us_per_stmt,omitempty"`
+	// LoadApart says each twin's load ran in a group of its own, outside
+	// the server's quota; OnLoadCPUs and OffLoadCPUs are the CPU it used,
+	// LoadThrottledS how long the loads' groups held them back (both
+	// twins': more than 0 means the load, not the server, was limited).
+	LoadApart      bool    `json:"load_apart,omitempty"`
+	OnLoadCPUs     float64 `json:"on_load_cpus,omitempty"`
+	OffLoadCPUs    float64 `json:"off_load_cpus,omitempty"`
+	LoadThrottledS float64 `json:"load_throttled_s,omitempty"`
 }
 
 // Phase is one stretch of an alternation run, in whole seconds of the

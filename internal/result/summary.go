@@ -151,6 +151,24 @@ type ConditionSummary struct {
 	Workers []WorkerSummary `json:"workers,omitempty"`
 	// Duet is how the twins of a duet condition used their CPU shares.
 	Duet *DuetSummary `json:"duet,omitempty"`
+	// ServerCost is what the observer added to each statement's server
+	// CPU, twin against twin (a duet's, from each twin server's own CPU
+	// accounting); nil for the other methods.
+	ServerCost *ServerCost `json:"server_cost,omitempty"`
+}
+
+// ServerCost is the server CPU an observer added per statement.
+type ServerCost struct {
+	// BaseUS is the server CPU per statement without the observer (the
+	// other twin's, median over the phases), in µs.
+	BaseUS float64 `json:"base_us_per_stmt"`
+	// Added is the µs per statement the observer's twin's server spent
+	// more, with its interval.
+	Added AddedSummary `json:"added_us_per_stmt"`
+	// Share is Added as a share of the observer's twin's server CPU per
+	// statement, X/(S+X) in percent: the throughput a CPU-bound server
+	// whose clients run on other machines loses.
+	Share ChangeSummary `json:"server_share_pct"`
 }
 
 // DuetSummary is how a duet condition's twins used their CPU, median over
@@ -167,6 +185,15 @@ type DuetSummary struct {
 	// by its quota in a phase.
 	OnThrottledS  float64 `json:"on_throttled_s"`
 	OffThrottledS float64 `json:"off_throttled_s"`
+	// LoadApart says each twin's load ran outside its server's quota, in a
+	// group of its own: OnCPUs and OffCPUs are then the servers' alone,
+	// OnLoadCPUs and OffLoadCPUs the loads', and LoadThrottledS the most
+	// a phase's loads were held back (more than 0: the load's share bound,
+	// not only the server's).
+	LoadApart      bool    `json:"load_apart,omitempty"`
+	OnLoadCPUs     float64 `json:"on_load_cpus,omitempty"`
+	OffLoadCPUs    float64 `json:"off_load_cpus,omitempty"`
+	LoadThrottledS float64 `json:"load_throttled_s,omitempty"`
 }
 
 // WorkerSummary is what one worker ran of a condition's runs and what it

@@ -39,13 +39,15 @@ const (
 	defaultCountWidth = 0.05
 )
 
-// DefaultTwinShare is the share of the machine's CPUs each duet twin is
-// held to unless --twin-cpus says otherwise: less than half, so that the
-// twins never compete for a core with each other or with what runs beside
-// them (obsbench itself, the machine's noise). At half each, every
+// DefaultTwinShare is the share of the machine's CPUs each duet twin's
+// server is held to unless --twin-cpus says otherwise. Its load runs
+// apart, outside the quota, and takes up to half as much again, so a
+// twin in all stays near a third of the machine: the twins never compete
+// for a core with each other or with what runs beside them (obsbench
+// itself, the machine's noise). At half the machine each, every
 // disturbance took CPU from one twin and not the other, and A/A phases
 // spread much wider (bench/duet/README.md).
-const DefaultTwinShare = 0.35
+const DefaultTwinShare = 0.25
 
 // Default is the spec of 'obsbench run' with no flags: the default
 // experiment on a managed PostgreSQL.

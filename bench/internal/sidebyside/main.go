@@ -3,9 +3,12 @@ package sidebyside
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -47,4 +50,27 @@ func Logger(bench string) func(format string, args ...any) {
 func Fail(bench string, err error) {
 	fmt.Fprintln(os.Stderr, bench+":", err)
 	os.Exit(1)
+}
+
+// Drift keeps one core busy for a random 3-12 s, then leaves it idle for
+// 3-12 s, until ctx ends: a machine whose speed for everything else
+// changes faster than alternation's phases and rounds' runs. busy adds
+// up the milliseconds it was busy.
+func Drift(ctx context.Context, seed uint64, busy *atomic.Int64) {
+	runtime.LockOSThread()
+	rng := rand.New(rand.NewPCG(seed, 77))
+	for ctx.Err() == nil {
+		on := time.Duration(3000+rng.IntN(9000)) * time.Millisecond
+		end := time.Now().Add(on)
+		for time.Now().Before(end) && ctx.Err() == nil {
+			for i := 0; i < 100000; i++ {
+				_ = i * i
+			}
+		}
+		busy.Add(on.Milliseconds())
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(3000+rng.IntN(9000)) * time.Millisecond):
+		}
+	}
 }
