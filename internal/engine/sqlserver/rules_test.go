@@ -204,3 +204,46 @@ func TestVolumeCounts(t *testing.T) {
 		t.Errorf("xe-locks-counter counts every session's lock events, yet has notes %v", notes)
 	}
 }
+
+// sp_trace_create
+// (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql):
+// "max_rollover_files is int, greater than one. This parameter is valid
+// only if the TRACE_FILE_ROLLOVER option is specified." A max_files the
+// server would refuse at run time is refused when the observer is parsed.
+func TestMaxRolloverFiles(t *testing.T) {
+	trace := func(rollover bool, maxFiles int) *observer.Trace {
+		return &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5, Rollover: rollover, MaxFiles: maxFiles}
+	}
+	for _, tt := range []struct {
+		name  string
+		trace *observer.Trace
+		want  string // "" for no error
+	}{
+		{"no limit", trace(true, 0), ""},
+		{"two files", trace(true, 2), ""},
+		{"one file", trace(true, 1), "greater than one"},
+		{"a negative count", trace(true, -3), "greater than one"},
+		{"a count without rollover", trace(false, 10), "valid only with TRACE_FILE_ROLLOVER"},
+	} {
+		err := CheckTrace(tt.trace)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: CheckTrace = %v; want nil", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: CheckTrace = %v; want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+	file := `- name: one-file-trace
+  engine: sqlserver
+  description: a trace that keeps one file
+  trace:
+    events: [41]
+    columns: [1]
+    max_file_size_mb: 5
+    rollover: true
+    max_files: 1
+`
+	if _, err := observer.Parse("mine.yaml", []byte(file)); err == nil || !strings.Contains(err.Error(), "greater than one") {
+		t.Errorf("Parse = %v; want max_files 1 refused at load", err)
+	}
+}
