@@ -18,7 +18,7 @@ const (
 	// InspectTracesSQL lists every trace: file traces and rowset traces
 	// (Profiler), the default trace among them.
 	InspectTracesSQL = `SELECT id, status, COALESCE(path, N''), is_rowset, is_default, COALESCE(max_size, 0), COALESCE(max_files, 0), is_rollover,
-       COALESCE(event_count, 0), COALESCE(dropped_event_count, -1), COALESCE(reader_spid, 0)
+       COALESCE(event_count, 0), COALESCE(dropped_event_count, -1), COALESCE(reader_spid, 0), COALESCE(CONVERT(nvarchar(30), stop_time, 120), N'')
 FROM sys.traces ORDER BY id`
 	// InspectSessionsSQL lists every XE session defined or running, with
 	// its retention mode and, when running, what it dropped and how long
@@ -46,6 +46,7 @@ type TraceRow struct {
 	MaxSizeMB, MaxFiles         int64
 	Rollover                    bool
 	Events, Dropped, ReaderSPID int64
+	StopTime                    string // the server's local time; "": none
 }
 
 // SessionRow is one row of InspectSessionsSQL.
@@ -63,7 +64,7 @@ type SessionRow struct {
 // Inspection is what inspect shows.
 type Inspection struct {
 	Version   string
-	Observers []string // catalog observers in force (sessions obsbench left)
+	Observers []string // catalog observers in force (sessions and traces obsbench left)
 	Traces    []string
 	Sessions  []string
 	Audits    []string
@@ -99,6 +100,12 @@ func FormatTrace(t TraceRow) string {
 	line := fmt.Sprintf("trace %d, %s, %s: %d events, %s", t.ID, state, kind, t.Events, dropped)
 	if len(opts) > 0 {
 		line += "; " + strings.Join(opts, ", ")
+	}
+	if t.StopTime != "" {
+		line += "; stops at " + t.StopTime
+	}
+	if name := TraceObserver(t.Path); name != "" {
+		line += " [obsbench's, of observer " + name + ": left by an obsbench that crashed? obsbench restore removes it]"
 	}
 	return line
 }
@@ -138,8 +145,8 @@ func FormatSession(s SessionRow) string {
 
 // Inspect reads what observes the server: traces, XE sessions, audits,
 // and the dataset database's availability-group replicas; candidates are
-// the catalog's observers, found in force when obsbench's session for one
-// is running.
+// the catalog's observers, found in force when obsbench's session or trace
+// for one is running.
 func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*Inspection, error) {
 	conn, done, err := s.control(ctx)
 	if err != nil {
@@ -172,12 +179,7 @@ func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*
 			in.Lost = append(in.Lost, fmt.Sprintf("XE session %s dropped %d events and %d buffers", x.Name, x.DroppedEvents, x.DroppedBuffers))
 		}
 	}
-	for _, o := range candidates {
-		if o.XE != nil && running[SessionName(o)] {
-			in.Observers = append(in.Observers, o.Name)
-		}
-	}
-	sort.Strings(in.Observers)
+	in.Observers = observersInForce(candidates, running, traces)
 	if in.Audits, err = readAudits(ctx, conn); err != nil {
 		return nil, err
 	}
@@ -195,6 +197,25 @@ func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*
 	return in, nil
 }
 
+// observersInForce are the candidates whose session (by its name) or
+// trace (by its file's) is running, in name order.
+func observersInForce(candidates []observer.Observer, sessions map[string]bool, traces []TraceRow) []string {
+	traced := map[string]bool{}
+	for _, t := range traces {
+		if t.Status == 1 {
+			traced[TraceObserver(t.Path)] = true
+		}
+	}
+	var out []string
+	for _, o := range candidates {
+		if o.XE != nil && sessions[SessionName(o)] || o.Trace != nil && traced[o.Name] {
+			out = append(out, o.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func readTraces(ctx context.Context, conn *sql.Conn) ([]TraceRow, error) {
 	rows, err := conn.QueryContext(ctx, InspectTracesSQL)
 	if err != nil {
@@ -204,7 +225,7 @@ func readTraces(ctx context.Context, conn *sql.Conn) ([]TraceRow, error) {
 	var out []TraceRow
 	for rows.Next() {
 		var t TraceRow
-		if err := rows.Scan(&t.ID, &t.Status, &t.Path, &t.Rowset, &t.Default, &t.MaxSizeMB, &t.MaxFiles, &t.Rollover, &t.Events, &t.Dropped, &t.ReaderSPID); err != nil {
+		if err := rows.Scan(&t.ID, &t.Status, &t.Path, &t.Rowset, &t.Default, &t.MaxSizeMB, &t.MaxFiles, &t.Rollover, &t.Events, &t.Dropped, &t.ReaderSPID, &t.StopTime); err != nil {
 			return nil, err
 		}
 		out = append(out, t)

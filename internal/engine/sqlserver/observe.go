@@ -148,8 +148,8 @@ func (s *Server) PlanApply(ctx context.Context, o observer.Observer) (apply, rev
 }
 
 // Check fails when o cannot be applied here: an event the server does not
-// have, a session or trace of obsbench's name already there (left by
-// another obsbench), no availability group.
+// have, a session or trace of o's already there (left by another
+// obsbench), no availability group.
 func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if o.Name == observer.Baseline {
 		return nil
@@ -174,6 +174,11 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	if o.Engine != "sqlserver" {
 		return &NotSQLServerError{o.Name, o.Engine}
 	}
+	if o.Trace != nil {
+		if err := s.checkTraceLeft(ctx, conn, o); err != nil {
+			return err
+		}
+	}
 	if o.XE == nil {
 		return nil
 	}
@@ -194,6 +199,38 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	}
 	if n > 0 {
 		return fmt.Errorf("observer %s: an XE session %s already exists (left by an obsbench that crashed? run obsbench restore); obsbench does not touch it", o.Name, SessionName(o))
+	}
+	return nil
+}
+
+// checkTraceLeft fails when a trace of o's is there already.
+func (s *Server) checkTraceLeft(ctx context.Context, conn *sql.Conn, o observer.Observer) error {
+	rows, err := conn.QueryContext(ctx, "SELECT COALESCE(path, N'') FROM sys.traces")
+	if err != nil {
+		return fmt.Errorf("look for traces: %w", err)
+	}
+	defer rows.Close()
+	var paths []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return leftoverTrace(o, paths)
+}
+
+// leftoverTrace is the error for a trace of o's among the traces at paths:
+// one a crashed obsbench left, which would be measured with the new one.
+func leftoverTrace(o observer.Observer, paths []string) error {
+	for _, p := range paths {
+		if TraceObserver(p) == o.Name {
+			return fmt.Errorf("observer %s: a trace of it is there already, writing %s (left by an obsbench that crashed? run obsbench restore); obsbench does not touch it", o.Name, p)
+		}
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func TestRenderRules(t *testing.T) {
 			[]string{"ADD EVENT sqlserver.a,\nADD EVENT sqlserver.b\nADD TARGET package0.event_counter,\nADD TARGET package0.ring_buffer\nWITH"}},
 		{"trace without rollover: options 0, no file count",
 			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5}}, goldenEnv),
-			[]string{"@maxfilesize bigint = 5, @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench-t-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = NULL",
+			[]string{"@maxfilesize bigint = 5, @stoptime datetime = DATEADD(hour, 25, GETDATE()), @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench-t-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = @stoptime, @filecount = NULL",
 				"EXEC @rc = sp_trace_setevent @id, 41, 1, @on;\nIF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 41, 1 failed with code %d', 16, 1, @rc); RETURN; END;",
 				"EXEC @rc = sp_trace_setstatus @id, 1;\n", "SELECT @id"}},
 		{"trace filter OR and NOT LIKE",
