@@ -55,7 +55,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.Event
 	if ev == nil {
 		return nil, nil
 	}
-	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag, volume: ev.Volume}
+	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag, volume: ev.Volume, notes: planNotes(a.obs)}
 	if e.volume {
 		e.tag = "" // lock events carry no statement text
 	}
@@ -357,6 +357,34 @@ func counterNotes(o observer.Observer, names []string) []string {
 		_, name, _ := strings.Cut(ev.Name, ".")
 		if slices.Contains(names, name) && !strings.Contains(ev.Where, observer.DriverAppPlaceholder) {
 			return []string{CounterNote}
+		}
+	}
+	return nil
+}
+
+// planEvents are the events that carry a statement's actual plan: XE's
+// query_post_execution_showplan and SQL Trace's Showplan XML Statistics
+// Profile (146).
+var planEvents = []string{"query_post_execution_showplan", "146"}
+
+// PlanlessNote labels a count of plan events. "Transact-SQL Statements
+// That Produce Showplans" lists the statements that have one (DML:
+// SELECT, INSERT, UPDATE, DELETE; EXECUTE), not transaction control:
+// BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become, are
+// executed statements that fire no plan event.
+// https://learn.microsoft.com/previous-versions/sql/sql-server-2008-r2/ms187886(v=sql.105)
+const PlanlessNote = "plan events: a statement without a query plan (BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become; SET) fires none, so the workload's transaction-control statements read as lost here: compare the plans recorded with the statements that have one"
+
+// planNotes are the notes of a count of o's events: PlanlessNote when
+// they are plan events compared with the statements executed.
+func planNotes(o observer.Observer) []string {
+	ev := o.Events
+	if ev == nil || ev.Volume {
+		return nil
+	}
+	for _, name := range strings.Split(ev.Match, ",") {
+		if slices.Contains(planEvents, name) {
+			return []string{PlanlessNote}
 		}
 	}
 	return nil
