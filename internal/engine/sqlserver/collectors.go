@@ -50,6 +50,38 @@ func WaitProfile(stats []WaitStat) map[string]int64 {
 	return out
 }
 
+// ErrWaitsCleared says the server's wait statistics were cleared while a
+// window ran: sys.dm_os_wait_stats "can be reset by running" DBCC SQLPERF
+// ('sys.dm_os_wait_stats', CLEAR), and "This command resets all counters
+// to 0", so the window's waits cannot be told from the end's values.
+var ErrWaitsCleared = errors.New("statistics were cleared during the window (DBCC SQLPERF ('sys.dm_os_wait_stats', CLEAR) resets every wait counter to 0): its waits are not known")
+
+// DiffWaitProfile is each wait's growth from one WaitProfile to a later
+// one, without the waits that did not grow (experiment.WaitProfileDiffer).
+// A wait that went down, or is gone (WaitStatsSQL leaves out the waits at
+// 0), was cleared: ErrWaitsCleared.
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
+func (s *Server) DiffWaitProfile(before, after map[string]int64) (map[string]int64, error) {
+	return DiffWaitProfile(before, after)
+}
+
+// DiffWaitProfile is Server.DiffWaitProfile.
+func DiffWaitProfile(before, after map[string]int64) (map[string]int64, error) {
+	out := map[string]int64{}
+	for k, v0 := range before {
+		v1, ok := after[k]
+		if !ok || v1 < v0 {
+			return nil, ErrWaitsCleared
+		}
+	}
+	for k, v1 := range after {
+		if d := v1 - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out, nil
+}
+
 // WaitDelta is what one wait type grew by over a window.
 type WaitDelta struct {
 	Type                    string
