@@ -30,8 +30,14 @@ FROM sys.traces ORDER BY id`
        COALESCE(STUFF((SELECT N',' + t.name FROM sys.server_event_session_targets t WHERE t.event_session_id = es.event_session_id ORDER BY t.name FOR XML PATH('')), 1, 1, N''), N'')
 FROM sys.server_event_sessions es FULL JOIN sys.dm_xe_sessions xs ON xs.name = es.name
 ORDER BY 1`
-	// InspectAuditsSQL lists SQL Server Audits and their state.
-	InspectAuditsSQL = `SELECT name, status_desc, COALESCE(audit_file_path, N'') FROM sys.dm_server_audit_status ORDER BY name`
+	// InspectAuditsSQL lists SQL Server Audits, their state, and from
+	// sys.server_audits how each delivers its records: queue_delay "If 0,
+	// the audit will guarantee a write before an event can continue", and
+	// on_failure. A login without ALTER ANY SERVER AUDIT or VIEW ANY
+	// DEFINITION sees no row there (-1 and "" then).
+	// https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-server-audits-transact-sql
+	InspectAuditsSQL = `SELECT s.name, s.status_desc, COALESCE(s.audit_file_path, N''), COALESCE(a.queue_delay, -1), COALESCE(a.on_failure_desc, N'')
+FROM sys.dm_server_audit_status s LEFT JOIN sys.server_audits a ON a.audit_id = s.audit_id ORDER BY s.name`
 )
 
 // builtinSessions are observers SQL Server runs by default: baseline
@@ -260,11 +266,35 @@ func readAudits(ctx context.Context, conn *sql.Conn) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var name, status, path string
-		if err := rows.Scan(&name, &status, &path); err != nil {
+		var a AuditRow
+		if err := rows.Scan(&a.Name, &a.Status, &a.Path, &a.QueueDelayMS, &a.OnFailure); err != nil {
 			return nil, err
 		}
-		out = append(out, fmt.Sprintf("server audit %s: %s %s", name, strings.ToLower(status), path))
+		out = append(out, FormatAudit(a))
 	}
 	return out, rows.Err()
+}
+
+// AuditRow is one row of InspectAuditsSQL.
+type AuditRow struct {
+	Name, Status, Path string
+	QueueDelayMS       int64  // -1: not visible to the login
+	OnFailure          string // CONTINUE, SHUTDOWN SERVER INSTANCE, FAIL_OPERATION; "": not visible
+}
+
+// FormatAudit describes one server audit for a DBA. CREATE SERVER AUDIT,
+// QUEUE_DELAY: "A value of 0 indicates synchronous delivery", each
+// audited action waiting for its record's write, the costly case.
+// https://learn.microsoft.com/sql/t-sql/statements/create-server-audit-transact-sql
+func FormatAudit(a AuditRow) string {
+	line := strings.TrimSpace(fmt.Sprintf("server audit %s: %s %s", a.Name, strings.ToLower(a.Status), a.Path))
+	switch {
+	case a.QueueDelayMS < 0:
+		return line + "; queue delay and on-failure not visible (sys.server_audits needs ALTER ANY SERVER AUDIT or VIEW ANY DEFINITION)"
+	case a.QueueDelayMS == 0:
+		line += "; queue delay 0: synchronous delivery, each audited action waits for its record's write"
+	default:
+		line += fmt.Sprintf("; queue delay %d ms", a.QueueDelayMS)
+	}
+	return line + "; on failure " + a.OnFailure
 }

@@ -92,3 +92,28 @@ func TestOrphanedTrace(t *testing.T) {
 		t.Errorf("FormatTrace = %q; want it marked as obsbench's", line)
 	}
 }
+
+// Inspect shows how each server audit delivers: CREATE SERVER AUDIT
+// (learn.microsoft.com/sql/t-sql/statements/create-server-audit-transact-sql),
+// QUEUE_DELAY: "A value of 0 indicates synchronous delivery", and
+// ON_FAILURE, from sys.server_audits' queue_delay and on_failure_desc.
+func TestFormatAudit(t *testing.T) {
+	for _, tt := range []struct {
+		row  AuditRow
+		want string
+	}{
+		{AuditRow{Name: "sox", Status: "STARTED", Path: `C:\audit\sox_0_1.sqlaudit`, QueueDelayMS: 0, OnFailure: "SHUTDOWN SERVER INSTANCE"},
+			`server audit sox: started C:\audit\sox_0_1.sqlaudit; queue delay 0: synchronous delivery, each audited action waits for its record's write; on failure SHUTDOWN SERVER INSTANCE`},
+		{AuditRow{Name: "logins", Status: "STARTED", QueueDelayMS: 1000, OnFailure: "CONTINUE"},
+			"server audit logins: started; queue delay 1000 ms; on failure CONTINUE"},
+		{AuditRow{Name: "hidden", Status: "STARTED", QueueDelayMS: -1},
+			"server audit hidden: started; queue delay and on-failure not visible"},
+	} {
+		if got := FormatAudit(tt.row); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("FormatAudit(%+v) = %q; want %q", tt.row, got, tt.want)
+		}
+	}
+	if !strings.Contains(InspectAuditsSQL, "a.queue_delay") || !strings.Contains(InspectAuditsSQL, "a.on_failure_desc") {
+		t.Errorf("inspect does not read the audits' queue_delay and on_failure_desc:\n%s", InspectAuditsSQL)
+	}
+}
