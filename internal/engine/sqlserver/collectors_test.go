@@ -189,10 +189,6 @@ func TestXETargets(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(h, map[string]int64{"S": 91822, "IS": 20417, "Sch-S": 311}) {
 		t.Errorf("HistogramSlots = %v, %v", h, err)
 	}
-	u, err := PairMatchingUnmatched(readXML(t, "pair_matching.xml"))
-	if err != nil || u != 3 {
-		t.Errorf("PairMatchingUnmatched = %d, %v; want 3", u, err)
-	}
 	for name, f := range map[string]func() error{
 		"malformed": func() error { _, err := CountRingEvents("<RingBufferTarget><event name=", nil, "x"); return err },
 		"empty":     func() error { _, err := CounterTotal("", nil); return err },
@@ -200,7 +196,6 @@ func TestXETargets(t *testing.T) {
 			_, err := CounterTotal(`<CounterTarget><Event name="a" count="many"/></CounterTarget>`, []string{"a"})
 			return err
 		},
-		"no pairing": func() error { _, err := PairMatchingUnmatched("<HistogramTarget/>"); return err },
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
@@ -312,6 +307,23 @@ func TestTargetNotes(t *testing.T) {
 	}
 	if RolloverNote(3, 5) != "" || !strings.Contains(RolloverNote(5, 5), "max_rollover_files (5 files)") || RolloverNote(9, 0) != "" {
 		t.Error("RolloverNote: wrong at 3 of 5, 5 of 5 or without a limit")
+	}
+	// "Targets for Extended Events", event_file: the server deletes the
+	// oldest file when it opens one past max_rollover_files; at the limit
+	// none need have gone yet, so the note does not say one did.
+	if note := RolloverNote(5, 5); strings.Contains(note, "the server deleted the oldest") || !strings.Contains(note, "any file it deleted") {
+		t.Errorf("RolloverNote(5, 5) = %q; want deletion as possible, not as done", note)
+	}
+	// Histogram: "When this value is reached, new events that do not
+	// belong to the existing groups are ignored"; slots default to 256
+	// and are rounded up to the next power of 2.
+	for option, want := range map[string]int{"": 256, "16": 16, "10": 16, "1": 1, "300": 512} {
+		if got := HistogramSlotCount(option); got != want {
+			t.Errorf("HistogramSlotCount(%q) = %d; want %d", option, got, want)
+		}
+	}
+	if HistogramNote(3, 16) != "" || !strings.Contains(HistogramNote(16, 16), "do not belong to the existing groups are ignored") {
+		t.Errorf("HistogramNote: wrong at 3 of 16 or 16 of 16 groups: %q", HistogramNote(16, 16))
 	}
 }
 

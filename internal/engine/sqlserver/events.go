@@ -252,6 +252,9 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 			for _, c := range slots {
 				n += c
 			}
+			if note := HistogramNote(len(slots), HistogramSlotCount(e.a.targetOption("histogram", "slots"))); note != "" {
+				e.notes = append(e.notes, note)
+			}
 			return n, err
 		}
 		e.notes = append(e.notes, counterNotes(e.a.obs, e.names)...)
@@ -396,13 +399,18 @@ func (e *EventCount) EventNotes() []string { return e.notes }
 // maxRolloverFiles is the event_file target's max_rollover_files, 0 if
 // unset.
 func (a *Applied) maxRolloverFiles() int {
+	n, _ := strconv.Atoi(a.targetOption("event_file", "max_rollover_files"))
+	return n
+}
+
+// targetOption is option of the session's target of kind, "" if unset.
+func (a *Applied) targetOption(kind, option string) string {
 	for _, t := range a.obs.XE.Targets {
-		if t.Kind == "event_file" {
-			n, _ := strconv.Atoi(t.Set["max_rollover_files"])
-			return n
+		if t.Kind == kind {
+			return t.Set[option]
 		}
 	}
-	return 0
+	return ""
 }
 
 // fileListSQL counts the files of an event_file target.

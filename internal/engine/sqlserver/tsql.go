@@ -347,7 +347,7 @@ func TraceRolloverNote(deleted, maxFiles int) string {
 }
 
 // TargetDataSQL reads the in-memory data of one target of a running
-// session (ring_buffer, event_counter, histogram, pair_matching XML).
+// session (ring_buffer, event_counter, histogram XML).
 func TargetDataSQL(session, target string) string {
 	return fmt.Sprintf("SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = %s AND t.target_name = %s",
 		quoteString(session), quoteString(target))
