@@ -376,7 +376,7 @@ var planEvents = []string{"query_post_execution_showplan", "146"}
 // BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become, are
 // executed statements that fire no plan event.
 // https://learn.microsoft.com/previous-versions/sql/sql-server-2008-r2/ms187886(v=sql.105)
-const PlanlessNote = "plan events: a statement without a query plan (BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become; SET) fires none, so the workload's transaction-control statements read as lost here: compare the plans recorded with the statements that have one"
+const PlanlessNote = "plan events: a statement without a query plan (BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become; SET) fires none, so the workload's transaction-control statements read as lost in this count: compare the plans recorded with the statements that have one"
 
 // planNotes are the notes of a count of o's events: PlanlessNote when
 // they are plan events compared with the statements executed.
