@@ -20,6 +20,29 @@ type Prober interface {
 	WaitProfile(ctx context.Context) (map[string]int64, error)
 }
 
+// WaitProfileDiffer is a Prober that diffs its own wait profiles: an
+// engine whose statistics can be cleared while a window runs says so by
+// an error, rather than let the clear pass for a window without waits.
+type WaitProfileDiffer interface {
+	DiffWaitProfile(before, after map[string]int64) (map[string]int64, error)
+}
+
+// EngineWaitGrowth is what the engine's wait profile grew by from before
+// to after: its own diff (WaitProfileDiffer), else each wait's growth
+// above zero.
+func EngineWaitGrowth(p Prober, before, after map[string]int64) (map[string]int64, error) {
+	if d, ok := p.(WaitProfileDiffer); ok {
+		return d.DiffWaitProfile(before, after)
+	}
+	out := map[string]int64{}
+	for k, v1 := range after {
+		if d := v1 - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out, nil
+}
+
 // WaitSource is a collect.WaitSource that must be closed.
 type WaitSource interface {
 	collect.WaitSource
@@ -194,11 +217,11 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 			}
 		}
 		if p.profile0 != nil && p.profile1 != nil {
-			r.EngineWaits = map[string]int64{}
-			for k, v1 := range p.profile1 {
-				if d := v1 - p.profile0[k]; d > 0 {
-					r.EngineWaits[k] = d
-				}
+			waits, err := EngineWaitGrowth(p.prober, p.profile0, p.profile1)
+			if err != nil {
+				r.ProbeErrors = append(r.ProbeErrors, "engine wait profile: "+err.Error())
+			} else {
+				r.EngineWaits = waits
 			}
 		}
 	}

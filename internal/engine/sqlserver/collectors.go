@@ -50,6 +50,38 @@ func WaitProfile(stats []WaitStat) map[string]int64 {
 	return out
 }
 
+// ErrWaitsCleared says the server's wait statistics were cleared while a
+// window ran: sys.dm_os_wait_stats "can be reset by running" DBCC SQLPERF
+// ('sys.dm_os_wait_stats', CLEAR), and "This command resets all counters
+// to 0", so the window's waits cannot be told from the end's values.
+var ErrWaitsCleared = errors.New("statistics were cleared during the window (DBCC SQLPERF ('sys.dm_os_wait_stats', CLEAR) resets every wait counter to 0): its waits are not known")
+
+// DiffWaitProfile is each wait's growth from one WaitProfile to a later
+// one, without the waits that did not grow (experiment.WaitProfileDiffer).
+// A wait that went down, or is gone (WaitStatsSQL leaves out the waits at
+// 0), was cleared: ErrWaitsCleared.
+// https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
+func (s *Server) DiffWaitProfile(before, after map[string]int64) (map[string]int64, error) {
+	return DiffWaitProfile(before, after)
+}
+
+// DiffWaitProfile is Server.DiffWaitProfile.
+func DiffWaitProfile(before, after map[string]int64) (map[string]int64, error) {
+	out := map[string]int64{}
+	for k, v0 := range before {
+		v1, ok := after[k]
+		if !ok || v1 < v0 {
+			return nil, ErrWaitsCleared
+		}
+	}
+	for k, v1 := range after {
+		if d := v1 - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out, nil
+}
+
 // WaitDelta is what one wait type grew by over a window.
 type WaitDelta struct {
 	Type                    string
@@ -425,27 +457,6 @@ func HistogramSlots(data string) (map[string]int64, error) {
 	return out, err
 }
 
-// PairMatchingUnmatched is the number of unmatched events the
-// pair_matching target holds.
-func PairMatchingUnmatched(data string) (int64, error) {
-	var n int64 = -1
-	err := walkXML(data, func(d *xml.Decoder, e xml.StartElement) error {
-		if e.Name.Local != "PairingTarget" {
-			return nil
-		}
-		v, err := strconv.ParseInt(attr(e, "unpairedCount"), 10, 64)
-		if err != nil {
-			return fmt.Errorf("PairingTarget unpairedCount=%q: %w", attr(e, "unpairedCount"), err)
-		}
-		n = v
-		return errStop
-	})
-	if err == nil && n < 0 {
-		return 0, errors.New("pair_matching data has no PairingTarget element")
-	}
-	return n, err
-}
-
 // XESessionLossSQL reads what each running session dropped and how long
 // its firing threads were blocked (NO_EVENT_LOSS).
 // https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-xe-sessions-transact-sql
@@ -528,14 +539,48 @@ func RingNotes(st RingBufferStats) []string {
 }
 
 // RolloverNote says, when an event_file target's files reached its
-// max_rollover_files, that the server deleted the oldest: their events
-// cannot be counted any more, which is not loss. "" otherwise.
+// max_rollover_files, that from then on the server deletes the oldest file
+// as it opens a new one: the events of a deleted file cannot be counted,
+// which is not loss. The files kept do not tell whether one was deleted
+// yet (at max_rollover_files none need have been), so the note says it
+// may have been. "" below the limit.
 // https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for-extended-events-in-sql-server#event_file-target
 func RolloverNote(files, maxFiles int) string {
 	if maxFiles <= 0 || files < maxFiles {
 		return ""
 	}
-	return fmt.Sprintf("the event_file reached max_rollover_files (%d files): the server deleted the oldest, whose events were not counted (not lost)", maxFiles)
+	return fmt.Sprintf("the event_file reached max_rollover_files (%d files): from then on the server deletes the oldest file as it opens another, so the events of any file it deleted were not counted (not lost); the files kept do not tell whether it has", maxFiles)
+}
+
+// defaultHistogramSlots is the histogram target's slots when unset.
+const defaultHistogramSlots = 256
+
+// HistogramSlotCount is how many groups a histogram with the slots option
+// given ("" for the default) keeps: "The 'slots' parameter default is
+// 256", "the slot number is rounded up to the next power of 2".
+// https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for-extended-events-in-sql-server#histogram-target
+func HistogramSlotCount(option string) int {
+	n, err := strconv.Atoi(option)
+	if err != nil || n <= 0 {
+		n = defaultHistogramSlots
+	}
+	slots := 1
+	for slots < n {
+		slots *= 2
+	}
+	return slots
+}
+
+// HistogramNote says, when a histogram's groups fill its slots, that it
+// counted only the events of those groups: slots "indicating the maximum
+// number of groupings to retain. When this value is reached, new events
+// that do not belong to the existing groups are ignored". "" otherwise.
+// https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for-extended-events-in-sql-server#histogram-target
+func HistogramNote(groups, slots int) string {
+	if groups < slots {
+		return ""
+	}
+	return fmt.Sprintf("the histogram filled its %d slots: new events that do not belong to the existing groups are ignored, so its sum leaves them out (not lost)", slots)
 }
 
 // CounterNote labels an event_counter's number for what it is.

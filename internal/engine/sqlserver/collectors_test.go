@@ -9,6 +9,7 @@ package sqlserver
 // real server where OBSBENCH_TEST_MSSQL is set.
 
 import (
+	"errors"
 	"flag"
 	"math"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/experiment"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -186,10 +189,6 @@ func TestXETargets(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(h, map[string]int64{"S": 91822, "IS": 20417, "Sch-S": 311}) {
 		t.Errorf("HistogramSlots = %v, %v", h, err)
 	}
-	u, err := PairMatchingUnmatched(readXML(t, "pair_matching.xml"))
-	if err != nil || u != 3 {
-		t.Errorf("PairMatchingUnmatched = %d, %v; want 3", u, err)
-	}
 	for name, f := range map[string]func() error{
 		"malformed": func() error { _, err := CountRingEvents("<RingBufferTarget><event name=", nil, "x"); return err },
 		"empty":     func() error { _, err := CounterTotal("", nil); return err },
@@ -197,7 +196,6 @@ func TestXETargets(t *testing.T) {
 			_, err := CounterTotal(`<CounterTarget><Event name="a" count="many"/></CounterTarget>`, []string{"a"})
 			return err
 		},
-		"no pairing": func() error { _, err := PairMatchingUnmatched("<HistogramTarget/>"); return err },
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
@@ -309,5 +307,59 @@ func TestTargetNotes(t *testing.T) {
 	}
 	if RolloverNote(3, 5) != "" || !strings.Contains(RolloverNote(5, 5), "max_rollover_files (5 files)") || RolloverNote(9, 0) != "" {
 		t.Error("RolloverNote: wrong at 3 of 5, 5 of 5 or without a limit")
+	}
+	// "Targets for Extended Events", event_file: the server deletes the
+	// oldest file when it opens one past max_rollover_files; at the limit
+	// none need have gone yet, so the note does not say one did.
+	if note := RolloverNote(5, 5); strings.Contains(note, "the server deleted the oldest") || !strings.Contains(note, "any file it deleted") {
+		t.Errorf("RolloverNote(5, 5) = %q; want deletion as possible, not as done", note)
+	}
+	// Histogram: "When this value is reached, new events that do not
+	// belong to the existing groups are ignored"; slots default to 256
+	// and are rounded up to the next power of 2.
+	for option, want := range map[string]int{"": 256, "16": 16, "10": 16, "1": 1, "300": 512} {
+		if got := HistogramSlotCount(option); got != want {
+			t.Errorf("HistogramSlotCount(%q) = %d; want %d", option, got, want)
+		}
+	}
+	if HistogramNote(3, 16) != "" || !strings.Contains(HistogramNote(16, 16), "do not belong to the existing groups are ignored") {
+		t.Errorf("HistogramNote: wrong at 3 of 16 or 16 of 16 groups: %q", HistogramNote(16, 16))
+	}
+}
+
+// sys.dm_os_wait_stats
+// (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql):
+// "The contents of this dynamic management view can be reset by running
+// the following command: DBCC SQLPERF ('sys.dm_os_wait_stats', CLEAR);
+// ... This command resets all counters to 0." A clear inside a window
+// leaves waits lower than at its start, or gone (the query leaves out the
+// waits at 0): the run carries the error, not a window of small waits.
+func TestWaitStatsCleared(t *testing.T) {
+	before, err := ParseWaitStats(readRows(t, "waits-before.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ParseWaitStats(readRows(t, "waits-after.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{}
+	var _ experiment.WaitProfileDiffer = s
+	growth, err := experiment.EngineWaitGrowth(s, WaitProfile(before), WaitProfile(after))
+	if err != nil || growth["SOS_SCHEDULER_YIELD"] != 7000*1000 || growth["WRITELOG"] != 0 {
+		t.Errorf("a window without a clear: %v, %v; want SOS_SCHEDULER_YIELD's 7,000 ms and no error", growth, err)
+	}
+	// Cleared mid-window: the waits started again from 0, and those that
+	// did not recur since are gone from the view.
+	cleared := WaitProfile([]WaitStat{{Type: "SOS_SCHEDULER_YIELD", Tasks: 10, WaitMS: 3, SignalMS: 3}, {Type: "XE_TIMER_EVENT", Tasks: 1, WaitMS: 1000}})
+	for name, end := range map[string]map[string]int64{
+		"lower":   cleared,
+		"gone":    func() map[string]int64 { m := WaitProfile(after); delete(m, "WRITELOG"); return m }(),
+		"nothing": {},
+	} {
+		growth, err := experiment.EngineWaitGrowth(s, WaitProfile(before), end)
+		if !errors.Is(err, ErrWaitsCleared) || growth != nil || !strings.Contains(err.Error(), "statistics were cleared") {
+			t.Errorf("%s: %v, %v; want ErrWaitsCleared and no waits", name, growth, err)
+		}
 	}
 }

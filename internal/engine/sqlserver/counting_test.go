@@ -223,3 +223,36 @@ func TestCountWindowIsTheSameForEveryTarget(t *testing.T) {
 		}
 	}
 }
+
+// "Transact-SQL Statements That Produce Showplans"
+// (learn.microsoft.com/previous-versions/sql/sql-server-2008-r2/ms187886(v=sql.105))
+// lists the statements that produce Showplan output for the Profiler's
+// execute events: DML ("All DML (SELECT, INSERT, UPDATE, and DELETE)"),
+// EXECUTE, and not transaction control. pgbench's BEGIN and END go out as
+// BEGIN and COMMIT TRANSACTION, executed and counted by the driver, with
+// no plan: a count of plan events says so beside its number, so that the
+// two of seven statements of tpcb-like are not read as lost plans.
+func TestPlanlessStatements(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"xe-plans-file", "trace-plans-file"} {
+		o := adaptertest.CatalogObserver(t, "sqlserver", name)
+		ec, err := (&Applied{obs: o, env: goldenEnv}).StartEvents(ctx, "obsbench-pgbench")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if notes := ec.(*EventCount).EventNotes(); !slices.Contains(notes, PlanlessNote) {
+			t.Errorf("%s: notes %q; want the plan-less statements noted", name, notes)
+		}
+	}
+	if notes := planNotes(adaptertest.CatalogObserver(t, "sqlserver", "xe-plans-file-no-loss")); !slices.Equal(notes, []string{PlanlessNote}) {
+		t.Errorf("xe-plans-file-no-loss: notes %q; want PlanlessNote", notes)
+	}
+	for _, name := range []string{"xe-audit-file", "trace-activity-file", "xe-locks-file", "xe-statements-counter"} {
+		if notes := planNotes(adaptertest.CatalogObserver(t, "sqlserver", name)); notes != nil {
+			t.Errorf("%s counts statements, not plans, yet is noted: %q", name, notes)
+		}
+	}
+	if !strings.Contains(Translate("END"), "COMMIT TRANSACTION") || !strings.Contains(PlanlessNote, "COMMIT TRANSACTION") {
+		t.Errorf("the note names %q, not what pgbench's END becomes (%q)", PlanlessNote, Translate("END"))
+	}
+}

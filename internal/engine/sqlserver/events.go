@@ -55,7 +55,7 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.Event
 	if ev == nil {
 		return nil, nil
 	}
-	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag, volume: ev.Volume}
+	e := &EventCount{a: a, source: ev.Source, names: strings.Split(ev.Match, ","), tag: tag, volume: ev.Volume, notes: planNotes(a.obs)}
 	if e.volume {
 		e.tag = "" // lock events carry no statement text
 	}
@@ -252,6 +252,9 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 			for _, c := range slots {
 				n += c
 			}
+			if note := HistogramNote(len(slots), HistogramSlotCount(e.a.targetOption("histogram", "slots"))); note != "" {
+				e.notes = append(e.notes, note)
+			}
 			return n, err
 		}
 		e.notes = append(e.notes, counterNotes(e.a.obs, e.names)...)
@@ -362,19 +365,52 @@ func counterNotes(o observer.Observer, names []string) []string {
 	return nil
 }
 
+// planEvents are the events that carry a statement's actual plan: XE's
+// query_post_execution_showplan and SQL Trace's Showplan XML Statistics
+// Profile (146).
+var planEvents = []string{"query_post_execution_showplan", "146"}
+
+// PlanlessNote labels a count of plan events. "Transact-SQL Statements
+// That Produce Showplans" lists the statements that have one (DML:
+// SELECT, INSERT, UPDATE, DELETE; EXECUTE), not transaction control:
+// BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become, are
+// executed statements that fire no plan event.
+// https://learn.microsoft.com/previous-versions/sql/sql-server-2008-r2/ms187886(v=sql.105)
+const PlanlessNote = "plan events: a statement without a query plan (BEGIN and COMMIT TRANSACTION, which pgbench's BEGIN and END become; SET) fires none, so the workload's transaction-control statements read as lost in this count: compare the plans recorded with the statements that have one"
+
+// planNotes are the notes of a count of o's events: PlanlessNote when
+// they are plan events compared with the statements executed.
+func planNotes(o observer.Observer) []string {
+	ev := o.Events
+	if ev == nil || ev.Volume {
+		return nil
+	}
+	for _, name := range strings.Split(ev.Match, ",") {
+		if slices.Contains(planEvents, name) {
+			return []string{PlanlessNote}
+		}
+	}
+	return nil
+}
+
 // EventNotes say what the count could not tell (experiment.EventNoter).
 func (e *EventCount) EventNotes() []string { return e.notes }
 
 // maxRolloverFiles is the event_file target's max_rollover_files, 0 if
 // unset.
 func (a *Applied) maxRolloverFiles() int {
+	n, _ := strconv.Atoi(a.targetOption("event_file", "max_rollover_files"))
+	return n
+}
+
+// targetOption is option of the session's target of kind, "" if unset.
+func (a *Applied) targetOption(kind, option string) string {
 	for _, t := range a.obs.XE.Targets {
-		if t.Kind == "event_file" {
-			n, _ := strconv.Atoi(t.Set["max_rollover_files"])
-			return n
+		if t.Kind == kind {
+			return t.Set[option]
 		}
 	}
-	return 0
+	return ""
 }
 
 // fileListSQL counts the files of an event_file target.

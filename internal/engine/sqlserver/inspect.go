@@ -18,7 +18,7 @@ const (
 	// InspectTracesSQL lists every trace: file traces and rowset traces
 	// (Profiler), the default trace among them.
 	InspectTracesSQL = `SELECT id, status, COALESCE(path, N''), is_rowset, is_default, COALESCE(max_size, 0), COALESCE(max_files, 0), is_rollover,
-       COALESCE(event_count, 0), COALESCE(dropped_event_count, -1), COALESCE(reader_spid, 0)
+       COALESCE(event_count, 0), COALESCE(dropped_event_count, -1), COALESCE(reader_spid, 0), COALESCE(CONVERT(nvarchar(30), stop_time, 120), N'')
 FROM sys.traces ORDER BY id`
 	// InspectSessionsSQL lists every XE session defined or running, with
 	// its retention mode and, when running, what it dropped and how long
@@ -30,8 +30,14 @@ FROM sys.traces ORDER BY id`
        COALESCE(STUFF((SELECT N',' + t.name FROM sys.server_event_session_targets t WHERE t.event_session_id = es.event_session_id ORDER BY t.name FOR XML PATH('')), 1, 1, N''), N'')
 FROM sys.server_event_sessions es FULL JOIN sys.dm_xe_sessions xs ON xs.name = es.name
 ORDER BY 1`
-	// InspectAuditsSQL lists SQL Server Audits and their state.
-	InspectAuditsSQL = `SELECT name, status_desc, COALESCE(audit_file_path, N'') FROM sys.dm_server_audit_status ORDER BY name`
+	// InspectAuditsSQL lists SQL Server Audits, their state, and from
+	// sys.server_audits how each delivers its records: queue_delay "If 0,
+	// the audit will guarantee a write before an event can continue", and
+	// on_failure. A login without ALTER ANY SERVER AUDIT or VIEW ANY
+	// DEFINITION sees no row there (-1 and "" then).
+	// https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-server-audits-transact-sql
+	InspectAuditsSQL = `SELECT s.name, s.status_desc, COALESCE(s.audit_file_path, N''), COALESCE(a.queue_delay, -1), COALESCE(a.on_failure_desc, N'')
+FROM sys.dm_server_audit_status s LEFT JOIN sys.server_audits a ON a.audit_id = s.audit_id ORDER BY s.name`
 )
 
 // builtinSessions are observers SQL Server runs by default: baseline
@@ -46,6 +52,7 @@ type TraceRow struct {
 	MaxSizeMB, MaxFiles         int64
 	Rollover                    bool
 	Events, Dropped, ReaderSPID int64
+	StopTime                    string // the server's local time; "": none
 }
 
 // SessionRow is one row of InspectSessionsSQL.
@@ -63,7 +70,7 @@ type SessionRow struct {
 // Inspection is what inspect shows.
 type Inspection struct {
 	Version   string
-	Observers []string // catalog observers in force (sessions obsbench left)
+	Observers []string // catalog observers in force (sessions and traces obsbench left)
 	Traces    []string
 	Sessions  []string
 	Audits    []string
@@ -99,6 +106,12 @@ func FormatTrace(t TraceRow) string {
 	line := fmt.Sprintf("trace %d, %s, %s: %d events, %s", t.ID, state, kind, t.Events, dropped)
 	if len(opts) > 0 {
 		line += "; " + strings.Join(opts, ", ")
+	}
+	if t.StopTime != "" {
+		line += "; stops at " + t.StopTime
+	}
+	if name := TraceObserver(t.Path); name != "" {
+		line += " [obsbench's, of observer " + name + ": left by an obsbench that crashed? obsbench restore removes it]"
 	}
 	return line
 }
@@ -138,8 +151,8 @@ func FormatSession(s SessionRow) string {
 
 // Inspect reads what observes the server: traces, XE sessions, audits,
 // and the dataset database's availability-group replicas; candidates are
-// the catalog's observers, found in force when obsbench's session for one
-// is running.
+// the catalog's observers, found in force when obsbench's session or trace
+// for one is running.
 func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*Inspection, error) {
 	conn, done, err := s.control(ctx)
 	if err != nil {
@@ -172,12 +185,7 @@ func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*
 			in.Lost = append(in.Lost, fmt.Sprintf("XE session %s dropped %d events and %d buffers", x.Name, x.DroppedEvents, x.DroppedBuffers))
 		}
 	}
-	for _, o := range candidates {
-		if o.XE != nil && running[SessionName(o)] {
-			in.Observers = append(in.Observers, o.Name)
-		}
-	}
-	sort.Strings(in.Observers)
+	in.Observers = observersInForce(candidates, running, traces)
 	if in.Audits, err = readAudits(ctx, conn); err != nil {
 		return nil, err
 	}
@@ -195,6 +203,25 @@ func (s *Server) Inspect(ctx context.Context, candidates []observer.Observer) (*
 	return in, nil
 }
 
+// observersInForce are the candidates whose session (by its name) or
+// trace (by its file's) is running, in name order.
+func observersInForce(candidates []observer.Observer, sessions map[string]bool, traces []TraceRow) []string {
+	traced := map[string]bool{}
+	for _, t := range traces {
+		if t.Status == 1 {
+			traced[TraceObserver(t.Path)] = true
+		}
+	}
+	var out []string
+	for _, o := range candidates {
+		if o.XE != nil && sessions[SessionName(o)] || o.Trace != nil && traced[o.Name] {
+			out = append(out, o.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func readTraces(ctx context.Context, conn *sql.Conn) ([]TraceRow, error) {
 	rows, err := conn.QueryContext(ctx, InspectTracesSQL)
 	if err != nil {
@@ -204,7 +231,7 @@ func readTraces(ctx context.Context, conn *sql.Conn) ([]TraceRow, error) {
 	var out []TraceRow
 	for rows.Next() {
 		var t TraceRow
-		if err := rows.Scan(&t.ID, &t.Status, &t.Path, &t.Rowset, &t.Default, &t.MaxSizeMB, &t.MaxFiles, &t.Rollover, &t.Events, &t.Dropped, &t.ReaderSPID); err != nil {
+		if err := rows.Scan(&t.ID, &t.Status, &t.Path, &t.Rowset, &t.Default, &t.MaxSizeMB, &t.MaxFiles, &t.Rollover, &t.Events, &t.Dropped, &t.ReaderSPID, &t.StopTime); err != nil {
 			return nil, err
 		}
 		out = append(out, t)
@@ -239,11 +266,35 @@ func readAudits(ctx context.Context, conn *sql.Conn) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var name, status, path string
-		if err := rows.Scan(&name, &status, &path); err != nil {
+		var a AuditRow
+		if err := rows.Scan(&a.Name, &a.Status, &a.Path, &a.QueueDelayMS, &a.OnFailure); err != nil {
 			return nil, err
 		}
-		out = append(out, fmt.Sprintf("server audit %s: %s %s", name, strings.ToLower(status), path))
+		out = append(out, FormatAudit(a))
 	}
 	return out, rows.Err()
+}
+
+// AuditRow is one row of InspectAuditsSQL.
+type AuditRow struct {
+	Name, Status, Path string
+	QueueDelayMS       int64  // -1: not visible to the login
+	OnFailure          string // CONTINUE, SHUTDOWN SERVER INSTANCE, FAIL_OPERATION; "": not visible
+}
+
+// FormatAudit describes one server audit for a DBA. CREATE SERVER AUDIT,
+// QUEUE_DELAY: "A value of 0 indicates synchronous delivery", each
+// audited action waiting for its record's write, the costly case.
+// https://learn.microsoft.com/sql/t-sql/statements/create-server-audit-transact-sql
+func FormatAudit(a AuditRow) string {
+	line := strings.TrimSpace(fmt.Sprintf("server audit %s: %s %s", a.Name, strings.ToLower(a.Status), a.Path))
+	switch {
+	case a.QueueDelayMS < 0:
+		return line + "; queue delay and on-failure not visible (sys.server_audits needs ALTER ANY SERVER AUDIT or VIEW ANY DEFINITION)"
+	case a.QueueDelayMS == 0:
+		line += "; queue delay 0: synchronous delivery, each audited action waits for its record's write"
+	default:
+		line += fmt.Sprintf("; queue delay %d ms", a.QueueDelayMS)
+	}
+	return line + "; on failure " + a.OnFailure
 }

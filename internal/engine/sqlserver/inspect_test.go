@@ -1,8 +1,13 @@
 package sqlserver
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/observer"
 )
 
 // Rows as sys.traces and the session views return them on a server with
@@ -35,5 +40,80 @@ func TestFormatInspection(t *testing.T) {
 	}
 	if s := FormatSession(SessionRow{Name: "obsbench_x", Running: true}); strings.Contains(s, "built in") {
 		t.Errorf("obsbench's session marked as built in: %s", s)
+	}
+}
+
+// sp_trace_create
+// (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql),
+// @stoptime: "If NULL, the trace runs until it is manually stopped or
+// until the server shuts down". A trace obsbench creates stops of itself
+// (a stop time of its own, past any run), and one a crashed obsbench left
+// is found: the check before an apply refuses to add a second, and
+// inspect names it as the observer in force.
+func TestOrphanedTrace(t *testing.T) {
+	plans := adaptertest.CatalogObserver(t, "sqlserver", "trace-plans-file")
+	locks := adaptertest.CatalogObserver(t, "sqlserver", "trace-locks-file")
+	lockless := adaptertest.CatalogObserver(t, "sqlserver", "trace-locks-file-filtered-out")
+	sql := CreateTraceSQL(plans, goldenEnv)
+	if strings.Contains(sql, "@stoptime = NULL") || !strings.Contains(sql, "@stoptime datetime = DATEADD(hour, 25, GETDATE())") || !strings.Contains(sql, "@stoptime = @stoptime") {
+		t.Errorf("the trace has no stop time of its own:\n%s", sql)
+	}
+	if TraceLifetime <= 24*time.Hour {
+		t.Errorf("TraceLifetime %s: a run of --duration 24h would outlive its trace", TraceLifetime)
+	}
+
+	base := TracePath(locks, goldenEnv)
+	for path, want := range map[string]string{
+		base + ".trc":    "trace-locks-file",
+		base + "_12.trc": "trace-locks-file",
+		TracePath(lockless, Env{LogDir: `C:\MSSQL\Log\`, Stamp: "20261122T000000"}) + "_1.trc": "trace-locks-file-filtered-out",
+		`C:\MSSQL\Log\log_12.trc`:                              "", // the default trace
+		"/var/opt/mssql/log/obsbench-trace-locks-file.trc":     "", // no stamp: not TracePath's
+		"/var/opt/mssql/log/obsbench-trace-locks-file-x_1.trc": "",
+	} {
+		if got := TraceObserver(path); got != want {
+			t.Errorf("TraceObserver(%q) = %q; want %q", path, got, want)
+		}
+	}
+
+	left := []string{`C:\MSSQL\Log\log_12.trc`, base + "_3.trc"}
+	if err := leftoverTrace(locks, left); err == nil || !strings.Contains(err.Error(), "obsbench restore") {
+		t.Errorf("leftoverTrace(%s) = %v; want the trace left refused", locks.Name, err)
+	}
+	if err := leftoverTrace(lockless, left); err != nil {
+		t.Errorf("leftoverTrace(%s) = %v; another observer's trace is not its own", lockless.Name, err)
+	}
+
+	traces := []TraceRow{{ID: 1, Status: 1, Path: `C:\MSSQL\Log\log_12.trc`, Default: true}, {ID: 2, Status: 1, Path: base + "_3.trc"}, {ID: 3, Status: 0, Path: TracePath(plans, goldenEnv) + ".trc"}}
+	if got := observersInForce([]observer.Observer{plans, locks, lockless}, nil, traces); !slices.Equal(got, []string{"trace-locks-file"}) {
+		t.Errorf("observersInForce = %v; want the running trace's observer only", got)
+	}
+	if line := FormatTrace(traces[1]); !strings.Contains(line, "[obsbench's, of observer trace-locks-file") {
+		t.Errorf("FormatTrace = %q; want it marked as obsbench's", line)
+	}
+}
+
+// Inspect shows how each server audit delivers: CREATE SERVER AUDIT
+// (learn.microsoft.com/sql/t-sql/statements/create-server-audit-transact-sql),
+// QUEUE_DELAY: "A value of 0 indicates synchronous delivery", and
+// ON_FAILURE, from sys.server_audits' queue_delay and on_failure_desc.
+func TestFormatAudit(t *testing.T) {
+	for _, tt := range []struct {
+		row  AuditRow
+		want string
+	}{
+		{AuditRow{Name: "sox", Status: "STARTED", Path: `C:\audit\sox_0_1.sqlaudit`, QueueDelayMS: 0, OnFailure: "SHUTDOWN SERVER INSTANCE"},
+			`server audit sox: started C:\audit\sox_0_1.sqlaudit; queue delay 0: synchronous delivery, each audited action waits for its record's write; on failure SHUTDOWN SERVER INSTANCE`},
+		{AuditRow{Name: "logins", Status: "STARTED", QueueDelayMS: 1000, OnFailure: "CONTINUE"},
+			"server audit logins: started; queue delay 1000 ms; on failure CONTINUE"},
+		{AuditRow{Name: "hidden", Status: "STARTED", QueueDelayMS: -1},
+			"server audit hidden: started; queue delay and on-failure not visible"},
+	} {
+		if got := FormatAudit(tt.row); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("FormatAudit(%+v) = %q; want %q", tt.row, got, tt.want)
+		}
+	}
+	if !strings.Contains(InspectAuditsSQL, "a.queue_delay") || !strings.Contains(InspectAuditsSQL, "a.on_failure_desc") {
+		t.Errorf("inspect does not read the audits' queue_delay and on_failure_desc:\n%s", InspectAuditsSQL)
 	}
 }

@@ -22,11 +22,16 @@ type change struct {
 	Undo   []string `json:"undo_sql"`
 }
 
-// step is one change to make: Do, after journaling Undo.
+// step is one change to make: Do, after journaling Undo. Wait, if set,
+// is a query run after Do until it returns 0, and UndoWait one run so
+// after the revert's undo (see availabilitySteps); neither is journaled:
+// a restore after a crash only has to undo.
 type step struct {
-	What string
-	Do   []string
-	Undo []string
+	What     string
+	Do       []string
+	Undo     []string
+	Wait     string
+	UndoWait string
 }
 
 // Applied is an observer in force. Revert undoes it.
@@ -35,6 +40,9 @@ type Applied struct {
 	obs     observer.Observer
 	env     Env
 	changes engine.Changes[change]
+	// undoWaits are the steps' UndoWait queries, run once the revert has
+	// undone every change.
+	undoWaits []string
 }
 
 // Observer is the observer that was applied.
@@ -73,73 +81,14 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 			Undo: []string{DropTraceSQL(path)},
 		})
 	}
-	if ag := o.AvailabilityGroup; ag != nil {
-		if err := checkPrimary(o, replicas); err != nil {
+	if o.AvailabilityGroup != nil {
+		ag, err := availabilitySteps(o, env, replicas)
+		if err != nil {
 			return nil, err
 		}
-		secondaries := 0
-		for _, r := range replicas {
-			// A configuration-only replica holds the group's metadata, no
-			// data: its mode is CONFIGURATION_ONLY and is not a commit
-			// mode to switch ("ALTER AVAILABILITY GROUP", AVAILABILITY_MODE).
-			// https://learn.microsoft.com/sql/t-sql/statements/alter-availability-group-transact-sql
-			if r.Primary || r.Mode == "CONFIGURATION_ONLY" {
-				continue
-			}
-			secondaries++
-			if r.Mode == ag.Mode {
-				continue
-			}
-			if ag.Mode == "ASYNCHRONOUS_COMMIT" && r.Failover == "AUTOMATIC" {
-				return nil, fmt.Errorf("observer %s: replica %s of availability group %s fails over automatically, which needs synchronous commit; obsbench does not change failover modes", o.Name, r.Name, r.Group)
-			}
-			steps = append(steps, step{
-				What: fmt.Sprintf("availability group %s replica %s mode", r.Group, r.Name),
-				Do:   []string{ModifyReplicaSQL(r.Group, r.Name, ag.Mode)},
-				Undo: []string{ModifyReplicaSQL(r.Group, r.Name, r.Mode)},
-			})
-		}
-		if secondaries == 0 {
-			return nil, &NoAvailabilityGroupError{Observer: o.Name, Database: env.Database}
-		}
+		steps = append(steps, ag...)
 	}
 	return steps, nil
-}
-
-// checkPrimary refuses a plan on an instance that is not the primary of
-// every group it would change: ALTER AVAILABILITY GROUP ... MODIFY
-// REPLICA is run on the primary replica
-// (https://learn.microsoft.com/sql/t-sql/statements/alter-availability-group-transact-sql,
-// "Supported only on the primary replica").
-func checkPrimary(o observer.Observer, replicas []Replica) error {
-	primaryHere := map[string]bool{}
-	for _, r := range replicas {
-		if r.Primary && r.Local {
-			primaryHere[r.Group] = true
-		}
-	}
-	for _, r := range replicas {
-		if !primaryHere[r.Group] {
-			return &NotPrimaryError{Observer: o.Name, Group: r.Group}
-		}
-	}
-	return nil
-}
-
-// NotPrimaryError says the connected instance is not the primary of an
-// availability group an observer would change.
-type NotPrimaryError struct{ Observer, Group string }
-
-func (e *NotPrimaryError) Error() string {
-	return fmt.Sprintf("observer %s changes the commit mode of availability group %s, which only its primary replica can do: connect --dsn to the primary", e.Observer, e.Group)
-}
-
-// NoAvailabilityGroupError says an availability-group observer found no
-// group with a secondary replica holding the dataset's database.
-type NoAvailabilityGroupError struct{ Observer, Database string }
-
-func (e *NoAvailabilityGroupError) Error() string {
-	return fmt.Sprintf("observer %s needs an availability group with a secondary replica that holds database %s; there is none, and obsbench never creates one (add the database to an existing group whose primary is this server)", e.Observer, e.Database)
 }
 
 // prepare reads what planning o needs from the server.
@@ -156,6 +105,10 @@ func (s *Server) prepare(ctx context.Context, conn *sql.Conn, o observer.Observe
 	}
 	return env, replicas, nil
 }
+
+// waitComment heads a query that Apply or Revert repeats until it
+// returns 0, in what --dry-run prints.
+var waitComment = fmt.Sprintf("-- repeated every %s, for up to %s, until it returns 0:\n", syncPoll, syncTimeout)
 
 // PlanApply lists, without changing anything, the statements Apply would
 // run to put o in force, and those that would revert it: what --dry-run
@@ -180,16 +133,23 @@ func (s *Server) PlanApply(ctx context.Context, o observer.Observer) (apply, rev
 	if err != nil {
 		return nil, nil, err
 	}
+	var undoWaits []string
 	for _, st := range steps {
 		apply = append(apply, st.Do...)
+		if st.Wait != "" {
+			apply = append(apply, waitComment+st.Wait)
+		}
 		revert = append(append([]string{}, st.Undo...), revert...)
+		if st.UndoWait != "" {
+			undoWaits = append(undoWaits, waitComment+st.UndoWait)
+		}
 	}
-	return apply, revert, nil
+	return apply, append(revert, undoWaits...), nil
 }
 
 // Check fails when o cannot be applied here: an event the server does not
-// have, a session or trace of obsbench's name already there (left by
-// another obsbench), no availability group.
+// have, a session or trace of o's already there (left by another
+// obsbench), no availability group.
 func (s *Server) Check(ctx context.Context, o observer.Observer) error {
 	if o.Name == observer.Baseline {
 		return nil
@@ -214,6 +174,11 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	if o.Engine != "sqlserver" {
 		return &NotSQLServerError{o.Name, o.Engine}
 	}
+	if o.Trace != nil {
+		if err := s.checkTraceLeft(ctx, conn, o); err != nil {
+			return err
+		}
+	}
 	if o.XE == nil {
 		return nil
 	}
@@ -234,6 +199,38 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	}
 	if n > 0 {
 		return fmt.Errorf("observer %s: an XE session %s already exists (left by an obsbench that crashed? run obsbench restore); obsbench does not touch it", o.Name, SessionName(o))
+	}
+	return nil
+}
+
+// checkTraceLeft fails when a trace of o's is there already.
+func (s *Server) checkTraceLeft(ctx context.Context, conn *sql.Conn, o observer.Observer) error {
+	rows, err := conn.QueryContext(ctx, "SELECT COALESCE(path, N'') FROM sys.traces")
+	if err != nil {
+		return fmt.Errorf("look for traces: %w", err)
+	}
+	defer rows.Close()
+	var paths []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return leftoverTrace(o, paths)
+}
+
+// leftoverTrace is the error for a trace of o's among the traces at paths:
+// one a crashed obsbench left, which would be measured with the new one.
+func leftoverTrace(o observer.Observer, paths []string) error {
+	for _, p := range paths {
+		if TraceObserver(p) == o.Name {
+			return fmt.Errorf("observer %s: a trace of it is there already, writing %s (left by an obsbench that crashed? run obsbench restore); obsbench does not touch it", o.Name, p)
+		}
 	}
 	return nil
 }
@@ -272,6 +269,14 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 				return nil, fmt.Errorf("apply %s: %s: %w", o.Name, firstLine(stmt), err)
 			}
 		}
+		if st.UndoWait != "" {
+			a.undoWaits = append(a.undoWaits, st.UndoWait)
+		}
+		if st.Wait != "" {
+			if err := waitSynchronized(ctx, conn, st.Wait); err != nil {
+				return nil, fmt.Errorf("apply %s: %w", o.Name, err)
+			}
+		}
 	}
 	return a, nil
 }
@@ -294,7 +299,7 @@ func (a *Applied) Revert(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	_, err = a.changes.Undo(func(c change) error {
+	if _, err = a.changes.Undo(func(c change) error {
 		var errs []error
 		for _, stmt := range c.Undo {
 			if _, err := conn.ExecContext(ctx, stmt); err != nil {
@@ -302,8 +307,16 @@ func (a *Applied) Revert(ctx context.Context) error {
 			}
 		}
 		return errors.Join(errs...)
-	})
-	return err
+	}); err != nil {
+		return err
+	}
+	for len(a.undoWaits) > 0 {
+		if err := waitSynchronized(ctx, conn, a.undoWaits[0]); err != nil {
+			return fmt.Errorf("revert %s: %w", a.obs.Name, err)
+		}
+		a.undoWaits = a.undoWaits[1:]
+	}
+	return nil
 }
 
 // Undo reverts journaled changes (obsbench restore).

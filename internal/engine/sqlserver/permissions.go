@@ -33,8 +33,18 @@ type Permission struct {
 //     permission on the server"
 //     (learn.microsoft.com/sql/relational-databases/system-functions/sys-fn-trace-getinfo-transact-sql#permissions).
 //   - sys.dm_os_performance_counters, sys.dm_os_wait_stats,
-//     sys.dm_exec_requests of other sessions, sys.dm_xe_*: VIEW SERVER
-//     STATE (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql#permissions)
+//     sys.dm_exec_requests of other sessions, sys.dm_xe_*, sys.dm_hadr_*:
+//     VIEW SERVER STATE
+//     (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql#permissions);
+//     from SQL Server 2022 on, the pages of these views say "For SQL
+//     Server 2022 (16.x) and later versions, requires VIEW SERVER
+//     PERFORMANCE STATE permission on the server", a narrower permission
+//     that VIEW SERVER STATE implies: either will do there
+//     (sys-dm-exec-session-wait-stats-transact-sql,
+//     sys-dm-hadr-database-replica-states-transact-sql,
+//     sys-server-event-session-events-transact-sql#permissions). Before
+//     2022 that permission does not exist, so its check is asked only of
+//     version 16 or later.
 //   - CREATE DATABASE: CREATE DATABASE in master, CREATE ANY DATABASE or
 //     ALTER ANY DATABASE (learn.microsoft.com/sql/t-sql/statements/create-database-transact-sql#permissions)
 //   - ALTER AVAILABILITY GROUP ... MODIFY REPLICA: ALTER on the group,
@@ -44,9 +54,14 @@ type Permission struct {
 var (
 	permEventSession = Permission{"ALTER ANY EVENT SESSION", "HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY EVENT SESSION')", "creating Extended Events sessions"}
 	permTrace        = Permission{"ALTER TRACE", "HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER TRACE')", "reading sys.traces (every run) and creating server-side traces"}
-	permServerState  = Permission{"VIEW SERVER STATE", "HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE')", "reading counters, waits and sessions' state"}
+	permServerState  = Permission{"VIEW SERVER STATE (SQL Server 2022 and later: or VIEW SERVER PERFORMANCE STATE)", serverStateCheck, "reading counters, waits and sessions' state"}
 	permCreateDB     = Permission{"CREATE ANY DATABASE", "CASE WHEN HAS_PERMS_BY_NAME(NULL, NULL, 'CREATE ANY DATABASE') = 1 OR HAS_PERMS_BY_NAME(NULL, NULL, 'ALTER ANY DATABASE') = 1 OR HAS_PERMS_BY_NAME(N'master', 'DATABASE', 'CREATE DATABASE') = 1 THEN 1 ELSE 0 END", "creating the dataset's database"}
 )
+
+// serverStateCheck is 1 with VIEW SERVER STATE, or with VIEW SERVER
+// PERFORMANCE STATE on SQL Server 2022 (16.x) or later.
+const serverStateCheck = "CASE WHEN HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') = 1 THEN 1 " +
+	"WHEN CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 16 AND HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE') = 1 THEN 1 ELSE 0 END"
 
 // permAlterGroup is ALTER on availability group g.
 func permAlterGroup(g string) Permission {

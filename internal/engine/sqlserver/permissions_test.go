@@ -33,6 +33,7 @@ func TestNeededPermissions(t *testing.T) {
 		}
 		return out
 	}
+	const vss = "VIEW SERVER STATE (SQL Server 2022 and later: or VIEW SERVER PERFORMANCE STATE)"
 	for _, tt := range []struct {
 		name      string
 		observers []string
@@ -40,12 +41,12 @@ func TestNeededPermissions(t *testing.T) {
 		groups    []string
 		want      []string
 	}{
-		{"collectors only", []string{"baseline"}, true, nil, []string{"VIEW SERVER STATE", "ALTER TRACE"}},
-		{"database to create", []string{"baseline"}, false, nil, []string{"VIEW SERVER STATE", "ALTER TRACE", "CREATE ANY DATABASE"}},
+		{"collectors only", []string{"baseline"}, true, nil, []string{vss, "ALTER TRACE"}},
+		{"database to create", []string{"baseline"}, false, nil, []string{vss, "ALTER TRACE", "CREATE ANY DATABASE"}},
 		{"an XE session and a trace", []string{"xe-activity-file", "trace-activity-file"}, true, nil,
-			[]string{"VIEW SERVER STATE", "ALTER TRACE", "ALTER ANY EVENT SESSION"}},
+			[]string{vss, "ALTER TRACE", "ALTER ANY EVENT SESSION"}},
 		{"commit modes", []string{"ag-asynchronous-commit"}, true, []string{"ag1"},
-			[]string{"VIEW SERVER STATE", "ALTER TRACE", "ALTER ON AVAILABILITY GROUP::[ag1]"}},
+			[]string{vss, "ALTER TRACE", "ALTER ON AVAILABILITY GROUP::[ag1]"}},
 	} {
 		var obs []observer.Observer
 		for _, n := range tt.observers {
@@ -115,5 +116,26 @@ func TestAlterTraceAskedOfEveryRun(t *testing.T) {
 	}
 	if !readsTraces {
 		t.Error("no statement of every run reads sys.traces: the settings snapshot no longer lists traces?")
+	}
+}
+
+// The pages of the views a run reads say, from SQL Server 2022 on, "For
+// SQL Server 2022 (16.x) and later versions, requires VIEW SERVER
+// PERFORMANCE STATE permission on the server"
+// (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-exec-session-wait-stats-transact-sql,
+// sys-dm-hadr-database-replica-states-transact-sql,
+// learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-server-event-session-events-transact-sql):
+// a least-privilege login granted only that passes there, and the
+// permission, which earlier versions do not have, is asked only of 16 or
+// later.
+func TestViewServerPerformanceState(t *testing.T) {
+	check := permServerState.Check
+	vss := strings.Index(check, "HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER STATE') = 1 THEN 1")
+	version := strings.Index(check, "CAST(SERVERPROPERTY('ProductMajorVersion') AS int) >= 16 AND HAS_PERMS_BY_NAME(NULL, NULL, 'VIEW SERVER PERFORMANCE STATE') = 1 THEN 1")
+	if vss < 0 || version < vss {
+		t.Errorf("the check does not accept VIEW SERVER PERFORMANCE STATE on 2022 and later, after VIEW SERVER STATE: %s", check)
+	}
+	if !strings.Contains(permServerState.Grant, "VIEW SERVER PERFORMANCE STATE") {
+		t.Errorf("a login missing it is told only %q", permServerState.Grant)
 	}
 }

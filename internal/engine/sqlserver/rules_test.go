@@ -1,12 +1,15 @@
 package sqlserver
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // Every built-in sqlserver observer passes the documented rules, and a
@@ -202,5 +205,93 @@ func TestVolumeCounts(t *testing.T) {
 	locks, _ := cat.Lookup("sqlserver", "xe-locks-counter")
 	if notes := counterNotes(locks, []string{"lock_acquired", "lock_released"}); len(notes) != 1 {
 		t.Errorf("xe-locks-counter counts every session's lock events, yet has notes %v", notes)
+	}
+}
+
+// sp_trace_create
+// (learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql):
+// "max_rollover_files is int, greater than one. This parameter is valid
+// only if the TRACE_FILE_ROLLOVER option is specified." A max_files the
+// server would refuse at run time is refused when the observer is parsed.
+func TestMaxRolloverFiles(t *testing.T) {
+	trace := func(rollover bool, maxFiles int) *observer.Trace {
+		return &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5, Rollover: rollover, MaxFiles: maxFiles}
+	}
+	for _, tt := range []struct {
+		name  string
+		trace *observer.Trace
+		want  string // "" for no error
+	}{
+		{"no limit", trace(true, 0), ""},
+		{"two files", trace(true, 2), ""},
+		{"one file", trace(true, 1), "greater than one"},
+		{"a negative count", trace(true, -3), "greater than one"},
+		{"a count without rollover", trace(false, 10), "valid only with TRACE_FILE_ROLLOVER"},
+	} {
+		err := CheckTrace(tt.trace)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: CheckTrace = %v; want nil", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: CheckTrace = %v; want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+	file := `- name: one-file-trace
+  engine: sqlserver
+  description: a trace that keeps one file
+  trace:
+    events: [41]
+    columns: [1]
+    max_file_size_mb: 5
+    rollover: true
+    max_files: 1
+`
+	if _, err := observer.Parse("mine.yaml", []byte(file)); err == nil || !strings.Contains(err.Error(), "greater than one") {
+		t.Errorf("Parse = %v; want max_files 1 refused at load", err)
+	}
+}
+
+// An event_counter keeps counts, not events ("Event Counter Target",
+// learn.microsoft.com/previous-versions/sql/sql-server-2016/ff878025(v=sql.130):
+// "The event counter target counts all events that occur during an
+// Extended Events session"), so nothing read from it can be matched with
+// the workload's tag afterwards. inserts-batched sends BEGIN and COMMIT TRANSACTION untagged,
+// and the driver counts only its INSERTs: whether those statements fire
+// sql_statement_completed or not, the count is right only if the session's
+// predicate keeps the tagged statements alone. A counter without that
+// predicate is refused; the catalog's has it, and every workload's tag
+// starts with the prefix it matches.
+func TestUntaggedStatements(t *testing.T) {
+	counter := adaptertest.CatalogObserver(t, "sqlserver", "xe-statements-counter")
+	if field, err := CheckObserver(counter); err != nil {
+		t.Errorf("xe-statements-counter: %s: %v", field, err)
+	}
+	sql := CreateSessionSQL(counter, goldenEnv)
+	if n := strings.Count(sql, "WHERE (sqlserver.database_id = 7 AND sqlserver.client_app_name = N'obsbench-driver' AND "+tagPredicate+")"); n != len(counter.XE.Events) {
+		t.Errorf("%d of %d events filtered on the tag:\n%s", n, len(counter.XE.Events), sql)
+	}
+	untagged := counter
+	x := *counter.XE
+	x.Events = slices.Clone(x.Events)
+	for i := range x.Events {
+		x.Events[i].Where = "sqlserver.database_id = {{database_id}} AND sqlserver.client_app_name = N'{{driver_app}}'"
+	}
+	untagged.XE = &x
+	if _, err := CheckObserver(untagged); err == nil || !strings.Contains(err.Error(), "untagged statements") {
+		t.Errorf("an event_counter without the tag predicate: %v; want it refused", err)
+	}
+	for _, name := range workload.Names() {
+		m, err := workload.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(m.Tag, TagPrefix) {
+			t.Errorf("workload %s's tag %q does not start with %q: the counter's predicate would leave its statements out", name, m.Tag, TagPrefix)
+		}
+	}
+	for _, tag := range []string{pgbench.Tag, pgbench.SQLTag} {
+		if !strings.HasPrefix(tag, TagPrefix) {
+			t.Errorf("pgbench tag %q does not start with %q", tag, TagPrefix)
+		}
 	}
 }

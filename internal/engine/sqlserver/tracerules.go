@@ -64,6 +64,9 @@ func init() {
 
 // CheckTrace checks a trace against the documented rules.
 func CheckTrace(t *observer.Trace) error {
+	if err := checkMaxFiles(t); err != nil {
+		return err
+	}
 	for _, id := range t.Events {
 		ev, ok := traceEvents[id]
 		if !ok {
@@ -85,6 +88,22 @@ func CheckTrace(t *observer.Trace) error {
 		if err := checkFilter(t, f); err != nil {
 			return fmt.Errorf("filter on column %d%s: %w", f.Column, columnName(f.Column), err)
 		}
+	}
+	return nil
+}
+
+// checkMaxFiles refuses a max_files the server would refuse at run time:
+// sp_trace_create's @filecount, "max_rollover_files is int, greater than
+// one", and "valid only if the TRACE_FILE_ROLLOVER option is specified".
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql
+func checkMaxFiles(t *observer.Trace) error {
+	switch {
+	case t.MaxFiles == 0:
+		return nil
+	case t.MaxFiles < 2:
+		return fmt.Errorf("max_files %d: sp_trace_create's max_rollover_files is an int greater than one (leave it out to keep every file)", t.MaxFiles)
+	case !t.Rollover:
+		return errors.New("max_files without rollover: sp_trace_create's max_rollover_files is valid only with TRACE_FILE_ROLLOVER")
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package sqlserver
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -160,6 +162,31 @@ func TracePath(o observer.Observer, env Env) string {
 	return env.LogDir + "obsbench-" + o.Name + "-" + env.Stamp
 }
 
+// TraceLifetime is how long after its apply a trace stops of itself.
+// sp_trace_create's @stoptime: "If NULL, the trace runs until it is
+// manually stopped or until the server shuts down", so a trace left by an
+// obsbench that crashed, and not restored, would load every later run.
+// The stop time is the server's clock (GETDATE()) plus a day and an hour:
+// longer than any run obsbench makes (--duration and --alt-duration are
+// at most 24h), so only an orphan reaches it. "Invalid stop time" (code
+// 14) is a stop time "that has already happened", which this cannot be.
+// https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql
+const TraceLifetime = 25 * time.Hour
+
+// traceFileRE is the file name TracePath gives an observer's trace, with
+// the sequence number rollover appends: obsbench-<observer>-<stamp>_<n>.trc.
+var traceFileRE = regexp.MustCompile(`^obsbench-(.+)-[0-9]{8}T[0-9]{6}(?:_[0-9]+)?\.trc$`)
+
+// TraceObserver is the observer whose trace writes path (sys.traces.path,
+// its current file), "" for a trace obsbench did not create.
+func TraceObserver(path string) string {
+	m := traceFileRE.FindStringSubmatch(path[strings.LastIndexAny(path, `\/`)+1:])
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
 // CreateTraceSQL is one batch that creates o's trace, sets its events and
 // filters, starts it and returns its id. The sp_trace_* procedures take
 // their arguments only in their declared types (@maxfilesize bigint, @on
@@ -177,8 +204,9 @@ func CreateTraceSQL(o observer.Observer, env Env) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "DECLARE @id int, @rc int, @maxfilesize bigint = %d, @on bit = 1;\n", t.MaxFileSizeMB)
-	fmt.Fprintf(&b, "EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = %d, @tracefile = %s, @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = %s;\n",
+	fmt.Fprintf(&b, "DECLARE @id int, @rc int, @maxfilesize bigint = %d, @stoptime datetime = DATEADD(hour, %d, GETDATE()), @on bit = 1;\n",
+		t.MaxFileSizeMB, int(TraceLifetime/time.Hour))
+	fmt.Fprintf(&b, "EXEC @rc = sp_trace_create @traceid = @id OUTPUT, @options = %d, @tracefile = %s, @maxfilesize = @maxfilesize, @stoptime = @stoptime, @filecount = %s;\n",
 		options, quoteString(TracePath(o, env)), filecount)
 	b.WriteString(checkRC("sp_trace_create"))
 	for _, ev := range t.Events {
@@ -319,7 +347,7 @@ func TraceRolloverNote(deleted, maxFiles int) string {
 }
 
 // TargetDataSQL reads the in-memory data of one target of a running
-// session (ring_buffer, event_counter, histogram, pair_matching XML).
+// session (ring_buffer, event_counter, histogram XML).
 func TargetDataSQL(session, target string) string {
 	return fmt.Sprintf("SELECT CAST(t.target_data AS nvarchar(max)) FROM sys.dm_xe_session_targets t JOIN sys.dm_xe_sessions s ON s.address = t.event_session_address WHERE s.name = %s AND t.target_name = %s",
 		quoteString(session), quoteString(target))

@@ -1,11 +1,13 @@
 package sqlserver
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -36,11 +38,19 @@ func renderObserver(t *testing.T, o observer.Observer) string {
 		for _, s := range st.Do {
 			b.WriteString(s + ";\n")
 		}
+		if st.Wait != "" {
+			b.WriteString(waitComment + st.Wait + ";\n")
+		}
 	}
 	b.WriteString("\n-- revert\n")
 	for i := len(steps) - 1; i >= 0; i-- {
 		for _, s := range steps[i].Undo {
 			b.WriteString(s + ";\n")
+		}
+	}
+	for _, st := range steps {
+		if st.UndoWait != "" {
+			b.WriteString(waitComment + st.UndoWait + ";\n")
 		}
 	}
 	if ev := o.Events; ev != nil {
@@ -120,7 +130,7 @@ func TestRenderRules(t *testing.T) {
 			[]string{"ADD EVENT sqlserver.a,\nADD EVENT sqlserver.b\nADD TARGET package0.event_counter,\nADD TARGET package0.ring_buffer\nWITH"}},
 		{"trace without rollover: options 0, no file count",
 			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5}}, goldenEnv),
-			[]string{"@maxfilesize bigint = 5, @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench-t-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = NULL, @filecount = NULL",
+			[]string{"@maxfilesize bigint = 5, @stoptime datetime = DATEADD(hour, 25, GETDATE()), @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench-t-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = @stoptime, @filecount = NULL",
 				"EXEC @rc = sp_trace_setevent @id, 41, 1, @on;\nIF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 41, 1 failed with code %d', 16, 1, @rc); RETURN; END;",
 				"EXEC @rc = sp_trace_setstatus @id, 1;\n", "SELECT @id"}},
 		{"trace filter OR and NOT LIKE",
@@ -183,5 +193,95 @@ func TestAvailabilityGroupPlanFollowsTheDocs(t *testing.T) {
 	var np *NotPrimaryError
 	if _, err := plan(async, goldenEnv, onSecondary); !errors.As(err, &np) || np.Group != "ag1" {
 		t.Errorf("connected to a secondary: %v; want a NotPrimaryError for ag1", err)
+	}
+}
+
+// "Differences between availability modes for an Always On availability
+// group"
+// (learn.microsoft.com/sql/database-engine/availability-groups/windows/availability-modes-always-on-availability-groups):
+// "If the primary replica is configured for asynchronous-commit mode, it
+// does not wait for any secondary replica", and "for synchronous commit to
+// occur, both the current primary replica and the secondary replica in
+// question must be configured for synchronous commit". A synchronous
+// observer on an asynchronous primary switches the primary too, first,
+// and back last; an asynchronous observer leaves the primary alone.
+func TestPrimaryAvailabilityMode(t *testing.T) {
+	sync := adaptertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
+	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
+	asyncPrimary := slices.Clone(goldenReplicas)
+	asyncPrimary[0].Mode = "ASYNCHRONOUS_COMMIT"
+	steps, err := plan(sync, goldenEnv, asyncPrimary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var do, undo []string
+	for _, st := range steps {
+		do = append(do, st.Do...)
+		undo = append(slices.Clone(st.Undo), undo...)
+	}
+	wantDo := []string{
+		"ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL1' WITH (AVAILABILITY_MODE = SYNCHRONOUS_COMMIT)",
+		"ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL3' WITH (AVAILABILITY_MODE = SYNCHRONOUS_COMMIT)",
+	}
+	wantUndo := []string{
+		"ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL3' WITH (AVAILABILITY_MODE = ASYNCHRONOUS_COMMIT)",
+		"ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL1' WITH (AVAILABILITY_MODE = ASYNCHRONOUS_COMMIT)",
+	}
+	if !slices.Equal(do, wantDo) || !slices.Equal(undo, wantUndo) {
+		t.Errorf("synchronous observer on an asynchronous primary: apply %q, revert %q;\nwant apply %q, revert %q", do, undo, wantDo, wantUndo)
+	}
+	steps, err = plan(async, goldenEnv, asyncPrimary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range steps {
+		if strings.Contains(strings.Join(st.Do, " "), "N'SQL1'") {
+			t.Errorf("asynchronous observer switches the primary: %v", st.Do)
+		}
+	}
+}
+
+// The same page: a secondary switched to synchronous commit is
+// PARTIALLY_HEALTHY "until all of its databases are in the SYNCHRONIZED
+// synchronization state", which it enters "as soon as every log record has
+// been hardened"; sys.dm_hadr_database_replica_states
+// (learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-hadr-database-replica-states-transact-sql)
+// gives synchronization_state_desc, SYNCHRONIZED among them. The apply of
+// a synchronous observer, and the revert of an asynchronous one, wait
+// until every synchronous secondary's copy of the dataset reads
+// SYNCHRONIZED, and fail when it never does.
+func TestWaitsForSynchronized(t *testing.T) {
+	sync := adaptertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
+	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
+	steps, err := plan(sync, goldenEnv, goldenReplicas)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("plan = %+v, %v; want SQL3 switched", steps, err)
+	}
+	for _, want := range []string{"sys.dm_hadr_database_replica_states", "<> N'SYNCHRONIZED'", "IN (N'SQL2', N'SQL3')", "database_name = N'obsbench'"} {
+		if !strings.Contains(steps[0].Wait, want) {
+			t.Errorf("the apply's wait lacks %q:\n%s", want, steps[0].Wait)
+		}
+	}
+	if steps[0].UndoWait != "" {
+		t.Errorf("the revert to asynchronous commit waits: %s", steps[0].UndoWait)
+	}
+	steps, err = plan(async, goldenEnv, goldenReplicas)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("plan = %+v, %v; want SQL2 switched", steps, err)
+	}
+	if steps[0].Wait != "" || !strings.Contains(steps[0].UndoWait, "IN (N'SQL2')") {
+		t.Errorf("asynchronous observer: wait %q, undo wait %q; want only the revert to wait, for SQL2", steps[0].Wait, steps[0].UndoWait)
+	}
+
+	ctx := context.Background()
+	behind := []int{2, 1, 0}
+	calls := 0
+	read := func() (int, error) { calls++; n := behind[0]; behind = behind[1:]; return n, nil }
+	if err := awaitZero(ctx, read, time.Second, time.Millisecond); err != nil || calls != 3 {
+		t.Errorf("awaitZero = %v after %d reads; want nil after 3 (2 and 1 behind, then none)", err, calls)
+	}
+	stuck := func() (int, error) { return 1, nil }
+	if err := awaitZero(ctx, stuck, 5*time.Millisecond, time.Millisecond); err == nil || !strings.Contains(err.Error(), "not SYNCHRONIZED") {
+		t.Errorf("awaitZero on a replica that never catches up = %v; want an error naming SYNCHRONIZED", err)
 	}
 }

@@ -252,9 +252,35 @@ func checkXECount(o observer.Observer) error {
 		if ev.Volume && len(names) != len(session) {
 			return fmt.Errorf("a ring_buffer's volume is every event the session sent it: match must name all of %s", strings.Join(session, ", "))
 		}
-	case "event_file", "event_counter":
+	case "event_counter":
+		if !ev.Volume {
+			return checkTagPredicate(o, names)
+		}
+	case "event_file":
 	default:
 		return fmt.Errorf("its session has no target that keeps events or counts (%s)", strings.Join(countable, ", "))
+	}
+	return nil
+}
+
+// TagPrefix starts every workload's tag (workload.Meta.Tag).
+const TagPrefix = "obsbench-"
+
+// tagPredicate is the predicate that keeps only the statements whose text
+// carries a tag.
+const tagPredicate = "sqlserver.like_i_sql_unicode_string(sqlserver.sql_text, N'%" + TagPrefix + "%')"
+
+// checkTagPredicate refuses an event_counter count of statements whose
+// events are not filtered on the tag: the target keeps counts, no text to
+// match with the workload's tag afterwards, and a workload's untagged
+// statements (inserts-batched's BEGIN and COMMIT TRANSACTION), which the
+// driver does not count, would be counted as extra events.
+func checkTagPredicate(o observer.Observer, names []string) error {
+	for _, e := range o.XE.Events {
+		_, name, _ := strings.Cut(e.Name, ".")
+		if slices.Contains(names, name) && !strings.Contains(e.Where, tagPredicate) {
+			return fmt.Errorf("an event_counter keeps no statement text to match with the workload's tag, so event %s would count its untagged statements too (BEGIN and COMMIT TRANSACTION): add %s to its predicate", e.Name, tagPredicate)
+		}
 	}
 	return nil
 }
