@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -23,7 +22,7 @@ import (
 // instructions are recovered at the size it predicts, to within a tenth
 // of a percentage point.
 func TestInstructionsRecoverCalibration(t *testing.T) {
-	recoverCalibration(t, calibration{workload: calibrate.Workload, statements: 300, warmup: 20, sessions: 1,
+	recoverCalibration(t, calibration{workload: workload.Calibrated, statements: 300, warmup: 20, sessions: 1,
 		few: 100, many: 1000, sized: map[string]int{"calibration-1%": 6, "calibration-5%": 43}, within: 0.1})
 }
 

@@ -28,7 +28,7 @@ import (
 )
 
 // Workload calls obsbench_calibrate() in every statement.
-const Workload = "credit-top1-calibrated"
+const Workload = workload.Calibrated
 
 // warmup is a run's, before its measured window, as an experiment's
 // default.
@@ -55,7 +55,7 @@ type Calibration struct {
 	// overhead's form).
 	MeasuredAdded *result.AddedSummary  `json:"measured_server_cpu_added_us,omitempty"`
 	MeasuredShare *result.ChangeSummary `json:"measured_server_share_pct,omitempty"`
-	Recovered     bool                 `json:"recovered"`
+	Recovered     bool                  `json:"recovered"`
 	// RecoveredOn is what Recovered judges: the time overhead (the
 	// default), or on a mix the server CPU added per execution.
 	RecoveredOn string `json:"recovered_on"`
@@ -126,6 +126,8 @@ func (o *Options) check() error {
 		return spec.Invalidf("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
 	case o.Workload != "dss-mix" && o.Method != "" && o.Method != "duet" && o.Method != "alternation":
 		return spec.Invalidf("--method %s: calibrate measures credit-top1 by duet (the default) or alternation", o.Method)
+	case o.Method == "duet" && (o.Phases < 4 || o.Phases > 400):
+		return spec.Invalidf("--phases %d: want 4 to 400", o.Phases)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())

@@ -18,14 +18,13 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// sizingLoops is the sizing observer's loop count: a cost of about a
-// third of a statement, large against the phases' noise so that one
-// iteration's cost is read to a few percent, small enough that the
-// twins stay in their usual state (warm, CPU bound).
-const sizingLoops = 300
-
-// sizingPhases is how many phases the sizing duet runs.
-const sizingPhases = 8
+// sizingLoops is the sizing observer's loop count: a cost about as
+// large as the statement itself. A twin's server is CPU bound under its
+// quota, so its CPU per statement reads as the inverse of its throughput
+// and is as noisy, a few percent a phase: against a cost of a statement's
+// size, one iteration's cost is read to a few percent, where against a
+// third of one it read to a quarter (and each size with it).
+const sizingLoops = 1000
 
 // NullName is the calibration observer that adds nothing: it is switched
 // like the others (the same statement, the same apply and revert), so it
@@ -36,7 +35,8 @@ const NullName = "calibration-0pct"
 // duet's twins under their CPU quota, and then measures them by duet:
 // the default method's accuracy on known costs.
 //
-// Sizing is a duet of its own: one observer of sizingLoops iterations,
+// Sizing is a duet of its own, as long as the measuring one's arms: one
+// observer of sizingLoops iterations,
 // whose server CPU added per statement (twin against twin, from each
 // twin server's own CPU accounting) gives one iteration's cost, and the
 // other twin's the statement's, S. Every statement runs the loop's first
@@ -46,13 +46,10 @@ const NullName = "calibration-0pct"
 // X/(S+X) of a CPU-bound server's throughput: the server's own share,
 // as the duet measures it with each twin's load outside its quota.
 func calibrateDuet(ctx context.Context, o Options, out Output) error {
-	if o.Phases < 4 || o.Phases > 400 {
-		return spec.Invalidf("--phases %d: want 4 to 400", o.Phases)
-	}
 	logf := progress.Notes(out.Stderr)
 	sizing := []Calibration{{Name: "calibration-sizing", Loops: sizingLoops}}
-	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", sizingPhases, sizingLoops)
-	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, sizingPhases, false, Output{Stdout: io.Discard, Stderr: out.Stderr})
+	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", o.Phases, sizingLoops)
+	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, Output{Stdout: io.Discard, Stderr: out.Stderr})
 	if err != nil {
 		return fmt.Errorf("calibration sizing: %w", err)
 	}

@@ -47,9 +47,12 @@ func (l loop) Worker(ctx context.Context, conn Conn, _ int) (Op, error) {
 const creditCalibratedSQL = "SELECT m.member_no, m.lastname, p.payment_no, p.payment_dt, p.payment_amt, obsbench_calibrate() " +
 	"FROM payment p JOIN member m ON m.member_no = p.member_no LIMIT 1 /* obsbench-credit-top1-calibrated */"
 
+// Calibrated is the workload whose statements call obsbench_calibrate().
+const Calibrated = "credit-top1-calibrated"
+
 func init() {
 	Register(Meta{
-		Name:           "credit-top1-calibrated",
+		Name:           Calibrated,
 		Description:    "credit-top1 plus a server function whose work per statement obsbench's calibration observer sets",
 		Dataset:        "credit",
 		Tag:            "obsbench-credit-top1-calibrated",

@@ -1,0 +1,330 @@
+// Command accuracy measures how accurate the default method's figure is
+// on known costs, as coverage over many experiments rather than the best
+// run: it runs `obsbench calibrate` (synthetic observers sized in a
+// duet's twin, then measured by duet, the default method at its default
+// length) over and over, every other experiment under a drift made on
+// purpose (a thread of this process busy on one core for a random 3-12
+// s, then idle for 3-12 s), and reports, per size and per condition:
+// how often the 95% interval holds the size, the mean bias and its
+// standard error, the mean half-width, and how often the cost is
+// detected; for the two A/A comparisons of each experiment (the duet's
+// A/A arm, and calibration-0pct, an observer switched like the others
+// that adds nothing) how often the interval excludes 0.
+//
+//	go run ./bench/accuracy [-experiments 10] [-effects 0.5,1,2,5] [-seed 1] [-dir bench/accuracy]
+//
+// It writes RESULT.md, rewritten after every experiment (an interrupted
+// bench keeps what it measured), and each experiment's text output
+// beside it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/calibrate"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+var logf = sidebyside.Logger("accuracy")
+
+type config struct {
+	experiments int
+	effects     string
+	seed        uint64
+	dir         string
+	command     string
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.experiments, "experiments", 10, "calibrate experiments to run, every other one under the made drift")
+	flag.StringVar(&c.effects, "effects", "0.5,1,2,5", "the synthetic costs of each experiment, in percent")
+	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first experiment (the next ones add 1)")
+	flag.StringVar(&c.dir, "dir", "bench/accuracy", "where RESULT.md and the outputs go")
+	flag.Parse()
+	c.command = sidebyside.Command("accuracy")
+	sidebyside.Main("accuracy", func(ctx context.Context) error { return run(ctx, c) })
+}
+
+// comparison is one interval of one experiment against its known size.
+type comparison struct {
+	experiment              int
+	drift                   bool
+	name                    string
+	sizePct                 float64 // the expected overhead (0: an A/A comparison)
+	target                  float64 // the size asked for (0 for the A/A ones)
+	pct, lo, hi             float64
+	share, shareLo, shareHi float64 // the server-share figure, NaN where not read
+}
+
+func (c comparison) holds() bool      { return c.lo <= c.sizePct && c.sizePct <= c.hi }
+func (c comparison) detected() bool   { return c.lo > 0 }
+func (c comparison) excludes0() bool  { return c.lo > 0 || c.hi < 0 }
+func (c comparison) shareHolds() bool { return c.shareLo <= c.sizePct && c.sizePct <= c.shareHi }
+
+func run(ctx context.Context, c config) error {
+	logf("building obsbench")
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "accuracy")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	var all []comparison
+	var busy atomic.Int64
+	var driftTime time.Duration
+	start := time.Now()
+	for i := range c.experiments {
+		drift := i%2 == 1
+		out := filepath.Join(tmp, fmt.Sprintf("exp-%d", i+1))
+		seed := strconv.FormatUint(c.seed+uint64(i), 10)
+		logf("experiment %d of %d (drift %v): obsbench calibrate --effects %s --count=false --seed %s", i+1, c.experiments, drift, c.effects, seed)
+		t0 := time.Now()
+		dctx, cancel := context.WithCancel(ctx)
+		if drift {
+			go sidebyside.Drift(dctx, c.seed+uint64(i), &busy)
+		}
+		text, err := sidebyside.RunObsbench(ctx, exe, "calibrate", "--effects", c.effects, "--count=false", "--seed", seed, "--out", out)
+		cancel()
+		if drift {
+			driftTime += time.Since(t0)
+		}
+		if err != nil {
+			return fmt.Errorf("experiment %d: %w", i+1, err)
+		}
+		if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%d.txt", i+1)), []byte(text), 0o644); err != nil {
+			return err
+		}
+		got, err := comparisons(out, i+1, drift)
+		if err != nil {
+			return fmt.Errorf("experiment %d: %w", i+1, err)
+		}
+		all = append(all, got...)
+		logf("experiment %d took %s", i+1, time.Since(t0).Round(time.Second))
+		if err := sidebyside.Publish(filepath.Join(c.dir, "RESULT.md"), report(c, all, i+1, busy.Load(), driftTime, time.Since(start))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// comparisons reads an experiment's calibration.json and summary.json:
+// each calibration against its size, and the A/A arm against 0.
+func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "calibration.json"))
+	if err != nil {
+		return nil, err
+	}
+	var f struct{ Calibrations []calibrate.Calibration }
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, err
+	}
+	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []comparison
+	for _, cal := range f.Calibrations {
+		if !cal.Measured.Measured() {
+			return nil, fmt.Errorf("%s: not measured", cal.Name)
+		}
+		c := comparison{experiment: exp, drift: drift, name: cal.Name, sizePct: cal.ExpectedPct, target: cal.TargetPct,
+			pct: cal.Measured.Pct, lo: cal.Measured.CILow, hi: cal.Measured.CIHigh, share: math.NaN()}
+		if s := cal.MeasuredShare; s != nil {
+			c.share, c.shareLo, c.shareHi = s.Pct, s.CILow, s.CIHigh
+		}
+		out = append(out, c)
+	}
+	i := slices.IndexFunc(sum.Conditions, func(cs result.ConditionSummary) bool { return cs.Name == "baseline A/A" })
+	if i < 0 || !sum.Conditions[i].Overhead.Measured() {
+		return nil, fmt.Errorf("no A/A arm in %s", dir)
+	}
+	aa := sum.Conditions[i]
+	c := comparison{experiment: exp, drift: drift, name: "baseline A/A", pct: aa.Overhead.Pct, lo: aa.Overhead.CILow, hi: aa.Overhead.CIHigh, share: math.NaN()}
+	if s := aa.ServerCost; s != nil {
+		c.share, c.shareLo, c.shareHi = s.Share.Pct, s.Share.CILow, s.Share.CIHigh
+	}
+	return append(out, c), nil
+}
+
+// group is the comparisons of one size (or the A/A ones) in one condition.
+type group struct {
+	label string
+	cs    []comparison
+}
+
+func report(c config, all []comparison, done int, busyMS int64, driftTime, total time.Duration) string {
+	w := sidebyside.NewReport("Accuracy of the default method on known costs", c.command)
+	p := w.Line
+	p("- %d experiment(s) of `obsbench calibrate --effects %s --count=false` (the default method, duet, at its default length: 16 phases of 2 s per arm), %s in all", done, c.effects, total.Round(time.Minute))
+	p("- every other experiment under a drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of those experiments' time)", 100*float64(busyMS)/math.Max(1, float64(driftTime.Milliseconds())))
+	p("- each interval at the experiment's own level: 95%% over its %d comparisons together (Bonferroni), so each is wider than a lone 95%% interval", len(strings.Split(c.effects, ","))+1)
+	p("- size: the expected overhead of each synthetic cost, X/(S+X), from one loop iteration's server CPU measured in a sizing duet of its own before the experiment (see `obsbench calibrate -h`)")
+	p("")
+	p("## Throughput overhead (the table's figure)")
+	p("")
+	p("| size asked | condition | n | held | coverage | mean bias (SE) | mean half-width | detected |")
+	p("|---:|---|---:|---:|---:|---:|---:|---:|")
+	for _, g := range groups(all) {
+		n := len(g.cs)
+		held, det := count(g.cs, comparison.holds), count(g.cs, comparison.detected)
+		var bias []float64
+		var hw float64
+		for _, x := range g.cs {
+			bias = append(bias, x.pct-x.sizePct)
+			hw += (x.hi - x.lo) / 2 / float64(n)
+		}
+		m, se := meanSE(bias)
+		detected := fmt.Sprintf("%d of %d", det, n)
+		if strings.HasPrefix(g.label, "A/A") {
+			detected = fmt.Sprintf("%d of %d exclude 0", count(g.cs, comparison.excludes0), n)
+		}
+		p("| %s | %s | %d | %d | %.0f%% | %+.2f (%.2f) | ±%.2f | %s |", g.label, condition(g.cs), n, held, 100*float64(held)/float64(n), m, se, hw, detected)
+	}
+	p("")
+	p("%s", smallestDetected(all))
+	p("")
+	p("## Server share (srv +µs/stmt as a share of the server's CPU per statement)")
+	p("")
+	p("| size asked | condition | n | held | coverage | mean bias (SE) | mean half-width |")
+	p("|---:|---|---:|---:|---:|---:|---:|")
+	for _, g := range groups(all) {
+		var cs []comparison
+		for _, x := range g.cs {
+			if !math.IsNaN(x.share) {
+				cs = append(cs, x)
+			}
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		var bias []float64
+		var hw float64
+		for _, x := range cs {
+			bias = append(bias, x.share-x.sizePct)
+			hw += (x.shareHi - x.shareLo) / 2 / float64(len(cs))
+		}
+		m, se := meanSE(bias)
+		held := count(cs, comparison.shareHolds)
+		p("| %s | %s | %d | %d | %.0f%% | %+.2f (%.2f) | ±%.2f |", g.label, condition(cs), len(cs), held, 100*float64(held)/float64(len(cs)), m, se, hw)
+	}
+	p("")
+	p("## Every comparison")
+	p("")
+	p("| experiment | drift | name | size | overhead [CI] | server share [CI] |")
+	p("|---:|---|---|---:|---|---|")
+	for _, x := range all {
+		share := "–"
+		if !math.IsNaN(x.share) {
+			share = fmt.Sprintf("%.2f [%.2f, %.2f]", x.share, x.shareLo, x.shareHi)
+		}
+		p("| %d | %v | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.experiment, x.drift, x.name, x.sizePct, x.pct, x.lo, x.hi, share)
+	}
+	return w.String()
+}
+
+// groups splits the comparisons by size asked and condition (quiet,
+// drift, both), the A/A ones apart.
+func groups(all []comparison) []group {
+	var sizes []float64
+	for _, x := range all {
+		if x.target > 0 && !slices.Contains(sizes, x.target) {
+			sizes = append(sizes, x.target)
+		}
+	}
+	slices.Sort(sizes)
+	var out []group
+	add := func(label string, keep func(comparison) bool) {
+		for _, cond := range []func(comparison) bool{
+			func(x comparison) bool { return !x.drift }, func(x comparison) bool { return x.drift }, func(comparison) bool { return true },
+		} {
+			var cs []comparison
+			for _, x := range all {
+				if keep(x) && cond(x) {
+					cs = append(cs, x)
+				}
+			}
+			if len(cs) > 0 {
+				out = append(out, group{label: label, cs: cs})
+			}
+		}
+	}
+	for _, s := range sizes {
+		add(fmt.Sprintf("%g%%", s), func(x comparison) bool { return x.target == s })
+	}
+	add("A/A, arm", func(x comparison) bool { return x.name == "baseline A/A" })
+	add("A/A, null observer", func(x comparison) bool { return x.name == calibrate.NullName })
+	return out
+}
+
+// smallestDetected says which size asked was the smallest detected in at
+// least 80% of its experiments (all conditions together).
+func smallestDetected(all []comparison) string {
+	both := hasBoth(all)
+	for _, g := range groups(all) {
+		if strings.HasPrefix(g.label, "A/A") || (both && condition(g.cs) != "both") {
+			continue
+		}
+		if n := len(g.cs); 5*count(g.cs, comparison.detected) >= 4*n {
+			return fmt.Sprintf("The smallest size detected in at least 80%% of its experiments: %s (%d of %d).", g.label, count(g.cs, comparison.detected), n)
+		}
+	}
+	return "No size was detected in 80% of its experiments."
+}
+
+// hasBoth says whether the comparisons ran in both conditions, so that
+// groups has a row of both for each size.
+func hasBoth(all []comparison) bool {
+	return count(all, func(x comparison) bool { return x.drift }) > 0 && count(all, func(x comparison) bool { return !x.drift }) > 0
+}
+
+// condition names the condition a group's comparisons ran in.
+func condition(cs []comparison) string {
+	q, d := count(cs, func(x comparison) bool { return !x.drift }), count(cs, func(x comparison) bool { return x.drift })
+	switch {
+	case d == 0:
+		return "quiet"
+	case q == 0:
+		return "drift"
+	}
+	return "both"
+}
+
+func count(cs []comparison, f func(comparison) bool) int {
+	n := 0
+	for _, c := range cs {
+		if f(c) {
+			n++
+		}
+	}
+	return n
+}
+
+func meanSE(xs []float64) (mean, se float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, math.NaN()
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
+}
