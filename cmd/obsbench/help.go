@@ -89,9 +89,10 @@ per statement under valgrind; that takes about 6.5 minutes on 2 cores.`,
 	},
 	"calibrate": {
 		usage:   "obsbench calibrate [flags]",
-		summary: "Checks that obsbench recovers a known overhead: it builds synthetic observers of known CPU cost per statement and measures them like any other.",
+		summary: "Checks that obsbench recovers a known overhead: it builds synthetic observers of known CPU cost per statement, sized where they are measured (by default in a duet's twin), and measures them like any other.",
 		examples: []string{
-			"obsbench calibrate --effects 1,2,5",
+			"obsbench calibrate --effects 0.5,1,2,5          # by duet, the default method",
+			"obsbench calibrate --method alternation --effects 3,10",
 			"obsbench calibrate --workload dss-mix",
 		},
 	},

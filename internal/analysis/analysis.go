@@ -23,8 +23,10 @@ const FamilyAlpha = 0.05
 // stealing CPU from the server and distorting every comparison.
 const DriverCPUWarnPct = 25
 
-// DisturbedPct is the share of the machine other processes may use during
-// a run before the run is flagged as disturbed (it is kept either way).
+// DisturbedPct is the share of the machine other processes may take in
+// the experiment's median run before the summary warns that the machine
+// was busy throughout (a run is flagged by its own against that median:
+// disturbances).
 const DisturbedPct = 10
 
 const aaName = result.AAName
@@ -106,6 +108,11 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			s.MDEPct = &mde
 		}
 	}
+	disturbed := disturbances(runs)
+	if disturbed.median > DisturbedPct {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("other processes took %.0f%% of the machine in the median run (over %d%%): the machine was busy throughout, and every figure is a busy machine's",
+			disturbed.median, DisturbedPct))
+	}
 	baseWaits, _, _ := waitProfiles(byCond[observer.Baseline])
 	baseLevel := median(throughputs(byCond[observer.Baseline]))
 	for _, name := range names {
@@ -152,9 +159,8 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
 				name, cs.CPU.DriverPct, DriverCPUWarnPct))
 		}
-		if cs.Disturbed > 0 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %d run(s) disturbed: other processes used over %d%% of the machine (kept in the statistics)",
-				name, cs.Disturbed, DisturbedPct))
+		if cs.Disturbed = disturbed.count(byCond[name]); cs.Disturbed > 0 {
+			s.Warnings = append(s.Warnings, disturbed.warning(name, byCond[name], alpha))
 		}
 		if o := cs.Overhead; o != nil && o.Significant && o.Pct > 0 && cs.Waits != nil && cs.Waits.Top[0].BaselinePct != nil && len(cs.Waits.Signatures) == 0 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
@@ -241,9 +247,6 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		}
 		if r.Usage.Server != nil {
 			srv = append(srv, r.Usage.Server.Pct)
-		}
-		if r.Noise.OtherPct > DisturbedPct {
-			cs.Disturbed++
 		}
 		if r.Events != nil {
 			if cs.Events == nil {

@@ -188,9 +188,9 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	return r, err
 }
 
-// place puts a twin's server in its group and its load in the load's
-// (in the server's where the load has none, as before the load had a
-// group of its own).
+// place puts a twin's server in its group and its load in the load's;
+// a load with no group of its own goes with its server, held to the
+// server's share rather than left to take the other twin's CPU.
 func place(c Config, server, load Group) error {
 	if server == nil {
 		return nil

@@ -113,8 +113,9 @@ type ConditionSummary struct {
 	// observer on, in percent (positive: more CPU), where it was measured
 	// pairwise.
 	CPUChange *ChangeSummary `json:"cpu_per_stmt_change,omitempty"`
-	// Disturbed counts runs during which other processes used more than a
-	// set share of the machine.
+	// Disturbed counts runs during which other processes (and steal)
+	// took clearly more of the machine than in the experiment's median
+	// run (analysis.disturbances).
 	Disturbed int            `json:"disturbed_runs,omitempty"`
 	LatencyMS LatencySummary `json:"latency_ms"`
 	Events    *Events        `json:"events"`
