@@ -28,6 +28,32 @@ const (
 	DefaultDuetWarmup   = 500 * time.Millisecond
 )
 
+// duetPhaseCost is what a duet phase takes beyond its warm-up and
+// measured time: both twins restarted and the observer applied.
+const duetPhaseCost = 800 * time.Millisecond
+
+// budgetDuet sizes a duet's phases to --max-time when it is given and
+// --rounds is not: as many as the arms' timed phases fit, in whole
+// blocks of four (A,B,B,A), never fewer than the default's. More phases
+// of the same length narrow the interval as one over their root.
+func (c *Experiment) budgetDuet() {
+	if !c.duetBudgeted() {
+		return
+	}
+	arms := len(c.observers) // the baseline's place is the A/A arm's
+	if c.MeasureCollectors && c.Waits > 0 {
+		arms++
+	}
+	phase := c.Duration + c.Warmup + duetPhaseCost
+	n := int(c.MaxTime/(time.Duration(arms)*phase)) / 4 * 4
+	c.Rounds = min(max(n, DefaultDuetPhases), 1000)
+}
+
+// duetBudgeted says whether --max-time sizes the duet's phases.
+func (c Experiment) duetBudgeted() bool {
+	return c.Method == "duet" && c.IsChosen("max-time") && !c.IsChosen("rounds") && !c.resuming && !c.wl.FixedWork()
+}
+
 // twinCPUs is each twin's CPU quota, in CPUs.
 func (c Experiment) twinCPUs() float64 {
 	if c.TwinCPUs > 0 {

@@ -97,3 +97,31 @@ func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
 		t.Errorf("Resolve: %v; want the duet's refusal of an odd --rounds, naming --method auto", err)
 	}
 }
+
+// --max-time sizes a duet's phases when --rounds is not given: as many as
+// the arms' phases fit, in blocks of four, never fewer than the default.
+func TestDuetBudget(t *testing.T) {
+	fakeCgroups(t, t.TempDir())
+	for _, tt := range []struct {
+		maxTime time.Duration
+		given   []string
+		want    int
+	}{
+		// Two arms (the A/A and the observer) of 2.5 s phases and their
+		// restarts: 300 s / (2 x 3.3 s) = 45, in blocks of four 44.
+		{5 * time.Minute, []string{"max-time"}, 44},
+		{time.Minute, []string{"max-time"}, DefaultDuetPhases},
+		{5 * time.Minute, []string{"max-time", "rounds"}, 8},
+		{5 * time.Minute, nil, DefaultDuetPhases}, // the default --max-time bounds alternation only
+	} {
+		s := spec.Default()
+		s.Method, s.Observers, s.Rounds, s.MaxTime, s.Out = "duet", []string{"log-statements-file"}, 8, tt.maxTime, filepath.Join(t.TempDir(), "out")
+		c, err := Resolve(chosen(s, append(tt.given, "observers", "method")...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Rounds != tt.want {
+			t.Errorf("--max-time %v with %v: %d phases; want %d", tt.maxTime, tt.given, c.Rounds, tt.want)
+		}
+	}
+}

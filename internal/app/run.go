@@ -123,6 +123,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
+	c.budgetDuet()
 	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.DryRun {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -30,7 +31,11 @@ func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 		warns = append(warns, fmt.Sprintf("%s: no condition runs in rounds (every observer of this run alternates), so they change nothing; --method rounds measures in rounds",
 			strings.Join(given, " ")))
 	}
-	if given := c.givenOf(alternationFlags); !alternation && len(given) > 0 {
+	altFlags := alternationFlags
+	if c.duetBudgeted() { // --max-time sizes the duet's phases
+		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" })
+	}
+	if given := c.givenOf(altFlags); !alternation && len(given) > 0 {
 		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.Method))
 	}
 	return warns

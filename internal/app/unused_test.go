@@ -38,8 +38,10 @@ func TestUnusedFlagsWarn(t *testing.T) {
 		{"rounds", []string{"alt-duration", "phase-max"}, "--alt-duration 20s --phase-max 4: no condition alternates (--method rounds)"},
 		{"rounds", []string{"rounds"}, ""},
 		{"alternation", []string{"duration"}, "--duration 8s: no condition runs in rounds"},
+		{"duet", []string{"max-time"}, ""}, // it sizes the duet's phases
+		{"duet", []string{"max-time", "rounds"}, "--max-time 5m0s: no condition alternates (--method duet)"},
 	} {
-		c := Experiment{Spec: spec.Spec{Method: tt.method, Rounds: 5, Duration: 8 * time.Second, Alternation: spec.Alternation{Duration: 20 * time.Second, PhaseMax: 4}}}
+		c := Experiment{Spec: spec.Spec{Method: tt.method, Rounds: 5, Duration: 8 * time.Second, MaxTime: 5 * time.Minute, Alternation: spec.Alternation{Duration: 20 * time.Second, PhaseMax: 4}}}
 		c.Choose(tt.given...)
 		arms, err := experiment.Arms(context.Background(), experiment.Config{Target: switchAll{}, Observers: obs, Method: experiment.Method(tt.method)})
 		if err != nil {
