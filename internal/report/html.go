@@ -43,7 +43,7 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	case s.MDEPct != nil:
 		floor = *s.MDEPct
 	}
-	page := htmlPage{Summary: s, NoiseFloor: floor,
+	page := htmlPage{Summary: s, NoiseFloor: floor, ServerCosts: hasServerCost(s),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS), ReportJS: template.JS(reportJS)}
 	if s.Environment != nil {
 		page.envView = envView{Environment: *s.Environment}
@@ -90,16 +90,19 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 type htmlPage struct {
 	Summary    result.Summary
 	NoiseFloor float64
-	Series     []conditionSeries
-	Events     []eventView
-	Waits      []waitRow
-	Counters   counterView
-	Workers    []workerRow
-	Statements counterView
-	Data       template.JS
-	UPlotJS    template.JS
-	UPlotCSS   template.CSS
-	ReportJS   template.JS
+	// ServerCosts says a condition has a duet's server cost: its two
+	// columns are shown.
+	ServerCosts bool
+	Series      []conditionSeries
+	Events      []eventView
+	Waits       []waitRow
+	Counters    counterView
+	Workers     []workerRow
+	Statements  counterView
+	Data        template.JS
+	UPlotJS     template.JS
+	UPlotCSS    template.CSS
+	ReportJS    template.JS
 	envView
 }
 

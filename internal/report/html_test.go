@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // The HTML report of a recorded experiment holds every condition, a chart
@@ -59,6 +60,25 @@ func TestHTMLReportCounted(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{"<th>instr/stmt &Delta;% [CI]</th>", `28.92 [28.56, 29.28]</td>`, "Not counted: the kernel"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// A duet's report has the server cost's columns, each with its interval;
+// a row without one reads "-".
+func TestHTMLReportServerCost(t *testing.T) {
+	s := readSummary(t, filepath.Join("testdata", "duet-counted.json"))
+	s.Conditions[1].ServerCost = &result.ServerCost{BaseUS: 60, Added: result.AddedSummary{US: 2.5, CILow: 1.25, CIHigh: 3.75},
+		Share: result.ChangeSummary{Pct: 4, CILow: 2, CIHigh: 5.9}}
+	var b bytes.Buffer
+	if err := report.HTML(&b, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<th>srv +&micro;s/stmt [CI]</th><th>srv share % [CI]</th>", `&#43;2.50 [&#43;1.25, &#43;3.75]</td><td class="num">4.0 [2.0, 5.9]</td>`,
+		`<td class="num">-</td><td class="num">-</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
