@@ -53,26 +53,38 @@ func main() {
 	flag.StringVar(&c.effects, "effects", "0.5,1,2,5", "the synthetic costs of each experiment, in percent")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first experiment (the next ones add 1)")
 	flag.StringVar(&c.dir, "dir", "bench/accuracy", "where RESULT.md and the outputs go")
+	again := flag.Bool("render", false, "write RESULT.md again from the comparisons.json of -dir, measuring nothing")
 	flag.Parse()
 	c.command = sidebyside.Command("accuracy")
+	if *again {
+		sidebyside.Main("accuracy", func(context.Context) error { return render(c) })
+		return
+	}
 	sidebyside.Main("accuracy", func(ctx context.Context) error { return run(ctx, c) })
 }
 
-// comparison is one interval of one experiment against its known size.
+// comparison is one interval of one experiment against its known size,
+// as comparisons.json keeps it.
 type comparison struct {
-	experiment              int
-	drift                   bool
-	name                    string
-	sizePct                 float64 // the expected overhead (0: an A/A comparison)
-	target                  float64 // the size asked for (0 for the A/A ones)
-	pct, lo, hi             float64
-	share, shareLo, shareHi float64 // the server-share figure, NaN where not read
+	Experiment int     `json:"experiment"`
+	Drift      bool    `json:"drift"`
+	Name       string  `json:"name"`
+	SizePct    float64 `json:"size_pct"`   // the expected overhead (0: an A/A comparison)
+	Target     float64 `json:"target_pct"` // the size asked for (0 for the A/A ones)
+	Pct        float64 `json:"pct"`
+	Lo         float64 `json:"ci_low"`
+	Hi         float64 `json:"ci_high"`
+	// The server-share figure, where it was read (HasShare).
+	HasShare bool    `json:"has_share"`
+	Share    float64 `json:"share_pct"`
+	ShareLo  float64 `json:"share_ci_low"`
+	ShareHi  float64 `json:"share_ci_high"`
 }
 
-func (c comparison) holds() bool      { return c.lo <= c.sizePct && c.sizePct <= c.hi }
-func (c comparison) detected() bool   { return c.lo > 0 }
-func (c comparison) excludes0() bool  { return c.lo > 0 || c.hi < 0 }
-func (c comparison) shareHolds() bool { return c.shareLo <= c.sizePct && c.sizePct <= c.shareHi }
+func (c comparison) holds() bool      { return c.Lo <= c.SizePct && c.SizePct <= c.Hi }
+func (c comparison) detected() bool   { return c.Lo > 0 }
+func (c comparison) excludes0() bool  { return c.Lo > 0 || c.Hi < 0 }
+func (c comparison) shareHolds() bool { return c.ShareLo <= c.SizePct && c.SizePct <= c.ShareHi }
 
 func run(ctx context.Context, c config) error {
 	logf("building obsbench")
@@ -115,7 +127,8 @@ func run(ctx context.Context, c config) error {
 		}
 		all = append(all, got...)
 		logf("experiment %d took %s", i+1, time.Since(t0).Round(time.Second))
-		if err := sidebyside.Publish(filepath.Join(c.dir, "RESULT.md"), report(c, all, i+1, busy.Load(), driftTime, time.Since(start))); err != nil {
+		st := state{Command: c.command, Comparisons: all, Done: i + 1, BusyMS: busy.Load(), DriftS: driftTime.Seconds(), TotalS: time.Since(start).Seconds()}
+		if err := st.save(c); err != nil {
 			return err
 		}
 	}
@@ -142,10 +155,10 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 		if !cal.Measured.Measured() {
 			return nil, fmt.Errorf("%s: not measured", cal.Name)
 		}
-		c := comparison{experiment: exp, drift: drift, name: cal.Name, sizePct: cal.ExpectedPct, target: cal.TargetPct,
-			pct: cal.Measured.Pct, lo: cal.Measured.CILow, hi: cal.Measured.CIHigh, share: math.NaN()}
+		c := comparison{Experiment: exp, Drift: drift, Name: cal.Name, SizePct: cal.ExpectedPct, Target: cal.TargetPct,
+			Pct: cal.Measured.Pct, Lo: cal.Measured.CILow, Hi: cal.Measured.CIHigh}
 		if s := cal.MeasuredShare; s != nil {
-			c.share, c.shareLo, c.shareHi = s.Pct, s.CILow, s.CIHigh
+			c.HasShare, c.Share, c.ShareLo, c.ShareHi = true, s.Pct, s.CILow, s.CIHigh
 		}
 		out = append(out, c)
 	}
@@ -154,9 +167,9 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 		return nil, fmt.Errorf("no A/A arm in %s", dir)
 	}
 	aa := sum.Conditions[i]
-	c := comparison{experiment: exp, drift: drift, name: "baseline A/A", pct: aa.Overhead.Pct, lo: aa.Overhead.CILow, hi: aa.Overhead.CIHigh, share: math.NaN()}
+	c := comparison{Experiment: exp, Drift: drift, Name: "baseline A/A", Pct: aa.Overhead.Pct, Lo: aa.Overhead.CILow, Hi: aa.Overhead.CIHigh}
 	if s := aa.ServerCost; s != nil {
-		c.share, c.shareLo, c.shareHi = s.Share.Pct, s.Share.CILow, s.Share.CIHigh
+		c.HasShare, c.Share, c.ShareLo, c.ShareHi = true, s.Share.Pct, s.Share.CILow, s.Share.CIHigh
 	}
 	return append(out, c), nil
 }
@@ -167,8 +180,46 @@ type group struct {
 	cs    []comparison
 }
 
-func report(c config, all []comparison, done int, busyMS int64, driftTime, total time.Duration) string {
-	w := sidebyside.NewReport("Accuracy of the default method on known costs", c.command)
+// state is what the bench measured so far, as comparisons.json keeps it:
+// RESULT.md is made from it, again with -render.
+type state struct {
+	Command     string       `json:"command"`
+	Comparisons []comparison `json:"comparisons"`
+	Done        int          `json:"experiments"`
+	BusyMS      int64        `json:"drift_busy_ms"`
+	DriftS      float64      `json:"drift_experiments_s"`
+	TotalS      float64      `json:"total_s"`
+}
+
+// save writes comparisons.json and RESULT.md.
+func (st state) save(c config) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "comparisons.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return sidebyside.Publish(filepath.Join(c.dir, "RESULT.md"), report(c, st))
+}
+
+// render writes RESULT.md again from comparisons.json.
+func render(c config) error {
+	b, err := os.ReadFile(filepath.Join(c.dir, "comparisons.json"))
+	if err != nil {
+		return err
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("comparisons.json: %w", err)
+	}
+	return st.save(c)
+}
+
+func report(c config, st state) string {
+	all, done, busyMS := st.Comparisons, st.Done, st.BusyMS
+	driftTime, total := time.Duration(st.DriftS*float64(time.Second)), time.Duration(st.TotalS*float64(time.Second))
+	w := sidebyside.NewReport("Accuracy of the default method on known costs", st.Command)
 	p := w.Line
 	p("- %d experiment(s) of `obsbench calibrate --effects %s --count=false` (the default method, duet, at its default length: 16 phases of 2 s per arm), %s in all", done, c.effects, total.Round(time.Minute))
 	p("- every other experiment under a drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of those experiments' time)", 100*float64(busyMS)/math.Max(1, float64(driftTime.Milliseconds())))
@@ -185,8 +236,8 @@ func report(c config, all []comparison, done int, busyMS int64, driftTime, total
 		var bias []float64
 		var hw float64
 		for _, x := range g.cs {
-			bias = append(bias, x.pct-x.sizePct)
-			hw += (x.hi - x.lo) / 2 / float64(n)
+			bias = append(bias, x.Pct-x.SizePct)
+			hw += (x.Hi - x.Lo) / 2 / float64(n)
 		}
 		m, se := meanSE(bias)
 		detected := fmt.Sprintf("%d of %d", det, n)
@@ -205,7 +256,7 @@ func report(c config, all []comparison, done int, busyMS int64, driftTime, total
 	for _, g := range groups(all) {
 		var cs []comparison
 		for _, x := range g.cs {
-			if !math.IsNaN(x.share) {
+			if x.HasShare {
 				cs = append(cs, x)
 			}
 		}
@@ -215,8 +266,8 @@ func report(c config, all []comparison, done int, busyMS int64, driftTime, total
 		var bias []float64
 		var hw float64
 		for _, x := range cs {
-			bias = append(bias, x.share-x.sizePct)
-			hw += (x.shareHi - x.shareLo) / 2 / float64(len(cs))
+			bias = append(bias, x.Share-x.SizePct)
+			hw += (x.ShareHi - x.ShareLo) / 2 / float64(len(cs))
 		}
 		m, se := meanSE(bias)
 		held := count(cs, comparison.shareHolds)
@@ -229,10 +280,10 @@ func report(c config, all []comparison, done int, busyMS int64, driftTime, total
 	p("|---:|---|---|---:|---|---|")
 	for _, x := range all {
 		share := "–"
-		if !math.IsNaN(x.share) {
-			share = fmt.Sprintf("%.2f [%.2f, %.2f]", x.share, x.shareLo, x.shareHi)
+		if x.HasShare {
+			share = fmt.Sprintf("%.2f [%.2f, %.2f]", x.Share, x.ShareLo, x.ShareHi)
 		}
-		p("| %d | %v | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.experiment, x.drift, x.name, x.sizePct, x.pct, x.lo, x.hi, share)
+		p("| %d | %v | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.Experiment, x.Drift, x.Name, x.SizePct, x.Pct, x.Lo, x.Hi, share)
 	}
 	return w.String()
 }
@@ -242,16 +293,18 @@ func report(c config, all []comparison, done int, busyMS int64, driftTime, total
 func groups(all []comparison) []group {
 	var sizes []float64
 	for _, x := range all {
-		if x.target > 0 && !slices.Contains(sizes, x.target) {
-			sizes = append(sizes, x.target)
+		if x.Target > 0 && !slices.Contains(sizes, x.Target) {
+			sizes = append(sizes, x.Target)
 		}
 	}
 	slices.Sort(sizes)
 	var out []group
+	conds := []func(comparison) bool{func(x comparison) bool { return !x.Drift }, func(x comparison) bool { return x.Drift }}
+	if hasBoth(all) {
+		conds = append(conds, func(comparison) bool { return true })
+	}
 	add := func(label string, keep func(comparison) bool) {
-		for _, cond := range []func(comparison) bool{
-			func(x comparison) bool { return !x.drift }, func(x comparison) bool { return x.drift }, func(comparison) bool { return true },
-		} {
+		for _, cond := range conds {
 			var cs []comparison
 			for _, x := range all {
 				if keep(x) && cond(x) {
@@ -264,10 +317,10 @@ func groups(all []comparison) []group {
 		}
 	}
 	for _, s := range sizes {
-		add(fmt.Sprintf("%g%%", s), func(x comparison) bool { return x.target == s })
+		add(fmt.Sprintf("%g%%", s), func(x comparison) bool { return x.Target == s })
 	}
-	add("A/A, arm", func(x comparison) bool { return x.name == "baseline A/A" })
-	add("A/A, null observer", func(x comparison) bool { return x.name == calibrate.NullName })
+	add("A/A, arm", func(x comparison) bool { return x.Name == "baseline A/A" })
+	add("A/A, null observer", func(x comparison) bool { return x.Name == calibrate.NullName })
 	return out
 }
 
@@ -289,12 +342,12 @@ func smallestDetected(all []comparison) string {
 // hasBoth says whether the comparisons ran in both conditions, so that
 // groups has a row of both for each size.
 func hasBoth(all []comparison) bool {
-	return count(all, func(x comparison) bool { return x.drift }) > 0 && count(all, func(x comparison) bool { return !x.drift }) > 0
+	return count(all, func(x comparison) bool { return x.Drift }) > 0 && count(all, func(x comparison) bool { return !x.Drift }) > 0
 }
 
 // condition names the condition a group's comparisons ran in.
 func condition(cs []comparison) string {
-	q, d := count(cs, func(x comparison) bool { return !x.drift }), count(cs, func(x comparison) bool { return x.drift })
+	q, d := count(cs, func(x comparison) bool { return !x.Drift }), count(cs, func(x comparison) bool { return x.Drift })
 	switch {
 	case d == 0:
 		return "quiet"
