@@ -163,6 +163,11 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 		OnCPUs: share[on].cpus(r), OffCPUs: share[1-on].cpus(off), OnThrottledS: share[on].held, OffThrottledS: share[1-on].held,
 		OnServerUS: share[on].perStmt(r.Driver), OffServerUS: share[1-on].perStmt(off.Driver),
 	}
+	if len(cfg.serverProcesses()) == 0 {
+		// External twins: no quota holds a server that is not on this
+		// machine, and its group measured nothing.
+		r.Duet.ShareCPUs, r.Duet.OnCPUs, r.Duet.OffCPUs, r.Duet.OnThrottledS, r.Duet.OffThrottledS = 0, 0, 0, 0, 0
+	}
 	if cfg.Twins.LoadGroups[0] != nil {
 		r.Duet.LoadApart = true
 		r.Duet.OnLoadCPUs, r.Duet.OffLoadCPUs = load[on].used/max(load[on].wall, 1e-9), load[1-on].used/max(load[1-on].wall, 1e-9)
@@ -260,13 +265,16 @@ func (w *groupWindow) toggle(g Group, open bool) {
 	w.used, w.held, w.wall = w.used+used, w.held+held, time.Since(w.opened).Seconds()
 }
 
-// perStmt is the group's CPU per statement of the window, in µs: 0 when
+// perStmt is the group's CPU per statement of the window, in µs: its
+// CPU rate over the group's window against the statements' over the
+// driver's (the two windows open and close at the driver's word, but the
+// group is read a moment after, later when the machine is busy); 0 when
 // the group was not read.
 func (w *groupWindow) perStmt(d result.DriverResult) float64 {
-	if w.wall <= 0 || w.err != nil || d.Measured <= 0 {
+	if w.wall <= 0 || w.err != nil || d.Throughput <= 0 {
 		return 0
 	}
-	return 1e6 * w.used / float64(d.Measured)
+	return 1e6 * (w.used / w.wall) / d.Throughput
 }
 
 // cpus is the CPU a twin used over its window, in CPUs: its group's where
