@@ -36,10 +36,10 @@ const NullName = "calibration-0pct"
 // the default method's accuracy on known costs.
 //
 // Sizing is a duet of its own, as long as the measuring one's arms: one
-// observer of sizingLoops iterations,
-// whose server CPU added per statement (twin against twin, from each
-// twin server's own CPU accounting) gives one iteration's cost, and the
-// other twin's the statement's, S. Every statement runs the loop's first
+// observer of sizingLoops iterations, whose server CPU added per
+// statement (twin against twin, from each twin server's own CPU
+// accounting) gives one iteration's cost, and the other twin's the
+// statement's, S. Every statement runs the loop's first
 // iteration with or without calibration (the function loops 0..n), so
 // the call's fixed part is in S and what an observer adds is its
 // iterations alone. An effect e is then X = e/(100-e) * S of server CPU,
