@@ -32,6 +32,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	moremath "github.com/aclements/go-moremath/stats"
+
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/result"
@@ -368,16 +370,5 @@ func count(cs []comparison, f func(comparison) bool) int {
 }
 
 func meanSE(xs []float64) (mean, se float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) < 2 {
-		return mean, math.NaN()
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
+	return moremath.Mean(xs), moremath.StdDev(xs) / math.Sqrt(float64(len(xs)))
 }

@@ -14,22 +14,6 @@ import (
 // other twin (the quota holds it), but the ratio then includes the wait.
 const ShortOfShare = 0.9
 
-// duetRatios are a duet run's ratios, the observer's twin over the other
-// in the same window: throughput, and server CPU per statement (NaN-free:
-// ok false when either twin's CPU was not read).
-func duetRatios(r result.Run) (tput, cpu float64, cpuOK bool) {
-	d := r.Duet
-	if d == nil || d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 {
-		return 0, 0, false
-	}
-	tput = r.Driver.Throughput / d.Off.Throughput
-	on, off := serverPerStmt(r)
-	if on > 0 && off > 0 {
-		return tput, on / off, true
-	}
-	return tput, 0, false
-}
-
 // serverPerStmt is each twin's server CPU per statement of a duet run,
 // in seconds: from the twins' own groups where they were read (the
 // server's alone), else from the processes the run sampled.
@@ -52,18 +36,14 @@ func offRun(r result.Run) result.Run {
 // whose CPU was read.
 func duetPhases(runs []result.Run) (tput, cpu, added []stats.Phase) {
 	for _, r := range runs {
-		if r.Error != "" || r.Duet == nil {
+		d := r.Duet
+		if r.Error != "" || d == nil || d.Off.Throughput <= 0 || r.Driver.Throughput <= 0 {
 			continue
 		}
-		t, c, ok := duetRatios(r)
-		if t <= 0 {
-			continue
-		}
-		p := stats.Phase{Value: math.Log(t), InA: r.Duet.On == "a", Time: float64(r.Round)}
+		p := stats.Phase{Value: math.Log(r.Driver.Throughput / d.Off.Throughput), InA: d.On == "a", Time: float64(r.Round)}
 		tput = append(tput, p)
-		if ok {
-			on, off := serverPerStmt(r)
-			p.Value = math.Log(c)
+		if on, off := serverPerStmt(r); on > 0 && off > 0 {
+			p.Value = math.Log(on / off)
 			cpu = append(cpu, p)
 			p.Value = 1e6 * (on - off)
 			added = append(added, p)

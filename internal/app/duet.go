@@ -125,8 +125,8 @@ func openTwin(ctx context.Context, c Experiment, first engine.Server, logf func(
 // dataset when load (a twin started, not copied, loads it as the first
 // did; an external one is only verified), a CPU group of an equal share
 // for each twin's server and one for its load (journaled), and a worker
-// process in each load group that drives its twin. closeAll stops the workers and removes the
-// groups; the servers are the caller's.
+// process in each load group that drives its twin. closeAll stops the
+// workers and removes the groups; the servers are the caller's.
 func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load bool, h cgroup.Hierarchy, logf func(string, ...any)) (_ *experiment.Twins, firstLoad experiment.Load, closeAll func(), err error) {
 	var closers []func() error
 	closeTwins := func() {
@@ -161,8 +161,8 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 			return nil, nil, nil, fmt.Errorf("twin %s: %w", name, err)
 		}
 		tw.Groups[i] = g
-		// The load's group has the same quota, which a driver, a tenth
-		// of its server's CPU, never reaches: it keeps a runaway load
+		// The load's group has the same quota, which a driver (up to
+		// half its server's CPU) does not reach: it keeps a runaway load
 		// from taking the other twin's CPU, and its throttled time
 		// shows the load was never held back.
 		lg, err := set.Create(h, fmt.Sprintf("%d-twin-%s-load", os.Getpid(), name), tw.ShareCPUs)

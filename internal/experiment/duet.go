@@ -170,7 +170,7 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	}
 	if cfg.Twins.LoadGroups[0] != nil {
 		r.Duet.LoadApart = true
-		r.Duet.OnLoadCPUs, r.Duet.OffLoadCPUs = load[on].used/max(load[on].wall, 1e-9), load[1-on].used/max(load[1-on].wall, 1e-9)
+		r.Duet.OnLoadCPUs, r.Duet.OffLoadCPUs = load[on].rate(), load[1-on].rate()
 		r.Duet.LoadThrottledS = load[on].held + load[1-on].held
 	}
 	var err error
@@ -271,10 +271,19 @@ func (w *groupWindow) toggle(g Group, open bool) {
 // group is read a moment after, later when the machine is busy); 0 when
 // the group was not read.
 func (w *groupWindow) perStmt(d result.DriverResult) float64 {
-	if w.wall <= 0 || w.err != nil || d.Throughput <= 0 {
+	if d.Throughput <= 0 {
 		return 0
 	}
-	return 1e6 * (w.used / w.wall) / d.Throughput
+	return 1e6 * w.rate() / d.Throughput
+}
+
+// rate is the group's CPU over its window, in CPUs: 0 when it was not
+// read.
+func (w *groupWindow) rate() float64 {
+	if w.wall <= 0 || w.err != nil {
+		return 0
+	}
+	return w.used / w.wall
 }
 
 // cpus is the CPU a twin used over its window, in CPUs: its group's where
@@ -282,7 +291,7 @@ func (w *groupWindow) perStmt(d result.DriverResult) float64 {
 // own), else its server's and driver's as the run measured them.
 func (w *groupWindow) cpus(r result.Run) float64 {
 	if w.wall > 0 && w.err == nil {
-		return w.used / w.wall
+		return w.rate()
 	}
 	if r.Driver.Seconds <= 0 {
 		return 0
