@@ -11,7 +11,12 @@
 // A/A arm, and calibration-0pct, an observer switched like the others
 // that adds nothing) how often the interval excludes 0.
 //
-//	go run ./bench/accuracy [-experiments 10] [-effects 0.5,1,2,5] [-seed 1] [-dir bench/accuracy]
+//	go run ./bench/accuracy [-experiments 10] [-effects 0.5,1,2,5] [-seed 1] [-dir bench/accuracy] [-client-work µs]
+//
+// With -client-work, experiments 3-4, 7-8, ... make each session spend
+// that much CPU in the driver before each statement (calibrate's
+// --client-work): the figure is the server's, so it must read the same
+// with a heavier driver, which the report compares.
 //
 // It writes RESULT.md, rewritten after every experiment (an interrupted
 // bench keeps what it measured), and each experiment's text output
@@ -46,6 +51,7 @@ type config struct {
 	effects     string
 	seed        uint64
 	dir         string
+	clientWork  int
 	command     string
 }
 
@@ -55,6 +61,7 @@ func main() {
 	flag.StringVar(&c.effects, "effects", "0.5,1,2,5", "the synthetic costs of each experiment, in percent")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first experiment (the next ones add 1)")
 	flag.StringVar(&c.dir, "dir", "bench/accuracy", "where RESULT.md and the outputs go")
+	flag.IntVar(&c.clientWork, "client-work", 0, "µs of driver CPU before each statement in every other pair of experiments (0: none)")
 	again := flag.Bool("render", false, "write RESULT.md again from the comparisons.json of -dir, measuring nothing")
 	flag.Parse()
 	c.command = sidebyside.Command("accuracy")
@@ -81,6 +88,11 @@ type comparison struct {
 	Share    float64 `json:"share_pct"`
 	ShareLo  float64 `json:"share_ci_low"`
 	ShareHi  float64 `json:"share_ci_high"`
+	// ClientWork is the experiment's driver work before each statement
+	// (µs; 0: the plain driver), DriverUS the driver CPU it measured per
+	// statement (each twin's load group's, the runs' mean).
+	ClientWork int     `json:"client_work_us,omitempty"`
+	DriverUS   float64 `json:"driver_us_per_stmt,omitempty"`
 }
 
 func (c comparison) holds() bool      { return c.Lo <= c.SizePct && c.SizePct <= c.Hi }
@@ -106,13 +118,19 @@ func run(ctx context.Context, c config) error {
 		drift := i%2 == 1
 		out := filepath.Join(tmp, fmt.Sprintf("exp-%d", i+1))
 		seed := strconv.FormatUint(c.seed+uint64(i), 10)
-		logf("experiment %d of %d (drift %v): obsbench calibrate --effects %s --count=false --seed %s", i+1, c.experiments, drift, c.effects, seed)
+		args := []string{"calibrate", "--effects", c.effects, "--count=false", "--seed", seed, "--out", out}
+		work := 0
+		if c.clientWork > 0 && (i/2)%2 == 1 {
+			work = c.clientWork
+			args = append(args, "--client-work", strconv.Itoa(work))
+		}
+		logf("experiment %d of %d (drift %v): obsbench %s", i+1, c.experiments, drift, strings.Join(args, " "))
 		t0 := time.Now()
 		dctx, cancel := context.WithCancel(ctx)
 		if drift {
 			go sidebyside.Drift(dctx, c.seed+uint64(i), &busy)
 		}
-		text, err := sidebyside.RunObsbench(ctx, exe, "calibrate", "--effects", c.effects, "--count=false", "--seed", seed, "--out", out)
+		text, err := sidebyside.RunObsbench(ctx, exe, args...)
 		cancel()
 		if drift {
 			driftTime += time.Since(t0)
@@ -124,6 +142,9 @@ func run(ctx context.Context, c config) error {
 			return err
 		}
 		got, err := comparisons(out, i+1, drift)
+		if err == nil {
+			err = driverCost(out, work, got)
+		}
 		if err != nil {
 			return fmt.Errorf("experiment %d: %w", i+1, err)
 		}
@@ -176,6 +197,39 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 	return append(out, c), nil
 }
 
+// driverCost sets each comparison's driver work and the driver CPU per
+// statement the experiment's duet runs measured in their twins' load
+// groups.
+func driverCost(dir string, work int, cs []comparison) error {
+	f, err := os.Open(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var sum float64
+	n := 0
+	dec := json.NewDecoder(f)
+	for dec.More() {
+		var r result.Run
+		if err := dec.Decode(&r); err != nil {
+			return fmt.Errorf("results.jsonl: %w", err)
+		}
+		d := r.Duet
+		if d == nil || !d.LoadApart || r.Driver.Throughput <= 0 || d.Off.Throughput <= 0 {
+			continue
+		}
+		sum += 1e6 * (d.OnLoadCPUs/r.Driver.Throughput + d.OffLoadCPUs/d.Off.Throughput) / 2
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: no duet run with its loads apart", dir)
+	}
+	for i := range cs {
+		cs[i].ClientWork, cs[i].DriverUS = work, sum/float64(n)
+	}
+	return nil
+}
+
 // group is the comparisons of one size (or the A/A ones) in one condition.
 type group struct {
 	label string
@@ -225,6 +279,9 @@ func report(c config, st state) string {
 	p := w.Line
 	p("- %d experiment(s) of `obsbench calibrate --effects %s --count=false` (the default method, duet, at its default length: 16 phases of 2 s per arm), %s in all", done, c.effects, total.Round(time.Minute))
 	p("- every other experiment under a drift made on purpose: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of those experiments' time)", 100*float64(busyMS)/math.Max(1, float64(driftTime.Milliseconds())))
+	if work := slices.IndexFunc(all, func(x comparison) bool { return x.ClientWork > 0 }); work >= 0 {
+		p("- experiments 3-4, 7-8, ... with `--client-work %d`: each session spends that many µs of CPU in the driver before each statement", all[work].ClientWork)
+	}
 	p("- each interval at the experiment's own level: 95%% over its %d comparisons together (Bonferroni), so each is wider than a lone 95%% interval", len(strings.Split(c.effects, ","))+1)
 	p("- size: the expected overhead of each synthetic cost, X/(S+X), from one loop iteration's server CPU measured in a sizing duet of its own before the experiment (see `obsbench calibrate -h`)")
 	p("")
@@ -275,19 +332,75 @@ func report(c config, st state) string {
 		held := count(cs, comparison.shareHolds)
 		p("| %s | %s | %d | %d | %.0f%% | %+.2f (%.2f) | ±%.2f |", g.label, condition(cs), len(cs), held, 100*float64(held)/float64(len(cs)), m, se, hw)
 	}
+	if slices.ContainsFunc(all, func(x comparison) bool { return x.ClientWork > 0 }) {
+		heavierDriver(p, all)
+	}
 	p("")
 	p("## Every comparison")
 	p("")
-	p("| experiment | drift | name | size | overhead [CI] | server share [CI] |")
-	p("|---:|---|---|---:|---|---|")
+	p("| experiment | drift | driver work µs | name | size | overhead [CI] | server share [CI] |")
+	p("|---:|---|---:|---|---:|---|---|")
 	for _, x := range all {
 		share := "–"
 		if x.HasShare {
 			share = fmt.Sprintf("%.2f [%.2f, %.2f]", x.Share, x.ShareLo, x.ShareHi)
 		}
-		p("| %d | %v | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.Experiment, x.Drift, x.Name, x.SizePct, x.Pct, x.Lo, x.Hi, share)
+		p("| %d | %v | %d | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.Experiment, x.Drift, x.ClientWork, x.Name, x.SizePct, x.Pct, x.Lo, x.Hi, share)
 	}
 	return w.String()
+}
+
+// heavierDriver compares each size's bias with the plain driver and with
+// the driver made heavier (-client-work): the figure is the server's, so
+// the two should differ by no more than their standard errors allow.
+func heavierDriver(p func(string, ...any), all []comparison) {
+	p("")
+	p("## The driver made heavier (-client-work)")
+	p("")
+	p("| size asked | driver | n | driver CPU µs/stmt | held | mean bias (SE) | heavier minus plain (SE) |")
+	p("|---:|---|---:|---:|---:|---:|---:|")
+	for _, g := range groups(all) {
+		if hasBoth(all) && condition(g.cs) != "both" {
+			continue // quiet and drift pooled: the driver is what differs
+		}
+		var plain, heavy []comparison
+		for _, x := range g.cs {
+			if x.ClientWork > 0 {
+				heavy = append(heavy, x)
+			} else {
+				plain = append(plain, x)
+			}
+		}
+		if len(plain) == 0 || len(heavy) == 0 {
+			continue
+		}
+		mp, sp := meanSE(biases(plain))
+		mh, sh := meanSE(biases(heavy))
+		for _, side := range []struct {
+			name string
+			cs   []comparison
+			m, s float64
+		}{{"plain", plain, mp, sp}, {fmt.Sprintf("+%d µs", heavy[0].ClientWork), heavy, mh, sh}} {
+			var us float64
+			for _, x := range side.cs {
+				us += x.DriverUS / float64(len(side.cs))
+			}
+			diff := ""
+			if side.name != "plain" {
+				diff = fmt.Sprintf("%+.2f (%.2f)", mh-mp, math.Hypot(sp, sh))
+			}
+			p("| %s | %s, %s | %d | %.1f | %d | %+.2f (%.2f) | %s |", g.label, condition(g.cs), side.name, len(side.cs), us, count(side.cs, comparison.holds), side.m, side.s, diff)
+		}
+	}
+}
+
+// biases are the comparisons' estimates less their sizes.
+func biases(cs []comparison) []float64 {
+	var out []float64
+	for _, x := range cs {
+		out = append(out, x.Pct-x.SizePct)
+	}
+	return out
 }
 
 // groups splits the comparisons by size asked and condition (quiet,

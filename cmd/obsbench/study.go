@@ -125,6 +125,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&o.Rounds, "rounds", 8, "dss-mix: rounds (a baseline and each calibration run per round)")
 	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
 	fs.IntVar(&o.Clients, "clients", 0, "client sessions (default: 16 for credit-top1, 8 for dss-mix)")
+	fs.IntVar(&o.ClientWork, "client-work", 0, "credit-top1: µs of CPU each session spends in the driver before each statement (a heavier client: the figure is the server's and should not move with it)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the run order and phases (default: from the clock)")
 	fs.StringVar(&o.Out, "out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -137,14 +138,14 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Visit(func(f *flag.Flag) {
 		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method"
 		switch {
-		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")):
+		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")) || (mix && f.Name == "client-work"):
 			wrong = append(wrong, "--"+f.Name)
 		case (alt && o.Method == "duet") || (duet && f.Name != "method" && o.Method != "duet"):
 			wrongMethod = append(wrongMethod, "--"+f.Name)
 		}
 	})
 	if len(wrong) > 0 {
-		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --phases and --count, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases and --count, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
 	}
 	if len(wrongMethod) > 0 {
 		return usagef("%s does not apply to --method %s (duet takes --phases and --count, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)

@@ -162,6 +162,9 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		if cs.Disturbed = disturbed.count(byCond[name]); cs.Disturbed > 0 {
 			s.Warnings = append(s.Warnings, disturbed.warning(name, byCond[name], alpha))
 		}
+		if w := lopsidedWarning(name, byCond[name], alpha); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 		if o := cs.Overhead; o != nil && o.Significant && o.Pct > 0 && cs.Waits != nil && cs.Waits.Top[0].BaselinePct != nil && len(cs.Waits.Signatures) == 0 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
 				name, o.Pct))

@@ -98,3 +98,89 @@ func (d disturbance) warning(name string, runs []result.Run, alpha float64) stri
 	}
 	return msg + ")"
 }
+
+// lopsidedMargin is the least, in percent of a twin's CPU share, by which
+// a phase's gap between the twins' CPU must exceed the condition's usual
+// gap to flag the phase.
+const lopsidedMargin = 3
+
+// lopside is a duet phase in which one twin's server got clearly less CPU
+// than the other's: Short is that twin, Gap how much less, in percent of
+// the share.
+type lopside struct {
+	Short string
+	Gap   float64
+}
+
+// lopsided flags a duet condition's phases that fell on one twin and not
+// the other: the twins' CPU gap (the observer's twin's less the other's,
+// in percent of the share) away from the condition's median gap by three
+// robust deviations and at least lopsidedMargin points. A median gap is
+// the observer's own (a twin that waits on its sink uses less CPU in
+// every phase); a phase beyond it is something that took CPU from one
+// twin alone (a neighbour on its core, its load throttled), which the
+// twins' ratio does not cancel. By run (Seq).
+func lopsided(runs []result.Run) map[int]lopside {
+	gaps := map[int]float64{}
+	var all []float64
+	for _, r := range runs {
+		d := r.Duet
+		if r.Error != "" || d == nil || d.ShareCPUs <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 {
+			continue
+		}
+		g := 100 * (d.OnCPUs - d.OffCPUs) / d.ShareCPUs
+		gaps[r.Seq] = g
+		all = append(all, g)
+	}
+	if len(all) < 3 {
+		return nil
+	}
+	med := stats.Median(all)
+	dev := make([]float64, len(all))
+	for i, g := range all {
+		dev[i] = math.Abs(g - med)
+	}
+	limit := max(3*1.4826*stats.Median(dev), lopsidedMargin)
+	out := map[int]lopside{}
+	for _, r := range runs {
+		g, ok := gaps[r.Seq]
+		if !ok || math.Abs(g-med) <= limit {
+			continue
+		}
+		short := r.Duet.On
+		if g > med {
+			short = otherTwin(short)
+		}
+		out[r.Seq] = lopside{Short: short, Gap: math.Abs(g - med)}
+	}
+	return out
+}
+
+func otherTwin(name string) string {
+	if name == "a" {
+		return "b"
+	}
+	return "a"
+}
+
+// lopsidedWarning says how many of a duet condition's phases fell on one
+// twin, on which, by how much, and where the estimate lies without them.
+func lopsidedWarning(name string, runs []result.Run, alpha float64) string {
+	flagged := lopsided(runs)
+	if len(flagged) == 0 {
+		return ""
+	}
+	var gaps []float64
+	short := map[string]int{}
+	for _, l := range flagged {
+		gaps = append(gaps, l.Gap)
+		short[l.Short]++
+	}
+	msg := fmt.Sprintf("%s: %d phase(s) fell on one twin: its server got %.0f-%.0f%% of its share less CPU than the other's, beyond the condition's usual gap (twin a short in %d, b in %d; kept in the statistics",
+		name, len(flagged), slices.Min(gaps), slices.Max(gaps), short["a"], short["b"])
+	rest := slices.DeleteFunc(slices.Clone(runs), func(r result.Run) bool { _, ok := flagged[r.Seq]; return ok })
+	if o, _, _, _, _, _ := duetOverhead(rest, alpha); o.Measured() {
+		msg += fmt.Sprintf("; without them %.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
+	}
+	return msg + ")"
+}

@@ -52,3 +52,51 @@ func TestDisturbances(t *testing.T) {
 		t.Errorf("warnings %q; want the busy machine said", s.Warnings)
 	}
 }
+
+// A duet phase is flagged when one twin's server got clearly less CPU
+// than the other's, against the condition's usual gap: a twin that waits
+// on its observer's sink in every phase is the observer, not a
+// disturbance.
+func TestLopsided(t *testing.T) {
+	phases := func(on, off func(k int) float64) []result.Run {
+		var runs []result.Run
+		for k := 1; k <= 16; k++ {
+			r := duetRun(k, map[bool]string{true: "a", false: "b"}[k%4 == 1 || k%4 == 0], 80, 60)
+			r.Seq = k
+			r.Duet.OnCPUs, r.Duet.OffCPUs = on(k), off(k)
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	jitter := func(k int) float64 { return 0.5 - 0.002*float64(k%3) }
+	for _, tt := range []struct {
+		name    string
+		on, off func(int) float64
+		flagged map[int]string // run: the twin short of CPU
+	}{
+		{"one twin robbed twice", jitter, func(k int) float64 {
+			if k == 6 || k == 9 {
+				return 0.44
+			}
+			return jitter(k)
+		}, map[int]string{6: "a", 9: "b"}},
+		{"an observer that waits in every phase", func(k int) float64 { return 0.44 + jitter(k) - 0.5 }, jitter, nil},
+		{"jitter under the margin", jitter, func(k int) float64 { return 0.5 - 0.01*float64(k%2) }, nil},
+	} {
+		runs := phases(tt.on, tt.off)
+		got := lopsided(runs)
+		if len(got) != len(tt.flagged) {
+			t.Errorf("%s: flagged %v; want %v", tt.name, got, tt.flagged)
+			continue
+		}
+		for seq, short := range tt.flagged {
+			if l, ok := got[seq]; !ok || l.Short != short || l.Gap < 10 {
+				t.Errorf("%s: run %d: %+v; want twin %s short by about 12%% of its share", tt.name, seq, l, short)
+			}
+		}
+		w := lopsidedWarning("x", runs, 0.05)
+		if (w != "") != (len(tt.flagged) > 0) || (w != "" && !strings.Contains(w, "without them 25.0")) {
+			t.Errorf("%s: warning %q", tt.name, w)
+		}
+	}
+}

@@ -89,8 +89,12 @@ type Options struct {
 	Rounds      int
 	Blocks      int
 	Clients     int
-	Seed        uint64
-	Out         string
+	// ClientWork is credit-top1's µs of driver CPU before each
+	// statement (the workload's --client-work): a heavier client, which
+	// the duet's figure must not move with.
+	ClientWork int
+	Seed       uint64
+	Out        string
 }
 
 // Calibrate checks that obsbench recovers a known overhead: a synthetic
@@ -128,6 +132,8 @@ func (o *Options) check() error {
 		return spec.Invalidf("--method %s: calibrate measures credit-top1 by duet (the default) or alternation", o.Method)
 	case o.Method == "duet" && (o.Phases < 4 || o.Phases > 400):
 		return spec.Invalidf("--phases %d: want 4 to 400", o.Phases)
+	case o.ClientWork < 0 || o.ClientWork > 10_000:
+		return spec.Invalidf("--client-work %d: want 0 to 10000 µs", o.ClientWork)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -151,6 +157,9 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	}
 	logf := progress.Notes(stderr)
 	wl, err := workload.Lookup(Workload)
+	if err == nil {
+		wl, err = wl.WithParam("client-work", o.ClientWork)
+	}
 	if err != nil {
 		return err
 	}

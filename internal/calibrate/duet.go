@@ -120,6 +120,10 @@ func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, pha
 	s.Duration, s.Warmup = app.DefaultDuetDuration, app.DefaultDuetWarmup
 	s.Count.After = count
 	s.Choose("rounds", "duration", "warmup", "clients", "seed", "count")
+	if o.ClientWork > 0 {
+		s.Params = map[string]int{"client-work": o.ClientWork}
+		s.Choose("client-work")
+	}
 	for _, c := range cals {
 		s.Observers = append(s.Observers, c.Name)
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"strconv"
+	"time"
 )
 
 // creditTop1SQL is study 1's query: the first row of a join of payment and
@@ -22,8 +23,12 @@ func init() {
 	})
 }
 
-// loop runs one prepared statement without parameters over and over.
-type loop struct{ sql string }
+// loop runs one prepared statement without parameters over and over,
+// after clientWork of the session's own CPU each time (0: none).
+type loop struct {
+	sql        string
+	clientWork time.Duration
+}
 
 // Loop is a workload that runs sql, a statement without parameters, over
 // and over in every session: obsbench's own measurements of one
@@ -35,8 +40,28 @@ func (l loop) Worker(ctx context.Context, conn Conn, _ int) (Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) error { return stmt.Exec(ctx) }, nil
+	if l.clientWork <= 0 {
+		return func(ctx context.Context) error { return stmt.Exec(ctx) }, nil
+	}
+	return func(ctx context.Context) error {
+		spin(l.clientWork)
+		Started(ctx)
+		return stmt.Exec(ctx)
+	}, nil
 }
+
+// spin keeps the CPU busy for d: a client's own work between statements,
+// as a heavier application or driver would do it.
+func spin(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// clientWorkParam makes a driver heavier on purpose: the duet holds each
+// twin's server to its quota and its load apart, so the overhead it
+// prints is the server's and must not move when the driver's CPU does.
+var clientWorkParam = Param{Name: "client-work", Default: 0, Min: 0, Max: 10_000,
+	Usage: "credit-top1-calibrated: µs of CPU each session spends before each statement, in the driver (a heavier client; the duet's figure is the server's and should not move with it)"}
 
 // creditCalibratedSQL is creditTop1SQL plus a call of obsbench_calibrate(),
 // which does as many loop iterations of server work as the one row of
@@ -59,7 +84,10 @@ func init() {
 		Dialects:       []Dialect{PostgreSQL}, // plpgsql
 		DefaultClients: 16,
 		Setup:          calibrationSetup,
-		New:            func() Workload { return loop{sql: creditCalibratedSQL} },
+		Params:         []Param{clientWorkParam},
+		Build: func(p map[string]int) Workload {
+			return loop{sql: creditCalibratedSQL, clientWork: time.Duration(p["client-work"]) * time.Microsecond}
+		},
 	})
 }
 

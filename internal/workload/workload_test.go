@@ -47,8 +47,8 @@ func TestWithParams(t *testing.T) {
 	for _, p := range workload.AllParams() {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "batch,blocks,scale,shrink" {
-		t.Errorf("AllParams = %v; want [batch blocks scale shrink]", names)
+	if strings.Join(names, ",") != "batch,blocks,client-work,scale,shrink" {
+		t.Errorf("AllParams = %v; want [batch blocks client-work scale shrink]", names)
 	}
 }
 
@@ -334,4 +334,41 @@ func mustParams(t *testing.T, m workload.Meta, p map[string]int) workload.Meta {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// credit-top1-calibrated's --client-work spends the session's own time
+// before each statement, and the statement's latency starts after it.
+func TestClientWork(t *testing.T) {
+	m, err := workload.Lookup(workload.Calibrated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, us := range []int{0, 3000} {
+		w, err := m.WithParam("client-work", us)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &recorder{}
+		op, err := w.New().Worker(context.Background(), c, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var clock workload.Clock
+		t0 := time.Now()
+		if err := op(workload.WithClock(context.Background(), &clock)); err != nil {
+			t.Fatal(err)
+		}
+		took, waited := time.Since(t0), clock.Began.Sub(t0)
+		switch {
+		case len(c.sqls) != 1 || !strings.Contains(c.sqls[0], "obsbench_calibrate()"):
+			t.Errorf("client-work %d: prepared %q; want the calibrated statement alone", us, c.sqls)
+		case us > 0 && (took < 3*time.Millisecond || waited < 3*time.Millisecond):
+			t.Errorf("client-work %d µs: the op took %v, its statement began %v after the op; want both at least 3ms", us, took, waited)
+		case us == 0 && !clock.Began.IsZero():
+			t.Errorf("client-work 0: the statement's start was set (%v); the driver's own is kept", clock.Began)
+		}
+	}
+	if _, err := m.WithParam("client-work", 20_000); err == nil || !strings.Contains(err.Error(), "want 0 to 10000") {
+		t.Errorf("client-work 20000: %v; want an error naming the range", err)
+	}
 }
