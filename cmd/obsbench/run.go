@@ -60,8 +60,8 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.IntVar(&s.Alternation.PhaseMin, "phase-min", s.Alternation.PhaseMin, "shortest alternation phase, seconds (its first second is dropped)")
 	fs.IntVar(&s.Alternation.PhaseMax, "phase-max", s.Alternation.PhaseMax, "longest alternation phase, seconds")
 	fs.IntVar(&s.Alternation.Reps, "alt-rounds", s.Alternation.Reps, "alternation runs per observer")
-	fs.Float64Var(&s.TargetResolution, "target-resolution", s.TargetResolution, "overhead in percent each alternation comparison should detect (80% power): an A/A pilot run sizes the observers' runs")
-	fs.DurationVar(&s.MaxTime, "max-time", s.MaxTime, "with --target-resolution: the longest the whole experiment may take; with --method duet and no --rounds: the timed phases' budget, which sets how many phases each arm runs (in blocks of four, at least the default)")
+	fs.Float64Var(&s.TargetResolution, "target-resolution", s.TargetResolution, "overhead in percent each comparison should detect (80% power): by alternation an A/A pilot run sizes the observers' runs; by duet, once the planned phases are done, the A/A arm's say how many more every arm runs")
+	fs.DurationVar(&s.MaxTime, "max-time", s.MaxTime, "with --target-resolution: the longest the whole experiment may take; with --method duet and no --rounds or --target-resolution: the timed phases' budget, which sets how many phases each arm runs (in blocks of four, at least the default)")
 	fs.StringVar(&s.Out, "out", s.Out, "directory for results.jsonl and summary.json (default: obsbench-results/<time>)")
 	fs.BoolVar(&s.AllowChanges, "allow-changes", s.AllowChanges, "with --dsn: allow obsbench to change the external server's settings (reverted after each run)")
 	waits := &waitsValue{&s.Waits}

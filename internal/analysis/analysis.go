@@ -93,7 +93,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		s.NoiseFloorPct = &nf
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
-		mde := duetMDE(aa, alpha)
+		mde := DuetMDE(aa, alpha)
 		if aa[0].Method != "duet" {
 			var logs []float64
 			for _, r := range aa {

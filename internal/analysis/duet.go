@@ -118,9 +118,9 @@ func serverCost(added []stats.Phase, base, alpha float64) *result.ServerCost {
 		Share: result.ChangeSummary{Pct: share(e.Est), CILow: share(e.Low), CIHigh: share(e.High)}}
 }
 
-// duetMDE is the least overhead a duet detects with 80% power at alpha,
+// DuetMDE is the least overhead a duet detects with 80% power at alpha,
 // in percent, from the A/A arm's phases; NaN when they are too few.
-func duetMDE(aa []result.Run, alpha float64) float64 {
+func DuetMDE(aa []result.Run, alpha float64) float64 {
 	tput, _, _ := duetPhases(aa)
 	e, err := stats.PhaseModel(tput, alpha)
 	if err != nil {

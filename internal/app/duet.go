@@ -49,9 +49,10 @@ func (c *Experiment) budgetDuet() {
 	c.Rounds = min(max(n, DefaultDuetPhases), 1000)
 }
 
-// duetBudgeted says whether --max-time sizes the duet's phases.
+// duetBudgeted says whether --max-time sizes the duet's phases; with
+// --target-resolution it caps the phases the A/A arm asks for instead.
 func (c Experiment) duetBudgeted() bool {
-	return c.Method == "duet" && c.IsChosen("max-time") && !c.IsChosen("rounds") && !c.resuming && !c.wl.FixedWork()
+	return c.Method == "duet" && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
 }
 
 // twinCPUs is each twin's CPU quota, in CPUs.

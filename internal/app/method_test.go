@@ -3,11 +3,13 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -113,15 +115,24 @@ func TestDuetBudget(t *testing.T) {
 		{time.Minute, []string{"max-time"}, DefaultDuetPhases},
 		{5 * time.Minute, []string{"max-time", "rounds"}, 8},
 		{5 * time.Minute, nil, DefaultDuetPhases}, // the default --max-time bounds alternation only
+		// --target-resolution grows the phases from the default's as the
+		// A/A arm asks; --max-time only caps them.
+		{5 * time.Minute, []string{"max-time", "target-resolution"}, DefaultDuetPhases},
 	} {
 		s := spec.Default()
 		s.Method, s.Observers, s.Rounds, s.MaxTime, s.Out = "duet", []string{"log-statements-file"}, 8, tt.maxTime, filepath.Join(t.TempDir(), "out")
+		if slices.Contains(tt.given, "target-resolution") {
+			s.TargetResolution = 2
+		}
 		c, err := Resolve(chosen(s, append(tt.given, "observers", "method")...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c.Rounds != tt.want {
 			t.Errorf("--max-time %v with %v: %d phases; want %d", tt.maxTime, tt.given, c.Rounds, tt.want)
+		}
+		if w := unusedFlags(c, []experiment.Arm{{Method: experiment.MethodDuet}}); len(w) > 0 && slices.Contains(tt.given, "max-time") && !slices.Contains(tt.given, "rounds") {
+			t.Errorf("--max-time %v with %v: warned %q; the duet uses them", tt.maxTime, tt.given, w)
 		}
 	}
 }

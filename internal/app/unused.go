@@ -32,7 +32,10 @@ func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 			strings.Join(given, " ")))
 	}
 	altFlags := alternationFlags
-	if c.duetBudgeted() { // --max-time sizes the duet's phases
+	switch {
+	case c.Method == "duet" && c.TargetResolution > 0: // more phases until the A/A arm's resolve it
+		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" || f == "target-resolution" })
+	case c.duetBudgeted(): // --max-time sizes the duet's phases
 		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" })
 	}
 	if given := c.givenOf(altFlags); !alternation && len(given) > 0 {

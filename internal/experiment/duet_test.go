@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -231,5 +232,48 @@ func TestDuetOrderDrawnPerArm(t *testing.T) {
 	// out over seeds, to within a quarter of it.
 	if lingers := enginetest.ExpectedOverheadPct(0, 0.3); math.Abs(aa) > lingers/4 {
 		t.Errorf("A/A %.2f%% on average over %d seeds; want within %.1f points of 0", aa, seeds, lingers/4)
+	}
+}
+
+// --target-resolution grows a duet: after its planned phases, the A/A
+// arm's say how many more each arm needs to resolve the target, in whole
+// blocks of four, as far as --max-time allows; a quiet machine needs none.
+func TestDuetTargetResolution(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		noise   float64
+		maxTime time.Duration
+		grows   bool
+	}{
+		{"noisy, time enough", 0.05, 2 * time.Hour, true},
+		{"noisy, no time left", 0.05, time.Minute, false},
+		{"quiet", 0, 2 * time.Hour, false},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			opts := memOptions(tt.noise, map[string]float64{"slow": 0.05})
+			a := enginetest.New(opts)
+			opts.Seed++ // each twin's own noise
+			b := enginetest.New(opts)
+			cfg := duetConfig(t, a, b, experiment.MethodDuet)
+			cfg.TargetResolution, cfg.MaxTime = 3, tt.maxTime
+			var logged []string
+			cfg.Log = func(f string, args ...any) { logged = append(logged, fmt.Sprintf(f, args...)) }
+			by := byCondition(run(t, cfg))
+			t.Logf("%s: %d phases; %q", tt.name, len(by[experiment.AAName]), logged)
+			n := len(by[experiment.AAName])
+			for _, name := range []string{"slow", "free"} {
+				if len(by[name]) != n {
+					t.Errorf("%s: %s ran %d phases, the A/A arm %d; want every arm alike", tt.name, name, len(by[name]), n)
+				}
+			}
+			switch {
+			case n%4 != 0 || n < 16:
+				t.Errorf("%s: %d phases; want 16 or more, in blocks of four", tt.name, n)
+			case tt.grows && n == 16, !tt.grows && n != 16:
+				t.Errorf("%s: %d phases (log %q); grown: want %v", tt.name, n, logged, tt.grows)
+			case len(logged) == 0 || !strings.Contains(strings.Join(logged, "\n"), "resolution plan:"):
+				t.Errorf("%s: log %q; want the plan said", tt.name, logged)
+			}
+		})
 	}
 }

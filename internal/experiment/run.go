@@ -354,7 +354,25 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 	}
 	start := time.Now()
 	var runs []result.Run
-	for i, st := range steps {
+	// grow adds a duet's phases when its planned ones are done and do not
+	// resolve --target-resolution yet.
+	grow := func() bool {
+		more, msg := duetGrowth(cfg, arms, runs, rounds, time.Since(start))
+		if msg != "" && cfg.Log != nil {
+			cfg.Log("%s", msg)
+		}
+		if more == 0 {
+			return false
+		}
+		for j := range arms {
+			arms[j].Reps += more
+		}
+		rounds += more
+		steps = planArms(arms, aa, false, cfg.Seed)
+		return true
+	}
+	for i := 0; i < len(steps) || (i == len(steps) && grow()); i++ {
+		st := steps[i]
 		if err := ctx.Err(); err != nil {
 			return runs, err
 		}
