@@ -135,7 +135,8 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		case name == observer.Baseline:
 			cs.Window = result.WindowRuns
 		case byCond[name][0].Method == "duet":
-			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = duetOverhead(byCond[name], alpha)
+			f := duetOverhead(byCond[name], alpha)
+			cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
 			cs.Window = result.WindowRuns
 			if name != aaName {
 				cs.Measures = result.MeasuresWhole

@@ -92,7 +92,7 @@ func (d disturbance) warning(name string, runs []result.Run, alpha float64) stri
 	msg := fmt.Sprintf("%s: %d run(s) disturbed: other processes took %.1f-%.1f%% of the machine in them, %.1f%% in the experiment's median run (kept in the statistics",
 		name, len(in), slices.Min(in), slices.Max(in), d.median)
 	if len(runs) > 0 && runs[0].Method == "duet" {
-		if o, _, _, _, _, _ := duetOverhead(d.without(runs), alpha); o.Measured() {
+		if o := duetOverhead(d.without(runs), alpha).Overhead; o.Measured() {
 			msg += fmt.Sprintf("; without them %.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
 		}
 	}
@@ -179,7 +179,7 @@ func lopsidedWarning(name string, runs []result.Run, alpha float64) string {
 	msg := fmt.Sprintf("%s: %d phase(s) fell on one twin: its server got %.0f-%.0f%% of its share less CPU than the other's, beyond the condition's usual gap (twin a short in %d, b in %d; kept in the statistics",
 		name, len(flagged), slices.Min(gaps), slices.Max(gaps), short["a"], short["b"])
 	rest := slices.DeleteFunc(slices.Clone(runs), func(r result.Run) bool { _, ok := flagged[r.Seq]; return ok })
-	if o, _, _, _, _, _ := duetOverhead(rest, alpha); o.Measured() {
+	if o := duetOverhead(rest, alpha).Overhead; o.Measured() {
 		msg += fmt.Sprintf("; without them %.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
 	}
 	return msg + ")"

@@ -52,10 +52,30 @@ func duetPhases(runs []result.Run) (tput, cpu, added []stats.Phase) {
 	return tput, cpu, added
 }
 
+// duetFigures are what a duet condition's phases give: its overhead (the
+// headline, on the basis overheadBasis chose), the throughput overhead
+// beside it when the headline is read from CPU, the change in server CPU
+// per statement, how it was measured, the twin without the observer as
+// reference, the twins' CPU, and the server cost added per statement.
+type duetFigures struct {
+	Overhead, Throughput *result.OverheadSummary
+	Change               *result.ChangeSummary
+	Method               string
+	Reference            *result.Reference
+	Duet                 *result.DuetSummary
+	Cost                 *result.ServerCost
+}
+
+// CPUBasisShare is how much of the other twin's CPU the observer's twin
+// must have used in the median phase for the overhead to be read from
+// the twins' server CPU per statement: below it the observer's twin
+// waited, and its cost is in time, which only throughput shows.
+const CPUBasisShare = 0.97
+
 // duetOverhead compares a duet condition's twins phase by phase with the
 // phase model (stats.PhaseModel: the twins' difference and its drift
 // taken out); its reference is the twin without the observer.
-func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *result.ChangeSummary, string, *result.Reference, *result.DuetSummary, *result.ServerCost) {
+func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 	var refTput, refP50, refP99, refCPU, onCPUs, offCPUs, onHeld, offHeld, onLoad, offLoad, loadHeld []float64
 	share, apart := 0.0, false
 	for _, r := range runs {
@@ -82,7 +102,7 @@ func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *r
 	}
 	method := fmt.Sprintf("duet: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", len(tput), isolation)
 	if len(tput) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no successful phase"}, nil, method, nil, nil, nil
+		return duetFigures{Overhead: &result.OverheadSummary{Verdict: "not measured: no successful phase"}, Method: method}
 	}
 	ref := &result.Reference{StmtsPerS: median(refTput), LatencyMS: result.LatencySummary{P50: median(refP50), P99: median(refP99)}}
 	if len(refCPU) > 0 {
@@ -98,7 +118,32 @@ func duetOverhead(runs []result.Run, alpha float64) (*result.OverheadSummary, *r
 	if apart {
 		ds.OnLoadCPUs, ds.OffLoadCPUs, ds.LoadThrottledS = median(onLoad), median(offLoad), slices.Max(loadHeld)
 	}
-	return summarizeOverhead(stats.PhaseOverhead(tput, alpha)), change, method, ref, ds, serverCost(added, median(refCPU), alpha)
+	f := duetFigures{Overhead: summarizeOverhead(stats.PhaseOverhead(tput, alpha)), Change: change, Method: method, Reference: ref, Duet: ds,
+		Cost: serverCost(added, median(refCPU), alpha)}
+	f.Overhead.Basis = result.BasisThroughput
+	if len(cpu) == len(tput) && ds.OffCPUs > 0 && ds.OnCPUs >= CPUBasisShare*ds.OffCPUs {
+		if o := summarizeOverhead(stats.PhaseOverhead(equalCPU(cpu), alpha)); o.Measured() {
+			o.Basis = result.BasisServerCPU
+			f.Overhead, f.Throughput = o, f.Overhead
+			f.Method += fmt.Sprintf("; overhead from each twin server's CPU per statement (the observer's twin used %.0f%% of the other's CPU, median phase)", 100*ds.OnCPUs/ds.OffCPUs)
+		}
+	}
+	return f
+}
+
+// equalCPU turns phases of the log of the twins' server CPU per
+// statement (the observer's twin's over the other's) into the log of
+// the throughput ratio they would have with equal CPU: a server that
+// spends r times the CPU on a statement completes 1/r as many with the
+// same CPU. That is the throughput ratio of a CPU-bound server, less
+// what the twins' CPU differed by in each phase (a neighbour taking CPU
+// from one twin), which throughput under the quota keeps.
+func equalCPU(cpu []stats.Phase) []stats.Phase {
+	out := slices.Clone(cpu)
+	for i := range out {
+		out[i].Value = -out[i].Value
+	}
+	return out
 }
 
 // serverCost is the server CPU per statement an observer added, twin

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -40,7 +41,8 @@ func TestDuetServerCost(t *testing.T) {
 		e := 0.3 * math.Sin(float64(k))
 		runs = append(runs, duetRun(k, on, 80+e, 60))
 	}
-	ov, change, method, _, ds, cost := duetOverhead(runs, 0.05)
+	f := duetOverhead(runs, 0.05)
+	ov, change, method, ds, cost := f.Overhead, f.Change, f.Method, f.Duet, f.Cost
 	if math.Abs(ov.Pct-25) > 0.5 || ov.CILow > 25 || ov.CIHigh < 25 {
 		t.Errorf("overhead %+v; want about 25%% = 20/80", ov)
 	}
@@ -52,5 +54,54 @@ func TestDuetServerCost(t *testing.T) {
 	}
 	if !ds.LoadApart || ds.OnLoadCPUs != 0.1 || method == "" {
 		t.Errorf("duet summary %+v, method %q; want the loads apart", ds, method)
+	}
+}
+
+// A duet's overhead is read from the twins' server CPU per statement
+// where the observer's twin used its CPU as the other did: a neighbour
+// that takes CPU from one twin in some phases moves their throughput and
+// not their CPU per statement. An observer whose twin waits (uses less
+// CPU in every phase) costs time, which only throughput shows.
+func TestDuetOverheadBasis(t *testing.T) {
+	phases := func(change func(k int, r *result.Run)) []result.Run {
+		var runs []result.Run
+		for k := 1; k <= 16; k++ {
+			on := "a"
+			if k%4 == 2 || k%4 == 3 {
+				on = "b"
+			}
+			r := duetRun(k, on, 80+0.3*math.Sin(float64(k)), 60)
+			change(k, &r)
+			runs = append(runs, r)
+		}
+		return runs
+	}
+	robbed := phases(func(k int, r *result.Run) {
+		switch k % 5 {
+		case 1: // the other twin got 70% of its share
+			r.Duet.OffCPUs, r.Duet.Off.Throughput = 0.35, 0.7*r.Duet.Off.Throughput
+		case 3: // the observer's twin did
+			r.Duet.OnCPUs, r.Driver.Throughput = 0.35, 0.7*r.Driver.Throughput
+		}
+	})
+	f := duetOverhead(robbed, 0.05)
+	tp := f.Throughput
+	switch o := f.Overhead; {
+	case o.Basis != result.BasisServerCPU || tp == nil || tp.Basis != result.BasisThroughput:
+		t.Fatalf("robbed phases: basis %q, throughput %+v; want server CPU, with the throughput figure beside it", o.Basis, tp)
+	case math.Abs(o.Pct-25) > 0.5 || o.CILow > 25 || o.CIHigh < 25:
+		t.Errorf("robbed phases: overhead %+v; want about 25%% = 20/80", o)
+	case o.CIHigh-o.CILow > (tp.CIHigh-tp.CILow)/3:
+		t.Errorf("robbed phases: server CPU's interval [%.2f, %.2f] not a third of throughput's [%.2f, %.2f]", o.CILow, o.CIHigh, tp.CILow, tp.CIHigh)
+	case !strings.Contains(f.Method, "CPU per statement"):
+		t.Errorf("method %q; want the basis named", f.Method)
+	}
+
+	waits := phases(func(_ int, r *result.Run) {
+		r.Duet.OnCPUs, r.Driver.Throughput = 0.4, 0.8*r.Driver.Throughput
+	})
+	f = duetOverhead(waits, 0.05)
+	if o := f.Overhead; o.Basis != result.BasisThroughput || f.Throughput != nil || math.Abs(o.Pct-40) > 0.5 {
+		t.Errorf("a twin that waits: overhead %+v (throughput %+v); want 40%% = 1 - 0.8 x 60/80 from throughput alone", o, f.Throughput)
 	}
 }

@@ -41,3 +41,40 @@ func TestServerCostCell(t *testing.T) {
 		}
 	}
 }
+
+// A duet overhead read from server CPU per statement is starred, the
+// note says what that means and gives its throughput figure; a table
+// without one has no note.
+func TestCPUBasisStarred(t *testing.T) {
+	o := func(pct float64, basis string) *result.OverheadSummary {
+		return &result.OverheadSummary{Basis: basis, Pct: pct, CILow: pct - 2, CIHigh: pct + 2, Confidence: 95, Significant: true, Verdict: "slower"}
+	}
+	s := result.Summary{Conditions: []result.ConditionSummary{
+		{Name: "baseline"},
+		{Name: "audit", Overhead: o(19.1, result.BasisServerCPU), ThroughputOverhead: o(17.5, result.BasisThroughput)},
+		{Name: "log", Overhead: o(4.2, result.BasisThroughput)},
+	}}
+	for _, wide := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := text(&b, s, wide); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"19.1 [17.1, 21.1]*", "overhead %*: read from each twin server's CPU per statement", "From throughput: audit 17.5 [15.5, 19.5]."} {
+			if !strings.Contains(out, want) {
+				t.Errorf("wide %v: text lacks %q:\n%s", wide, want, out)
+			}
+		}
+		if strings.Contains(out, "4.2 [2.2, 6.2]*") {
+			t.Errorf("wide %v: the throughput row is starred:\n%s", wide, out)
+		}
+	}
+	s.Conditions[1] = result.ConditionSummary{Name: "audit", Overhead: o(19.1, result.BasisThroughput)}
+	var b bytes.Buffer
+	if err := Text(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "*") {
+		t.Errorf("no overhead from CPU, yet a star:\n%s", b.String())
+	}
+}

@@ -53,7 +53,8 @@ func CSV(w io.Writer, s result.Summary) error {
 		"instr_per_stmt_change_pct", "instr_per_stmt_change_ci_low", "instr_per_stmt_change_ci_high",
 		"other_instr_change_pct", "other_instr_change_ci_low", "other_instr_change_ci_high",
 		"server_us_added", "server_us_added_ci_low", "server_us_added_ci_high",
-		"server_share_pct", "server_share_ci_low", "server_share_ci_high"})
+		"server_share_pct", "server_share_ci_low", "server_share_ci_high",
+		"overhead_basis", "throughput_overhead_pct", "throughput_overhead_ci_low", "throughput_overhead_ci_high"})
 	// Three decimals: a thousandth of a percent, of a statement a second
 	// or of a millisecond is below anything obsbench can resolve.
 	f := func(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
@@ -109,6 +110,16 @@ func CSV(w io.Writer, s result.Summary) error {
 		} else {
 			row = append(row, "", "", "", "", "", "")
 		}
+		// A duet's overhead basis, and its throughput figure where the
+		// overhead is read from server CPU per statement.
+		basis, tput := "", []string{"", "", ""}
+		if o := c.Overhead; o != nil {
+			basis = o.Basis
+		}
+		if o := c.ThroughputOverhead; o.Measured() {
+			tput = []string{f(o.Pct), f(o.CILow), f(o.CIHigh)}
+		}
+		row = append(append(row, basis), tput...)
 		cw.Write(row)
 	}
 	cw.Flush()

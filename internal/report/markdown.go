@@ -25,7 +25,7 @@ func Markdown(w io.Writer, s result.Summary) error {
 	for _, c := range s.Conditions {
 		ov, verdict, ref := overheadCells(c)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %.3f | %s | %s |",
-			mdEscape(c.Name), mdEscape(measuresCell(c)), thousands(c.Throughput.Median), ref, ov, mdEscape(verdict),
+			mdEscape(c.Name), mdEscape(measuresCell(c)), thousands(c.Throughput.Median), ref, mdEscape(ov), mdEscape(verdict),
 			c.LatencyMS.P50, c.LatencyMS.P99, mdEscape(events(c.Events)), changeCell(c.CPUChange))
 		if counted {
 			session, others := countedCells(s, c)

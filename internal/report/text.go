@@ -122,6 +122,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 			}
 		}
 	}
+	cpuBasisNote(w, s)
 	if !wide {
 		if !counted {
 			fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
@@ -201,11 +202,31 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	return nil
 }
 
+// cpuBasisNote says what a starred overhead is, and each one's
+// throughput figure.
+func cpuBasisNote(w io.Writer, s result.Summary) {
+	var tput []string
+	for _, c := range s.Conditions {
+		if c.ThroughputOverhead != nil {
+			tput = append(tput, c.Name+" "+overheadCell(c.ThroughputOverhead))
+		}
+	}
+	if len(tput) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did:")
+	fmt.Fprintln(w, "  the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
+	fmt.Fprintf(w, "  From throughput: %s.\n", strings.Join(tput, "; "))
+}
+
 // overheadCells are a condition's overhead with its interval, its
 // verdict (with its failed runs) and its reference's statements/s, as
 // the text and markdown tables show them.
 func overheadCells(c result.ConditionSummary) (overhead, verdict, ref string) {
 	overhead, verdict, ref = overheadCell(c.Overhead), verdictCell(c), "-"
+	if c.ThroughputOverhead != nil && overhead != "-" {
+		overhead += "*" // read from server CPU per statement (cpuBasisNote)
+	}
 	if c.Failed > 0 {
 		verdict += fmt.Sprintf(" (%d failed)", c.Failed)
 	}

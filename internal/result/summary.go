@@ -93,6 +93,9 @@ type ConditionSummary struct {
 	Throughput ThroughputSummary `json:"throughput"`
 	// Overhead is nil for the baseline itself.
 	Overhead *OverheadSummary `json:"overhead"`
+	// ThroughputOverhead is a duet's throughput overhead where Overhead
+	// is read from server CPU per statement (Overhead.Basis), else nil.
+	ThroughputOverhead *OverheadSummary `json:"throughput_overhead,omitempty"`
 	// Method says how the overhead was measured.
 	Method string `json:"method,omitempty"`
 	// Measures says whose cost the overhead is: "whole" (the observer
@@ -321,6 +324,12 @@ type ThroughputSummary struct {
 // OverheadSummary is 1 - T(condition)/T(baseline) in percent, with its
 // confidence interval.
 type OverheadSummary struct {
+	// Basis is what a duet's overhead is read from: BasisThroughput (the
+	// twins' throughput ratio) or BasisServerCPU (the ratio of their
+	// server CPU per statement, where the observer's twin used its CPU as
+	// the other did); empty for the other methods, whose basis is
+	// throughput.
+	Basis       string   `json:"basis,omitempty"`
 	Pct         float64  `json:"pct"`
 	CILow       float64  `json:"ci_low"`
 	CIHigh      float64  `json:"ci_high"`
@@ -329,6 +338,12 @@ type OverheadSummary struct {
 	Verdict     string   `json:"verdict"`
 	Warnings    []string `json:"warnings,omitempty"`
 }
+
+// Bases of a duet's overhead.
+const (
+	BasisThroughput = "throughput"
+	BasisServerCPU  = "server_cpu_per_stmt"
+)
 
 // Measured says whether o holds an estimate: the analysis could compare
 // the condition with the baseline (its verdict does not begin "not
