@@ -93,12 +93,28 @@ type comparison struct {
 	// statement (each twin's load group's, the runs' mean).
 	ClientWork int     `json:"client_work_us,omitempty"`
 	DriverUS   float64 `json:"driver_us_per_stmt,omitempty"`
+	// Basis is what the table's overhead was read from (a duet's
+	// overhead basis); where it was server CPU per statement, the
+	// throughput figure beside it (HasTput).
+	Basis   string  `json:"basis,omitempty"`
+	HasTput bool    `json:"has_throughput,omitempty"`
+	Tput    float64 `json:"throughput_pct,omitempty"`
+	TputLo  float64 `json:"throughput_ci_low,omitempty"`
+	TputHi  float64 `json:"throughput_ci_high,omitempty"`
 }
+
+// interval is one of a comparison's figures with its interval: the
+// table's, the server share or the throughput figure.
+type interval struct{ pct, lo, hi float64 }
+
+func (c comparison) share() (interval, bool) {
+	return interval{c.Share, c.ShareLo, c.ShareHi}, c.HasShare
+}
+func (c comparison) tput() (interval, bool) { return interval{c.Tput, c.TputLo, c.TputHi}, c.HasTput }
 
 func (c comparison) holds() bool      { return c.Lo <= c.SizePct && c.SizePct <= c.Hi }
 func (c comparison) detected() bool   { return c.Lo > 0 }
 func (c comparison) excludes0() bool  { return c.Lo > 0 || c.Hi < 0 }
-func (c comparison) shareHolds() bool { return c.ShareLo <= c.SizePct && c.SizePct <= c.ShareHi }
 
 func run(ctx context.Context, c config) error {
 	logf("building obsbench")
@@ -179,7 +195,10 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 			return nil, fmt.Errorf("%s: not measured", cal.Name)
 		}
 		c := comparison{Experiment: exp, Drift: drift, Name: cal.Name, SizePct: cal.ExpectedPct, Target: cal.TargetPct,
-			Pct: cal.Measured.Pct, Lo: cal.Measured.CILow, Hi: cal.Measured.CIHigh}
+			Pct: cal.Measured.Pct, Lo: cal.Measured.CILow, Hi: cal.Measured.CIHigh, Basis: cal.Measured.Basis}
+		if t := cal.MeasuredThroughput; t.Measured() {
+			c.HasTput, c.Tput, c.TputLo, c.TputHi = true, t.Pct, t.CILow, t.CIHigh
+		}
 		if s := cal.MeasuredShare; s != nil {
 			c.HasShare, c.Share, c.ShareLo, c.ShareHi = true, s.Pct, s.CILow, s.CIHigh
 		}
@@ -190,7 +209,10 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 		return nil, fmt.Errorf("no A/A arm in %s", dir)
 	}
 	aa := sum.Conditions[i]
-	c := comparison{Experiment: exp, Drift: drift, Name: "baseline A/A", Pct: aa.Overhead.Pct, Lo: aa.Overhead.CILow, Hi: aa.Overhead.CIHigh}
+	c := comparison{Experiment: exp, Drift: drift, Name: "baseline A/A", Pct: aa.Overhead.Pct, Lo: aa.Overhead.CILow, Hi: aa.Overhead.CIHigh, Basis: aa.Overhead.Basis}
+	if t := aa.ThroughputOverhead; t.Measured() {
+		c.HasTput, c.Tput, c.TputLo, c.TputHi = true, t.Pct, t.CILow, t.CIHigh
+	}
 	if s := aa.ServerCost; s != nil {
 		c.HasShare, c.Share, c.ShareLo, c.ShareHi = true, s.Share.Pct, s.Share.CILow, s.Share.CIHigh
 	}
@@ -285,7 +307,10 @@ func report(c config, st state) string {
 	p("- each interval at the experiment's own level: 95%% over its %d comparisons together (Bonferroni), so each is wider than a lone 95%% interval", len(strings.Split(c.effects, ","))+1)
 	p("- size: the expected overhead of each synthetic cost, X/(S+X), from one loop iteration's server CPU measured in a sizing duet of its own before the experiment (see `obsbench calibrate -h`)")
 	p("")
-	p("## Throughput overhead (the table's figure)")
+	p("## The table's overhead")
+	p("")
+	p("Read from each twin server's CPU per statement in %d of %d comparisons (where the observer's twin used its CPU as the other did), from throughput in the rest.",
+		count(all, func(x comparison) bool { return x.Basis == result.BasisServerCPU }), len(all))
 	p("")
 	p("| size asked | condition | n | held | coverage | mean bias (SE) | mean half-width | detected |")
 	p("|---:|---|---:|---:|---:|---:|---:|---:|")
@@ -308,29 +333,9 @@ func report(c config, st state) string {
 	p("")
 	p("%s", smallestDetected(all))
 	p("")
-	p("## Server share (srv +µs/stmt as a share of the server's CPU per statement)")
-	p("")
-	p("| size asked | condition | n | held | coverage | mean bias (SE) | mean half-width |")
-	p("|---:|---|---:|---:|---:|---:|---:|")
-	for _, g := range groups(all) {
-		var cs []comparison
-		for _, x := range g.cs {
-			if x.HasShare {
-				cs = append(cs, x)
-			}
-		}
-		if len(cs) == 0 {
-			continue
-		}
-		var bias []float64
-		var hw float64
-		for _, x := range cs {
-			bias = append(bias, x.Share-x.SizePct)
-			hw += (x.ShareHi - x.ShareLo) / 2 / float64(len(cs))
-		}
-		m, se := meanSE(bias)
-		held := count(cs, comparison.shareHolds)
-		p("| %s | %s | %d | %d | %.0f%% | %+.2f (%.2f) | ±%.2f |", g.label, condition(cs), len(cs), held, 100*float64(held)/float64(len(cs)), m, se, hw)
+	figureTable(p, all, "Server share (srv +µs/stmt as a share of the server's CPU per statement)", comparison.share)
+	if slices.ContainsFunc(all, func(x comparison) bool { return x.HasTput }) {
+		figureTable(p, all, "Throughput figure, where the table's was read from server CPU per statement", comparison.tput)
 	}
 	if slices.ContainsFunc(all, func(x comparison) bool { return x.ClientWork > 0 }) {
 		heavierDriver(p, all)
@@ -348,6 +353,33 @@ func report(c config, st state) string {
 		p("| %d | %v | %d | %s | %.2f | %.2f [%.2f, %.2f] | %s |", x.Experiment, x.Drift, x.ClientWork, x.Name, x.SizePct, x.Pct, x.Lo, x.Hi, share)
 	}
 	return w.String()
+}
+
+// figureTable is a table of one of the comparisons' other figures, where
+// they have it, against the sizes.
+func figureTable(p func(string, ...any), all []comparison, title string, figure func(comparison) (interval, bool)) {
+	p("")
+	p("## %s", title)
+	p("")
+	p("| size asked | condition | n | held | coverage | mean bias (SE) | mean half-width |")
+	p("|---:|---|---:|---:|---:|---:|---:|")
+	for _, g := range groups(all) {
+		var bias []float64
+		var hw float64
+		held := 0
+		for _, x := range g.cs {
+			if v, ok := figure(x); ok {
+				bias, hw = append(bias, v.pct-x.SizePct), hw+(v.hi-v.lo)/2
+				if v.lo <= x.SizePct && x.SizePct <= v.hi {
+					held++
+				}
+			}
+		}
+		if n := len(bias); n > 0 {
+			m, se := meanSE(bias)
+			p("| %s | %s | %d | %d | %.0f%% | %+.2f (%.2f) | ±%.2f |", g.label, condition(g.cs), n, held, 100*float64(held)/float64(n), m, se, hw/float64(n))
+		}
+	}
 }
 
 // heavierDriver compares each size's bias with the plain driver and with

@@ -55,7 +55,10 @@ type Calibration struct {
 	// overhead's form).
 	MeasuredAdded *result.AddedSummary  `json:"measured_server_cpu_added_us,omitempty"`
 	MeasuredShare *result.ChangeSummary `json:"measured_server_share_pct,omitempty"`
-	Recovered     bool                  `json:"recovered"`
+	// MeasuredThroughput is a duet's throughput overhead where Measured
+	// is read from server CPU per statement (its Basis).
+	MeasuredThroughput *result.OverheadSummary `json:"measured_throughput,omitempty"`
+	Recovered          bool                    `json:"recovered"`
 	// RecoveredOn is what Recovered judges: the time overhead (the
 	// default), or on a mix the server CPU added per execution.
 	RecoveredOn string `json:"recovered_on"`
@@ -236,7 +239,7 @@ func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 			if cs.Name != c.Name {
 				continue
 			}
-			c.Measured, c.MeasuredCPU = cs.Overhead, cs.CPUChange
+			c.Measured, c.MeasuredCPU, c.MeasuredThroughput = cs.Overhead, cs.CPUChange, cs.ThroughputOverhead
 			if sc := cs.ServerCost; sc != nil {
 				c.MeasuredAdded, c.MeasuredShare = &sc.Added, &sc.Share
 				share = fmt.Sprintf("; server share %.2f%% [%.2f, %.2f]", sc.Share.Pct, sc.Share.CILow, sc.Share.CIHigh)
@@ -247,6 +250,9 @@ func printRecovered(w io.Writer, sum result.Summary, cals []Calibration) {
 			c.Recovered = c.ExpectedPct >= m.CILow && c.ExpectedPct <= m.CIHigh
 			d = digitsApart(c.ExpectedPct, m.CILow, m.CIHigh)
 			verdict = fmt.Sprintf("measured %.*f%% [%.*f, %.*f]: ", d, m.Pct, d, m.CILow, d, m.CIHigh)
+			if m.Basis == result.BasisServerCPU {
+				verdict = fmt.Sprintf("measured %.*f%% [%.*f, %.*f] from server CPU per statement: ", d, m.Pct, d, m.CILow, d, m.CIHigh)
+			}
 			if c.Recovered {
 				verdict += "recovered"
 			} else {
