@@ -44,18 +44,27 @@ func disturbances(runs []result.Run) disturbance {
 	if len(shares) < 3 {
 		return d
 	}
-	d.median = stats.Median(shares)
-	dev := make([]float64, len(shares))
-	for i, s := range shares {
-		dev[i] = math.Abs(s - d.median)
-	}
-	d.limit = d.median + max(3*1.4826*stats.Median(dev), disturbedMargin)
+	var spread float64
+	d.median, spread = robustSpread(shares)
+	d.limit = d.median + max(3*spread, disturbedMargin)
 	for _, r := range runs {
 		if s := noiseOf(r); r.Error == "" && s > d.limit {
 			d.flagged[r.Seq] = s
 		}
 	}
 	return d
+}
+
+// robustSpread is xs's median and its deviation's robust equal (1.4826
+// MAD, a standard deviation for normal noise): a few outliers move
+// neither.
+func robustSpread(xs []float64) (median, spread float64) {
+	median = stats.Median(xs)
+	dev := make([]float64, len(xs))
+	for i, x := range xs {
+		dev[i] = math.Abs(x - median)
+	}
+	return median, 1.4826 * stats.Median(dev)
 }
 
 func noiseOf(r result.Run) float64 { return r.Noise.OtherPct + r.Noise.StealPct }
@@ -135,12 +144,8 @@ func lopsided(runs []result.Run) map[int]lopside {
 	if len(all) < 3 {
 		return nil
 	}
-	med := stats.Median(all)
-	dev := make([]float64, len(all))
-	for i, g := range all {
-		dev[i] = math.Abs(g - med)
-	}
-	limit := max(3*1.4826*stats.Median(dev), lopsidedMargin)
+	med, spread := robustSpread(all)
+	limit := max(3*spread, lopsidedMargin)
 	out := map[int]lopside{}
 	for _, r := range runs {
 		g, ok := gaps[r.Seq]
