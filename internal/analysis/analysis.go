@@ -316,7 +316,7 @@ func methodNote(runs []result.Run, m int, alpha float64) string {
 }
 
 // duetEstimate is how a duet's overhead is estimated.
-const duetEstimate = "a duet's by least squares over every phase's log throughput ratio, the twins' difference and its drift taken out, " +
+const duetEstimate = "a duet's by least squares over every phase's log throughput ratio (a row marked * the ratio with equal CPU, from the twins' server CPU per statement), the twins' difference and its drift taken out, " +
 	"with Student's t interval on the residual"
 
 // verdict words a comparison: up or down (above or below no change) when

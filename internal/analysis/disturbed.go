@@ -111,7 +111,7 @@ func (d disturbance) warning(name string, runs []result.Run, alpha float64) stri
 // lopsidedMargin is the least, in percent of a twin's CPU share, by which
 // a phase's gap between the twins' CPU must exceed the condition's usual
 // gap to flag the phase.
-const lopsidedMargin = 3
+const lopsidedMargin = 5
 
 // lopside is a duet phase in which one twin's server got clearly less CPU
 // than the other's: Short is that twin, Gap how much less, in percent of
