@@ -82,7 +82,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(runs, func(r result.Run) bool { return r.Method == "alternation" && len(r.Driver.Executions) > 0 })
+	i := slices.IndexFunc(runs, func(r result.Run) bool { return r.Method.Alternates() && len(r.Driver.Executions) > 0 })
 	if i < 0 {
 		return fmt.Errorf("no alternation run with executions in %s", out)
 	}

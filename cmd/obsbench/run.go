@@ -34,7 +34,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.IntVar(&s.Workers, "workers", s.Workers, "spread the sessions over this many worker processes ('obsbench worker'), started by --launcher; 0: run them in this process")
-	fs.StringVar(&s.Launcher, "launcher", s.Launcher, "with --workers: what starts the workers: local (processes on this machine) or kubernetes (an Indexed Job of worker pods, with --image)")
+	fs.StringVar((*string)(&s.Launcher), "launcher", string(s.Launcher), "with --workers: what starts the workers: local (processes on this machine) or kubernetes (an Indexed Job of worker pods, with --image)")
 	fs.StringVar(&s.Kubernetes.Image, "image", s.Kubernetes.Image, "with --launcher kubernetes: the worker pods' image, with obsbench in it (deploy/Dockerfile)")
 	fs.StringVar(&s.Kubernetes.Namespace, "namespace", s.Kubernetes.Namespace, "with --launcher kubernetes: the workers' namespace (default: the coordinator pod's, or the kubeconfig context's)")
 	fs.StringVar(&s.Kubernetes.Kubeconfig, "kubeconfig", s.Kubernetes.Kubeconfig, "with --launcher kubernetes: kubeconfig file (default: in a pod its service account, else $KUBECONFIG or ~/.kube/config)")
@@ -45,7 +45,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.StringVar(&s.Kubernetes.CPU, "worker-cpu", s.Kubernetes.CPU, "with --launcher kubernetes: each worker pod's CPU request and limit (e.g. 2)")
 	fs.StringVar(&s.Kubernetes.Memory, "worker-memory", s.Kubernetes.Memory, "with --launcher kubernetes: each worker pod's memory request and limit (e.g. 512Mi)")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of the run order (default: from the clock; printed either way)")
-	fs.StringVar(&s.Method, "method", s.Method, "how observers are compared (default: duet on managed servers, or with --twin-dsn, where cgroups can hold each twin's CPU share; auto otherwise, and the run says why): auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time unless --count-sessions says more, on a managed PostgreSQL or MariaDB), duet (two twin servers driven at the same time, the observer in one of them, roles swapped phase by phase: each --rounds is one phase of --duration; the machine's drift falls on both twins alike)")
+	fs.StringVar((*string)(&s.Method), "method", string(s.Method), "how observers are compared (default: duet on managed servers, or with --twin-dsn, where cgroups can hold each twin's CPU share; auto otherwise, and the run says why): auto (each observer whole, in rounds on freshly restarted servers, and beside it its switchable part by alternation when part of it stays in force; alternation alone when a reload switches all of it), alternation (the switchable part only), rounds (whole only), instructions (count the server's user-space instructions per statement under valgrind, one session at a time unless --count-sessions says more, on a managed PostgreSQL or MariaDB), duet (two twin servers driven at the same time, the observer in one of them, roles swapped phase by phase: each --rounds is one phase of --duration; the machine's drift falls on both twins alike)")
 	fs.Float64Var(&s.TwinCPUs, "twin-cpus", s.TwinCPUs, "with --method duet: the CPU quota each twin's server is held to, in CPUs (its load runs apart, outside the quota); default 0: 25% of this machine's CPUs each, so that the twins, loads included, never compete for a core with each other or with what runs beside them")
 	fs.StringVar(&s.TwinDSN, "twin-dsn", s.TwinDSN, "with --method duet and --dsn: the second external server, distinct from --dsn and holding the same dataset")
 	fs.BoolVar(&s.Count.After, "count", s.Count.After, "after the timed runs on a managed "+app.CountingProducts()+", count each condition's server instructions per statement under valgrind too, shown beside the timed figures (a few seconds a run); --count=false leaves it out")
@@ -68,9 +68,9 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	fs.Var(waits, "waits", "sample the active sessions' waits every this often (e.g. 10ms), or off")
 	fs.BoolVar(&s.KernelWaits, "kernel-waits", s.KernelWaits, "with --waits on a managed server: look a session that reports no wait up in /proc (its kernel wait channel, e.g. a write to the logging collector's pipe) before counting it as CPU; --kernel-waits=false: the engine's own wait events only")
 	fs.BoolVar(&s.Counters, "counters", s.Counters, "record the engine's activity counters (transactions, WAL, checkpoints, log bytes) as rates; --counters=false turns it off")
-	fs.StringVar(&s.OnFailure, "on-failure", s.OnFailure, "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
+	fs.StringVar((*string)(&s.OnFailure), "on-failure", string(s.OnFailure), "when a run fails (connection dropped, server restarted, statement error): continue with the next run, or stop")
 	fs.BoolVar(&s.Wide, "v", false, "with --format text: the table with every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
-	fs.StringVar(&s.Format, "format", s.Format, "report on standard output as text, markdown, json, csv, benchstat or series (each measured second as CSV; report.html is written to --out either way)")
+	fs.StringVar((*string)(&s.Format), "format", string(s.Format), "report on standard output as text, markdown, json, csv, benchstat or series (each measured second as CSV; report.html is written to --out either way)")
 	fs.Func("max-overhead", "exit with code 3 when an observer's overhead exceeds this `percent`age with 95% confidence (its whole interval above it); with --method instructions, its counted change in the session's instructions per statement", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		s.MaxOverhead = &f
@@ -83,7 +83,7 @@ func runFlags(fs *flag.FlagSet, s *spec.Spec) {
 	})
 	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(spec.FormatSessions(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = spec.ParseSessions(v); return err })
-	fs.StringVar(&s.Standby, "standby", s.Standby, "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
+	fs.StringVar((*string)(&s.Standby), "standby", string(s.Standby), "managed server only: start a standby, async or sync (PostgreSQL: streaming standby named in synchronous_standby_names; MariaDB: replica, semi-synchronous with sync), or none")
 	fs.DurationVar(&s.StandbyDelay, "standby-delay", s.StandbyDelay, "with --standby: one-way delay between primary and standby (e.g. 1ms), added by obsbench's TCP relay")
 	fs.StringVar(&s.Replay.Capture, "capture", s.Replay.Capture, "with --workload replay: the capture file to replay (made by 'obsbench capture')")
 	fs.StringVar(&s.Replay.Mode, "replay-mode", s.Replay.Mode, "with --workload replay: stress (each session's statements as fast as the server answers, in captured order) or sync (at the captured times divided by --replay-speed)")

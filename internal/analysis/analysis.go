@@ -46,10 +46,10 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 			inRuns = append(inRuns, r.Condition)
 		}
 		byCond[r.Condition] = append(byCond[r.Condition], r)
-		if r.Method == "alternation" && r.Error == "" {
+		if r.Method.Alternates() && r.Error == "" {
 			altSeconds = max(altSeconds, r.Driver.Seconds)
 		}
-		if r.Method != "alternation" {
+		if !r.Method.Alternates() {
 			rounds = max(rounds, r.Round) // a duet's phases too
 		}
 	}
@@ -94,7 +94,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	}
 	if aa := byCond[aaName]; len(aa) > 0 {
 		mde := DuetMDE(aa, alpha)
-		if aa[0].Method != "duet" {
+		if !aa[0].Method.Twins() {
 			var logs []float64
 			for _, r := range aa {
 				tput, _ := phaseRatios(r)
@@ -122,7 +122,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		switch {
 		case name == observer.Baseline:
 			cs.Waits = summarizeWaits(on, collect.Waits{}, engine)
-		case byCond[name][0].Method == "alternation":
+		case byCond[name][0].Method.Alternates():
 			cs.Waits = summarizeWaits(on, off, engine)
 		default:
 			cs.Waits = summarizeWaits(on, baseWaits, engine)
@@ -134,7 +134,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		switch {
 		case name == observer.Baseline:
 			cs.Window = result.WindowRuns
-		case byCond[name][0].Method == "duet":
+		case byCond[name][0].Method.Twins():
 			f := duetOverhead(byCond[name], alpha)
 			cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
 			cs.Window = result.WindowRuns
@@ -142,7 +142,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 				cs.Measures = result.MeasuresWhole
 			}
 			s.Warnings = append(s.Warnings, duetWarnings(name, cs.Duet)...)
-		case byCond[name][0].Method == "alternation":
+		case byCond[name][0].Method.Alternates():
 			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
 			cs.Stratified = stratifiedAlternation(byCond[name], alpha)
 			onPhases(&cs, byCond[name])
@@ -301,7 +301,7 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 func methodNote(runs []result.Run, m int, alpha float64) string {
 	duet, other := false, false
 	for _, r := range runs {
-		duet, other = duet || r.Method == "duet", other || r.Method != "duet"
+		duet, other = duet || r.Method.Twins(), other || !r.Method.Twins()
 	}
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"

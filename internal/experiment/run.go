@@ -407,7 +407,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		default:
 			r, err = runOne(ctx, rc, a.Observer)
 		}
-		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, string(a.Method), a.Measures
+		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, a.Method, a.Measures
 		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			// Interrupted mid-step (a restart whose pg_ctl was killed):
 			// the interruption is the cause.

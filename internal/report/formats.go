@@ -11,27 +11,28 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Formats are the output formats of a report on standard output.
-var Formats = []string{"text", "markdown", "json", "csv", "benchstat", "series"}
+var Formats = []spec.Format{spec.FormatText, spec.FormatMarkdown, spec.FormatJSON, spec.FormatCSV, spec.FormatBenchstat, spec.FormatSeries}
 
 // Write writes s (and, for benchstat, its runs) in format.
-func Write(w io.Writer, format string, s result.Summary, runs []result.Run) error {
+func Write(w io.Writer, format spec.Format, s result.Summary, runs []result.Run) error {
 	switch format {
-	case "text":
+	case spec.FormatText:
 		return Text(w, s)
-	case "markdown":
+	case spec.FormatMarkdown:
 		return Markdown(w, s)
-	case "json":
+	case spec.FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
-	case "csv":
+	case spec.FormatCSV:
 		return CSV(w, s)
-	case "benchstat":
+	case spec.FormatBenchstat:
 		return Benchstat(w, s, runs)
-	case "series":
+	case spec.FormatSeries:
 		return Series(w, s, runs)
 	}
 	return fmt.Errorf("unknown format %q", format)

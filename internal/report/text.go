@@ -115,7 +115,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		} else {
 			fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
 			fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
-			if uses(s, "duet") {
+			if uses(s, result.MethodDuet) {
 				fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
 			} else {
 				fmt.Fprintln(w, "  or the baseline runs next to each run).")
@@ -131,7 +131,7 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
 			fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
 		}
-		if uses(s, "duet") {
+		if uses(s, result.MethodDuet) {
 			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 		}
 	}
@@ -167,9 +167,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	if s.MDEPct != nil {
-		by := "alternation"
-		if uses(s, "duet") {
-			by = "duet"
+		by := result.MethodAlternation
+		if uses(s, result.MethodDuet) {
+			by = result.MethodDuet
 		}
 		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", by, *s.MDEPct)
 	}
@@ -306,9 +306,9 @@ func longestRun(s result.Summary) float64 {
 }
 
 // uses reports whether a condition of s was measured by method.
-func uses(s result.Summary, method string) bool {
+func uses(s result.Summary, method result.Method) bool {
 	for _, c := range s.Conditions {
-		if strings.HasPrefix(c.Method, method) {
+		if strings.HasPrefix(c.Method, string(method)) {
 			return true
 		}
 	}
@@ -500,17 +500,17 @@ func heading(s result.Summary) string {
 	// --duration, which only capped them.
 	longest := longestRun(s)
 	fixed := longest > 0 && longest < 0.99*s.Seconds
-	if uses(s, "duet") {
+	if uses(s, result.MethodDuet) {
 		if fixed {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
 		}
 	}
-	if s.AltSeconds > 0 && uses(s, "alternation") {
+	if s.AltSeconds > 0 && uses(s, result.MethodAlternation) {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
 	}
-	if uses(s, "rounds") || hasRounds(s) {
+	if uses(s, result.MethodRounds) || hasRounds(s) {
 		if fixed {
 			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {
