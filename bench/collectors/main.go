@@ -187,9 +187,9 @@ func report(c config, ms []measured) error {
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
 	p("- each variant: %s, with the variant's flags", c.what())
 	if c.duet {
-		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from pairs of phases of the sampling twin against the other in the same seconds; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from pairs of phases of the sampling twin against the other in the same seconds; the goal: ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
 	} else {
-		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal: ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
 	}
 	p("| variant | what it does | throughput overhead %% [95%% CI] | goal | server CPU/stmt Δ%% [CI] | sampler's backend, %% of machine | A/A overhead %% [CI] | A/A server CPU/stmt Δ%% [CI] |")
 	p("|---|---|---:|---|---:|---:|---:|---:|")

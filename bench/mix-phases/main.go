@@ -1,6 +1,6 @@
 // Command mix-phases measures how far the server CPU of the same queries
 // moves between alternation phases of the decision-support mix, the
-// noise that bounds study 3's intervals (issue 25), and whether a speed
+// noise that bounds the targets study's intervals, and whether a speed
 // probe running beside the server sees the same movement.
 //
 // It runs obsbench's A/A alternation on dss-mix (8 sessions, nothing

@@ -1,5 +1,5 @@
 // Package study defines obsbench's built-in studies: the published manual
-// studies the project grew from (../shared/studies.md), each as an
+// studies the project grew from (docs/studies/README.md), each as an
 // experiment with fixed workload, observers and method, and the mapping from
 // the study's original set-ups to the engine's analogues. The studies are
 // data, one file per study in studies/ (an entry per engine), as the
