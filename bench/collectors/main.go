@@ -163,7 +163,7 @@ func (c config) what() string {
 
 func interval(pct, lo, hi float64) string { return fmt.Sprintf("%.1f [%.1f, %.1f]", pct, lo, hi) }
 
-// Issue 26's goal for a collector: at most 0.5% of throughput, its
+// The bench's goal for a collector: at most 0.5% of throughput, its
 // interval containing 0 and no wider than ±1.5.
 const goalPct, goalHalfWidth = 0.5, 1.5
 
