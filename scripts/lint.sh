@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The checks every change passes: gofmt, go vet and staticcheck (make lint;
-# make test runs it beside the tests).
+# The checks every change passes: gofmt, go vet, staticcheck, and no
+# function in the tree's non-test Go code over 80 lines (scripts/funclen)
+# (make lint; make test runs it beside the tests).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -12,4 +13,5 @@ if [ -n "$out" ]; then
 	exit 1
 fi
 $GO vet ./... || exit 1
+$GO run ./scripts/funclen || exit 1
 $GO run $STATICCHECK ./...

@@ -163,7 +163,7 @@ func (c config) what() string {
 
 func interval(pct, lo, hi float64) string { return fmt.Sprintf("%.1f [%.1f, %.1f]", pct, lo, hi) }
 
-// Issue 26's goal for a collector: at most 0.5% of throughput, its
+// The bench's goal for a collector: at most 0.5% of throughput, its
 // interval containing 0 and no wider than ±1.5.
 const goalPct, goalHalfWidth = 0.5, 1.5
 
@@ -187,9 +187,9 @@ func report(c config, ms []measured) error {
 	p("- server: managed PostgreSQL %s, restarted for every run; workload credit-top1, 16 sessions", version)
 	p("- each variant: %s, with the variant's flags", c.what())
 	if c.duet {
-		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from pairs of phases of the sampling twin against the other in the same seconds; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from pairs of phases of the sampling twin against the other in the same seconds; the goal: ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
 	} else {
-		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal (issue 26): ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
+		p("- ratio: the sampler's throughput overhead %% with its 95%% interval, from alternation phases with the sampler resumed against the paused phases on both sides; the goal: ≤ %.1f%%, the interval containing 0 and within ±%.1f\n", goalPct, goalHalfWidth)
 	}
 	p("| variant | what it does | throughput overhead %% [95%% CI] | goal | server CPU/stmt Δ%% [CI] | sampler's backend, %% of machine | A/A overhead %% [CI] | A/A server CPU/stmt Δ%% [CI] |")
 	p("|---|---|---:|---|---:|---:|---:|---:|")

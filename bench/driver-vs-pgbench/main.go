@@ -106,7 +106,7 @@ func run(ctx context.Context, c *config) error {
 	return writeReport(c, sql, samples)
 }
 
-// The goals of issue 26 (the harness costs less than what it measures).
+// The bench's goals: the harness costs less than what it measures.
 const (
 	goalRate   = 1.00 // obsbench statements/s ÷ pgbench statements/s, at least
 	goalCPU    = 1.00 // obsbench CPU/statement ÷ pgbench CPU/statement, at most

@@ -102,7 +102,7 @@ func run(ctx context.Context, c config) error {
 // counted runs obsbench run --method instructions.
 func counted(ctx context.Context, c config, out string) (countrun.Instructions, error) {
 	s := spec.Default()
-	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "instructions", c.observers, c.countRounds, c.seed, out
+	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, result.MethodInstructions, c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out", "count-statements", "count-warmup")
 	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
@@ -119,7 +119,7 @@ func counted(ctx context.Context, c config, out string) (countrun.Instructions, 
 // timedRun runs obsbench run --method rounds.
 func timedRun(ctx context.Context, c config, out string) (result.Summary, error) {
 	s := spec.Default()
-	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, "rounds", c.observers, c.timedRounds, c.seed, out
+	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, result.MethodRounds, c.observers, c.timedRounds, c.seed, out
 	s.Count.After = false // counted apart, with and without a hog
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out")
 	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {

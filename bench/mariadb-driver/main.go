@@ -139,7 +139,7 @@ func runDuet(ctx context.Context, c *config, sql string, m *server.MariaDB, sb s
 	}, phases)
 }
 
-// The goals of issue 26 (the harness costs less than what it measures).
+// The bench's goals: the harness costs less than what it measures.
 const (
 	goalRate = 1.00 // obsbench statements/s ÷ sysbench statements/s, at least
 	goalCPU  = 1.00 // obsbench client CPU/statement ÷ sysbench's, at most

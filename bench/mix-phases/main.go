@@ -1,6 +1,6 @@
 // Command mix-phases measures how far the server CPU of the same queries
 // moves between alternation phases of the decision-support mix, the
-// noise that bounds study 3's intervals (issue 25), and whether a speed
+// noise that bounds the targets study's intervals, and whether a speed
 // probe running beside the server sees the same movement.
 //
 // It runs obsbench's A/A alternation on dss-mix (8 sessions, nothing
@@ -82,7 +82,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(runs, func(r result.Run) bool { return r.Method == "alternation" && len(r.Driver.Executions) > 0 })
+	i := slices.IndexFunc(runs, func(r result.Run) bool { return r.Method.Alternates() && len(r.Driver.Executions) > 0 })
 	if i < 0 {
 		return fmt.Errorf("no alternation run with executions in %s", out)
 	}
@@ -186,9 +186,19 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings
 	whole := stats.Pooled(all...)
 	weights := stats.StratumWeights(all)
 
-	// The probe's samples by phase, the first second of a phase left out
-	// as the analysis leaves it out.
-	origin := r.Started.Add(warmup)
+	a.probeByPhase(samples, r.Started.Add(warmup), whole)
+	a.pairs, a.pairLogSD = pairNoise(a.phases, weights, func(phase) float64 { return 1 })
+	a.adjust(weights)
+	a.heaviest(whole, perExec)
+	return a
+}
+
+// probeByPhase sets each phase's cost factor (its strata's means over the
+// whole run's) and the probe's loop times in it, each over the run's
+// median; the first second of a phase left out, as the analysis leaves
+// it out; origin is when the window began. Then their spreads and
+// correlations over the phases.
+func (a *findings) probeByPhase(samples []probeSample, origin time.Time, whole []stats.Stratum) {
 	var computeAll, memoryAll []float64
 	for _, s := range samples {
 		computeAll, memoryAll = append(computeAll, float64(s.compute)), append(memoryAll, float64(s.memory))
@@ -219,11 +229,13 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings
 	}
 	a.factorCV, a.computeCV, a.residualCV = sidebyside.CV(factors), sidebyside.CV(computes), sidebyside.CV(residuals)
 	a.corrCompute, a.corrMemory = correlation(factors, computes), correlation(factors, memories)
+}
 
-	a.pairs, a.pairLogSD = pairNoise(a.phases, weights, func(phase) float64 { return 1 })
-	// The same pairs with each phase's costs divided by the probe's
-	// loop scaled to the factor: log factor regressed on log loop time
-	// over the off phases (in-sample: those phases are in the pairs too).
+// adjust is the pairs' noise with each phase's costs divided by the
+// probe's loop scaled to the factor: log factor regressed on log loop
+// time over the off phases (in-sample: those phases are in the pairs
+// too), for each of the probe's two loops.
+func (a *findings) adjust(weights []float64) {
 	for _, loop := range []func(phase) float64{func(p phase) float64 { return p.compute }, func(p phase) float64 { return p.memory }} {
 		var xs, ys []float64
 		for _, p := range a.phases {
@@ -235,7 +247,12 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings
 		_, sd := pairNoise(a.phases, weights, func(p phase) float64 { return math.Exp(b * math.Log(loop(p))) })
 		a.adjusted = append(a.adjusted, adjustment{slope: b, pairLogSD: sd})
 	}
+}
 
+// heaviest sets the spread of the server CPU of each execution of the
+// three queries that took most of it.
+func (a *findings) heaviest(whole []stats.Stratum, perExec [][]float64) {
+	nq := len(a.names)
 	total := 0.0
 	for _, w := range whole {
 		total += w.Total
@@ -250,7 +267,6 @@ func analyze(r result.Run, samples []probeSample, warmup time.Duration) findings
 		a.spread = append(a.spread, querySpread{name: a.names[q], sharePct: 100 * whole[q].Total / total,
 			p10: stats.Percentile(v, 0.1) / 1000, p50: stats.Percentile(v, 0.5) / 1000, p90: stats.Percentile(v, 0.9) / 1000, count: float64(len(v))})
 	}
-	return a
 }
 
 // pairsFor is how many pairs a per-pair log-ratio noise of sd needs for

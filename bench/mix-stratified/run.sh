@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The query-by-query comparison of a mix (issue 25's evidence), measured:
+# The query-by-query comparison of a mix, measured:
 #   1. what reading a backend's CPU clock costs the driver per execution;
 #   2. the stratified estimator's coverage and width by simulation, beside
 #      the whole-run estimator's;

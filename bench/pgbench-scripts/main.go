@@ -164,26 +164,9 @@ func run(ctx context.Context, c config) error {
 	if c.version, err = srv.Version(ctx); err != nil {
 		return err
 	}
-	pgbenchArgs := c.pgbenchArgs(pg)
 	pmPID, err := pg.PID()
 	if err != nil {
 		return err
-	}
-	tools := map[string]func(time.Duration) (sample, error){
-		"obsbench": func(d time.Duration) (sample, error) {
-			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
-			t0 := sidebyside.SelfCPU()
-			res, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: d, Procs: c.procs}, dial, meta.New())
-			cpu := sidebyside.SelfCPU() - t0
-			if err != nil {
-				return sample{}, err
-			}
-			txns := float64(res.Measured) / float64(perTxn)
-			return sample{tps: txns / d.Seconds(), clientUS: 1e6 * cpu.Seconds() * float64(perTxn) / float64(res.Executed)}, nil
-		},
-		"pgbench": func(d time.Duration) (sample, error) {
-			return runPgbench(ctx, filepath.Join(bin, "pgbench"), pg.PassFile(), nil, append(pgbenchArgs, "-T", strconv.Itoa(int(d/time.Second))))
-		},
 	}
 	if c.duet {
 		tw, err := sidebyside.StartTwins(ctx, pg, pg.StartCopy, logf)
@@ -197,55 +180,29 @@ func run(ctx context.Context, c config) error {
 		}
 		return writeDuetReport(c, perTxn, phases)
 	}
+	b := bench{pmPID: pmPID, adminDSN: adminDSN, tools: map[string]func(time.Duration) (sample, error){
+		"obsbench": func(d time.Duration) (sample, error) {
+			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }
+			t0 := sidebyside.SelfCPU()
+			res, err := driver.Run(ctx, driver.Config{Clients: c.clients, Duration: d, Procs: c.procs}, dial, meta.New())
+			cpu := sidebyside.SelfCPU() - t0
+			if err != nil {
+				return sample{}, err
+			}
+			txns := float64(res.Measured) / float64(perTxn)
+			return sample{tps: txns / d.Seconds(), clientUS: 1e6 * cpu.Seconds() * float64(perTxn) / float64(res.Executed)}, nil
+		},
+		"pgbench": func(d time.Duration) (sample, error) {
+			return runPgbench(ctx, filepath.Join(bin, "pgbench"), pg.PassFile(), nil, append(c.pgbenchArgs(pg), "-T", strconv.Itoa(int(d/time.Second))))
+		},
+	}}
 	logf("seed %d; %d rounds of 2 x (%v warm-up + %v measured)", c.seed, c.rounds, c.warmup, c.duration)
 	var samples []sample
 	for round := 1; round <= c.rounds; round++ {
 		for pos, tool := range sidebyside.Order(c.seed, round, "obsbench", "pgbench") {
-			if c.warmup > 0 {
-				if _, err := tools[tool](c.warmup); err != nil {
-					return fmt.Errorf("round %d, %s warm-up: %w", round, tool, err)
-				}
-			}
-			if err := sidebyside.WaitPostgresIdle(ctx, pmPID, database); err != nil {
-				return err
-			}
-			// Before the server's CPU is sampled: the count's own
-			// connection is not the run's work.
-			commits0, err := serverCommits(ctx, adminDSN)
-			if err != nil {
-				return fmt.Errorf("round %d, %s: %w", round, tool, err)
-			}
-			sampler, err := collect.StartSampler(pmPID)
+			s, err := b.sample(ctx, c, tool, round, pos)
 			if err != nil {
 				return err
-			}
-			var st *states
-			if c.states > 0 {
-				if st, err = startStates(ctx, adminDSN, database, c.states); err != nil {
-					sampler.Stop()
-					return fmt.Errorf("round %d, %s: %w", round, tool, err)
-				}
-			}
-			idle0 := machineIdle()
-			s, err := tools[tool](c.duration)
-			idle := machineIdle().since(idle0)
-			if st != nil {
-				var sterr error
-				s.states, sterr = st.finish()
-				err = errors.Join(err, sterr)
-			}
-			werr := sidebyside.WaitPostgresIdle(ctx, pmPID, database)
-			u, serr := sampler.Stop()
-			// After the sessions are gone: a backend reports its counts
-			// when it exits at the latest.
-			commits1, cerr := serverCommits(ctx, adminDSN)
-			if err = errors.Join(err, werr, serr, cerr); err != nil {
-				return fmt.Errorf("round %d, %s: %w", round, tool, err)
-			}
-			s.tool, s.round, s.position, s.idle = tool, round, pos+1, idle
-			s.commits = float64(commits1-commits0) / c.duration.Seconds()
-			if u.Server != nil {
-				s.serverUS = 1e6 * u.Server.Seconds / (s.tps * c.duration.Seconds())
 			}
 			samples = append(samples, s)
 			logf("round %d/%d %-8s %8.0f tps (server %6.0f commits/s)  client %6.1f µs/txn  server %6.1f µs/txn  idle %4.1f%%", round, c.rounds, tool, s.tps, s.commits, s.clientUS, s.serverUS, 100*s.idle)
@@ -255,6 +212,66 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 	return writeReport(c, perTxn, samples)
+}
+
+// bench is what each round's runs take: the two tools, each run for a
+// duration, and the server they are measured on.
+type bench struct {
+	tools    map[string]func(time.Duration) (sample, error)
+	pmPID    int    // the postmaster, whose process tree is sampled
+	adminDSN string // another database, for the bench's own queries
+}
+
+// sample is one run of tool at position pos of round: its warm-up, then
+// the run with the server's commits, CPU and backends' states around it.
+func (b bench) sample(ctx context.Context, c config, tool string, round, pos int) (sample, error) {
+	if c.warmup > 0 {
+		if _, err := b.tools[tool](c.warmup); err != nil {
+			return sample{}, fmt.Errorf("round %d, %s warm-up: %w", round, tool, err)
+		}
+	}
+	if err := sidebyside.WaitPostgresIdle(ctx, b.pmPID, database); err != nil {
+		return sample{}, err
+	}
+	// Before the server's CPU is sampled: the count's own
+	// connection is not the run's work.
+	commits0, err := serverCommits(ctx, b.adminDSN)
+	if err != nil {
+		return sample{}, fmt.Errorf("round %d, %s: %w", round, tool, err)
+	}
+	sampler, err := collect.StartSampler(b.pmPID)
+	if err != nil {
+		return sample{}, err
+	}
+	var st *states
+	if c.states > 0 {
+		if st, err = startStates(ctx, b.adminDSN, database, c.states); err != nil {
+			sampler.Stop()
+			return sample{}, fmt.Errorf("round %d, %s: %w", round, tool, err)
+		}
+	}
+	idle0 := machineIdle()
+	s, err := b.tools[tool](c.duration)
+	idle := machineIdle().since(idle0)
+	if st != nil {
+		var sterr error
+		s.states, sterr = st.finish()
+		err = errors.Join(err, sterr)
+	}
+	werr := sidebyside.WaitPostgresIdle(ctx, b.pmPID, database)
+	u, serr := sampler.Stop()
+	// After the sessions are gone: a backend reports its counts
+	// when it exits at the latest.
+	commits1, cerr := serverCommits(ctx, b.adminDSN)
+	if err = errors.Join(err, werr, serr, cerr); err != nil {
+		return sample{}, fmt.Errorf("round %d, %s: %w", round, tool, err)
+	}
+	s.tool, s.round, s.position, s.idle = tool, round, pos+1, idle
+	s.commits = float64(commits1-commits0) / c.duration.Seconds()
+	if u.Server != nil {
+		s.serverUS = 1e6 * u.Server.Seconds / (s.tps * c.duration.Seconds())
+	}
+	return s, nil
 }
 
 // serverCommits is the server's count of transactions committed in the

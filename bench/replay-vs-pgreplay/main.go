@@ -192,38 +192,8 @@ func run(ctx context.Context, c config) error {
 	defer pg.Stop()
 	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	tools := map[string]func() (sample, error){
-		"obsbench": func() (sample, error) {
-			wl := script.Meta(replay.Options{Mode: replay.Stress, Passes: 1})
-			var before, after syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-			began := time.Now()
-			res, err := driver.Run(ctx, driver.Config{Clients: wl.DefaultClients, Duration: time.Hour}, dial, wl.New())
-			took := time.Since(began).Seconds()
-			syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-			if err == nil && (res.Executed != executed || res.Errors > 0) {
-				err = fmt.Errorf("obsbench replayed %d statements with %d errors; want %d", res.Executed, res.Errors, executed)
-			}
-			return sample{took, cpu(after) - cpu(before)}, err
-		},
-		"pgreplay": func() (sample, error) {
-			cmd := exec.CommandContext(ctx, pgreplay, "-r", "-j", "-s", "100000", "-h", pg.SocketDir(), "-p", fmt.Sprint(pg.Port()), replayFile)
-			// The managed server asks every connection for its password:
-			// libpq reads it from the server's password file.
-			cmd.Env = append(os.Environ(), "PGPASSFILE="+pg.PassFile())
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			began := time.Now()
-			err := cmd.Run()
-			took := time.Since(began).Seconds()
-			if err != nil {
-				return sample{}, fmt.Errorf("pgreplay -r: %w\n%s", err, out.String())
-			}
-			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			if os.Getenv("PGREPLAY_OUTPUT") != "" {
-				logf("%s", out.String())
-			}
-			return sample{took, cpu(*ru)}, nil
-		},
+		"obsbench": func() (sample, error) { return replayByObsbench(ctx, script, dial, executed) },
+		"pgreplay": func() (sample, error) { return replayByPgreplay(ctx, pgreplay, pg, replayFile) },
 	}
 	names := []string{"obsbench", "pgreplay"}
 	got := map[string][]sample{}
@@ -243,6 +213,43 @@ func run(ctx context.Context, c config) error {
 	report := render(c, executed, got)
 	fmt.Print(report)
 	return os.WriteFile(c.out, []byte(report), 0o644)
+}
+
+// replayByObsbench replays script once with obsbench's driver, which
+// must run every one of the executed statements captured, without error.
+func replayByObsbench(ctx context.Context, script *replay.Script, dial driver.Dialer, executed int64) (sample, error) {
+	wl := script.Meta(replay.Options{Mode: replay.Stress, Passes: 1})
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	began := time.Now()
+	res, err := driver.Run(ctx, driver.Config{Clients: wl.DefaultClients, Duration: time.Hour}, dial, wl.New())
+	took := time.Since(began).Seconds()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if err == nil && (res.Executed != executed || res.Errors > 0) {
+		err = fmt.Errorf("obsbench replayed %d statements with %d errors; want %d", res.Executed, res.Errors, executed)
+	}
+	return sample{took, cpu(after) - cpu(before)}, err
+}
+
+// replayByPgreplay replays replayFile once with pgreplay against pg.
+func replayByPgreplay(ctx context.Context, pgreplay string, pg *server.Postgres, replayFile string) (sample, error) {
+	cmd := exec.CommandContext(ctx, pgreplay, "-r", "-j", "-s", "100000", "-h", pg.SocketDir(), "-p", fmt.Sprint(pg.Port()), replayFile)
+	// The managed server asks every connection for its password:
+	// libpq reads it from the server's password file.
+	cmd.Env = append(os.Environ(), "PGPASSFILE="+pg.PassFile())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	err := cmd.Run()
+	took := time.Since(began).Seconds()
+	if err != nil {
+		return sample{}, fmt.Errorf("pgreplay -r: %w\n%s", err, out.String())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if os.Getenv("PGREPLAY_OUTPUT") != "" {
+		logf("%s", out.String())
+	}
+	return sample{took, cpu(*ru)}, nil
 }
 
 func cpu(ru syscall.Rusage) float64 {

@@ -179,7 +179,7 @@ func (m *selfCPU) machinePct() float64 {
 	return collect.MachinePct(m.cpu.Seconds(), m.window.Seconds())
 }
 
-// goalCoordinator is issue 27's bound on the coordinator's own CPU.
+// goalCoordinator is the bench's bound on the coordinator's own CPU.
 const goalCoordinator = 1.0 // % of the machine
 
 func report(c config, version string, arrangements []string, samples []sample) error {
@@ -222,7 +222,7 @@ func report(c config, version string, arrangements []string, samples []sample) e
 	if worst >= goalCoordinator {
 		verdict = "not met"
 	}
-	p("\nGoal (issue 27): the coordinator's CPU under %.0f%% of the machine in every run: highest %.2f%%, %s.", goalCoordinator, worst, verdict)
+	p("\nGoal: the coordinator's CPU under %.0f%% of the machine in every run: highest %.2f%%, %s.", goalCoordinator, worst, verdict)
 	if c.rounds < 3 {
 		p("\nOnly %d round(s): a smoke test, not a measurement (use 3 or more).", c.rounds)
 	}

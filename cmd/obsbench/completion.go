@@ -14,6 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -128,9 +129,9 @@ func completionWords(ctx context.Context) (completions, error) {
 	}
 	c.values["observers"] = sortedSet(append(observers, "baseline"))
 	c.values["engine"] = engine.Names()
-	c.values["method"] = spec.Methods
-	c.values["format"] = report.Formats
-	c.values["report/format"] = append([]string{"html"}, report.Formats...)
+	c.values["method"] = spec.Names(result.Methods)
+	c.values["format"] = spec.Names(report.Formats)
+	c.values["report/format"] = spec.Names(append([]spec.Format{spec.FormatHTML}, report.Formats...))
 	c.values["workload"] = append(workload.Names(), "replay", "pgbench", "sql")
 	return c, nil
 }

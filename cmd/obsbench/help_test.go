@@ -112,6 +112,8 @@ func TestHelpGolden(t *testing.T) {
 func TestNoDatedNotes(t *testing.T) {
 	root := filepath.Join("..", "..")
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	studies, _ := filepath.Glob(filepath.Join(root, "docs", "studies", "*.md"))
+	files = append(files, studies...)
 	help, _ := filepath.Glob(filepath.Join("testdata", "help", "*.txt"))
 	files = append(append(files, filepath.Join(root, "README.md")), help...)
 	// "here" means this project's machine to its authors and the

@@ -692,8 +692,7 @@ func TestStudyWaitSignatures(t *testing.T) {
 	// A signature is a wait the baseline lacks, so it needs the
 	// baseline's wait shares. The wait sampler runs in this process, at
 	// the suite's low priority: on a starved machine the baseline's 1 s
-	// runs can end with no sample (ci82, ci90), and the study is then run
-	// once more.
+	// runs can end with no sample, and the study is then run once more.
 	if w := by["plans-stream-slow"].Waits; w != nil && len(w.Top) > 0 && w.Top[0].BaselinePct == nil {
 		t.Logf("no baseline wait shares (baseline waits %+v): running the study again", by[observer.Baseline].Waits)
 		stdout, by = study(filepath.Join(tmp, "again"), "4")

@@ -172,7 +172,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // reportCmd renders the report of a finished (or interrupted) experiment.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := commandFlags("report")
-	format := fs.String("format", "html", "html (writes DIR/report.html), or text, markdown, json, csv, benchstat, series (each measured second as CSV) on standard output")
+	format := fs.String("format", string(spec.FormatHTML), "html (writes DIR/report.html), or text, markdown, json, csv, benchstat, series (each measured second as CSV) on standard output")
 	wide := fs.Bool("v", false, "with --format text: every column (the reference's statements/s, p50, server and driver CPU, each worker, the duet twins)")
 	rest, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
@@ -185,7 +185,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	return app.Report(dir, *format, *wide, stdout)
+	return app.Report(dir, spec.Format(*format), *wide, stdout)
 }
 
 // redactArgs removes the password from a --dsn or --twin-dsn argument.

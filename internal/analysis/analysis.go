@@ -38,47 +38,9 @@ const aaName = result.AAName
 func Summarize(head result.Summary, conditions []string, runs []result.Run) result.Summary {
 	s := head
 	s.Conditions = nil
-	byCond := map[string][]result.Run{}
-	var inRuns []string // conditions in the order of their first run
-	altSeconds, rounds := 0.0, 0
-	for _, r := range runs {
-		if len(byCond[r.Condition]) == 0 {
-			inRuns = append(inRuns, r.Condition)
-		}
-		byCond[r.Condition] = append(byCond[r.Condition], r)
-		if r.Method == "alternation" && r.Error == "" {
-			altSeconds = max(altSeconds, r.Driver.Seconds)
-		}
-		if r.Method != "alternation" {
-			rounds = max(rounds, r.Round) // a duet's phases too
-		}
-	}
-	// What ran, not what was asked for: a resolution plan may have
-	// changed the alternation runs' length, and flags of a method no
-	// condition used did nothing.
-	s.AltSeconds = altSeconds
-	if rounds == 0 {
-		s.Rounds, s.Seconds = 0, 0
-	}
-	names := []string{}
-	add := func(n string) {
-		if len(byCond[n]) > 0 && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
-		add(n)
-		// An observer's other measurements ("name (switchable)") next
-		// to it.
-		for _, m := range inRuns {
-			if strings.HasPrefix(m, n+" (") {
-				add(m)
-			}
-		}
-	}
-	for _, n := range inRuns { // none is left out
-		add(n)
-	}
+	byCond, inRuns := byCondition(runs)
+	whatRan(&s, runs)
+	names := conditionOrder(byCond, inRuns, conditions)
 	m := 0
 	for _, n := range names {
 		if n != observer.Baseline && n != aaName {
@@ -88,103 +50,17 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	alpha := stats.Bonferroni(FamilyAlpha, max(m, 1))
 	s.Method = methodNote(runs, m, alpha)
 	base := throughputs(byCond[observer.Baseline])
-	if len(base) >= 2 {
-		nf := stats.NoiseFloor(base)
-		s.NoiseFloorPct = &nf
-	}
-	if aa := byCond[aaName]; len(aa) > 0 {
-		mde := DuetMDE(aa, alpha)
-		if aa[0].Method != "duet" {
-			var logs []float64
-			for _, r := range aa {
-				tput, _ := phaseRatios(r)
-				for _, x := range tput {
-					logs = append(logs, math.Log(x))
-				}
-			}
-			mde = stats.MDE(logs, alpha, 0.8)
-		}
-		if !math.IsNaN(mde) {
-			s.MDEPct = &mde
-		}
-	}
+	resolution(&s, base, byCond[aaName], alpha)
 	disturbed := disturbances(runs)
 	if disturbed.median > DisturbedPct {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("other processes took %.0f%% of the machine in the median run (over %d%%): the machine was busy throughout, and every figure is a busy machine's",
 			disturbed.median, DisturbedPct))
 	}
 	baseWaits, _, _ := waitProfiles(byCond[observer.Baseline])
-	baseLevel := median(throughputs(byCond[observer.Baseline]))
+	b := basis{runs: runs, alpha: alpha, baseWaits: baseWaits, baseLevel: median(base), disturbed: disturbed}
 	for _, name := range names {
-		cs := summarizeCondition(name, byCond[name])
-		timeline(&cs, byCond[name], baseLevel)
-		on, off, engine := waitProfiles(byCond[name])
-		switch {
-		case name == observer.Baseline:
-			cs.Waits = summarizeWaits(on, collect.Waits{}, engine)
-		case byCond[name][0].Method == "alternation":
-			cs.Waits = summarizeWaits(on, off, engine)
-		default:
-			cs.Waits = summarizeWaits(on, baseWaits, engine)
-		}
-		cs.Counters = medianCounters(byCond[name])
-		if cs.Waits != nil {
-			cs.Waits.SamplerCPUPct = samplerCPU(byCond[name])
-		}
-		switch {
-		case name == observer.Baseline:
-			cs.Window = result.WindowRuns
-		case byCond[name][0].Method == "duet":
-			f := duetOverhead(byCond[name], alpha)
-			cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
-			cs.Window = result.WindowRuns
-			if name != aaName {
-				cs.Measures = result.MeasuresWhole
-			}
-			s.Warnings = append(s.Warnings, duetWarnings(name, cs.Duet)...)
-		case byCond[name][0].Method == "alternation":
-			cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(byCond[name], alpha)
-			cs.Stratified = stratifiedAlternation(byCond[name], alpha)
-			onPhases(&cs, byCond[name])
-			if name != aaName {
-				cs.Measures = measures(byCond[name])
-			}
-		default:
-			cs.Overhead, cs.CPUChange, cs.Method, cs.Reference = roundsOverhead(runs, name, alpha)
-			cs.Measures, cs.Window = result.MeasuresWhole, result.WindowRuns
-			cs.Stratified = stratifiedOverhead(runs, name, alpha)
-		}
-		cs.Workers = workers(byCond[name])
-		s.Warnings = append(s.Warnings, workerWarnings(name, cs.Workers)...)
-		if cs.CPU.DriverPct > DriverCPUWarnPct {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
-				name, cs.CPU.DriverPct, DriverCPUWarnPct))
-		}
-		if cs.Disturbed = disturbed.count(byCond[name]); cs.Disturbed > 0 {
-			s.Warnings = append(s.Warnings, disturbed.warning(name, byCond[name], alpha))
-		}
-		if w := lopsidedWarning(name, byCond[name], alpha); w != "" {
-			s.Warnings = append(s.Warnings, w)
-		}
-		if o := cs.Overhead; o != nil && o.Significant && o.Pct > 0 && cs.Waits != nil && cs.Waits.Top[0].BaselinePct != nil && len(cs.Waits.Signatures) == 0 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
-				name, o.Pct))
-		}
-		if cs.Events != nil && !cs.Events.Volume && cs.Events.Recorded != cs.Events.Executed && cs.Events.Error == "" {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
-				name, cs.Events.Recorded, cs.Events.Executed, cs.Events.Recorded-cs.Events.Executed))
-		}
-		if cs.Events != nil {
-			if b := cs.Events.EngineLostBuffers; b != nil && *b > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: the engine dropped %d whole buffer(s) of events", name, *b))
-			}
-			if b := cs.Events.EngineBlocked; b != nil && *b > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: event firing was blocked for %d (the session's blocked_event_fire_time, in a unit its documentation does not give) waiting for free event buffers rather than drop events", name, *b))
-			}
-			for _, note := range cs.Events.Notes {
-				s.Warnings = append(s.Warnings, name+": "+note)
-			}
-		}
+		cs, warnings := b.condition(name, byCond[name])
+		s.Warnings = append(s.Warnings, warnings...)
 		s.Conditions = append(s.Conditions, cs)
 	}
 	if len(base) > 0 && m > 0 {
@@ -194,6 +70,196 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		}
 	}
 	return s
+}
+
+// byCondition groups the runs by condition, each in the order it ran;
+// inRuns are the conditions in the order of their first run.
+func byCondition(runs []result.Run) (byCond map[string][]result.Run, inRuns []string) {
+	byCond = map[string][]result.Run{}
+	for _, r := range runs {
+		if len(byCond[r.Condition]) == 0 {
+			inRuns = append(inRuns, r.Condition)
+		}
+		byCond[r.Condition] = append(byCond[r.Condition], r)
+	}
+	return byCond, inRuns
+}
+
+// whatRan sets the summary's alternation length and rounds from what ran,
+// not what was asked for: a resolution plan may have changed the
+// alternation runs' length, and flags of a method no condition used did
+// nothing.
+func whatRan(s *result.Summary, runs []result.Run) {
+	altSeconds, rounds := 0.0, 0
+	for _, r := range runs {
+		if r.Method.Alternates() && r.Error == "" {
+			altSeconds = max(altSeconds, r.Driver.Seconds)
+		}
+		if !r.Method.Alternates() {
+			rounds = max(rounds, r.Round) // a duet's phases too
+		}
+	}
+	s.AltSeconds = altSeconds
+	if rounds == 0 {
+		s.Rounds, s.Seconds = 0, 0
+	}
+}
+
+// conditionOrder is the order of the summary's rows: the baseline, the
+// A/A arm, then the observers as given, each with its other measurements
+// ("name (switchable)") next to it, then any other condition that ran.
+func conditionOrder(byCond map[string][]result.Run, inRuns, conditions []string) []string {
+	names := []string{}
+	add := func(n string) {
+		if len(byCond[n]) > 0 && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
+		add(n)
+		for _, m := range inRuns {
+			if strings.HasPrefix(m, n+" (") {
+				add(m)
+			}
+		}
+	}
+	for _, n := range inRuns { // none is left out
+		add(n)
+	}
+	return names
+}
+
+// resolution sets the noise floor, from two baseline runs or more, and the
+// smallest overhead detectable, from the A/A arm's runs.
+func resolution(s *result.Summary, base []float64, aa []result.Run, alpha float64) {
+	if len(base) >= 2 {
+		nf := stats.NoiseFloor(base)
+		s.NoiseFloorPct = &nf
+	}
+	if len(aa) == 0 {
+		return
+	}
+	mde := DuetMDE(aa, alpha)
+	if !aa[0].Method.Twins() {
+		var logs []float64
+		for _, r := range aa {
+			tput, _ := phaseRatios(r)
+			for _, x := range tput {
+				logs = append(logs, math.Log(x))
+			}
+		}
+		mde = stats.MDE(logs, alpha, 0.8)
+	}
+	if !math.IsNaN(mde) {
+		s.MDEPct = &mde
+	}
+}
+
+// basis is what every condition is summarized against: the
+// experiment's runs, the family's alpha, the baseline's waits and median
+// throughput, and the runs other processes disturbed.
+type basis struct {
+	runs      []result.Run
+	alpha     float64
+	baseWaits collect.Waits
+	baseLevel float64
+	disturbed disturbance
+}
+
+// condition summarizes the runs of condition name, with the warnings
+// they call for.
+func (b basis) condition(name string, runs []result.Run) (result.ConditionSummary, []string) {
+	cs := summarizeCondition(name, runs)
+	timeline(&cs, runs, b.baseLevel)
+	b.waits(&cs, name, runs)
+	warnings := b.overhead(&cs, name, runs)
+	cs.Workers = workers(runs)
+	warnings = append(warnings, workerWarnings(name, cs.Workers)...)
+	if cs.CPU.DriverPct > DriverCPUWarnPct {
+		warnings = append(warnings, fmt.Sprintf("%s: the driver used %.0f%% of the machine (over %d%%): it competes with the server for CPU",
+			name, cs.CPU.DriverPct, DriverCPUWarnPct))
+	}
+	if cs.Disturbed = b.disturbed.count(runs); cs.Disturbed > 0 {
+		warnings = append(warnings, b.disturbed.warning(name, runs, b.alpha))
+	}
+	if w := lopsidedWarning(name, runs, b.alpha); w != "" {
+		warnings = append(warnings, w)
+	}
+	if o := cs.Overhead; o != nil && o.Significant && o.Pct > 0 && cs.Waits != nil && cs.Waits.Top[0].BaselinePct != nil && len(cs.Waits.Signatures) == 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %.0f%% slower, yet no wait appeared that the baseline lacks: its wait statistics would not reveal it",
+			name, o.Pct))
+	}
+	return cs, append(warnings, eventWarnings(name, cs.Events)...)
+}
+
+// waits sets the condition's wait profile, against the baseline's (or,
+// alternating, against its own off phases), and its counters.
+func (b basis) waits(cs *result.ConditionSummary, name string, runs []result.Run) {
+	on, off, engine := waitProfiles(runs)
+	switch {
+	case name == observer.Baseline:
+		cs.Waits = summarizeWaits(on, collect.Waits{}, engine)
+	case runs[0].Method.Alternates():
+		cs.Waits = summarizeWaits(on, off, engine)
+	default:
+		cs.Waits = summarizeWaits(on, b.baseWaits, engine)
+	}
+	cs.Counters = medianCounters(runs)
+	if cs.Waits != nil {
+		cs.Waits.SamplerCPUPct = samplerCPU(runs)
+	}
+}
+
+// overhead compares the condition with what its method compares it with
+// (the baseline has none), and returns a duet's warnings.
+func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.Run) []string {
+	switch {
+	case name == observer.Baseline:
+		cs.Window = result.WindowRuns
+	case runs[0].Method.Twins():
+		f := duetOverhead(runs, b.alpha)
+		cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
+		cs.Window = result.WindowRuns
+		if name != aaName {
+			cs.Measures = result.MeasuresWhole
+		}
+		return duetWarnings(name, cs.Duet)
+	case runs[0].Method.Alternates():
+		cs.Overhead, cs.CPUChange, cs.Method = alternationOverhead(runs, b.alpha)
+		cs.Stratified = stratifiedAlternation(runs, b.alpha)
+		onPhases(cs, runs)
+		if name != aaName {
+			cs.Measures = measures(runs)
+		}
+	default:
+		cs.Overhead, cs.CPUChange, cs.Method, cs.Reference = roundsOverhead(b.runs, name, b.alpha)
+		cs.Measures, cs.Window = result.MeasuresWhole, result.WindowRuns
+		cs.Stratified = stratifiedOverhead(b.runs, name, b.alpha)
+	}
+	return nil
+}
+
+// eventWarnings say what the event count of a condition found amiss:
+// events missing or extra, buffers the engine dropped or waited for.
+func eventWarnings(name string, e *result.Events) []string {
+	if e == nil {
+		return nil
+	}
+	var warnings []string
+	if !e.Volume && e.Recorded != e.Executed && e.Error == "" {
+		warnings = append(warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
+			name, e.Recorded, e.Executed, e.Recorded-e.Executed))
+	}
+	if b := e.EngineLostBuffers; b != nil && *b > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: the engine dropped %d whole buffer(s) of events", name, *b))
+	}
+	if b := e.EngineBlocked; b != nil && *b > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: event firing was blocked for %d (the session's blocked_event_fire_time, in a unit its documentation does not give) waiting for free event buffers rather than drop events", name, *b))
+	}
+	for _, note := range e.Notes {
+		warnings = append(warnings, name+": "+note)
+	}
+	return warnings
 }
 
 // measures says whose cost an alternation condition's overhead is, as the
@@ -301,7 +367,7 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 func methodNote(runs []result.Run, m int, alpha float64) string {
 	duet, other := false, false
 	for _, r := range runs {
-		duet, other = duet || r.Method == "duet", other || r.Method != "duet"
+		duet, other = duet || r.Method.Twins(), other || !r.Method.Twins()
 	}
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"

@@ -92,7 +92,7 @@ func alternationOverhead(runs []result.Run, alpha float64) (*result.OverheadSumm
 		tput, cpu = append(tput, t...), append(cpu, c...)
 		held = r.Held
 	}
-	method := fmt.Sprintf("alternation: %d on phases, each against the off phases on both sides", len(tput))
+	method := fmt.Sprintf("%s: %d on phases, each against the off phases on both sides", result.MethodAlternation, len(tput))
 	if held != "" && held != "no change" {
 		method += "; in force in both phases: " + held
 	}
@@ -163,7 +163,7 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 		}
 	}
 	if len(cond) == 0 || len(base) == 0 {
-		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, nil, "rounds", ref
+		return &result.OverheadSummary{Verdict: "not measured: no successful runs"}, nil, string(result.MethodRounds), ref
 	}
 	need := stats.MinPairs(alpha)
 	var change *result.ChangeSummary
@@ -174,13 +174,13 @@ func roundsOverhead(runs []result.Run, name string, alpha float64) (*result.Over
 	}
 	if len(ratios) >= need {
 		return summarizeOverhead(stats.PairedOverhead(ratios, alpha)), change,
-			fmt.Sprintf("rounds: %d runs, each against the baseline runs next to it in time", len(ratios)), ref
+			fmt.Sprintf("%s: %d runs, each against the baseline runs next to it in time", result.MethodRounds, len(ratios)), ref
 	}
 	// Unpaired, the comparison is with the baseline runs as a group: so
 	// is the reference.
 	ref = baselineReference(runs)
 	return summarizeOverhead(stats.CompareThroughput(base, cond, alpha)), change,
-		fmt.Sprintf("rounds: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", len(cond), len(base), need), ref
+		fmt.Sprintf("%s: %d runs against %d baseline runs, unpaired (pairing needs %d runs)", result.MethodRounds, len(cond), len(base), need), ref
 }
 
 // baselineReference is the baseline runs' figures, medians over them.

@@ -100,7 +100,7 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 	case share > 0:
 		isolation = fmt.Sprintf("each twin held to %.3g CPU", share)
 	}
-	method := fmt.Sprintf("duet: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", len(tput), isolation)
+	method := fmt.Sprintf("%s: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", result.MethodDuet, len(tput), isolation)
 	if len(tput) == 0 {
 		return duetFigures{Overhead: &result.OverheadSummary{Verdict: "not measured: no successful phase"}, Method: method}
 	}

@@ -125,8 +125,9 @@ func (m mixModel) experiment(r *rand.Rand, rounds int) ([]result.Run, float64) {
 // server CPU added per execution. Its
 // width beside the whole-run estimator's is logged, not asserted: in this
 // model runs differ mostly by the machine's speed, which no comparison
-// inside a run removes, and on the project's machine (issue 25's note)
-// the dominant query's own CPU time moved by run as much as the runs did.
+// inside a run removes, and on the project's machine the dominant
+// query's own CPU time moved by run as much as the runs did
+// (bench/mix-phases).
 func TestStratifiedCoverage(t *testing.T) {
 	const sims, rounds, alpha = 4000, 10, 0.05
 	for _, m := range []mixModel{dssModel(0.03, 0.2), dssModel(0, 0), dssModel(0.15, 1)} {

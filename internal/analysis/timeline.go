@@ -32,7 +32,7 @@ func timeline(cs *result.ConditionSummary, runs []result.Run, baseline float64) 
 			sums[i] += v
 			counts[i]++
 		}
-		if r.Method != "rounds" || cs.Name == observer.Baseline {
+		if !r.Method.InRounds() || cs.Name == observer.Baseline {
 			continue
 		}
 		if t, ok := DetectTransient(per, seriesBucket, baseline); ok {

@@ -31,7 +31,7 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 		return usagef("--dsn: %v (%s)", err, engine.RedactDSN(c.DSN))
 	}
 	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.DSN))
-	if c.Method == "duet" {
+	if c.Method.Twins() {
 		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
 			engine.RedactDSN(c.TwinDSN))
 	}

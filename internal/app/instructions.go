@@ -30,7 +30,7 @@ func (c *Experiment) checkCounting() error {
 	if err := c.ValidateCountWidth(countrun.MinPlanRounds); err != nil {
 		return err
 	}
-	if c.Method != "instructions" {
+	if !c.Method.Counted() {
 		return c.checkCountAfter()
 	}
 	if err := c.ValidateInstructionsFlags(); err != nil {
@@ -41,9 +41,9 @@ func (c *Experiment) checkCounting() error {
 		return usagef("--method instructions runs on a managed %s: obsbench does not start a %s server under the instruction counter", CountingProducts(), c.Engine)
 	case c.DSN != "":
 		return usagef("--method instructions runs the server under valgrind's instruction counter, which obsbench can do only to a server it starts: not with --dsn")
-	case c.Standby != "none":
+	case c.Standby != spec.StandbyNone:
 		return usagef("--method instructions counts one server's processes: not with --standby")
-	case c.Format != "text" && c.Format != "json":
+	case c.Format != spec.FormatText && c.Format != spec.FormatJSON:
 		return usagef("--method instructions prints text or json, not %s", c.Format)
 	}
 	if _, err := exec.LookPath("valgrind"); err != nil {
@@ -105,7 +105,7 @@ func (c Experiment) whyNotCounted() string {
 		return fmt.Sprintf("obsbench does not start a %s server under the instruction counter", c.Engine)
 	case c.DSN != "":
 		return "obsbench counts only a server it starts, not one given by --dsn"
-	case c.Standby != "none":
+	case c.Standby != spec.StandbyNone:
 		return "counting runs one server, not a primary and its --standby"
 	case c.Replay.Passes > 0:
 		return "a replay's --passes can end before the counted statements"
@@ -148,7 +148,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	if err != nil {
 		return err
 	}
-	if c.Format == "json" {
+	if c.Format == spec.FormatJSON {
 		out.Stdout.Write(append(b, '\n'))
 	} else {
 		report.Instructions(out.Stdout, report.InstructionsHead{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -41,7 +42,7 @@ func TestMethodChosen(t *testing.T) {
 		edit    func(*spec.Spec)
 		given   []string
 		noGroup bool
-		want    string
+		want    result.Method
 		why     string // part of the reason for auto; "" for a duet
 	}{
 		{"managed", func(*spec.Spec) {}, nil, false, "duet", ""},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Per step, beside what the step runs: the restarts and the apply and
@@ -37,7 +38,7 @@ func planManaged(c Experiment, w io.Writer) error {
 	var steps int
 	var counted time.Duration
 	switch c.Method {
-	case "duet":
+	case result.MethodDuet:
 		arms := 1 + observers
 		if c.MeasureCollectors {
 			arms++
@@ -45,11 +46,11 @@ func planManaged(c Experiment, w io.Writer) error {
 		steps = arms * c.Rounds
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
 			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
-	case "rounds":
+	case result.MethodRounds:
 		steps = (1 + observers) * c.Rounds
 		fmt.Fprintf(w, "%d conditions (the baseline and each observer) x %d rounds = %d runs of %s%v warm-up + %v measured\n",
 			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration)
-	case "alternation":
+	case result.MethodAlternation:
 		arms := 1 + observers
 		if c.MeasureCollectors {
 			arms++
@@ -57,7 +58,7 @@ func planManaged(c Experiment, w io.Writer) error {
 		steps, step = arms*c.Alternation.Reps, c.Warmup+c.Alternation.Duration
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d alternation runs = %d runs of %v warm-up + %v, switching in phases of %d-%d s\n",
 			arms, collectorNote(c), c.Alternation.Reps, steps, c.Warmup, c.Alternation.Duration, c.Alternation.PhaseMin, c.Alternation.PhaseMax)
-	case "instructions":
+	case result.MethodInstructions:
 		counted = c.planCount(w, observers, c.Rounds, "")
 	default:
 		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
@@ -70,9 +71,9 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "not counted: %s\n", c.countMissing)
 	}
 	switch {
-	case c.Method == "instructions" && counted == 0:
+	case c.Method.Counted() && counted == 0:
 		fmt.Fprintf(w, "\nestimate: none: a counted run's time depends on the mix's statements under valgrind\n")
-	case c.Method == "instructions":
+	case c.Method.Counted():
 		fmt.Fprintf(w, "\nestimate: about %v (the counted runs, the servers' start and the dataset's load)\n", (setupOverhead + counted).Round(time.Minute))
 	case upTo != "":
 		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
@@ -81,7 +82,7 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset%s)\n",
 			total.Round(time.Minute), stepOverhead, setupOverhead, countedNote(counted))
 	}
-	if c.Study != "" && c.Method != "instructions" {
+	if c.Study != "" && !c.Method.Counted() {
 		fmt.Fprintf(w, "study %s: its own steps (a capture, a reliability run, its other workloads) come beside this plan and are not in the estimate\n", c.Study)
 	}
 	if len(c.Sessions) > 0 {
@@ -95,10 +96,10 @@ func planManaged(c Experiment, w io.Writer) error {
 func (c Experiment) planSetting(w io.Writer) {
 	fmt.Fprintf(w, "dry run: nothing is started\n\n")
 	fmt.Fprintf(w, "a managed %s server, started from the installed binaries in a private temporary directory and removed at the end\n", c.Engine)
-	if c.Method == "duet" {
+	if c.Method.Twins() {
 		fmt.Fprintf(w, "and its twin, a copy of it made once the dataset is loaded; each twin with its load in a cgroup at an equal CPU quota\n")
 	}
-	if c.Method == "instructions" {
+	if c.Method.Counted() {
 		fmt.Fprintf(w, "workload %s, dataset %s\n", c.Workload, c.ds.Name)
 	} else {
 		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)

@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Gate fails a finished experiment whose observers cost more than
@@ -56,19 +57,19 @@ func gateCounted(c Experiment, conds []result.CountedCondition) error {
 
 // writeReport writes dir/report.html and prints the report in format, from
 // the runs the summary was made of.
-func writeReport(dir, format string, wide bool, sum result.Summary, runs []result.Run, stdout io.Writer) error {
+func writeReport(dir string, format spec.Format, wide bool, sum result.Summary, runs []result.Run, stdout io.Writer) error {
 	if err := report.WriteHTMLFile(dir, sum, runs); err != nil {
 		return err
 	}
-	if format == "text" {
+	if format == spec.FormatText {
 		fmt.Fprintln(stdout)
 	}
 	return write(stdout, format, wide, sum, runs)
 }
 
 // write prints sum in format, the text table with every column if wide.
-func write(w io.Writer, format string, wide bool, sum result.Summary, runs []result.Run) error {
-	if format == "text" && wide {
+func write(w io.Writer, format spec.Format, wide bool, sum result.Summary, runs []result.Run) error {
+	if format == spec.FormatText && wide {
 		return report.TextWide(w, sum)
 	}
 	return report.Write(w, format, sum, runs)
@@ -77,25 +78,25 @@ func write(w io.Writer, format string, wide bool, sum result.Summary, runs []res
 // Report renders the report of a finished (or interrupted) experiment in
 // dir: report.html, or format on stdout (the text table with every column
 // if wide); a sweep's table.
-func Report(dir, format string, wide bool, stdout io.Writer) error {
+func Report(dir string, format spec.Format, wide bool, stdout io.Writer) error {
 	if dir == "" {
-		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(report.Formats, "|"))
+		return usagef("usage: obsbench report DIR [--format html|%s]", strings.Join(spec.Names(report.Formats), "|"))
 	}
-	if format != "html" && !slices.Contains(report.Formats, format) {
-		return usagef("--format %q: want html or one of %s", format, strings.Join(report.Formats, ", "))
+	if format != spec.FormatHTML && !slices.Contains(report.Formats, format) {
+		return usagef("--format %q: want html or one of %s", format, strings.Join(spec.Names(report.Formats), ", "))
 	}
-	if wide && format != "text" {
+	if wide && format != spec.FormatText {
 		return usagef("-v widens the text table: give --format text too")
 	}
 	if rec, ok, err := ReadSweep(dir); ok || err != nil {
 		if err != nil {
 			return err
 		}
-		if format != "html" && format != "text" && format != "json" {
+		if format != spec.FormatHTML && format != spec.FormatText && format != spec.FormatJSON {
 			return usagef("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
 		}
-		if format == "html" {
-			format = "text"
+		if format == spec.FormatHTML {
+			format = spec.FormatText
 		}
 		return printSweep(stdout, format, dir, rec)
 	}
@@ -106,12 +107,12 @@ func Report(dir, format string, wide bool, stdout io.Writer) error {
 	runsPath := filepath.Join(dir, "results.jsonl")
 	runs, err := result.ReadRuns(runsPath)
 	switch {
-	case errors.Is(err, os.ErrNotExist) && format == "benchstat":
+	case errors.Is(err, os.ErrNotExist) && format == spec.FormatBenchstat:
 		return usagef("--format benchstat prints each run, from %s, which is not there; --format text, markdown, json or csv print the summary", runsPath)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return err
 	}
-	if format != "html" {
+	if format != spec.FormatHTML {
 		return write(stdout, format, wide, sum, runs)
 	}
 	if err := report.WriteHTMLFile(dir, sum, runs); err != nil {

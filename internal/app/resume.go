@@ -80,7 +80,7 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	if err != nil {
 		return err
 	}
-	if rec.Spec.Method == "instructions" {
+	if rec.Spec.Method.Counted() {
 		return usagef("--resume %s: %v", dir, errNotResumable)
 	}
 	// The recorded spec is complete: every setting counts as chosen, so
@@ -96,7 +96,7 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	if c.TargetResolution > 0 {
 		// The pilot's plan depends on how long it took, which a resume
 		// cannot know exactly.
-		if c.Method == "duet" {
+		if c.Method.Twins() {
 			fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution duet: the phases it adds are planned again from the recorded A/A phases (and the time --max-time leaves from now)")
 		} else {
 			fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")

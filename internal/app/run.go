@@ -85,7 +85,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 		return c, err
 	}
 	if !slices.Contains(report.Formats, c.Format) {
-		return c, usagef("--format %q: want one of %s", c.Format, strings.Join(report.Formats, ", "))
+		return c, usagef("--format %q: want one of %s", c.Format, strings.Join(spec.Names(report.Formats), ", "))
 	}
 	e, err := engine.Lookup(c.Engine)
 	if err != nil {
@@ -135,7 +135,7 @@ func resolve(s spec.Spec, resuming bool) (Experiment, error) {
 func (c *Experiment) resolveWorkload() error {
 	var err error
 	read := workloadspec.ReadFile(os.ReadFile)
-	if c.Workers > 0 || c.Method == "duet" || c.Method == "" {
+	if c.Workers > 0 || c.Method.Twins() || c.Method == "" {
 		// What the workload reads, the workers get with the spec (a
 		// duet drives each twin from a worker; a method not given may
 		// turn out to be a duet).
@@ -183,14 +183,15 @@ func workloadDataset(wl workload.Meta, scale int) (dataset.Dataset, error) {
 // duet's own defaults of phases and their length.
 func (c *Experiment) resolveMethod() {
 	if c.Method == "" {
-		c.Method, c.methodWhy = c.chooseMethod(cgroup.Find)
+		method, why := c.chooseMethod(cgroup.Find)
+		c.Method, c.methodWhy = result.Method(method), why
 		c.methodChosen = true
 	}
-	if c.Method == "instructions" && !c.IsChosen("rounds") {
+	if c.Method.Counted() && !c.IsChosen("rounds") {
 		// Counted rounds, as --count-rounds counts after timed runs.
 		c.Rounds = c.Count.Rounds
 	}
-	if c.Method != "duet" {
+	if !c.Method.Twins() {
 		return
 	}
 	if !c.IsChosen("rounds") && !c.resuming {
@@ -270,7 +271,7 @@ func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	if c.DryRun {
 		return c.PrintPlan(ctx, out.Stdout)
 	}
-	if c.Method == "instructions" {
+	if c.Method.Counted() {
 		return runInstructions(ctx, c, out)
 	}
 	if len(c.Sessions) > 0 {
@@ -306,7 +307,7 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	if err != nil {
 		return nil, err
 	}
-	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby, StandbyDelay: c.StandbyDelay, Log: logf})
+	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby.On(), SyncStandby: c.Standby.Sync(), StandbyDelay: c.StandbyDelay, Log: logf})
 	if err != nil {
 		return nil, err
 	}
@@ -316,8 +317,8 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	// as the first was.
 	var twin engine.Server
 	copier, copies := target.(engine.Copier)
-	copyTwin := c.Method == "duet" && c.TwinDSN == "" && copies
-	if c.Method == "duet" && !copyTwin {
+	copyTwin := c.Method.Twins() && c.TwinDSN == "" && copies
+	if c.Method.Twins() && !copyTwin {
 		if twin, err = openTwin(ctx, c, target, logf); err != nil {
 			return nil, err
 		}
@@ -395,7 +396,7 @@ func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings 
 // or workers. The function returned stops them, also after an error.
 func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
-	if c.Method == "duet" {
+	if c.Method.Twins() {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
 		if err != nil {
 			return stop, err
@@ -417,7 +418,7 @@ func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, tar
 // shares in, found before anything starts: without them a twin that
 // waits would lend its CPU to the other. Other methods need none.
 func (c Experiment) duetHierarchy() (cgroup.Hierarchy, error) {
-	if c.Method != "duet" {
+	if !c.Method.Twins() {
 		return cgroup.Hierarchy{}, nil
 	}
 	h, err := cgroup.Find()
@@ -468,7 +469,7 @@ func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func
 func (c Experiment) logMethod(logf func(string, ...any)) {
 	switch {
 	case !c.methodChosen:
-	case c.Method == "duet":
+	case c.Method.Twins():
 		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
 	default:
 		logf("method auto, not duet: %s", c.methodWhy)
@@ -492,12 +493,12 @@ func (c Experiment) openResults(logf func(string, ...any)) (done map[int]result.
 func (c Experiment) experimentConfig(target engine.Server, done map[int]result.Run, logf func(string, ...any), stderr io.Writer) experiment.Config {
 	return experiment.Config{
 		Target: target, Workload: c.wl, Dataset: c.ds, Observers: c.observers,
-		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: experiment.Method(c.Method),
+		Rounds: c.Rounds, Seed: c.Seed, Out: c.Out, Method: c.Method,
 		Alternation: experiment.Alternation{Duration: c.Alternation.Duration, MinPhase: c.Alternation.PhaseMin, MaxPhase: c.Alternation.PhaseMax,
 			Reps: c.Alternation.Reps, CheckDuration: experiment.DefaultCheckDuration},
 		TargetResolution: c.TargetResolution, MaxTime: c.MaxTime, Log: logf,
 		Done:          done,
-		StopOnFailure: c.OnFailure == "stop",
+		StopOnFailure: c.OnFailure.Stops(),
 		Probes:        experiment.Probes{WaitInterval: c.Waits, KernelWaits: c.KernelWaits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
 		// A mix of few, long statements (dss-mix): each is kept, with its
 		// server CPU, for the comparison query by query (analysis).
@@ -515,7 +516,7 @@ func (c Experiment) writeResults(sum result.Summary, runs []result.Run, stdout i
 	if err := writeReport(c.Out, c.Format, c.Wide, sum, runs, stdout); err != nil {
 		return err
 	}
-	if c.Format == "text" {
+	if c.Format == spec.FormatText {
 		fmt.Fprintf(stdout, "\nresults: %s\n", c.Out)
 	} else {
 		logf("results: %s", c.Out)
@@ -556,8 +557,8 @@ func environment(ctx context.Context, t engine.Server, c Experiment, command []s
 		return nil, err
 	}
 	standby := ""
-	if c.Standby != "" && c.Standby != "none" {
-		standby = c.Standby
+	if c.Standby.On() {
+		standby = string(c.Standby)
 		if c.StandbyDelay > 0 {
 			standby += fmt.Sprintf(", +%v each way", c.StandbyDelay)
 		}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
 
 // PrintStudy prints the study's table after its experiment, when the
 // experiment is one (also when it was resumed); err, whatever it prints.
 func (c Experiment) PrintStudy(w io.Writer, sum *result.Summary, err error) error {
-	if sum == nil || c.Study == "" || c.Format != "text" {
+	if sum == nil || c.Study == "" || c.Format != spec.FormatText {
 		return err
 	}
 	st, lerr := study.Lookup(c.Engine, c.Study)
@@ -37,7 +38,7 @@ func (c Experiment) PrintStudy(w io.Writer, sum *result.Summary, err error) erro
 // of its conditions alone ('obsbench study targets --method
 // instructions').
 func (c Experiment) printCountedStudy(w io.Writer, k *result.Counted) error {
-	if c.Study == "" || c.Format != "text" {
+	if c.Study == "" || c.Format != spec.FormatText {
 		return nil
 	}
 	st, err := study.Lookup(c.Engine, c.Study)

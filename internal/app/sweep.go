@@ -49,7 +49,7 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 			break
 		}
 		one := c
-		one.Clients, one.Sessions, one.Format = n, nil, "text"
+		one.Clients, one.Sessions, one.Format = n, nil, spec.FormatText
 		one.Count.After = false // a sweep is not counted, nor is a point of it resumed
 		if !c.IsChosen("driver-threads") {
 			one.DriverThreads = driver.DefaultProcs(n)
@@ -72,7 +72,7 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%d sessions: %w", n, err))
-			if c.OnFailure == "stop" {
+			if c.OnFailure.Stops() {
 				break
 			}
 		}
@@ -85,8 +85,8 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 
 // printSweep prints a sweep's table (text) or record with its summaries
 // (json).
-func printSweep(w io.Writer, format, dir string, rec sweepRecord) error {
-	if format == "json" {
+func printSweep(w io.Writer, format spec.Format, dir string, rec sweepRecord) error {
+	if format == spec.FormatJSON {
 		type point struct {
 			Sessions int            `json:"sessions"`
 			Dir      string         `json:"dir"`

@@ -33,7 +33,7 @@ func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 	}
 	altFlags := alternationFlags
 	switch {
-	case c.Method == "duet" && c.TargetResolution > 0: // more phases until the A/A arm's resolve it
+	case c.Method.Twins() && c.TargetResolution > 0: // more phases until the A/A arm's resolve it
 		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" || f == "target-resolution" })
 	case c.duetBudgeted(): // --max-time sizes the duet's phases
 		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" })

@@ -29,7 +29,7 @@ func (switchAll) Settings(ctx context.Context) (map[string]string, error) {
 func TestUnusedFlagsWarn(t *testing.T) {
 	obs := []observer.Observer{{Name: observer.Baseline}, {Name: "log", Settings: map[string]string{"log_statement": "all"}}}
 	for _, tt := range []struct {
-		method string
+		method experiment.Method
 		given  []string
 		want   string // "" for no warning
 	}{

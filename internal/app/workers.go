@@ -75,7 +75,7 @@ func startWorkers(ctx context.Context, c Experiment, target engine.Server, logDi
 	s := c.Spec
 	s.DSN = "" // the workers reach the server by its address, below
 	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Files: c.files, Log: logf}
-	if c.Launcher == "kubernetes" {
+	if c.Launcher.Pods() {
 		return kube.StartPods(ctx, kube.Start{Kubernetes: c.Kubernetes, Coordinator: c.Coordinator, Workers: c.Workers,
 			Experiment: "e" + strconv.FormatUint(c.Seed%(1<<40), 36)}, cfg, logf)
 	}

@@ -90,38 +90,21 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 	// second load. Copies still count a statement a little differently
 	// (docs/method.md), which rounds on several servers take into their
 	// intervals.
-	servers := []engine.Server{target}
-	if copier, ok := target.(engine.Copier); ok {
-		for len(servers) < Servers(cfg.Rounds) {
-			cp, err := copier.Copy(ctx, logf)
-			if err != nil {
-				return Instructions{}, fmt.Errorf("a copy of the counted server: %w", err)
-			}
-			defer engine.Close(cp, logf)
-			servers = append(servers, cp)
-		}
+	copies, err := copiesOf(ctx, target, Servers(cfg.Rounds)-1, logf)
+	for _, cp := range copies {
+		defer engine.Close(cp, logf)
 	}
-	counted := make([]counting.Server, len(servers))
-	for k, srv := range servers {
-		cs, ok := srv.(counting.Server)
-		if !ok {
-			return Instructions{}, spec.Invalidf("the %s engine cannot run its server under the counter", cfg.Engine)
-		}
-		counted[k] = cs
+	if err != nil {
+		return Instructions{}, err
+	}
+	counted, err := underCounter(append([]engine.Server{target}, copies...), cfg.Engine)
+	if err != nil {
+		return Instructions{}, err
 	}
 	names := observer.Names(cfg.Observers)
 	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), on %d server(s) under valgrind at once; results in %s",
 		cfg.Seed, cfg.Count.Statements, cfg.Count.Warmup, cfg.Rounds, len(names), len(counted), cfg.Out)
-	began := time.Now()
-	cc := counting.Config{
-		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
-		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed, Queries: cfg.Queries,
-		Progress: func(s counting.Sample, seq, total int) {
-			elapsed := time.Since(began)
-			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",
-				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, elapsed.Round(time.Second), left(elapsed, seq, total))
-		},
-	}
+	cc := countingConfig(cfg, time.Now())
 	samples, runErr := counting.Spread(ctx, cc, counted)
 	if runErr != nil && len(samples) == 0 {
 		return Instructions{}, runErr
@@ -149,6 +132,53 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 		return rec, err
 	}
 	return rec, runErr
+}
+
+// copiesOf makes n copies of target where its engine can copy a server
+// (none where it cannot); those made are returned also with an error, to
+// be closed.
+func copiesOf(ctx context.Context, target engine.Server, n int, logf func(string, ...any)) ([]engine.Server, error) {
+	copier, ok := target.(engine.Copier)
+	if !ok {
+		return nil, nil
+	}
+	var copies []engine.Server
+	for len(copies) < n {
+		cp, err := copier.Copy(ctx, logf)
+		if err != nil {
+			return copies, fmt.Errorf("a copy of the counted server: %w", err)
+		}
+		copies = append(copies, cp)
+	}
+	return copies, nil
+}
+
+// underCounter is each server as one that runs under the counter.
+func underCounter(servers []engine.Server, eng string) ([]counting.Server, error) {
+	counted := make([]counting.Server, len(servers))
+	for k, srv := range servers {
+		cs, ok := srv.(counting.Server)
+		if !ok {
+			return nil, spec.Invalidf("the %s engine cannot run its server under the counter", eng)
+		}
+		counted[k] = cs
+	}
+	return counted, nil
+}
+
+// countingConfig is what the counted runs of cfg take, their progress
+// lines timed from began.
+func countingConfig(cfg Config, began time.Time) counting.Config {
+	logf := cfg.Log
+	return counting.Config{
+		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
+		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed, Queries: cfg.Queries,
+		Progress: func(s counting.Sample, seq, total int) {
+			elapsed := time.Since(began)
+			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",
+				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, elapsed.Round(time.Second), left(elapsed, seq, total))
+		},
+	}
 }
 
 // AtOnce is what result.Counted records of a count's sessions at once:

@@ -145,11 +145,9 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	if err != nil {
 		return Part{}, err
 	}
-	ops := make([]workload.Op, cfg.Clients)
-	for i, s := range sessions {
-		if ops[i], err = w.Worker(ctx, s, cfg.FirstSession+i); err != nil {
-			return Part{}, fmt.Errorf("session %d: %w", cfg.FirstSession+i, err)
-		}
+	ops, err := prepare(ctx, cfg, sessions, w)
+	if err != nil {
+		return Part{}, err
 	}
 
 	loops, err := openLoops(cfg, sessions)
@@ -165,150 +163,18 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	// Deferred after the sessions' Close: the loops give the sockets
 	// back before the sessions close them.
 	defer closeLoops(loops)
-	bodies := make([][]func(), len(loops))
-	loopErrs := make([]error, len(loops))
-	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
-	workers := make([]*worker, cfg.Clients)
-	var stop atomic.Bool
-	// stopping tells Ops that wait (workload.Stopping) that the run ends;
-	// the flag alone is read only between Ops.
-	stopping := make(chan struct{})
-	var stopOnce sync.Once
-	halt := func() {
-		stop.Store(true)
-		stopOnce.Do(func() { close(stopping) })
-		for _, l := range loops {
-			l.Interrupt() // its sessions' sleeps end at stopping
-		}
-	}
-	wctx := workload.WithStopping(ctx, stopping)
-	var wg sync.WaitGroup
-	// done closes when every session has run out of work (workload.ErrDone).
-	done := make(chan struct{})
-	var left atomic.Int64
-	left.Store(int64(cfg.Clients))
-	labels, names := labelIndex(cfg.Labels, seconds)
-	secs := newSecondHist(seconds)
-	start := time.Now()
-	if cfg.Begin != nil {
-		at, err := cfg.Begin(ctx)
-		if err != nil {
-			return Part{}, err
-		}
-		if !sleepUntil(ctx, at) {
-			return Part{}, ctx.Err()
-		}
-		start = at
-	}
-	for i := range workers {
-		workers[i] = &worker{
-			perSecond: make([]int64, seconds),
-			secs:      secs,
-			hist:      hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3),
-			labels:    labels,
-		}
-		for range names {
-			workers[i].labelHist = append(workers[i].labelHist, hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3))
-		}
-		wg.Add(1)
-		if cfg.Executions {
-			workers[i].keep = true
-			workers[i].session = cfg.FirstSession + i
-			workers[i].clock, _ = sessions[i].(ServerClock)
-		}
-		wk, op, sctx := workers[i], ops[i], wctx
-		if loops != nil {
-			sctx = workload.WithSleeper(wctx, loops[i%len(loops)])
-		}
-		body := func() {
-			defer wg.Done()
-			wk.loop(sctx, op, &stop, start, cfg.Warmup, cfg.Duration, cfg.Executed)
-			// A session that ends, done or failed, no longer holds the run
-			// open; a failure is reported when the run ends.
-			if left.Add(-1) == 0 {
-				close(done)
-			}
-		}
-		if loops == nil {
-			go body()
-		} else {
-			bodies[i%len(loops)] = append(bodies[i%len(loops)], body)
-		}
-	}
-	for k, l := range loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			loopErrs[k] = l.Run(wctx, bodies[k])
-		}()
-	}
-	timer := func(d time.Duration) bool {
-		t := time.NewTimer(time.Until(start.Add(d)))
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-done:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	var closed time.Time
-	if timer(cfg.Warmup) {
-		select {
-		// The sessions ran out before the window opened, not merely before
-		// this goroutine looked: with a short or no warm-up, a little work
-		// can end between the timer and here, inside the window. Once done
-		// is closed every session has ended (left's atomic count orders
-		// their writes before it), so their last statements can be read.
-		case <-done:
-			if !lastEnd(workers).Before(start.Add(cfg.Warmup)) {
-				break
-			}
-			halt()
-			wg.Wait()
-			if _, err := collate(cfg, time.Millisecond, workers, secs, names); err != nil {
-				return Part{}, err // the sessions failed rather than ran out
-			}
-			return Part{}, fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", cfg.Warmup)
-		default:
-		}
-		if cfg.Window != nil {
-			cfg.Window(true)
-		}
-		if timer(cfg.Warmup + cfg.Duration) {
-			closed = time.Now()
-			select {
-			case <-done:
-				// Out of work: the window ends with the last statement,
-				// not when this goroutine woke.
-				closed = lastEnd(workers)
-			default:
-			}
-			if cfg.Window != nil {
-				cfg.Window(false)
-			}
-		}
-	}
-	halt()
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	r := newRunning(cfg, loops)
+	if err := r.begin(ctx); err != nil {
 		return Part{}, err
 	}
-	if err := errors.Join(loopErrs...); err != nil {
-		return Part{}, fmt.Errorf("driver: %w", err)
+	r.startSessions(ctx, sessions, ops)
+	closed, err := r.measure(ctx)
+	if err != nil {
+		return Part{}, err
 	}
-	window := cfg.Duration
-	if closed.Before(start.Add(cfg.Warmup + cfg.Duration)) {
-		// Every session ran out of work before the window's end: the
-		// window is as long as the work took, from the time base its
-		// statements are counted in.
-		window = max(closed.Sub(start.Add(cfg.Warmup)), time.Millisecond)
-	}
-	p, err := collate(cfg, window, workers, secs, names)
+	p, err := collate(cfg, r.window(closed), r.workers, r.secs, r.names)
 	if n, ok := w.(workload.StatementNamer); ok && err == nil {
-		p.Result.Statements, p.Result.StatementsBy = statementLatencies(workers, names, n.StatementNames())
+		p.Result.Statements, p.Result.StatementsBy = statementLatencies(r.workers, r.names, n.StatementNames())
 	}
 	return p, err
 }

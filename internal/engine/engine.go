@@ -121,8 +121,9 @@ func InfoOf(name string) Info {
 type Options struct {
 	// DSN is the external server; empty starts a managed one.
 	DSN string
-	// Standby, on a managed server: "", "none", "async" or "sync".
-	Standby string
+	// Standby, on a managed server, starts a standby of it (a replica),
+	// synchronous with SyncStandby.
+	Standby, SyncStandby bool
 	// StandbyDelay is the one-way delay between primary and standby.
 	StandbyDelay time.Duration
 	// Log receives notes for the user.
@@ -133,7 +134,7 @@ type Options struct {
 func (o Options) Managed() bool { return o.DSN == "" }
 
 // WithStandby says o asks for a standby.
-func (o Options) WithStandby() bool { return o.Standby != "" && o.Standby != "none" }
+func (o Options) WithStandby() bool { return o.Standby }
 
 // Server is a server under test: what the experiment runner needs, and
 // what the commands do around it.

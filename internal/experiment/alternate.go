@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -43,55 +44,17 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		return r, err
 	}
 	defer probes.release(ctx)
-	if probes.sampler != nil {
-		// The first phase is off; the sampler files its samples by phase.
-		probes.sampler.SetObserverOn(false)
-		sw.phase = probes.sampler.SetObserverOn
-		if a.Name == CollectorArm {
-			// This arm switches the sampler itself: paused in off phases.
-			probes.sampler.SetObserverOn(true)
-			probes.sampler.Pause(true)
-			sw.phase = func(on bool) { probes.sampler.Pause(!on) }
-		}
-	}
-	var (
-		cpu  = cfg.cpuWindow()
-		wg   sync.WaitGroup
-		stop = make(chan struct{})
-	)
+	sampleByPhase(probes, sw, a.Name)
+	win := &altWindow{switcher: sw, phases: phases, cpu: cfg.cpuWindow(), probes: probes, stop: make(chan struct{})}
 	dcfg := cfg.Driver
 	dcfg.Duration = time.Duration(seconds) * time.Second
 	dcfg.Labels = phaseLabels(phases, seconds)
-	dcfg.Window = func(open bool) {
-		if open {
-			// The driver counts seconds from this moment: take it before
-			// anything else, so that the switches line up with its seconds.
-			opened := time.Now()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sw.follow(ctx, phases, opened, stop)
-			}()
-			cpu.Toggle(true)
-			probes.open(ctx)
-			return
-		}
-		close(stop)
-		cpu.Close()
-		probes.close(ctx)
-	}
+	dcfg.Window = func(open bool) { win.toggle(ctx, open) }
 	faults := faultWatch(t)
 	r.Started = time.Now()
 	res, derr := cfg.drive(ctx, dcfg)
-	select {
-	case <-stop:
-	default:
-		close(stop) // the window never closed: interrupted or failed early
-	}
-	cpu.Close()
-	probes.close(ctx)
-	r.Usage = cpu.Usage
-	wg.Wait()
+	win.end(ctx)
+	r.Usage = win.cpu.Usage
 	probes.record(&r, a.Name != CollectorArm)
 	if serr := sw.off(context.WithoutCancel(ctx)); serr != nil {
 		r.Error = "switching off: " + serr.Error()
@@ -111,8 +74,8 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		// The observer may be half on: later runs could not be trusted.
 		r.Error = "switching: " + sw.err.Error()
 		return r, fmt.Errorf("switch %s: %w", a.Name, sw.err)
-	case cpu.Err != nil:
-		r.Error = "cpu: " + cpu.Err.Error()
+	case win.cpu.Err != nil:
+		r.Error = "cpu: " + win.cpu.Err.Error()
 	}
 	if f := faults(); f != "" && r.Error == "" {
 		r.Error = f
@@ -121,6 +84,67 @@ func runAlternation(ctx context.Context, cfg Config, a Arm, salt uint64) (r resu
 		r.Events, err = checkEvents(ctx, cfg, sw)
 	}
 	return r, err
+}
+
+// sampleByPhase has the wait sampler, if any, file its samples by phase,
+// the first phase off; the arm that measures the sampler itself switches
+// it instead: paused in off phases.
+func sampleByPhase(probes *probeWindow, sw *switcher, arm string) {
+	if probes.sampler == nil {
+		return
+	}
+	probes.sampler.SetObserverOn(false)
+	sw.phase = probes.sampler.SetObserverOn
+	if arm == CollectorArm {
+		probes.sampler.SetObserverOn(true)
+		probes.sampler.Pause(true)
+		sw.phase = func(on bool) { probes.sampler.Pause(!on) }
+	}
+}
+
+// altWindow follows an alternation run's measured window: the switcher
+// follows the phases from its first second, the CPU and probe windows
+// cover it.
+type altWindow struct {
+	switcher *switcher
+	phases   []result.Phase
+	cpu      *collect.Window
+	probes   *probeWindow
+	wg       sync.WaitGroup
+	stop     chan struct{} // closed when the window closes
+}
+
+// toggle opens or closes the window: the driver's Config.Window.
+func (w *altWindow) toggle(ctx context.Context, open bool) {
+	if !open {
+		close(w.stop)
+		w.cpu.Close()
+		w.probes.close(ctx)
+		return
+	}
+	// The driver counts seconds from this moment: take it before
+	// anything else, so that the switches line up with its seconds.
+	opened := time.Now()
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.switcher.follow(ctx, w.phases, opened, w.stop)
+	}()
+	w.cpu.Toggle(true)
+	w.probes.open(ctx)
+}
+
+// end closes the window after the run, also one that never closed (the
+// run interrupted or failed early), and waits for the switcher to stop.
+func (w *altWindow) end(ctx context.Context) {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	w.cpu.Close()
+	w.probes.close(ctx)
+	w.wg.Wait()
 }
 
 // phaseLabels labels each second of an alternation window "on" or "off"

@@ -10,22 +10,17 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// Method is how an observer is compared with the baseline.
-type Method string
+// Method is how an observer is compared with the baseline: the method
+// each run records, result.Method, named in the runner too (as os names
+// io/fs's FileMode) so that what plans an experiment reads as the
+// runner's.
+type Method = result.Method
 
+// The methods the runner plans arms for (MethodDuet in duet.go).
 const (
-	// MethodRounds runs the workload once per round with the observer in
-	// force for the whole run, and compares runs with baseline runs.
-	MethodRounds Method = "rounds"
-	// MethodAlternation switches the observer on and off while the
-	// workload runs and compares each on phase with its neighbours.
-	MethodAlternation Method = "alternation"
-	// MethodAuto measures each observer whole, and its switchable part
-	// beside it: an observer with a part that stays in force (a preloaded
-	// library, a setting that needs a restart) runs whole in rounds and
-	// its switchable part in alternation; one that a reload switches
-	// entirely alternates; one that no reload switches runs in rounds.
-	MethodAuto Method = "auto"
+	MethodRounds      = result.MethodRounds
+	MethodAlternation = result.MethodAlternation
+	MethodAuto        = result.MethodAuto
 )
 
 // SwitchableSuffix ends the name of the arm that measures only the

@@ -20,7 +20,7 @@ import (
 // in the same seconds, so its drift cancels in the ratio (duet
 // benchmarking, Bulej et al., ICPE 2020). The twins swap roles in the
 // order ABBA, so that a difference between them cancels too.
-const MethodDuet Method = "duet"
+const MethodDuet = result.MethodDuet
 
 // Twins are the second server of a duet and how the two are isolated;
 // the experiment's Target and Load are the first twin's.

@@ -20,7 +20,7 @@ func pilot(sd float64, seconds int) result.Run {
 		counts[i] = int64(40000 * (1 + sd*rng.NormFloat64()))
 	}
 	return result.Run{
-		Condition: AAName, Method: string(MethodAlternation),
+		Condition: AAName, Method: MethodAlternation,
 		Driver: driver.Result{PerSecond: [][]int64{counts}},
 		Phases: Schedule(seconds, 2, 4, rand.New(rand.NewPCG(3, 4))),
 	}

@@ -310,22 +310,8 @@ func (e *SettingsChangedError) Error() string {
 // fails is recorded with its error and the experiment goes on; a failure to
 // apply, revert or verify stops it, since later runs could not be trusted.
 func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
-	targets := []Target{cfg.Target}
-	if cfg.Method == MethodDuet {
-		if cfg.Twins == nil {
-			return nil, errors.New("--method duet needs a twin server")
-		}
-		targets = append(targets, cfg.Twins.Target)
-	}
-	for _, t := range targets {
-		for _, o := range cfg.Observers {
-			if err := t.Check(ctx, o); err != nil {
-				return nil, err
-			}
-		}
-		if err := t.Verify(ctx, cfg.Dataset); err != nil {
-			return nil, err
-		}
+	if err := checkTargets(ctx, cfg); err != nil {
+		return nil, err
 	}
 	var err error
 	arms := cfg.Arms
@@ -334,45 +320,15 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 			return nil, err
 		}
 	}
-	path := filepath.Join(cfg.Out, "results.jsonl")
-	var w *result.Writer
-	if cfg.Done != nil {
-		w, err = result.Open(path)
-	} else {
-		w, err = result.Create(path)
-	}
+	w, err := openRuns(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
-	pilot := cfg.TargetResolution > 0 && aa >= 0 && cfg.Method != MethodDuet
-	steps := planArms(arms, aa, pilot, cfg.Seed)
-	rounds := 0
-	for _, st := range steps {
-		rounds = max(rounds, st.Round)
-	}
-	start := time.Now()
+	pl := newPlanned(cfg, arms)
 	var runs []result.Run
-	// grow adds a duet's phases when its planned ones are done and do not
-	// resolve --target-resolution yet.
-	grow := func() bool {
-		more, msg := duetGrowth(cfg, arms, runs, rounds, time.Since(start))
-		if msg != "" && cfg.Log != nil {
-			cfg.Log("%s", msg)
-		}
-		if more == 0 {
-			return false
-		}
-		for j := range arms {
-			arms[j].Reps += more
-		}
-		rounds += more
-		steps = planArms(arms, aa, false, cfg.Seed)
-		return true
-	}
-	for i := 0; i < len(steps) || (i == len(steps) && grow()); i++ {
-		st := steps[i]
+	for i := 0; i < len(pl.steps) || (i == len(pl.steps) && pl.grow(cfg, runs)); i++ {
+		st := pl.steps[i]
 		if err := ctx.Err(); err != nil {
 			return runs, err
 		}
@@ -382,37 +338,13 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 				return runs, fmt.Errorf("resume: run %d in results.jsonl is %s, but the plan has %s there: the experiment's plan changed (another server state?)", i+1, done.Condition, a.Name)
 			}
 			runs = append(runs, done)
-			if i == 0 && pilot && done.Error == "" {
+			if i == 0 && pl.pilot && done.Error == "" {
 				plan := planResolution(cfg, arms, done, time.Duration(done.Driver.Seconds*float64(time.Second)))
 				cfg.Alternation.Duration = plan.Duration
 			}
 			continue
 		}
-		p := Progress{Seq: i + 1, Total: len(steps), Round: st.Round, Rounds: rounds, Condition: a.Name, Elapsed: time.Since(start),
-			Executed: new(atomic.Int64)}
-		rc := cfg
-		rc.Driver.Executed = p.Executed
-		if i > 0 {
-			p.Remaining = remaining(p.Elapsed, cfg, arms, steps, i)
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(p)
-		}
-		var r result.Run
-		switch a.Method {
-		case MethodAlternation:
-			r, err = runAlternation(ctx, rc, a, uint64(i))
-		case MethodDuet:
-			r, err = runDuet(ctx, rc, a, st.Round)
-		default:
-			r, err = runOne(ctx, rc, a.Observer)
-		}
-		r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, string(a.Method), a.Measures
-		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			// Interrupted mid-step (a restart whose pg_ctl was killed):
-			// the interruption is the cause.
-			err = fmt.Errorf("%w: %w", ctx.Err(), err)
-		}
+		r, p, err := pl.run(ctx, cfg, i)
 		if err != nil && r.Started.IsZero() {
 			return runs, err
 		}
@@ -426,20 +358,133 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		if r.Error != "" && cfg.StopOnFailure {
 			return runs, fmt.Errorf("run %d (%s) failed: %s; stopping, as --on-failure stop asks (the observer was reverted)", r.Seq, r.Condition, r.Error)
 		}
-		if i == 0 && pilot && r.Error == "" {
-			plan := planResolution(cfg, arms, r, time.Since(start))
+		if i == 0 && pl.pilot && r.Error == "" {
+			plan := planResolution(cfg, arms, r, time.Since(pl.start))
 			cfg.Alternation.Duration = plan.Duration
 			if cfg.Log != nil {
 				cfg.Log("%s", plan.Message)
 			}
 		}
-		if cfg.Progress != nil {
-			p.Done, p.Run, p.Elapsed = true, &r, time.Since(start)
-			p.Remaining = remaining(p.Elapsed, cfg, arms, steps, i+1)
-			cfg.Progress(p)
-		}
+		pl.finished(cfg, p, &r, i)
 	}
 	return runs, nil
+}
+
+// checkTargets checks, before anything changes, that the server (and a
+// duet's twin) can take every observer and holds the dataset.
+func checkTargets(ctx context.Context, cfg Config) error {
+	targets := []Target{cfg.Target}
+	if cfg.Method == MethodDuet {
+		if cfg.Twins == nil {
+			return errors.New("--method duet needs a twin server")
+		}
+		targets = append(targets, cfg.Twins.Target)
+	}
+	for _, t := range targets {
+		for _, o := range cfg.Observers {
+			if err := t.Check(ctx, o); err != nil {
+				return err
+			}
+		}
+		if err := t.Verify(ctx, cfg.Dataset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openRuns opens results.jsonl: a new one, or, resuming, the one whose
+// finished runs are cfg.Done, to append to.
+func openRuns(cfg Config) (*result.Writer, error) {
+	path := filepath.Join(cfg.Out, "results.jsonl")
+	if cfg.Done != nil {
+		return result.Open(path)
+	}
+	return result.Create(path)
+}
+
+// planned is an experiment's steps in the order they run, with the arms
+// they run and when the first began.
+type planned struct {
+	arms   []Arm
+	aa     int // the A/A arm's index in arms, -1 for none
+	steps  []Step
+	rounds int
+	// pilot: the A/A arm's first run sizes the alternation runs
+	// (Config.TargetResolution).
+	pilot bool
+	start time.Time
+}
+
+func newPlanned(cfg Config, arms []Arm) *planned {
+	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
+	pl := &planned{arms: arms, aa: aa, pilot: cfg.TargetResolution > 0 && aa >= 0 && cfg.Method != MethodDuet}
+	pl.steps = planArms(arms, aa, pl.pilot, cfg.Seed)
+	for _, st := range pl.steps {
+		pl.rounds = max(pl.rounds, st.Round)
+	}
+	pl.start = time.Now()
+	return pl
+}
+
+// grow adds a duet's phases when its planned ones are done and do not
+// resolve --target-resolution yet, runs being what ran.
+func (pl *planned) grow(cfg Config, runs []result.Run) bool {
+	more, msg := duetGrowth(cfg, pl.arms, runs, pl.rounds, time.Since(pl.start))
+	if msg != "" && cfg.Log != nil {
+		cfg.Log("%s", msg)
+	}
+	if more == 0 {
+		return false
+	}
+	for j := range pl.arms {
+		pl.arms[j].Reps += more
+	}
+	pl.rounds += more
+	pl.steps = planArms(pl.arms, pl.aa, false, cfg.Seed)
+	return true
+}
+
+// run runs step i by its arm's method, saying so to cfg.Progress first;
+// p is the step's progress, to be finished.
+func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p Progress, err error) {
+	st := pl.steps[i]
+	a := pl.arms[st.Arm]
+	p = Progress{Seq: i + 1, Total: len(pl.steps), Round: st.Round, Rounds: pl.rounds, Condition: a.Name, Elapsed: time.Since(pl.start),
+		Executed: new(atomic.Int64)}
+	rc := cfg
+	rc.Driver.Executed = p.Executed
+	if i > 0 {
+		p.Remaining = remaining(p.Elapsed, cfg, pl.arms, pl.steps, i)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(p)
+	}
+	switch a.Method {
+	case MethodAlternation:
+		r, err = runAlternation(ctx, rc, a, uint64(i))
+	case MethodDuet:
+		r, err = runDuet(ctx, rc, a, st.Round)
+	default:
+		r, err = runOne(ctx, rc, a.Observer)
+	}
+	r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, a.Method, a.Measures
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// Interrupted mid-step (a restart whose pg_ctl was killed):
+		// the interruption is the cause.
+		err = fmt.Errorf("%w: %w", ctx.Err(), err)
+	}
+	return r, p, err
+}
+
+// finished tells cfg.Progress that step i ended with run r.
+func (pl *planned) finished(cfg Config, p Progress, r *result.Run, i int) {
+	if cfg.Progress == nil {
+		return
+	}
+	p.Done, p.Run, p.Elapsed = true, r, time.Since(pl.start)
+	p.Remaining = remaining(p.Elapsed, cfg, pl.arms, pl.steps, i+1)
+	cfg.Progress(p)
 }
 
 // remaining estimates the time the steps from done on will take, from

@@ -167,20 +167,7 @@ func (w *worker) run(ctx context.Context, m message) {
 	id := m.RunID
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// A stop for this run cancels it; one for another run is stale.
-	go func() {
-		for {
-			select {
-			case sid := <-w.stops:
-				if sid == id {
-					cancel()
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	go w.cancelOnStop(ctx, id, cancel)
 	var executed atomic.Int64
 	var cpu0, cpu1 time.Duration
 	cfg := driver.Config{
@@ -193,39 +180,12 @@ func (w *worker) run(ctx context.Context, m message) {
 				cpu1 = processCPU()
 			}
 		},
-		Begin: func(ctx context.Context) (time.Time, error) {
-			if err := w.c.send(message{Kind: kindReady, RunID: id}); err != nil {
-				return time.Time{}, err
-			}
-			for {
-				select {
-				case s := <-w.starts:
-					if s.RunID == id {
-						return time.Unix(0, s.Start), nil
-					}
-				case <-ctx.Done():
-					return time.Time{}, ctx.Err()
-				}
-			}
-		},
+		Begin: func(ctx context.Context) (time.Time, error) { return w.begin(ctx, id) },
 	}
 	progress := make(chan struct{})
 	go func() {
 		defer close(progress)
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		var sent int64
-		for end := false; !end; {
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				end = true // the last count goes before the part
-			}
-			if n := executed.Load(); n > sent {
-				w.c.send(message{Kind: kindProgress, RunID: id, Progress: n - sent})
-				sent = n
-			}
-		}
+		w.reportProgress(ctx, id, &executed)
 	}()
 	p, err := driver.RunPart(ctx, cfg, w.dial, w.wl.New())
 	cancel()
@@ -243,6 +203,60 @@ func (w *worker) run(ctx context.Context, m message) {
 		return
 	}
 	w.c.send(message{Kind: kindPart, RunID: id, Part: &part{PartWire: wire, CPUSeconds: (cpu1 - cpu0).Seconds()}})
+}
+
+// cancelOnStop cancels run id when the coordinator stops it; a stop for
+// another run is stale.
+func (w *worker) cancelOnStop(ctx context.Context, id int, cancel context.CancelFunc) {
+	for {
+		select {
+		case sid := <-w.stops:
+			if sid == id {
+				cancel()
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// begin is run id's start barrier (driver.Config.Begin): it says the
+// sessions are ready, and returns the start the coordinator gives.
+func (w *worker) begin(ctx context.Context, id int) (time.Time, error) {
+	if err := w.c.send(message{Kind: kindReady, RunID: id}); err != nil {
+		return time.Time{}, err
+	}
+	for {
+		select {
+		case s := <-w.starts:
+			if s.RunID == id {
+				return time.Unix(0, s.Start), nil
+			}
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+// reportProgress sends the statements executed since the last report,
+// four times a second until ctx ends, then the last count (before the
+// part).
+func (w *worker) reportProgress(ctx context.Context, id int, executed *atomic.Int64) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	var sent int64
+	for end := false; !end; {
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			end = true // the last count goes before the part
+		}
+		if n := executed.Load(); n > sent {
+			w.c.send(message{Kind: kindProgress, RunID: id, Progress: n - sent})
+			sent = n
+		}
+	}
 }
 
 // processCPU is this process's CPU time so far, 0 if unreadable.

@@ -208,44 +208,51 @@ func validate(o Observer, engines []string) (field string, err error) {
 			return "sink", err
 		}
 	}
-	if ev := o.Events; ev != nil {
-		switch ev.Source {
-		case SourceServerLog, SourceStream:
-			if ev.Match == "" {
-				return "events", fmt.Errorf("events with source %s need match: (a regular expression)", ev.Source)
-			}
-			if _, err := ev.MatchOf("tag"); err != nil {
-				return "events", fmt.Errorf("events match: %w", err)
-			}
-		case SourceSQL:
-			if ev.Query == "" {
-				return "events", errors.New("events with source sql need query: (returning one number)")
-			}
-			if (ev.Mark != "") != strings.Contains(ev.Query, MarkPlaceholder) {
-				return "events", fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
-			}
-		case SourceXE, SourceTrace:
-			// Whose they are, and what they need, validateSQLServer checked.
-		default:
-			return "events", fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
-		}
-		if ev.Volume && ev.Source != SourceXE && ev.Source != SourceTrace {
-			return "events", errors.New("events volume: is for sources xe and trace")
-		}
-		if ev.Mark != "" && ev.Source != SourceSQL {
-			return "events", errors.New("events mark: is for source sql")
-		}
-		if ev.FileSetting != "" && ev.Source != SourceServerLog {
-			return "events", errors.New("events file_setting: is for source server-log")
-		}
-		if ev.FileSetting != "" && !settingRE.MatchString(ev.FileSetting) {
-			return "events", fmt.Errorf("events file_setting %q is not a server setting name", ev.FileSetting)
-		}
-		if ev.Source == SourceStream && (o.Sink == nil || o.Sink.Kind != SinkStream) {
-			return "events", errors.New("events source stream counts what a stream sink delivered: it needs sink: {kind: stream}")
+	if o.Events != nil {
+		if err := validateEvents(o); err != nil {
+			return "events", err
 		}
 	}
 	return "", nil
+}
+
+// validateEvents checks how o's events are counted: each source's own
+// fields, and no field of another source's.
+func validateEvents(o Observer) error {
+	ev := o.Events
+	switch ev.Source {
+	case SourceServerLog, SourceStream:
+		if ev.Match == "" {
+			return fmt.Errorf("events with source %s need match: (a regular expression)", ev.Source)
+		}
+		if _, err := ev.MatchOf("tag"); err != nil {
+			return fmt.Errorf("events match: %w", err)
+		}
+	case SourceSQL:
+		if ev.Query == "" {
+			return errors.New("events with source sql need query: (returning one number)")
+		}
+		if (ev.Mark != "") != strings.Contains(ev.Query, MarkPlaceholder) {
+			return fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
+		}
+	case SourceXE, SourceTrace:
+		// Whose they are, and what they need, validateSQLServer checked.
+	default:
+		return fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
+	}
+	switch {
+	case ev.Volume && ev.Source != SourceXE && ev.Source != SourceTrace:
+		return errors.New("events volume: is for sources xe and trace")
+	case ev.Mark != "" && ev.Source != SourceSQL:
+		return errors.New("events mark: is for source sql")
+	case ev.FileSetting != "" && ev.Source != SourceServerLog:
+		return errors.New("events file_setting: is for source server-log")
+	case ev.FileSetting != "" && !settingRE.MatchString(ev.FileSetting):
+		return fmt.Errorf("events file_setting %q is not a server setting name", ev.FileSetting)
+	case ev.Source == SourceStream && (o.Sink == nil || o.Sink.Kind != SinkStream):
+		return errors.New("events source stream counts what a stream sink delivered: it needs sink: {kind: stream}")
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {

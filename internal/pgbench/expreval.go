@@ -256,27 +256,70 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 	case "+", "-", "*", "/", "mod", "=", "<>", "<=", "<":
 		return arith(fn, a[0], a[1])
 	case "&", "|", "#", "<<", ">>":
-		l, r, err := pair(a[0], a[1], toInt)
-		if err != nil {
-			return Value{}, err
-		}
-		var v int64
-		switch fn {
-		case "&":
-			v = l & r
-		case "|":
-			v = l | r
-		case "#":
-			v = l ^ r
-		case "<<":
-			v = l << (uint64(r) & 63) // C leaves larger shifts undefined; x86 masks them
-		case ">>":
-			v = l >> (uint64(r) & 63)
-		}
-		return Value{Kind: Int, I: v}, nil
+		return bitwise(fn, a[0], a[1])
 	case "!not":
 		b, err := toBool(a[0])
 		return Value{Kind: Bool, B: !b}, err
+	case "!is":
+		// As pgbench: the same kind, and the same first byte of the value
+		// (the test is only ever against NULL, TRUE or FALSE).
+		same := a[0].Kind == a[1].Kind
+		if same && a[0].Kind == Bool {
+			same = a[0].B == a[1].B
+		}
+		return Value{Kind: Bool, B: same}, nil
+	case "pi", "abs", "double", "sqrt", "ln", "exp", "int", "pow":
+		return numeric(fn, a)
+	case "debug":
+		if env.Debug != nil {
+			env.Debug(a[0])
+		}
+		return a[0], nil
+	case "least", "greatest":
+		return extremum(fn == "least", a)
+	case "random", "random_gaussian", "random_exponential", "random_zipfian":
+		return random(fn, a, env)
+	case "hash", "hash_murmur2", "hash_fnv1a":
+		v, seed, err := pair(a[0], a[1], toInt)
+		if err != nil {
+			return Value{}, err
+		}
+		if fn == "hash_fnv1a" {
+			return Value{Kind: Int, I: HashFNV1a(v, uint64(seed))}, nil
+		}
+		return Value{Kind: Int, I: HashMurmur2(v, uint64(seed))}, nil
+	case "permute":
+		return permute(a)
+	}
+	return Value{}, fmt.Errorf("pgbench: function %s has no evaluation", fn)
+}
+
+// bitwise is the integer operators on bits.
+func bitwise(fn string, lv, rv Value) (Value, error) {
+	l, r, err := pair(lv, rv, toInt)
+	if err != nil {
+		return Value{}, err
+	}
+	var v int64
+	switch fn {
+	case "&":
+		v = l & r
+	case "|":
+		v = l | r
+	case "#":
+		v = l ^ r
+	case "<<":
+		v = l << (uint64(r) & 63) // C leaves larger shifts undefined; x86 masks them
+	case ">>":
+		v = l >> (uint64(r) & 63)
+	}
+	return Value{Kind: Int, I: v}, nil
+}
+
+// numeric is the functions of numbers: pi, abs, conversions, roots,
+// logarithms and powers.
+func numeric(fn string, a []Value) (Value, error) {
+	switch fn {
 	case "pi":
 		return Value{Kind: Double, F: math.Pi}, nil
 	case "abs":
@@ -289,63 +332,38 @@ func evalFunc(fn string, a []Value, env *Env) (Value, error) {
 		}
 		// pgbench reads any other kind as a double (booleans included).
 		return Value{Kind: Double, F: math.Abs(a[0].F)}, nil
-	case "debug":
-		if env.Debug != nil {
-			env.Debug(a[0])
-		}
-		return a[0], nil
-	case "double", "sqrt", "ln", "exp":
-		d, err := toDouble(a[0])
-		switch fn {
-		case "sqrt":
-			d = math.Sqrt(d)
-		case "ln":
-			d = math.Log(d)
-		case "exp":
-			d = math.Exp(d)
-		}
-		return Value{Kind: Double, F: d}, err
 	case "int":
 		i, err := toInt(a[0])
 		return Value{Kind: Int, I: i}, err
-	case "least", "greatest":
-		return extremum(fn == "least", a)
-	case "random", "random_gaussian", "random_exponential", "random_zipfian":
-		return random(fn, a, env)
 	case "pow":
 		l, r, err := pair(a[0], a[1], toDouble)
 		return Value{Kind: Double, F: math.Pow(l, r)}, err
-	case "!is":
-		// As pgbench: the same kind, and the same first byte of the value
-		// (the test is only ever against NULL, TRUE or FALSE).
-		same := a[0].Kind == a[1].Kind
-		if same && a[0].Kind == Bool {
-			same = a[0].B == a[1].B
-		}
-		return Value{Kind: Bool, B: same}, nil
-	case "hash", "hash_murmur2", "hash_fnv1a":
-		v, seed, err := pair(a[0], a[1], toInt)
-		if err != nil {
+	}
+	d, err := toDouble(a[0])
+	switch fn {
+	case "sqrt":
+		d = math.Sqrt(d)
+	case "ln":
+		d = math.Log(d)
+	case "exp":
+		d = math.Exp(d)
+	}
+	return Value{Kind: Double, F: d}, err
+}
+
+// permute is permute(i, size, seed).
+func permute(a []Value) (Value, error) {
+	var x [3]int64
+	for i := range x {
+		var err error
+		if x[i], err = toInt(a[i]); err != nil {
 			return Value{}, err
 		}
-		if fn == "hash_fnv1a" {
-			return Value{Kind: Int, I: HashFNV1a(v, uint64(seed))}, nil
-		}
-		return Value{Kind: Int, I: HashMurmur2(v, uint64(seed))}, nil
-	case "permute":
-		var x [3]int64
-		for i := range x {
-			var err error
-			if x[i], err = toInt(a[i]); err != nil {
-				return Value{}, err
-			}
-		}
-		if x[1] <= 0 {
-			return Value{}, evalErr("permute size parameter must be greater than zero")
-		}
-		return Value{Kind: Int, I: Permute(x[0], x[1], x[2])}, nil
 	}
-	return Value{}, fmt.Errorf("pgbench: function %s has no evaluation", fn)
+	if x[1] <= 0 {
+		return Value{}, evalErr("permute size parameter must be greater than zero")
+	}
+	return Value{Kind: Int, I: Permute(x[0], x[1], x[2])}, nil
 }
 
 // arith is the overloaded operators: double if either side is (except

@@ -42,12 +42,12 @@ func recorded(t *testing.T) (result.Summary, []result.Run) {
 func TestFormatGoldens(t *testing.T) {
 	s, runs := recorded(t)
 	for _, format := range report.Formats {
-		t.Run(format, func(t *testing.T) {
+		t.Run(string(format), func(t *testing.T) {
 			var b bytes.Buffer
 			if err := report.Write(&b, format, s, runs); err != nil {
 				t.Fatal(err)
 			}
-			compareGolden(t, filepath.Join("testdata", "run-mariadb", "report."+format), b.Bytes())
+			compareGolden(t, filepath.Join("testdata", "run-mariadb", "report."+string(format)), b.Bytes())
 		})
 	}
 }

@@ -36,7 +36,7 @@ func Series(w io.Writer, s result.Summary, runs []result.Run) error {
 		start := r.Started.Sub(first.Started).Seconds() + s.Warmup
 		rows := func(twin string, side func(int) string, d result.DriverResult, u result.Usage) {
 			for i, n := range totals(d.PerSecond) {
-				row := []string{f(start + float64(i)), strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Condition, r.Method, twin,
+				row := []string{f(start + float64(i)), strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Condition, string(r.Method), twin,
 					side(i), strconv.Itoa(i), strconv.FormatInt(n, 10), "", "", "", "", "", ""}
 				if i < len(u.PerSecond) {
 					row[9], row[10] = f(u.PerSecond[i].Server), f(u.PerSecond[i].Driver)

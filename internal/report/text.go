@@ -24,76 +24,118 @@ func TextWide(w io.Writer, s result.Summary) error { return text(w, s, true) }
 
 func text(w io.Writer, s result.Summary, wide bool) error {
 	fmt.Fprintf(w, "%s\n\n", heading(s))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	over := sharedMeasures(s)
-	if !hasMeasures(s) {
-		over = "-"
-	}
-	// Counted figures, where there are, take the narrow table's last
-	// column: the timed CPU per statement answers the same question less
-	// precisely, and moves to -v.
-	counted := hasCounted(s)
-	last := "CPU/stmt Δ%"
-	if counted {
-		last = "instr/stmt Δ%"
-	}
-	// A duet's server cost sits beside the overhead: the µs of server
-	// CPU the observer added to a statement and that as the server's
-	// share, which a CPU-bound server with remote clients loses.
-	costs := hasServerCost(s)
-	costHead := ""
-	if costs {
-		costHead = "srv +µs/stmt (share)\t"
-	}
-	head := "condition\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
-	switch {
-	case wide:
-		if costs {
-			costHead = "srv +µs/stmt [CI]\tsrv share % [CI]\t"
-		}
-		head = "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\t" + costHead + "p50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
-		if counted {
-			head += "instr/stmt Δ% [CI]\tothers Δ% [CI]\t"
-		}
-	case over == "":
-		head = "condition\tmeasures, over\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
-	}
-	fmt.Fprintln(tw, head)
-	for _, c := range s.Conditions {
-		ov, verdict, ref := overheadCells(c)
-		cpu, ev := changeCell(c.CPUChange), events(c.Events)
-		if !wide {
-			// The failed runs are a note below, how many events were
-			// lost is in -v: the columns stay narrow.
-			verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
-		}
-		if costs {
-			verdict += "\t" + serverCostCell(c.ServerCost, wide)
-		}
-		tail := ""
-		if counted {
-			cpu = countedShort(s, c)
-			if wide {
-				session, others := countedCells(s, c)
-				cpu, tail = changeCell(c.CPUChange), session+"\t"+others+"\t"
-			}
-		}
-		switch {
-		case wide:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t%s\n",
-				c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
-				events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu, tail)
-		case over == "":
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
-				c.Name, measuresCell(c), ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
-				c.Name, ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
-		}
-	}
-	if err := tw.Flush(); err != nil {
+	l := layoutOf(s, wide)
+	if err := l.table(w, s); err != nil {
 		return err
 	}
+	l.legend(w, s)
+	if err := details(w, s, wide); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	methodNotes(w, s, wide)
+	l.closingNotes(w, s)
+	return nil
+}
+
+// textLayout is what decides the text table's columns.
+type textLayout struct {
+	wide bool
+	// over is the "measures, over" every observer's row shares, "" when
+	// rows differ (a column then), "-" when no row has one.
+	over string
+	// counted: counted figures take the narrow table's last column; the
+	// timed CPU per statement answers the same question less precisely,
+	// and moves to -v.
+	counted bool
+	// costs: a duet's server cost sits beside the overhead, the µs of
+	// server CPU the observer added to a statement and that as the
+	// server's share, which a CPU-bound server with remote clients loses.
+	costs bool
+}
+
+func layoutOf(s result.Summary, wide bool) textLayout {
+	l := textLayout{wide: wide, over: sharedMeasures(s), counted: hasCounted(s), costs: hasServerCost(s)}
+	if !hasMeasures(s) {
+		l.over = "-"
+	}
+	return l
+}
+
+// header is the table's first line.
+func (l textLayout) header() string {
+	last := "CPU/stmt Δ%"
+	if l.counted {
+		last = "instr/stmt Δ%"
+	}
+	costHead := ""
+	if l.costs {
+		costHead = "srv +µs/stmt (share)\t"
+	}
+	switch {
+	case l.wide:
+		if l.costs {
+			costHead = "srv +µs/stmt [CI]\tsrv share % [CI]\t"
+		}
+		head := "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\t" + costHead + "p50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
+		if l.counted {
+			head += "instr/stmt Δ% [CI]\tothers Δ% [CI]\t"
+		}
+		return head
+	case l.over == "":
+		return "condition\tmeasures, over\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
+	}
+	return "condition\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
+}
+
+// table writes the header and a row per condition, aligned.
+func (l textLayout) table(w io.Writer, s result.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, l.header())
+	for _, c := range s.Conditions {
+		l.row(tw, s, c)
+	}
+	return tw.Flush()
+}
+
+// row writes condition c's cells.
+func (l textLayout) row(tw io.Writer, s result.Summary, c result.ConditionSummary) {
+	ov, verdict, ref := overheadCells(c)
+	cpu, ev := changeCell(c.CPUChange), events(c.Events)
+	if !l.wide {
+		// The failed runs are a note below, how many events were
+		// lost is in -v: the columns stay narrow.
+		verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
+	}
+	if l.costs {
+		verdict += "\t" + serverCostCell(c.ServerCost, l.wide)
+	}
+	tail := ""
+	if l.counted {
+		cpu = countedShort(s, c)
+		if l.wide {
+			session, others := countedCells(s, c)
+			cpu, tail = changeCell(c.CPUChange), session+"\t"+others+"\t"
+		}
+	}
+	switch {
+	case l.wide:
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t%s\n",
+			c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
+			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu, tail)
+	case l.over == "":
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
+			c.Name, measuresCell(c), ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
+	default:
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
+			c.Name, ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
+	}
+}
+
+// legend says under the table what its rows and columns mean, and which
+// conditions had failed runs.
+func (l textLayout) legend(w io.Writer, s result.Summary) {
+	wide := l.wide
 	if !wide || hasMeasures(s) {
 		fmt.Fprintln(w)
 	}
@@ -105,36 +147,48 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	if hasMeasures(s) {
-		if !wide && over != "" {
-			fmt.Fprintf(w, "every observer's row measures, over: %s\n", over)
-		}
-		fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
-		fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
-		if !wide {
-			fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")
-		} else {
-			fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
-			fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
-			if uses(s, "duet") {
-				fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
-			} else {
-				fmt.Fprintln(w, "  or the baseline runs next to each run).")
-			}
-		}
+		measuresLegend(w, s, wide, l.over)
 	}
 	cpuBasisNote(w, s)
-	if !wide {
-		if !counted {
-			fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
-		}
-		if costs {
-			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
-			fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
-		}
-		if uses(s, "duet") {
-			fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
-		}
+	if wide {
+		return
 	}
+	if !l.counted {
+		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
+	}
+	if l.costs {
+		fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
+		fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
+	}
+	if uses(s, result.MethodDuet) {
+		fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
+	}
+}
+
+// measuresLegend says what "measures" and "over" mean, and the rows'
+// shared value of them (over) in the narrow table.
+func measuresLegend(w io.Writer, s result.Summary, wide bool, over string) {
+	if !wide && over != "" {
+		fmt.Fprintf(w, "every observer's row measures, over: %s\n", over)
+	}
+	fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
+	fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
+	if !wide {
+		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")
+		return
+	}
+	fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
+	fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
+	if uses(s, result.MethodDuet) {
+		fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
+	} else {
+		fmt.Fprintln(w, "  or the baseline runs next to each run).")
+	}
+}
+
+// details are the sections after the table: counted notes, waits,
+// counters, workers, the duet's twins, statements, strata.
+func details(w io.Writer, s result.Summary, wide bool) error {
 	countedNotes(w, s, "", !wide)
 	if s.Counted != nil {
 		queryCounts(w, s.Counted.Conditions)
@@ -150,10 +204,12 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 	if err := Statements(w, s); err != nil {
 		return err
 	}
-	if err := Stratified(w, s); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
+	return Stratified(w, s)
+}
+
+// methodNotes say how each row was measured, the experiment's resolution
+// or noise floor, and the statistics.
+func methodNotes(w io.Writer, s result.Summary, wide bool) {
 	same := sameMethod(s)
 	if same != "" && !wide {
 		fmt.Fprintf(w, "every row: %s\n", same)
@@ -167,9 +223,9 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		}
 	}
 	if s.MDEPct != nil {
-		by := "alternation"
-		if uses(s, "duet") {
-			by = "duet"
+		by := result.MethodAlternation
+		if uses(s, result.MethodDuet) {
+			by = result.MethodDuet
 		}
 		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", by, *s.MDEPct)
 	}
@@ -180,9 +236,14 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 		fmt.Fprintf(w, "noise floor: not measured (fewer than two successful baseline runs)\n")
 	}
 	fmt.Fprintf(w, "method: %s\n", s.Method)
-	if !wide {
+}
+
+// closingNotes say where the other columns are, then the warnings,
+// transients and statement errors.
+func (l textLayout) closingNotes(w io.Writer, s result.Summary) {
+	if !l.wide {
 		more := "reference stmts/s, p50, server and driver CPU"
-		if counted {
+		if l.counted {
 			more = "reference stmts/s, p50, server and driver CPU, timed CPU/stmt Δ%, the other processes' counted Δ%"
 		}
 		fmt.Fprintf(w, "more columns (%s, each worker, the duet twins): -v; every figure: --format json\n", more)
@@ -199,7 +260,6 @@ func text(w io.Writer, s result.Summary, wide bool) error {
 				c.Name, thousands(float64(c.StatementErrors)), strings.Join(c.ErrorSamples, "; "))
 		}
 	}
-	return nil
 }
 
 // cpuBasisNote says what a starred overhead is, and each one's
@@ -306,9 +366,9 @@ func longestRun(s result.Summary) float64 {
 }
 
 // uses reports whether a condition of s was measured by method.
-func uses(s result.Summary, method string) bool {
+func uses(s result.Summary, method result.Method) bool {
 	for _, c := range s.Conditions {
-		if strings.HasPrefix(c.Method, method) {
+		if strings.HasPrefix(c.Method, string(method)) {
 			return true
 		}
 	}
@@ -500,17 +560,17 @@ func heading(s result.Summary) string {
 	// --duration, which only capped them.
 	longest := longestRun(s)
 	fixed := longest > 0 && longest < 0.99*s.Seconds
-	if uses(s, "duet") {
+	if uses(s, result.MethodDuet) {
 		if fixed {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases x %gs", s.Rounds, s.Seconds))
 		}
 	}
-	if s.AltSeconds > 0 && uses(s, "alternation") {
+	if s.AltSeconds > 0 && uses(s, result.MethodAlternation) {
 		parts = append(parts, fmt.Sprintf("alternation runs of %gs", s.AltSeconds))
 	}
-	if uses(s, "rounds") || hasRounds(s) {
+	if uses(s, result.MethodRounds) || hasRounds(s) {
 		if fixed {
 			parts = append(parts, fmt.Sprintf("%d rounds of fixed work (runs of up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))
 		} else {

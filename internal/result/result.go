@@ -26,11 +26,11 @@ type Run struct {
 	Seq       int    `json:"seq"`   // position in the experiment, from 1
 	Round     int    `json:"round"` // from 1
 	Condition string `json:"condition"`
-	// Method is "rounds" (one condition for the whole run),
-	// "alternation" (the observer switched on and off during the run) or
-	// "duet" (one phase of two twin servers driven at once, the observer
-	// in force in one of them).
-	Method string `json:"method"`
+	// Method is MethodRounds (one condition for the whole run),
+	// MethodAlternation (the observer switched on and off during the run)
+	// or MethodDuet (one phase of two twin servers driven at once, the
+	// observer in force in one of them).
+	Method Method `json:"method"`
 	// Held describes what stayed in force in both phases of an
 	// alternation run (what needs a restart to change).
 	Held string `json:"held,omitempty"`

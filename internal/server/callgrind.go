@@ -23,86 +23,115 @@ import (
 func callgrindInclusive(r io.Reader, entry, skip string) (total, inside uint64, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	names := map[string]string{}
-	positions, irField := 1, -1
-	caller, called := "", "" // the current fn's and cfn's names
-	// The line after "calls=" is the call's inclusive cost.
-	var afterCall, haveTotal bool
-	var skipped uint64
+	c := inclusive{entry: entry, skip: skip, names: map[string]string{}, positions: 1, irField: -1}
 	line := 0
 	for sc.Scan() {
 		line++
-		text := sc.Text()
-		if afterCall {
-			afterCall = false
-			in := strings.HasPrefix(called, entry)
-			out := skip != "" && strings.HasPrefix(caller, entry) && strings.HasPrefix(called, skip)
-			if !in && !out {
-				continue
-			}
-			n, err := irOf(text, positions, irField)
-			if err != nil {
-				return 0, 0, fmt.Errorf("line %d: %w", line, err)
-			}
-			if in {
-				inside += n
-			} else {
-				skipped += n
-			}
-			continue
-		}
-		key, value, ok := strings.Cut(text, "=")
-		if ok && !strings.ContainsAny(key, " :") {
-			switch key {
-			case "fn", "cfn":
-				if name := compressed(names, value); key == "fn" {
-					caller = name
-				} else {
-					called = name
-				}
-			case "calls":
-				afterCall = true
-			}
-			continue
-		}
-		key, value, ok = strings.Cut(text, ": ")
-		if !ok {
-			continue
-		}
-		switch key {
-		case "positions":
-			positions = len(strings.Fields(value))
-		case "events":
-			for i, e := range strings.Fields(value) {
-				if e == "Ir" {
-					irField = i
-				}
-			}
-			if irField < 0 {
-				return 0, 0, fmt.Errorf("line %d: events %q: no Ir", line, value)
-			}
-		case "totals", "summary":
-			f := strings.Fields(value)
-			if irField < 0 || irField >= len(f) {
-				return 0, 0, fmt.Errorf("line %d: %s %q before or without Ir", line, key, value)
-			}
-			if total, err = strconv.ParseUint(f[irField], 10, 64); err != nil {
-				return 0, 0, fmt.Errorf("line %d: %s: %w", line, key, err)
-			}
-			haveTotal = true
+		if err := c.read(sc.Text()); err != nil {
+			return 0, 0, fmt.Errorf("line %d: %w", line, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return 0, 0, err
 	}
-	if !haveTotal {
+	if !c.haveTotal {
 		return 0, 0, fmt.Errorf("no totals: the file is not whole")
 	}
-	if inside > total || skipped > inside {
+	if c.inside > c.total || c.skipped > c.inside {
 		return 0, 0, fmt.Errorf("%d instructions inside %s (%d of them in %s), more than the total %d or than itself: %s calls itself",
-			inside, entry, skipped, skip, total, entry)
+			c.inside, entry, c.skipped, skip, c.total, entry)
 	}
-	return total, inside - skipped, nil
+	return c.total, c.inside - c.skipped, nil
+}
+
+// inclusive is callgrindInclusive's reading of a file, line by line.
+type inclusive struct {
+	entry, skip    string
+	names          map[string]string // compressed names by id
+	positions      int
+	irField        int
+	caller, called string // the current fn's and cfn's names
+	afterCall      bool   // the line after "calls=" is the call's inclusive cost
+	haveTotal      bool
+	total, inside  uint64
+	skipped        uint64 // of inside, in calls to skip
+}
+
+// read reads one line: a call's cost, a fn=, cfn= or calls= line, or a
+// header (positions, events, totals).
+func (c *inclusive) read(text string) error {
+	if c.afterCall {
+		c.afterCall = false
+		return c.callCost(text)
+	}
+	key, value, ok := strings.Cut(text, "=")
+	if ok && !strings.ContainsAny(key, " :") {
+		switch key {
+		case "fn", "cfn":
+			if name := compressed(c.names, value); key == "fn" {
+				c.caller = name
+			} else {
+				c.called = name
+			}
+		case "calls":
+			c.afterCall = true
+		}
+		return nil
+	}
+	key, value, ok = strings.Cut(text, ": ")
+	if !ok {
+		return nil
+	}
+	return c.header(key, value)
+}
+
+// callCost adds the inclusive cost of a call into entry to inside, or,
+// of a call entry makes to skip, to skipped.
+func (c *inclusive) callCost(text string) error {
+	in := strings.HasPrefix(c.called, c.entry)
+	out := c.skip != "" && strings.HasPrefix(c.caller, c.entry) && strings.HasPrefix(c.called, c.skip)
+	if !in && !out {
+		return nil
+	}
+	n, err := irOf(text, c.positions, c.irField)
+	if err != nil {
+		return err
+	}
+	if in {
+		c.inside += n
+	} else {
+		c.skipped += n
+	}
+	return nil
+}
+
+// header reads the lines that say how cost lines are laid out, and the
+// total.
+func (c *inclusive) header(key, value string) error {
+	switch key {
+	case "positions":
+		c.positions = len(strings.Fields(value))
+	case "events":
+		for i, e := range strings.Fields(value) {
+			if e == "Ir" {
+				c.irField = i
+			}
+		}
+		if c.irField < 0 {
+			return fmt.Errorf("events %q: no Ir", value)
+		}
+	case "totals", "summary":
+		f := strings.Fields(value)
+		if c.irField < 0 || c.irField >= len(f) {
+			return fmt.Errorf("%s %q before or without Ir", key, value)
+		}
+		var err error
+		if c.total, err = strconv.ParseUint(f[c.irField], 10, 64); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		c.haveTotal = true
+	}
+	return nil
 }
 
 // compressed resolves callgrind's name compression: "(id) name" defines

@@ -3,9 +3,9 @@
 // write for a fixed delay, one write at a time, like a slow device.
 //
 // It is how obsbench reproduces "a trace file on a slow disk" on machines
-// without device-mapper's dm-delay, nbd or cgroup I/O limits (see
-// ../shared/machine-facts.md): FUSE needs only /dev/fuse and root, and it
-// slows buffered writes too, which a block-device throttle does not.
+// without device-mapper's dm-delay, nbd or cgroup I/O limits, as in many
+// containers: FUSE needs only /dev/fuse and root, and it slows buffered
+// writes too, which a block-device throttle does not.
 package slowfs
 
 import (

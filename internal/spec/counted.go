@@ -14,7 +14,7 @@ func (s Spec) ValidateCountWidth(minRounds int) error {
 		return nil
 	}
 	flag, rounds := "--count-rounds", s.Count.Rounds
-	if s.Method == "instructions" {
+	if s.Method.Counted() {
 		flag, rounds = "--rounds", s.Rounds
 	}
 	if rounds < minRounds {

@@ -53,7 +53,7 @@ const DefaultTwinShare = 0.25
 // experiment on a managed PostgreSQL.
 func Default() Spec {
 	return Spec{
-		Engine: "postgres", Standby: "none", Workload: "credit-top1",
+		Engine: "postgres", Standby: StandbyNone, Workload: "credit-top1",
 		Replay: Replay{Mode: "stress", Speed: 1},
 		// Method "" is chosen by the run: duet where it can run, else
 		// auto (app.chooseMethod).
@@ -67,6 +67,6 @@ func Default() Spec {
 		// costs more throughput than a default collector may
 		// (bench/collectors/README.md). Studies that read waits switch
 		// it on.
-		Counters: true, KernelWaits: true, OnFailure: "continue", Format: "text",
+		Counters: true, KernelWaits: true, OnFailure: OnFailureContinue, Format: FormatText,
 	}
 }

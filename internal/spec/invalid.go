@@ -18,9 +18,20 @@ func Invalidf(format string, args ...any) error { return InvalidError{fmt.Errorf
 
 // OneOf names choices the way an error or a flag's help lists them: "a",
 // "a or b", "a, b or c".
-func OneOf(choices []string) string {
-	if len(choices) < 2 {
-		return strings.Join(choices, "")
+func OneOf[S ~string](choices []S) string {
+	names := Names(choices)
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Names are the values of a setting's type as text, for help, errors and
+// completion.
+func Names[S ~string](values []S) []string {
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = string(v)
+	}
+	return names
 }

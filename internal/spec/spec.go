@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Spec is one experiment.
@@ -22,7 +24,7 @@ type Spec struct {
 	AllowChanges bool   `json:"allow_changes,omitempty"`
 	// Standby, on a managed server: none, async or sync; StandbyDelay is
 	// the one-way delay between primary and standby.
-	Standby      string        `json:"standby"`
+	Standby      Standby       `json:"standby"`
 	StandbyDelay time.Duration `json:"standby_delay"`
 
 	// Workload is a registered workload's name, or "replay" of Replay.
@@ -38,8 +40,8 @@ type Spec struct {
 	Observers    []string `json:"observers,omitempty"`
 	ObserverFile string   `json:"observer_file,omitempty"`
 
-	// Method is auto, alternation, rounds, instructions or duet.
-	Method string `json:"method"`
+	// Method is one of result.Methods, or empty for the run to choose.
+	Method result.Method `json:"method"`
 	// TwinDSN is the second external server of --method duet (a managed
 	// twin is started when DSN is empty). Recorded without its password.
 	TwinDSN string `json:"twin_dsn,omitempty"`
@@ -67,8 +69,8 @@ type Spec struct {
 	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
-	Workers  int    `json:"workers,omitempty"`
-	Launcher string `json:"launcher,omitempty"`
+	Workers  int      `json:"workers,omitempty"`
+	Launcher Launcher `json:"launcher,omitempty"`
 	// Coordinator is where workers reach this process over TCP; its
 	// zero value: a Unix socket (local) or $POD_IP:7400 (kubernetes).
 	Coordinator Coordinator `json:"coordinator,omitempty"`
@@ -86,11 +88,10 @@ type Spec struct {
 	MeasureCollectors bool `json:"measure_collectors,omitempty"`
 
 	// Seed orders the runs and draws the phases.
-	Seed uint64 `json:"seed"`
-	// OnFailure is continue or stop.
-	OnFailure string `json:"on_failure"`
-	// Format is how the report is printed: text, markdown, json, csv, benchstat.
-	Format string `json:"format"`
+	Seed      uint64    `json:"seed"`
+	OnFailure OnFailure `json:"on_failure"`
+	// Format is how the report is printed on standard output.
+	Format Format `json:"format"`
 	// Wide prints the text table with every column (-v).
 	Wide bool `json:"wide,omitempty"`
 	// MaxOverhead, if set, fails an experiment where an observer costs

@@ -3,13 +3,11 @@ package spec
 import (
 	"maps"
 	"net"
-	"slices"
 	"strings"
 	"time"
-)
 
-// Methods are the values of Method (--method).
-var Methods = []string{"auto", "alternation", "rounds", "instructions", "duet"}
+	"github.com/obsbench/obsbench/internal/result"
+)
 
 // Chosen names the settings of a spec that were chosen (by the flag of
 // the same name, a study, or an experiment's record) rather than left at
@@ -79,16 +77,16 @@ func (s Spec) validateTimes() error {
 		return Invalidf("--rounds %d: want 2 to 1000 (one run is one sample; comparisons need several)", s.Rounds)
 	case s.Duration < time.Second || s.Duration > 24*time.Hour:
 		return Invalidf("--duration %v: want 1s to 24h", s.Duration)
-	case s.Wide && s.Format != "text":
+	case s.Wide && s.Format != FormatText:
 		return Invalidf("-v widens the text table; --format %s has every column already", s.Format)
 	case s.MaxOverhead != nil && (*s.MaxOverhead < 0 || *s.MaxOverhead > 100):
 		return Invalidf("--max-overhead %g: want a percentage from 0 to 100", *s.MaxOverhead)
 	case s.MaxCountedOverhead != nil && (*s.MaxCountedOverhead < 0 || *s.MaxCountedOverhead > 100):
 		return Invalidf("--max-counted-overhead %g: want a percentage from 0 to 100", *s.MaxCountedOverhead)
-	case s.OnFailure != "continue" && s.OnFailure != "stop":
+	case s.OnFailure != OnFailureContinue && s.OnFailure != OnFailureStop:
 		return Invalidf("--on-failure %q: want continue or stop", s.OnFailure)
-	case s.Method != "" && !slices.Contains(Methods, s.Method): // "": the run chooses
-		return Invalidf("--method %q: want %s", s.Method, OneOf(Methods))
+	case s.Method != "" && !s.Method.Valid(): // "": the run chooses
+		return Invalidf("--method %q: want %s", s.Method, OneOf(result.Methods))
 	}
 	return nil
 }
@@ -116,7 +114,7 @@ func (s Spec) validateAlternation() error {
 // without it, on a machine of cpus CPUs. It is apart from Validate: the
 // method may be chosen after the spec is read (a duet where one can run).
 func (s Spec) ValidateDuet(cpus int) error {
-	if s.Method != "duet" {
+	if !s.Method.Twins() {
 		switch {
 		case s.TwinDSN != "":
 			return Invalidf("--twin-dsn is the second server of --method duet")
@@ -138,7 +136,7 @@ func (s Spec) ValidateDuet(cpus int) error {
 		return Invalidf("--rounds %d: a duet takes its phases in pairs, the observer once in each twin: want an even number", s.Rounds)
 	case s.Workers > 0:
 		return Invalidf("--workers: --method duet drives each twin from a worker process of its own; not with --workers")
-	case s.Standby != "none" && s.Standby != "":
+	case s.Standby.On():
 		return Invalidf("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
 	case s.Replay.Passes > 0:
 		return Invalidf("--replay-passes with --method duet: a duet does not replay a capture yet; use --method auto")
@@ -148,11 +146,11 @@ func (s Spec) ValidateDuet(cpus int) error {
 
 func (s Spec) validateStandby() error {
 	switch {
-	case s.Standby != "none" && s.Standby != "async" && s.Standby != "sync":
+	case s.Standby != StandbyNone && s.Standby != StandbyAsync && s.Standby != StandbySync:
 		return Invalidf("--standby %q: want none, async or sync", s.Standby)
-	case s.Standby != "none" && s.DSN != "":
+	case s.Standby != StandbyNone && s.DSN != "":
 		return Invalidf("--standby starts a standby of obsbench's managed server: not with --dsn")
-	case s.StandbyDelay != 0 && s.Standby == "none":
+	case s.StandbyDelay != 0 && s.Standby == StandbyNone:
 		return Invalidf("--standby-delay needs --standby async or sync")
 	case s.StandbyDelay < 0 || s.StandbyDelay > time.Second:
 		return Invalidf("--standby-delay %v: want 0 to 1s", s.StandbyDelay)
@@ -164,7 +162,7 @@ func (s Spec) validateSessions() error {
 	switch {
 	case len(s.Sessions) > 0 && s.IsChosen("clients"):
 		return Invalidf("--sessions %s sweeps the session count: give it or --clients, not both", FormatSessions(s.Sessions))
-	case len(s.Sessions) > 0 && s.Format != "text" && s.Format != "json":
+	case len(s.Sessions) > 0 && s.Format != FormatText && s.Format != FormatJSON:
 		return Invalidf("--sessions prints the sweep as text or json, not %s (each session count's directory has its own summary.json)", s.Format)
 	case s.IsChosen("clients") && (s.Clients < 1 || s.Clients > 1000):
 		return Invalidf("--clients %d: want 1 to 1000", s.Clients)
@@ -182,8 +180,8 @@ var TimingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "
 const MaxCountSessions = 16
 
 func (s Spec) validateCount() error {
-	counted := s.Count.After && s.Method != "instructions"
-	if s.Method != "instructions" && !counted {
+	counted := s.Count.After && !s.Method.Counted()
+	if !s.Method.Counted() && !counted {
 		return nil
 	}
 	n, w := s.Count.Statements, s.Count.Warmup
@@ -216,16 +214,16 @@ func (s Spec) validateWorkers() error {
 	}
 	co := s.Coordinator
 	switch {
-	case s.Launcher != "" && s.Launcher != "local" && s.Launcher != "kubernetes":
+	case s.Launcher != "" && s.Launcher != LauncherLocal && s.Launcher != LauncherKubernetes:
 		return Invalidf("--launcher %s: want local (worker processes on this machine) or kubernetes (an Indexed Job of worker pods)", s.Launcher)
 	case co.Advertise != "" && net.ParseIP(co.Advertise) == nil:
 		return Invalidf("--advertise %s: want an IP address of this machine that the workers reach", co.Advertise)
 	case co.Port < 0 || co.Port > 65535:
 		return Invalidf("--coordinator-port %d: want 1 to 65535, or 0 for the default", co.Port)
-	case co.Port != 0 && co.Advertise == "" && s.Launcher != "kubernetes":
+	case co.Port != 0 && co.Advertise == "" && !s.Launcher.Pods():
 		return Invalidf("--coordinator-port: local workers reach this obsbench over a Unix socket unless --advertise gives an address to listen on")
 	}
-	if s.Launcher != "kubernetes" {
+	if !s.Launcher.Pods() {
 		for _, f := range KubernetesFlags {
 			if s.IsChosen(f) {
 				return Invalidf("--%s is for --launcher kubernetes", f)
@@ -233,13 +231,13 @@ func (s Spec) validateWorkers() error {
 		}
 	}
 	switch {
-	case s.Launcher == "kubernetes" && len(s.WorkerPrefix) > 0:
+	case s.Launcher.Pods() && len(s.WorkerPrefix) > 0:
 		return Invalidf("--worker-prefix is for --launcher local: a pod's command is its image's")
-	case s.Launcher == "kubernetes" && s.Kubernetes.Image == "":
+	case s.Launcher.Pods() && s.Kubernetes.Image == "":
 		return Invalidf("--launcher kubernetes: give --image, an image with obsbench in it (deploy/Dockerfile builds one)")
-	case s.Launcher == "kubernetes" && s.DSN == "":
+	case s.Launcher.Pods() && s.DSN == "":
 		return Invalidf("--launcher kubernetes: the workers run in pods and reach the server over the network; a managed server listens on this machine's loopback only: give --dsn of a server the pods can reach")
-	case s.Method == "instructions":
+	case s.Method.Counted():
 		return Invalidf("--workers spreads sessions over processes or pods; --method instructions runs its sessions (--count-sessions) from obsbench itself, against one server under valgrind")
 	}
 	for _, w := range s.WorkerPrefix {

@@ -12,6 +12,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/yamlfile"
 )
@@ -189,11 +190,11 @@ func check(st Study) (field, msg string) {
 		return "", "an entry needs a workload"
 	case st.Clients < 1:
 		return "clients", fmt.Sprintf("clients %d: want 1 or more", st.Clients)
-	case !slices.Contains(spec.Methods, st.Method):
-		return "method", fmt.Sprintf("method %q: want %s", st.Method, spec.OneOf(spec.Methods))
+	case !st.Method.Valid():
+		return "method", fmt.Sprintf("method %q: want %s", st.Method, spec.OneOf(result.Methods))
 	case st.Rounds < 0 || st.Duration < 0 || st.Waits < 0:
 		return "", "rounds, duration and waits: want 0 (the default) or more"
-	case st.Standby != "" && st.Standby != "async" && st.Standby != "sync":
+	case st.Standby != "" && st.Standby != spec.StandbyAsync && st.Standby != spec.StandbySync:
 		return "standby", fmt.Sprintf("standby %q: want async or sync (or none, leaving it out)", st.Standby)
 	case (st.Audit == "") != (len(st.Sessions) == 0):
 		return "", "audit and sessions go together: the audit observer and the session counts it is swept over"
@@ -203,7 +204,7 @@ func check(st Study) (field, msg string) {
 		return "rows", fmt.Sprintf("the first row is %q: want the baseline first", st.Rows[0].Observer)
 	}
 	aa := "baseline-again"
-	if st.Method == "duet" {
+	if st.Method.Twins() {
 		aa = duetAA // the duet's own A/A arm, not a second baseline
 	}
 	for _, c := range st.Matrix {

@@ -1,5 +1,5 @@
 // Package study defines obsbench's built-in studies: the published manual
-// studies the project grew from (../shared/studies.md), each as an
+// studies the project grew from (docs/studies/README.md), each as an
 // experiment with fixed workload, observers and method, and the mapping from
 // the study's original set-ups to the engine's analogues. The studies are
 // data, one file per study in studies/ (an entry per engine), as the
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Study is one built-in study for one engine: an entry of a file in
@@ -31,7 +32,7 @@ type Study struct {
 	Clients   int      `yaml:"clients"`
 	// Standby is the managed standby the study's primary has (none,
 	// async, sync).
-	Standby string `yaml:"standby,omitempty"`
+	Standby spec.Standby `yaml:"standby,omitempty"`
 	// Audit, for study 5, is the audit observer whose trail is checked
 	// for completeness and whose overhead is swept over session counts;
 	// Sessions are the counts.
@@ -41,7 +42,7 @@ type Study struct {
 	// of the commit path.
 	Commit CommitKeys `yaml:"commit,omitempty"`
 	// Method is the experiment's --method.
-	Method string `yaml:"method"`
+	Method result.Method `yaml:"method"`
 	// Rounds and Duration, if set, are its --rounds and --duration.
 	Rounds   int           `yaml:"rounds,omitempty"`
 	Duration time.Duration `yaml:"duration,omitempty"`

@@ -20,7 +20,7 @@ func TestAACell(t *testing.T) {
 			continue
 		}
 		want := "baseline-again"
-		if st.Method == string(experiment.MethodDuet) {
+		if st.Method == experiment.MethodDuet {
 			want = duetAA
 		}
 		if got := st.Matrix[i].Observer; got != want {

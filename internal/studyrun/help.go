@@ -94,7 +94,7 @@ func studyDefaults(st study.Study) [][2]string {
 	} else {
 		out = append(out, [2]string{"clients", strconv.Itoa(st.Clients)})
 	}
-	out = append(out, [2]string{"observers", strings.Join(st.Observers(), ",")}, [2]string{"method", st.Method})
+	out = append(out, [2]string{"observers", strings.Join(st.Observers(), ",")}, [2]string{"method", string(st.Method)})
 	if st.Rounds > 0 {
 		out = append(out, [2]string{"rounds", strconv.Itoa(st.Rounds)})
 	}
@@ -107,7 +107,7 @@ func studyDefaults(st study.Study) [][2]string {
 	}
 	out = append(out, [2]string{"waits", waits})
 	if st.Standby != "" {
-		out = append(out, [2]string{"standby", st.Standby})
+		out = append(out, [2]string{"standby", string(st.Standby)})
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.Params)) {
 		out = append(out, [2]string{name, strconv.Itoa(st.Params[name])})

@@ -75,7 +75,7 @@ func Spec(st study.Study) spec.Spec {
 // the user's flags) and prints the study's own table after the report;
 // with --method instructions, its counted part alone.
 func Run(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
-	if s.Method == "instructions" {
+	if s.Method.Counted() {
 		cs, err := countedOnly(st, s, o.User)
 		if err != nil {
 			return err
@@ -157,7 +157,7 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out app.Ou
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", wl, err))
-			if ctx.Err() != nil || c.OnFailure == "stop" {
+			if ctx.Err() != nil || c.OnFailure.Stops() {
 				break
 			}
 		} else {

@@ -138,7 +138,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		return nil, err
 	}
 	if o.WithStandby() {
-		replica, err := m.StartReplica(ctx, server.CompanionOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		replica, err := m.StartReplica(ctx, server.CompanionOptions{Sync: o.SyncStandby, Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
 			t.Close()
 			return nil, fmt.Errorf("start the replica: %w", err)

@@ -95,7 +95,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	}
 	m := newManaged(pg, o.Log)
 	if o.WithStandby() {
-		standby, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: o.Standby == "sync", Delay: o.StandbyDelay, Log: o.Log})
+		standby, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: o.SyncStandby, Delay: o.StandbyDelay, Log: o.Log})
 		if err != nil {
 			m.Close()
 			return nil, fmt.Errorf("start the standby: %w", err)

@@ -107,20 +107,8 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 			return nil, err
 		}
 	}
-	for _, ext := range o.Extensions {
-		var exists bool
-		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", ext).Scan(&exists); err != nil {
-			return nil, fmt.Errorf("check extension %s: %w", ext, err)
-		}
-		if exists {
-			continue
-		}
-		if err := a.record(change{Ext: ext}); err != nil {
-			return nil, err
-		}
-		if _, err := conn.Exec(ctx, "CREATE EXTENSION "+pgx.Identifier{ext}.Sanitize()); err != nil {
-			return nil, fmt.Errorf("create extension %s: %w", ext, err)
-		}
+	if err := a.createExtensions(ctx, conn, o.Extensions); err != nil {
+		return nil, err
 	}
 	for _, name := range later {
 		if err := a.set(ctx, conn, name, o.Settings[name], false); err != nil {
@@ -132,17 +120,48 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.A
 			return nil, err
 		}
 	}
-	if len(o.EnableSQL) > 0 {
-		if err := a.record(change{SQL: o.DisableSQL}); err != nil {
-			return nil, err
-		}
-		for _, stmt := range o.EnableSQL {
-			if _, err := conn.Exec(ctx, stmt); err != nil {
-				return nil, fmt.Errorf("enable %s: %s: %w", o.Name, stmt, err)
-			}
-		}
+	if err := a.enableSQL(ctx, conn, o); err != nil {
+		return nil, err
 	}
 	return a, fileErrors(ctx, conn)
+}
+
+// createExtensions creates each extension not there yet, journaled
+// first.
+func (a *Applied) createExtensions(ctx context.Context, conn *pgx.Conn, exts []string) error {
+	for _, ext := range exts {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", ext).Scan(&exists); err != nil {
+			return fmt.Errorf("check extension %s: %w", ext, err)
+		}
+		if exists {
+			continue
+		}
+		if err := a.record(change{Ext: ext}); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION "+pgx.Identifier{ext}.Sanitize()); err != nil {
+			return fmt.Errorf("create extension %s: %w", ext, err)
+		}
+	}
+	return nil
+}
+
+// enableSQL runs o's enabling statements, its disabling ones journaled
+// first.
+func (a *Applied) enableSQL(ctx context.Context, conn *pgx.Conn, o observer.Observer) error {
+	if len(o.EnableSQL) == 0 {
+		return nil
+	}
+	if err := a.record(change{SQL: o.DisableSQL}); err != nil {
+		return err
+	}
+	for _, stmt := range o.EnableSQL {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("enable %s: %s: %w", o.Name, stmt, err)
+		}
+	}
+	return nil
 }
 
 // Check fails when o cannot be applied to this server: a library it needs

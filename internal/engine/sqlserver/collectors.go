@@ -91,9 +91,9 @@ type WaitDelta struct {
 	Background bool
 }
 
-// backgroundWaits are waits of the server's own idle or timer threads.
+// backgroundWaits are waits of the server's own idle or timer threads
+// (Extended Events' own among them: XE_DISPATCHER_WAIT, XE_TIMER_EVENT):
 // https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql
-// (XE_DISPATCHER_WAIT, XE_TIMER_EVENT: ../shared/observer-mechanisms.md)
 var backgroundWaits = []string{
 	"BROKER_EVENTHANDLER", "BROKER_RECEIVE_WAITFOR", "BROKER_TASK_STOP", "BROKER_TO_FLUSH", "BROKER_TRANSMITTER",
 	"CHECKPOINT_QUEUE", "CLR_AUTO_EVENT", "CLR_MANUAL_EVENT", "DIRTY_PAGE_POLL", "DISPATCHER_QUEUE_SEMAPHORE",

@@ -12,8 +12,8 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
-// The four ways the event count disagreed with Microsoft's documentation
-// (issue 42), each as a test named after its fault. No SQL Server runs
+// The four ways the event count disagreed with Microsoft's documentation,
+// each as a test named after its fault. No SQL Server runs
 // here: each test states the documented behaviour it is built from, and
 // checks the count's code or its T-SQL against it.
 

@@ -87,33 +87,43 @@ func Build(o Options, token string) (Objects, error) {
 	if err := o.check(); err != nil {
 		return Objects{}, err
 	}
-	labels := map[string]string{LabelName: name, LabelManagedBy: name, LabelExperiment: o.Experiment}
-	meta := func(n string, extra map[string]string) metav1.ObjectMeta {
-		m := metav1.ObjectMeta{Name: n, Namespace: o.Namespace, Labels: map[string]string{}}
-		for k, v := range labels {
-			m.Labels[k] = v
-		}
-		for k, v := range extra {
-			m.Labels[k] = v
-		}
-		if o.Owner != nil {
-			m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: o.Owner.Name, UID: o.Owner.UID}}
-		}
-		return m
-	}
 	p := o.prefix()
 	secret := &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: meta(p+"-token", nil),
+		ObjectMeta: o.meta(p+"-token", nil),
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{tokenKey: []byte(token)},
 	}
-	// Headless, without a selector: its endpoint is the coordinator's
-	// address, given by the EndpointSlice below, whichever pod (or
-	// machine) it runs on.
+	svc, slice := o.coordinatorService()
+	return Objects{Secret: secret, Service: svc, EndpointSlice: slice, Job: o.job(secret.Name)}, nil
+}
+
+// meta is the metadata of object n: the labels every object of o has,
+// and extra; owned by o.Owner, if any, so that they go with it.
+func (o Options) meta(n string, extra map[string]string) metav1.ObjectMeta {
+	labels := map[string]string{LabelName: name, LabelManagedBy: name, LabelExperiment: o.Experiment}
+	m := metav1.ObjectMeta{Name: n, Namespace: o.Namespace, Labels: map[string]string{}}
+	for k, v := range labels {
+		m.Labels[k] = v
+	}
+	for k, v := range extra {
+		m.Labels[k] = v
+	}
+	if o.Owner != nil {
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: o.Owner.Name, UID: o.Owner.UID}}
+	}
+	return m
+}
+
+// coordinatorService is the Service the workers reach the coordinator
+// by, headless and without a selector: its endpoint is the coordinator's
+// address, given by the EndpointSlice, whichever pod (or machine) it runs
+// on.
+func (o Options) coordinatorService() (*corev1.Service, *discoveryv1.EndpointSlice) {
+	p := o.prefix()
 	svc := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: meta(p, nil),
+		ObjectMeta: o.meta(p, nil),
 		Spec: corev1.ServiceSpec{
 			ClusterIP: corev1.ClusterIPNone,
 			Ports:     []corev1.ServicePort{{Name: portName, Port: o.Port, TargetPort: intstr.FromInt32(o.Port), Protocol: corev1.ProtocolTCP}},
@@ -123,25 +133,64 @@ func Build(o Options, token string) (Objects, error) {
 	port := o.Port
 	slice := &discoveryv1.EndpointSlice{
 		TypeMeta:    metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
-		ObjectMeta:  meta(p+"-coordinator", map[string]string{discoveryv1.LabelServiceName: p, discoveryv1.LabelManagedBy: name}),
+		ObjectMeta:  o.meta(p+"-coordinator", map[string]string{discoveryv1.LabelServiceName: p, discoveryv1.LabelManagedBy: name}),
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{o.AdvertiseIP}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: &pn, Protocol: &tcp, Port: &port}},
 	}
+	return svc, slice
+}
+
+// job is the Indexed Job of o.Workers worker pods, each reading its
+// token from the Secret named secret.
+func (o Options) job(secret string) *batchv1.Job {
 	n := int32(o.Workers)
 	indexed := batchv1.IndexedCompletion
 	// A worker that fails is started again, as obsbench's local launcher
 	// does, a few times per index; then the Job gives that index up.
 	perIndex, maxFailed := int32(3), n
 	ttl := int32(600)
-	noToken, nonRoot, noEscalation, readOnly := false, true, false, true
+	noToken := false
+	podLabels := map[string]string{LabelName: name, LabelExperiment: o.Experiment}
+	pod := corev1.PodSpec{
+		RestartPolicy:                corev1.RestartPolicyNever,
+		AutomountServiceAccountToken: &noToken, // a worker never talks to the API server
+		Containers:                   []corev1.Container{o.container(secret)},
+	}
+	if o.Spread {
+		pod.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
+				TopologyKey:   "kubernetes.io/hostname",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: podLabels},
+			}}},
+		}}
+	}
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: o.meta(o.prefix()+"-workers", nil),
+		Spec: batchv1.JobSpec{
+			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
+			BackoffLimitPerIndex: &perIndex, MaxFailedIndexes: &maxFailed,
+			TTLSecondsAfterFinished: &ttl,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec:       pod,
+			},
+		},
+	}
+}
+
+// container is a worker pod's container: obsbench worker, as a non-root
+// user without privileges, its requests and limits those of o.
+func (o Options) container(secret string) corev1.Container {
+	nonRoot, noEscalation, readOnly := true, false, true
 	uid := int64(65532) // distroless's nonroot
 	container := corev1.Container{
 		Name:  "worker",
 		Image: o.Image,
 		Args:  []string{"worker", "--coordinator", o.ServiceHost() + ":" + strconv.Itoa(int(o.Port))},
 		Env: []corev1.EnvVar{{Name: fleet.TokenEnv, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret.Name}, Key: tokenKey}}}},
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: tokenKey}}}},
 		SecurityContext: &corev1.SecurityContext{
 			RunAsNonRoot: &nonRoot, RunAsUser: &uid, AllowPrivilegeEscalation: &noEscalation, ReadOnlyRootFilesystem: &readOnly,
 			Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -158,34 +207,7 @@ func Build(o Options, token string) (Objects, error) {
 		}
 		container.Resources = corev1.ResourceRequirements{Requests: rl, Limits: rl}
 	}
-	podLabels := map[string]string{LabelName: name, LabelExperiment: o.Experiment}
-	pod := corev1.PodSpec{
-		RestartPolicy:                corev1.RestartPolicyNever,
-		AutomountServiceAccountToken: &noToken, // a worker never talks to the API server
-		Containers:                   []corev1.Container{container},
-	}
-	if o.Spread {
-		pod.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
-				TopologyKey:   "kubernetes.io/hostname",
-				LabelSelector: &metav1.LabelSelector{MatchLabels: podLabels},
-			}}},
-		}}
-	}
-	job := &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta(p+"-workers", nil),
-		Spec: batchv1.JobSpec{
-			Completions: &n, Parallelism: &n, CompletionMode: &indexed,
-			BackoffLimitPerIndex: &perIndex, MaxFailedIndexes: &maxFailed,
-			TTLSecondsAfterFinished: &ttl,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-				Spec:       pod,
-			},
-		},
-	}
-	return Objects{Secret: secret, Service: svc, EndpointSlice: slice, Job: job}, nil
+	return container
 }
 
 // check refuses options no object could be made of.
