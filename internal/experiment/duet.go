@@ -158,21 +158,7 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	}
 	wg.Wait()
 	r, off := runs[on], runs[1-on]
-	r.Duet = &result.Duet{
-		On: TwinNames[on], Off: off.Driver, OffUsage: off.Usage, ShareCPUs: cfg.Twins.ShareCPUs,
-		OnCPUs: share[on].cpus(r), OffCPUs: share[1-on].cpus(off), OnThrottledS: share[on].held, OffThrottledS: share[1-on].held,
-		OnServerUS: share[on].perStmt(r.Driver), OffServerUS: share[1-on].perStmt(off.Driver),
-	}
-	if len(cfg.serverProcesses()) == 0 {
-		// External twins: no quota holds a server that is not on this
-		// machine, and its group measured nothing.
-		r.Duet.ShareCPUs, r.Duet.OnCPUs, r.Duet.OffCPUs, r.Duet.OnThrottledS, r.Duet.OffThrottledS = 0, 0, 0, 0, 0
-	}
-	if cfg.Twins.LoadGroups[0] != nil {
-		r.Duet.LoadApart = true
-		r.Duet.OnLoadCPUs, r.Duet.OffLoadCPUs = load[on].rate(), load[1-on].rate()
-		r.Duet.LoadThrottledS = load[on].held + load[1-on].held
-	}
+	r.Duet = duetRecord(cfg, runs, on, share, load)
 	var err error
 	for _, i := range []int{on, 1 - on} {
 		if errs[i] != nil {
@@ -191,6 +177,29 @@ func runDuet(ctx context.Context, cfg Config, a Arm, round int) (result.Run, err
 	}
 	r.ApplySeconds, r.RevertSeconds = max(r.ApplySeconds, off.ApplySeconds), max(r.RevertSeconds, off.RevertSeconds)
 	return r, err
+}
+
+// duetRecord is what a phase's twins did beside each other: the other
+// twin's driver, each twin's CPU, held time and server CPU per statement
+// from its groups (on is the observer's twin).
+func duetRecord(cfg Config, runs [2]result.Run, on int, share, load [2]groupWindow) *result.Duet {
+	r, off := runs[on], runs[1-on]
+	d := &result.Duet{
+		On: TwinNames[on], Off: off.Driver, OffUsage: off.Usage, ShareCPUs: cfg.Twins.ShareCPUs,
+		OnCPUs: share[on].cpus(r), OffCPUs: share[1-on].cpus(off), OnThrottledS: share[on].held, OffThrottledS: share[1-on].held,
+		OnServerUS: share[on].perStmt(r.Driver), OffServerUS: share[1-on].perStmt(off.Driver),
+	}
+	if len(cfg.serverProcesses()) == 0 {
+		// External twins: no quota holds a server that is not on this
+		// machine, and its group measured nothing.
+		d.ShareCPUs, d.OnCPUs, d.OffCPUs, d.OnThrottledS, d.OffThrottledS = 0, 0, 0, 0, 0
+	}
+	if cfg.Twins.LoadGroups[0] != nil {
+		d.LoadApart = true
+		d.OnLoadCPUs, d.OffLoadCPUs = load[on].rate(), load[1-on].rate()
+		d.LoadThrottledS = load[on].held + load[1-on].held
+	}
+	return d
 }
 
 // place puts a twin's server in its group and its load in the load's;
