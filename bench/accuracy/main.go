@@ -112,9 +112,9 @@ func (c comparison) share() (interval, bool) {
 }
 func (c comparison) tput() (interval, bool) { return interval{c.Tput, c.TputLo, c.TputHi}, c.HasTput }
 
-func (c comparison) holds() bool      { return c.Lo <= c.SizePct && c.SizePct <= c.Hi }
-func (c comparison) detected() bool   { return c.Lo > 0 }
-func (c comparison) excludes0() bool  { return c.Lo > 0 || c.Hi < 0 }
+func (c comparison) holds() bool     { return c.Lo <= c.SizePct && c.SizePct <= c.Hi }
+func (c comparison) detected() bool  { return c.Lo > 0 }
+func (c comparison) excludes0() bool { return c.Lo > 0 || c.Hi < 0 }
 
 func run(ctx context.Context, c config) error {
 	logf("building obsbench")
