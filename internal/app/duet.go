@@ -15,13 +15,10 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// A duet's defaults, which the flags' help names: 16 phases (8 pairs,
-// the observer once in each twin per pair: enough for a signed-rank
-// interval over four comparisons) of 2 s after a warm-up of 500 ms, each
-// on freshly restarted twins. Short phases keep the default experiment
-// (four observers and the A/A arm, 80 phases, each with its restarts)
-// within about five minutes; the twins' ratio, not the length of a phase,
-// is what cancels the machine's drift.
+// A duet's defaults, which the flags' help names: 16 phases (four blocks
+// of A,B,B,A) of 2 s after 500 ms of warm-up, each on restarted twins:
+// the default experiment's 80 phases within about five minutes. The
+// twins' ratio, not a phase's length, is what cancels the drift.
 const (
 	DefaultDuetPhases   = 16
 	DefaultDuetDuration = 2 * time.Second

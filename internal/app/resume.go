@@ -96,11 +96,11 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	if c.TargetResolution > 0 {
 		// The pilot's plan depends on how long it took, which a resume
 		// cannot know exactly.
+		what := "the runs' length is planned again from the recorded A/A pilot"
 		if c.Method.Twins() {
-			fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution duet: the phases it adds are planned again from the recorded A/A phases (and the time --max-time leaves from now)")
-		} else {
-			fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: the runs' length is planned again from the recorded A/A pilot")
+			what = "the phases a duet adds are planned again from the recorded A/A phases (and the time --max-time leaves from now)"
 		}
+		fmt.Fprintln(out.Stderr, "obsbench: resuming a --target-resolution experiment: "+what)
 	}
 	sum, err := c.Run(ctx, out)
 	return c.Gate(sum, c.PrintStudy(out.Stdout, sum, err))

@@ -32,11 +32,10 @@ func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 			strings.Join(given, " ")))
 	}
 	altFlags := alternationFlags
-	switch {
-	case c.Method.Twins() && c.TargetResolution > 0: // more phases until the A/A arm's resolve it
-		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" || f == "target-resolution" })
-	case c.duetBudgeted(): // --max-time sizes the duet's phases
-		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" })
+	// A duet takes --max-time as its phases' budget, or with
+	// --target-resolution as their cap.
+	if growing := c.Method.Twins() && c.TargetResolution > 0; growing || c.duetBudgeted() {
+		altFlags = slices.DeleteFunc(slices.Clone(altFlags), func(f string) bool { return f == "max-time" || (growing && f == "target-resolution") })
 	}
 	if given := c.givenOf(altFlags); !alternation && len(given) > 0 {
 		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.Method))
