@@ -505,11 +505,15 @@ func (c Config) threadPhase(ctx context.Context, srv ThreadedServer, n int) (io 
 		}
 		return err
 	}
-	err = c.atOnce(func(k int) (err error) {
-		if sessions[k], err = c.Server.Dial(ctx); err != nil {
+	err = c.atOnce(func(k int) error {
+		// Kept only once dialled: a failed Dial's nil session would be a
+		// non-nil interface that closeAll closes.
+		sess, err := c.Server.Dial(ctx)
+		if err != nil {
 			return err
 		}
-		_, err = c.statements(ctx, sessions[k], k, n)
+		sessions[k] = sess
+		_, err = c.statements(ctx, sess, k, n)
 		return err
 	})
 	if err != nil {
