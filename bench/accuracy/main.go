@@ -223,19 +223,13 @@ func comparisons(dir string, exp int, drift bool) ([]comparison, error) {
 // statement the experiment's duet runs measured in their twins' load
 // groups.
 func driverCost(dir string, work int, cs []comparison) error {
-	f, err := os.Open(filepath.Join(dir, "results.jsonl"))
+	runs, err := result.ReadRuns(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	var sum float64
 	n := 0
-	dec := json.NewDecoder(f)
-	for dec.More() {
-		var r result.Run
-		if err := dec.Decode(&r); err != nil {
-			return fmt.Errorf("results.jsonl: %w", err)
-		}
+	for _, r := range runs {
 		d := r.Duet
 		if d == nil || !d.LoadApart || r.Driver.Throughput <= 0 || d.Off.Throughput <= 0 {
 			continue
