@@ -42,7 +42,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	in, err := eng.Inspect(ctx, *dsn, cat.All(*name))
 	if err != nil {
-		return err
+		return spec.FromEngine(err, "--dsn")
 	}
 	fmt.Fprintf(stdout, "observers on %s\n\n", in.Server)
 	printInForce(stdout, in.Observers, measured, sum)

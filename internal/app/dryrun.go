@@ -10,6 +10,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
@@ -25,7 +26,7 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 	}
 	srv, err := eng.Planner(c.DSN)
 	if err != nil {
-		return err
+		return spec.FromEngine(err, "--dsn")
 	}
 	if err := srv.Ping(ctx); err != nil {
 		return usagef("--dsn: %v (%s)", err, engine.RedactDSN(c.DSN))

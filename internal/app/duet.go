@@ -94,7 +94,7 @@ func openTwin(ctx context.Context, c Experiment, first engine.Server, logf func(
 	if c.TwinDSN == "" {
 		logf("starting the twin server")
 	}
-	twin, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.TwinDSN, Log: logf})
+	twin, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.TwinDSN, Log: logf}, "--twin-dsn")
 	if err != nil {
 		return nil, fmt.Errorf("twin: %w", err)
 	}

@@ -68,7 +68,7 @@ func recoverCalibration(t *testing.T, cal calibration) {
 			t.Fatal(err)
 		}
 	}
-	target, err := OpenServer(ctx, "postgres", engine.Options{Log: t.Logf})
+	target, err := OpenServer(ctx, "postgres", engine.Options{Log: t.Logf}, "--dsn")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -307,7 +307,7 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	if err != nil {
 		return nil, err
 	}
-	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby.On(), SyncStandby: c.Standby.Sync(), StandbyDelay: c.StandbyDelay, Log: logf})
+	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby.On(), SyncStandby: c.Standby.Sync(), StandbyDelay: c.StandbyDelay, Log: logf}, "--dsn")
 	if err != nil {
 		return nil, err
 	}
@@ -556,32 +556,26 @@ func environment(ctx context.Context, t engine.Server, c Experiment, command []s
 	if err != nil {
 		return nil, err
 	}
-	standby := ""
-	if c.Standby.On() {
-		standby = string(c.Standby)
-		if c.StandbyDelay > 0 {
-			standby += fmt.Sprintf(", +%v each way", c.StandbyDelay)
-		}
-	}
 	return &result.Environment{
 		Command:   command,
 		Obsbench:  Version,
 		Machine:   collect.ThisMachine(),
 		Settings:  settings,
-		Standby:   standby,
+		Standby:   c.Standby.Describe(c.StandbyDelay),
 		Scripts:   c.scripts,
 		QueryMode: workloadspec.QueryModeName(c.Spec),
 	}, nil
 }
 
 // OpenServer opens the server of engine name: the external one of o.DSN,
-// or a managed one.
-func OpenServer(ctx context.Context, name string, o engine.Options) (engine.Server, error) {
+// which option flag gave, or a managed one.
+func OpenServer(ctx context.Context, name string, o engine.Options, flag string) (engine.Server, error) {
 	e, err := engine.Lookup(name)
 	if err != nil {
 		return nil, usageError{Err: err}
 	}
-	return e.Open(ctx, o)
+	s, err := e.Open(ctx, o)
+	return s, spec.FromEngine(err, flag)
 }
 
 // Version is obsbench's version, as the command was built; summaries

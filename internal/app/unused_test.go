@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -14,7 +15,7 @@ import (
 // switchAll is an in-memory target whose observers a reload switches
 // entirely: under --method auto they all alternate. Only what planning
 // calls is implemented.
-type switchAll struct{ experiment.Target }
+type switchAll struct{ engine.Target }
 
 func (switchAll) Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error) {
 	return observer.Observer{Name: o.Name + "/held"}, o, nil

@@ -293,7 +293,7 @@ func openCalibration(ctx context.Context, wl workload.Meta, out string, logf fun
 	}
 	target, err := eng.Open(ctx, engine.Options{Log: logf})
 	if err != nil {
-		return nil, dataset.Dataset{}, err
+		return nil, dataset.Dataset{}, spec.FromEngine(err, "--dsn")
 	}
 	err = os.MkdirAll(out, 0o700)
 	if err == nil {

@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -48,7 +48,7 @@ const countWait = 2 * time.Minute
 // Server is a managed server whose work can run under the instruction
 // counter. It is a ProcessServer or a ThreadedServer.
 type Server interface {
-	Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error)
+	Apply(ctx context.Context, o observer.Observer) (engine.Applied, error)
 	Dial(ctx context.Context) (driver.Session, error)
 	// Reset restarts the server.
 	Reset(ctx context.Context) error

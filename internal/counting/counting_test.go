@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -55,7 +55,7 @@ func newFake() *fakeServer {
 		live: map[int]*fakeBackend{}, counts: map[int]uint64{}}
 }
 
-func (f *fakeServer) Apply(_ context.Context, o observer.Observer) (experiment.Applied, error) {
+func (f *fakeServer) Apply(_ context.Context, o observer.Observer) (engine.Applied, error) {
 	f.current = o.Name
 	f.applied = append(f.applied, o.Name)
 	return fakeApplied{f}, nil
@@ -63,7 +63,7 @@ func (f *fakeServer) Apply(_ context.Context, o observer.Observer) (experiment.A
 
 type fakeApplied struct{ f *fakeServer }
 
-func (a fakeApplied) StartEvents(context.Context, string) (experiment.EventCounter, error) {
+func (a fakeApplied) StartEvents(context.Context, string) (engine.EventCounter, error) {
 	return nil, nil
 }
 func (a fakeApplied) Revert(context.Context) error { a.f.reverted++; return nil }
@@ -325,7 +325,7 @@ type fakeThreadSession struct {
 	statements int
 }
 
-func (f *fakeThreaded) Apply(_ context.Context, o observer.Observer) (experiment.Applied, error) {
+func (f *fakeThreaded) Apply(_ context.Context, o observer.Observer) (engine.Applied, error) {
 	f.current = o.Name
 	f.applied++
 	f.pending += 7_000 // the SET GLOBAL commands, on a connection that stays open
@@ -334,7 +334,7 @@ func (f *fakeThreaded) Apply(_ context.Context, o observer.Observer) (experiment
 
 type fakeThreadedApplied struct{ f *fakeThreaded }
 
-func (a fakeThreadedApplied) StartEvents(context.Context, string) (experiment.EventCounter, error) {
+func (a fakeThreadedApplied) StartEvents(context.Context, string) (engine.EventCounter, error) {
 	return nil, nil
 }
 func (a fakeThreadedApplied) Revert(context.Context) error { a.f.reverted++; return nil }

@@ -6,8 +6,8 @@
 // imports it once for that side effect (cmd/obsbench/engines.go) and from
 // then on asks the registry, never an engine package by name. What only
 // some engines can do is an optional interface, asked for with a type
-// assertion: a managed server's restart (experiment.Resetter), its standby
-// (experiment.Companioned), its stderr stream (experiment.Streamed), the
+// assertion: a managed server's restart (Resetter), its standby
+// (Companioned), its stderr stream (Streamed), the
 // built-in capture (Capturer), a static restart split (Splitter).
 package engine
 
@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -139,7 +138,7 @@ func (o Options) WithStandby() bool { return o.Standby }
 // Server is a server under test: what the experiment runner needs, and
 // what the commands do around it.
 type Server interface {
-	experiment.Target
+	Target
 	// Load creates the dataset, unless it is there already.
 	Load(ctx context.Context, d dataset.Dataset) error
 	// Setup runs a workload's set-up statements (in the engine's dialect,

@@ -87,3 +87,27 @@ func OpenJournal(dsn string) (*journal.Journal, error) {
 	}
 	return j, nil
 }
+
+// AddressError says the server's address (a DSN) is malformed or the
+// server there does not answer. Nothing was started or changed; the
+// caller names the option the address came from.
+type AddressError struct{ Err error }
+
+func (e *AddressError) Error() string { return "server address: " + e.Err.Error() }
+func (e *AddressError) Unwrap() error { return e.Err }
+
+// NoManagedError says an engine has no managed server: obsbench
+// measures it only on an external one, at an address of the form
+// DSNForm; Why says so in the engine's terms.
+type NoManagedError struct {
+	Engine, DSNForm, Why string
+}
+
+func (e *NoManagedError) Error() string { return e.Why }
+
+// UnavailableError says what a run asks for is not on this machine (a
+// managed server's binaries): nothing was started.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/obsbench/obsbench/internal/journal"
-	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // External is what every engine's external server does alike: obsbench
@@ -27,7 +27,7 @@ func (e External) Close() error { return e.Journal.Close() }
 // changes obsbench will make to it.
 func OpenExternal(ctx context.Context, dsn string, ping func(context.Context) error) (*journal.Journal, error) {
 	if err := ping(ctx); err != nil {
-		return nil, spec.Invalidf("--dsn: %v (%s)", err, RedactDSN(dsn))
+		return nil, &AddressError{Err: fmt.Errorf("%v (%s)", err, RedactDSN(dsn))}
 	}
 	return OpenJournal(dsn)
 }

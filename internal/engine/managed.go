@@ -21,8 +21,8 @@ type Companion interface {
 }
 
 // Managed is what every engine's managed server does alike: restart
-// before every run (experiment.Resetter), count its companion's CPU as
-// the system's (experiment.Companioned), and stop both at the end. An
+// before every run (Resetter), count its companion's CPU as
+// the system's (Companioned), and stop both at the end. An
 // engine's managed server type embeds it.
 type Managed struct {
 	Proc Process

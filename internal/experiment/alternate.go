@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -167,10 +168,10 @@ func phaseLabels(phases []result.Phase, seconds int) []string {
 
 // switcher turns the switchable part of an observer on and off.
 type switcher struct {
-	target   Target
+	target   engine.Target
 	observer observer.Observer
 	enabled  bool // false for the A/A arm: phases are marked, nothing switches
-	applied  Applied
+	applied  engine.Applied
 	err      error
 	// phase, if set, learns of every switch once it took effect.
 	phase func(on bool)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 )
@@ -15,7 +16,7 @@ import (
 // switched) and reports the server's settings. Only what Arms calls is
 // implemented.
 type splitter struct {
-	experiment.Target
+	engine.Target
 	restartOnly map[string]bool
 	settings    map[string]string
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -25,7 +26,7 @@ const MethodDuet = result.MethodDuet
 // Twins are the second server of a duet and how the two are isolated;
 // the experiment's Target and Load are the first twin's.
 type Twins struct {
-	Target Target
+	Target engine.Target
 	Load   Load // nil: sessions in this process
 	// Groups hold each twin's server (first, second) at an equal CPU
 	// share, ShareCPUs each; nil: not isolated.

@@ -6,50 +6,9 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
 )
-
-// Prober is a Target whose engine reports waits and activity counters.
-type Prober interface {
-	// OpenWaits opens a wait source on a connection of its own.
-	OpenWaits(ctx context.Context) (WaitSource, error)
-	// Counters returns cumulative activity counters by name.
-	Counters(ctx context.Context) (map[string]float64, error)
-	// WaitProfile returns the engine's own cumulative wait profile (a
-	// wait-sampling extension), nil when it has none.
-	WaitProfile(ctx context.Context) (map[string]int64, error)
-}
-
-// WaitProfileDiffer is a Prober that diffs its own wait profiles: an
-// engine whose statistics can be cleared while a window runs says so by
-// an error, rather than let the clear pass for a window without waits.
-type WaitProfileDiffer interface {
-	DiffWaitProfile(before, after map[string]int64) (map[string]int64, error)
-}
-
-// EngineWaitGrowth is what the engine's wait profile grew by from before
-// to after: its own diff (WaitProfileDiffer), else each wait's growth
-// above zero.
-func EngineWaitGrowth(p Prober, before, after map[string]int64) (map[string]int64, error) {
-	if d, ok := p.(WaitProfileDiffer); ok {
-		return d.DiffWaitProfile(before, after)
-	}
-	out := map[string]int64{}
-	for k, v1 := range after {
-		if d := v1 - before[k]; d > 0 {
-			out[k] = d
-		}
-	}
-	return out, nil
-}
-
-// WaitSource is a collect.WaitSource that must be closed.
-type WaitSource interface {
-	collect.WaitSource
-	Close(ctx context.Context) error
-	// BackendPID is the server process serving the source, 0 if unknown.
-	BackendPID() int
-}
 
 // Probes configures the collectors that run beside the CPU sampler in every
 // measured window.
@@ -73,9 +32,9 @@ const CollectorArm = "collector: wait sampler"
 // probeWindow runs the probes over one measured window.
 type probeWindow struct {
 	cfg     Probes
-	target  Target
-	prober  Prober
-	src     WaitSource
+	target  engine.Target
+	prober  engine.Prober
+	src     engine.WaitSource
 	sampler *collect.WaitSampler
 
 	opened                time.Time
@@ -94,9 +53,9 @@ type probeWindow struct {
 
 // newProbeWindow prepares the probes cfg asks for and the target supports;
 // it opens the wait source now, outside the window.
-func newProbeWindow(ctx context.Context, cfg Probes, t Target) (*probeWindow, error) {
+func newProbeWindow(ctx context.Context, cfg Probes, t engine.Target) (*probeWindow, error) {
 	p := &probeWindow{cfg: cfg, target: t}
-	pr, ok := t.(Prober)
+	pr, ok := t.(engine.Prober)
 	if !ok {
 		return p, nil
 	}
@@ -111,11 +70,6 @@ func newProbeWindow(ctx context.Context, cfg Probes, t Target) (*probeWindow, er
 	}
 	return p, nil
 }
-
-// GaugePrefix marks a counter that is a level, not a cumulative count (a
-// replica's lag): it is recorded as its value at the window's end, under
-// its name without the prefix, instead of as a rate.
-const GaugePrefix = "gauge_"
 
 // open starts the window: counters first, then the sampler.
 func (p *probeWindow) open(ctx context.Context) {
@@ -208,7 +162,7 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 	if p.countersRead && p.seconds > 0 {
 		r.Counters = map[string]float64{}
 		for k, v1 := range p.counters1 {
-			if name, gauge := strings.CutPrefix(k, GaugePrefix); gauge {
+			if name, gauge := strings.CutPrefix(k, engine.GaugePrefix); gauge {
 				r.Counters[name] = v1
 				continue
 			}
@@ -217,7 +171,7 @@ func (p *probeWindow) record(r *result.Run, alternated bool) {
 			}
 		}
 		if p.profile0 != nil && p.profile1 != nil {
-			waits, err := EngineWaitGrowth(p.prober, p.profile0, p.profile1)
+			waits, err := engine.EngineWaitGrowth(p.prober, p.profile0, p.profile1)
 			if err != nil {
 				r.ProbeErrors = append(r.ProbeErrors, "engine wait profile: "+err.Error())
 			} else {

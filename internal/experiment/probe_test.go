@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 // differ is a Prober whose wait profile diff is its own.
 type differ struct {
-	Prober
+	engine.Prober
 	err error
 }
 
@@ -27,12 +28,12 @@ func (d differ) DiffWaitProfile(before, after map[string]int64) (map[string]int6
 // of waits; without one, each wait's growth above zero.
 func TestEngineWaitGrowth(t *testing.T) {
 	before, after := map[string]int64{"a": 5, "b": 9}, map[string]int64{"a": 7, "b": 2, "c": 4}
-	if got, err := EngineWaitGrowth(nil, before, after); err != nil || len(got) != 2 || got["a"] != 2 || got["c"] != 4 {
+	if got, err := engine.EngineWaitGrowth(nil, before, after); err != nil || len(got) != 2 || got["a"] != 2 || got["c"] != 4 {
 		t.Errorf("EngineWaitGrowth without a differ = %v, %v; want a: 2, c: 4", got, err)
 	}
 	cleared := errors.New("statistics were cleared during the window")
 	for _, tt := range []struct {
-		prober     Prober
+		prober     engine.Prober
 		wantWaits  map[string]int64
 		wantErrors []string
 	}{

@@ -14,67 +14,16 @@ import (
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// Target is the server under test, as the experiment uses it.
-type Target interface {
-	// Check fails when o cannot be applied here (not installed, needs a
-	// restart obsbench may not do), before anything is changed.
-	Check(ctx context.Context, o observer.Observer) error
-	Apply(ctx context.Context, o observer.Observer) (Applied, error)
-	// Settings returns every server setting, name to value.
-	Settings(ctx context.Context) (map[string]string, error)
-	Verify(ctx context.Context, d dataset.Dataset) error
-	Dial(ctx context.Context) (driver.Session, error)
-	// ServerPID is the server's main process on this machine, 0 if none.
-	ServerPID() int
-	// Split divides o into the part that needs a restart (held) and the
-	// part a reload switches (switched, which keeps o's event counter).
-	Split(ctx context.Context, o observer.Observer) (held, switched observer.Observer, err error)
-}
-
-// Applied is an observer in force.
-type Applied interface {
-	// StartEvents starts counting events for statements carrying tag; nil
-	// when the observer records none.
-	StartEvents(ctx context.Context, tag string) (EventCounter, error)
-	Revert(ctx context.Context) error
-}
-
-// Resetter is a Target that can bring the server to the same state before
-// every run. A managed server restarts: observers that need a restart
-// would otherwise always run on a freshly started server and the others on
-// a warm one, and that difference would be counted as their overhead.
-type Resetter interface {
-	Reset(ctx context.Context) error
-}
-
-// ApplyRestarter is a Resetter whose Apply restarts the server for some
-// observers (a library preloaded): the server is then as freshly started
-// as after Reset, so the Reset before that Apply is left out. Each twin
-// of a duet, and each run in rounds, starts from one restart either way.
-type ApplyRestarter interface {
-	// ApplyRestarts says whether Apply(o) restarts the server before it
-	// changes anything a session sees.
-	ApplyRestarts(ctx context.Context, o observer.Observer) (bool, error)
-}
-
-// FaultReporter is a Target that hears the server complain about faults
-// the workload does not see, such as a log device that is full: the
-// server goes on and drops log lines.
-type FaultReporter interface {
-	// ServerFaults returns how many such complaints there were so far,
-	// and the latest.
-	ServerFaults() (int64, string)
-}
-
 // faultWatch notes the server's complaints before a run; failed says, after
 // it, whether there were new ones.
-func faultWatch(t Target) (failed func() string) {
-	fr, ok := t.(FaultReporter)
+func faultWatch(t engine.Target) (failed func() string) {
+	fr, ok := t.(engine.FaultReporter)
 	if !ok {
 		return func() string { return "" }
 	}
@@ -88,57 +37,12 @@ func faultWatch(t Target) (failed func() string) {
 	}
 }
 
-// EventCounter counts events recorded since it was started.
-type EventCounter interface {
-	Count(ctx context.Context) (int64, error)
-}
-
-// LostCounter is an EventCounter that also reads the engine's own count of
-// events it failed to record since it was started; ok is false when the
-// observer has no such counter.
-type LostCounter interface {
-	EngineLost(ctx context.Context) (n int64, ok bool, err error)
-}
-
-// BufferLostCounter is an EventCounter that also reads the engine's count
-// of whole buffers of events it dropped since it was started.
-type BufferLostCounter interface {
-	EngineLostBuffers(ctx context.Context) (n int64, ok bool, err error)
-}
-
-// BlockedCounter is an EventCounter that also reads how long the
-// engine's event firing was blocked waiting for room for its events (an
-// engine that blocks rather than drop), in the engine's own unit.
-type BlockedCounter interface {
-	EngineBlocked(ctx context.Context) (n int64, ok bool, err error)
-}
-
-// VolumeCounter is an EventCounter whose events are not one per statement:
-// its count is the observer's volume, not compared with the statements.
-type VolumeCounter interface {
-	Volume() bool
-}
-
-// EventNoter is an EventCounter that can say what its count cannot tell
-// (a ring that wrapped, deleted rollover files), after Count.
-type EventNoter interface {
-	EventNotes() []string
-}
-
-// FileCounter is an EventCounter over log files that can say what each
-// file held: an audit trail must be shown complete across its rotations.
-// CountFiles returns nil files (and no error) when the events are not in
-// files; Count counts them then.
-type FileCounter interface {
-	CountFiles(ctx context.Context) ([]result.FileCount, error)
-}
-
 // countEvents compares what events recorded with the statements executed.
-func countEvents(ctx context.Context, events EventCounter, executed int64) *result.Events {
+func countEvents(ctx context.Context, events engine.EventCounter, executed int64) *result.Events {
 	var n int64
 	var files []result.FileCount
 	var err error
-	if fc, ok := events.(FileCounter); ok {
+	if fc, ok := events.(engine.FileCounter); ok {
 		files, err = fc.CountFiles(ctx)
 		n = result.Records(files)
 	}
@@ -149,7 +53,7 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	if lc, ok := events.(LostCounter); ok {
+	if lc, ok := events.(engine.LostCounter); ok {
 		lost, has, err := lc.EngineLost(ctx)
 		switch {
 		case err != nil && ev.Error == "":
@@ -158,7 +62,7 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 			ev.EngineLost = &lost
 		}
 	}
-	if bc, ok := events.(BufferLostCounter); ok {
+	if bc, ok := events.(engine.BufferLostCounter); ok {
 		lost, has, err := bc.EngineLostBuffers(ctx)
 		switch {
 		case err != nil && ev.Error == "":
@@ -167,7 +71,7 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 			ev.EngineLostBuffers = &lost
 		}
 	}
-	if bc, ok := events.(BlockedCounter); ok {
+	if bc, ok := events.(engine.BlockedCounter); ok {
 		n, has, err := bc.EngineBlocked(ctx)
 		switch {
 		case err != nil && ev.Error == "":
@@ -176,10 +80,10 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 			ev.EngineBlocked = &n
 		}
 	}
-	if vc, ok := events.(VolumeCounter); ok {
+	if vc, ok := events.(engine.VolumeCounter); ok {
 		ev.Volume = vc.Volume()
 	}
-	if en, ok := events.(EventNoter); ok {
+	if en, ok := events.(engine.EventNoter); ok {
 		ev.Notes = en.EventNotes()
 	}
 	return ev
@@ -187,7 +91,7 @@ func countEvents(ctx context.Context, events EventCounter, executed int64) *resu
 
 // startEvents starts counting o's events, unless its counter cannot see
 // the workload's statements: then the count is an error that says why.
-func startEvents(ctx context.Context, cfg Config, a Applied, o observer.Observer) (EventCounter, error) {
+func startEvents(ctx context.Context, cfg Config, a engine.Applied, o observer.Observer) (engine.EventCounter, error) {
 	if o.Events != nil && o.Events.PreparedOnly && cfg.Workload.TextStatements {
 		return uncountable("not counted: this observer's count sees only executions of prepared statements, and the workload sends its statements as text (--query-mode simple; --query-mode prepared is counted)"), nil
 	}
@@ -232,7 +136,7 @@ func (cfg Config) cpuWindow() *collect.Window {
 
 // Config is one experiment.
 type Config struct {
-	Target    Target
+	Target    engine.Target
 	Workload  workload.Meta
 	Dataset   dataset.Dataset
 	Observers []observer.Observer // the conditions; baseline among them
@@ -373,7 +277,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 // checkTargets checks, before anything changes, that the server (and a
 // duet's twin) can take every observer and holds the dataset.
 func checkTargets(ctx context.Context, cfg Config) error {
-	targets := []Target{cfg.Target}
+	targets := []engine.Target{cfg.Target}
 	if cfg.Method == MethodDuet {
 		if cfg.Twins == nil {
 			return errors.New("--method duet needs a twin server")
@@ -598,8 +502,8 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 
 // applyRestarts says whether t's Apply(o) restarts the server itself; when
 // it cannot tell, no.
-func applyRestarts(ctx context.Context, t Target, o observer.Observer) bool {
-	ar, ok := t.(ApplyRestarter)
+func applyRestarts(ctx context.Context, t engine.Target, o observer.Observer) bool {
+	ar, ok := t.(engine.ApplyRestarter)
 	if !ok {
 		return false
 	}
@@ -612,8 +516,8 @@ func applyRestarts(ctx context.Context, t Target, o observer.Observer) bool {
 // applies o. The returned revert undoes
 // o, even after ctx was cancelled, and checks that every setting is back as
 // it was; it records the time both took in r.
-func applyChecked(ctx context.Context, cfg Config, o observer.Observer, name string, r *result.Run) (Applied, func() error, error) {
-	if rs, ok := cfg.Target.(Resetter); ok && !applyRestarts(ctx, cfg.Target, o) {
+func applyChecked(ctx context.Context, cfg Config, o observer.Observer, name string, r *result.Run) (engine.Applied, func() error, error) {
+	if rs, ok := cfg.Target.(engine.Resetter); ok && !applyRestarts(ctx, cfg.Target, o) {
 		if err := rs.Reset(ctx); err != nil {
 			return nil, nil, fmt.Errorf("reset server before %s: %w", name, err)
 		}
@@ -646,7 +550,7 @@ func applyChecked(ctx context.Context, cfg Config, o observer.Observer, name str
 	return applied, revert, nil
 }
 
-func checkSettings(ctx context.Context, t Target, name string, before map[string]string) error {
+func checkSettings(ctx context.Context, t engine.Target, name string, before map[string]string) error {
 	after, err := t.Settings(ctx)
 	if err != nil {
 		return err
@@ -671,15 +575,8 @@ func checkSettings(ctx context.Context, t Target, name string, before map[string
 	return nil
 }
 
-// Companioned is a target whose system under test has more server
-// processes than its own tree: a managed standby. Their CPU counts as the
-// server's.
-type Companioned interface {
-	CompanionPIDs() []int
-}
-
-func companions(t Target) []int {
-	if c, ok := t.(Companioned); ok {
+func companions(t engine.Target) []int {
+	if c, ok := t.(engine.Companioned); ok {
 		return c.CompanionPIDs()
 	}
 	return nil

@@ -4,22 +4,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
-
-// Streamed is a target whose observers may send their events to a live
-// stream that obsbench reads (a managed PostgreSQL's stderr pipe).
-type Streamed interface {
-	// StreamBytes is how many bytes the stream's reader has received.
-	StreamBytes() int64
-}
 
 // streamSampler records, every second of the measured window, how many
 // bytes the live stream's reader received: a reader that stops receiving
 // while statements go on shows as a run of zeros (study 2's lagging
 // reader the server cut off).
 type streamSampler struct {
-	src  Streamed
+	src  engine.Streamed
 	mu   sync.Mutex
 	last int64
 	per  []int64
@@ -28,8 +22,8 @@ type streamSampler struct {
 }
 
 // newStreamSampler returns nil unless o sends its events to t's stream.
-func newStreamSampler(t Target, o observer.Observer) *streamSampler {
-	src, ok := t.(Streamed)
+func newStreamSampler(t engine.Target, o observer.Observer) *streamSampler {
+	src, ok := t.(engine.Streamed)
 	if !ok || o.Sink == nil || o.Sink.Kind != observer.SinkStream {
 		return nil
 	}

@@ -1,5 +1,10 @@
 package spec
 
+import (
+	"fmt"
+	"time"
+)
+
 // The settings below take one of a few values, each a type of its own:
 // flag parsing converts the flag's text once, and the code compares
 // constants, never the text.
@@ -19,6 +24,18 @@ func (s Standby) On() bool { return s != "" && s != StandbyNone }
 
 // Sync says the standby is synchronous: a commit waits for it.
 func (s Standby) Sync() bool { return s == StandbySync }
+
+// Describe says what standby s is, with the delay its relay adds each
+// way; "" when there is none. A summary records it.
+func (s Standby) Describe(delay time.Duration) string {
+	switch {
+	case !s.On():
+		return ""
+	case delay > 0:
+		return fmt.Sprintf("%s, +%v each way", s, delay)
+	}
+	return string(s)
+}
 
 // OnFailure is what an experiment does after a run fails (--on-failure).
 type OnFailure string

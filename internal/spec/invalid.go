@@ -1,8 +1,11 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // InvalidError is input that cannot make an experiment: a flag's value, a
@@ -34,4 +37,23 @@ func Names[S ~string](values []S) []string {
 		names[i] = string(v)
 	}
 	return names
+}
+
+// FromEngine turns an engine's refusal of its input into an
+// InvalidError that names the option it came from: flag, the option
+// that gave the server's address (--dsn, --twin-dsn). Engines know no
+// option names. Other errors are returned as they are.
+func FromEngine(err error, flag string) error {
+	var addr *engine.AddressError
+	var none *engine.NoManagedError
+	var na *engine.UnavailableError
+	switch {
+	case errors.As(err, &addr):
+		return Invalidf("%s: %v", flag, addr.Err)
+	case errors.As(err, &none):
+		return Invalidf("--engine %s needs %s %s: %s", none.Engine, flag, none.DSNForm, none.Why)
+	case errors.As(err, &na):
+		return InvalidError{Err: na.Err}
+	}
+	return err
 }

@@ -156,7 +156,7 @@ func reliabilityRun(ctx context.Context, c app.Experiment, st study.Study, dur t
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
-	target, err := app.OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf})
+	target, err := app.OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf}, "--dsn")
 	if err != nil {
 		return result.Run{}, err
 	}

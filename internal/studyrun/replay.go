@@ -84,7 +84,7 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c app.Experiment, dur time.Duration, path string, stderr io.Writer) error {
 	logf := progress.Notes(stderr)
-	target, err := app.OpenServer(ctx, c.Engine, engine.Options{Log: logf})
+	target, err := app.OpenServer(ctx, c.Engine, engine.Options{Log: logf}, "--dsn")
 	if err != nil {
 		return err
 	}

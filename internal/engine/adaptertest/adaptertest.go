@@ -14,7 +14,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -67,12 +67,12 @@ func EventObservers(t testing.TB, engine string, atLeast int) []observer.Observe
 
 // Applier is an adapter's server as Apply uses it.
 type Applier interface {
-	Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error)
+	Apply(ctx context.Context, o observer.Observer) (engine.Applied, error)
 }
 
 // Apply applies o on s and returns it with the function that reverts it
 // (to defer), which reports a failed Revert as an error of t.
-func Apply(t testing.TB, s Applier, o observer.Observer) (a experiment.Applied, revert func()) {
+func Apply(t testing.TB, s Applier, o observer.Observer) (a engine.Applied, revert func()) {
 	t.Helper()
 	ctx := context.Background()
 	a, err := s.Apply(ctx, o)
@@ -108,7 +108,7 @@ type SettingsApplier interface {
 // ApplyThenRevert reads s's settings, applies o, calls inForce with it
 // (the caller's checks of what o put in force), reverts o and reads the
 // settings again: before and after, for the caller to compare.
-func ApplyThenRevert(t testing.TB, s SettingsApplier, o observer.Observer, inForce func(experiment.Applied)) (before, after map[string]string) {
+func ApplyThenRevert(t testing.TB, s SettingsApplier, o observer.Observer, inForce func(engine.Applied)) (before, after map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	before, err := s.Settings(ctx)

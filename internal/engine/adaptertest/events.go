@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // StartEvents starts counting a's events of the statements tagged tag, as
 // an experiment's run does before it, and fails t unless a counts them.
-func StartEvents(t testing.TB, a experiment.Applied, tag string) experiment.EventCounter {
+func StartEvents(t testing.TB, a engine.Applied, tag string) engine.EventCounter {
 	t.Helper()
 	ev, err := a.StartEvents(context.Background(), tag)
 	if err != nil || ev == nil {
@@ -25,11 +25,11 @@ func StartEvents(t testing.TB, a experiment.Applied, tag string) experiment.Even
 // RunUntilRotated runs wl on 4 sessions of dial, 2 s at a time, until the
 // trail that ev counts spans at least 3 files (a loaded machine writes
 // less per second), 5 times at most: the statements executed.
-func RunUntilRotated(t testing.TB, dial driver.Dialer, wl workload.Meta, ev experiment.EventCounter) (executed int64) {
+func RunUntilRotated(t testing.TB, dial driver.Dialer, wl workload.Meta, ev engine.EventCounter) (executed int64) {
 	t.Helper()
 	for range 5 {
 		executed += RunWorkload(t, dial, driver.Config{Clients: 4, Duration: 2 * time.Second}, wl).Executed
-		if files, _ := ev.(experiment.FileCounter).CountFiles(context.Background()); len(files) >= 3 {
+		if files, _ := ev.(engine.FileCounter).CountFiles(context.Background()); len(files) >= 3 {
 			break
 		}
 	}
@@ -39,9 +39,9 @@ func RunUntilRotated(t testing.TB, dial driver.Dialer, wl workload.Meta, ev expe
 // AuditTrailComplete reports an error unless the trail that ev counts
 // holds one record per statement executed, rotated into at least 2
 // files, and returns its files.
-func AuditTrailComplete(t testing.TB, ev experiment.EventCounter, executed int64) []result.FileCount {
+func AuditTrailComplete(t testing.TB, ev engine.EventCounter, executed int64) []result.FileCount {
 	t.Helper()
-	files, err := ev.(experiment.FileCounter).CountFiles(context.Background())
+	files, err := ev.(engine.FileCounter).CountFiles(context.Background())
 	if err != nil {
 		t.Fatalf("CountFiles: %v", err)
 	}

@@ -6,16 +6,16 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // WaitOpener is an adapter's server as OpenWaits uses it.
 type WaitOpener interface {
-	OpenWaits(ctx context.Context) (experiment.WaitSource, error)
+	OpenWaits(ctx context.Context) (engine.WaitSource, error)
 }
 
 // OpenWaits opens s's wait source, closed when the test ends.
-func OpenWaits(t testing.TB, ctx context.Context, s WaitOpener) experiment.WaitSource {
+func OpenWaits(t testing.TB, ctx context.Context, s WaitOpener) engine.WaitSource {
 	t.Helper()
 	src, err := s.OpenWaits(ctx)
 	if err != nil {

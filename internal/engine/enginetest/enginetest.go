@@ -41,7 +41,7 @@
 // records the row counts Verify checks), locks, transactions, I/O, memory,
 // CPU use (the server has no process of its own: ServerPID is 0, so no
 // server CPU is measured), waits and activity counters (it is not an
-// experiment.Prober), sinks and streams, restarts that take time, and
+// engine.Prober), sinks and streams, restarts that take time, and
 // costs that depend on the statement or on the number of sessions other
 // than through the capacity limit. An observer's EnableSQL and DisableSQL
 // are not run, and a Reset (a managed server's restart) only empties the
@@ -63,7 +63,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -309,7 +309,7 @@ func (s *Server) complainLocked(msg string) {
 }
 
 // ServerFaults returns how many complaints the server made, and the
-// latest (experiment.FaultReporter).
+// latest (engine.FaultReporter).
 func (s *Server) ServerFaults() (int64, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -493,7 +493,7 @@ func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 }
 
 // Reset brings the server to its starting state as a managed server's
-// restart does: nothing is in service (experiment.Resetter).
+// restart does: nothing is in service (engine.Resetter).
 func (s *Server) Reset(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -523,7 +523,7 @@ func (s *Server) Close() error {
 // Apply puts o in force: its settings and preload libraries into the
 // settings, its extensions created, its cost (Options.Overheads) added to
 // every statement's.
-func (s *Server) Apply(ctx context.Context, o observer.Observer) (experiment.Applied, error) {
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (engine.Applied, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -618,8 +618,8 @@ func (a *applied) set(name, v string) {
 // StartEvents counts, from now on and while the observer is in force, the
 // statements whose text holds tag; nil when the observer records no
 // events. An observer whose Events.Lost is set also reports its losses
-// (experiment.LostCounter).
-func (a *applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+// (engine.LostCounter).
+func (a *applied) StartEvents(ctx context.Context, tag string) (engine.EventCounter, error) {
 	if a.obs.Events == nil {
 		return nil, nil
 	}
@@ -674,7 +674,7 @@ func (a *applied) Revert(ctx context.Context) error {
 	return nil
 }
 
-// counter counts an observer's events (experiment.EventCounter).
+// counter counts an observer's events (engine.EventCounter).
 type counter struct {
 	tag      string
 	lose     float64
@@ -851,9 +851,9 @@ func (s *Server) speedLocked(t time.Time) float64 {
 
 // Interfaces a memory server implements.
 var (
-	_ experiment.Target        = (*Server)(nil)
-	_ experiment.Resetter      = (*Server)(nil)
-	_ experiment.FaultReporter = (*Server)(nil)
-	_ experiment.LostCounter   = lostCounter{}
-	_ workload.Execer          = (*session)(nil)
+	_ engine.Target        = (*Server)(nil)
+	_ engine.Resetter      = (*Server)(nil)
+	_ engine.FaultReporter = (*Server)(nil)
+	_ engine.LostCounter   = lostCounter{}
+	_ workload.Execer      = (*session)(nil)
 )

@@ -15,7 +15,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/enginetest"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -290,7 +289,7 @@ func TestEvents(t *testing.T) {
 			if n, _ := ec.Count(ctx); n != tt.want {
 				t.Errorf("Count() = %d; want %d", n, tt.want)
 			}
-			lc, ok := ec.(experiment.LostCounter)
+			lc, ok := ec.(engine.LostCounter)
 			if ok != (tt.wantLost >= 0) {
 				t.Fatalf("LostCounter: %v; want %v", ok, tt.wantLost >= 0)
 			}

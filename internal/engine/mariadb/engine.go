@@ -14,7 +14,6 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -52,7 +51,7 @@ var _ counting.ThreadedServer = (*managed)(nil)
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, spec.Invalidf("--dsn: %v", err)
+		return nil, &engine.AddressError{Err: err}
 	}
 	return s, nil
 }
@@ -76,7 +75,7 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 	}
 	s, err := New(dsn, Options{})
 	if err != nil {
-		return nil, spec.Invalidf("--dsn: %v", err)
+		return nil, &engine.AddressError{Err: err}
 	}
 	in, err := s.Inspect(ctx, candidates)
 	if err != nil {
@@ -112,7 +111,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if !o.Managed() {
 		probe, err := New(o.DSN, Options{})
 		if err != nil {
-			return nil, spec.Invalidf("--dsn: %v", err)
+			return nil, &engine.AddressError{Err: err}
 		}
 		j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
 		if err != nil {
@@ -128,7 +127,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
 	if err != nil {
 		if errors.Is(err, server.ErrNoMariaDB) {
-			return nil, spec.InvalidError{Err: err}
+			return nil, &engine.UnavailableError{Err: err}
 		}
 		return nil, err
 	}
@@ -158,7 +157,7 @@ func newManaged(m *server.MariaDB, log func(string, ...any)) (*managed, error) {
 }
 
 // Dial opens a workload session as the runner's driver.Session
-// (experiment.Target, driver.Dialer).
+// (engine.Target, driver.Dialer).
 func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // SessionAddress is where workers open the workload's sessions

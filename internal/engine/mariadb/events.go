@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
@@ -35,7 +34,7 @@ type EventCount struct {
 
 // StartEvents begins counting the events of a's observer for statements
 // carrying tag. It returns nil when the observer records no events.
-func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+func (a *Applied) StartEvents(ctx context.Context, tag string) (engine.EventCounter, error) {
 	if a.obs.Events == nil {
 		return nil, nil
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
@@ -61,7 +60,7 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 	}
 	for _, o := range all {
 		t.Run(o.Name, func(t *testing.T) {
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(experiment.Applied) {
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
 				for _, name := range o.SettingNames() {
 					got := query(t, m, "SELECT @@GLOBAL."+name)
 					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, m.SinkDir())
@@ -170,7 +169,7 @@ func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, wl workloa
 	if o.Events.Source == "sql" && o.Events.Mark == "" && got != res.Executed {
 		logLateCount(t, s, ev, got, res)
 	}
-	lost, ok, err := ev.(experiment.LostCounter).EngineLost(ctx)
+	lost, ok, err := ev.(engine.LostCounter).EngineLost(ctx)
 	if err != nil {
 		t.Fatalf("EngineLost: %v", err)
 	}
@@ -185,7 +184,7 @@ func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, wl workloa
 // statements the server says it executed (Com_stmt_execute, since its
 // start): whether the count came late or the statements were never
 // counted.
-func logLateCount(t *testing.T, s *mariadb.Server, ev experiment.EventCounter, got int64, res driver.Result) {
+func logLateCount(t *testing.T, s *mariadb.Server, ev engine.EventCounter, got int64, res driver.Result) {
 	t.Helper()
 	time.Sleep(2 * time.Second)
 	later, err := ev.Count(context.Background())

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 )
@@ -138,7 +137,7 @@ func pluginInstalled(ctx context.Context, conn *sql.Conn, lib string) (bool, err
 // plugins, then global variables, then o's enable_sql. A plugin's
 // variables are unknown until it is installed, which is why the order
 // matters. On error, what was already applied is reverted.
-func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.Applied, err error) {
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Applied, err error) {
 	o = s.withSinkDir(o)
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline || (len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {

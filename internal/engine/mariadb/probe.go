@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // activeWaitsSQL lists the client sessions running a statement now, with
@@ -29,7 +29,7 @@ type WaitSource struct {
 }
 
 // OpenWaits opens a WaitSource; Close it when done.
-func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+func (s *Server) OpenWaits(ctx context.Context) (engine.WaitSource, error) {
 	conn, done, err := s.control(ctx)
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func statusCounts(ctx context.Context, conn *sql.Conn) (map[string]float64, erro
 			// A gauge: the mean wait for the replica's acknowledgement
 			// since the server started, which a managed server does
 			// before every run.
-			out["gauge_semi_sync_wait_ms"] = value.Float64 / 1000 // a gauge (experiment.GaugePrefix)
+			out["gauge_semi_sync_wait_ms"] = value.Float64 / 1000 // a gauge (engine.GaugePrefix)
 		}
 	}
 	return out, rows.Err()

@@ -14,7 +14,6 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -87,7 +86,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	}
 	bin, err := server.FindPostgresBin()
 	if err != nil {
-		return nil, spec.InvalidError{Err: err}
+		return nil, &engine.UnavailableError{Err: err}
 	}
 	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log})
 	if err != nil {

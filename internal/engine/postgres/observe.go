@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -61,7 +60,7 @@ func (s *Server) ApplyRestarts(ctx context.Context, o observer.Observer) (bool, 
 // reload). Settings of a library, such as auto_explain.*, are unknown to the
 // server until the library is loaded, which is why the order matters. On
 // error, what was already applied is reverted.
-func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.Applied, err error) {
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Applied, err error) {
 	o = s.withSinkDir(o)
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {

@@ -15,7 +15,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/server"
@@ -79,7 +78,7 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 	s, pg := newManaged(t)
 	for _, o := range adaptertest.Catalog(t).All("postgres") {
 		t.Run(o.Name, func(t *testing.T) {
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(experiment.Applied) {
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
 				for _, name := range o.SettingNames() {
 					got := query(t, s, "SELECT setting FROM pg_settings WHERE name = $1", name)
 					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, pg.SinkDir())

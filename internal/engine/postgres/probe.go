@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/poll"
 )
 
@@ -87,7 +87,7 @@ const (
 )
 
 // OpenWaits opens a WaitSource; Close it when done.
-func (s *Server) OpenWaits(ctx context.Context) (experiment.WaitSource, error) {
+func (s *Server) OpenWaits(ctx context.Context) (engine.WaitSource, error) {
 	conn, err := s.connectAs(ctx, "obsbench-waits")
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ var counterQueries = []struct {
 	{"wal", `SELECT wal_records, wal_fpi, wal_bytes::float8, wal_buffers_full, wal_write, wal_sync FROM pg_stat_wal`, true},
 	{"bgwriter", `SELECT checkpoints_timed + checkpoints_req AS checkpoints, buffers_checkpoint, buffers_clean, buffers_backend, buffers_alloc FROM pg_stat_bgwriter`, true},
 	{"statements", `SELECT sum(calls)::float8 AS statements FROM pg_stat_statements`, true},
-	// Gauges (experiment.GaugePrefix): how far the standbys are behind,
+	// Gauges (engine.GaugePrefix): how far the standbys are behind,
 	// as the primary last measured it; no row without a standby, and no
 	// value (NULL, left out) for a lag not measured lately.
 	{"replication", `SELECT (extract(epoch FROM max(write_lag)) * 1000)::float8 AS gauge_replica_write_lag_ms,

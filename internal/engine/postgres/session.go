@@ -52,7 +52,7 @@ type Session struct {
 const DriverApplication = "obsbench-driver"
 
 // Dial opens a driver session on the dataset database as the runner's
-// driver.Session (experiment.Target, driver.Dialer).
+// driver.Session (engine.Target, driver.Dialer).
 func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // Connect opens a driver session on the dataset database.

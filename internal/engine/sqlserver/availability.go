@@ -228,7 +228,7 @@ func checkPrimary(o observer.Observer, replicas []Replica) error {
 type NotPrimaryError struct{ Observer, Group string }
 
 func (e *NotPrimaryError) Error() string {
-	return fmt.Sprintf("observer %s changes the commit mode of availability group %s, which only its primary replica can do: connect --dsn to the primary", e.Observer, e.Group)
+	return fmt.Sprintf("observer %s changes the commit mode of availability group %s, which only its primary replica can do: measure on the primary", e.Observer, e.Group)
 }
 
 // NoAvailabilityGroupError says an availability-group observer found no

@@ -57,7 +57,7 @@ func WaitProfile(stats []WaitStat) map[string]int64 {
 var ErrWaitsCleared = errors.New("statistics were cleared during the window (DBCC SQLPERF ('sys.dm_os_wait_stats', CLEAR) resets every wait counter to 0): its waits are not known")
 
 // DiffWaitProfile is each wait's growth from one WaitProfile to a later
-// one, without the waits that did not grow (experiment.WaitProfileDiffer).
+// one, without the waits that did not grow (engine.WaitProfileDiffer).
 // A wait that went down, or is gone (WaitStatsSQL leaves out the waits at
 // 0), was cleared: ErrWaitsCleared.
 // https://learn.microsoft.com/sql/relational-databases/system-dynamic-management-views/sys-dm-os-wait-stats-transact-sql

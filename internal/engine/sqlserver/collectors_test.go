@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -344,8 +344,8 @@ func TestWaitStatsCleared(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Server{}
-	var _ experiment.WaitProfileDiffer = s
-	growth, err := experiment.EngineWaitGrowth(s, WaitProfile(before), WaitProfile(after))
+	var _ engine.WaitProfileDiffer = s
+	growth, err := engine.EngineWaitGrowth(s, WaitProfile(before), WaitProfile(after))
 	if err != nil || growth["SOS_SCHEDULER_YIELD"] != 7000*1000 || growth["WRITELOG"] != 0 {
 		t.Errorf("a window without a clear: %v, %v; want SOS_SCHEDULER_YIELD's 7,000 ms and no error", growth, err)
 	}
@@ -357,7 +357,7 @@ func TestWaitStatsCleared(t *testing.T) {
 		"gone":    func() map[string]int64 { m := WaitProfile(after); delete(m, "WRITELOG"); return m }(),
 		"nothing": {},
 	} {
-		growth, err := experiment.EngineWaitGrowth(s, WaitProfile(before), end)
+		growth, err := engine.EngineWaitGrowth(s, WaitProfile(before), end)
 		if !errors.Is(err, ErrWaitsCleared) || growth != nil || !strings.Contains(err.Error(), "statistics were cleared") {
 			t.Errorf("%s: %v, %v; want ErrWaitsCleared and no waits", name, growth, err)
 		}

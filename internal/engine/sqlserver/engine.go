@@ -3,14 +3,12 @@ package sqlserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -30,14 +28,16 @@ func (Engine) Info() engine.Info {
 		WaitProfile: result.WaitProfile{Source: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"}}
 }
 
-// ErrNoManaged is the answer to --engine sqlserver without --dsn.
-var ErrNoManaged = errors.New("--engine sqlserver needs --dsn sqlserver://user:password@host:1433: obsbench starts managed PostgreSQL and MariaDB servers only, not SQL Server")
+// errNoManaged is the answer to a run or an inspection without an
+// external server's address.
+var errNoManaged = &engine.NoManagedError{Engine: "sqlserver", DSNForm: "sqlserver://user:password@host:1433",
+	Why: "obsbench starts managed PostgreSQL and MariaDB servers only, not SQL Server"}
 
 // Planner reaches the server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, spec.Invalidf("--dsn: %v", err)
+		return nil, &engine.AddressError{Err: err}
 	}
 	return planner{s}, nil
 }
@@ -67,11 +67,11 @@ func (Engine) Undo(ctx context.Context, dsn string, changes []json.RawMessage) (
 // 1's advice), their targets and loss modes.
 func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Observer) (*engine.Inspection, error) {
 	if dsn == "" {
-		return nil, spec.InvalidError{Err: ErrNoManaged}
+		return nil, errNoManaged
 	}
 	s, err := New(dsn, Options{Database: engine.Home})
 	if err != nil {
-		return nil, spec.Invalidf("--dsn: %v", err)
+		return nil, &engine.AddressError{Err: err}
 	}
 	in, err := s.Inspect(ctx, candidates)
 	if err != nil {
@@ -95,11 +95,11 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 // and traces it will create.
 func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if o.Managed() {
-		return nil, spec.InvalidError{Err: ErrNoManaged}
+		return nil, errNoManaged
 	}
 	probe, err := New(o.DSN, Options{Database: engine.Home})
 	if err != nil {
-		return nil, spec.Invalidf("--dsn: %v", err)
+		return nil, &engine.AddressError{Err: err}
 	}
 	j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
 	if err != nil {
@@ -118,7 +118,7 @@ type external struct {
 }
 
 // Dial opens a workload session as the runner's driver.Session
-// (experiment.Target, driver.Dialer).
+// (engine.Target, driver.Dialer).
 func (s *Server) Dial(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 
 // SessionAddress is where workers open the workload's sessions

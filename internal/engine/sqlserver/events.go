@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 )
@@ -50,7 +50,7 @@ var countable = []string{"event_file", "ring_buffer", "event_counter", "histogra
 // StartEvents begins counting; nil when the observer records no events.
 // It reads nothing of the session (see EventCount), only the server-wide
 // wait that a NO_EVENT_LOSS session's note compares with.
-func (a *Applied) StartEvents(ctx context.Context, tag string) (experiment.EventCounter, error) {
+func (a *Applied) StartEvents(ctx context.Context, tag string) (engine.EventCounter, error) {
 	ev := a.obs.Events
 	if ev == nil {
 		return nil, nil
@@ -329,7 +329,7 @@ func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers, b
 }
 
 // EngineLostBuffers is the session's dropped_buffer_count over the
-// window (experiment.BufferLostCounter); a trace has none.
+// window (engine.BufferLostCounter); a trace has none.
 func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error) {
 	if e.source == observer.SourceTrace || e.lostBuf == nil {
 		return 0, false, nil
@@ -339,7 +339,7 @@ func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error)
 
 // EngineBlocked is how long the session's event firing was blocked
 // waiting for a free buffer over the window, its own
-// blocked_event_fire_time (experiment.BlockedCounter): only a
+// blocked_event_fire_time (engine.BlockedCounter): only a
 // NO_EVENT_LOSS session blocks.
 func (e *EventCount) EngineBlocked(ctx context.Context) (int64, bool, error) {
 	if e.blocked == nil {
@@ -348,7 +348,7 @@ func (e *EventCount) EngineBlocked(ctx context.Context) (int64, bool, error) {
 	return *e.blocked, true, nil
 }
 
-// Volume says the count is not one per statement (experiment.VolumeCounter).
+// Volume says the count is not one per statement (engine.VolumeCounter).
 func (e *EventCount) Volume() bool { return e.volume }
 
 // counterNotes label a count kept by a synchronous target (event_counter,
@@ -393,7 +393,7 @@ func planNotes(o observer.Observer) []string {
 	return nil
 }
 
-// EventNotes say what the count could not tell (experiment.EventNoter).
+// EventNotes say what the count could not tell (engine.EventNoter).
 func (e *EventCount) EventNotes() []string { return e.notes }
 
 // maxRolloverFiles is the event_file target's max_rollover_files, 0 if

@@ -11,9 +11,9 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/sqlserver"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -78,7 +78,7 @@ func TestLiveCatalog(t *testing.T) {
 				}
 				t.Fatalf("Check: %v", err)
 			}
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(a experiment.Applied) {
+			before, after := adaptertest.ApplyThenRevert(t, s, o, func(a engine.Applied) {
 				ev, err := a.StartEvents(ctx, wl.Tag)
 				if err != nil {
 					t.Fatalf("StartEvents: %v", err)
@@ -86,7 +86,7 @@ func TestLiveCatalog(t *testing.T) {
 				res := run(t, s, wl)
 				if ev != nil {
 					got, err := ev.Count(ctx)
-					lost, _, lerr := ev.(experiment.LostCounter).EngineLost(ctx)
+					lost, _, lerr := ev.(engine.LostCounter).EngineLost(ctx)
 					if err != nil || lerr != nil {
 						t.Errorf("Count: %v, %v", err, lerr)
 					} else if strings.Contains(o.Name, "lossy") {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -237,7 +236,7 @@ func leftoverTrace(o observer.Observer, paths []string) error {
 
 // Apply puts o in force, journaling each step's undo before making it. On
 // error, what was already applied is reverted.
-func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ experiment.Applied, err error) {
+func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Applied, err error) {
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
 	if o.Name == observer.Baseline {
 		return a, nil
