@@ -11,6 +11,7 @@ import (
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 	"github.com/obsbench/obsbench/internal/studyrun"
@@ -116,7 +117,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := commandFlags("calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := calibrate.Options{}
-	fs.StringVar(&o.Method, "method", "duet", "credit-top1: duet (the default method: each synthetic cost sized in a twin under its quota, then measured by duet) or alternation")
+	fs.StringVar((*string)(&o.Method), "method", string(result.MethodDuet), "credit-top1: duet (the default method: each synthetic cost sized in a twin under its quota, then measured by duet) or alternation")
 	fs.IntVar(&o.Phases, "phases", app.DefaultDuetPhases, "--method duet: the duet's phases per calibration observer (the run's default)")
 	fs.BoolVar(&o.Count, "count", true, "--method duet: count each calibration's instructions per statement after the timed phases, as obsbench run does (a cross-check of each size)")
 	fs.DurationVar(&o.AltDuration, "alt-duration", spec.Default().Alternation.Duration, "--method alternation: measured time of each alternation run")
@@ -140,7 +141,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		switch {
 		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")) || (mix && f.Name == "client-work"):
 			wrong = append(wrong, "--"+f.Name)
-		case (alt && o.Method == "duet") || (duet && f.Name != "method" && o.Method != "duet"):
+		case (alt && o.Method.Twins()) || (duet && f.Name != "method" && !o.Method.Twins()):
 			wrongMethod = append(wrongMethod, "--"+f.Name)
 		}
 	})

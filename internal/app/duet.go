@@ -12,6 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -49,7 +50,7 @@ func (c *Experiment) budgetDuet() {
 // duetBudgeted says whether --max-time sizes the duet's phases; with
 // --target-resolution it caps the phases the A/A arm asks for instead.
 func (c Experiment) duetBudgeted() bool {
-	return c.Method == "duet" && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
+	return c.Method == result.MethodDuet && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
 }
 
 // twinCPUs is each twin's CPU quota, in CPUs.
@@ -65,25 +66,25 @@ func (c Experiment) twinCPUs() float64 {
 // where rounds of restarted servers feel it in full (bench/duet/README.md
 // has the comparison); else auto. why says what kept a duet out ("" for
 // a duet). find is cgroup.Find.
-func (c Experiment) chooseMethod(find func() (cgroup.Hierarchy, error)) (method, why string) {
+func (c Experiment) chooseMethod(find func() (cgroup.Hierarchy, error)) (method result.Method, why string) {
 	e, _ := engine.Lookup(c.Engine)
 	_, sessions := e.(engine.SessionOpener)
 	switch {
 	case !sessions:
-		return "auto", fmt.Sprintf("the %s engine cannot drive a twin from a worker process", c.Engine)
+		return result.MethodAuto, fmt.Sprintf("the %s engine cannot drive a twin from a worker process", c.Engine)
 	case c.DSN != "" && c.TwinDSN == "":
-		return "auto", "an external server (--dsn) has no twin; give --twin-dsn, a second server with the same dataset, for a duet"
-	case c.Standby != "none" && c.Standby != "":
-		return "auto", "--standby: twins with standbys are not supported yet"
+		return result.MethodAuto, "an external server (--dsn) has no twin; give --twin-dsn, a second server with the same dataset, for a duet"
+	case c.Standby.On():
+		return result.MethodAuto, "--standby: twins with standbys are not supported yet"
 	case c.Workers > 0:
-		return "auto", "--workers drives one server from several processes"
+		return result.MethodAuto, "--workers drives one server from several processes"
 	case c.Replay.Passes > 0:
-		return "auto", "--replay-passes: a duet does not replay a capture"
+		return result.MethodAuto, "--replay-passes: a duet does not replay a capture"
 	}
 	if _, err := find(); err != nil {
-		return "auto", err.Error()
+		return result.MethodAuto, err.Error()
 	}
-	return "duet", ""
+	return result.MethodDuet, ""
 }
 
 // openTwin opens a duet's second server: a managed twin started like the
@@ -169,7 +170,7 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 		}
 		tw.LoadGroups[i] = lg
 		one := c
-		one.Workers, one.Launcher = 1, "local"
+		one.Workers, one.Launcher = 1, spec.LauncherLocal
 		pool, err := startWorkers(ctx, one, s, filepath.Join(c.Out, "twin-"+name), logf)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("twin %s: %w", name, err)

@@ -184,7 +184,7 @@ func workloadDataset(wl workload.Meta, scale int) (dataset.Dataset, error) {
 func (c *Experiment) resolveMethod() {
 	if c.Method == "" {
 		method, why := c.chooseMethod(cgroup.Find)
-		c.Method, c.methodWhy = result.Method(method), why
+		c.Method, c.methodWhy = method, why
 		c.methodChosen = true
 	}
 	if c.Method.Counted() && !c.IsChosen("rounds") {

@@ -79,10 +79,10 @@ type Options struct {
 	// statement, alternation) or "dss-mix" (the mix, rounds of Blocks,
 	// compared query by query).
 	Workload string
-	// Method is how credit-top1's calibrations are measured: "duet" (the
-	// default method: sized in a twin, measured by duet) or
-	// "alternation"; empty on dss-mix.
-	Method string
+	// Method is how credit-top1's calibrations are measured: duet (the
+	// default method: sized in a twin, measured by duet) or alternation;
+	// empty on dss-mix.
+	Method result.Method
 	// Phases are a duet's phases per calibration observer; Count counts
 	// each calibration's instructions after them.
 	Phases      int
@@ -110,7 +110,7 @@ func Run(ctx context.Context, o Options, out Output) error {
 	switch {
 	case o.Workload == "dss-mix":
 		return calibrateMix(ctx, o, out)
-	case o.Method == "duet":
+	case o.Method.Twins():
 		return calibrateDuet(ctx, o, out)
 	}
 	return calibrateAlternation(ctx, o, out)
@@ -131,9 +131,9 @@ func (o *Options) check() error {
 		return spec.Invalidf("--clients %d: want 1 to 1000", o.Clients)
 	case o.Workload != "" && o.Workload != "credit-top1" && o.Workload != "dss-mix":
 		return spec.Invalidf("--workload %s: calibrate runs credit-top1 (the default) or dss-mix", o.Workload)
-	case o.Workload != "dss-mix" && o.Method != "" && o.Method != "duet" && o.Method != "alternation":
+	case o.Workload != "dss-mix" && o.Method != "" && !o.Method.Twins() && !o.Method.Alternates():
 		return spec.Invalidf("--method %s: calibrate measures credit-top1 by duet (the default) or alternation", o.Method)
-	case o.Method == "duet" && (o.Phases < 4 || o.Phases > 400):
+	case o.Method.Twins() && (o.Phases < 4 || o.Phases > 400):
 		return spec.Invalidf("--phases %d: want 4 to 400", o.Phases)
 	case o.ClientWork < 0 || o.ClientWork > 10_000:
 		return spec.Invalidf("--client-work %d: want 0 to 10000 µs", o.ClientWork)

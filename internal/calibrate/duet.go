@@ -115,7 +115,7 @@ func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, pha
 		return nil, err
 	}
 	s := spec.Default()
-	s.Workload, s.Method, s.ObserverFile, s.Out = Workload, "duet", file, dir
+	s.Workload, s.Method, s.ObserverFile, s.Out = Workload, result.MethodDuet, file, dir
 	s.Clients, s.Seed, s.Rounds = o.Clients, o.Seed, phases
 	s.Duration, s.Warmup = app.DefaultDuetDuration, app.DefaultDuetWarmup
 	s.Count.After = count
