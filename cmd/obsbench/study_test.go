@@ -51,7 +51,8 @@ func TestStudySyncCommit(t *testing.T) {
 		t.Errorf("autocommit baseline: IPC:SyncRep %.1f%% of samples; want some (every commit waits for the standby)", s)
 	}
 	if s := share(by["sync-commit-local"]); s != 0 {
-		t.Errorf("synchronous_commit=local: IPC:SyncRep %.1f%% of samples; want none", s)
+		t.Errorf("synchronous_commit=local: IPC:SyncRep %.1f%% of samples (-1: no sample at all); want none", s)
+		logWaitRuns(t, filepath.Join(out, "inserts-autocommit", "results.jsonl"))
 	}
 	perRow := func(s result.Summary) float64 {
 		c := s.Conditions[0]
@@ -63,6 +64,24 @@ func TestStudySyncCommit(t *testing.T) {
 	wantPrinted(t, stdout, "What does a synchronous replica cost a commit", "inserts-autocommit", "inserts-batched",
 		"IPC:SyncRep %", "flush lag ms", "sync-commit-local", "replica asynchronous")
 	noServersLeft(t, tmp)
+}
+
+// logWaitRuns says, of each run in path, what the wait sampler saw: a
+// condition without a wait profile had no run with a sample.
+func logWaitRuns(t *testing.T, path string) {
+	runs, err := result.ReadRuns(path)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	for _, r := range runs {
+		var ticks, samples int64
+		if r.Waits != nil {
+			ticks, samples = r.Waits.Ticks, r.Waits.Total()
+		}
+		t.Logf("run %d %s (%s): error %q, waits %v: %d ticks, %d samples; off %v; %d statements",
+			r.Round, r.Condition, r.Method, r.Error, r.Waits != nil, ticks, samples, r.WaitsOff != nil, r.Driver.Measured)
+	}
 }
 
 // Study 5 end to end, short: the reliability check finds one record per
