@@ -36,8 +36,8 @@ import (
 
 const database = "obsbench"
 
-// goal: obsbench's transactions/s ÷ pgbench's, at least (issue: user's
-// own workload).
+// goal: obsbench's transactions/s ÷ pgbench's, at least, running the
+// user's own pgbench scripts.
 const goal = 0.95
 
 type config struct {
