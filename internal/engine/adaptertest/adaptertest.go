@@ -4,7 +4,8 @@
 // observer, counting its events, sampling waits. Each helper fails the
 // test that calls it as the test itself would; what differs between the
 // engines (their SQL, their own checks) stays in their tests.
-// Whole checks every adapter runs are enginecheck's. Only tests import it.
+// It also holds whole checks every adapter runs (DSSMix). Only tests
+// import it.
 package adaptertest
 
 import (

@@ -3,13 +3,13 @@ package mariadb_test
 import (
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/enginecheck"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// dss-mix on MariaDB (enginecheck.DSSMix): every query runs with the same
+// dss-mix on MariaDB (adaptertest.DSSMix): every query runs with the same
 // text as on PostgreSQL.
 func TestDSSMix(t *testing.T) {
 	m := servertest.MariaDB(t, nil)
@@ -17,7 +17,7 @@ func TestDSSMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enginecheck.DSSMix(t, s, workload.MariaDB, enginecheck.DSSQueries{
+	adaptertest.DSSMix(t, s, workload.MariaDB, adaptertest.DSSQueries{
 		Mismatched: "SELECT COUNT(*) FROM obsbench.dss_orders o WHERE o.total <> (SELECT SUM(l.quantity * l.price) FROM obsbench.dss_order_line l WHERE l.order_id = o.order_id)",
 		Sum:        "SELECT SUM(total) FROM obsbench.dss_orders",
 		Query:      func(t *testing.T, sql string) string { return query(t, m, sql) },

@@ -12,7 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/engine/driverstmt"
+	"github.com/obsbench/obsbench/internal/engine/sqldb"
 	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -160,7 +160,7 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
 	}
-	ds, err := driverstmt.New(st)
+	ds, err := sqldb.NewStmt(st)
 	if err != nil {
 		return nil, err // not a typed nil in the interface
 	}
@@ -170,7 +170,7 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 // stmt runs a prepared statement with the session's uncancelled context.
 type stmt struct {
 	s  *Session
-	st *driverstmt.Stmt
+	st *sqldb.Stmt
 }
 
 func (st *stmt) Exec(ctx context.Context, args ...any) error {
@@ -191,7 +191,7 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	if err != nil {
 		return err
 	}
-	return driverstmt.Drain(rows, nil)
+	return sqldb.Drain(rows, nil)
 }
 
 // ExecText runs sql, in the workloads' portable SQL, once as text
@@ -208,7 +208,7 @@ func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*str
 	if err != nil {
 		return nil, nil, err
 	}
-	return driverstmt.TextRows(rows)
+	return sqldb.TextRows(rows)
 }
 
 // Close ends the session (COM_QUIT).

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/enginecheck"
+	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// dss-mix on PostgreSQL (enginecheck.DSSMix).
+// dss-mix on PostgreSQL (adaptertest.DSSMix).
 func TestDSSMix(t *testing.T) {
 	pg := servertest.Postgres(t)
 	dsn := pg.DSN("obsbench")
@@ -18,7 +18,7 @@ func TestDSSMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := postgres.New(dsn, postgres.Options{})
-	enginecheck.DSSMix(t, s, workload.PostgreSQL, enginecheck.DSSQueries{
+	adaptertest.DSSMix(t, s, workload.PostgreSQL, adaptertest.DSSQueries{
 		Mismatched: "SELECT count(*)::text FROM dss_orders o WHERE o.total <> (SELECT sum(l.quantity * l.price) FROM dss_order_line l WHERE l.order_id = o.order_id)",
 		Sum:        "SELECT sum(total)::text FROM dss_orders",
 		Query:      func(t *testing.T, sql string) string { return query(t, s, sql) },

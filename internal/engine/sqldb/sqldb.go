@@ -1,6 +1,7 @@
 // Package sqldb is what the adapters built on database/sql (MariaDB, SQL
 // Server) do alike: a connection of their own, the dataset's rows
-// counted, a workload's set-up run.
+// counted, a workload's set-up run, and their sessions' statements run
+// on the driver's connection directly.
 package sqldb
 
 import (

@@ -1,8 +1,8 @@
-// Package driverstmt runs statements of a database/sql/driver connection
-// directly, without database/sql's pool, whose locking and conversions
-// would cost driver CPU per statement: the sessions of the engines whose
-// Go driver is a database/sql driver (MariaDB's, SQL Server's).
-package driverstmt
+package sqldb
+
+// The sessions of these engines run statements of a database/sql/driver
+// connection directly, without database/sql's pool, whose locking and
+// conversions would cost driver CPU per statement.
 
 import (
 	"context"
@@ -27,8 +27,8 @@ type Stmt struct {
 	args []driver.NamedValue
 }
 
-// New wraps st, which must be a Queryer.
-func New(st driver.Stmt) (*Stmt, error) {
+// NewStmt wraps st, which must be a Queryer.
+func NewStmt(st driver.Stmt) (*Stmt, error) {
 	q, ok := st.(Queryer)
 	if !ok {
 		return nil, errors.New("the driver's statements cannot be queried with a context")

@@ -1,7 +1,7 @@
-// Package enginecheck holds checks that every engine adapter's tests run
-// on a real server of its own: the same assertions, in the adapter's SQL.
-// It is a test helper (as pgx's pgxtest): only tests import it.
-package enginecheck
+package adaptertest
+
+// The checks below are the same assertions every adapter's tests make on
+// a real server of its own, in the adapter's SQL.
 
 import (
 	"context"
