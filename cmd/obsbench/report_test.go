@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/gate"
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
@@ -48,7 +48,7 @@ func TestReportCommand(t *testing.T) {
 
 // An exceeded --max-overhead has its own exit code.
 func TestOverheadExitCode(t *testing.T) {
-	if code := exitCode(&gate.OverheadError{}, &bytes.Buffer{}); code != exitOverhead {
+	if code := exitCode(&analysis.OverheadError{}, &bytes.Buffer{}); code != exitOverhead {
 		t.Errorf("exit code for an exceeded gate = %d; want %d", code, exitOverhead)
 	}
 }

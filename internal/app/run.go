@@ -262,7 +262,7 @@ func LoadCatalog(file string) (*observer.Catalog, error) {
 
 // Execute runs the experiment of s (a sweep when s has Sessions) and
 // prints its report; the error says whether it failed, was refused, or
-// exceeded --max-overhead (*gate.OverheadError).
+// exceeded --max-overhead (*analysis.OverheadError).
 func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	c, err := Resolve(s)
 	if err != nil {
