@@ -14,7 +14,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -118,7 +117,7 @@ func TestCountedBesideTimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("summary.json: %v", err)
 	}
 	var sum result.Summary

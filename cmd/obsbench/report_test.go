@@ -10,7 +10,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
 
 // obsbench report renders a recorded experiment as report.html, or in a
@@ -54,7 +53,7 @@ func TestOverheadExitCode(t *testing.T) {
 }
 
 // readSummary reads a summary.json that obsbench wrote, after checking it
-// against the schema (internal/result/summaryschema): every run, study
+// against the schema (internal/result/summary.schema.json): every run, study
 // and sweep test's summary is also a test of the schema.
 func readSummary(t *testing.T, path string) (result.Summary, error) {
 	t.Helper()
@@ -62,7 +61,7 @@ func readSummary(t *testing.T, path string) (result.Summary, error) {
 	if err != nil {
 		return result.Summary{}, err
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("%s does not follow the schema: %v", path, err)
 	}
 	return result.ReadSummary(path)
