@@ -10,7 +10,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/countrun"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
@@ -133,7 +132,7 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c Experiment, out Output) error {
-	logf := progress.Notes(out.Stderr)
+	logf := report.Notes(out.Stderr)
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return fmt.Errorf("create --out directory: %w", err)
 	}
