@@ -19,6 +19,10 @@
 // it to the one that ends it. Where sessions are threads of one process
 // (MariaDB), the count is what the server spent serving client commands,
 // in one lifetime per run, split at each connection's end.
+//
+// An Experiment is the whole of a counted experiment: managed servers
+// under valgrind, a copy per core, the rounds spread over them, and
+// instructions.json.
 package counting
 
 import (
