@@ -22,7 +22,7 @@ import (
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/app"
-	"github.com/obsbench/obsbench/internal/countrun"
+	"github.com/obsbench/obsbench/internal/counting"
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
@@ -86,7 +86,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	hogged, hogCPU, err := withHog(func() (countrun.Instructions, error) { return counted(ctx, c, filepath.Join(dir, "counted-hog")) })
+	hogged, hogCPU, err := withHog(func() (counting.Instructions, error) { return counted(ctx, c, filepath.Join(dir, "counted-hog")) })
 	if err != nil {
 		return err
 	}
@@ -100,15 +100,15 @@ func run(ctx context.Context, c config) error {
 }
 
 // counted runs obsbench run --method instructions.
-func counted(ctx context.Context, c config, out string) (countrun.Instructions, error) {
+func counted(ctx context.Context, c config, out string) (counting.Instructions, error) {
 	s := spec.Default()
 	s.Engine, s.Method, s.Observers, s.Rounds, s.Seed, s.Out = c.engine, result.MethodInstructions, c.observers, c.countRounds, c.seed, out
 	s.Count.Statements, s.Count.Warmup = c.statements, c.warmup
 	s.Choose("engine", "method", "observers", "rounds", "seed", "out", "count-statements", "count-warmup")
 	if err := app.Execute(ctx, s, app.Output{Stdout: io.Discard, Stderr: os.Stderr}); err != nil {
-		return countrun.Instructions{}, err
+		return counting.Instructions{}, err
 	}
-	var rec countrun.Instructions
+	var rec counting.Instructions
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &rec)
@@ -145,7 +145,7 @@ func withHog[T any](f func() (T, error)) (T, float64, error) {
 	return v, cpu.Seconds() / wall.Seconds(), err
 }
 
-func render(c config, alone, hogged countrun.Instructions, hogCPU float64, timed result.Summary) string {
+func render(c config, alone, hogged counting.Instructions, hogCPU float64, timed result.Summary) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	who, others := "backend", "other processes"

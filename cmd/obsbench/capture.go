@@ -6,7 +6,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/logcapture"
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
@@ -34,7 +33,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return logcapture.Run(ctx, logcapture.Options{
+	return capture.FromLogs(ctx, capture.LogOptions{
 		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *eng, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
 		Filter: capture.Filter{
 			Databases: splitList(*dbs), Users: splitList(*users), Applications: splitList(*apps),

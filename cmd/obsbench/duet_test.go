@@ -25,7 +25,6 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -201,7 +200,7 @@ func TestDuetManaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("summary.json: %v", err)
 	}
 	var s result.Summary

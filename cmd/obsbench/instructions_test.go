@@ -12,9 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/countrun"
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
@@ -118,7 +117,7 @@ func TestCountedBesideTimed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("summary.json: %v", err)
 	}
 	var sum result.Summary
@@ -150,13 +149,13 @@ func TestCountedBesideTimed(t *testing.T) {
 }
 
 // readInstructions reads a counted experiment's instructions.json in out.
-func readInstructions(t *testing.T, out string) countrun.Instructions {
+func readInstructions(t *testing.T, out string) counting.Instructions {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, "instructions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec countrun.Instructions
+	var rec counting.Instructions
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}

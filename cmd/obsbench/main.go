@@ -15,8 +15,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/app"
-	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // exitCode reports err on stderr and returns the exit code it means.
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
-	var oe *gate.OverheadError
+	var oe *analysis.OverheadError
 	switch {
 	case err == nil:
 		return exitOK

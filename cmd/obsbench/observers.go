@@ -13,8 +13,8 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/spec"
-	"github.com/obsbench/obsbench/internal/suggest"
 )
 
 // errHelp is returned after -h printed a command's flags.
@@ -128,7 +128,7 @@ func unknownFlag(fs *flag.FlagSet, name string) error {
 	var known []string
 	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
 	msg := fmt.Sprintf("unknown flag --%s", name)
-	if s := suggest.Closest(name, known); s != "" {
+	if s := observer.ClosestName(name, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean --%s?)", s)
 	}
 	return fmt.Errorf("%s; '%s -h' lists its flags", msg, fs.Name())

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/gate"
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
 
 // obsbench report renders a recorded experiment as report.html, or in a
@@ -48,13 +47,13 @@ func TestReportCommand(t *testing.T) {
 
 // An exceeded --max-overhead has its own exit code.
 func TestOverheadExitCode(t *testing.T) {
-	if code := exitCode(&gate.OverheadError{}, &bytes.Buffer{}); code != exitOverhead {
+	if code := exitCode(&analysis.OverheadError{}, &bytes.Buffer{}); code != exitOverhead {
 		t.Errorf("exit code for an exceeded gate = %d; want %d", code, exitOverhead)
 	}
 }
 
 // readSummary reads a summary.json that obsbench wrote, after checking it
-// against the schema (internal/result/summaryschema): every run, study
+// against the schema (internal/result/summary.schema.json): every run, study
 // and sweep test's summary is also a test of the schema.
 func readSummary(t *testing.T, path string) (result.Summary, error) {
 	t.Helper()
@@ -62,7 +61,7 @@ func readSummary(t *testing.T, path string) (result.Summary, error) {
 	if err != nil {
 		return result.Summary{}, err
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("%s does not follow the schema: %v", path, err)
 	}
 	return result.ReadSummary(path)

@@ -17,7 +17,6 @@ import (
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
 
 // asWorkers makes the local launcher start this test binary as obsbench
@@ -128,7 +127,7 @@ func TestWorkersLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Errorf("summary.json: %v", err)
 	}
 	sum, _ := readSummary(t, filepath.Join(out, "summary.json"))

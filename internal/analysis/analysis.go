@@ -1,6 +1,7 @@
 // Package analysis turns an experiment's runs into its Summary: per
 // condition, throughput, overhead against the baseline with a confidence
-// interval corrected for multiple comparisons, latency, CPU and events.
+// interval corrected for multiple comparisons, latency, CPU and events;
+// and the gates that fail an experiment on it (--max-overhead).
 package analysis
 
 import (

@@ -8,9 +8,8 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/obsbench/obsbench/internal/countrun"
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server"
@@ -27,7 +26,7 @@ func (c *Experiment) checkCounting() error {
 	if err := c.checkPerQuery(); err != nil {
 		return err
 	}
-	if err := c.ValidateCountWidth(countrun.MinPlanRounds); err != nil {
+	if err := c.ValidateCountWidth(counting.MinPlanRounds); err != nil {
 		return err
 	}
 	if !c.Method.Counted() {
@@ -125,7 +124,7 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 	if err != nil && len(rec.Runs) == 0 {
 		logf("counting failed: %v", err)
 		return &result.Counted{Statements: c.Count.Statements, Warmup: c.Count.Warmup, Rounds: c.Count.Rounds,
-			Sessions: countrun.AtOnce(c.Count.Sessions), Error: err.Error()}
+			Sessions: counting.AtOnce(c.Count.Sessions), Error: err.Error()}
 	}
 	return &rec.Counted
 }
@@ -133,7 +132,7 @@ func (c Experiment) countConditions(ctx context.Context, logf func(string, ...an
 // runInstructions runs a counted experiment: each condition's
 // statements counted on a server under valgrind, round after round.
 func runInstructions(ctx context.Context, c Experiment, out Output) error {
-	logf := progress.Notes(out.Stderr)
+	logf := report.Notes(out.Stderr)
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return fmt.Errorf("create --out directory: %w", err)
 	}
@@ -167,26 +166,26 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 }
 
 // count counts each of c's conditions rounds times on managed servers
-// under valgrind (countrun.Run) and writes instructions.json in c.Out.
-func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (countrun.Instructions, error) {
+// under valgrind (counting.Experiment.Run) and writes instructions.json in c.Out.
+func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...any)) (counting.Instructions, error) {
 	wl, ds := c.wl, c.ds
 	if n := c.Count.Shrink; n > 0 && n != wl.Value("shrink") {
 		var err error
 		if wl, err = wl.WithParam("shrink", n); err != nil {
-			return countrun.Instructions{}, err
+			return counting.Instructions{}, err
 		}
 		if ds, err = c.ds.Shrunk(n); err != nil {
-			return countrun.Instructions{}, err
+			return counting.Instructions{}, err
 		}
 		logf("counting on %s (--count-shrink %d), the timed runs' was %s", ds.Description, n, c.ds.Description)
 	}
-	return countrun.Run(ctx, countrun.Config{
+	return counting.Experiment{
 		Engine: c.Engine, Dialect: c.info.Dialect, Workload: wl, Dataset: ds, Observers: c.observers,
 		Count: c.Count, Rounds: rounds, Seed: c.Seed, Queries: c.queries, Out: c.Out, Log: logf,
 		Open: func(ctx context.Context) (engine.Server, error) {
 			return OpenServer(ctx, c.Engine, engine.Options{Log: logf}, "--dsn")
 		},
-	})
+	}.Run(ctx)
 }
 
 // errNotResumable refuses --resume of a counted experiment.

@@ -76,7 +76,7 @@ func recoverCalibration(t *testing.T, cal calibration) {
 	if err := engine.Prepare(ctx, target, workload.PostgreSQL, wl, ds, t.Logf); err != nil {
 		t.Fatal(err)
 	}
-	cs := target.(counting.Server)
+	cs := target.(engine.CountedServer)
 	// Every condition leaves the one-row table that holds the loop count
 	// as it found it, rewritten: its dead row versions, which each
 	// statement's read of it would skip, do not pile up from one

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/countrun"
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -120,7 +120,7 @@ func (c Experiment) planSetting(w io.Writer) {
 // cannot tell.
 func (c Experiment) planCount(w io.Writer, observers, rounds int, prefix string) time.Duration {
 	runs := (1 + observers) * rounds
-	servers := countrun.Servers(rounds)
+	servers := counting.ServersFor(rounds)
 	// Each server counts whole rounds: the one with the most sets the time.
 	counted := countSetup + time.Duration((rounds+servers-1)/servers*(1+observers))*countRunTime
 	each, took := "", fmt.Sprintf("about %v a run", countRunTime)
@@ -136,9 +136,9 @@ func (c Experiment) planCount(w io.Writer, observers, rounds int, prefix string)
 	}
 	fmt.Fprintf(w, "%s%d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
 		prefix, 1+observers, rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
-	if c.Count.Width > 0 && rounds >= countrun.MinPlanRounds {
+	if c.Count.Width > 0 && rounds >= counting.MinPlanRounds {
 		fmt.Fprintf(w, "  then up to %d more rounds of each condition still wider than ±%g point (--count-width), beside the baseline: as many as the first rounds' spread asks for (not in the estimate)\n",
-			(countrun.MostTimes-1)*rounds, c.Count.Width)
+			(counting.MostTimes-1)*rounds, c.Count.Width)
 	}
 	return counted
 }

@@ -9,24 +9,24 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/gate"
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Gate fails a finished experiment whose observers cost more than
-// --max-overhead (gate.Timed) or add more counted instructions per
-// statement than --max-counted-overhead (gate.Counted), a
-// *gate.OverheadError for each gate that fails; err, when the experiment
-// failed.
+// --max-overhead (analysis.GateTimed) or add more counted instructions
+// per statement than --max-counted-overhead (analysis.GateCounted), a
+// *analysis.OverheadError for each gate that fails; err, when the
+// experiment failed.
 func (c Experiment) Gate(sum *result.Summary, err error) error {
 	if err != nil || sum == nil {
 		return err
 	}
 	var timed, counted error
 	if c.MaxOverhead != nil {
-		timed = gate.Timed(*c.MaxOverhead, *sum)
+		timed = analysis.GateTimed(*c.MaxOverhead, *sum)
 	}
 	if c.MaxCountedOverhead != nil {
 		switch k := sum.Counted; {
@@ -35,7 +35,7 @@ func (c Experiment) Gate(sum *result.Summary, err error) error {
 		case k.Error != "":
 			counted = fmt.Errorf("--max-counted-overhead: the counted runs failed (%s), so nothing is gated", k.Error)
 		default:
-			counted = gate.Counted("max-counted-overhead", *c.MaxCountedOverhead, k.Conditions)
+			counted = analysis.GateCounted("max-counted-overhead", *c.MaxCountedOverhead, k.Conditions)
 		}
 	}
 	return errors.Join(timed, counted)
@@ -47,10 +47,10 @@ func (c Experiment) Gate(sum *result.Summary, err error) error {
 func gateCounted(c Experiment, conds []result.CountedCondition) error {
 	var errs []error
 	if c.MaxOverhead != nil {
-		errs = append(errs, gate.Counted("max-overhead", *c.MaxOverhead, conds))
+		errs = append(errs, analysis.GateCounted("max-overhead", *c.MaxOverhead, conds))
 	}
 	if c.MaxCountedOverhead != nil {
-		errs = append(errs, gate.Counted("max-counted-overhead", *c.MaxCountedOverhead, conds))
+		errs = append(errs, analysis.GateCounted("max-counted-overhead", *c.MaxCountedOverhead, conds))
 	}
 	return errors.Join(errs...)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -262,7 +261,7 @@ func LoadCatalog(file string) (*observer.Catalog, error) {
 
 // Execute runs the experiment of s (a sweep when s has Sessions) and
 // prints its report; the error says whether it failed, was refused, or
-// exceeded --max-overhead (*gate.OverheadError).
+// exceeded --max-overhead (*analysis.OverheadError).
 func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	c, err := Resolve(s)
 	if err != nil {
@@ -301,7 +300,7 @@ var usagef = spec.Invalidf
 // made, also with an error.
 func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error) {
 	stdout, stderr := out.Stdout, out.Stderr
-	logf := progress.Notes(stderr)
+	logf := report.Notes(stderr)
 
 	hier, err := c.duetHierarchy()
 	if err != nil {
@@ -503,7 +502,7 @@ func (c Experiment) experimentConfig(target engine.Server, done map[int]result.R
 		// A mix of few, long statements (dss-mix): each is kept, with its
 		// server CPU, for the comparison query by query (analysis).
 		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
-		Progress: progress.Printer(stderr),
+		Progress: report.Progress(stderr),
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // The package stays a hub to read in a sitting: about 2,000 lines beside
 // its tests. Work that grows it belongs in a package of its own, as
-// capture, calibrate and countrun are. (No function of the tree is longer
+// capture, calibrate and counting are. (No function of the tree is longer
 // than a screenful: scripts/lint.sh holds that, with scripts/funclen.)
 func TestHubStaysSmall(t *testing.T) {
 	const maxLines = 2100

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/gate"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -132,8 +132,8 @@ func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
 	}
 	var over []string
 	for _, p := range points {
-		var oe *gate.OverheadError
-		if errors.As(gate.Timed(*c.MaxOverhead, p.Summary), &oe) {
+		var oe *analysis.OverheadError
+		if errors.As(analysis.GateTimed(*c.MaxOverhead, p.Summary), &oe) {
 			for _, o := range oe.Over {
 				over = append(over, fmt.Sprintf("%d sessions: %s", p.Sessions, o))
 			}
@@ -142,7 +142,7 @@ func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
 	if len(over) == 0 {
 		return nil
 	}
-	return &gate.OverheadError{Limit: *c.MaxOverhead, Over: over}
+	return &analysis.OverheadError{Limit: *c.MaxOverhead, Over: over}
 }
 
 func writeSweep(dir string, rec sweepRecord) error {

@@ -14,7 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/fleet"
 	"github.com/obsbench/obsbench/internal/fleet/kube"
-	"github.com/obsbench/obsbench/internal/progress"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
 	"github.com/obsbench/obsbench/internal/workloadspec"
@@ -96,7 +96,7 @@ func startWorkers(ctx context.Context, c Experiment, target engine.Server, logDi
 // experiment.
 func Worker(ctx context.Context, addr string, index int, credential string, stderr io.Writer) error {
 	token, pin := fleet.ParseCredential(credential)
-	return fleet.Work(ctx, fleet.WorkerConfig{Coordinator: addr, Token: token, Pin: pin, Index: index, Log: progress.Notes(stderr), Build: buildWorker})
+	return fleet.Work(ctx, fleet.WorkerConfig{Coordinator: addr, Token: token, Pin: pin, Index: index, Log: report.Notes(stderr), Build: buildWorker})
 }
 
 // buildWorker turns the spec a coordinator sent, with the files its

@@ -20,7 +20,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -158,7 +157,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	case o.AltRounds < 1 || o.AltRounds > 100:
 		return spec.Invalidf("--alt-rounds %d: want 1 to 100", o.AltRounds)
 	}
-	logf := progress.Notes(stderr)
+	logf := report.Notes(stderr)
 	wl, err := workload.Lookup(Workload)
 	if err == nil {
 		wl, err = wl.WithParam("client-work", o.ClientWork)
@@ -183,7 +182,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodAlternation,
 		Alternation: experiment.Alternation{Duration: o.AltDuration, MinPhase: 2, MaxPhase: 4, Reps: o.AltRounds, CheckDuration: experiment.DefaultCheckDuration},
-		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),
+		Seed:        o.Seed, Out: o.Out, Driver: dcfg, Progress: report.Progress(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return runErr

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/app"
-	"github.com/obsbench/obsbench/internal/progress"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -46,7 +46,7 @@ const NullName = "calibration-0pct"
 // X/(S+X) of a CPU-bound server's throughput: the server's own share,
 // as the duet measures it with each twin's load outside its quota.
 func calibrateDuet(ctx context.Context, o Options, out Output) error {
-	logf := progress.Notes(out.Stderr)
+	logf := report.Notes(out.Stderr)
 	sizing := []Calibration{{Name: "calibration-sizing", Loops: sizingLoops}}
 	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", o.Phases, sizingLoops)
 	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, Output{Stdout: io.Discard, Stderr: out.Stderr})

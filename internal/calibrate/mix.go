@@ -13,7 +13,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -44,7 +43,7 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	case o.Blocks < 1 || o.Blocks > 100:
 		return spec.Invalidf("--blocks %d: want 1 to 100", o.Blocks)
 	}
-	logf := progress.Notes(stderr)
+	logf := report.Notes(stderr)
 	wl, err := workload.Lookup(mixCalibrationWorkload)
 	if err != nil {
 		return err
@@ -73,7 +72,7 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	names := observer.Names(observers)
 	runs, runErr := experiment.Run(ctx, experiment.Config{
 		Target: target, Workload: wl, Dataset: ds, Observers: observers, Method: experiment.MethodRounds,
-		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: progress.Printer(stderr),
+		Rounds: o.Rounds, Seed: o.Seed, Out: o.Out, Driver: dcfg, Progress: report.Progress(stderr),
 	})
 	if runErr != nil && len(runs) == 0 {
 		return runErr

@@ -4,6 +4,10 @@
 // connect, statement or disconnect of each session in the order the server
 // logged them, and a trailer with the totals. Both directions stream: a
 // log of many gigabytes is never held in memory.
+//
+// FromLogs is obsbench capture: it finds the logs, learns how they are
+// written (a stderr log's prefix, the messages' language, from the flags
+// or the server), and reads them into a capture with progress.
 package capture
 
 import (

@@ -19,6 +19,10 @@
 // it to the one that ends it. Where sessions are threads of one process
 // (MariaDB), the count is what the server spent serving client commands,
 // in one lifetime per run, split at each connection's end.
+//
+// An Experiment is the whole of a counted experiment: managed servers
+// under valgrind, a copy per core, the rounds spread over them, and
+// instructions.json.
 package counting
 
 import (
@@ -45,68 +49,9 @@ import (
 // which on a loaded machine can take long after the client has gone.
 const countWait = 2 * time.Minute
 
-// Server is a managed server whose work can run under the instruction
-// counter. It is a ProcessServer or a ThreadedServer.
-type Server interface {
-	Apply(ctx context.Context, o observer.Observer) (engine.Applied, error)
-	Dial(ctx context.Context) (driver.Session, error)
-	// Reset restarts the server.
-	Reset(ctx context.Context) error
-	// CountInstructions makes the next restart run the server under the
-	// counter (or without it).
-	CountInstructions(on bool) error
-	// ShiftStack makes the counted lifetimes started from now on begin
-	// their stacks the given bytes lower (a longer environment).
-	ShiftStack(bytes int)
-}
-
-// ProcessServer serves each session in a process of its own
-// (PostgreSQL's backends), and counts each process apart.
-type ProcessServer interface {
-	Server
-	// Counts are the instructions of the processes that exited since
-	// ClearCounts, by process id.
-	Counts() (map[int]uint64, error)
-	ClearCounts() error
-	// Children are the server's processes other than its main one.
-	Children() ([]int, error)
-	// BackendPID is the process that serves session s.
-	BackendPID(ctx context.Context, s driver.Session) (int, error)
-}
-
-// ThreadedServer is one process whose sessions are threads (MariaDB):
-// its count is per lifetime, the instructions spent serving client
-// commands apart from the rest, and split at each end of a client
-// connection.
-type ThreadedServer interface {
-	Server
-	// LastTally is the count of the lifetime the latest Reset ended: the
-	// commands served up to each connection's end since the one before
-	// (the last entry: after the last end), and the rest.
-	LastTally() (connections []uint64, rest uint64, err error)
-	// EndedConnections is how many connections of the running lifetime
-	// have ended and been counted.
-	EndedConnections() (int, error)
-	// ServerPID is the server's process.
-	ServerPID() int
-}
-
-// StatementSplitter is a ProcessServer that can count each statement of
-// a session apart (PostgreSQL under callgrind).
-type StatementSplitter interface {
-	ProcessServer
-	// SplitStatements makes the counted lifetimes started from now on
-	// split each process's count at every statement's start.
-	SplitStatements(on bool)
-	// StatementCounts are a counted process's parts, read by Counts: up
-	// to its first statement, each statement's, and the last from the
-	// last statement's start to the process's exit.
-	StatementCounts(pid int) []uint64
-}
-
 // Config is what a counted experiment runs.
 type Config struct {
-	Server    Server
+	Server    engine.CountedServer
 	Workload  workload.Workload
 	Observers []observer.Observer // the first is the baseline
 	// Statements (N) are counted per run, after Warmup (W).
@@ -172,12 +117,12 @@ func Run(ctx context.Context, c Config) ([]Sample, error) {
 			c.Statements, c.Warmup, c.Sessions, c.Rounds, len(c.Observers))
 	}
 	switch c.Server.(type) {
-	case ProcessServer, ThreadedServer:
+	case engine.CountedProcesses, engine.CountedThreads:
 	default:
 		return nil, fmt.Errorf("counting: a %T counts neither per process nor per lifetime", c.Server)
 	}
 	if len(c.Queries) > 0 {
-		split, ok := c.Server.(StatementSplitter)
+		split, ok := c.Server.(engine.StatementSplitter)
 		if !ok {
 			return nil, fmt.Errorf("counting: a %T does not count statements apart", c.Server)
 		}
@@ -240,7 +185,7 @@ const stackShifts = 4096
 // time: one server per core counts in 1/len(servers) of the time what
 // one would. Its samples are in round order; Progress hears of each run
 // as it ends, on any server.
-func Spread(ctx context.Context, c Config, servers []Server) ([]Sample, error) {
+func Spread(ctx context.Context, c Config, servers []engine.CountedServer) ([]Sample, error) {
 	n := min(len(servers), c.Rounds)
 	if n < 1 {
 		return nil, fmt.Errorf("counting: no server to count on")
@@ -282,12 +227,12 @@ func Spread(ctx context.Context, c Config, servers []Server) ([]Sample, error) {
 func (c Config) run(ctx context.Context, o observer.Observer) (s Sample, err error) {
 	began := time.Now()
 	switch srv := c.Server.(type) {
-	case ProcessServer:
+	case engine.CountedProcesses:
 		err = c.withObserver(ctx, o, func() (err error) {
 			s, err = c.runProcesses(ctx, srv)
 			return err
 		})
-	case ThreadedServer:
+	case engine.CountedThreads:
 		s, err = c.runThreaded(ctx, srv, o)
 	}
 	s.Condition = o.Name
@@ -311,7 +256,7 @@ func (c Config) withObserver(ctx context.Context, o observer.Observer, f func() 
 
 // runProcesses counts the three sessions on one freshly restarted server:
 // each backend's count is its own.
-func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, err error) {
+func (c Config) runProcesses(ctx context.Context, srv engine.CountedProcesses) (s Sample, err error) {
 	// The server this restart stops ran without the counter, so every
 	// count from here on is the counted server's, its start-up process
 	// included.
@@ -382,7 +327,7 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 		s.HelperSyscalls = float64(helperIO) / executed
 	}
 	if len(c.Queries) > 0 {
-		s.Queries, err = c.queryCounts(srv.(StatementSplitter), phases[1], phases[2])
+		s.Queries, err = c.queryCounts(srv.(engine.StatementSplitter), phases[1], phases[2])
 	}
 	return s, err
 }
@@ -395,7 +340,7 @@ func (c Config) runProcesses(ctx context.Context, srv ProcessServer) (s Sample, 
 // one statement per operation (anything else is an error). Each
 // session's last statement is left out: its part holds the backend's
 // exit too.
-func (c Config) queryCounts(srv StatementSplitter, control, measured []sessionResult) ([]QueryCount, error) {
+func (c Config) queryCounts(srv engine.StatementSplitter, control, measured []sessionResult) ([]QueryCount, error) {
 	sum := make([]float64, len(c.Queries))
 	runs := make([]int, len(c.Queries))
 	for k, m := range measured {
@@ -433,7 +378,7 @@ func (c Config) queryCounts(srv StatementSplitter, control, measured []sessionRe
 // calls cannot be told from the sessions' threads': the server process's
 // are counted, none apart. The observer is applied after the restart, as
 // a timed run does: a server's global settings do not outlive it.
-func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.Observer) (s Sample, err error) {
+func (c Config) runThreaded(ctx context.Context, srv engine.CountedThreads, o observer.Observer) (s Sample, err error) {
 	if err := restart(ctx, srv, true); err != nil {
 		return s, err
 	}
@@ -494,7 +439,7 @@ func (c Config) runThreaded(ctx context.Context, srv ThreadedServer, o observer.
 // before the phase (the observer's control connection) has ended on the
 // server by the time its statements are done, so the count read just
 // before closing them moves by the phase's ends alone.
-func (c Config) threadPhase(ctx context.Context, srv ThreadedServer, n int) (io int64, ended int, err error) {
+func (c Config) threadPhase(ctx context.Context, srv engine.CountedThreads, n int) (io int64, ended int, err error) {
 	before := readIO([]int{srv.ServerPID()})
 	sessions := make([]driver.Session, c.sessions())
 	closeAll := func() (err error) {
@@ -539,7 +484,7 @@ func (c Config) threadPhase(ctx context.Context, srv ThreadedServer, n int) (io 
 // waitEnded waits until at least n connections of srv's lifetime have
 // ended, and returns how many: a session's end reaches the server just
 // after its client closes it.
-func waitEnded(ctx context.Context, srv ThreadedServer, n int) (k int, err error) {
+func waitEnded(ctx context.Context, srv engine.CountedThreads, n int) (k int, err error) {
 	err = poll.Until(ctx, countWait, 20*time.Millisecond, func() (bool, error) {
 		k, err = srv.EndedConnections()
 		return k >= n, err
@@ -554,7 +499,7 @@ func waitEnded(ctx context.Context, srv ThreadedServer, n int) (k int, err error
 // (and makes it write its count) starts the server as it is, for the
 // revert and the next run's apply, because a lifetime under valgrind
 // spends seconds starting and stopping.
-func restart(ctx context.Context, srv Server, counted bool) error {
+func restart(ctx context.Context, srv engine.CountedServer, counted bool) error {
 	if err := srv.CountInstructions(counted); err != nil {
 		return err
 	}
@@ -646,7 +591,7 @@ func (c Config) statements(ctx context.Context, sess driver.Session, k, n int) (
 
 // waitCounts waits for every process in pids to have exited and counted,
 // polling every 20 ms.
-func waitCounts(ctx context.Context, srv ProcessServer, pids []int) (counts map[int]uint64, err error) {
+func waitCounts(ctx context.Context, srv engine.CountedProcesses, pids []int) (counts map[int]uint64, err error) {
 	var missing []int
 	err = poll.Until(ctx, countWait, 20*time.Millisecond, func() (bool, error) {
 		if counts, err = srv.Counts(); err != nil {

@@ -261,7 +261,7 @@ func TestRunSessionsAtOnce(t *testing.T) {
 	obs := []observer.Observer{{Name: "baseline"}, {Name: "obs"}}
 	for _, tc := range []struct {
 		name   string
-		server Server
+		server engine.CountedServer
 		wl     workload.Workload
 	}{
 		{"processes", newFake(), oneStatement{}},

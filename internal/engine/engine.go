@@ -65,11 +65,11 @@ type Info struct {
 	RestartsApply bool
 	// Counts says a managed server can run under valgrind's instruction
 	// counter (--method instructions): its server implements
-	// counting.Server.
+	// CountedServer.
 	Counts bool
 	// CountsQueries says its counted server can also count each
 	// statement apart (--count-per-query): its server implements
-	// counting.StatementSplitter.
+	// StatementSplitter.
 	CountsQueries bool
 	// Dialect is the SQL the engine speaks: the workloads written in it
 	// run on it.

@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/obsbench/obsbench/internal/suggest"
 )
 
 //go:embed catalog/*.yaml
@@ -97,7 +95,7 @@ func (c *Catalog) Lookup(engine, name string) (Observer, error) {
 		return o, nil
 	}
 	known := c.Names(engine)
-	return Observer{}, &UnknownError{Engine: engine, Name: name, Suggestion: suggest.Closest(name, known), Known: known}
+	return Observer{}, &UnknownError{Engine: engine, Name: name, Suggestion: ClosestName(name, known), Known: known}
 }
 
 // All returns engine's observers, baseline first, then by name.

@@ -1,5 +1,6 @@
-// Package report renders a Summary for people (a terminal table). It only
-// formats: every figure comes computed in the Summary.
+// Package report renders for people what obsbench measures: a Summary (a
+// terminal table), and an experiment's progress as it runs. It only
+// formats: every figure of a Summary comes computed in it.
 package report
 
 import (

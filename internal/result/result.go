@@ -1,6 +1,7 @@
 // Package result holds obsbench's result types as plain data, and reads and
 // writes them: one Run per line of results.jsonl, written durably before the
-// next run starts, and the Summary of an experiment that other tools read.
+// next run starts, and the Summary of an experiment that other tools read,
+// with the JSON Schema that says its form.
 package result
 
 import (

@@ -401,7 +401,7 @@ type CPUSummary struct {
 }
 
 // SummaryVersion is the version of summary.json's form
-// (schema/summary.schema.json). Version 2 added measures, window and
+// (summary.schema.json). Version 2 added measures, window and
 // reference, and made an unmeasured noise floor null.
 const SummaryVersion = 2
 

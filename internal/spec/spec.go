@@ -155,7 +155,7 @@ type Count struct {
 	PerQuery bool `json:"per_query,omitempty"`
 	// Width, if above 0, is the half-width in points the counted changes
 	// aim at: a condition whose interval is wider after the first rounds
-	// is counted more rounds, with the baseline (countrun).
+	// is counted more rounds, with the baseline (counting.Plan).
 	Width float64 `json:"width,omitempty"`
 }
 

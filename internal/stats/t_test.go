@@ -31,7 +31,7 @@ func TestTQuantile(t *testing.T) {
 	}
 }
 
-// Two-stage counts (countrun's --count-width): rounds added as the first
+// Two-stage counts (counting's --count-width): rounds added as the first
 // rounds' spread asks. The t interval over all rounds covers less than
 // 95% then; the staged interval at least 95%. Normal values whose first
 // eight give about ±0.07 where ±0.05 is wanted, as a counted observer's

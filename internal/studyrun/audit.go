@@ -20,7 +20,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
-	"github.com/obsbench/obsbench/internal/progress"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -148,7 +147,7 @@ func auditObserver(c app.Experiment) (observer.Observer, bool) {
 // reliabilityRun is one run of the audit observer with counting on, for
 // dur, written to dir/reliability.json.
 func reliabilityRun(ctx context.Context, c app.Experiment, st study.Study, dur time.Duration, dir string, stderr io.Writer) (result.Run, error) {
-	logf := progress.Notes(stderr)
+	logf := report.Notes(stderr)
 	audit, ok := auditObserver(c)
 	if !ok {
 		return result.Run{}, spec.Invalidf("the reliability check needs an audit observer: give --observers one (e.g. %s)", st.Audit)

@@ -14,7 +14,7 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/progress"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
 )
@@ -83,7 +83,7 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 // makeCapture runs c's workload for dur on a managed server with capture
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c app.Experiment, dur time.Duration, path string, stderr io.Writer) error {
-	logf := progress.Notes(stderr)
+	logf := report.Notes(stderr)
 	target, err := app.OpenServer(ctx, c.Engine, engine.Options{Log: logf}, "--dsn")
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -45,7 +44,7 @@ func checkObserver(o observer.Observer) (field string, err error) {
 
 // Info says the engine Counts: its managed server runs under the counter
 // (sessions are threads, counted inside do_command).
-var _ counting.ThreadedServer = (*managed)(nil)
+var _ engine.CountedThreads = (*managed)(nil)
 
 // Planner reaches an external server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {

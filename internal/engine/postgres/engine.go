@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -32,7 +31,7 @@ func (Engine) Info() engine.Info {
 
 // Info says the engine Counts: its managed server runs under the counter
 // (each backend a process counted apart).
-var _ counting.ProcessServer = (*managed)(nil)
+var _ engine.CountedProcesses = (*managed)(nil)
 
 // Planner reaches an external server for a dry run.
 func (Engine) Planner(dsn string) (engine.Planner, error) {

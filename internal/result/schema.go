@@ -1,8 +1,9 @@
-// Package summaryschema holds the JSON Schema of summary.json
-// (summary.schema.json, versioned with result.SummaryVersion) and checks
-// summaries against it. Tests validate the summaries real runs, studies
-// and sweeps write; tools that read summary.json can use the file.
-package summaryschema
+package result
+
+// summary.json has a JSON Schema (summary.schema.json, versioned with
+// SummaryVersion), and summaries are checked against it: tests validate
+// the summaries real runs, studies and sweeps write; tools that read
+// summary.json can use the file.
 
 import (
 	"bytes"
@@ -14,11 +15,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// SummarySchema is summary.json's JSON Schema.
+//
 //go:embed summary.schema.json
-var Schema []byte
+var SummarySchema []byte
 
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+var compiledSummarySchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(SummarySchema))
 	if err != nil {
 		return nil, err
 	}
@@ -29,9 +32,9 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return c.Compile("summary.schema.json")
 })
 
-// Validate checks a summary.json's bytes against the schema.
-func Validate(summary []byte) error {
-	sch, err := compiled()
+// ValidateSummary checks a summary.json's bytes against the schema.
+func ValidateSummary(summary []byte) error {
+	sch, err := compiledSummarySchema()
 	if err != nil {
 		return fmt.Errorf("compile the schema: %w", err)
 	}
@@ -42,11 +45,11 @@ func Validate(summary []byte) error {
 	return sch.Validate(v)
 }
 
-// Keys lists every property name the schema defines, at any depth: what
+// SummaryKeys lists every property name the schema defines, at any depth: what
 // a summary may hold.
-func Keys() ([]string, error) {
+func SummaryKeys() ([]string, error) {
 	var doc any
-	if err := json.Unmarshal(Schema, &doc); err != nil {
+	if err := json.Unmarshal(SummarySchema, &doc); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}

@@ -1,4 +1,4 @@
-package gate
+package analysis
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ func TestGate(t *testing.T) {
 		limit float64
 		want  string
 	}{{5, "costly 20.0% [15.0, 25.0]"}, {3.5, "costly-maybe 8.0% [4.0, 12.0]; costly 20.0%"}, {30, ""}} {
-		err := Timed(tt.limit, *sum)
+		err := GateTimed(tt.limit, *sum)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("limit %g: %v; want no error", tt.limit, err)
@@ -57,7 +57,7 @@ func TestGateCounted(t *testing.T) {
 		{0.5, "counted instructions per statement above --max-overhead 0.5% with 95% confidence: log-statements-file +2.53% [+2.52, +2.54]; straddles"},
 		{0, "pg-stat-statements +0.37% [+0.36, +0.38]; log-statements-file"},
 	} {
-		err := Counted("max-overhead", tt.limit, conds)
+		err := GateCounted("max-overhead", tt.limit, conds)
 		var oe *OverheadError
 		switch {
 		case tt.want == "" && err != nil:
@@ -68,7 +68,7 @@ func TestGateCounted(t *testing.T) {
 			t.Errorf("limit %g: %v; an interval around 0 is not above any limit", tt.limit, err)
 		}
 	}
-	err := Counted("max-counted-overhead", 1, conds)
+	err := GateCounted("max-counted-overhead", 1, conds)
 	if want := "counted instructions per statement above --max-counted-overhead 1% with 95% confidence: log-statements-file"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("limit 1 by --max-counted-overhead: %v; want %q", err, want)
 	}

@@ -1,13 +1,15 @@
-// Package suggest finds the known name a mistyped one most likely meant,
-// for errors that say "did you mean ...?".
-package suggest
+package observer
+
+// A mistyped name is answered with the known name it most likely meant,
+// for errors that say "did you mean ...?": an observer's name here, a
+// flag's in the command.
 
 import "strings"
 
-// Closest returns the known name nearest to name by edit distance, when it
+// ClosestName returns the known name nearest to name by edit distance, when it
 // is near enough to be a plausible typo; else the nearest that starts
 // with name; else "".
-func Closest(name string, known []string) string {
+func ClosestName(name string, known []string) string {
 	best, bestD, prefix, prefixD := "", len(name)/3+2, "", 0
 	for _, k := range known {
 		d := editDistance(name, k)

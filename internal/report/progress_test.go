@@ -1,4 +1,4 @@
-package progress
+package report
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func TestProgressQuietOffTerminal(t *testing.T) {
 	if isTerminal(f) || isTerminal(&bytes.Buffer{}) {
 		t.Fatal("a file or buffer taken for a terminal")
 	}
-	pr := Printer(f)
+	pr := Progress(f)
 	p := experiment.Progress{Seq: 1, Total: 1, Round: 1, Rounds: 1, Condition: "baseline", Executed: new(atomic.Int64)}
 	pr(p)
 	time.Sleep(1200 * time.Millisecond)

@@ -1,4 +1,4 @@
-package summaryschema_test
+package result_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/result/summaryschema"
 )
 
 // The schema's version is the one summaries are written with, and a
@@ -25,7 +24,7 @@ func TestSchemaMatchesWriter(t *testing.T) {
 			} `json:"version"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(summaryschema.Schema, &doc); err != nil {
+	if err := json.Unmarshal(result.SummarySchema, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Properties.Version.Const != result.SummaryVersion {
@@ -38,14 +37,14 @@ func TestSchemaMatchesWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if err := summaryschema.Validate(b); err != nil {
+	if err := result.ValidateSummary(b); err != nil {
 		t.Fatalf("a written summary does not validate: %v\n%s", err, b)
 	}
 	if !strings.Contains(string(b), `"noise_floor_pct": null`) {
 		t.Errorf("unmeasured noise floor not null:\n%s", b)
 	}
 	extra := strings.Replace(string(b), `"engine":`, `"surprise": 1, "engine":`, 1)
-	if err := summaryschema.Validate([]byte(extra)); err == nil {
+	if err := result.ValidateSummary([]byte(extra)); err == nil {
 		t.Error("a summary with a key the schema lacks validates")
 	}
 }
@@ -53,7 +52,7 @@ func TestSchemaMatchesWriter(t *testing.T) {
 // The report's recorded summaries (real runs: rounds, alternation, a mix
 // compared query by query, studies) validate.
 func TestRecordedSummariesValidate(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "report", "testdata", "*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "report", "testdata", "*.json"))
 	if len(files) < 3 {
 		t.Fatalf("%d recorded summaries; want the report's testdata", len(files))
 	}
@@ -71,8 +70,8 @@ func TestRecordedSummariesValidate(t *testing.T) {
 		if err := result.WriteSummary(path, s); err != nil {
 			t.Fatal(err)
 		}
-		if b, _ = os.ReadFile(path); summaryschema.Validate(b) != nil {
-			t.Errorf("%s: %v", f, summaryschema.Validate(b))
+		if b, _ = os.ReadFile(path); result.ValidateSummary(b) != nil {
+			t.Errorf("%s: %v", f, result.ValidateSummary(b))
 		}
 	}
 }
@@ -80,7 +79,7 @@ func TestRecordedSummariesValidate(t *testing.T) {
 // Every key of summary.json that docs/usage.md lists is in the schema,
 // and every key in the schema is listed.
 func TestDocsListEveryKey(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "usage.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "usage.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +100,7 @@ func TestDocsListEveryKey(t *testing.T) {
 			listed[w] = true
 		}
 	}
-	keys, err := summaryschema.Keys()
+	keys, err := result.SummaryKeys()
 	if err != nil {
 		t.Fatal(err)
 	}

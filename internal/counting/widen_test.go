@@ -1,4 +1,4 @@
-package countrun
+package counting
 
 import (
 	"reflect"

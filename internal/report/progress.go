@@ -1,6 +1,7 @@
-// Package progress tells the user how an experiment goes: a line as each
-// run ends and, on a terminal, a live status line while a run goes on.
-package progress
+package report
+
+// The user is told how an experiment goes: a line as each run ends and,
+// on a terminal, a live status line while a run goes on.
 
 import (
 	"fmt"
@@ -14,11 +15,11 @@ import (
 	"github.com/obsbench/obsbench/internal/experiment"
 )
 
-// Printer prints a line as each run ends. On a terminal it also
+// Progress prints a line as each run ends. On a terminal it also
 // keeps a live status line while a run goes on: the condition and round,
 // the run's statements per second over the last second, time elapsed and
 // left. Elsewhere (a CI log, a file) it stays quiet between runs.
-func Printer(w io.Writer) func(experiment.Progress) {
+func Progress(w io.Writer) func(experiment.Progress) {
 	live := isTerminal(w)
 	var stop chan struct{}
 	var done sync.WaitGroup

@@ -1,8 +1,9 @@
-// Package gate decides whether an experiment fails --max-overhead: an
+package analysis
+
+// The gates decide whether an experiment fails --max-overhead: an
 // observer fails when the whole 95% interval of its cost lies above the
 // limit, not merely its point estimate, so that a pipeline gated on it
 // fails on the observer's cost and not on the machine's noise.
-package gate
 
 import (
 	"fmt"
@@ -39,10 +40,10 @@ func (e *OverheadError) Error() string {
 	return fmt.Sprintf("%s above --%s %g%% with 95%% confidence: %s", what, flag, e.Limit, strings.Join(e.Over, "; "))
 }
 
-// Timed fails a summary whose observers cost more than limit percent of
+// GateTimed fails a summary whose observers cost more than limit percent of
 // throughput (*OverheadError). The baseline's A/A arm and the collector
 // arm are not observers and are not gated.
-func Timed(limit float64, sum result.Summary) error {
+func GateTimed(limit float64, sum result.Summary) error {
 	var over []string
 	for _, cs := range sum.Conditions {
 		o := cs.Overhead
@@ -59,12 +60,12 @@ func Timed(limit float64, sum result.Summary) error {
 	return &OverheadError{Limit: limit, Over: over}
 }
 
-// Counted fails a counted experiment whose observers add more than limit
+// GateCounted fails a counted experiment whose observers add more than limit
 // percent to the session's instructions per statement; flag names the
 // limit in the error. The other processes' count is per run, start-up and
 // shutdown included, so it is not a per-statement cost and is not gated.
 // conds[0] is the baseline.
-func Counted(flag string, limit float64, conds []result.CountedCondition) error {
+func GateCounted(flag string, limit float64, conds []result.CountedCondition) error {
 	if len(conds) == 0 {
 		return nil
 	}

@@ -1,11 +1,11 @@
-package countrun
+package counting
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/stats"
@@ -43,35 +43,35 @@ func Plan(conds []result.CountedCondition, first int, width float64) map[string]
 	return need
 }
 
-// widen counts the rounds Plan asks for after the first cfg.Rounds, each
+// widen counts the rounds Plan asks for after the first e.Rounds, each
 // with the baseline to pair it with, a server's round at a time.
-func widen(ctx context.Context, cfg Config, cc counting.Config, servers []counting.Server, first []counting.Sample) ([]counting.Sample, error) {
-	need := Plan(counting.Summarize(observer.Names(cfg.Observers), first, 0), cfg.Rounds, cfg.Count.Width)
+func widen(ctx context.Context, e Experiment, cc Config, servers []engine.CountedServer, first []Sample) ([]Sample, error) {
+	need := Plan(Summarize(observer.Names(e.Observers), first, 0), e.Rounds, e.Count.Width)
 	if len(need) == 0 {
 		return nil, nil
 	}
 	var wide []string
-	for _, o := range cfg.Observers {
+	for _, o := range e.Observers {
 		if k, ok := need[o.Name]; ok {
 			wide = append(wide, fmt.Sprintf("%s to %d", o.Name, k))
 		}
 	}
-	cfg.Log("the first %d rounds leave %d change(s) wider than ±%g point (--count-width): counting more rounds of them beside the baseline, as many as those rounds' spread asks for (at most %d): %s",
-		cfg.Rounds, len(wide), cfg.Count.Width, MostTimes*cfg.Rounds, strings.Join(wide, ", "))
-	steps := later(cfg.Observers, need, cfg.Rounds, len(servers))
+	e.Log("the first %d rounds leave %d change(s) wider than ±%g point (--count-width): counting more rounds of them beside the baseline, as many as those rounds' spread asks for (at most %d): %s",
+		e.Rounds, len(wide), e.Count.Width, MostTimes*e.Rounds, strings.Join(wide, ", "))
+	steps := later(e.Observers, need, e.Rounds, len(servers))
 	total := len(first)
 	for _, st := range steps {
 		total += len(st.observers) * st.rounds
 	}
-	var out []counting.Sample
+	var out []Sample
 	progress := cc.Progress
 	for _, st := range steps {
 		// Each later round is at a layout of its own as the first were
-		// (counting.Run draws it from the seed and the round's number).
+		// (func Run draws it from the seed and the round's number).
 		cc.Observers, cc.FirstRound, cc.Rounds = st.observers, st.after, st.rounds
 		off := len(first) + len(out)
-		cc.Progress = func(s counting.Sample, seq, _ int) { progress(s, off+seq, total) }
-		s, err := counting.Spread(ctx, cc, servers)
+		cc.Progress = func(s Sample, seq, _ int) { progress(s, off+seq, total) }
+		s, err := Spread(ctx, cc, servers)
 		out = append(out, s...)
 		if err != nil {
 			return out, err

@@ -1,8 +1,9 @@
-// Package countrun runs a counted experiment: each condition's statements
-// counted on managed servers started under valgrind, round after round,
-// the rounds spread over a server per core. It serves --method
-// instructions and the counted part of a timed experiment (--count).
-package countrun
+package counting
+
+// A counted experiment is each condition's statements counted on managed
+// servers started under valgrind, round after round, the rounds spread
+// over a server per core. It serves --method instructions and the counted
+// part of a timed experiment (--count).
 
 import (
 	"context"
@@ -13,7 +14,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -27,9 +27,9 @@ import (
 // its memory under valgrind.
 const MaxServers = 4
 
-// Servers is how many servers count rounds rounds at once: one per core,
+// ServersFor is how many servers count rounds rounds at once: one per core,
 // at most MaxServers, and no more than there are rounds.
-func Servers(rounds int) int {
+func ServersFor(rounds int) int {
 	return max(1, min(rounds, runtime.NumCPU(), MaxServers))
 }
 
@@ -41,11 +41,11 @@ type Instructions struct {
 	Workload string `json:"workload"`
 	Seed     uint64 `json:"seed"`
 	result.Counted
-	Runs []counting.Sample `json:"runs"`
+	Runs []Sample `json:"runs"`
 }
 
 // Config is a counted experiment.
-type Config struct {
+type Experiment struct {
 	Engine string
 	// Open starts the first managed server; the others are its copies.
 	Open      func(ctx context.Context) (engine.Server, error)
@@ -63,23 +63,23 @@ type Config struct {
 	Log     func(string, ...any)
 }
 
-// Run counts each condition cfg.Rounds times, on servers of its own
-// started under valgrind (Servers of them, each its share of the
-// rounds), and writes instructions.json in cfg.Out. It returns what it
+// Run counts each condition e.Rounds times, on servers of its own
+// started under valgrind (ServersFor of them, each its share of the
+// rounds), and writes instructions.json in e.Out. It returns what it
 // counted also with an error, when some runs were made.
-func Run(ctx context.Context, cfg Config) (Instructions, error) {
-	logf := cfg.Log
-	target, err := cfg.Open(ctx)
+func (e Experiment) Run(ctx context.Context) (Instructions, error) {
+	logf := e.Log
+	target, err := e.Open(ctx)
 	if err != nil {
 		return Instructions{}, err
 	}
 	defer engine.Close(target, logf)
-	for _, o := range cfg.Observers {
+	for _, o := range e.Observers {
 		if err := target.Check(ctx, o); err != nil {
 			return Instructions{}, err
 		}
 	}
-	if err := engine.Prepare(ctx, target, cfg.Dialect, cfg.Workload, cfg.Dataset, logf); err != nil {
+	if err := engine.Prepare(ctx, target, e.Dialect, e.Workload, e.Dataset, logf); err != nil {
 		return Instructions{}, err
 	}
 	ver, err := target.Version(ctx)
@@ -90,45 +90,45 @@ func Run(ctx context.Context, cfg Config) (Instructions, error) {
 	// second load. Copies still count a statement a little differently
 	// (docs/method.md), which rounds on several servers take into their
 	// intervals.
-	copies, err := copiesOf(ctx, target, Servers(cfg.Rounds)-1, logf)
+	copies, err := copiesOf(ctx, target, ServersFor(e.Rounds)-1, logf)
 	for _, cp := range copies {
 		defer engine.Close(cp, logf)
 	}
 	if err != nil {
 		return Instructions{}, err
 	}
-	counted, err := underCounter(append([]engine.Server{target}, copies...), cfg.Engine)
+	counted, err := underCounter(append([]engine.Server{target}, copies...), e.Engine)
 	if err != nil {
 		return Instructions{}, err
 	}
-	names := observer.Names(cfg.Observers)
+	names := observer.Names(e.Observers)
 	logf("seed %d; counting %d statements after %d per run, %d round(s) of %d condition(s), on %d server(s) under valgrind at once; results in %s",
-		cfg.Seed, cfg.Count.Statements, cfg.Count.Warmup, cfg.Rounds, len(names), len(counted), cfg.Out)
-	cc := countingConfig(cfg, time.Now())
-	samples, runErr := counting.Spread(ctx, cc, counted)
+		e.Seed, e.Count.Statements, e.Count.Warmup, e.Rounds, len(names), len(counted), e.Out)
+	cc := countingConfig(e, time.Now())
+	samples, runErr := Spread(ctx, cc, counted)
 	if runErr != nil && len(samples) == 0 {
 		return Instructions{}, runErr
 	}
 	if runErr == nil {
-		var more []counting.Sample
-		more, runErr = widen(ctx, cfg, cc, counted, samples)
+		var more []Sample
+		more, runErr = widen(ctx, e, cc, counted, samples)
 		samples = append(samples, more...)
 	}
-	_, threads := counted[0].(counting.ThreadedServer)
-	sessions := AtOnce(cfg.Count.Sessions)
+	_, threads := counted[0].(engine.CountedThreads)
+	sessions := AtOnce(e.Count.Sessions)
 	rec := Instructions{
-		Engine: cfg.Engine, Server: ver, Workload: cfg.Workload.Name, Seed: cfg.Seed,
+		Engine: e.Engine, Server: ver, Workload: e.Workload.Name, Seed: e.Seed,
 		Counted: result.Counted{
-			Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Rounds: cfg.Rounds, Threads: threads,
-			Sessions: sessions, Scope: report.CountScope(threads, sessions), Conditions: counting.Summarize(names, samples, cfg.Rounds),
-			Width: cfg.Count.Width,
+			Statements: e.Count.Statements, Warmup: e.Count.Warmup, Rounds: e.Rounds, Threads: threads,
+			Sessions: sessions, Scope: report.CountScope(threads, sessions), Conditions: Summarize(names, samples, e.Rounds),
+			Width: e.Count.Width,
 		},
 		Runs: samples,
 	}
 	if runErr != nil {
 		rec.Error = runErr.Error()
 	}
-	if err := Write(cfg.Out, rec); err != nil {
+	if err := WriteInstructions(e.Out, rec); err != nil {
 		return rec, err
 	}
 	return rec, runErr
@@ -154,10 +154,10 @@ func copiesOf(ctx context.Context, target engine.Server, n int, logf func(string
 }
 
 // underCounter is each server as one that runs under the counter.
-func underCounter(servers []engine.Server, eng string) ([]counting.Server, error) {
-	counted := make([]counting.Server, len(servers))
+func underCounter(servers []engine.Server, eng string) ([]engine.CountedServer, error) {
+	counted := make([]engine.CountedServer, len(servers))
 	for k, srv := range servers {
-		cs, ok := srv.(counting.Server)
+		cs, ok := srv.(engine.CountedServer)
 		if !ok {
 			return nil, spec.Invalidf("the %s engine cannot run its server under the counter", eng)
 		}
@@ -166,14 +166,14 @@ func underCounter(servers []engine.Server, eng string) ([]counting.Server, error
 	return counted, nil
 }
 
-// countingConfig is what the counted runs of cfg take, their progress
+// countingConfig is what the counted runs of e take, their progress
 // lines timed from began.
-func countingConfig(cfg Config, began time.Time) counting.Config {
-	logf := cfg.Log
-	return counting.Config{
-		Workload: cfg.Workload.Counted().New(), Observers: cfg.Observers,
-		Statements: cfg.Count.Statements, Warmup: cfg.Count.Warmup, Sessions: cfg.Count.Sessions, Rounds: cfg.Rounds, Seed: cfg.Seed, Queries: cfg.Queries,
-		Progress: func(s counting.Sample, seq, total int) {
+func countingConfig(e Experiment, began time.Time) Config {
+	logf := e.Log
+	return Config{
+		Workload: e.Workload.Counted().New(), Observers: e.Observers,
+		Statements: e.Count.Statements, Warmup: e.Count.Warmup, Sessions: e.Count.Sessions, Rounds: e.Rounds, Seed: e.Seed, Queries: e.Queries,
+		Progress: func(s Sample, seq, total int) {
 			elapsed := time.Since(began)
 			logf("[%d/%d] round %d %-24s %12.0f instructions/stmt (session) %10.0f (rest of the server)  %.0fs, %s elapsed%s",
 				seq, total, s.Round, s.Condition, s.Backend, s.Helpers, s.Seconds, elapsed.Round(time.Second), left(elapsed, seq, total))
@@ -190,8 +190,8 @@ func AtOnce(sessions int) int {
 	return 0
 }
 
-// Write writes rec as dir/instructions.json.
-func Write(dir string, rec Instructions) error {
+// WriteInstructions writes rec as dir/instructions.json.
+func WriteInstructions(dir string, rec Instructions) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err

@@ -1,8 +1,8 @@
-package suggest
+package observer
 
 import "testing"
 
-func TestClosest(t *testing.T) {
+func TestClosestName(t *testing.T) {
 	known := []string{"duration", "dsn", "observers", "observer-file", "warmup", "waits"}
 	for _, tt := range []struct{ name, want string }{
 		{"duraton", "duration"},
@@ -12,8 +12,8 @@ func TestClosest(t *testing.T) {
 		{"frobnicate", ""},
 		{"dns", "dsn"},
 	} {
-		if got := Closest(tt.name, known); got != tt.want {
-			t.Errorf("Closest(%q) = %q; want %q", tt.name, got, tt.want)
+		if got := ClosestName(tt.name, known); got != tt.want {
+			t.Errorf("ClosestName(%q) = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }
