@@ -114,7 +114,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		if err != nil {
 			return nil, spec.Invalidf("--dsn: %v", err)
 		}
-		j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
+		j, err := engine.OpenExternal(ctx, o, probe.Ping)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return &external{Server: srv, External: engine.External{Journal: j}}, nil
 	}
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log, Getenv: o.Getenv})
 	if err != nil {
 		if errors.Is(err, server.ErrNoMariaDB) {
 			return nil, spec.InvalidError{Err: err}
