@@ -24,7 +24,8 @@ import (
 // command's flags, the study names, and the values of the flags that take
 // a name. The words come from the commands' own help, so a flag added to
 // a command completes without touching this file.
-func completionCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func completionCmd(ctx context.Context, args []string, e env) error {
+	stdout := e.stdout
 	fs := commandFlags("completion")
 	fs.SetOutput(stdout)
 	if err := fs.Parse(args); err != nil {
@@ -39,7 +40,7 @@ func completionCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if shell := fs.Arg(0); shell != "bash" && shell != "zsh" && shell != "fish" {
 		return usagef("completion %q: want bash, zsh or fish", shell)
 	}
-	words, err := completionWords(ctx)
+	words, err := completionWords(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ type completions struct {
 
 // completionWords reads the commands from the top-level usage and each
 // command's flags from its help (obsbench CMD -h).
-func completionWords(ctx context.Context) (completions, error) {
+func completionWords(ctx context.Context, e env) (completions, error) {
 	c := completions{flags: map[string][]flagWord{}, values: map[string][]string{}}
 	_, list, _ := strings.Cut(usage, "commands:\n")
 	list, _, _ = strings.Cut(list, "\n\n")
@@ -84,7 +85,8 @@ func completionWords(ctx context.Context) (completions, error) {
 	c.commands = append(c.commands, "help")
 	help := func(args ...string) ([]flagWord, error) {
 		var out bytes.Buffer
-		if code := run(ctx, args, &out, &out); code != exitOK {
+		e.stdout, e.stderr = &out, &out
+		if code := e.run(ctx, args); code != exitOK {
 			return nil, fmt.Errorf("completion: obsbench %s exited %d:\n%s", strings.Join(args, " "), code, out.String())
 		}
 		return helpFlags(out.String()), nil

@@ -34,7 +34,7 @@ import (
 // duet's twins: twin a's server, b's, a's load, b's.
 func twinGroups(t *testing.T, pid int) [4]string {
 	t.Helper()
-	h, err := cgroup.Find()
+	h, err := cgroup.Find(cgroup.Root)
 	if err != nil {
 		t.Fatalf("this machine must give a duet its cgroups: %v", err)
 	}
@@ -312,7 +312,7 @@ func TestDuetRefusals(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		root string // cgroup.Root during the run, "" for the machine's
+		root string // the run's cgroup root, "" for the machine's
 		want string
 	}{
 		{"same server", []string{"--dsn", dsn, "--twin-dsn", sameOverTCP, "--allow-changes"}, "",
@@ -324,15 +324,12 @@ func TestDuetRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.root != "" {
-				prev := cgroup.Root
-				cgroup.Root = tt.root
-				t.Cleanup(func() { cgroup.Root = prev })
-			}
 			out := filepath.Join(tmp, "out-"+strings.ReplaceAll(tt.name, " ", "-"))
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"run", "--method", "duet", "--observers", "log-statements-file", "--out", out}, tt.args...)
-			code := run(context.Background(), args, &stdout, &stderr)
+			e := testEnv(&stdout, &stderr)
+			e.CgroupRoot = tt.root
+			code := e.run(context.Background(), args)
 			first, _, _ := strings.Cut(stderr.String(), "\n")
 			if code != exitUsage || !strings.Contains(first, tt.want) {
 				t.Errorf("exit %d, %q; want %d and %q", code, stderr.String(), exitUsage, tt.want)

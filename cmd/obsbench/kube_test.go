@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-
-	"github.com/obsbench/obsbench/internal/fleet/kube"
 )
 
 // kubelet plays the part of a cluster for the objects obsbench creates in
@@ -124,9 +122,6 @@ func TestKubernetesLauncher(t *testing.T) {
 	state := privateTemp(t)
 	t.Setenv("OBSBENCH_STATE_DIR", state)
 	client := fake.NewClientset()
-	prev := kube.NewClient
-	kube.NewClient = func(string) (kubernetes.Interface, string, error) { return client, "perf", nil }
-	t.Cleanup(func() { kube.NewClient = prev })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -140,10 +135,12 @@ func TestKubernetesLauncher(t *testing.T) {
 	defer func() { cancel(); k.stop() }()
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
+	e := testEnv(&stdout, &stderr)
+	e.KubeClient = func(string) (kubernetes.Interface, string, error) { return client, "perf", nil }
+	code := e.run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
 		"--workers", "2", "--launcher", "kubernetes", "--image", "registry.test/obsbench:1", "--advertise", "127.0.0.1",
 		"--coordinator-port", fmt.Sprint(port), "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "500ms",
-		"--clients", "2", "--seed", "9", "--out", out}, &stdout, &stderr)
+		"--clients", "2", "--seed", "9", "--out", out})
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\nworkers:\n%s", code, stderr.String(), k.out.String())
 	}

@@ -16,12 +16,12 @@ import (
 	"syscall"
 
 	"github.com/obsbench/obsbench/internal/analysis"
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // version is set at build time with -ldflags "-X main.version=..." (make
-// build); otherwise fromBuild reads it from what the go command recorded.
+// build); otherwise newEnv has fromBuild read it from what the go command
+// recorded. Nothing assigns it at run time.
 var version = ""
 
 // fromBuild is the version the go command recorded in the binary: the
@@ -70,9 +70,15 @@ type usageError = spec.InvalidError
 var usagef = spec.Invalidf
 
 func main() {
+	os.Exit(runMain(newEnv(os.Stdout, os.Stderr, os.Getenv)))
+}
+
+// runMain is main in the environment e (TestMain gives a test's), until
+// an interrupt or SIGTERM.
+func runMain(e env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	return e.run(ctx, os.Args[1:])
 }
 
 const usage = `usage: obsbench <command> [flags]
@@ -94,12 +100,9 @@ commands:
 does, with examples, and lists its flags.
 `
 
-// run is the whole CLI, callable from tests with its own output streams.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if version == "" {
-		version = fromBuild()
-	}
-	app.Version = version
+// run is the whole CLI in the environment e.
+func (e env) run(ctx context.Context, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -107,30 +110,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "run":
-		err = runCmd(ctx, args[1:], stdout, stderr)
+		err = runCmd(ctx, args[1:], e)
 	case "study":
-		err = studyCmd(ctx, args[1:], stdout, stderr)
+		err = studyCmd(ctx, args[1:], e)
 	case "capture":
 		err = captureCmd(ctx, args[1:], stdout, stderr)
 	case "report":
 		err = reportCmd(args[1:], stdout, stderr)
 	case "restore":
-		err = restoreCmd(ctx, args[1:], stdout, stderr)
+		err = restoreCmd(ctx, args[1:], stdout, stderr, e.StateDir)
 	case "inspect":
 		err = inspectCmd(ctx, args[1:], stdout, stderr)
 	case "worker":
-		err = workerCmd(ctx, args[1:], stdout, stderr)
+		err = workerCmd(ctx, args[1:], stdout, stderr, e.Getenv)
 	case "calibrate":
-		err = calibrateCmd(ctx, args[1:], stdout, stderr)
+		err = calibrateCmd(ctx, args[1:], e)
 	case "observers":
 		err = observersCmd(args[1:], stdout, stderr)
 	case "completion":
-		err = completionCmd(ctx, args[1:], stdout)
+		err = completionCmd(ctx, args[1:], e)
 	case "version", "--version", "-version":
-		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "obsbench %s (%s %s/%s)\n", e.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help":
 		if len(args) > 1 {
-			return run(ctx, []string{args[1], "-h"}, stdout, stderr)
+			return e.run(ctx, []string{args[1], "-h"})
 		}
 		fmt.Fprint(stdout, usage)
 	case "-h", "-help", "--help":

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/server/servertest"
 )
@@ -24,11 +23,14 @@ func TestRunMariaDBEndToEnd(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	prev := cgroup.Root
-	cgroup.Root = filepath.Join(tmp, "no-cgroups")
-	t.Cleanup(func() { cgroup.Root = prev })
-	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
-		"--alt-duration", "10s", "--clients", "2", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out)
+	var outBuf, errBuf bytes.Buffer
+	e := testEnv(&outBuf, &errBuf)
+	e.CgroupRoot = filepath.Join(tmp, "no-cgroups")
+	if code := e.run(context.Background(), []string{"run", "--engine", "mariadb", "--rounds", "2", "--duration", "1s", "--warmup", "300ms",
+		"--alt-duration", "10s", "--clients", "2", "--observers", "server-audit-file,perf-schema", "--waits", "10ms", "--seed", "7", "--out", out}); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, outBuf.String(), errBuf.String())
+	}
+	stdout, stderr := outBuf.String(), errBuf.String()
 	if want := "method auto, not duet: no usable cgroup"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}

@@ -15,9 +15,9 @@ import (
 
 // restoreCmd undoes what a killed obsbench left changed on external
 // servers, from its journals.
-func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer, stateDir string) error {
 	fs := commandFlags("restore")
-	file := fs.String("journal", "", "journal to restore (default: every journal in "+journal.Dir()+" whose obsbench is no longer running)")
+	file := fs.String("journal", "", "journal to restore (default: every journal in "+stateDir+" whose obsbench is no longer running)")
 	dsn := fs.String("dsn", "", "connect with this DSN instead of the journal's, which has no password: give one with this flag (postgres: or in PGPASSWORD or ~/.pgpass)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -25,7 +25,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	paths := []string{*file}
 	if *file == "" {
 		var err error
-		if paths, err = journal.List(journal.Dir()); err != nil {
+		if paths, err = journal.List(stateDir); err != nil {
 			return err
 		}
 	}
@@ -72,7 +72,7 @@ func restoreCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%s: nothing left to undo; removed\n", path)
 	}
 	if restored == 0 && *file == "" {
-		fmt.Fprintf(stdout, "nothing to restore in %s\n", journal.Dir())
+		fmt.Fprintf(stdout, "nothing to restore in %s\n", stateDir)
 	}
 	return nil
 }

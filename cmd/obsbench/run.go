@@ -180,15 +180,10 @@ func (w *waitsValue) Set(v string) error {
 	return nil
 }
 
-// countUnasked is whether a run that is not given --count counts as the
-// spec it starts from says (on, for 'obsbench run'). This package's tests
-// set it false: each test counts only where it asks to.
-var countUnasked = true
-
 // parseRunSpec parses run flags over base: the spec they make, the flags
 // given marked chosen beside base's choices. Flags of extra (a study's
 // own) are parsed with them. resume is --resume's directory.
-func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, extra ...*flag.FlagSet) (s spec.Spec, given spec.Chosen, resume string, err error) {
+func (e env) parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, extra ...*flag.FlagSet) (s spec.Spec, given spec.Chosen, resume string, err error) {
 	s = base
 	s.Params = maps.Clone(base.Params)
 	s.Script.Files, s.Script.Defines = slices.Clone(base.Script.Files), slices.Clone(base.Script.Defines)
@@ -205,7 +200,7 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, ex
 	}
 	given = spec.Chosen{}
 	fs.Visit(func(f *flag.Flag) { s.Choose(f.Name); given[f.Name] = true })
-	if !countUnasked && !s.IsChosen("count") {
+	if !e.countUnasked && !s.IsChosen("count") {
 		s.Count.After = false
 	}
 	if resume != "" && fs.NFlag() != 1 {
@@ -214,12 +209,12 @@ func parseRunSpec(name string, args []string, help io.Writer, base spec.Spec, ex
 	return s, given, resume, nil
 }
 
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	s, _, resume, err := parseRunSpec("obsbench run", args, stdout, spec.Default())
+func runCmd(ctx context.Context, args []string, e env) error {
+	s, _, resume, err := e.parseRunSpec("obsbench run", args, e.stdout, spec.Default())
 	if err != nil {
 		return err
 	}
-	out := app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("run", args)}
+	out := e.output(commandLine("run", args))
 	if resume != "" {
 		return app.Resume(ctx, resume, out)
 	}

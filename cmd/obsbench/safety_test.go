@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,14 +26,30 @@ import (
 )
 
 // TestMain lets a test run obsbench as a process of its own (to kill it):
-// the test binary runs main when OBSBENCH_TEST_MAIN is set. Runs count
-// instructions after their timed runs only where a test asks (--count).
+// the test binary runs main, in testEnv, when OBSBENCH_TEST_MAIN is set.
 func TestMain(m *testing.M) {
-	countUnasked = false // a test counts instructions where it gives --count
 	if os.Getenv("OBSBENCH_TEST_MAIN") == "1" {
-		main()
+		os.Exit(runMain(testEnv(os.Stdout, os.Stderr)))
 	}
 	os.Exit(m.Run())
+}
+
+// testEnv is main's environment for a test: runs count instructions
+// after their timed runs only where the test asks (--count), and where
+// the test has set OBSBENCH_TEST_MAIN (asWorkers) local workers are this
+// test binary run as obsbench.
+func testEnv(stdout, stderr io.Writer) env {
+	e := newEnv(stdout, stderr, os.Getenv)
+	e.countUnasked = false
+	if os.Getenv("OBSBENCH_TEST_MAIN") == "1" {
+		e.WorkerCommand = []string{os.Args[0], "worker"}
+	}
+	return e
+}
+
+// run is the whole CLI in a test's environment (testEnv).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return testEnv(stdout, stderr).run(ctx, args)
 }
 
 // secret is the password in the tests' DSNs (of a superuser the tests

@@ -28,7 +28,8 @@ given to change the defaults (e.g. --rounds 10, --duration 30s);
 'obsbench study <name> -h' shows a study's defaults and its own flags.
 `
 
-func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func studyCmd(ctx context.Context, args []string, e env) error {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, studyUsage)
 		if len(args) == 0 {
@@ -58,7 +59,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := studyrun.DefaultOptions(st)
 	own := flag.NewFlagSet("", flag.ContinueOnError)
 	ownFlags(own, st, &opts)
-	s, given, resume, err := parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
+	s, given, resume, err := e.parseRunSpec("obsbench study "+st.Name, args[1:], stderr, base, own)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--resume: resume a study's experiment with 'obsbench run --resume DIR'")
 	}
 	opts.User = given
-	return studyrun.Run(ctx, st, s, opts, app.Output{Stdout: stdout, Stderr: stderr, Command: commandLine("study "+st.Name, args[1:])})
+	return studyrun.Run(ctx, st, s, opts, e.output(commandLine("study "+st.Name, args[1:])))
 }
 
 // ownFlags binds a study's own flags (studyrun.Flags) to o.
@@ -113,7 +114,8 @@ func wantsHelp(args []string) bool {
 }
 
 // calibrateCmd checks that obsbench recovers a known overhead.
-func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func calibrateCmd(ctx context.Context, args []string, e env) error {
+	stdout := e.stdout
 	fs := commandFlags("calibrate")
 	effects := fs.String("effects", "3,10", "comma-separated overheads to build, in percent (0.5 to 50)")
 	o := calibrate.Options{}
@@ -167,7 +169,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		o.Effects = append(o.Effects, v)
 	}
-	return calibrate.Run(ctx, o, calibrate.Output{Stdout: stdout, Stderr: stderr})
+	return calibrate.Run(ctx, o, e.output(nil))
 }
 
 // reportCmd renders the report of a finished (or interrupted) experiment.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/obsbench/obsbench/internal/app"
@@ -11,8 +10,9 @@ import (
 )
 
 // workerCmd is 'obsbench worker': it runs sessions for the coordinator
-// that started it (obsbench run --workers N) until the coordinator ends.
-func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// that started it (obsbench run --workers N) until the coordinator ends;
+// getenv reads its environment, where the coordinator gives the token.
+func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := commandFlags("worker")
 	fs.SetOutput(stderr)
 	coordinator := fs.String("coordinator", "", "the coordinator's address: unix:/path/to/socket or host:port")
@@ -27,14 +27,13 @@ func workerCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// "the control plane automatically sets the downward API to
 		// expose the index in the JOB_COMPLETION_INDEX environment
 		// variable" (kubernetes.io/docs/tasks/job/indexed-parallel-processing-static).
-		v, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
-		n, err := strconv.Atoi(v)
-		if !ok || err != nil || n < 0 {
+		n, err := strconv.Atoi(getenv("JOB_COMPLETION_INDEX"))
+		if err != nil || n < 0 {
 			return usagef("worker: give --index N (from 0), or set JOB_COMPLETION_INDEX")
 		}
 		*index = n
 	}
-	token := os.Getenv(fleet.TokenEnv)
+	token := getenv(fleet.TokenEnv)
 	if token == "" {
 		return usagef("worker: %s is not set: the coordinator's token is given in the environment", fleet.TokenEnv)
 	}

@@ -14,19 +14,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 // asWorkers makes the local launcher start this test binary as obsbench
-// (TestMain runs main when OBSBENCH_TEST_MAIN=1).
+// (testEnv's worker command; TestMain runs main when
+// OBSBENCH_TEST_MAIN=1).
 func asWorkers(t *testing.T) {
 	t.Helper()
 	t.Setenv("OBSBENCH_TEST_MAIN", "1")
-	prev := app.WorkerCommand
-	app.WorkerCommand = func() ([]string, error) { return []string{os.Args[0], "worker"}, nil }
-	t.Cleanup(func() { app.WorkerCommand = prev })
 }
 
 // children are the processes whose parent is pid, with their command
@@ -270,13 +267,11 @@ func TestWorkersStopWithoutCoordinator(t *testing.T) {
 // and where their output is, and nothing is left running.
 func TestWorkersNeverRegister(t *testing.T) {
 	needServers(t)
-	prevCmd, prevWait := app.WorkerCommand, app.RegisterTimeout
-	app.WorkerCommand = func() ([]string, error) { return []string{"sleep", "600"}, nil }
-	app.RegisterTimeout = 2 * time.Second
-	t.Cleanup(func() { app.WorkerCommand, app.RegisterTimeout = prevCmd, prevWait })
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--workers", "2", "--observers", "baseline", "--rounds", "2", "--duration", "1s", "--out", out}, &stdout, &stderr)
+	e := testEnv(&stdout, &stderr)
+	e.WorkerCommand, e.RegisterTimeout = []string{"sleep", "600"}, 2*time.Second
+	code := e.run(context.Background(), []string{"run", "--workers", "2", "--observers", "baseline", "--rounds", "2", "--duration", "1s", "--out", out})
 	want := "worker 0, 1 did not register within 2s (their output: " + filepath.Join(out, "workers", "worker-N.log") + ")"
 	if code != exitFailure || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr.String(), exitFailure, want)

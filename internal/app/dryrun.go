@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workloadspec"
@@ -92,7 +91,7 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 			fmt.Fprintf(w, "  %s\n", indent(st))
 		}
 	}
-	fmt.Fprintf(w, "\nEvery change would be journaled in %s before it is made (obsbench restore undoes them after a crash).\n", journal.Dir())
+	fmt.Fprintf(w, "\nEvery change would be journaled in %s before it is made (obsbench restore undoes them after a crash).\n", c.out.StateDir)
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
@@ -65,7 +64,7 @@ func (c Experiment) twinCPUs() float64 {
 // run, since its twins feel the machine's drift in the same seconds,
 // where rounds of restarted servers feel it in full (bench/duet/README.md
 // has the comparison); else auto. why says what kept a duet out ("" for
-// a duet). find is cgroup.Find.
+// a duet). find is cgroup.Find on the experiment's root.
 func (c Experiment) chooseMethod(find func() (cgroup.Hierarchy, error)) (method result.Method, why string) {
 	e, _ := engine.Lookup(c.Engine)
 	_, sessions := e.(engine.SessionOpener)
@@ -95,7 +94,7 @@ func openTwin(ctx context.Context, c Experiment, first engine.Server, logf func(
 	if c.TwinDSN == "" {
 		logf("starting the twin server")
 	}
-	twin, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.TwinDSN, Log: logf}, "--twin-dsn")
+	twin, err := c.Open(ctx, engine.Options{DSN: c.TwinDSN, Log: logf}, "--twin-dsn")
 	if err != nil {
 		return nil, fmt.Errorf("twin: %w", err)
 	}
@@ -146,7 +145,7 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 			return nil, nil, nil, fmt.Errorf("twin: %w", err)
 		}
 	}
-	set, err := cgroup.NewSet(journal.Dir())
+	set, err := cgroup.NewSet(c.out.StateDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}

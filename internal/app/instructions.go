@@ -183,7 +183,7 @@ func (c Experiment) count(ctx context.Context, rounds int, logf func(string, ...
 		Engine: c.Engine, Dialect: c.info.Dialect, Workload: wl, Dataset: ds, Observers: c.observers,
 		Count: c.Count, Rounds: rounds, Seed: c.Seed, Queries: c.queries, Out: c.Out, Log: logf,
 		Open: func(ctx context.Context) (engine.Server, error) {
-			return OpenServer(ctx, c.Engine, engine.Options{Log: logf}, "--dsn")
+			return c.Open(ctx, engine.Options{Log: logf}, "--dsn")
 		},
 	}.Run(ctx)
 }

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/process"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // fakeCgroups makes dir look like a machine with cgroup v1's cpu and
-// cpuacct controllers (what cgroup.Find looks for) and points cgroup.Root
-// at it for the test.
-func fakeCgroups(t *testing.T, dir string) {
+// cpuacct controllers (what cgroup.Find looks for) and returns it, the
+// root to resolve an experiment on.
+func fakeCgroups(t *testing.T, dir string) string {
 	t.Helper()
 	for _, f := range []string{"cpu/cpu.cfs_quota_us", "cpuacct/cpuacct.usage"} {
 		p := filepath.Join(dir, f)
@@ -28,9 +28,7 @@ func fakeCgroups(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	}
-	prev := cgroup.Root
-	cgroup.Root = dir
-	t.Cleanup(func() { cgroup.Root = prev })
+	return dir
 }
 
 // With no --method, a run is a duet wherever twins can run, and auto
@@ -58,9 +56,9 @@ func TestMethodChosen(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			fakeCgroups(t, t.TempDir())
+			root := fakeCgroups(t, t.TempDir())
 			if tt.noGroup {
-				cgroup.Root = filepath.Join(dir, "none") // fakeCgroups restores it
+				root = filepath.Join(dir, "none")
 			}
 			s := spec.Default()
 			s.Observers, s.AllowChanges, s.Out = []string{"log-statements-file"}, true, filepath.Join(dir, "out")
@@ -68,7 +66,7 @@ func TestMethodChosen(t *testing.T) {
 				s.Observers = []string{"general-log-file"}
 			}
 			tt.edit(&s)
-			c, err := Resolve(chosen(s, append(tt.given, "observers", "allow-changes")...))
+			c, err := resolve(chosen(s, append(tt.given, "observers", "allow-changes")...), false, Output{Env: process.Env{CgroupRoot: root}})
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -92,10 +90,10 @@ func TestMethodChosen(t *testing.T) {
 // A setting a duet cannot take, given without --method, is refused with a
 // pointer to the method that takes it.
 func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
-	fakeCgroups(t, t.TempDir())
+	root := fakeCgroups(t, t.TempDir())
 	s := spec.Default()
 	s.Rounds, s.Out = 5, filepath.Join(t.TempDir(), "out")
-	_, err := Resolve(chosen(s, "rounds"))
+	_, err := resolve(chosen(s, "rounds"), false, Output{Env: process.Env{CgroupRoot: root}})
 	if err == nil || !strings.Contains(err.Error(), "--rounds 5: a duet takes its phases in pairs") || !strings.Contains(err.Error(), "--method auto") {
 		t.Errorf("Resolve: %v; want the duet's refusal of an odd --rounds, naming --method auto", err)
 	}
@@ -104,7 +102,7 @@ func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
 // --max-time sizes a duet's phases when --rounds is not given: as many as
 // the arms' phases fit, in blocks of four, never fewer than the default.
 func TestDuetBudget(t *testing.T) {
-	fakeCgroups(t, t.TempDir())
+	root := fakeCgroups(t, t.TempDir())
 	for _, tt := range []struct {
 		maxTime time.Duration
 		given   []string
@@ -125,7 +123,7 @@ func TestDuetBudget(t *testing.T) {
 		if slices.Contains(tt.given, "target-resolution") {
 			s.TargetResolution = 2
 		}
-		c, err := Resolve(chosen(s, append(tt.given, "observers", "method")...))
+		c, err := resolve(chosen(s, append(tt.given, "observers", "method")...), false, Output{Env: process.Env{CgroupRoot: root}})
 		if err != nil {
 			t.Fatal(err)
 		}

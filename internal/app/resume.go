@@ -86,7 +86,7 @@ func Resume(ctx context.Context, dir string, out Output) error {
 	// The recorded spec is complete: every setting counts as chosen, so
 	// no default is filled in again.
 	rec.Spec.Choose("warmup", "duration", "waits")
-	c, err := resolve(rec.Spec, true)
+	c, err := resolve(rec.Spec, true, out)
 	if err != nil {
 		return err
 	}

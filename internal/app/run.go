@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/process"
 	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -50,6 +52,7 @@ type Experiment struct {
 	observers []observer.Observer
 	info      engine.Info // what the engine says of itself
 	resuming  bool        // continue the experiment already in Out
+	out       Output      // where it runs (Run's, else ResolveIn's)
 	// scripts are the user's scripts the workload runs, for the record.
 	scripts []result.Script
 	// files are what the workload read, for workers to read it too.
@@ -70,13 +73,15 @@ type Experiment struct {
 
 // Resolve completes s (the defaults that depend on its workload, a seed,
 // a results directory) and checks it: every error is a usage error that
-// names the setting (as its flag) and what would be valid.
-func Resolve(s spec.Spec) (Experiment, error) {
-	return resolve(s, false)
-}
+// names the setting (as its flag) and what would be valid. It is
+// ResolveIn with no Output: enough to check a spec, not to run it.
+func Resolve(s spec.Spec) (Experiment, error) { return resolve(s, false, Output{}) }
 
-func resolve(s spec.Spec, resuming bool) (Experiment, error) {
-	c := Experiment{Spec: s, resuming: resuming}
+// ResolveIn is Resolve of an experiment that runs in out's environment.
+func ResolveIn(s spec.Spec, out Output) (Experiment, error) { return resolve(s, false, out) }
+
+func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
+	c := Experiment{Spec: s, resuming: resuming, out: out}
 	if c.MeasureCollectors && !c.IsChosen("waits") {
 		c.Waits = 10 * time.Millisecond // what the sampler costs when it is used
 	}
@@ -182,7 +187,7 @@ func workloadDataset(wl workload.Meta, scale int) (dataset.Dataset, error) {
 // duet's own defaults of phases and their length.
 func (c *Experiment) resolveMethod() {
 	if c.Method == "" {
-		method, why := c.chooseMethod(cgroup.Find)
+		method, why := c.chooseMethod(func() (cgroup.Hierarchy, error) { return cgroup.Find(c.out.Cgroups()) })
 		c.Method, c.methodWhy = method, why
 		c.methodChosen = true
 	}
@@ -263,7 +268,7 @@ func LoadCatalog(file string) (*observer.Catalog, error) {
 // prints its report; the error says whether it failed, was refused, or
 // exceeded --max-overhead (*analysis.OverheadError).
 func Execute(ctx context.Context, s spec.Spec, out Output) error {
-	c, err := Resolve(s)
+	c, err := ResolveIn(s, out)
 	if err != nil {
 		return err
 	}
@@ -288,6 +293,8 @@ type Output struct {
 	// Command is the command line as given, its password removed: the
 	// summary records it for people (it is never parsed again).
 	Command []string
+	// Env is the environment the command runs in.
+	process.Env
 }
 
 // usageError marks invalid input: nothing was started or changed.
@@ -299,6 +306,7 @@ var usagef = spec.Invalidf
 // prints its report. It returns the summary whenever some runs were
 // made, also with an error.
 func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error) {
+	c.out = out
 	stdout, stderr := out.Stdout, out.Stderr
 	logf := report.Notes(stderr)
 
@@ -306,7 +314,7 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	if err != nil {
 		return nil, err
 	}
-	target, err := OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Standby: c.Standby.On(), SyncStandby: c.Standby.Sync(), StandbyDelay: c.StandbyDelay, Log: logf}, "--dsn")
+	target, err := c.Open(ctx, engine.Options{DSN: c.DSN, Standby: c.Standby.On(), SyncStandby: c.Standby.Sync(), StandbyDelay: c.StandbyDelay, Log: logf}, "--dsn")
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +428,7 @@ func (c Experiment) duetHierarchy() (cgroup.Hierarchy, error) {
 	if !c.Method.Twins() {
 		return cgroup.Hierarchy{}, nil
 	}
-	h, err := cgroup.Find()
+	h, err := cgroup.Find(c.out.Cgroups())
 	if err != nil {
 		return h, usagef("--method duet: %v", err)
 	}
@@ -557,7 +565,7 @@ func environment(ctx context.Context, t engine.Server, c Experiment, command []s
 	}
 	return &result.Environment{
 		Command:   command,
-		Obsbench:  Version,
+		Obsbench:  cmp.Or(c.out.Version, "dev"),
 		Machine:   collect.ThisMachine(),
 		Settings:  settings,
 		Standby:   c.Standby.Describe(c.StandbyDelay),
@@ -577,9 +585,12 @@ func OpenServer(ctx context.Context, name string, o engine.Options, flag string)
 	return s, spec.FromEngine(err, flag)
 }
 
-// Version is obsbench's version, as the command was built; summaries
-// record it.
-var Version = "dev"
+// Open is OpenServer of c's engine, journaling in c's state directory
+// and starting a managed server in c's environment.
+func (c Experiment) Open(ctx context.Context, o engine.Options, flag string) (engine.Server, error) {
+	o.StateDir, o.Getenv = c.out.StateDir, c.out.Getenv
+	return OpenServer(ctx, c.Engine, o, flag)
+}
 
 // ReliabilityFile is the audit study's reliability check, in its results
 // directory: a directory holding one is a study's (CheckOut).

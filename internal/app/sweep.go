@@ -63,7 +63,9 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 			return rec.Points, err
 		}
 		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.Out)
-		sum, err := one.Run(ctx, Output{Stdout: io.Discard, Stderr: stderr, Command: out.Command})
+		quiet := out
+		quiet.Stdout = io.Discard
+		sum, err := one.Run(ctx, quiet)
 		if sum != nil {
 			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.Out), Summary: *sum})
 			if werr := writeSweep(c.Out, rec); werr != nil {

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
-	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
@@ -19,19 +17,6 @@ import (
 	"github.com/obsbench/obsbench/internal/workload"
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
-
-// RegisterTimeout bounds the wait for every worker to register.
-var RegisterTimeout = time.Minute
-
-// WorkerCommand is how a coordinator starts a local worker: this
-// executable's worker command. Tests of a command replace it.
-var WorkerCommand = func() ([]string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return []string{exe, "worker"}, nil
-}
 
 // workerFlags are the flags of --workers.
 var workerFlags = append([]string{"launcher", "advertise", "coordinator-port", "worker-prefix"}, spec.KubernetesFlags...)
@@ -77,13 +62,14 @@ func startWorkers(ctx context.Context, c Experiment, target engine.Server, logDi
 	cfg := fleet.Config{Workers: c.Workers, Spec: s, Address: ss.SessionAddress(), Files: c.files, Log: logf}
 	if c.Launcher.Pods() {
 		return kube.StartPods(ctx, kube.Start{Kubernetes: c.Kubernetes, Coordinator: c.Coordinator, Workers: c.Workers,
-			Experiment: "e" + strconv.FormatUint(c.Seed%(1<<40), 36)}, cfg, logf)
+			Experiment: "e" + strconv.FormatUint(c.Seed%(1<<40), 36),
+			StateDir:   c.out.StateDir, Getenv: c.out.Getenv, Client: c.out.KubeClient}, cfg, logf)
 	}
-	cmd, err := WorkerCommand()
+	cmd, err := c.out.Worker()
 	if err != nil {
 		return nil, err
 	}
-	lc := fleet.LocalConfig{Config: cfg, Command: cmd, Prefix: c.WorkerPrefix, LogDir: logDir, Register: RegisterTimeout}
+	lc := fleet.LocalConfig{Config: cfg, Command: cmd, Prefix: c.WorkerPrefix, LogDir: logDir, Register: c.out.Register()}
 	if co := c.Coordinator; co.Advertise != "" {
 		lc.Listen = net.JoinHostPort(co.Advertise, strconv.Itoa(co.Port))
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/analysis"
+	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -165,7 +166,7 @@ func calibrateAlternation(ctx context.Context, o Options, out Output) error {
 	if err != nil {
 		return err
 	}
-	target, ds, err := openCalibration(ctx, wl, o.Out, logf)
+	target, ds, err := openCalibration(ctx, wl, o.Out, out.Getenv, logf)
 	if err != nil {
 		return err
 	}
@@ -279,9 +280,10 @@ func digitsApart(x, lo, hi float64) int {
 }
 
 // openCalibration starts the managed PostgreSQL a calibration runs on,
-// with wl's dataset and set-up, and creates the results directory out.
-// The caller closes the server (closeServer).
-func openCalibration(ctx context.Context, wl workload.Meta, out string, logf func(string, ...any)) (engine.Server, dataset.Dataset, error) {
+// with wl's dataset and set-up, in the environment getenv reads, and
+// creates the results directory out. The caller closes the server
+// (closeServer).
+func openCalibration(ctx context.Context, wl workload.Meta, out string, getenv func(string) string, logf func(string, ...any)) (engine.Server, dataset.Dataset, error) {
 	ds, err := dataset.Lookup(wl.Dataset)
 	if err != nil {
 		return nil, dataset.Dataset{}, err
@@ -290,7 +292,7 @@ func openCalibration(ctx context.Context, wl workload.Meta, out string, logf fun
 	if err != nil {
 		return nil, dataset.Dataset{}, err
 	}
-	target, err := eng.Open(ctx, engine.Options{Log: logf})
+	target, err := eng.Open(ctx, engine.Options{Log: logf, Getenv: getenv})
 	if err != nil {
 		return nil, dataset.Dataset{}, spec.FromEngine(err, "--dsn")
 	}
@@ -385,10 +387,8 @@ func cpuPerStmt(ctx context.Context, t engine.Server, wl workload.Meta, cfg driv
 }
 
 // Output is where a calibration prints: its report and results on
-// Stdout, notes and progress on Stderr.
-type Output struct {
-	Stdout, Stderr io.Writer
-}
+// Stdout, notes and progress on Stderr; and the environment it runs in.
+type Output = app.Output
 
 // checkOut refuses an --out directory that holds results already: a
 // calibration's, or any of an experiment's, which it would mix with its

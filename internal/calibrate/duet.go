@@ -49,7 +49,9 @@ func calibrateDuet(ctx context.Context, o Options, out Output) error {
 	logf := report.Notes(out.Stderr)
 	sizing := []Calibration{{Name: "calibration-sizing", Loops: sizingLoops}}
 	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", o.Phases, sizingLoops)
-	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, Output{Stdout: io.Discard, Stderr: out.Stderr})
+	quiet := out
+	quiet.Stdout = io.Discard
+	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, quiet)
 	if err != nil {
 		return fmt.Errorf("calibration sizing: %w", err)
 	}
@@ -127,11 +129,12 @@ func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, pha
 	for _, c := range cals {
 		s.Observers = append(s.Observers, c.Name)
 	}
-	c, err := app.Resolve(s)
+	c, err := app.ResolveIn(s, out)
 	if err != nil {
 		return nil, err
 	}
-	return c.Run(ctx, app.Output{Stdout: out.Stdout, Stderr: out.Stderr, Command: []string{"obsbench", "calibrate", "--method", "duet"}})
+	out.Command = []string{"obsbench", "calibrate", "--method", "duet"}
+	return c.Run(ctx, out)
 }
 
 // observerFile is the observer file of cals: each sets the calibration

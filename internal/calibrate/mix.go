@@ -51,7 +51,7 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 	if wl, err = wl.WithParams(map[string]int{"blocks": o.Blocks}); err != nil {
 		return err
 	}
-	target, ds, err := openCalibration(ctx, wl, o.Out, logf)
+	target, ds, err := openCalibration(ctx, wl, o.Out, out.Getenv, logf)
 	if err != nil {
 		return err
 	}

@@ -35,8 +35,9 @@ const Period = 100000
 // Prefix starts the name of every group obsbench makes.
 const Prefix = "obsbench-"
 
-// Root is where cgroup hierarchies are mounted; tests may change it.
-var Root = "/sys/fs/cgroup"
+// Root is where cgroup hierarchies are mounted on Linux; Find takes
+// another for tests.
+const Root = "/sys/fs/cgroup"
 
 // Hierarchy is a mounted cgroup hierarchy that can limit CPU.
 type Hierarchy struct {
@@ -58,22 +59,23 @@ func (e *UnavailableError) Error() string {
 	return "no usable cgroup to give each twin its CPU share: " + e.Reason
 }
 
-// Find returns the hierarchy groups are made in: v1's cpu controller if
-// mounted and writable, else v2 with the cpu controller enabled.
-func Find() (Hierarchy, error) {
-	v1 := filepath.Join(Root, "cpu")
+// Find returns the hierarchy groups are made in under root (Root): v1's
+// cpu controller if mounted and writable, else v2 with the cpu controller
+// enabled.
+func Find(root string) (Hierarchy, error) {
+	v1 := filepath.Join(root, "cpu")
 	if _, err := os.Stat(filepath.Join(v1, "cpu.cfs_quota_us")); err == nil {
 		if err := writable(v1); err != nil {
 			return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("%s is not writable (%v): run as root, or with the cpu controller delegated to you", v1, err)}
 		}
-		for _, acct := range []string{v1, filepath.Join(Root, "cpuacct")} {
+		for _, acct := range []string{v1, filepath.Join(root, "cpuacct")} {
 			if _, err := os.Stat(filepath.Join(acct, "cpuacct.usage")); err == nil && writable(acct) == nil {
 				return Hierarchy{Dir: v1, AcctDir: acct}, nil
 			}
 		}
-		return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("%s has no cpuacct controller beside it (%s/cpuacct) to read each twin's CPU", v1, Root)}
+		return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("%s has no cpuacct controller beside it (%s/cpuacct) to read each twin's CPU", v1, root)}
 	}
-	for _, dir := range []string{Root, filepath.Join(Root, "unified")} {
+	for _, dir := range []string{root, filepath.Join(root, "unified")} {
 		b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 		if err != nil {
 			continue
@@ -86,7 +88,7 @@ func Find() (Hierarchy, error) {
 		}
 		return Hierarchy{Dir: dir, V2: true}, nil
 	}
-	return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("neither cgroup v1's cpu controller (%s/cpu) nor cgroup v2 with the cpu controller enabled in cgroup.subtree_control is mounted", Root)}
+	return Hierarchy{}, &UnavailableError{Reason: fmt.Sprintf("neither cgroup v1's cpu controller (%s/cpu) nor cgroup v2 with the cpu controller enabled in cgroup.subtree_control is mounted", root)}
 }
 
 func writable(dir string) error {

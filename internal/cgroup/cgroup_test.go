@@ -19,7 +19,7 @@ import (
 // writable cpu controller, so its absence fails rather than skips.
 func hierarchy(t *testing.T) cgroup.Hierarchy {
 	t.Helper()
-	h, err := cgroup.Find()
+	h, err := cgroup.Find(cgroup.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +138,7 @@ func TestSetJournalsGroups(t *testing.T) {
 
 // A machine without a cpu controller says so.
 func TestFindWithoutController(t *testing.T) {
-	prev := cgroup.Root
-	cgroup.Root = t.TempDir()
-	defer func() { cgroup.Root = prev }()
-	_, err := cgroup.Find()
+	_, err := cgroup.Find(t.TempDir())
 	var ue *cgroup.UnavailableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("Find on an empty root: %v; want an UnavailableError", err)

@@ -29,7 +29,7 @@ type Set struct {
 	seqs   []int
 }
 
-// NewSet opens the journal of a set of groups in dir (journal.Dir()
+// NewSet opens the journal of a set of groups in dir (journal.Dirs
 // unless testing).
 func NewSet(dir string) (*Set, error) {
 	j, err := journal.Create(dir, fmt.Sprintf("cgroups of obsbench %d", os.Getpid()))

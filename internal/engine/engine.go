@@ -127,6 +127,12 @@ type Options struct {
 	StandbyDelay time.Duration
 	// Log receives notes for the user.
 	Log func(format string, args ...any)
+	// StateDir holds the journal of an external server's changes
+	// (journal.Dir).
+	StateDir string
+	// Getenv reads the environment obsbench runs in, for the variables a
+	// managed server's start reads (nil reads none).
+	Getenv func(string) string
 }
 
 // Managed says o asks for a server obsbench starts.

@@ -78,10 +78,11 @@ type Journal interface {
 	Undone(seq int) error
 }
 
-// OpenJournal starts the journal of the changes obsbench will make on the
-// external server of dsn, under the name it prints (no password).
-func OpenJournal(dsn string) (*journal.Journal, error) {
-	j, err := journal.Create(journal.Dir(), RedactDSN(dsn))
+// OpenJournal starts, in dir, the journal of the changes obsbench will
+// make on the external server of dsn, under the name it prints (no
+// password).
+func OpenJournal(dir, dsn string) (*journal.Journal, error) {
+	j, err := journal.Create(dir, RedactDSN(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("%w (obsbench journals its changes to an external server; set OBSBENCH_STATE_DIR to a writable directory)", err)
 	}

@@ -22,12 +22,12 @@ func (External) ServerPID() int { return 0 }
 // Close closes the journal.
 func (e External) Close() error { return e.Journal.Close() }
 
-// OpenExternal checks that the external server of dsn answers ping, a
+// OpenExternal checks that the external server of o.DSN answers ping, a
 // refusal of --dsn where it does not, and opens the journal of the
-// changes obsbench will make to it.
-func OpenExternal(ctx context.Context, dsn string, ping func(context.Context) error) (*journal.Journal, error) {
+// changes obsbench will make to it, in o.StateDir.
+func OpenExternal(ctx context.Context, o Options, ping func(context.Context) error) (*journal.Journal, error) {
 	if err := ping(ctx); err != nil {
-		return nil, &AddressError{Err: fmt.Errorf("%v (%s)", err, RedactDSN(dsn))}
+		return nil, &AddressError{Err: fmt.Errorf("%v (%s)", err, RedactDSN(o.DSN))}
 	}
-	return OpenJournal(dsn)
+	return OpenJournal(o.StateDir, o.DSN)
 }

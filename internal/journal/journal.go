@@ -46,13 +46,14 @@ type Journal struct {
 	pending map[int]bool
 }
 
-// Dir is where journals live unless told otherwise: $OBSBENCH_STATE_DIR,
-// else $XDG_STATE_HOME/obsbench, else ~/.local/state/obsbench.
-func Dir() string {
-	if d := os.Getenv("OBSBENCH_STATE_DIR"); d != "" {
+// Dir is where journals live unless told otherwise, in the environment
+// getenv reads: $OBSBENCH_STATE_DIR, else $XDG_STATE_HOME/obsbench, else
+// ~/.local/state/obsbench.
+func Dir(getenv func(string) string) string {
+	if d := getenv("OBSBENCH_STATE_DIR"); d != "" {
 		return d
 	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "obsbench")
 	}
 	home, err := os.UserHomeDir()

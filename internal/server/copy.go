@@ -90,7 +90,7 @@ func (m *MariaDB) StartCopy(ctx context.Context, logf func(string, ...any)) (*Ma
 	if err != nil {
 		return nil, err
 	}
-	c := &MariaDB{bin: m.bin, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: m.password}
+	c := &MariaDB{bin: m.bin, dataDir: filepath.Join(dirs.base, "data"), sinkDirs: dirs, password: m.password, keep: m.keep}
 	ok := false
 	defer func() {
 		if !ok {

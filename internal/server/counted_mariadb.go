@@ -118,7 +118,7 @@ func (m *MariaDB) LastTally() (Tally, error) {
 	var total uint64
 	var tally Tally
 	for _, p := range append(dumps, path) {
-		t, in, err := readDump(p)
+		t, in, err := readDump(p, m.keep)
 		if err != nil {
 			return Tally{}, err
 		}
@@ -151,16 +151,17 @@ func (m *MariaDB) EndedConnections() (int, error) {
 const KeepCountsEnv = "OBSBENCH_KEEP_COUNTS"
 
 // readDump reads one callgrind file (and removes it): its total and what
-// ran inside commandEntry, less commandRead.
-func readDump(path string) (total, inside uint64, err error) {
+// ran inside commandEntry, less commandRead; a copy is kept in keep
+// unless it is empty.
+func readDump(path, keep string) (total, inside uint64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("instruction count of mariadbd: %w", err)
 	}
 	defer os.Remove(path)
 	defer f.Close()
-	if dir := os.Getenv(KeepCountsEnv); dir != "" {
-		if err := copyFile(path, filepath.Join(dir, filepath.Base(path))); err != nil {
+	if keep != "" {
+		if err := copyFile(path, filepath.Join(keep, filepath.Base(path))); err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", KeepCountsEnv, err)
 		}
 	}

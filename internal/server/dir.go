@@ -96,3 +96,12 @@ func fileTail(path string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// lookup is getenv(name), or "" where getenv is nil: a server is started
+// with the variables its caller read, none by default.
+func lookup(getenv func(string) string, name string) string {
+	if getenv == nil {
+		return ""
+	}
+	return getenv(name)
+}

@@ -25,7 +25,7 @@ func within(t *testing.T, d time.Duration) context.Context {
 func startPostgres(t *testing.T, d time.Duration) (context.Context, *server.Postgres) {
 	t.Helper()
 	return startOwn(t, d, "StartPostgres", func(ctx context.Context) (*server.Postgres, error) {
-		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf})
+		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Getenv: os.Getenv})
 	})
 }
 
@@ -33,7 +33,7 @@ func startPostgres(t *testing.T, d time.Duration) (context.Context, *server.Post
 func startMariaDB(t *testing.T, d time.Duration) (context.Context, *server.MariaDB) {
 	t.Helper()
 	return startOwn(t, d, "StartMariaDB", func(ctx context.Context) (*server.MariaDB, error) {
-		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf})
+		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Getenv: os.Getenv})
 	})
 }
 

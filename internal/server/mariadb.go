@@ -49,6 +49,9 @@ type MariaDBOptions struct {
 	Settings map[string]string
 	// Log receives progress lines (nil discards them).
 	Log func(format string, args ...any)
+	// Getenv reads the caller's environment, for KeepCountsEnv (nil
+	// reads none).
+	Getenv func(string) string
 }
 
 // MariaDB is a running managed MariaDB server. Create one with
@@ -66,8 +69,9 @@ type MariaDB struct {
 	// under (CountInstructions); endedPID is the process id of the
 	// counted lifetime that the latest stop ended (LastTally).
 	counter  []string
-	counted  bool // cmd runs under the counter
-	shift    int  // how much lower a counted lifetime's stack begins
+	counted  bool   // cmd runs under the counter
+	keep     string // where counted lifetimes' files are copied (KeepCountsEnv)
+	shift    int    // how much lower a counted lifetime's stack begins
 	endedPID int
 }
 
@@ -110,7 +114,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		return nil, err
 	}
 	base, cred := dirs.base, dirs.cred
-	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: dirs}
+	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: dirs, keep: lookup(opts.Getenv, KeepCountsEnv)}
 	ok := false
 	defer func() {
 		if !ok {

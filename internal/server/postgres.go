@@ -37,6 +37,9 @@ type PostgresOptions struct {
 	Settings map[string]string
 	// Log receives progress lines (nil discards them).
 	Log func(format string, args ...any)
+	// Getenv reads the caller's environment, for TemplateEnv (nil reads
+	// none).
+	Getenv func(string) string
 }
 
 // Postgres is a running managed PostgreSQL server. Its zero value is not
@@ -147,7 +150,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	if err := p.writePassFile(uid, gid); err != nil {
 		return nil, err
 	}
-	if err := p.initCluster(ctx, uid, gid, logf); err != nil {
+	if err := p.initCluster(ctx, uid, gid, lookup(opts.Getenv, TemplateEnv), logf); err != nil {
 		return nil, err
 	}
 	if err := p.writeConfig(opts.Settings); err != nil {

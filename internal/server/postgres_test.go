@@ -133,18 +133,18 @@ func processUID(t *testing.T, pid int) string {
 	return ""
 }
 
-// With TemplateEnv set, the first server's cluster is kept as a template
+// With TemplateEnv's directory given, the first server's cluster is kept as a template
 // and the next server starts from a copy of it, with a password of its
 // own: the first server's password does not open the second.
 func TestStartFromTemplate(t *testing.T) {
 	servertest.SkipShort(t)
 	dir := t.TempDir()
-	t.Setenv(server.TemplateEnv, dir)
 	ctx := within(t, 2*time.Minute)
 	start := func() (*server.Postgres, string) {
 		t.Helper()
 		var log strings.Builder
-		pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) }})
+		pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) },
+			Getenv: func(name string) string { return map[string]string{server.TemplateEnv: dir}[name] }})
 		if err != nil {
 			t.Fatalf("StartPostgres: %v", err)
 		}
@@ -189,7 +189,7 @@ func TestTempDirTooLongForSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", long)
-	pg, err := server.StartPostgres(context.Background(), server.PostgresOptions{})
+	pg, err := server.StartPostgres(context.Background(), server.PostgresOptions{Getenv: os.Getenv})
 	if err == nil {
 		pg.Stop()
 		t.Fatal("StartPostgres in a TMPDIR too long for a socket succeeded")

@@ -33,11 +33,9 @@ func initdbArgs(pwFile string) []string {
 }
 
 // initCluster makes p's data directory with p's password: a copy of the
-// template in TemplateEnv's directory when there is one for these
-// binaries, else with initdb (which then becomes the template, when the
-// variable is set).
-func (p *Postgres) initCluster(ctx context.Context, uid, gid int, logf func(string, ...any)) error {
-	dir := os.Getenv(TemplateEnv)
+// template in dir (TemplateEnv's) when there is one for these binaries,
+// else with initdb (which then becomes the template, when dir is given).
+func (p *Postgres) initCluster(ctx context.Context, uid, gid int, dir string, logf func(string, ...any)) error {
 	var tmpl string
 	if dir != "" {
 		key, err := p.templateKey(uid)

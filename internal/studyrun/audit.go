@@ -52,13 +52,13 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, out
 	case s.IsChosen("clients"):
 		return spec.Invalidf("--clients %d: study %s sweeps the session count (--sessions %s); give --sessions to change the counts", s.Clients, st.Name, spec.FormatSessions(st.Sessions))
 	}
-	c, err := app.Resolve(forWorkload(s, st.Workloads[0]))
+	c, err := app.ResolveIn(forWorkload(s, st.Workloads[0]), out)
 	if err != nil {
 		return err
 	}
 	if s.DryRun {
 		for _, wl := range o.Workloads {
-			c, err := app.Resolve(forWorkload(s, wl))
+			c, err := app.ResolveIn(forWorkload(s, wl), out)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ func auditStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, out
 		}
 		ws := forWorkload(s, wl)
 		ws.Out, ws.Seed = filepath.Join(base, wl), c.Seed
-		c, err := app.Resolve(ws)
+		c, err := app.ResolveIn(ws, out)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func reliabilityRun(ctx context.Context, c app.Experiment, st study.Study, dur t
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return result.Run{}, err
 	}
-	target, err := app.OpenServer(ctx, c.Engine, engine.Options{DSN: c.DSN, Log: logf}, "--dsn")
+	target, err := c.Open(ctx, engine.Options{DSN: c.DSN, Log: logf}, "--dsn")
 	if err != nil {
 		return result.Run{}, err
 	}

@@ -41,7 +41,7 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 		s.Unchoose("capture")
 	}
 	// The capture run is the study's workload on a managed server.
-	c, err := app.Resolve(s)
+	c, err := app.ResolveIn(s, out)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 	for name := range s.Params {
 		rs.Unchoose(name)
 	}
-	rc, err := app.Resolve(rs)
+	rc, err := app.ResolveIn(rs, out)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 // logging on, and turns the server's log into a capture file at path.
 func makeCapture(ctx context.Context, c app.Experiment, dur time.Duration, path string, stderr io.Writer) error {
 	logf := report.Notes(stderr)
-	target, err := app.OpenServer(ctx, c.Engine, engine.Options{Log: logf}, "--dsn")
+	target, err := c.Open(ctx, engine.Options{Log: logf}, "--dsn")
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func Run(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Ou
 	case len(st.Workloads) > 0:
 		return workloadsStudy(ctx, st, s, out)
 	}
-	c, err := app.Resolve(s)
+	c, err := app.ResolveIn(s, out)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func workloadsStudy(ctx context.Context, st study.Study, s spec.Spec, out app.Ou
 		if base != "" {
 			ws.Out = filepath.Join(base, wl)
 		}
-		c, err := app.Resolve(ws)
+		c, err := app.ResolveIn(ws, out)
 		if err != nil {
 			return err
 		}

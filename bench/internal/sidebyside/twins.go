@@ -51,7 +51,7 @@ type Twins[S Server] struct {
 // puts each server in its group. Close stops the copy and removes the
 // groups, logging a failure to logf; first stays the caller's.
 func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Context, func(string, ...any)) (S, error), logf func(string, ...any)) (*Twins[S], error) {
-	h, err := cgroup.Find()
+	h, err := cgroup.Find(cgroup.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func StartTwins[S Server](ctx context.Context, first S, copyOf func(context.Cont
 		return nil, err
 	}
 	t := &Twins[S]{Servers: [2]S{first, second}, logf: logf}
-	if t.set, err = cgroup.NewSet(journal.Dir()); err != nil {
+	if t.set, err = cgroup.NewSet(journal.Dir(os.Getenv)); err != nil {
 		second.Stop()
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		if err != nil {
 			return nil, &engine.AddressError{Err: err}
 		}
-		j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
+		j, err := engine.OpenExternal(ctx, o, probe.Ping)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return &external{Server: srv, External: engine.External{Journal: j}}, nil
 	}
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log})
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log, Getenv: o.Getenv})
 	if err != nil {
 		if errors.Is(err, server.ErrNoMariaDB) {
 			return nil, &engine.UnavailableError{Err: err}

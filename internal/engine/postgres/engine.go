@@ -77,7 +77,7 @@ func (Engine) Inspect(ctx context.Context, dsn string, candidates []observer.Obs
 // or starts a managed server (with a standby, if asked).
 func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error) {
 	if !o.Managed() {
-		j, err := engine.OpenExternal(ctx, o.DSN, New(o.DSN, Options{}).Ping)
+		j, err := engine.OpenExternal(ctx, o, New(o.DSN, Options{}).Ping)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if err != nil {
 		return nil, &engine.UnavailableError{Err: err}
 	}
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log})
+	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log, Getenv: o.Getenv})
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 	if err != nil {
 		return nil, &engine.AddressError{Err: err}
 	}
-	j, err := engine.OpenExternal(ctx, o.DSN, probe.Ping)
+	j, err := engine.OpenExternal(ctx, o, probe.Ping)
 	if err != nil {
 		return nil, err
 	}

@@ -17,10 +17,10 @@ import (
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
-// Dir is where the launcher's journals live: beside the server journals,
-// in a folder of their own (obsbench restore undoes server changes; the
-// launcher cleans up its own objects at its next start).
-func Dir() string { return filepath.Join(journal.Dir(), "kubernetes") }
+// Dir is where the launcher's journals live: beside the server journals
+// of stateDir, in a folder of their own (obsbench restore undoes server
+// changes; the launcher cleans up its own objects at its next start).
+func Dir(stateDir string) string { return filepath.Join(stateDir, "kubernetes") }
 
 // ref names one object created, as journaled before its creation.
 type ref struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -22,11 +21,7 @@ const DefaultPort = 7400
 
 // RegisterTimeout bounds the wait for worker pods to register: their
 // image may have to be pulled first.
-var RegisterTimeout = 5 * time.Minute
-
-// NewClient reaches the Kubernetes API server (Client); tests of the
-// launcher replace it with client-go's fake.
-var NewClient func(kubeconfig string) (kubernetes.Interface, string, error) = Client
+const RegisterTimeout = 5 * time.Minute
 
 // Pods is a coordinator whose workers are an Indexed Job's pods.
 type Pods struct {
@@ -47,20 +42,35 @@ type Start struct {
 	spec.Coordinator
 	Workers    int
 	Experiment string
+	// StateDir holds the launcher's journals (Dir).
+	StateDir string
+	// Getenv reads the environment obsbench runs in: in a pod, the
+	// downward API's POD_IP, POD_NAME, POD_NAMESPACE and POD_UID.
+	Getenv func(string) string
+	// Client reaches the Kubernetes API server; nil is Client (tests
+	// give client-go's fake).
+	Client func(kubeconfig string) (kubernetes.Interface, string, error)
 }
 
 // StartPods listens for workers on the coordinator's port, creates the
 // Job of worker pods (first deleting what a crashed obsbench left) and
 // waits until every pod has registered.
 func StartPods(ctx context.Context, s Start, cfg fleet.Config, logf func(string, ...any)) (*Pods, error) {
-	client, ns, err := NewClient(s.Kubeconfig)
+	newClient, getenv := s.Client, s.Getenv
+	if newClient == nil {
+		newClient = Client
+	}
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	client, ns, err := newClient(s.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	if s.Namespace != "" {
 		ns = s.Namespace
 	}
-	if n, err := Cleanup(ctx, client, Dir()); err != nil {
+	if n, err := Cleanup(ctx, client, Dir(s.StateDir)); err != nil {
 		return nil, fmt.Errorf("delete what an earlier obsbench left in the cluster: %w", err)
 	} else if n > 0 {
 		logf("deleted %d object(s) an obsbench that did not finish left in the cluster", n)
@@ -70,7 +80,7 @@ func StartPods(ctx context.Context, s Start, cfg fleet.Config, logf func(string,
 		port = DefaultPort
 	}
 	if advertise == "" {
-		advertise = os.Getenv("POD_IP")
+		advertise = getenv("POD_IP")
 	}
 	if advertise == "" {
 		return nil, spec.Invalidf("--launcher kubernetes: give --advertise, the address the worker pods reach this obsbench at (in a pod, set POD_IP from status.podIP)")
@@ -80,8 +90,8 @@ func StartPods(ctx context.Context, s Start, cfg fleet.Config, logf func(string,
 	}
 	o := Options{Experiment: s.Experiment, Namespace: ns, Image: s.Image, Workers: s.Workers,
 		Port: int32(port), AdvertiseIP: advertise, CPU: s.CPU, Memory: s.Memory, Spread: true}
-	if name := os.Getenv("POD_NAME"); name != "" {
-		o.Owner = &Owner{Name: name, Namespace: os.Getenv("POD_NAMESPACE"), UID: types.UID(os.Getenv("POD_UID"))}
+	if name := getenv("POD_NAME"); name != "" {
+		o.Owner = &Owner{Name: name, Namespace: getenv("POD_NAMESPACE"), UID: types.UID(getenv("POD_UID"))}
 	}
 	// The advertised address only, over TLS; and there only a worker
 	// with the token (from the Secret) is served.
@@ -96,7 +106,7 @@ func StartPods(ctx context.Context, s Start, cfg fleet.Config, logf func(string,
 	}
 	coord := fleet.NewCoordinator(ln, cfg)
 	logf("creating Job %s/%s of %d worker pods (%s)", ns, objs.Job.Name, s.Workers, s.Image)
-	launch, err := Launch(ctx, client, objs, Dir())
+	launch, err := Launch(ctx, client, objs, Dir(s.StateDir))
 	if err != nil {
 		coord.Close()
 		return nil, err

@@ -10,6 +10,7 @@ package servertest
 import (
 	"context"
 	"database/sql"
+	"os"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func Postgres(t testing.TB) *server.Postgres {
 func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 	t.Helper()
 	return start(t, "postgres", func(ctx context.Context) (*server.Postgres, error) {
-		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings})
+		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings, Getenv: os.Getenv})
 	})
 }
 
@@ -50,7 +51,7 @@ func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
 func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
 	t.Helper()
 	return start(t, "mariadb", func(ctx context.Context) (*server.MariaDB, error) {
-		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options})
+		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options, Getenv: os.Getenv})
 	})
 }
 
