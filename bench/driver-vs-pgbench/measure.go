@@ -11,7 +11,7 @@ import (
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // postmaster is the managed PostgreSQL of the rounds, by its postmaster's
@@ -50,7 +50,7 @@ type pgbench struct {
 // statement per transaction), the driver's count over the same nominal
 // duration; pgbench's tps, which divides by its own timing without the
 // connection time, is kept for reference.
-func (pb pgbench) run(pg *server.Postgres, group *cgroup.Group) driverpeer.Tool {
+func (pb pgbench) run(pg *postgres.Instance, group *cgroup.Group) driverpeer.Tool {
 	return func(ctx context.Context, d time.Duration, s *sidebyside.Sample) error {
 		cmd := exec.CommandContext(ctx, pb.path, "-n", "-M", "prepared", "-f", pb.script,
 			"-c", strconv.Itoa(pb.clients), "-j", strconv.Itoa(pb.threads),

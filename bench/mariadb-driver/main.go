@@ -16,7 +16,6 @@ import (
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 
@@ -61,7 +60,7 @@ func run(ctx context.Context, c *config) error {
 	if strings.Contains(sql, "?") || strings.Contains(sql, "]==]") {
 		return fmt.Errorf("workload %s: want a statement without parameters or ]==], got %q", wl.Name, sql)
 	}
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: c.Logf})
+	m, err := mariadb.Start(ctx, mariadb.InstanceOptions{Log: c.Logf})
 	if err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func run(ctx context.Context, c *config) error {
 
 // runDuet copies m into a twin, writes each twin's sysbench files, runs
 // the duet and writes its report.
-func runDuet(ctx context.Context, c *config, sql string, m *server.MariaDB, sb sysbench) error {
+func runDuet(ctx context.Context, c *config, sql string, m *mariadb.Instance, sb sysbench) error {
 	tw, err := sidebyside.StartTwins(ctx, m, m.StartCopy, c.Logf)
 	if err != nil {
 		return err

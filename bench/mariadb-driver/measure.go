@@ -19,7 +19,7 @@ import (
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
 )
 
 // mariadbd is the managed MariaDB of the rounds as driverpeer measures
@@ -118,7 +118,7 @@ function thread_done()
 end
 `
 
-func writeSysbenchFiles(query string, m *server.MariaDB) (sysbenchFiles, error) {
+func writeSysbenchFiles(query string, m *mariadb.Instance) (sysbenchFiles, error) {
 	dir, err := os.MkdirTemp("", "obsbench-sysbench-")
 	if err != nil {
 		return sysbenchFiles{}, err
@@ -138,7 +138,7 @@ func writeSysbenchFiles(query string, m *server.MariaDB) (sysbenchFiles, error) 
 
 // openControl opens the pool of one connection that WaitIdle queries
 // through, kept for the whole bench.
-func openControl(m *server.MariaDB) (*sql.DB, error) {
+func openControl(m *mariadb.Instance) (*sql.DB, error) {
 	conn, err := mysql.NewConnector(m.Config(database))
 	if err != nil {
 		return nil, err

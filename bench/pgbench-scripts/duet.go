@@ -11,7 +11,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/server"
 )
 
 // In a duet (-duet) both tools run at the same time, each against one of
@@ -62,7 +61,7 @@ type duetPhase struct {
 }
 
 // runDuet runs 2 x c.rounds phases.
-func runDuet(ctx context.Context, c config, tw *sidebyside.Twins[*server.Postgres], pgbenchBin string) ([]duetPhase, error) {
+func runDuet(ctx context.Context, c config, tw *sidebyside.Twins[*postgres.Instance], pgbenchBin string) ([]duetPhase, error) {
 	logf("%d pairs of phases of %v warm-up + %v measured, both tools at once", c.rounds, c.warmup, c.duration)
 	var phases []duetPhase
 	for phase := 1; phase <= 2*c.rounds; phase++ {

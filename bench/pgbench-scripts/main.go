@@ -29,7 +29,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -384,7 +383,7 @@ func (t cpuTimes) since(before cpuTimes) float64 {
 }
 
 // pgbenchArgs are pgbench's arguments against pg, but for -T.
-func (c config) pgbenchArgs(pg *server.Postgres) []string {
+func (c config) pgbenchArgs(pg *postgres.Instance) []string {
 	return []string{"-n", "-M", string(c.mode), "-b", c.script, "-c", strconv.Itoa(c.clients),
 		"-j", strconv.Itoa(c.pgbenchThreads), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database}
 }

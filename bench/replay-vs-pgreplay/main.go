@@ -26,7 +26,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/replay"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -91,8 +90,8 @@ func (a adHoc) Worker(ctx context.Context, conn workload.Conn, session int) (wor
 	}, nil
 }
 
-func startServer(ctx context.Context, settings map[string]string) (*server.Postgres, *postgres.Server, error) {
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: logf, Settings: settings})
+func startServer(ctx context.Context, settings map[string]string) (*postgres.Instance, *postgres.Server, error) {
+	pg, err := postgres.Start(ctx, postgres.InstanceOptions{Log: logf, Settings: settings})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,7 +231,7 @@ func replayByObsbench(ctx context.Context, script *replay.Script, dial driver.Di
 }
 
 // replayByPgreplay replays replayFile once with pgreplay against pg.
-func replayByPgreplay(ctx context.Context, pgreplay string, pg *server.Postgres, replayFile string) (sample, error) {
+func replayByPgreplay(ctx context.Context, pgreplay string, pg *postgres.Instance, replayFile string) (sample, error) {
 	cmd := exec.CommandContext(ctx, pgreplay, "-r", "-j", "-s", "100000", "-h", pg.SocketDir(), "-p", fmt.Sprint(pg.Port()), replayFile)
 	// The managed server asks every connection for its password:
 	// libpq reads it from the server's password file.

@@ -24,7 +24,6 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/fleet"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/stats"
 )
@@ -70,7 +69,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	bin, err := server.FindPostgresBin()
+	bin, err := postgres.FindBin()
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf})
+	pg, err := postgres.Start(ctx, postgres.InstanceOptions{BinDir: bin, Log: logf})
 	if err != nil {
 		return err
 	}

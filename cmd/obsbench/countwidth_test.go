@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/counting"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/stats"
 )
 

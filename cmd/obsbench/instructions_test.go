@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/counting"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // Without valgrind, --method instructions is refused before anything

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // The node scripts/kube-node.sh starts: its address on the pods' bridge,
@@ -66,7 +66,7 @@ func needKubeNode(t *testing.T) kubeNode {
 
 // serverForPods starts a PostgreSQL with settings that listens on the
 // node's bridge address, where the pods reach it, and returns its DSN.
-func serverForPods(t *testing.T, settings map[string]string) (*server.Postgres, string) {
+func serverForPods(t *testing.T, settings map[string]string) (*postgres.Instance, string) {
 	t.Helper()
 	settings = maps.Clone(settings)
 	if settings == nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // obsbench run --engine mariadb on a managed server, end to end: an

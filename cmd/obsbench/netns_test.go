@@ -17,8 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // netns is a network namespace for the server and the coordinator and
@@ -106,7 +105,7 @@ exec unshare --mount --propagation private /bin/sh -c 'mount -t tmpfs -o size=1m
 
 // allowHosts lets ext_admin connect to pg by password from the addresses
 // of cidr (initdb allows TCP from the loopback only), and reloads pg.
-func allowHosts(t *testing.T, pg *server.Postgres, cidr string) {
+func allowHosts(t *testing.T, pg *postgres.Instance, cidr string) {
 	t.Helper()
 	hba, err := os.OpenFile(filepath.Join(pg.DataDir(), "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/journal"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // externalMariaDB starts a MariaDB the way a user's would be: obsbench

@@ -19,10 +19,9 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // TestMain lets a test run obsbench as a process of its own (to kill it):
@@ -77,7 +76,7 @@ func externalServer(t *testing.T) (dsn string, settings func() map[string]string
 
 // externalAdmin creates database ext on pg and ext_admin, a superuser
 // with the password secret: what a user's own server gives obsbench.
-func externalAdmin(t *testing.T, pg *server.Postgres) {
+func externalAdmin(t *testing.T, pg *postgres.Instance) {
 	t.Helper()
 	ctx := context.Background()
 	if err := postgres.CreateDatabase(ctx, pg.DSN("ext")); err != nil {

@@ -12,9 +12,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/obsbench/obsbench/internal/outsider"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // While managed servers run (PostgreSQL with a synchronous standby behind
@@ -73,7 +74,7 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 		t.Fatalf("capture: exit %d: %s", code, stderr.String())
 	}
 
-	var attempts []outsider.Attempt
+	var attempts []servertest.Attempt
 	for _, s := range []struct {
 		name      string
 		port      int
@@ -87,43 +88,43 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 				{"socket, no password", "host=" + s.socketDir},
 			} {
 				conn := c.conn + " port=" + strconv.Itoa(s.port) + " user=" + role + " dbname=postgres connect_timeout=5"
-				attempts = append(attempts, outsider.Run(t, s.name+" as "+role+" ("+c.how+")", "psql", "-X", "-w", "-At", "-c", "SELECT 1", conn))
+				attempts = append(attempts, servertest.AsOutsider(t, s.name+" as "+role+" ("+c.how+")", "psql", "-X", "-w", "-At", "-c", "SELECT 1", conn))
 			}
 		}
 	}
 	mariaUsers := append(mariaDBUsers(t, m), "", "obsbench_repl")
 	for _, s := range []struct {
 		name string
-		m    *server.MariaDB
-	}{{"mariadb", m}, {"replica", replica.MariaDB}} {
+		m    *mariadb.Instance
+	}{{"mariadb", m}, {"replica", replica.Instance}} {
 		for _, user := range mariaUsers {
 			tcp := []string{"--no-defaults", "--connect-timeout=5", "-h", "127.0.0.1", "-P", strconv.Itoa(s.m.Port()), "-u", user, "-e", "SELECT 1"}
 			sock := []string{"--no-defaults", "--connect-timeout=5", "--socket=" + s.m.Socket(), "-u", user, "-e", "SELECT 1"}
 			attempts = append(attempts,
-				outsider.Run(t, s.name+" as '"+user+"' (TCP, no password)", "mariadb", tcp...),
-				outsider.Run(t, s.name+" as '"+user+"' (TCP, empty password)", "mariadb", append([]string{"--no-defaults", "--password="}, tcp[1:]...)...),
-				outsider.Run(t, s.name+" as '"+user+"' (socket, no password)", "mariadb", sock...),
+				servertest.AsOutsider(t, s.name+" as '"+user+"' (TCP, no password)", "mariadb", tcp...),
+				servertest.AsOutsider(t, s.name+" as '"+user+"' (TCP, empty password)", "mariadb", append([]string{"--no-defaults", "--password="}, tcp[1:]...)...),
+				servertest.AsOutsider(t, s.name+" as '"+user+"' (socket, no password)", "mariadb", sock...),
 			)
 		}
 		// The replication account's password was once fixed and public.
-		attempts = append(attempts, outsider.Run(t, s.name+" as obsbench_repl with the old fixed password", "mariadb",
+		attempts = append(attempts, servertest.AsOutsider(t, s.name+" as obsbench_repl with the old fixed password", "mariadb",
 			"--no-defaults", "--connect-timeout=5", "-h", "127.0.0.1", "-P", strconv.Itoa(s.m.Port()), "-u", "obsbench_repl", "--password=obsbench_repl", "-e", "SELECT 1"))
 	}
 	for _, dir := range []string{pg.SinkDir(), m.SinkDir()} {
 		attempts = append(attempts,
-			outsider.Run(t, "listing the slow mount "+dir, "ls", dir),
-			outsider.Run(t, "reading through the slow mount", "cat", filepath.Join(dir, "trail.log")),
-			outsider.Run(t, "writing through the slow mount", "sh", "-c", "echo x >> "+filepath.Join(dir, "trail.log")),
-			outsider.Run(t, "creating a file through the slow mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
+			servertest.AsOutsider(t, "listing the slow mount "+dir, "ls", dir),
+			servertest.AsOutsider(t, "reading through the slow mount", "cat", filepath.Join(dir, "trail.log")),
+			servertest.AsOutsider(t, "writing through the slow mount", "sh", "-c", "echo x >> "+filepath.Join(dir, "trail.log")),
+			servertest.AsOutsider(t, "creating a file through the slow mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
 		)
 	}
 	attempts = append(attempts,
-		outsider.Run(t, "listing the results directory", "ls", out),
-		outsider.Run(t, "reading summary.json", "cat", filepath.Join(out, "summary.json")),
-		outsider.Run(t, "reading results.jsonl", "cat", filepath.Join(out, "results.jsonl")),
-		outsider.Run(t, "reading the capture file", "cat", capFile),
+		servertest.AsOutsider(t, "listing the results directory", "ls", out),
+		servertest.AsOutsider(t, "reading summary.json", "cat", filepath.Join(out, "summary.json")),
+		servertest.AsOutsider(t, "reading results.jsonl", "cat", filepath.Join(out, "results.jsonl")),
+		servertest.AsOutsider(t, "reading the capture file", "cat", capFile),
 	)
-	outsider.MustBeRefused(t, refusals, attempts...)
+	servertest.MustBeRefused(t, refusals, attempts...)
 
 	// Owner-only modes on everything obsbench wrote, whatever the umask:
 	// a group the outsider is not in could still read a 0640 file.
@@ -153,7 +154,7 @@ var refusals = []string{
 }
 
 // pgRoles is every role of a managed server.
-func pgRoles(t *testing.T, pg *server.Postgres) []string {
+func pgRoles(t *testing.T, pg *postgres.Instance) []string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, pg.DSN("postgres"))
@@ -170,7 +171,7 @@ func pgRoles(t *testing.T, pg *server.Postgres) []string {
 }
 
 // mariaDBUsers is every account name of a managed server.
-func mariaDBUsers(t *testing.T, m *server.MariaDB) []string {
+func mariaDBUsers(t *testing.T, m *mariadb.Instance) []string {
 	t.Helper()
 	rows, err := servertest.OpenMariaDB(t, m, "").Query("SELECT DISTINCT User FROM mysql.global_priv ORDER BY 1")
 	if err != nil {
@@ -192,7 +193,7 @@ func mariaDBUsers(t *testing.T, m *server.MariaDB) []string {
 }
 
 // pgPassword is the managed server's password, from its password file.
-func pgPassword(t *testing.T, pg *server.Postgres) string {
+func pgPassword(t *testing.T, pg *postgres.Instance) string {
 	t.Helper()
 	b, err := os.ReadFile(pg.PassFile())
 	if err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // needServers skips t under go test -short: t runs obsbench against real

@@ -19,8 +19,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/capture"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // The logs in testdata/ were written by real servers (PostgreSQL 15,
@@ -174,7 +175,7 @@ func generatePostgres(t *testing.T) {
 // its log to destinations, connections and disconnections too, with the
 // extra settings, and makes setupShop's shop in it; it returns the
 // server, setupShop's connection and the log directory.
-func loggingShop(ctx context.Context, t *testing.T, destinations string, extra map[string]string) (*server.Postgres, *pgx.Conn, string) {
+func loggingShop(ctx context.Context, t *testing.T, destinations string, extra map[string]string) (*postgres.Instance, *pgx.Conn, string) {
 	t.Helper()
 	settings := map[string]string{
 		"logging_collector": "on", "log_destination": "'" + destinations + "'",
@@ -212,7 +213,7 @@ func reloadUntil(ctx context.Context, t *testing.T, admin *pgx.Conn, dsn string,
 // setupShop makes pgSessions' roles, each logging its statements its
 // way, and their database; it returns the superuser's connection, whose
 // own statements are not logged.
-func setupShop(ctx context.Context, t *testing.T, pg *server.Postgres) *pgx.Conn {
+func setupShop(ctx context.Context, t *testing.T, pg *postgres.Instance) *pgx.Conn {
 	t.Helper()
 	admin := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	t.Cleanup(func() { admin.Close(ctx) })
@@ -239,7 +240,7 @@ func setupShop(ctx context.Context, t *testing.T, pg *server.Postgres) *pgx.Conn
 // ahead of each turn, counted from 1), and disconnects them one at a
 // time, each logged before the next; it returns when the logging
 // collector has had time to write it all.
-func runPgSessions(ctx context.Context, t *testing.T, pg *server.Postgres, admin *pgx.Conn, before func(turn int) error) {
+func runPgSessions(ctx context.Context, t *testing.T, pg *postgres.Instance, admin *pgx.Conn, before func(turn int) error) {
 	t.Helper()
 	conns := make([]*pgx.Conn, len(pgSessions))
 	for i, s := range pgSessions {
@@ -350,7 +351,7 @@ func generateMariaDB(t *testing.T) {
 	copyFile(t, filepath.Join(m.DataDir(), "general.log"), filepath.Join("testdata", "mariadb-general.log"))
 }
 
-func mariaDSN(m *server.MariaDB, userPassword string) string {
+func mariaDSN(m *mariadb.Instance, userPassword string) string {
 	return fmt.Sprintf("%s@unix(%s)/shop", userPassword, m.Socket())
 }
 
@@ -367,7 +368,7 @@ func openMaria(t *testing.T, dsn string) *sql.DB {
 
 // runMaria runs sessions in turns, each on its own connection, and closes
 // them one at a time, each Quit logged before the next.
-func runMaria(t *testing.T, m *server.MariaDB, sessions []session) {
+func runMaria(t *testing.T, m *mariadb.Instance, sessions []session) {
 	ctx := context.Background()
 	dbs := make([]*sql.DB, len(sessions))
 	for i, s := range sessions {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // deterministic are expressions whose value depends on nothing random:

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // The built-in scripts are pgbench's own, word for word: compared with
 // what the installed pgbench shows (no server needed).
 func TestBuiltinsArePgbenchs(t *testing.T) {
 	servertest.SkipShort(t) // needs PostgreSQL's package, the second tier's
-	bin, err := server.FindPostgresBin()
+	bin, err := postgres.FindBin()
 	if err != nil {
 		t.Fatalf("PostgreSQL's binaries (make test installs them): %v", err)
 	}

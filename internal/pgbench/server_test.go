@@ -6,8 +6,8 @@ import (
 
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/pgbench"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // pgbench's tpcb-like, run by obsbench's client in its own sessions over

@@ -15,9 +15,8 @@ import (
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/replay"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // captureSettings make a server log what a capture needs.
@@ -80,7 +79,7 @@ func knownSessions(t *testing.T, s *postgres.Server) [][]string {
 
 // captureLog turns pg's csvlog files into a capture, keeping the driver
 // sessions only.
-func captureLog(t *testing.T, pg *server.Postgres) *bytes.Buffer {
+func captureLog(t *testing.T, pg *postgres.Instance) *bytes.Buffer {
 	t.Helper()
 	ctx := context.Background()
 	// The collector writes asynchronously: give it a moment.
@@ -140,7 +139,7 @@ func sessionsOf(s *replay.Script) [][]string {
 
 // statementCalls is what pg_stat_statements counted for the tagged
 // statements: the server's own count of what ran.
-func statementCalls(t *testing.T, pg *server.Postgres) int64 {
+func statementCalls(t *testing.T, pg *postgres.Instance) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,7 +11,14 @@ import (
 	"strings"
 )
 
-// callgrindInclusive reads a callgrind output file (the format:
+// ErrNoValgrind is returned when instructions are to be counted and
+// valgrind is not installed.
+var ErrNoValgrind = errors.New("valgrind not found (apt-get install valgrind; make install-deps installs it)")
+
+// CountDir is where a counted server's processes write their counts.
+const CountDir = "counts"
+
+// CallgrindInclusive reads a callgrind output file (the format:
 // https://valgrind.org/docs/manual/cl-format.html) and returns its total
 // Ir and the inclusive Ir of every call to the functions whose name
 // begins with entry, less what those functions spent in the calls they
@@ -20,7 +28,7 @@ import (
 // the format's name compression ("(id) name" defines id, "(id)" refers
 // to it). entry must not call itself, directly or not, or its work would
 // be counted more than once.
-func callgrindInclusive(r io.Reader, entry, skip string) (total, inside uint64, err error) {
+func CallgrindInclusive(r io.Reader, entry, skip string) (total, inside uint64, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	c := inclusive{entry: entry, skip: skip, names: map[string]string{}, positions: 1, irField: -1}
@@ -44,7 +52,7 @@ func callgrindInclusive(r io.Reader, entry, skip string) (total, inside uint64, 
 	return c.total, c.inside - c.skipped, nil
 }
 
-// inclusive is callgrindInclusive's reading of a file, line by line.
+// inclusive is CallgrindInclusive's reading of a file, line by line.
 type inclusive struct {
 	entry, skip    string
 	names          map[string]string // compressed names by id
@@ -169,10 +177,10 @@ func irOf(text string, positions, irField int) (uint64, error) {
 	return strconv.ParseUint(f[i], 10, 64)
 }
 
-// numberedDumps are the files callgrind wrote before a process's last
+// NumberedDumps are the files callgrind wrote before a process's last
 // (path.1, path.2, ...: one at each --dump-before or --dump-after), in
 // order.
-func numberedDumps(path string) ([]string, error) {
+func NumberedDumps(path string) ([]string, error) {
 	files, err := filepath.Glob(path + ".*")
 	if err != nil {
 		return nil, err

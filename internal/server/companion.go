@@ -19,29 +19,36 @@ type CompanionOptions struct {
 	Log   func(format string, args ...any)
 }
 
-// logf is o.Log, or a function that drops its notes.
-func (o CompanionOptions) logf() func(string, ...any) {
+// Logf is o.Log, or a function that drops its notes.
+func (o CompanionOptions) Logf() func(string, ...any) {
 	if o.Log == nil {
 		return func(string, ...any) {}
 	}
 	return o.Log
 }
 
-// companion is what a standby and a replica share beside their server:
+// Companion is what a standby and a replica share beside their server:
 // the relay that delays their link, and whether the primary waits.
-type companion struct {
+type Companion struct {
 	relay *Relay
 	sync  bool
 }
 
-// Sync says whether the primary's commits wait for the companion.
-func (c *companion) Sync() bool { return c.sync }
+// NewCompanion is a companion whose primary waits for it when sync is
+// set; Link gives it its relay.
+func NewCompanion(sync bool) Companion { return Companion{sync: sync} }
 
-// link is the port where the companion reaches its primary: the
+// Relay is the relay that delays the companion's link, nil without one.
+func (c *Companion) Relay() *Relay { return c.relay }
+
+// Sync says whether the primary's commits wait for the companion.
+func (c *Companion) Sync() bool { return c.sync }
+
+// Link is the port where the companion reaches its primary: the
 // primary's own, or with a delay, that of a relay of obsbench's on
 // loopback adding it each way, which only the companion's processes (OS
 // user uid) may use. what names the companion in the note.
-func (c *companion) link(primaryPort int, delay time.Duration, uid int, what string, logf func(string, ...any)) (int, error) {
+func (c *Companion) Link(primaryPort int, delay time.Duration, uid int, what string, logf func(string, ...any)) (int, error) {
 	if delay <= 0 {
 		return primaryPort, nil
 	}
@@ -54,15 +61,15 @@ func (c *companion) link(primaryPort int, delay time.Duration, uid int, what str
 	return relay.Port(), nil
 }
 
-// shutDown stops the companion's server, then closes its relay.
-func (c *companion) shutDown(server interface{ Stop() error }) error {
+// ShutDown stops the companion's server, then closes its relay.
+func (c *Companion) ShutDown(server interface{ Stop() error }) error {
 	err := server.Stop()
-	c.closeRelay()
+	c.CloseRelay()
 	return err
 }
 
-// closeRelay closes the relay, if there is one.
-func (c *companion) closeRelay() {
+// CloseRelay closes the relay, if there is one.
+func (c *Companion) CloseRelay() {
 	if c.relay != nil {
 		c.relay.Close()
 		c.relay = nil

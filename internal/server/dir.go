@@ -1,3 +1,9 @@
+// Package server is the plumbing every managed database server shares,
+// whatever its engine: a private temporary directory reaped once its
+// owner is gone, slow directories for sinks, the log stream, companions'
+// relays, loopback peers, secrets, and valgrind's counts. Each engine's
+// managed server is in its own package (internal/engine/NAME); nothing
+// here names an engine.
 package server
 
 import (
@@ -21,18 +27,40 @@ const (
 	longestSocket = ".s.PGSQL.65535"
 )
 
-// newServerDir reaps servers a killed obsbench left, then creates a
-// managed server's temporary directory (named prefix...), owned by the OS
-// user the server runs as: the current one, or osUser when that is root
-// (install says what creates osUser). owner.pid in it names this process,
-// so that the directory is reaped once it is gone.
-func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d sinkDirs, uid, gid int, err error) {
-	cred, uid, gid, err := credentialOf(osUser, install)
+// DirSpec says what a managed server's directory is for.
+type DirSpec struct {
+	// Prefix starts the directory's name (obsbench-NAME-): a killed
+	// obsbench's directories are found by it.
+	Prefix string
+	// OSUser is the account the server runs as when obsbench runs as
+	// root; Install says what creates it.
+	OSUser, Install string
+	// PIDFile, relative to the directory, is where the server writes its
+	// process id once it runs, and Signal stops it at once: what
+	// ReapStale sends a server whose obsbench is gone.
+	PIDFile string
+	Signal  syscall.Signal
+}
+
+// reapFile is where NewDir writes the spec's PIDFile and Signal for
+// ReapStale, and ownerFile the process that owns the directory.
+const (
+	reapFile  = "reap"
+	ownerFile = "owner.pid"
+)
+
+// NewDir reaps servers a killed obsbench left, then creates a managed
+// server's temporary directory (named spec.Prefix...), owned by the OS
+// user the server runs as: the current one, or spec.OSUser when that is
+// root. ownerFile in it names this process, so that the directory is
+// reaped once it is gone.
+func NewDir(spec DirSpec, logf func(string, ...any)) (d Dir, uid, gid int, err error) {
+	cred, uid, gid, err := credentialOf(spec.OSUser, spec.Install)
 	if err != nil {
 		return d, 0, 0, err
 	}
 	ReapStale(logf)
-	base, err := mkdirFixedLength(prefix)
+	base, err := mkdirFixedLength(spec.Prefix)
 	if err != nil {
 		return d, 0, 0, fmt.Errorf("create server directory: %w", err)
 	}
@@ -40,16 +68,20 @@ func newServerDir(prefix, osUser, install string, logf func(string, ...any)) (d 
 		os.RemoveAll(base)
 		return d, 0, 0, fmt.Errorf("the server's unix socket would be %s, %d bytes, over the %d a socket's path may have: set TMPDIR to a shorter directory", sock, len(sock), maxSocketPath)
 	}
-	if err = os.WriteFile(filepath.Join(base, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil && cred != nil {
+	err = os.WriteFile(filepath.Join(base, reapFile), []byte(fmt.Sprintf("%s\n%d\n", spec.PIDFile, int(spec.Signal))), 0o644)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(base, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	if err == nil && cred != nil {
 		if err = os.Chown(base, uid, gid); err != nil {
-			err = fmt.Errorf("hand server directory to the %s user: %w", osUser, err)
+			err = fmt.Errorf("hand server directory to the %s user: %w", spec.OSUser, err)
 		}
 	}
 	if err != nil {
 		os.RemoveAll(base)
 		return d, 0, 0, err
 	}
-	return sinkDirs{base: base, cred: cred, log: logf}, uid, gid, nil
+	return Dir{Base: base, Cred: cred, Log: logf}, uid, gid, nil
 }
 
 // mkdirFixedLength creates a new directory in os.TempDir() named prefix
@@ -83,9 +115,9 @@ func credentialOf(name, install string) (*syscall.Credential, int, int, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
 }
 
-// fileTail is the last n lines of a server's log, "" when it cannot be
+// FileTail is the last n lines of a server's log, "" when it cannot be
 // read: what start-up and shutdown errors quote.
-func fileTail(path string, n int) string {
+func FileTail(path string, n int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
@@ -97,9 +129,9 @@ func fileTail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// lookup is getenv(name), or "" where getenv is nil: a server is started
+// Lookup is getenv(name), or "" where getenv is nil: a server is started
 // with the variables its caller read, none by default.
-func lookup(getenv func(string) string, name string) string {
+func Lookup(getenv func(string) string, name string) string {
 	if getenv == nil {
 		return ""
 	}

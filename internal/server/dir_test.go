@@ -15,7 +15,7 @@ func TestMkdirFixedLength(t *testing.T) {
 	name := regexp.MustCompile(`^obsbench-pg-[0-9]{10}$`)
 	seen := map[string]bool{}
 	for range 50 {
-		dir, err := mkdirFixedLength(tempPrefix)
+		dir, err := mkdirFixedLength("obsbench-pg-")
 		if err != nil {
 			t.Fatal(err)
 		}

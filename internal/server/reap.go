@@ -13,28 +13,30 @@ import (
 
 // ReapStale stops and removes managed servers whose obsbench process is gone
 // (killed with SIGKILL, or the machine's session ended), so that a crash does
-// not leave servers running and temp directories filling the disk.
+// not leave servers running and temp directories filling the disk. A
+// directory is one of obsbench's servers when it has an ownerFile and a
+// reapFile (NewDir); the reapFile says where the server's process id is
+// and which signal stops it at once (its files are disposable: nothing
+// to flush).
 func ReapStale(logf func(format string, args ...any)) {
-	pg, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*"))
-	mdb, _ := filepath.Glob(filepath.Join(os.TempDir(), mariadbPrefix+"*"))
-	for _, dir := range append(pg, mdb...) {
-		owner, err := readPID(filepath.Join(dir, "owner.pid"))
-		if err != nil || alive(owner) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "obsbench-*"))
+	for _, dir := range dirs {
+		owner, err := ReadPID(filepath.Join(dir, ownerFile))
+		if err != nil || Alive(owner) {
 			continue
 		}
-		if pm, err := readPID(filepath.Join(dir, "data", "postmaster.pid")); err == nil && alive(pm) {
-			logf("stopping postgres %d left by obsbench process %d", pm, owner)
-			// SIGQUIT is PostgreSQL's immediate shutdown; the cluster is
-			// disposable, so there is nothing to flush.
-			_ = syscall.Kill(pm, syscall.SIGQUIT)
-			for i := 0; i < 100 && alive(pm); i++ {
-				time.Sleep(100 * time.Millisecond)
-			}
+		spec, err := os.ReadFile(filepath.Join(dir, reapFile))
+		if err != nil {
+			continue
 		}
-		if pid, err := readPID(filepath.Join(dir, "mariadbd.pid")); err == nil && alive(pid) {
-			logf("stopping mariadb %d left by obsbench process %d", pid, owner)
-			_ = syscall.Kill(pid, syscall.SIGKILL) // disposable: nothing to flush
-			for i := 0; i < 100 && alive(pid); i++ {
+		pidFile, sig, ok := parseReap(string(spec))
+		if !ok {
+			continue
+		}
+		if pid, err := ReadPID(filepath.Join(dir, pidFile)); err == nil && Alive(pid) {
+			logf("stopping server process %d in %s, left by obsbench process %d", pid, dir, owner)
+			_ = syscall.Kill(pid, sig)
+			for i := 0; i < 100 && Alive(pid); i++ {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
@@ -44,7 +46,26 @@ func ReapStale(logf func(format string, args ...any)) {
 	}
 }
 
-func readPID(path string) (int, error) {
+// parseReap reads a reapFile: the server's PID file, relative to its
+// directory, and the signal's number, a line each; a signal other than
+// one that stops a server is refused.
+func parseReap(text string) (pidFile string, sig syscall.Signal, ok bool) {
+	fields := strings.Split(strings.TrimSpace(text), "\n")
+	if len(fields) != 2 || fields[0] == "" || filepath.IsAbs(fields[0]) || strings.Contains(fields[0], "..") {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(fields[1]))
+	switch sig = syscall.Signal(n); {
+	case err != nil:
+		return "", 0, false
+	case sig == syscall.SIGQUIT, sig == syscall.SIGKILL, sig == syscall.SIGTERM:
+		return fields[0], sig, true
+	}
+	return "", 0, false
+}
+
+// ReadPID reads the process id on the first line of a PID file.
+func ReadPID(path string) (int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -53,9 +74,9 @@ func readPID(path string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(line)))
 }
 
-// alive reports whether pid is a running process; a zombie (exited, not yet
+// Alive reports whether pid is a running process; a zombie (exited, not yet
 // reaped by its parent) is not.
-func alive(pid int) bool {
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

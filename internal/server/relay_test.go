@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/outsider"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
 )
 
@@ -17,7 +17,7 @@ import (
 // own) and closes another account's connection before dialling the
 // target: the outsider reads none of the target's greeting.
 func TestRelayServesOnlyItsUser(t *testing.T) {
-	outsider.SkipShort(t)
+	servertest.SkipShort(t)
 	target := server.ServeLoopback(t, func(c net.Conn) {
 		c.Write([]byte("greeting\n"))
 		c.Close()
@@ -41,9 +41,9 @@ func TestRelayServesOnlyItsUser(t *testing.T) {
 	}
 
 	// bash's /dev/tcp: a plain TCP client that prints what it reads.
-	a := outsider.Run(t, "reading through the relay", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(r.Port())+" && cat <&3")
+	a := servertest.AsOutsider(t, "reading through the relay", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(r.Port())+" && cat <&3")
 	if a.Output != "" {
-		t.Errorf("as %s, the relay passed on %q; want the connection closed unserved", outsider.Account, a.Output)
+		t.Errorf("as %s, the relay passed on %q; want the connection closed unserved", servertest.OutsiderAccount, a.Output)
 	}
 	if got := r.Refused(); got != 1 {
 		t.Errorf("relay refused %d connections; want 1 (the outsider's)", got)

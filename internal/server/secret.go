@@ -16,14 +16,14 @@ import (
 // option file for MariaDB. It is never printed, never on a command line
 // (which every account can read in /proc), and never in a DSN's text.
 
-// newPassword is a random password: 26 characters of [A-Z2-7] (128 bits),
+// NewPassword is a random password: 26 characters of [A-Z2-7] (128 bits),
 // which need no quoting in SQL literals, option files or a libpq password
 // file.
-func newPassword() string { return rand.Text() }
+func NewPassword() string { return rand.Text() }
 
-// writePrivate writes a file readable by its owner only, owned by uid and
+// WritePrivate writes a file readable by its owner only, owned by uid and
 // gid (the server's OS user, which reads it too; -1 keeps ours).
-func writePrivate(path, content string, uid, gid int) error {
+func WritePrivate(path, content string, uid, gid int) error {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		return err
 	}
@@ -35,9 +35,9 @@ func writePrivate(path, content string, uid, gid int) error {
 	return nil
 }
 
-// redact replaces every secret in s, for error messages that quote a
+// Redact replaces every secret in s, for error messages that quote a
 // command's input or output.
-func redact(s string, secrets ...string) string {
+func Redact(s string, secrets ...string) string {
 	for _, x := range secrets {
 		if x != "" {
 			s = strings.ReplaceAll(s, x, "********")

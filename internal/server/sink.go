@@ -17,40 +17,34 @@ import (
 // directory; its data lands in slowDirName+"-data".
 const slowDirName = "slowdir"
 
-// SetStream sets how fast obsbench reads the server's stderr (bytes per
-// second, 0: as fast as it can) and whether the server drops messages
-// rather than wait when the pipe is full.
-func (p *Postgres) SetStream(rate int64, lossy bool) error {
-	p.stream.SetRate(rate)
-	return p.stream.SetLossy(lossy)
-}
-
-// StreamLog is the file obsbench appends the server's stderr to.
-func (p *Postgres) StreamLog() string { return p.stream.Path() }
-
-// sinkDirs are a managed server's slow directories, under its temp
-// directory base and owned by the OS user it runs as (cred; nil: ours).
-type sinkDirs struct {
-	base   string
-	cred   *syscall.Credential
-	log    func(format string, args ...any)
+// Dir is a managed server's private temporary directory, Base, owned by
+// the OS user it runs as (Cred; nil: ours), and the slow directories
+// mounted in it. Log takes the server's notes.
+type Dir struct {
+	Base   string
+	Cred   *syscall.Credential
+	Log    func(format string, args ...any)
 	mounts []*slowfs.Mount
 }
 
+// Mounted says whether a slow directory is mounted in p: a process
+// started meanwhile must not inherit the mount's FUSE descriptor.
+func (p *Dir) Mounted() bool { return len(p.mounts) > 0 }
+
 // SinkDir is where MountSlowDir mounts the slow directory.
-func (p *sinkDirs) SinkDir() string { return filepath.Join(p.base, slowDirName) }
+func (p *Dir) SinkDir() string { return filepath.Join(p.Base, slowDirName) }
 
 // MountSlowDir mounts SinkDir as a slow directory whose every write waits
 // delay; the server's user owns it. release unmounts it; the files
 // written stay in the backing directory until Stop.
-func (p *sinkDirs) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
+func (p *Dir) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
 	dir, backing := p.SinkDir(), p.SinkDir()+"-data"
 	for _, d := range []string{dir, backing} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
-		if p.cred != nil {
-			if err := os.Chown(d, int(p.cred.Uid), int(p.cred.Gid)); err != nil {
+		if p.Cred != nil {
+			if err := os.Chown(d, int(p.Cred.Uid), int(p.Cred.Gid)); err != nil {
 				return nil, err
 			}
 		}
@@ -59,7 +53,7 @@ func (p *sinkDirs) MountSlowDir(ctx context.Context, delay time.Duration, capaci
 	if err != nil {
 		return nil, err
 	}
-	p.log("slow directory %s: %v per write", dir, delay)
+	p.Log("slow directory %s: %v per write", dir, delay)
 	p.mounts = append(p.mounts, m)
 	return func() error {
 		if err := m.Close(); err != nil {
@@ -101,8 +95,8 @@ func unmountAll(dir string, logf func(string, ...any)) {
 	}
 }
 
-// closeMounts unmounts this server's slow directories once it has stopped.
-func (p *sinkDirs) closeMounts() error {
+// CloseMounts unmounts this server's slow directories once it has stopped.
+func (p *Dir) CloseMounts() error {
 	var errs []string
 	for _, m := range p.mounts {
 		if err := m.Close(); err != nil {
@@ -110,28 +104,16 @@ func (p *sinkDirs) closeMounts() error {
 		}
 	}
 	p.mounts = nil
-	unmountAll(p.base, p.log)
+	unmountAll(p.Base, p.Log)
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
 }
 
-// ServerFaults counts what the server lost without the workload noticing:
-// writes its slow directory refused because it was full, and the server's
-// own complaints on its stderr that it could not write its log. It
-// returns the count so far and a description of the latest.
-func (p *Postgres) ServerFaults() (int64, string) {
-	n, last := p.stream.Faults()
-	if r, msg := p.refused(); r > 0 {
-		n, last = n+r, msg
-	}
-	return n, last
-}
-
-// refused counts the writes the slow directories refused because they
+// Refused counts the writes the slow directories refused because they
 // were full, and describes the latest.
-func (p *sinkDirs) refused() (n int64, last string) {
+func (p *Dir) Refused() (n int64, last string) {
 	for _, m := range p.mounts {
 		if r := m.Refused(); r > 0 {
 			n += r

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/outsider"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
@@ -137,7 +137,7 @@ func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
 	}
 	// A directory of the outsider's own: what it may write (the control
 	// that shows the outsider's commands work through the mount).
-	if err := os.Chown(filepath.Join(backing, "theirs"), outsider.UID(t), -1); err != nil {
+	if err := os.Chown(filepath.Join(backing, "theirs"), servertest.OutsiderUID(t), -1); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(backing, "server.log"), []byte("SELECT secret\n"), 0o600); err != nil {
@@ -150,14 +150,14 @@ func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
 	defer m.Close()
 
 	log := filepath.Join(dir, "server.log")
-	outsider.MustBeRefused(t, []string{"Permission denied"},
-		outsider.Run(t, "reading a 0600 file through the mount", "cat", log),
-		outsider.Run(t, "appending to a 0600 file through the mount", "sh", "-c", "echo x >> "+log),
-		outsider.Run(t, "creating a file in a 0755 directory of root's through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
+	servertest.MustBeRefused(t, []string{"Permission denied"},
+		servertest.AsOutsider(t, "reading a 0600 file through the mount", "cat", log),
+		servertest.AsOutsider(t, "appending to a 0600 file through the mount", "sh", "-c", "echo x >> "+log),
+		servertest.AsOutsider(t, "creating a file in a 0755 directory of root's through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
 	)
-	own := outsider.Run(t, "writing in its own directory through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "theirs", "own.log"))
+	own := servertest.AsOutsider(t, "writing in its own directory through the mount", "sh", "-c", "echo x > "+filepath.Join(dir, "theirs", "own.log"))
 	if own.Err != nil {
-		t.Errorf("as %s, %s: %v %s; want it allowed", outsider.Account, own.What, own.Err, own.Output)
+		t.Errorf("as %s, %s: %v %s; want it allowed", servertest.OutsiderAccount, own.What, own.Err, own.Output)
 	}
 	if b, err := os.ReadFile(filepath.Join(backing, "server.log")); err != nil || string(b) != "SELECT secret\n" {
 		t.Errorf("server.log = %q, %v; want it unchanged", b, err)

@@ -29,7 +29,6 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -221,11 +220,11 @@ func (r *recorder) Prepare(_ context.Context, sql string) (workload.Stmt, error)
 // binaries' directory (for pgbench) and stop, which stops the server and
 // logs a failure to: benches defer it, so the server is stopped on every
 // return, Ctrl-C included.
-func StartPostgres(ctx context.Context, database string, settings map[string]string, logf func(string, ...any)) (pg *server.Postgres, bin string, stop func(), err error) {
-	if bin, err = server.FindPostgresBin(); err != nil {
+func StartPostgres(ctx context.Context, database string, settings map[string]string, logf func(string, ...any)) (pg *postgres.Instance, bin string, stop func(), err error) {
+	if bin, err = postgres.FindBin(); err != nil {
 		return nil, "", nil, err
 	}
-	pg, err = server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: logf, Settings: settings})
+	pg, err = postgres.Start(ctx, postgres.InstanceOptions{BinDir: bin, Log: logf, Settings: settings})
 	if err != nil {
 		return nil, "", nil, err
 	}

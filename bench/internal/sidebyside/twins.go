@@ -29,7 +29,7 @@ import (
 const TwinShare = 0.35
 
 // Server is a managed server a bench can copy into a twin
-// (server.Postgres, server.MariaDB).
+// (postgres.Instance, mariadb.Instance).
 type Server interface {
 	PID() (int, error)
 	Stop() error

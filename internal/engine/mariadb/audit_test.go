@@ -5,8 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -16,20 +15,20 @@ import (
 func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	ctx := context.Background()
 	s, m := newManaged(t)
-	o := adaptertest.CatalogObserver(t, "mariadb", "server-audit-rotated")
+	o := servertest.CatalogObserver(t, "mariadb", "server-audit-rotated")
 	// Rotate every megabyte rather than every 10, so that a short run
 	// fills several files.
-	o = adaptertest.WithSetting(o, "server_audit_file_rotate_size", "1048576")
+	o = servertest.WithSetting(o, "server_audit_file_rotate_size", "1048576")
 	db := servertest.OpenMariaDB(t, m, "")
 	if _, err := db.ExecContext(ctx, "CREATE USER obsbench_system@localhost IDENTIFIED BY 'x'"); err != nil {
 		t.Fatal(err)
 	}
 
-	a, revert := adaptertest.Apply(t, s, o)
+	a, revert := servertest.Apply(t, s, o)
 	defer revert()
 	wl, _ := workload.Lookup("credit-top1")
-	ev := adaptertest.StartEvents(t, a, wl.Tag)
-	executed := adaptertest.RunUntilRotated(t, s.Dial, wl, ev)
+	ev := servertest.StartEvents(t, a, wl.Tag)
+	executed := servertest.RunUntilRotated(t, s.Dial, wl, ev)
 	sys, err := sql.Open("mysql", "obsbench_system:x@unix("+m.Socket()+")/")
 	if err != nil {
 		t.Fatal(err)
@@ -39,5 +38,5 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	sys.Close()
 
-	adaptertest.AuditTrailComplete(t, ev, executed)
+	servertest.AuditTrailComplete(t, ev, executed)
 }

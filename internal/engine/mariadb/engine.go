@@ -123,9 +123,9 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return &external{Server: srv, External: engine.External{Journal: j}}, nil
 	}
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Log: o.Log, Getenv: o.Getenv})
+	m, err := Start(ctx, InstanceOptions{Log: o.Log, Getenv: o.Getenv})
 	if err != nil {
-		if errors.Is(err, server.ErrNoMariaDB) {
+		if errors.Is(err, ErrNoBinaries) {
 			return nil, &engine.UnavailableError{Err: err}
 		}
 		return nil, err
@@ -147,7 +147,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 }
 
 // newManaged adapts the managed server m, restarted before every run.
-func newManaged(m *server.MariaDB, log func(string, ...any)) (*managed, error) {
+func newManaged(m *Instance, log func(string, ...any)) (*managed, error) {
 	srv, err := New(m.DSN(engine.Home), Options{Startup: m, Host: m, Password: m.Password()})
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ type external struct {
 type managed struct {
 	*Server
 	*engine.Managed
-	m *server.MariaDB
+	m *Instance
 }
 
 // Copy starts a copy of the server (its data directory, copied while it

@@ -14,18 +14,16 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
 // newManaged starts a managed MariaDB with the credit dataset loaded, and
 // returns the engine on it with restarts and sinks.
-func newManaged(t *testing.T) (*mariadb.Server, *server.MariaDB) {
+func newManaged(t *testing.T) (*mariadb.Server, *mariadb.Instance) {
 	t.Helper()
 	m := servertest.MariaDB(t, nil)
 	s, err := mariadb.New(m.DSN("obsbench"), mariadb.Options{Startup: m, Host: m, Password: m.Password()})
@@ -40,7 +38,7 @@ func newManaged(t *testing.T) (*mariadb.Server, *server.MariaDB) {
 }
 
 // query runs a one-value query on the server.
-func query(t *testing.T, m *server.MariaDB, q string, args ...any) string {
+func query(t *testing.T, m *mariadb.Instance, q string, args ...any) string {
 	t.Helper()
 	db := servertest.OpenMariaDB(t, m, "")
 	// Closed at once: an open session keeps an uninstalled plugin in use.
@@ -54,13 +52,13 @@ func query(t *testing.T, m *server.MariaDB, q string, args ...any) string {
 
 func TestCatalogAppliesAndReverts(t *testing.T) {
 	s, m := newManaged(t)
-	all := adaptertest.Catalog(t).All("mariadb")
+	all := servertest.Catalog(t).All("mariadb")
 	if len(all) < 10 {
 		t.Fatalf("%d mariadb observers in the catalog; want at least 10", len(all))
 	}
 	for _, o := range all {
 		t.Run(o.Name, func(t *testing.T) {
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
+			before, after := servertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
 				for _, name := range o.SettingNames() {
 					got := query(t, m, "SELECT @@GLOBAL."+name)
 					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, m.SinkDir())
@@ -74,7 +72,7 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 					}
 				}
 			})
-			adaptertest.SettingsRestored(t, before, after)
+			servertest.SettingsRestored(t, before, after)
 			for k, v := range after {
 				if _, ok := before[k]; !ok {
 					t.Errorf("after Revert %s = %q is new", k, v)
@@ -113,7 +111,7 @@ var modeScript = func() *pgbench.Script {
 func TestEventsRecordedEqualExecuted(t *testing.T) {
 	s, _ := newManaged(t)
 	wl, _ := workload.Lookup("credit-top1")
-	for _, o := range adaptertest.EventObservers(t, "mariadb", 6) {
+	for _, o := range servertest.EventObservers(t, "mariadb", 6) {
 		t.Run(o.Name, func(t *testing.T) {
 			// credit-top1's prepared statements, then a pgbench script sent
 			// as text (COM_QUERY, --query-mode simple) and prepared
@@ -158,10 +156,10 @@ func TestEventsRecordedEqualExecuted(t *testing.T) {
 func runCounted(t *testing.T, s *mariadb.Server, o observer.Observer, wl workload.Meta, d time.Duration) (res driver.Result, got, lost int64) {
 	t.Helper()
 	ctx := context.Background()
-	a, revert := adaptertest.Apply(t, s, o)
+	a, revert := servertest.Apply(t, s, o)
 	defer revert()
-	ev := adaptertest.StartEvents(t, a, wl.Tag)
-	res = adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 100 * time.Millisecond, Duration: d}, wl)
+	ev := servertest.StartEvents(t, a, wl.Tag)
+	res = servertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 100 * time.Millisecond, Duration: d}, wl)
 	got, err := ev.Count(ctx)
 	if err != nil {
 		t.Fatalf("Count: %v", err)
@@ -264,5 +262,5 @@ func TestSplitAndRestartRefused(t *testing.T) {
 // catalog.
 func TestStaticSplit(t *testing.T) {
 	s, _ := newManaged(t)
-	adaptertest.SplitMatchesStatic(t, s, "mariadb", mariadb.Engine{}.StaticSplit)
+	servertest.SplitMatchesStatic(t, s, "mariadb", mariadb.Engine{}.StaticSplit)
 }

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // A session waiting for a table lock shows its state as its wait; the
@@ -32,18 +31,18 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 		blocked <- err
 	}()
 
-	src := adaptertest.OpenWaits(t, ctx, s)
+	src := servertest.OpenWaits(t, ctx, s)
 	if src.BackendPID() <= 0 {
 		t.Errorf("sampler thread id = %d", src.BackendPID())
 	}
-	on, _ := adaptertest.SampleWaits(t, ctx, src)
+	on, _ := servertest.SampleWaits(t, ctx, src)
 	if _, err := holder.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-blocked; err != nil {
 		t.Fatalf("blocked update: %v", err)
 	}
-	adaptertest.MostTicksSeeLock(t, on, "State:Waiting for table metadata lock", "State:Waiting for table level lock")
+	servertest.MostTicksSeeLock(t, on, "State:Waiting for table metadata lock", "State:Waiting for table level lock")
 }
 
 // The counters' difference over a window is the work done in it: a known
@@ -51,7 +50,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 func TestCountersCountStatements(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newManaged(t)
-	st := adaptertest.Prepare(t, adaptertest.Session(t, s), "SELECT lastname FROM member WHERE member_no = ?")
+	st := servertest.Prepare(t, servertest.Session(t, s), "SELECT lastname FROM member WHERE member_no = ?")
 	before, err := s.Counters(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +88,7 @@ func TestWaitProfileOnlyWithPerformanceSchema(t *testing.T) {
 	if err != nil || p != nil {
 		t.Fatalf("WaitProfile with performance_schema off = %v, %v; want nil (not collected)", p, err)
 	}
-	adaptertest.ApplyForTest(t, s, "mariadb", "perf-schema")
+	servertest.ApplyForTest(t, s, "mariadb", "perf-schema")
 	d, _ := dataset.Lookup("credit")
 	if err := s.Verify(ctx, d); err != nil {
 		t.Fatal(err)
@@ -111,9 +110,9 @@ func TestInspectReportsEnabledObservers(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newManaged(t)
 	for _, name := range []string{"general-log-file", "server-audit-file"} {
-		adaptertest.ApplyForTest(t, s, "mariadb", name)
+		servertest.ApplyForTest(t, s, "mariadb", name)
 	}
-	in, err := s.Inspect(ctx, adaptertest.Catalog(t).All("mariadb"))
+	in, err := s.Inspect(ctx, servertest.Catalog(t).All("mariadb"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // The driver's session reads every row of a result, reports the server's
@@ -14,11 +13,11 @@ import (
 func TestSessionRowsErrorsAndKill(t *testing.T) {
 	ctx := context.Background()
 	s, m := newManaged(t)
-	sess := adaptertest.Session(t, s)
+	sess := servertest.Session(t, s)
 	if _, err := sess.Prepare(ctx, "SELECT nosuchcolumn FROM member"); err == nil || !strings.Contains(err.Error(), "nosuchcolumn") {
 		t.Errorf("Prepare of a bad statement = %v; want the server's error naming the column", err)
 	}
-	st := adaptertest.Prepare(t, sess, "SELECT member_no FROM member WHERE member_no <= ?")
+	st := servertest.Prepare(t, sess, "SELECT member_no FROM member WHERE member_no <= ?")
 	// A result left unread would put the next command out of sync.
 	for range 3 {
 		if err := st.Exec(ctx, 5000); err != nil {
@@ -44,8 +43,8 @@ func TestSessionRowsErrorsAndKill(t *testing.T) {
 // pgbench script's \gset on MariaDB).
 func TestSessionQueryRows(t *testing.T) {
 	s, _ := newManaged(t)
-	st := adaptertest.Prepare(t, adaptertest.Session(t, s), "SELECT ? + 0 AS a, NULL AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
-	cols, got := adaptertest.RowsText(t, st, 7)
+	st := servertest.Prepare(t, servertest.Session(t, s), "SELECT ? + 0 AS a, NULL AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	cols, got := servertest.RowsText(t, st, 7)
 	if strings.Join(cols, " ")+" | "+strings.Join(got, " ") != "a b c | 7 NULL x 2 y NULL" {
 		t.Errorf("QueryRows = %v %v", cols, got)
 	}

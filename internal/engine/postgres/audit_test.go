@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -19,21 +19,21 @@ import (
 func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	ctx := context.Background()
 	s, pg := newManaged(t)
-	o := adaptertest.CatalogObserver(t, "postgres", "pgaudit-rotated")
+	o := servertest.CatalogObserver(t, "postgres", "pgaudit-rotated")
 	// Rotate every megabyte rather than every 10, so that a short run
 	// fills several files.
-	o = adaptertest.WithSetting(o, "log_rotation_size", "1024") // kB
+	o = servertest.WithSetting(o, "log_rotation_size", "1024") // kB
 
-	a, revert := adaptertest.Apply(t, s, o)
+	a, revert := servertest.Apply(t, s, o)
 	defer revert()
 	wl, _ := workload.Lookup("credit-top1")
-	ev := adaptertest.StartEvents(t, a, wl.Tag)
-	executed := adaptertest.RunUntilRotated(t, s.Dial, wl, ev)
+	ev := servertest.StartEvents(t, a, wl.Tag)
+	executed := servertest.RunUntilRotated(t, s.Dial, wl, ev)
 	// The excluded system role's statements, tagged like the workload's,
 	// are not audited.
 	// The managed server authenticates every role: the test gives the
 	// role a password to log in with.
-	exec(t, s.DSN(), "ALTER ROLE obsbench_system PASSWORD 'x'")
+	execSQL(t, s.DSN(), "ALTER ROLE obsbench_system PASSWORD 'x'")
 	sys, err := pgx.Connect(ctx, strings.Replace(s.DSN(), "user=postgres", "user=obsbench_system password=x", 1))
 	if err != nil {
 		t.Fatalf("connect as the excluded role: %v", err)
@@ -43,7 +43,7 @@ func TestAuditTrailCompleteAcrossRotations(t *testing.T) {
 	}
 	sys.Close(ctx)
 
-	files := adaptertest.AuditTrailComplete(t, ev, executed)
+	files := servertest.AuditTrailComplete(t, ev, executed)
 	for _, f := range files {
 		if f.Records == 0 || f.Bytes == 0 {
 			// What such a file holds says what started it.

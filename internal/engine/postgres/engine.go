@@ -83,11 +83,11 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 		}
 		return &external{Server: New(o.DSN, Options{Journal: j, Schema: engine.Home}), External: engine.External{Journal: j}}, nil
 	}
-	bin, err := server.FindPostgresBin()
+	bin, err := FindBin()
 	if err != nil {
 		return nil, &engine.UnavailableError{Err: err}
 	}
-	pg, err := server.StartPostgres(ctx, server.PostgresOptions{BinDir: bin, Log: o.Log, Getenv: o.Getenv})
+	pg, err := Start(ctx, InstanceOptions{BinDir: bin, Log: o.Log, Getenv: o.Getenv})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (Engine) Open(ctx context.Context, o engine.Options) (engine.Server, error)
 
 // newManaged adapts the managed server pg, restarted before every run;
 // its database (engine.Home) is the caller's to create.
-func newManaged(pg *server.Postgres, log func(string, ...any)) *managed {
+func newManaged(pg *Instance, log func(string, ...any)) *managed {
 	return &managed{pg: pg, Managed: &engine.Managed{Proc: pg, CompanionName: "standby", Log: log},
 		Server: New(pg.DSN(engine.Home), Options{Restart: pg.Restart, Host: pg})}
 }
@@ -138,7 +138,7 @@ type external struct {
 type managed struct {
 	*Server
 	*engine.Managed
-	pg *server.Postgres
+	pg *Instance
 }
 
 // Copy starts a copy of the server (pg_basebackup): a duet's twin. It has

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -33,7 +33,7 @@ func TestBatchedInsertsFlushWALLess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 1, Duration: 2 * time.Second}, wl)
+		res := servertest.RunWorkload(t, s.Dial, driver.Config{Clients: 1, Duration: 2 * time.Second}, wl)
 		time.Sleep(600 * time.Millisecond) // statistics are published at most every 500 ms
 		after, err := s.Counters(ctx)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // Inspect finds exactly the catalog observers in force, and lists their
@@ -14,7 +14,7 @@ import (
 func TestInspectReportsEnabledObservers(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(t)
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	all := cat.All("postgres")
 	in, err := s.Inspect(ctx, all)
 	if err != nil {

@@ -13,12 +13,10 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -31,7 +29,7 @@ func newServer(t *testing.T) *postgres.Server {
 
 // newManaged is newServer that also returns the managed server, which
 // provides observers' sinks.
-func newManaged(t *testing.T) (*postgres.Server, *server.Postgres) {
+func newManaged(t *testing.T) (*postgres.Server, *postgres.Instance) {
 	t.Helper()
 	ctx := context.Background()
 	pg := servertest.Postgres(t)
@@ -76,9 +74,9 @@ func query(t *testing.T, s *postgres.Server, sql string, args ...any) string {
 // force) and reverts to exactly the settings the server had before.
 func TestCatalogAppliesAndReverts(t *testing.T) {
 	s, pg := newManaged(t)
-	for _, o := range adaptertest.Catalog(t).All("postgres") {
+	for _, o := range servertest.Catalog(t).All("postgres") {
 		t.Run(o.Name, func(t *testing.T) {
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
+			before, after := servertest.ApplyThenRevert(t, s, o, func(engine.Applied) {
 				for _, name := range o.SettingNames() {
 					got := query(t, s, "SELECT setting FROM pg_settings WHERE name = $1", name)
 					want := strings.ReplaceAll(o.Settings[name], observer.SinkDirPlaceholder, pg.SinkDir())
@@ -98,7 +96,7 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 					}
 				}
 			})
-			adaptertest.SettingsRestored(t, before, after)
+			servertest.SettingsRestored(t, before, after)
 			if len(after) != len(before) {
 				t.Errorf("after Revert %d settings; want %d", len(after), len(before))
 			}
@@ -119,7 +117,7 @@ func TestCatalogAppliesAndReverts(t *testing.T) {
 func TestEventsRecordedEqualExecuted(t *testing.T) {
 	s := newServer(t)
 	wl, _ := workload.Lookup("credit-top1")
-	for _, o := range adaptertest.EventObservers(t, "postgres", 5) {
+	for _, o := range servertest.EventObservers(t, "postgres", 5) {
 		if o.Sink != nil && o.Sink.Lossy {
 			// On a slow machine one second of short statements fits
 			// under the catalog's 1 MiB/s reader and nothing is lost;
@@ -184,7 +182,7 @@ var modeScript = func() *pgbench.Script {
 func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []workload.Meta, lossy bool) [][2]int64 {
 	t.Helper()
 	ctx := context.Background()
-	a, revert := adaptertest.Apply(t, s, o)
+	a, revert := servertest.Apply(t, s, o)
 	defer revert()
 	var out [][2]int64
 	for _, w := range ws {
@@ -197,8 +195,8 @@ func countedRuns(t *testing.T, s *postgres.Server, o observer.Observer, ws []wor
 		// On a starved machine a run this short can end before the
 		// sessions' first statement: it is run again, longer.
 		for ; ; cfg.Duration *= 4 {
-			ev := adaptertest.StartEvents(t, a, w.Tag)
-			res = adaptertest.RunWorkload(t, s.Dial, cfg, w)
+			ev := servertest.StartEvents(t, a, w.Tag)
+			res = servertest.RunWorkload(t, s.Dial, cfg, w)
 			var err error
 			if got, err = ev.Count(ctx); err != nil {
 				t.Fatalf("Count: %v", err)
@@ -375,7 +373,7 @@ func TestDatasetInItsOwnSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := postgres.New(dsn, postgres.Options{})
-	exec(t, dsn, "CREATE TABLE member (x int)", "INSERT INTO member VALUES (42)")
+	execSQL(t, dsn, "CREATE TABLE member (x int)", "INSERT INTO member VALUES (42)")
 	s := postgres.New(dsn, postgres.Options{Schema: "obsbench"})
 	ds, _ := dataset.Lookup("credit")
 	if err := s.Load(ctx, ds); err != nil {
@@ -391,13 +389,13 @@ func TestDatasetInItsOwnSchema(t *testing.T) {
 		t.Errorf("second Load (dataset already there): %v", err)
 	}
 	other := postgres.New(dsn, postgres.Options{Schema: "users_own"})
-	exec(t, dsn, "CREATE SCHEMA users_own")
+	execSQL(t, dsn, "CREATE SCHEMA users_own")
 	if err := other.Load(ctx, ds); err == nil || !strings.Contains(err.Error(), "was not created by obsbench") {
 		t.Errorf("Load into a schema obsbench did not create = %v; want a refusal", err)
 	}
 }
 
-func exec(t *testing.T, dsn string, stmts ...string) {
+func execSQL(t *testing.T, dsn string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
 	conn := connect(t, dsn)
@@ -413,5 +411,5 @@ func exec(t *testing.T, dsn string, stmts ...string) {
 // documented contexts) is what Split says on a real one (pg_settings),
 // for every observer of the catalog.
 func TestStaticSplit(t *testing.T) {
-	adaptertest.SplitMatchesStatic(t, newServer(t), "postgres", postgres.Engine{}.StaticSplit)
+	servertest.SplitMatchesStatic(t, newServer(t), "postgres", postgres.Engine{}.StaticSplit)
 }

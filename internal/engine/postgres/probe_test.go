@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // A row lock that one session holds and another waits for shows in the
@@ -33,7 +33,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 		blocked <- err
 	}()
 
-	on, off := adaptertest.SampleWaits(t, ctx, adaptertest.OpenWaits(t, ctx, s))
+	on, off := servertest.SampleWaits(t, ctx, servertest.OpenWaits(t, ctx, s))
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWaitSamplerSeesLockWait(t *testing.T) {
 	if off.Total() != 0 {
 		t.Errorf("off profile has samples %v; the observer was never off", off.Counts)
 	}
-	adaptertest.MostTicksSeeLock(t, on, "Lock:transactionid", "Lock:tuple")
+	servertest.MostTicksSeeLock(t, on, "Lock:transactionid", "Lock:tuple")
 }
 
 // The counters' difference over a window is the work done in it: a known
@@ -134,7 +134,7 @@ func TestWaitProfileOfPgWaitSampling(t *testing.T) {
 	if p, err := s.WaitProfile(ctx); p != nil || err != nil {
 		t.Fatalf("without the extension: %v, %v; want nil, nil", p, err)
 	}
-	adaptertest.ApplyForTest(t, s, "postgres", "pg-wait-sampling")
+	servertest.ApplyForTest(t, s, "postgres", "pg-wait-sampling")
 	before, err := s.WaitProfile(ctx)
 	if err != nil || before == nil {
 		t.Fatalf("WaitProfile = %v, %v; want a profile", before, err)
@@ -168,7 +168,7 @@ func TestBatchWaitsReadKernelWaits(t *testing.T) {
 		_, err := conn.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'sleep 2'")
 		done <- err
 	}()
-	src := adaptertest.OpenWaits(t, ctx, s)
+	src := servertest.OpenWaits(t, ctx, s)
 	time.Sleep(300 * time.Millisecond)
 	for _, kernel := range []bool{true, false} {
 		batch, err := src.(collect.BatchWaitSource).BatchWaits(ctx, 5, 20*time.Millisecond, kernel)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/pgbench"
 )
 
@@ -18,13 +18,13 @@ import (
 // cancelled context interrupts a statement that does not return.
 func TestSessionProtocol(t *testing.T) {
 	ctx := context.Background()
-	sess := adaptertest.Session(t, newServer(t))
+	sess := servertest.Session(t, newServer(t))
 
 	var pgErr *pgconn.PgError
 	if _, err := sess.Prepare(ctx, "SELECT * FROM no_such_table"); !errors.As(err, &pgErr) || pgErr.Code != "42P01" {
 		t.Errorf("Prepare(bad table) = %v; want SQLSTATE 42P01", err)
 	}
-	div := adaptertest.Prepare(t, sess, "SELECT 10 / $1::int")
+	div := servertest.Prepare(t, sess, "SELECT 10 / $1::int")
 	if err := div.Exec(ctx, 2); err != nil {
 		t.Errorf("Exec(2) = %v", err)
 	}
@@ -32,7 +32,7 @@ func TestSessionProtocol(t *testing.T) {
 		t.Errorf("Exec(0) = %v; want SQLSTATE 22012 (division by zero)", err)
 	}
 	// Large results are read whole, across many reads.
-	big := adaptertest.Prepare(t, sess, "SELECT repeat('x', 1000) FROM generate_series(1, $1::int)")
+	big := servertest.Prepare(t, sess, "SELECT repeat('x', 1000) FROM generate_series(1, $1::int)")
 	if err := big.Exec(ctx, 5000); err != nil {
 		t.Errorf("Exec(5000 rows) = %v", err)
 	}
@@ -40,7 +40,7 @@ func TestSessionProtocol(t *testing.T) {
 		t.Errorf("Exec(NULL) = %v; want the session usable after an error", err)
 	}
 
-	sleep := adaptertest.Prepare(t, sess, "SELECT pg_sleep(30)")
+	sleep := servertest.Prepare(t, sess, "SELECT pg_sleep(30)")
 	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -56,8 +56,8 @@ func TestSessionProtocol(t *testing.T) {
 // leaves the session in sync for the next statement.
 func TestSessionQueryRows(t *testing.T) {
 	ctx := context.Background()
-	st := adaptertest.Prepare(t, adaptertest.Session(t, newServer(t)), "SELECT $1::int AS a, NULL::text AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
-	cols, got := adaptertest.RowsText(t, st, 7)
+	st := servertest.Prepare(t, servertest.Session(t, newServer(t)), "SELECT $1::int AS a, NULL::text AS b, 'x' AS c UNION ALL SELECT 2, 'y', NULL")
+	cols, got := servertest.RowsText(t, st, 7)
 	if fmt.Sprint(cols, got) != "[a b c] [7 NULL x 2 y NULL]" {
 		t.Errorf("QueryRows = %v %v", cols, got)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -70,7 +70,7 @@ func TestRolloverCountsFromTheOldestFileKept(t *testing.T) {
 	// Every counted catalog trace with max_files finds the file the
 	// server writes before it counts, and stops the trace first so that
 	// the file is whole.
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	checked := 0
 	for _, o := range cat.All("sqlserver") {
 		if o.Trace == nil || o.Events == nil || o.Trace.MaxFiles == 0 {
@@ -104,7 +104,7 @@ func TestRolloverCountsFromTheOldestFileKept(t *testing.T) {
 // any other session or audit adds to it. The count used to report the
 // wait's growth as the observer's.
 func TestBlockedIsTheSessionsOwn(t *testing.T) {
-	o := adaptertest.CatalogObserver(t, "sqlserver", "xe-locks-ring-buffer-no-loss")
+	o := servertest.CatalogObserver(t, "sqlserver", "xe-locks-ring-buffer-no-loss")
 	// Another NO_EVENT_LOSS session on the server waited 9,000 ms; this
 	// session's firing was blocked 250 ms.
 	e := &EventCount{source: observer.SourceXE, target: "ring_buffer", blocks: true, serverWait0: 1_000}
@@ -147,7 +147,7 @@ func TestBlockedIsTheSessionsOwn(t *testing.T) {
 // so the count waits the latency out. The count used to read them at once.
 func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 	synchronous := map[string]bool{"event_counter": true}
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	kinds := map[string]int{}
 	for _, o := range cat.All("sqlserver") {
 		if o.XE == nil || o.Events == nil {
@@ -212,7 +212,7 @@ func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 // nothing between the apply and the run is subtracted from one target's
 // count and left in another's.
 func TestCountWindowIsTheSameForEveryTarget(t *testing.T) {
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	for _, o := range cat.All("sqlserver") {
 		for _, st := range startStatements(o) {
 			for _, target := range []string{"sys.dm_xe_session_targets", "fn_xe_file_target_read_file", "fn_trace_gettable", "sys.dm_xe_sessions", "sys.traces"} {
@@ -235,7 +235,7 @@ func TestCountWindowIsTheSameForEveryTarget(t *testing.T) {
 func TestPlanlessStatements(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"xe-plans-file", "trace-plans-file"} {
-		o := adaptertest.CatalogObserver(t, "sqlserver", name)
+		o := servertest.CatalogObserver(t, "sqlserver", name)
 		ec, err := (&Applied{obs: o, env: goldenEnv}).StartEvents(ctx, "obsbench-pgbench")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -244,11 +244,11 @@ func TestPlanlessStatements(t *testing.T) {
 			t.Errorf("%s: notes %q; want the plan-less statements noted", name, notes)
 		}
 	}
-	if notes := planNotes(adaptertest.CatalogObserver(t, "sqlserver", "xe-plans-file-no-loss")); !slices.Equal(notes, []string{PlanlessNote}) {
+	if notes := planNotes(servertest.CatalogObserver(t, "sqlserver", "xe-plans-file-no-loss")); !slices.Equal(notes, []string{PlanlessNote}) {
 		t.Errorf("xe-plans-file-no-loss: notes %q; want PlanlessNote", notes)
 	}
 	for _, name := range []string{"xe-audit-file", "trace-activity-file", "xe-locks-file", "xe-statements-counter"} {
-		if notes := planNotes(adaptertest.CatalogObserver(t, "sqlserver", name)); notes != nil {
+		if notes := planNotes(servertest.CatalogObserver(t, "sqlserver", name)); notes != nil {
 			t.Errorf("%s counts statements, not plans, yet is noted: %q", name, notes)
 		}
 	}

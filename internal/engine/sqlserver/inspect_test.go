@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -51,9 +51,9 @@ func TestFormatInspection(t *testing.T) {
 // is found: the check before an apply refuses to add a second, and
 // inspect names it as the observer in force.
 func TestOrphanedTrace(t *testing.T) {
-	plans := adaptertest.CatalogObserver(t, "sqlserver", "trace-plans-file")
-	locks := adaptertest.CatalogObserver(t, "sqlserver", "trace-locks-file")
-	lockless := adaptertest.CatalogObserver(t, "sqlserver", "trace-locks-file-filtered-out")
+	plans := servertest.CatalogObserver(t, "sqlserver", "trace-plans-file")
+	locks := servertest.CatalogObserver(t, "sqlserver", "trace-locks-file")
+	lockless := servertest.CatalogObserver(t, "sqlserver", "trace-locks-file-filtered-out")
 	sql := CreateTraceSQL(plans, goldenEnv)
 	if strings.Contains(sql, "@stoptime = NULL") || !strings.Contains(sql, "@stoptime datetime = DATEADD(hour, 25, GETDATE())") || !strings.Contains(sql, "@stoptime = @stoptime") {
 		t.Errorf("the trace has no stop time of its own:\n%s", sql)

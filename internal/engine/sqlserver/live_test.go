@@ -12,7 +12,7 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/engine/sqlserver"
 	"github.com/obsbench/obsbench/internal/journal"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -55,7 +55,7 @@ func liveServer(t *testing.T) *sqlserver.Server {
 
 func run(t *testing.T, s *sqlserver.Server, wl workload.Meta) driver.Result {
 	t.Helper()
-	res := adaptertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second}, wl)
+	res := servertest.RunWorkload(t, s.Dial, driver.Config{Clients: 4, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second}, wl)
 	if res.Executed == 0 {
 		t.Fatal("no statement executed")
 	}
@@ -78,7 +78,7 @@ func TestLiveCatalog(t *testing.T) {
 				}
 				t.Fatalf("Check: %v", err)
 			}
-			before, after := adaptertest.ApplyThenRevert(t, s, o, func(a engine.Applied) {
+			before, after := servertest.ApplyThenRevert(t, s, o, func(a engine.Applied) {
 				ev, err := a.StartEvents(ctx, wl.Tag)
 				if err != nil {
 					t.Fatalf("StartEvents: %v", err)
@@ -110,8 +110,8 @@ func TestLiveCatalog(t *testing.T) {
 func TestLiveInspect(t *testing.T) {
 	s := liveServer(t)
 	ctx := context.Background()
-	adaptertest.ApplyForTest(t, s, "sqlserver", "xe-statements-counter")
-	in, err := s.Inspect(ctx, adaptertest.Catalog(t).All("sqlserver"))
+	servertest.ApplyForTest(t, s, "sqlserver", "xe-statements-counter")
+	in, err := s.Inspect(ctx, servertest.Catalog(t).All("sqlserver"))
 	if err != nil {
 		t.Fatal(err)
 	}

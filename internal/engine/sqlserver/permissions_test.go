@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -18,7 +18,7 @@ import (
 // dataset's database is to be created, ALTER on each availability group
 // whose commit mode it changes.
 func TestNeededPermissions(t *testing.T) {
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	lookup := func(name string) observer.Observer {
 		o, err := cat.Lookup("sqlserver", name)
 		if err != nil {
@@ -81,7 +81,7 @@ func TestNeededPermissions(t *testing.T) {
 // least-privilege login is refused before anything changes, not at its
 // first snapshot.
 func TestAlterTraceAskedOfEveryRun(t *testing.T) {
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	// The documented rule: a statement that names any of these needs the
 	// permission.
 	needs := map[string]string{"sys.traces": "ALTER TRACE", "sp_trace_": "ALTER TRACE", "fn_trace_": "ALTER TRACE"}

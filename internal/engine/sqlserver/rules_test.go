@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -17,7 +17,7 @@ import (
 // when observers are parsed (engine.Info.Observers, registered from this package's
 // init), so the catalog could not even load if an entry broke a rule.
 func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	traces, sessions := 0, 0
 	for _, o := range cat.All("sqlserver") {
 		if field, err := CheckObserver(o); err != nil {
@@ -197,7 +197,7 @@ func TestVolumeCounts(t *testing.T) {
 	if err != nil || n != 91822+20417+311 {
 		t.Errorf("histogram volume %d, %v; want the sum of its slots", n, err)
 	}
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	counter, _ := cat.Lookup("sqlserver", "xe-statements-counter")
 	if notes := counterNotes(counter, []string{"sql_statement_completed", "sp_statement_completed"}); notes != nil {
 		t.Errorf("xe-statements-counter keeps only the workload's sessions, yet is noted: %v", notes)
@@ -262,7 +262,7 @@ func TestMaxRolloverFiles(t *testing.T) {
 // predicate is refused; the catalog's has it, and every workload's tag
 // starts with the prefix it matches.
 func TestUntaggedStatements(t *testing.T) {
-	counter := adaptertest.CatalogObserver(t, "sqlserver", "xe-statements-counter")
+	counter := servertest.CatalogObserver(t, "sqlserver", "xe-statements-counter")
 	if field, err := CheckObserver(counter); err != nil {
 		t.Errorf("xe-statements-counter: %s: %v", field, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/engine/adaptertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
@@ -71,7 +71,7 @@ func renderObserver(t *testing.T, o observer.Observer) string {
 // as a diff to review against the documented syntax.
 // go test ./internal/engine/sqlserver -run TestCatalogGolden -update rewrites them.
 func TestCatalogGolden(t *testing.T) {
-	cat := adaptertest.Catalog(t)
+	cat := servertest.Catalog(t)
 	all := cat.All("sqlserver")
 	if len(all) < 40 {
 		t.Fatalf("%d sqlserver observers; want the studies' set (40 or more)", len(all))
@@ -177,7 +177,7 @@ func TestAvailabilityGroupPlan(t *testing.T) {
 // respect: MODIFY REPLICA runs on the primary, and a configuration-only
 // replica has no commit mode to switch.
 func TestAvailabilityGroupPlanFollowsTheDocs(t *testing.T) {
-	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
+	async := servertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
 	withConfigOnly := append(slices.Clone(goldenReplicas), Replica{Group: "ag1", Name: "WITNESS", Mode: "CONFIGURATION_ONLY", Failover: "MANUAL"})
 	steps, err := plan(async, goldenEnv, withConfigOnly)
 	if err != nil {
@@ -206,8 +206,8 @@ func TestAvailabilityGroupPlanFollowsTheDocs(t *testing.T) {
 // observer on an asynchronous primary switches the primary too, first,
 // and back last; an asynchronous observer leaves the primary alone.
 func TestPrimaryAvailabilityMode(t *testing.T) {
-	sync := adaptertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
-	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
+	sync := servertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
+	async := servertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
 	asyncPrimary := slices.Clone(goldenReplicas)
 	asyncPrimary[0].Mode = "ASYNCHRONOUS_COMMIT"
 	steps, err := plan(sync, goldenEnv, asyncPrimary)
@@ -251,8 +251,8 @@ func TestPrimaryAvailabilityMode(t *testing.T) {
 // until every synchronous secondary's copy of the dataset reads
 // SYNCHRONIZED, and fail when it never does.
 func TestWaitsForSynchronized(t *testing.T) {
-	sync := adaptertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
-	async := adaptertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
+	sync := servertest.CatalogObserver(t, "sqlserver", "ag-synchronous-commit")
+	async := servertest.CatalogObserver(t, "sqlserver", "ag-asynchronous-commit")
 	steps, err := plan(sync, goldenEnv, goldenReplicas)
 	if err != nil || len(steps) != 1 {
 		t.Fatalf("plan = %+v, %v; want SQL3 switched", steps, err)

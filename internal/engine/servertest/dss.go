@@ -1,4 +1,4 @@
-package adaptertest
+package servertest
 
 // The checks below are the same assertions every adapter's tests make on
 // a real server of its own, in the adapter's SQL.

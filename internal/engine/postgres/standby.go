@@ -1,4 +1,4 @@
-package server
+package postgres
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/poll"
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // StandbyName is the application name a managed standby connects with:
@@ -19,9 +19,9 @@ const StandbyName = "obsbench_standby"
 // Standby is a streaming standby of a managed primary, in a directory of
 // its own with its own port. Stop it before its primary.
 type Standby struct {
-	*Postgres
-	companion
-	primary *Postgres
+	*Instance
+	server.Companion
+	primary *Instance
 }
 
 // StartStandby copies p with pg_basebackup -R (which writes the
@@ -29,8 +29,8 @@ type Standby struct {
 // standby on a port of its own, and, with opts.Sync, names it in the
 // primary's synchronous_standby_names. It returns once the standby streams
 // (and is the synchronous one, with Sync).
-func (p *Postgres) StartStandby(ctx context.Context, opts CompanionOptions) (*Standby, error) {
-	logf := opts.logf()
+func (p *Instance) StartStandby(ctx context.Context, opts server.CompanionOptions) (*Standby, error) {
+	logf := opts.Logf()
 	// The copy has the primary's roles and password; the standby keeps
 	// its own password file, which pg_basebackup -R names (not the
 	// password) in the connection it writes for the WAL receiver.
@@ -38,19 +38,19 @@ func (p *Postgres) StartStandby(ctx context.Context, opts CompanionOptions) (*St
 	if err != nil {
 		return nil, err
 	}
-	s := &Standby{Postgres: peer, primary: p, companion: companion{sync: opts.Sync}}
+	s := &Standby{Instance: peer, primary: p, Companion: server.NewCompanion(opts.Sync)}
 	ok := false
 	defer func() {
 		if !ok {
 			s.Stop()
 		}
 	}()
-	host := p.base
+	host := p.Base
 	if opts.Delay > 0 {
 		logf("standby link: %s", netemStatus(ctx))
 		host = "127.0.0.1"
 	}
-	port, err := s.link(p.port, opts.Delay, uid, "standby", logf)
+	port, err := s.Link(p.port, opts.Delay, uid, "standby", logf)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (p *Postgres) StartStandby(ctx context.Context, opts CompanionOptions) (*St
 	if opts.Sync {
 		mode = "synchronous"
 	}
-	logf("%s standby streaming on 127.0.0.1:%d and %s", mode, s.port, s.base)
+	logf("%s standby streaming on 127.0.0.1:%d and %s", mode, s.port, s.Base)
 	return s, nil
 }
 
@@ -93,12 +93,12 @@ func (s *Standby) baseBackup(ctx context.Context, conn string, logf func(string,
 	args := []string{"-D", s.dataDir, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", conn}
 	logf("pg_basebackup -R into %s", s.dataDir)
 	_, err := s.command(ctx, "pg_basebackup", args...)
-	if err == nil || s.relay == nil || s.relay.Unserved() == nil || ctx.Err() != nil {
+	if err == nil || s.Relay() == nil || s.Relay().Unserved() == nil || ctx.Err() != nil {
 		return err
 	}
-	logf("pg_basebackup failed, the relay having closed a connection (%v); trying once more", s.relay.Unserved())
+	logf("pg_basebackup failed, the relay having closed a connection (%v); trying once more", s.Relay().Unserved())
 	if _, err = s.command(ctx, "pg_basebackup", args...); err != nil {
-		if why := s.relay.Unserved(); why != nil {
+		if why := s.Relay().Unserved(); why != nil {
 			err = fmt.Errorf("%w\n(%v)", err, why)
 		}
 	}
@@ -111,29 +111,15 @@ func (s *Standby) baseBackup(ctx context.Context, conn string, logf func(string,
 // inside a measured run.
 func (s *Standby) WaitStreaming(ctx context.Context) error {
 	want := "async"
-	if s.sync {
+	if s.Sync() {
 		want = "sync"
 	}
 	query := fmt.Sprintf("SELECT count(*) FROM pg_stat_replication WHERE application_name = '%s' AND state = 'streaming' AND sync_state = '%s'", StandbyName, want)
-	err := pollOne(ctx, s.primary.psql, query)
+	err := server.PollOne(ctx, s.primary.psql, query)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("standby not streaming as %s: %w\nstandby log:\n%s", want, err, s.logTail())
 	}
 	return err
-}
-
-// pollOne runs query with run every 50 ms until its answer is "1", for at
-// most a minute: how a managed server waits for its standby or replica.
-// On timeout the error holds the last answer.
-func pollOne(ctx context.Context, run func(context.Context, string) (string, error), query string) error {
-	var out string
-	var err error
-	return poll.Until(ctx, time.Minute, 50*time.Millisecond, func() (bool, error) {
-		out, err = run(ctx, query)
-		return err == nil && out == "1", nil
-	}, func() error {
-		return fmt.Errorf("not so after 60s (last answer %q, %v)", out, err)
-	})
 }
 
 // WalReceiverPID is the standby's WAL receiver process, 0 when it has none.
@@ -146,13 +132,13 @@ func (s *Standby) WalReceiverPID(ctx context.Context) (int, error) {
 }
 
 // Stop stops the standby and its relay and removes its directory.
-func (s *Standby) Stop() error { return s.shutDown(s.Postgres) }
+func (s *Standby) Stop() error { return s.ShutDown(s.Instance) }
 
 // SetSettings appends settings to the managed server's postgresql.conf
 // and reloads it: for settings of the managed set-up itself (a standby's
 // name), which are not observers and need no journal, since the whole
 // cluster is discarded at Stop.
-func (p *Postgres) SetSettings(ctx context.Context, settings map[string]string) error {
+func (p *Instance) SetSettings(ctx context.Context, settings map[string]string) error {
 	if err := p.appendConfig(settings); err != nil {
 		return err
 	}
@@ -161,8 +147,8 @@ func (p *Postgres) SetSettings(ctx context.Context, settings map[string]string) 
 }
 
 // psql runs one query over the server's socket and returns its one value.
-func (p *Postgres) psql(ctx context.Context, query string) (string, error) {
-	out, err := p.command(ctx, "psql", "-X", "-A", "-t", "-h", p.base, "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", "postgres", "-c", query)
+func (p *Instance) psql(ctx context.Context, query string) (string, error) {
+	out, err := p.command(ctx, "psql", "-X", "-A", "-t", "-h", p.Base, "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", "postgres", "-c", query)
 	return strings.TrimSpace(string(out)), err
 }
 

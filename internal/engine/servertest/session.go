@@ -1,11 +1,10 @@
-package adaptertest
+package servertest
 
 import (
 	"context"
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -39,7 +38,9 @@ func Prepare(t testing.TB, sess workload.Conn, sql string) workload.Stmt {
 // and its values, row after row, as text (NULL as "NULL").
 func RowsText(t testing.TB, st workload.Stmt, args ...any) (cols, values []string) {
 	t.Helper()
-	q, ok := st.(pgbench.RowStmt)
+	q, ok := st.(interface {
+		QueryRows(ctx context.Context, args ...any) (columns []string, rows [][]*string, err error)
+	})
 	if !ok {
 		t.Fatal("the session's statements do not return rows")
 	}

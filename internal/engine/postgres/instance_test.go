@@ -1,4 +1,4 @@
-package server_test
+package postgres_test
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 func TestStartRestartStop(t *testing.T) {
-	ctx, pg := startPostgres(t, 2*time.Minute)
+	ctx, pg := servertest.StartPostgres(t, 2*time.Minute)
 	base := pg.SocketDir()
 
 	// Reachable on the unix socket and on loopback TCP, as a superuser,
@@ -45,7 +46,7 @@ func TestStartRestartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Geteuid() == 0 && processUID(t, pid) == "0" {
+	if os.Geteuid() == 0 && servertest.ProcessUID(t, pid) == "0" {
 		t.Errorf("postgres %d runs as root", pid)
 	}
 
@@ -74,7 +75,7 @@ func TestStartRestartStop(t *testing.T) {
 // A server whose obsbench was killed is stopped and removed by the next
 // start.
 func TestReapStale(t *testing.T) {
-	_, pg := startPostgres(t, 2*time.Minute)
+	_, pg := servertest.StartPostgres(t, 2*time.Minute)
 	pid, _ := pg.PID()
 	// Pretend the owner died: a process that has exited.
 	dead := exec.Command("true")
@@ -96,7 +97,7 @@ func TestReapStale(t *testing.T) {
 
 func TestFindPostgresBin(t *testing.T) {
 	servertest.SkipShort(t)
-	dir, err := server.FindPostgresBin()
+	dir, err := postgres.FindBin()
 	if err != nil {
 		t.Fatalf("FindPostgresBin: %v", err)
 	}
@@ -117,34 +118,18 @@ func waitGone(pid int) bool {
 	return server.Alive(pid)
 }
 
-// processUID is the real user id of process pid.
-func processUID(t *testing.T, pid int) string {
-	t.Helper()
-	st, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(st), "\n") {
-		if strings.HasPrefix(line, "Uid:") {
-			return strings.Fields(line)[1]
-		}
-	}
-	t.Fatalf("no Uid in /proc/%d/status", pid)
-	return ""
-}
-
 // With TemplateEnv's directory given, the first server's cluster is kept as a template
 // and the next server starts from a copy of it, with a password of its
 // own: the first server's password does not open the second.
 func TestStartFromTemplate(t *testing.T) {
 	servertest.SkipShort(t)
 	dir := t.TempDir()
-	ctx := within(t, 2*time.Minute)
-	start := func() (*server.Postgres, string) {
+	ctx := servertest.Within(t, 2*time.Minute)
+	start := func() (*postgres.Instance, string) {
 		t.Helper()
 		var log strings.Builder
-		pg, err := server.StartPostgres(ctx, server.PostgresOptions{Log: func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) },
-			Getenv: func(name string) string { return map[string]string{server.TemplateEnv: dir}[name] }})
+		pg, err := postgres.Start(ctx, postgres.InstanceOptions{Log: func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) },
+			Getenv: func(name string) string { return map[string]string{postgres.TemplateEnv: dir}[name] }})
 		if err != nil {
 			t.Fatalf("StartPostgres: %v", err)
 		}
@@ -189,7 +174,7 @@ func TestTempDirTooLongForSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", long)
-	pg, err := server.StartPostgres(context.Background(), server.PostgresOptions{Getenv: os.Getenv})
+	pg, err := postgres.Start(context.Background(), postgres.InstanceOptions{Getenv: os.Getenv})
 	if err == nil {
 		pg.Stop()
 		t.Fatal("StartPostgres in a TMPDIR too long for a socket succeeded")

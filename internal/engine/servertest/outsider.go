@@ -1,7 +1,8 @@
-// Package outsider runs commands as another account on the machine
-// (nobody), for the tests that check that nothing obsbench starts or
-// writes lets such an account in. It is for tests only.
-package outsider
+// The outsider: commands run as another account on the machine (nobody),
+// for the tests that check that nothing obsbench starts or writes lets
+// such an account in.
+
+package servertest
 
 import (
 	"bytes"
@@ -16,8 +17,8 @@ import (
 	"time"
 )
 
-// Account is the account the commands run as.
-const Account = "nobody"
+// OutsiderAccount is the account the commands run as.
+const OutsiderAccount = "nobody"
 
 // Attempt is one command run as the outsider and what came of it.
 type Attempt struct {
@@ -26,21 +27,10 @@ type Attempt struct {
 	Err    error // nil: the command succeeded
 }
 
-// SkipShort skips t under go test -short: acting as another account needs
-// root, and the first tier of the tests (-short) needs no root. A test that
-// uses the outsider calls it before anything else. Without -short it does
-// nothing: the second tier runs as root, and a test that is not fails.
-func SkipShort(t testing.TB) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("acts as another account, which needs root: second tier, not run with -short")
-	}
-}
-
-// Run runs name with args as the outsider, with an environment of its
+// AsOutsider runs name with args as the outsider, with an environment of its
 // own (no variable of the test's, such as a password, reaches it), for at
 // most 20 seconds.
-func Run(t testing.TB, what, name string, args ...string) Attempt {
+func AsOutsider(t testing.TB, what, name string, args ...string) Attempt {
 	t.Helper()
 	uid, gid := ids(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -63,11 +53,11 @@ func MustBeRefused(t testing.TB, refusals []string, attempts ...Attempt) {
 	for _, a := range attempts {
 		switch {
 		case a.Err == nil:
-			t.Errorf("as %s, %s succeeded:\n%s", Account, a.What, a.Output)
+			t.Errorf("as %s, %s succeeded:\n%s", OutsiderAccount, a.What, a.Output)
 		case !containsAny(a.Output, refusals):
-			t.Errorf("as %s, %s failed, but not with a refusal (%v): %s", Account, a.What, a.Err, a.Output)
+			t.Errorf("as %s, %s failed, but not with a refusal (%v): %s", OutsiderAccount, a.What, a.Err, a.Output)
 		default:
-			t.Logf("as %s, %s: refused (%s)", Account, a.What, firstLine(a.Output))
+			t.Logf("as %s, %s: refused (%s)", OutsiderAccount, a.What, firstLine(a.Output))
 		}
 	}
 }
@@ -81,8 +71,8 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// UID is the outsider's user id.
-func UID(t testing.TB) int {
+// OutsiderUID is the outsider's user id.
+func OutsiderUID(t testing.TB) int {
 	uid, _ := ids(t)
 	return int(uid)
 }
@@ -91,11 +81,11 @@ func ids(t testing.TB) (uint32, uint32) {
 	t.Helper()
 	SkipShort(t) // in case the test did not
 	if os.Geteuid() != 0 {
-		t.Fatalf("acting as %s needs root (the README's test command runs as root)", Account)
+		t.Fatalf("acting as %s needs root (the README's test command runs as root)", OutsiderAccount)
 	}
-	u, err := user.Lookup(Account)
+	u, err := user.Lookup(OutsiderAccount)
 	if err != nil {
-		t.Fatalf("account %s: %v", Account, err)
+		t.Fatalf("account %s: %v", OutsiderAccount, err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)

@@ -1,21 +1,20 @@
-package server_test
+package postgres_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // A server restarted under the counter counts each backend's
@@ -25,7 +24,7 @@ import (
 // idle machine, 0.05% with both cores busy). A restart keeps the counter; CountInstructions(false) and a
 // restart end it.
 func TestCountInstructions(t *testing.T) {
-	ctx := within(t, 4*time.Minute)
+	ctx := servertest.Within(t, 4*time.Minute)
 	pg := servertest.Postgres(t)
 	if err := pg.CountInstructions(true); err != nil {
 		t.Fatal(err)
@@ -39,10 +38,10 @@ func TestCountInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stackShifted(t, pm, 100)
+	servertest.StackShifted(t, pm, 100)
 	session := func(n int) (int, uint64) {
 		t.Helper()
-		conn, pid := connect(ctx, t, pg)
+		conn, pid := connectPID(ctx, t, pg)
 		for i := range n {
 			if _, err := conn.Exec(ctx, "SELECT count(*) FROM pg_class WHERE relpages >= $1", i%3); err != nil {
 				t.Fatal(err)
@@ -135,7 +134,7 @@ func TestCountInstructions(t *testing.T) {
 
 // settings checks the two settings a counted server runs with: no
 // autovacuum and no parallel query (PostgreSQL's defaults: on and 2).
-func settings(ctx context.Context, t *testing.T, pg *server.Postgres, autovacuum, parallel string) {
+func settings(ctx context.Context, t *testing.T, pg *postgres.Instance, autovacuum, parallel string) {
 	t.Helper()
 	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	defer conn.Close(ctx)
@@ -148,23 +147,13 @@ func settings(ctx context.Context, t *testing.T, pg *server.Postgres, autovacuum
 	}
 }
 
-// stackShifted checks that process pid runs with its stack shifted by
-// bytes: an environment that much longer.
-func stackShifted(t *testing.T, pid, bytes int) {
-	t.Helper()
-	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if want := "\x00OBSBENCH_STACK_SHIFT=" + strings.Repeat("x", bytes) + "\x00"; err != nil || !strings.Contains("\x00"+string(environ), want) {
-		t.Errorf("the environment of process %d (%v) has no OBSBENCH_STACK_SHIFT of %d bytes", pid, err, bytes)
-	}
-}
-
-func sessionPID(ctx context.Context, t *testing.T, pg *server.Postgres) (int, error) {
-	conn, pid := connect(ctx, t, pg)
+func sessionPID(ctx context.Context, t *testing.T, pg *postgres.Instance) (int, error) {
+	conn, pid := connectPID(ctx, t, pg)
 	return pid, conn.Close(ctx)
 }
 
-// connect opens a session and reads its backend's process id.
-func connect(ctx context.Context, t *testing.T, pg *server.Postgres) (*pgx.Conn, int) {
+// connectPID opens a session and reads its backend's process id.
+func connectPID(ctx context.Context, t *testing.T, pg *postgres.Instance) (*pgx.Conn, int) {
 	t.Helper()
 	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	var pid int
@@ -199,7 +188,7 @@ func TestCountInstructionsNeedsValgrind(t *testing.T) {
 // (the first, up to the first statement), and the statement that does
 // more work counts more, the same each time it runs after its first.
 func TestCountStatementsApart(t *testing.T) {
-	ctx := within(t, 4*time.Minute)
+	ctx := servertest.Within(t, 4*time.Minute)
 	pg := servertest.Postgres(t)
 	pg.SplitStatements(true)
 	if err := pg.CountInstructions(true); err != nil {
@@ -208,7 +197,7 @@ func TestCountStatementsApart(t *testing.T) {
 	if err := pg.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, pid := connect(ctx, t, pg)
+	conn, pid := connectPID(ctx, t, pg)
 	// Prepared, as obsbench's sessions run their statements: a statement
 	// is then Bind, Execute and Sync, and its part begins at its Bind.
 	if _, err := conn.Prepare(ctx, "light", "SELECT $1::int"); err != nil {

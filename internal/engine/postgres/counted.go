@@ -1,4 +1,4 @@
-package server
+package postgres
 
 import (
 	"context"
@@ -14,11 +14,8 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/poll"
+	"github.com/obsbench/obsbench/internal/server"
 )
-
-// ErrNoValgrind is returned when instructions are to be counted and
-// valgrind is not installed.
-var ErrNoValgrind = errors.New("valgrind not found (apt-get install valgrind; make install-deps installs it)")
 
 // ProcessCount is the user-space instructions one server process
 // executed, from its start (or fork) to its exit.
@@ -27,9 +24,6 @@ type ProcessCount struct {
 	Instructions uint64
 }
 
-// countDir is where a counted server's processes write their counts.
-const countDir = "counts"
-
 // CountInstructions makes the server's next start or restart run under
 // valgrind's instruction counter (cachegrind without its cache
 // simulation; callgrind after SplitStatements(true)): every process, the
@@ -37,22 +31,22 @@ const countDir = "counts"
 // instructions it executed when it exits (Counts). on=false makes the
 // next start run the server as it is. It changes nothing until a
 // restart.
-func (p *Postgres) CountInstructions(on bool) error {
+func (p *Instance) CountInstructions(on bool) error {
 	if !on {
 		p.counter = ""
 		return nil
 	}
 	valgrind, err := exec.LookPath("valgrind")
 	if err != nil {
-		return ErrNoValgrind
+		return server.ErrNoValgrind
 	}
-	dir := filepath.Join(p.base, countDir)
+	dir := filepath.Join(p.Base, server.CountDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	uid, gid := os.Geteuid(), os.Getegid()
-	if p.cred != nil {
-		uid, gid = int(p.cred.Uid), int(p.cred.Gid)
+	if p.Cred != nil {
+		uid, gid = int(p.Cred.Uid), int(p.Cred.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return err
 		}
@@ -73,10 +67,10 @@ func (p *Postgres) CountInstructions(on bool) error {
 	if p.splitStatements {
 		tool = "--tool=callgrind --dump-before=" + statementStart + " --callgrind-out-file=" + shellQuote(dir+"/cg.%p")
 	}
-	wrapper := filepath.Join(p.base, "postgres-counted")
+	wrapper := filepath.Join(p.Base, "postgres-counted")
 	script := fmt.Sprintf("#!/bin/sh\nTMPDIR=%[2]s exec %[1]s -q %[4]s --vgdb=no %[3]s \"$@\" -c max_parallel_workers_per_gather=0 -c autovacuum=off\n",
 		shellQuote(valgrind), shellQuote(dir), shellQuote(filepath.Join(p.binDir, "postgres")), tool)
-	if err := writePrivate(wrapper, script, uid, gid); err != nil {
+	if err := server.WritePrivate(wrapper, script, uid, gid); err != nil {
 		return err
 	}
 	if err := os.Chmod(wrapper, 0o700); err != nil {
@@ -100,7 +94,7 @@ const statementStart = "CreatePortal"
 // writes what a process counted so far each time it starts a statement
 // (StatementCounts). It is slower than the plain count, so off unless
 // asked for.
-func (p *Postgres) SplitStatements(on bool) { p.splitStatements = on }
+func (p *Instance) SplitStatements(on bool) { p.splitStatements = on }
 
 // StatementCounts are the counts of process pid, read by Counts, split at
 // the start of each statement it ran: the first from the process's
@@ -108,28 +102,19 @@ func (p *Postgres) SplitStatements(on bool) { p.splitStatements = on }
 // statement, each next one from a statement's start to the next's, the
 // last from the last statement's start to its exit. A process that ran
 // no statement, or was not counted so, has one part, its whole count.
-func (p *Postgres) StatementCounts(pid int) []uint64 { return slices.Clone(p.parts[pid]) }
+func (p *Instance) StatementCounts(pid int) []uint64 { return slices.Clone(p.parts[pid]) }
 
 // ShiftStack makes the counted lifetimes started from now on begin their
 // stacks bytes lower than the others: pg_ctl, and so the postmaster, gets
 // an environment that much longer (stackShiftVar). The backends, forked
 // from the postmaster, inherit its stack.
-func (p *Postgres) ShiftStack(bytes int) { p.shift = bytes }
-
-// stackShiftVar is an environment variable that takes the given bytes more
-// than one of no length would: the kernel puts the environment's strings
-// at the top of a new program's stack, so its stack begins that much
-// lower, and everything on it lies elsewhere relative to pages and cache
-// lines.
-func stackShiftVar(bytes int) string {
-	return "OBSBENCH_STACK_SHIFT=" + strings.Repeat("x", bytes)
-}
+func (p *Instance) ShiftStack(bytes int) { p.shift = bytes }
 
 // Counts are the counts of the processes that exited since the last
 // ClearCounts, by process id. A process that is still running, or still
 // writing its count as it exits, has none yet.
-func (p *Postgres) Counts() (map[int]uint64, error) {
-	files, err := filepath.Glob(filepath.Join(p.base, countDir, "cg.*"))
+func (p *Instance) Counts() (map[int]uint64, error) {
+	files, err := filepath.Glob(filepath.Join(p.Base, server.CountDir, "cg.*"))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +138,7 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 		if !done {
 			continue
 		}
-		dumps, err := numberedDumps(f)
+		dumps, err := server.NumberedDumps(f)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +166,7 @@ func (p *Postgres) Counts() (map[int]uint64, error) {
 
 // countedPostmaster is the process id of the running postmaster if it runs
 // under the counter, else 0.
-func (p *Postgres) countedPostmaster() int {
+func (p *Instance) countedPostmaster() int {
 	if !p.countedLife {
 		return 0
 	}
@@ -194,11 +179,11 @@ func (p *Postgres) countedPostmaster() int {
 // writes the count as the process exits: pg_ctl reports a stop done before
 // the count is written, and a count that came later would be the next
 // lifetime's (the ClearCounts before it has already run).
-func (p *Postgres) waitCount(ctx context.Context, pm int) error {
+func (p *Instance) waitCount(ctx context.Context, pm int) error {
 	if pm == 0 {
 		return nil
 	}
-	path := filepath.Join(p.base, countDir, "cg."+strconv.Itoa(pm))
+	path := filepath.Join(p.Base, server.CountDir, "cg."+strconv.Itoa(pm))
 	return poll.Until(ctx, 2*time.Minute, 20*time.Millisecond, func() (bool, error) {
 		_, done, err := countTotal(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -211,8 +196,8 @@ func (p *Postgres) waitCount(ctx context.Context, pm int) error {
 }
 
 // ClearCounts removes the counts read so far.
-func (p *Postgres) ClearCounts() error {
-	files, _ := filepath.Glob(filepath.Join(p.base, countDir, "cg.*"))
+func (p *Instance) ClearCounts() error {
+	files, _ := filepath.Glob(filepath.Join(p.Base, server.CountDir, "cg.*"))
 	for _, f := range files {
 		if err := os.Remove(f); err != nil {
 			return err
@@ -224,7 +209,7 @@ func (p *Postgres) ClearCounts() error {
 
 // Children are the process ids whose parent is the postmaster: its
 // helper processes and the backends of open sessions.
-func (p *Postgres) Children() ([]int, error) {
+func (p *Instance) Children() ([]int, error) {
 	pm, err := p.PID()
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"context"
@@ -18,15 +18,23 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/poll"
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
-// ErrNoMariaDB is returned when the MariaDB server binaries are missing.
-var ErrNoMariaDB = errors.New("mariadb binaries not found")
+// ErrNoBinaries is returned when the MariaDB server binaries are missing.
+var ErrNoBinaries = errors.New("mariadb binaries not found")
 
-// mariadbPrefix names every directory a managed MariaDB lives in (see
-// tempPrefix).
-const mariadbPrefix = "obsbench-mariadb-"
+// dirSpec is a managed MariaDB's directory: mariadbd writes its process
+// id in pidFile there, and SIGKILL stops it at once (the server is
+// disposable: nothing to flush).
+var dirSpec = server.DirSpec{
+	Prefix: "obsbench-mariadb-", OSUser: "mysql", Install: "apt-get install mariadb-server",
+	PIDFile: pidFile, Signal: syscall.SIGKILL,
+}
+
+// pidFile is where mariadbd writes its process id, in its directory.
+const pidFile = "mariadbd.pid"
 
 // mariadbSettings size the server for a CPU-bound benchmark on a small
 // machine, as benchmarkSettings do for PostgreSQL: the data set fits in the
@@ -42,8 +50,8 @@ var mariadbSettings = map[string]string{
 	"lc_messages":             "en_US",
 }
 
-// MariaDBOptions configures a managed MariaDB server.
-type MariaDBOptions struct {
+// InstanceOptions configures a managed MariaDB server.
+type InstanceOptions struct {
 	// Settings are server options written to its option file after the
 	// benchmark defaults, overriding them.
 	Settings map[string]string
@@ -54,17 +62,17 @@ type MariaDBOptions struct {
 	Getenv func(string) string
 }
 
-// MariaDB is a running managed MariaDB server. Create one with
-// StartMariaDB and always call Stop.
-type MariaDB struct {
-	sinkDirs // base: temp directory with socket, option file, data directory
-	bin      string
-	dataDir  string
-	port     int
-	options  map[string]string // the option file's [mariadbd] section
-	password string            // root@localhost's, also in clientFile
-	cmd      *exec.Cmd
-	exited   chan struct{} // closed when cmd has exited
+// Instance is a running managed MariaDB server. Create one with
+// Start and always call Stop.
+type Instance struct {
+	server.Dir // base: temp directory with socket, option file, data directory
+	bin        string
+	dataDir    string
+	port       int
+	options    map[string]string // the option file's [mariadbd] section
+	password   string            // root@localhost's, also in clientFile
+	cmd        *exec.Cmd
+	exited     chan struct{} // closed when cmd has exited
 	// counter, if set, is valgrind's command line to start mariadbd
 	// under (CountInstructions); endedPID is the process id of the
 	// counted lifetime that the latest stop ended (LastTally).
@@ -75,13 +83,13 @@ type MariaDB struct {
 	endedPID int
 }
 
-// FindMariaDB locates mariadbd and mariadb-install-db.
-func FindMariaDB() (server, installDB string, err error) {
+// FindBinaries locates mariadbd and mariadb-install-db.
+func FindBinaries() (bin, installDB string, err error) {
 	for _, pair := range [][2]string{
 		{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"},
 		{"/usr/sbin/mysqld", "/usr/bin/mysql_install_db"},
 	} {
-		if isExecutable(pair[0]) && isExecutable(pair[1]) {
+		if server.IsExecutable(pair[0]) && server.IsExecutable(pair[1]) {
 			return pair[0], pair[1], nil
 		}
 	}
@@ -90,38 +98,38 @@ func FindMariaDB() (server, installDB string, err error) {
 	if err1 == nil && err2 == nil {
 		return s, i, nil
 	}
-	return "", "", fmt.Errorf("%w: no mariadbd and mariadb-install-db in /usr/sbin, /usr/bin or PATH (apt-get install mariadb-server)", ErrNoMariaDB)
+	return "", "", fmt.Errorf("%w: no mariadbd and mariadb-install-db in /usr/sbin, /usr/bin or PATH (apt-get install mariadb-server)", ErrNoBinaries)
 }
 
-// StartMariaDB creates a new server in a temporary directory with
+// Start creates a new server in a temporary directory with
 // mariadb-install-db and starts it on a free port on 127.0.0.1 and a unix
 // socket in that directory. Its one account that logs in is
 // root@localhost, reached only on the socket, with a random password that
 // only the client option file in that directory holds. When obsbench runs
 // as root the server runs as the `mysql` user, as the package's own
 // server does.
-func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
+func Start(ctx context.Context, opts InstanceOptions) (*Instance, error) {
 	logf := opts.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	bin, installDB, err := FindMariaDB()
+	bin, installDB, err := FindBinaries()
 	if err != nil {
 		return nil, err
 	}
-	dirs, uid, gid, err := newServerDir(mariadbPrefix, "mysql", "apt-get install mariadb-server", logf)
+	dirs, uid, gid, err := server.NewDir(dirSpec, logf)
 	if err != nil {
 		return nil, err
 	}
-	base, cred := dirs.base, dirs.cred
-	m := &MariaDB{bin: bin, dataDir: filepath.Join(base, "data"), sinkDirs: dirs, keep: lookup(opts.Getenv, KeepCountsEnv)}
+	base, cred := dirs.Base, dirs.Cred
+	m := &Instance{bin: bin, dataDir: filepath.Join(base, "data"), Dir: dirs, keep: server.Lookup(opts.Getenv, KeepCountsEnv)}
 	ok := false
 	defer func() {
 		if !ok {
 			m.Stop()
 		}
 	}()
-	if m.port, err = freePort(); err != nil {
+	if m.port, err = server.FreePort(); err != nil {
 		return nil, err
 	}
 	m.options = map[string]string{
@@ -129,7 +137,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		"socket":       m.Socket(),
 		"port":         strconv.Itoa(m.port),
 		"bind_address": "127.0.0.1",
-		"pid_file":     filepath.Join(base, "mariadbd.pid"),
+		"pid_file":     filepath.Join(base, pidFile),
 		"log_error":    m.ErrorLog(),
 		// Its own, not $TMPDIR, which the server's user may not write.
 		"tmpdir": base,
@@ -139,14 +147,14 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	if err := m.writeOptions(); err != nil {
 		return nil, err
 	}
-	m.password = newPassword()
+	m.password = server.NewPassword()
 	if err := m.writeClientFile(); err != nil {
 		return nil, err
 	}
 	// The accounts are settled while the grant tables are made, before
 	// the server ever listens: see accountsSQL.
 	accounts := filepath.Join(base, "accounts.sql")
-	if err := writePrivate(accounts, accountsSQL(m.password), uid, gid); err != nil {
+	if err := server.WritePrivate(accounts, accountsSQL(m.password), uid, gid); err != nil {
 		return nil, err
 	}
 	logf("mariadb-install-db %s", m.dataDir)
@@ -157,8 +165,8 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	out, err := install.CombinedOutput()
 	os.Remove(accounts)
 	if err != nil {
-		first, _, _ := strings.Cut(strings.TrimSpace(redact(string(out), m.password)), "\n\n")
-		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, redact(m.logTail(), m.password))
+		first, _, _ := strings.Cut(strings.TrimSpace(server.Redact(string(out), m.password)), "\n\n")
+		return nil, fmt.Errorf("mariadb-install-db: %w: %s\nerror log:\n%s", err, first, server.Redact(m.logTail(), m.password))
 	}
 	if err := m.start(ctx); err != nil {
 		return nil, err
@@ -168,7 +176,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	return m, nil
 }
 
-func (m *MariaDB) optionFile() string { return filepath.Join(m.base, "my.cnf") }
+func (m *Instance) optionFile() string { return filepath.Join(m.Base, "my.cnf") }
 
 // accountsSQL settles the accounts mariadb-install-db creates (it runs
 // the statements in its bootstrap, where grant tables are written
@@ -191,15 +199,15 @@ UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', 'mysql_native_pas
 // root and its password from (0600, in the private directory): how
 // obsbench's own statements reach the server without the password on a
 // command line.
-func (m *MariaDB) clientFile() string { return filepath.Join(m.base, "client.cnf") }
+func (m *Instance) clientFile() string { return filepath.Join(m.Base, "client.cnf") }
 
-func (m *MariaDB) writeClientFile() error {
+func (m *Instance) writeClientFile() error {
 	content := fmt.Sprintf("[client]\nuser = root\npassword = %s\nsocket = %s\n", m.password, m.Socket())
-	return writePrivate(m.clientFile(), content, -1, -1)
+	return server.WritePrivate(m.clientFile(), content, -1, -1)
 }
 
 // writeOptions writes the option file the server starts with.
-func (m *MariaDB) writeOptions() error {
+func (m *Instance) writeOptions() error {
 	var b strings.Builder
 	b.WriteString("# obsbench managed server\n[mariadbd]\n")
 	for _, k := range slices.Sorted(maps.Keys(m.options)) {
@@ -211,7 +219,7 @@ func (m *MariaDB) writeOptions() error {
 // SetOption sets a startup option (value nil: removes it) for the next
 // start: how options that only a restart changes, such as
 // performance_schema, are applied on a managed server.
-func (m *MariaDB) SetOption(name string, value *string) error {
+func (m *Instance) SetOption(name string, value *string) error {
 	if value == nil {
 		delete(m.options, name)
 		if v, ok := mariadbSettings[name]; ok {
@@ -224,7 +232,7 @@ func (m *MariaDB) SetOption(name string, value *string) error {
 }
 
 // Option is a startup option's value in the option file, if set there.
-func (m *MariaDB) Option(name string) (string, bool) {
+func (m *Instance) Option(name string) (string, bool) {
 	v, ok := m.options[name]
 	return v, ok
 }
@@ -232,17 +240,17 @@ func (m *MariaDB) Option(name string) (string, bool) {
 // DSN is a go-sql-driver/mysql DSN for database db over the unix socket,
 // without the password: the text is safe to print. Connect with Config,
 // or give Password to the driver's configuration.
-func (m *MariaDB) DSN(db string) string {
+func (m *Instance) DSN(db string) string {
 	return fmt.Sprintf("root@unix(%s)/%s", m.Socket(), db)
 }
 
 // Password is root@localhost's password, for a driver's configuration
 // (never for a DSN's text, which reaches logs).
-func (m *MariaDB) Password() string { return m.password }
+func (m *Instance) Password() string { return m.password }
 
 // Config is the driver's configuration for database db over the unix
 // socket as root, password included.
-func (m *MariaDB) Config(db string) *mysql.Config {
+func (m *Instance) Config(db string) *mysql.Config {
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = "root", m.password
 	cfg.Net, cfg.Addr, cfg.DBName = "unix", m.Socket(), db
@@ -250,19 +258,19 @@ func (m *MariaDB) Config(db string) *mysql.Config {
 }
 
 // DataDir is the server's data directory (datadir).
-func (m *MariaDB) DataDir() string { return m.dataDir }
+func (m *Instance) DataDir() string { return m.dataDir }
 
 // Socket is the server's unix socket.
-func (m *MariaDB) Socket() string { return filepath.Join(m.base, "mariadbd.sock") }
+func (m *Instance) Socket() string { return filepath.Join(m.Base, "mariadbd.sock") }
 
 // Port is the TCP port on 127.0.0.1.
-func (m *MariaDB) Port() int { return m.port }
+func (m *Instance) Port() int { return m.port }
 
 // ErrorLog is the server's error log.
-func (m *MariaDB) ErrorLog() string { return filepath.Join(m.base, "error.log") }
+func (m *Instance) ErrorLog() string { return filepath.Join(m.Base, "error.log") }
 
 // PID is the server's process id.
-func (m *MariaDB) PID() (int, error) {
+func (m *Instance) PID() (int, error) {
 	if m.cmd == nil || m.cmd.Process == nil {
 		return 0, errors.New("mariadb is not running")
 	}
@@ -270,27 +278,27 @@ func (m *MariaDB) PID() (int, error) {
 }
 
 // ServerFaults counts the writes its slow directories refused.
-func (m *MariaDB) ServerFaults() (int64, string) { return m.refused() }
+func (m *Instance) ServerFaults() (int64, string) { return m.Refused() }
 
 // start runs mariadbd in its own process group (a Ctrl-C reaches obsbench
 // only, which reverts first and then stops the server) and waits until it
 // accepts connections on its socket.
-func (m *MariaDB) start(ctx context.Context) error {
+func (m *Instance) start(ctx context.Context) error {
 	argv := []string{m.bin, "--defaults-file=" + m.optionFile()}
 	m.counted = m.counter != nil
 	if m.counted {
 		argv = slices.Concat(m.counter, argv, countedMariaDBOptions)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = m.base
+	cmd.Dir = m.Base
 	if m.counted {
 		// valgrind writes a file of its own in TMPDIR as it starts: the
 		// server's count directory is one its account can write to,
 		// which the caller's TMPDIR need not be, and no other can read.
-		cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(m.base, countDir), stackShiftVar(m.shift))
+		cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(m.Base, server.CountDir), server.StackShiftVar(m.shift))
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.cred}
-	if len(m.mounts) > 0 {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: m.Cred}
+	if m.Mounted() {
 		slowfs.CloseFuseOnExec()
 	}
 	// Where this start's lines begin in the error log.
@@ -314,7 +322,7 @@ func (m *MariaDB) start(ctx context.Context) error {
 			return false, fmt.Errorf("mariadbd exited at start\nerror log:\n%s", m.logTail())
 		default:
 		}
-		c, err := dialUnix(m.Socket())
+		c, err := server.DialUnix(m.Socket())
 		if err != nil {
 			return false, nil
 		}
@@ -332,7 +340,7 @@ func (m *MariaDB) start(ctx context.Context) error {
 // stop shuts the server down: SIGTERM is MariaDB's normal shutdown. After
 // 30 s it is killed, and the error log's tail logged: the server is
 // disposable, and a restart after a kill recovers as after a crash.
-func (m *MariaDB) stop() {
+func (m *Instance) stop() {
 	if m.cmd == nil {
 		return
 	}
@@ -352,29 +360,29 @@ func (m *MariaDB) stop() {
 	case <-time.After(30 * time.Second):
 		_ = m.cmd.Process.Kill()
 		<-m.exited
-		m.log("mariadbd did not shut down within 30s; killed. Error log:\n%s", m.logTail())
+		m.Log("mariadbd did not shut down within 30s; killed. Error log:\n%s", m.logTail())
 	}
 }
 
 // Restart stops the server and starts it again with the option file as it
 // is now, which is how options such as performance_schema change.
-func (m *MariaDB) Restart(ctx context.Context) error {
+func (m *Instance) Restart(ctx context.Context) error {
 	m.stop()
 	return m.start(ctx)
 }
 
 // Stop shuts the server down and removes its directory. It is safe to call
 // more than once and on a partly started server.
-func (m *MariaDB) Stop() error {
-	if m.base == "" {
+func (m *Instance) Stop() error {
+	if m.Base == "" {
 		return nil
 	}
 	m.stop()
-	err := m.closeMounts()
-	if rmErr := os.RemoveAll(m.base); rmErr != nil && err == nil {
+	err := m.CloseMounts()
+	if rmErr := os.RemoveAll(m.Base); rmErr != nil && err == nil {
 		err = rmErr
 	}
-	m.base = ""
+	m.Base = ""
 	return err
 }
 
@@ -389,4 +397,4 @@ func logHas(path string, offset int64, text string) bool {
 	return err == nil && strings.Contains(string(b), text)
 }
 
-func (m *MariaDB) logTail() string { return fileTail(m.ErrorLog(), 15) }
+func (m *Instance) logTail() string { return server.FileTail(m.ErrorLog(), 15) }

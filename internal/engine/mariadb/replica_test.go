@@ -1,4 +1,4 @@
-package server_test
+package mariadb_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // The replica is really semi-synchronous: a commit on the primary blocks,
@@ -17,10 +17,10 @@ import (
 // thread is stopped, and completes once it runs again; the row reaches the
 // replica.
 func TestReplicaIsSemiSynchronous(t *testing.T) {
-	ctx := within(t, 4*time.Minute)
+	ctx := servertest.Within(t, 4*time.Minute)
 	m := servertest.MariaDB(t, nil)
 	r, err := m.StartReplica(ctx, server.CompanionOptions{Sync: true, Log: t.Logf})
-	r = started(t, "StartReplica", r, err)
+	r = servertest.Started(t, "StartReplica", r, err)
 	db := servertest.OpenMariaDB(t, m, "mysql")
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE t"); err != nil {
 		t.Fatal(err)
@@ -32,33 +32,33 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 	// With its I/O thread stopped the replica neither receives nor
 	// acknowledges. (A SIGSTOP of the replica's process was not enough:
 	// on a loaded machine a commit sent after it was still acknowledged.)
-	replica := servertest.OpenMariaDB(t, r.MariaDB, "mysql")
+	replica := servertest.OpenMariaDB(t, r.Instance, "mysql")
 	thread := func(verb string) func() error {
 		return func() error {
 			_, err := replica.ExecContext(ctx, verb+" SLAVE IO_THREAD")
 			return err
 		}
 	}
-	syncCommit{
-		pause: thread("STOP"), resume: thread("START"),
-		commit: func() error {
+	servertest.SyncCommit{
+		Pause: thread("STOP"), Resume: thread("START"),
+		Commit: func() error {
 			_, err := db.ExecContext(ctx, "INSERT INTO t.t VALUES (1)")
 			return err
 		},
-		waiting: func() (n int, err error) {
+		Waiting: func() (n int, err error) {
 			err = db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'").Scan(&n)
 			return n, err
 		},
-		paused: "the replica's I/O thread was stopped", waitsFor: "for the semi-sync acknowledgement", resumed: "the replica resumed",
-		detail: func() string { return "; the primary's semi-synchronous state: " + semiSyncStatus(ctx, db) },
-	}.check(t)
+		Paused: "the replica's I/O thread was stopped", WaitsFor: "for the semi-sync acknowledgement", Resumed: "the replica resumed",
+		Detail: func() string { return "; the primary's semi-synchronous state: " + semiSyncStatus(ctx, db) },
+	}.Check(t)
 	var yes string
 	if err := db.QueryRowContext(ctx, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS'").Scan(&yes); err != nil || yes != "ON" {
 		t.Errorf("primary semi-sync status %q, %v; want ON (not fallen back to asynchronous)", yes, err)
 	}
 
 	// The row is on the replica.
-	rdb := servertest.OpenMariaDB(t, r.MariaDB, "mysql")
+	rdb := servertest.OpenMariaDB(t, r.Instance, "mysql")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var n int
@@ -74,7 +74,7 @@ func TestReplicaIsSemiSynchronous(t *testing.T) {
 
 	// After a restart of the primary, the replica is back as a
 	// semi-synchronous client.
-	restartPrimary(ctx, t, m, r)
+	servertest.RestartPrimary(ctx, t, m, r)
 }
 
 // semiSyncStatus is the primary's Rpl_semi_sync_master_* status variables,

@@ -1,12 +1,12 @@
-package server_test
+package mariadb_test
 
 import (
 	"math"
 	"testing"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 // A MariaDB restarted under the counter counts, per lifetime, what its
@@ -16,7 +16,7 @@ import (
 // says what still moves it). Switched off, the next lifetime has no
 // count.
 func TestCountInstructionsMariaDB(t *testing.T) {
-	ctx, m := startMariaDB(t, 6*time.Minute)
+	ctx, m := servertest.StartMariaDB(t, 6*time.Minute)
 	if err := m.CountInstructions(true); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	// server restarted under the counter before it, and returns the
 	// count of that life; its ending restart starts the next one under
 	// the counter.
-	lifetime := func(n int) server.Tally {
+	lifetime := func(n int) mariadb.Tally {
 		t.Helper()
 		session(50)
 		session(n)
@@ -76,7 +76,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	if pid, err := m.PID(); err != nil {
 		t.Fatal(err)
 	} else {
-		stackShifted(t, pid, 100)
+		servertest.StackShifted(t, pid, 100)
 	}
 	func() {
 		db := servertest.Open(t, m.Config("mysql"))
@@ -108,7 +108,7 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		// machine the two lifetimes' warm sessions differ by more than
 		// 0.3% of the measured work. A split at the wrong place would be
 		// off by whole sessions.
-		last := func(t server.Tally) float64 { return float64(t.Connections[len(t.Connections)-2]) }
+		last := func(t mariadb.Tally) float64 { return float64(t.Connections[len(t.Connections)-2]) }
 		if d := (last(long) - last(short)) / 1000; math.Abs(d-per[i])/per[i] > 0.01 {
 			t.Errorf("the sessions' own parts differ by %.1f instructions a statement, the lifetimes by %.1f: want the same to 1%%", d, per[i])
 		}

@@ -1,12 +1,12 @@
-// Package adaptertest holds the steps that the tests of the engine
-// adapters (postgres, mariadb, sqlserver) take alike on a real server:
-// reading the catalog, opening a session, applying and reverting an
-// observer, counting its events, sampling waits. Each helper fails the
-// test that calls it as the test itself would; what differs between the
-// engines (their SQL, their own checks) stays in their tests.
-// It also holds whole checks every adapter runs (DSSMix). Only tests
-// import it.
-package adaptertest
+// The steps that the tests of the engine adapters (postgres, mariadb,
+// sqlserver) take alike on a real server: reading the catalog, opening a
+// session, applying and reverting an observer, counting its events,
+// sampling waits, and whole checks every adapter runs (DSSMix). Each
+// helper fails the test that calls it as the test itself would; what
+// differs between the engines (their SQL, their own checks) stays in
+// their tests.
+
+package servertest
 
 import (
 	"context"

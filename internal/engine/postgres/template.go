@@ -1,4 +1,4 @@
-package server
+package postgres
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // TemplateEnv names the environment variable that, set to a private
@@ -35,7 +37,7 @@ func initdbArgs(pwFile string) []string {
 // initCluster makes p's data directory with p's password: a copy of the
 // template in dir (TemplateEnv's) when there is one for these binaries,
 // else with initdb (which then becomes the template, when dir is given).
-func (p *Postgres) initCluster(ctx context.Context, uid, gid int, dir string, logf func(string, ...any)) error {
+func (p *Instance) initCluster(ctx context.Context, uid, gid int, dir string, logf func(string, ...any)) error {
 	var tmpl string
 	if dir != "" {
 		key, err := p.templateKey(uid)
@@ -50,8 +52,8 @@ func (p *Postgres) initCluster(ctx context.Context, uid, gid int, dir string, lo
 	}
 	// initdb reads the password from a file (a command line is visible
 	// to every account).
-	pwFile := filepath.Join(p.base, "initdb.pw")
-	if err := writePrivate(pwFile, p.password+"\n", uid, gid); err != nil {
+	pwFile := filepath.Join(p.Base, "initdb.pw")
+	if err := server.WritePrivate(pwFile, p.password+"\n", uid, gid); err != nil {
 		return err
 	}
 	logf("initdb %s", p.dataDir)
@@ -66,7 +68,7 @@ func (p *Postgres) initCluster(ctx context.Context, uid, gid int, dir string, lo
 // templateKey names a template by what makes initdb's output: the
 // binaries (their directory, the postgres binary's size and time), the
 // options, and the OS user that owns the files.
-func (p *Postgres) templateKey(uid int) (string, error) {
+func (p *Instance) templateKey(uid int) (string, error) {
 	st, err := os.Stat(filepath.Join(p.binDir, "postgres"))
 	if err != nil {
 		return "", fmt.Errorf("initdb template: %w", err)
@@ -82,7 +84,7 @@ func (p *Postgres) templateKey(uid int) (string, error) {
 // template stays.
 func keepTemplate(ctx context.Context, dataDir, tmpl string) error {
 	tmp := fmt.Sprintf("%s.tmp%d", tmpl, os.Getpid())
-	if err := copyTree(ctx, dataDir, tmp); err != nil {
+	if err := server.CopyTree(ctx, dataDir, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("keep the initdb template: %w", err)
 	}
@@ -100,21 +102,21 @@ func keepTemplate(ctx context.Context, dataDir, tmpl string) error {
 // p's password in single-user mode, where no connection is accepted: the
 // server never listens with the template's password. The password reaches
 // the backend on its standard input, not a command line.
-func (p *Postgres) fromTemplate(ctx context.Context, tmpl string) error {
-	if err := copyTree(ctx, tmpl, p.dataDir); err != nil {
+func (p *Instance) fromTemplate(ctx context.Context, tmpl string) error {
+	if err := server.CopyTree(ctx, tmpl, p.dataDir); err != nil {
 		return fmt.Errorf("start from the initdb template: %w", err)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, "postgres"), "--single", "-D", p.dataDir, "-F", "postgres")
-	cmd.Dir = p.base
+	cmd.Dir = p.Base
 	cmd.Env = p.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.Cred}
 	cmd.Stdin = strings.NewReader("ALTER ROLE postgres PASSWORD '" + p.password + "';\n")
 	out, err := cmd.CombinedOutput()
 	if err == nil && strings.Contains(string(out), "ERROR:") {
 		err = errors.New("the statement failed")
 	}
 	if err != nil {
-		return fmt.Errorf("set the password of a copied cluster (postgres --single): %w: %s", err, redact(strings.TrimSpace(string(out)), p.password))
+		return fmt.Errorf("set the password of a copied cluster (postgres --single): %w: %s", err, server.Redact(strings.TrimSpace(string(out)), p.password))
 	}
 	return nil
 }

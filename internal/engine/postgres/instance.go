@@ -1,14 +1,9 @@
-// Package server starts and stops managed database servers: disposable
-// instances that obsbench creates in a temporary directory from the locally
-// installed binaries, so that a measurement needs no set-up and changes
-// nothing the user owns.
-package server
+package postgres
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,19 +13,24 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/obsbench/obsbench/internal/server"
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // ErrNoBinaries is returned when no PostgreSQL installation can be found.
 var ErrNoBinaries = errors.New("postgresql binaries not found")
 
-// tempPrefix names every directory a managed PostgreSQL lives in, so that
-// directories left behind by a killed obsbench can be recognised and reaped.
-const tempPrefix = "obsbench-pg-"
+// dirSpec is a managed PostgreSQL's directory: the postmaster writes its
+// process id in data/postmaster.pid, and SIGQUIT is PostgreSQL's
+// immediate shutdown.
+var dirSpec = server.DirSpec{
+	Prefix: "obsbench-pg-", OSUser: "postgres", Install: "apt-get install postgresql-15",
+	PIDFile: "data/postmaster.pid", Signal: syscall.SIGQUIT,
+}
 
-// PostgresOptions configures a managed PostgreSQL server.
-type PostgresOptions struct {
-	// BinDir holds initdb, pg_ctl and postgres; empty means FindPostgresBin.
+// InstanceOptions configures a managed PostgreSQL server.
+type InstanceOptions struct {
+	// BinDir holds initdb, pg_ctl and postgres; empty means FindBin.
 	BinDir string
 	// Settings are written to postgresql.conf after the benchmark defaults
 	// and override them.
@@ -42,15 +42,15 @@ type PostgresOptions struct {
 	Getenv func(string) string
 }
 
-// Postgres is a running managed PostgreSQL server. Its zero value is not
-// usable; create one with StartPostgres and always call Stop.
-type Postgres struct {
-	sinkDirs // base: temp directory with socket, server log, data directory
-	binDir   string
-	dataDir  string
-	port     int
-	stream   *LogStream // the server's stderr, read by obsbench
-	password string     // the superuser's, also in passFile
+// Instance is a running managed PostgreSQL server. Its zero value is not
+// usable; create one with Start and always call Stop.
+type Instance struct {
+	server.Dir // base: temp directory with socket, server log, data directory
+	binDir     string
+	dataDir    string
+	port       int
+	stream     *LogStream // the server's stderr, read by obsbench
+	password   string     // the superuser's, also in passFile
 	// counter, if set, is the program pg_ctl starts instead of postgres:
 	// postgres under valgrind's instruction counter (CountInstructions).
 	counter string
@@ -83,20 +83,20 @@ var benchmarkSettings = map[string]string{
 	"lc_messages":        "'C'",
 }
 
-// FindPostgresBin locates the directory with PostgreSQL's server binaries:
+// FindBin locates the directory with PostgreSQL's server binaries:
 // `pg_config --bindir` when that holds initdb, else the newest
 // /usr/lib/postgresql/*/bin.
-func FindPostgresBin() (string, error) {
+func FindBin() (string, error) {
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
 		dir := strings.TrimSpace(string(out))
-		if isExecutable(filepath.Join(dir, "initdb")) {
+		if server.IsExecutable(filepath.Join(dir, "initdb")) {
 			return dir, nil
 		}
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
-		if isExecutable(filepath.Join(d, "initdb")) {
+		if server.IsExecutable(filepath.Join(d, "initdb")) {
 			return d, nil
 		}
 	}
@@ -108,18 +108,13 @@ func versionOf(binDir string) float64 {
 	return v
 }
 
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
-}
-
-// StartPostgres initialises a new cluster in a temporary directory and starts
+// Start initialises a new cluster in a temporary directory and starts
 // it listening on a free port on 127.0.0.1 and on a unix socket in that
 // directory. When obsbench runs as root, the server runs as the unprivileged
 // `postgres` user, since PostgreSQL refuses to run as root. Every
 // connection, on the socket too, authenticates with SCRAM as `postgres`
 // with a random password that only the server's password file holds.
-func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error) {
+func Start(ctx context.Context, opts InstanceOptions) (*Instance, error) {
 	logf := opts.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -127,30 +122,30 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	binDir := opts.BinDir
 	if binDir == "" {
 		var err error
-		if binDir, err = FindPostgresBin(); err != nil {
+		if binDir, err = FindBin(); err != nil {
 			return nil, err
 		}
 	}
-	dirs, uid, gid, err := newServerDir(tempPrefix, "postgres", "apt-get install postgresql-15", logf)
+	dirs, uid, gid, err := server.NewDir(dirSpec, logf)
 	if err != nil {
 		return nil, err
 	}
-	base := dirs.base
-	p := &Postgres{binDir: binDir, dataDir: filepath.Join(base, "data"), sinkDirs: dirs}
+	base := dirs.Base
+	p := &Instance{binDir: binDir, dataDir: filepath.Join(base, "data"), Dir: dirs}
 	ok := false
 	defer func() {
 		if !ok {
 			p.Stop()
 		}
 	}()
-	if p.port, err = freePort(); err != nil {
+	if p.port, err = server.FreePort(); err != nil {
 		return nil, err
 	}
-	p.password = newPassword()
+	p.password = server.NewPassword()
 	if err := p.writePassFile(uid, gid); err != nil {
 		return nil, err
 	}
-	if err := p.initCluster(ctx, uid, gid, lookup(opts.Getenv, TemplateEnv), logf); err != nil {
+	if err := p.initCluster(ctx, uid, gid, server.Lookup(opts.Getenv, TemplateEnv), logf); err != nil {
 		return nil, err
 	}
 	if err := p.writeConfig(opts.Settings); err != nil {
@@ -167,11 +162,11 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (*Postgres, error)
 	return p, nil
 }
 
-func (p *Postgres) writeConfig(extra map[string]string) error {
+func (p *Instance) writeConfig(extra map[string]string) error {
 	settings := map[string]string{
 		"listen_addresses":        "'127.0.0.1'",
 		"port":                    strconv.Itoa(p.port),
-		"unix_socket_directories": "'" + p.base + "'",
+		"unix_socket_directories": "'" + p.Base + "'",
 	}
 	for k, v := range benchmarkSettings {
 		settings[k] = v
@@ -183,7 +178,7 @@ func (p *Postgres) writeConfig(extra map[string]string) error {
 }
 
 // appendConfig appends settings to postgresql.conf, where later lines win.
-func (p *Postgres) appendConfig(settings map[string]string) error {
+func (p *Instance) appendConfig(settings map[string]string) error {
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
@@ -207,47 +202,47 @@ func (p *Postgres) appendConfig(settings map[string]string) error {
 // It names the server's password file, not the password: the string is
 // safe to print, and useful only to an account that can read the server's
 // private directory.
-func (p *Postgres) DSN(db string) string {
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable passfile=%s", p.base, p.port, db, p.PassFile())
+func (p *Instance) DSN(db string) string {
+	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable passfile=%s", p.Base, p.port, db, p.PassFile())
 }
 
 // PassFile is the server's libpq password file (0600, in its private
 // directory): the superuser's password for any host, port and database.
-func (p *Postgres) PassFile() string { return filepath.Join(p.base, "pgpass") }
+func (p *Instance) PassFile() string { return filepath.Join(p.Base, "pgpass") }
 
 // writePassFile writes the password file, owned by the server's OS user,
 // which reads it too (pg_basebackup, a standby's WAL receiver); libpq
 // ignores a password file that others may read.
-func (p *Postgres) writePassFile(uid, gid int) error {
-	return writePrivate(p.PassFile(), "*:*:*:postgres:"+p.password+"\n", uid, gid)
+func (p *Instance) writePassFile(uid, gid int) error {
+	return server.WritePrivate(p.PassFile(), "*:*:*:postgres:"+p.password+"\n", uid, gid)
 }
 
 // Port is the TCP port on 127.0.0.1.
-func (p *Postgres) Port() int { return p.port }
+func (p *Instance) Port() int { return p.port }
 
 // SocketDir is the directory holding the unix socket.
-func (p *Postgres) SocketDir() string { return p.base }
+func (p *Instance) SocketDir() string { return p.Base }
 
 // DataDir is the cluster's data directory.
-func (p *Postgres) DataDir() string { return p.dataDir }
+func (p *Instance) DataDir() string { return p.dataDir }
 
 // BinDir is where the server binaries came from.
-func (p *Postgres) BinDir() string { return p.binDir }
+func (p *Instance) BinDir() string { return p.binDir }
 
 // ServerLog is the file obsbench appends the server's stderr to.
-func (p *Postgres) ServerLog() string { return filepath.Join(p.base, "server.log") }
+func (p *Instance) ServerLog() string { return filepath.Join(p.Base, "server.log") }
 
 // Stream is the server's stderr as obsbench reads it.
-func (p *Postgres) Stream() *LogStream { return p.stream }
+func (p *Instance) Stream() *LogStream { return p.stream }
 
 // PID is the postmaster's process id, read from postmaster.pid.
-func (p *Postgres) PID() (int, error) {
-	return readPID(filepath.Join(p.dataDir, "postmaster.pid"))
+func (p *Instance) PID() (int, error) {
+	return server.ReadPID(filepath.Join(p.dataDir, "postmaster.pid"))
 }
 
 // Restart stops the server (fast shutdown) and starts it again, which is how
 // settings of context `postmaster` such as shared_preload_libraries change.
-func (p *Postgres) Restart(ctx context.Context) error {
+func (p *Instance) Restart(ctx context.Context) error {
 	pm := p.countedPostmaster()
 	if err := p.pgctl(ctx, "restart", "-m", "fast", "-t", "120"); err != nil {
 		return err
@@ -257,8 +252,8 @@ func (p *Postgres) Restart(ctx context.Context) error {
 
 // Stop shuts the server down and removes its directory. It is safe to call
 // more than once and on a partly started server.
-func (p *Postgres) Stop() error {
-	if p.base == "" {
+func (p *Instance) Stop() error {
+	if p.Base == "" {
 		return nil
 	}
 	var err error
@@ -278,17 +273,17 @@ func (p *Postgres) Stop() error {
 		p.stream.close()
 		p.stream = nil
 	}
-	if mErr := p.closeMounts(); mErr != nil && err == nil {
+	if mErr := p.CloseMounts(); mErr != nil && err == nil {
 		err = mErr
 	}
-	if rmErr := os.RemoveAll(p.base); rmErr != nil && err == nil {
+	if rmErr := os.RemoveAll(p.Base); rmErr != nil && err == nil {
 		err = rmErr
 	}
-	p.base = ""
+	p.Base = ""
 	return err
 }
 
-func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) error {
+func (p *Instance) pgctl(ctx context.Context, action string, args ...string) error {
 	args = append([]string{action, "-D", p.dataDir, "-w"}, args...)
 	if p.counter != "" && action != "stop" {
 		// A restart would start the program postmaster.opts names, the
@@ -320,11 +315,11 @@ func (p *Postgres) pgctl(ctx context.Context, action string, args ...string) err
 // command runs one of the server binaries as the server's OS user, in its own
 // process group so that a Ctrl-C on the terminal reaches obsbench only:
 // obsbench reverts its changes first and then stops the server itself.
-func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (p *Instance) command(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
-	cmd.Dir = p.base
+	cmd.Dir = p.Base
 	cmd.Env = p.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.Cred}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
@@ -335,16 +330,16 @@ func (p *Postgres) command(ctx context.Context, name string, args ...string) ([]
 // startCommand runs pg_ctl start or restart with its output, and so the
 // postmaster's stdout and stderr, on the log stream: the postmaster
 // inherits them from pg_ctl.
-func (p *Postgres) startCommand(ctx context.Context, name string, args ...string) error {
+func (p *Instance) startCommand(ctx context.Context, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(p.binDir, name), args...)
-	cmd.Dir = p.base
+	cmd.Dir = p.Base
 	cmd.Env = p.env()
 	if p.counter != "" {
-		cmd.Env = append(cmd.Env, stackShiftVar(p.shift))
+		cmd.Env = append(cmd.Env, server.StackShiftVar(p.shift))
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.Cred}
 	cmd.Stdout, cmd.Stderr = p.stream.writer(), p.stream.writer()
-	if len(p.mounts) > 0 {
+	if p.Mounted() {
 		slowfs.CloseFuseOnExec()
 	}
 	if err := cmd.Run(); err != nil {
@@ -357,7 +352,7 @@ func (p *Postgres) startCommand(ctx context.Context, name string, args ...string
 // env is the server binaries' environment: the password file for the
 // clients among them (psql, pg_basebackup), which no user's PGPASSWORD or
 // ~/.pgpass may override.
-func (p *Postgres) env() []string {
+func (p *Instance) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PGPASSWORD=") && !strings.HasPrefix(kv, "PGPASSFILE=") {
@@ -367,15 +362,4 @@ func (p *Postgres) env() []string {
 	return append(env, "LC_ALL=C", "PGPASSFILE="+p.PassFile())
 }
 
-func (p *Postgres) logTail() string { return fileTail(p.ServerLog(), 15) }
-
-func dialUnix(path string) (net.Conn, error) { return net.DialTimeout("unix", path, time.Second) }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func (p *Instance) logTail() string { return server.FileTail(p.ServerLog(), 15) }

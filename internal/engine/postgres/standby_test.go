@@ -1,4 +1,4 @@
-package server_test
+package postgres_test
 
 import (
 	"context"
@@ -8,19 +8,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
-	"github.com/obsbench/obsbench/internal/server/servertest"
 )
 
 // syncStandby starts a managed PostgreSQL and its synchronous standby,
 // behind a link that adds delay each way, both stopped when the test
 // ends; it returns them and a session on the primary, in which it made
 // the table t (v int).
-func syncStandby(ctx context.Context, t *testing.T, delay time.Duration) (*server.Postgres, *server.Standby, *pgx.Conn) {
+func syncStandby(ctx context.Context, t *testing.T, delay time.Duration) (*postgres.Instance, *postgres.Standby, *pgx.Conn) {
 	t.Helper()
 	pg := servertest.Postgres(t)
 	sb, err := pg.StartStandby(ctx, server.CompanionOptions{Sync: true, Delay: delay, Log: t.Logf})
-	sb = started(t, "StartStandby", sb, err)
+	sb = servertest.Started(t, "StartStandby", sb, err)
 	conn := servertest.Connect(ctx, t, pg.DSN("postgres"))
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	if _, err := conn.Exec(ctx, "CREATE TABLE t (v int)"); err != nil {
@@ -33,21 +34,21 @@ func syncStandby(ctx context.Context, t *testing.T, delay time.Duration) (*serve
 // waiting in IPC:SyncRep, while the standby's WAL receiver is stopped, and
 // completes once it runs again.
 func TestStandbyIsSynchronous(t *testing.T) {
-	ctx := within(t, 3*time.Minute)
+	ctx := servertest.Within(t, 3*time.Minute)
 	pg, sb, conn := syncStandby(ctx, t, 0)
 	var names string
-	if err := conn.QueryRow(ctx, "SELECT current_setting('synchronous_standby_names')").Scan(&names); err != nil || names != server.StandbyName {
-		t.Fatalf("synchronous_standby_names = %q, %v; want %s", names, err, server.StandbyName)
+	if err := conn.QueryRow(ctx, "SELECT current_setting('synchronous_standby_names')").Scan(&names); err != nil || names != postgres.StandbyName {
+		t.Fatalf("synchronous_standby_names = %q, %v; want %s", names, err, postgres.StandbyName)
 	}
 
 	pid, err := sb.WalReceiverPID(ctx)
 	if err != nil || pid == 0 {
 		t.Fatalf("WAL receiver pid = %d, %v", pid, err)
 	}
-	syncCommit{
-		pause:  func() error { return syscall.Kill(pid, syscall.SIGSTOP) },
-		resume: func() error { return syscall.Kill(pid, syscall.SIGCONT) },
-		commit: func() error {
+	servertest.SyncCommit{
+		Pause:  func() error { return syscall.Kill(pid, syscall.SIGSTOP) },
+		Resume: func() error { return syscall.Kill(pid, syscall.SIGCONT) },
+		Commit: func() error {
 			c, err := pgx.Connect(ctx, pg.DSN("postgres"))
 			if err != nil {
 				return err
@@ -56,23 +57,23 @@ func TestStandbyIsSynchronous(t *testing.T) {
 			_, err = c.Exec(ctx, "INSERT INTO t VALUES (1)")
 			return err
 		},
-		waiting: func() (n int, err error) {
+		Waiting: func() (n int, err error) {
 			err = conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").Scan(&n)
 			return n, err
 		},
-		paused: "the standby's WAL receiver was stopped", waitsFor: "in IPC:SyncRep", resumed: "the WAL receiver resumed",
-	}.check(t)
+		Paused: "the standby's WAL receiver was stopped", WaitsFor: "in IPC:SyncRep", Resumed: "the WAL receiver resumed",
+	}.Check(t)
 
 	// After a restart of the primary (before every run), the standby is
 	// synchronous again.
-	restartPrimary(ctx, t, pg, sb)
-	stopRemoves(t, sb, sb.SocketDir())
+	servertest.RestartPrimary(ctx, t, pg, sb)
+	servertest.StopRemoves(t, sb, sb.SocketDir())
 }
 
 // With a delayed link, a synchronous commit takes at least the round trip
 // the relay adds: the WAL goes to the standby and the confirmation back.
 func TestStandbyDelayedLink(t *testing.T) {
-	ctx := within(t, 3*time.Minute)
+	ctx := servertest.Within(t, 3*time.Minute)
 	const delay = 50 * time.Millisecond
 	_, _, conn := syncStandby(ctx, t, delay)
 	fastest := time.Hour

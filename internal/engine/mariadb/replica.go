@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // replicaUser is the account a managed replica reads the primary's binary
@@ -17,9 +19,9 @@ const replicaUser = "obsbench_repl"
 // Replica is a MariaDB replica of a managed primary. Stop it before its
 // primary.
 type Replica struct {
-	*MariaDB
-	companion
-	primary *MariaDB
+	*Instance
+	server.Companion
+	primary *Instance
 }
 
 // StartReplica turns m into a primary (binary log, server id 1, and with
@@ -27,8 +29,8 @@ type Replica struct {
 // restarts m) and starts a second managed server that replicates from it,
 // with the semi-synchronous replica side on. It returns once the replica
 // reads the binary log (and acknowledges it, with Sync).
-func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Replica, error) {
-	logf := opts.logf()
+func (m *Instance) StartReplica(ctx context.Context, opts server.CompanionOptions) (*Replica, error) {
+	logf := opts.Logf()
 	primary := map[string]string{"server_id": "1", "log_bin": "obsbench-bin", "binlog_format": "ROW"}
 	for k, v := range primary {
 		if err := m.SetOption(k, &v); err != nil {
@@ -38,7 +40,7 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Rep
 	if err := m.Restart(ctx); err != nil {
 		return nil, fmt.Errorf("restart the primary with its binary log: %w", err)
 	}
-	replicaPassword := newPassword()
+	replicaPassword := server.NewPassword()
 	if _, err := m.sql(ctx, fmt.Sprintf("CREATE OR REPLACE USER %s@'127.0.0.1' IDENTIFIED BY '%s'; GRANT REPLICATION SLAVE ON *.* TO %s@'127.0.0.1'",
 		replicaUser, replicaPassword, replicaUser), replicaPassword); err != nil {
 		return nil, err
@@ -47,18 +49,18 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Rep
 	if opts.Sync {
 		settings["rpl_semi_sync_slave_enabled"] = "ON"
 	}
-	rm, err := StartMariaDB(ctx, MariaDBOptions{Settings: settings, Log: logf})
+	rm, err := Start(ctx, InstanceOptions{Settings: settings, Log: logf})
 	if err != nil {
 		return nil, fmt.Errorf("start the replica: %w", err)
 	}
-	r := &Replica{MariaDB: rm, primary: m, companion: companion{sync: opts.Sync}}
+	r := &Replica{Instance: rm, primary: m, Companion: server.NewCompanion(opts.Sync)}
 	ok := false
 	defer func() {
 		if !ok {
 			r.Stop()
 		}
 	}()
-	port, err := r.link(m.port, opts.Delay, rm.uid(), "replica", logf)
+	port, err := r.Link(m.port, opts.Delay, rm.uid(), "replica", logf)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +103,11 @@ func (m *MariaDB) StartReplica(ctx context.Context, opts CompanionOptions) (*Rep
 // wait for it, or wait for its reconnection, inside a measured run.
 func (r *Replica) WaitStreaming(ctx context.Context) error {
 	query := "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'"
-	if r.sync {
+	if r.Sync() {
 		query = `SELECT SUM(VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_CLIENTS' AND VARIABLE_VALUE = '1') * SUM(VARIABLE_NAME = 'RPL_SEMI_SYNC_MASTER_STATUS' AND VARIABLE_VALUE = 'ON')
 FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('RPL_SEMI_SYNC_MASTER_CLIENTS', 'RPL_SEMI_SYNC_MASTER_STATUS')`
 	}
-	err := pollOne(ctx, func(ctx context.Context, q string) (string, error) { return r.primary.sql(ctx, q) }, query)
+	err := server.PollOne(ctx, func(ctx context.Context, q string) (string, error) { return r.primary.sql(ctx, q) }, query)
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("replica not connected: %w\nreplica error log:\n%s", err, r.logTail())
 	}
@@ -113,28 +115,28 @@ FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('RPL_SEMI_SYNC_MAS
 }
 
 // Stop stops the replica and its relay and removes its directory.
-func (r *Replica) Stop() error { return r.shutDown(r.MariaDB) }
+func (r *Replica) Stop() error { return r.ShutDown(r.Instance) }
 
 // sql runs statements as root over the server's socket with the mariadb
 // client and returns the output (tab-separated, no headers). The
 // statements go on its standard input, not its command line, which every
 // account can read: they may hold a password, given in secrets so that an
 // error quotes them without it.
-func (m *MariaDB) sql(ctx context.Context, stmts string, secrets ...string) (string, error) {
+func (m *Instance) sql(ctx context.Context, stmts string, secrets ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "mariadb", "--defaults-file="+m.clientFile(), "-N", "-B")
 	cmd.Stdin = strings.NewReader(stmts)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		secrets = append(secrets, m.password)
-		return "", fmt.Errorf("mariadb: %s: %w: %s", redact(stmts, secrets...), err, redact(strings.TrimSpace(string(out)), secrets...))
+		return "", fmt.Errorf("mariadb: %s: %w: %s", server.Redact(stmts, secrets...), err, server.Redact(strings.TrimSpace(string(out)), secrets...))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
 
 // uid is the OS user the server runs as.
-func (m *MariaDB) uid() int {
-	if m.cred != nil {
-		return int(m.cred.Uid)
+func (m *Instance) uid() int {
+	if m.Cred != nil {
+		return int(m.Cred.Uid)
 	}
 	return os.Geteuid()
 }

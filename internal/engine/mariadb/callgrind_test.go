@@ -1,8 +1,10 @@
-package server
+package mariadb
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // A callgrind file in the format's documented shape
@@ -51,7 +53,7 @@ totals: 12000
 `
 
 func TestCallgrindInclusive(t *testing.T) {
-	total, inside, err := callgrindInclusive(strings.NewReader(callgrindSample), commandEntry, commandRead)
+	total, inside, err := server.CallgrindInclusive(strings.NewReader(callgrindSample), commandEntry, commandRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestCallgrindInclusive(t *testing.T) {
 	if total != 12000 || inside != 9600 {
 		t.Errorf("total %d, inside %d; want 12000 and 9600", total, inside)
 	}
-	_, whole, err := callgrindInclusive(strings.NewReader(callgrindSample), commandEntry, "")
+	_, whole, err := server.CallgrindInclusive(strings.NewReader(callgrindSample), commandEntry, "")
 	if err != nil || whole != 10000 {
 		t.Errorf("nothing skipped: inside %d, %v; want 10000", whole, err)
 	}
@@ -75,7 +77,7 @@ func TestCallgrindInclusiveRefuses(t *testing.T) {
 		{"bad cost", strings.Replace(callgrindSample, "+2 9000", "+2 9x00", 1), "line 18"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := callgrindInclusive(strings.NewReader(c.text), commandEntry, commandRead)
+			_, _, err := server.CallgrindInclusive(strings.NewReader(c.text), commandEntry, commandRead)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v; want one saying %q", err, c.want)
 			}

@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/obsbench/obsbench/internal/server"
 )
 
 // countedMariaDBOptions are what mariadbd needs to run under valgrind,
@@ -72,21 +74,21 @@ func (t Tally) Commands() uint64 {
 // instructions spent inside a function: mariadbd is one process whose
 // sessions are threads, so the sessions' work is what runs inside
 // do_command. on=false makes the next start run the server as it is.
-func (m *MariaDB) CountInstructions(on bool) error {
+func (m *Instance) CountInstructions(on bool) error {
 	if !on {
 		m.counter = nil
 		return nil
 	}
 	valgrind, err := exec.LookPath("valgrind")
 	if err != nil {
-		return ErrNoValgrind
+		return server.ErrNoValgrind
 	}
-	dir := filepath.Join(m.base, countDir)
+	dir := filepath.Join(m.Base, server.CountDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	if m.cred != nil {
-		if err := os.Chown(dir, int(m.cred.Uid), int(m.cred.Gid)); err != nil {
+	if m.Cred != nil {
+		if err := os.Chown(dir, int(m.Cred.Uid), int(m.Cred.Gid)); err != nil {
 			return err
 		}
 	}
@@ -100,18 +102,18 @@ func (m *MariaDB) CountInstructions(on bool) error {
 // ShiftStack makes the counted lifetimes started from now on begin their
 // main thread's stack bytes lower than the others (stackShiftVar); the
 // sessions' threads have stacks of their own, which it does not move.
-func (m *MariaDB) ShiftStack(bytes int) { m.shift = bytes }
+func (m *Instance) ShiftStack(bytes int) { m.shift = bytes }
 
 // LastTally is the count of the server lifetime that the latest stop
 // ended (a Restart's, or Stop's), read once: a second call, or one after
 // a lifetime that did not run under the counter, is an error.
-func (m *MariaDB) LastTally() (Tally, error) {
+func (m *Instance) LastTally() (Tally, error) {
 	if m.endedPID == 0 {
 		return Tally{}, fmt.Errorf("no counted mariadbd lifetime has ended")
 	}
-	path := filepath.Join(m.base, countDir, "cg."+strconv.Itoa(m.endedPID))
+	path := filepath.Join(m.Base, server.CountDir, "cg."+strconv.Itoa(m.endedPID))
 	m.endedPID = 0
-	dumps, err := numberedDumps(path)
+	dumps, err := server.NumberedDumps(path)
 	if err != nil {
 		return Tally{}, err
 	}
@@ -135,12 +137,12 @@ func (m *MariaDB) LastTally() (Tally, error) {
 
 // EndedConnections is how many client connections of the running counted
 // lifetime have ended, each counted apart (Tally.Connections).
-func (m *MariaDB) EndedConnections() (int, error) {
+func (m *Instance) EndedConnections() (int, error) {
 	pid, err := m.PID()
 	if err != nil {
 		return 0, err
 	}
-	dumps, err := numberedDumps(filepath.Join(m.base, countDir, "cg."+strconv.Itoa(pid)))
+	dumps, err := server.NumberedDumps(filepath.Join(m.Base, server.CountDir, "cg."+strconv.Itoa(pid)))
 	return len(dumps), err
 }
 
@@ -165,7 +167,7 @@ func readDump(path, keep string) (total, inside uint64, err error) {
 			return 0, 0, fmt.Errorf("%s: %w", KeepCountsEnv, err)
 		}
 	}
-	total, inside, err = callgrindInclusive(f, commandEntry, commandRead)
+	total, inside, err = server.CallgrindInclusive(f, commandEntry, commandRead)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package server_test
+package mariadb_test
 
 import (
 	"database/sql"
@@ -11,11 +11,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/obsbench/obsbench/internal/server/servertest"
+	"github.com/obsbench/obsbench/internal/engine/servertest"
 )
 
 func TestMariaDBStartRestartStop(t *testing.T) {
-	ctx, m := startMariaDB(t, 3*time.Minute)
+	ctx, m := servertest.StartMariaDB(t, 3*time.Minute)
 	query := func(cfg *mysql.Config, q string) string {
 		t.Helper()
 		db := servertest.Open(t, cfg)
@@ -45,7 +45,7 @@ func TestMariaDBStartRestartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Geteuid() == 0 && processUID(t, pid) == "0" {
+	if os.Geteuid() == 0 && servertest.ProcessUID(t, pid) == "0" {
 		t.Errorf("mariadbd %d runs as root", pid)
 	}
 

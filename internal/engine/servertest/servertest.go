@@ -1,5 +1,7 @@
-// Package servertest starts real managed servers for tests. The tests come
-// in two tiers: go test -short runs the first, which needs neither root nor
+// Package servertest is the kit of the tests that use a real managed
+// server: it starts them, holds the steps the engine adapters' tests take
+// alike, and runs commands as another account. The tests come in two
+// tiers: go test -short runs the first, which needs neither root nor
 // a database package (the runner's logic is tested against the in-memory
 // target, internal/engine/enginetest), and skips every test that starts a real
 // server, here, before any binary is looked for. Without -short nothing
@@ -17,7 +19,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // SkipShort skips t under go test -short: t starts a real database
@@ -27,31 +30,31 @@ import (
 func SkipShort(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("starts a real database server: second tier, not run with -short")
+		t.Skip("starts a real database server or acts as another account (root): second tier, not run with -short")
 	}
 }
 
 // Postgres starts a managed PostgreSQL that is stopped and removed when the
 // test ends.
-func Postgres(t testing.TB) *server.Postgres {
+func Postgres(t testing.TB) *postgres.Instance {
 	t.Helper()
 	return PostgresWith(t, nil)
 }
 
 // PostgresWith is Postgres with settings added to postgresql.conf.
-func PostgresWith(t testing.TB, settings map[string]string) *server.Postgres {
+func PostgresWith(t testing.TB, settings map[string]string) *postgres.Instance {
 	t.Helper()
-	return start(t, "postgres", func(ctx context.Context) (*server.Postgres, error) {
-		return server.StartPostgres(ctx, server.PostgresOptions{Log: t.Logf, Settings: settings, Getenv: os.Getenv})
+	return start(t, "postgres", func(ctx context.Context) (*postgres.Instance, error) {
+		return postgres.Start(ctx, postgres.InstanceOptions{Log: t.Logf, Settings: settings, Getenv: os.Getenv})
 	})
 }
 
 // MariaDB starts a managed MariaDB, with options added to its option file,
 // that is stopped and removed when the test ends.
-func MariaDB(t testing.TB, options map[string]string) *server.MariaDB {
+func MariaDB(t testing.TB, options map[string]string) *mariadb.Instance {
 	t.Helper()
-	return start(t, "mariadb", func(ctx context.Context) (*server.MariaDB, error) {
-		return server.StartMariaDB(ctx, server.MariaDBOptions{Log: t.Logf, Settings: options, Getenv: os.Getenv})
+	return start(t, "mariadb", func(ctx context.Context) (*mariadb.Instance, error) {
+		return mariadb.Start(ctx, mariadb.InstanceOptions{Log: t.Logf, Settings: options, Getenv: os.Getenv})
 	})
 }
 
@@ -76,7 +79,7 @@ func start[S interface{ Stop() error }](t testing.TB, what string, run func(cont
 
 // OpenMariaDB opens database db of m as root, the password in the driver's
 // configuration; the pool is closed when the test ends.
-func OpenMariaDB(t testing.TB, m *server.MariaDB, db string) *sql.DB {
+func OpenMariaDB(t testing.TB, m *mariadb.Instance, db string) *sql.DB {
 	t.Helper()
 	pool := Open(t, m.Config(db))
 	t.Cleanup(func() { pool.Close() })

@@ -1,4 +1,0 @@
-package server
-
-// Alive is alive, for the external tests.
-var Alive = alive
