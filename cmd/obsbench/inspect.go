@@ -38,7 +38,7 @@ func inspectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	eng, err := engine.Lookup(*name)
 	if err != nil {
-		return usageError{Err: err}
+		return spec.FromEngine(err, "--dsn")
 	}
 	in, err := eng.Inspect(ctx, *dsn, cat.All(*name))
 	if err != nil {

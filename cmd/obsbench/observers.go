@@ -92,7 +92,7 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	eng, err := engine.Lookup(*name)
 	if err != nil {
-		return usageError{Err: err}
+		return spec.FromEngine(err, "--dsn")
 	}
 	cat, err := app.LoadCatalog(*file)
 	if err != nil {

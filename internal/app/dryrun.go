@@ -21,7 +21,7 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 	}
 	eng, err := engine.Lookup(c.Engine)
 	if err != nil {
-		return usageError{Err: err}
+		return spec.FromEngine(err, "--dsn")
 	}
 	srv, err := eng.Planner(c.DSN)
 	if err != nil {

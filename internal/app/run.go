@@ -93,7 +93,7 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 	}
 	e, err := engine.Lookup(c.Engine)
 	if err != nil {
-		return c, usageError{Err: err}
+		return c, spec.FromEngine(err, "--dsn")
 	}
 	c.info = e.Info()
 	if c.Seed == 0 {
@@ -365,13 +365,14 @@ func (c Experiment) Run(ctx context.Context, out Output) (*result.Summary, error
 	// The arms are planned once (on the server: which part of each
 	// observer a reload switches), for the warnings and the runs.
 	if ecfg.Arms, err = experiment.Arms(ctx, ecfg); err != nil {
-		return nil, err
+		return nil, spec.FromEngine(err, "--dsn")
 	}
 	unused := unusedFlags(c, ecfg.Arms)
 	for _, w := range unused {
 		logf("warning: %s", w)
 	}
 	runs, runErr := experiment.Run(ctx, ecfg)
+	runErr = spec.FromEngine(runErr, "--dsn")
 	if runErr != nil && len(runs) == 0 {
 		return nil, runErr
 	}
@@ -579,7 +580,7 @@ func environment(ctx context.Context, t engine.Server, c Experiment, command []s
 func OpenServer(ctx context.Context, name string, o engine.Options, flag string) (engine.Server, error) {
 	e, err := engine.Lookup(name)
 	if err != nil {
-		return nil, usageError{Err: err}
+		return nil, spec.FromEngine(err, flag)
 	}
 	s, err := e.Open(ctx, o)
 	return s, spec.FromEngine(err, flag)

@@ -308,7 +308,7 @@ type UnknownError struct {
 }
 
 func (e *UnknownError) Error() string {
-	return fmt.Sprintf("--engine %q is not supported; valid: %s", e.Name, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("engine %q is not supported; valid: %s", e.Name, strings.Join(e.Known, ", "))
 }
 
 // Home is where obsbench keeps its dataset: the database it creates on a

@@ -34,7 +34,7 @@ type RestartError struct {
 }
 
 func (e *RestartError) Error() string {
-	return fmt.Sprintf("observer %s changes %s, which %s (run without --dsn)", e.Observer, strings.Join(e.Settings, ", "), e.Needs)
+	return fmt.Sprintf("observer %s changes %s, which %s ", e.Observer, strings.Join(e.Settings, ", "), e.Needs)
 }
 
 // SinkError says an observer's sink cannot be provided here: obsbench
@@ -50,7 +50,7 @@ func (e *SinkError) Error() string {
 	if e.Unsupported != "" {
 		return fmt.Sprintf("observer %s writes to a %s, which %s has no analogue of", e.Observer, e.Sink, e.Unsupported)
 	}
-	return fmt.Sprintf("observer %s writes to a %s, which obsbench provides only on a server it manages (run without --dsn)", e.Observer, e.Sink)
+	return fmt.Sprintf("observer %s writes to a %s, which obsbench provides only on a server it manages ", e.Observer, e.Sink)
 }
 
 // PermissionError says the login lacks server permissions a run needs.

@@ -41,13 +41,22 @@ func Names[S ~string](values []S) []string {
 
 // FromEngine turns an engine's refusal of its input into an
 // InvalidError that names the option it came from: flag, the option
-// that gave the server's address (--dsn, --twin-dsn). Engines know no
-// option names. Other errors are returned as they are.
+// that gave the server's address (--dsn, --twin-dsn), or --engine for
+// an engine that is not registered. A refusal to restart, or to provide
+// a sink, on a server obsbench does not manage says to run without flag.
+// Engines know no option names. Other errors are returned as they are.
 func FromEngine(err error, flag string) error {
 	var addr *engine.AddressError
 	var none *engine.NoManagedError
 	var na *engine.UnavailableError
+	var unknown *engine.UnknownError
+	var restart *engine.RestartError
+	var sink *engine.SinkError
 	switch {
+	case errors.As(err, &unknown):
+		return Invalidf("--engine %q is not supported; valid: %s", unknown.Name, strings.Join(unknown.Known, ", "))
+	case errors.As(err, &restart), errors.As(err, &sink) && sink.Unsupported == "":
+		return fmt.Errorf("%w (run without %s)", err, flag)
 	case errors.As(err, &addr):
 		return Invalidf("%s: %v", flag, addr.Err)
 	case errors.As(err, &none):
