@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
@@ -16,7 +18,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := fs.String("out", "", "capture file to write (required; an existing file is not overwritten)")
 	source := fs.String("source", "auto", "log format: csvlog, jsonlog or stderr (PostgreSQL, log_statement=all or log_min_duration_statement=0), general-log (MariaDB), or auto (by extension: .csv, .json, else by the first line)")
 	var prefix optionalString
-	fs.Var(&prefix, "log-line-prefix", "the server's `log_line_prefix`, which a stderr log is read with (default: Debian's '"+capture.DefaultPrefix+"', which also reads PostgreSQL's '%m [%p] ')")
+	fs.Var(&prefix, "log-line-prefix", "the server's `log_line_prefix`, which a stderr log is read with (default: Debian's '"+postgres.DefaultPrefix+"', which also reads PostgreSQL's '%m [%p] ')")
 	dsn := fs.String("dsn", "", "a PostgreSQL server to read log_line_prefix and lc_messages from, instead of --log-line-prefix and --log-language")
 	lang := fs.String("log-language", "", "the language of a PostgreSQL log's messages: the server's `lc_messages` (de, de_DE.UTF-8), read with the installed PostgreSQL's message catalog, or a catalog's path (postgres-15.mo); default English")
 	eng := fs.String("engine", "", engineChoices(engine.Info.WritesLogs)+": the engine whose log it is (implied by --source; with auto, only its formats are considered)")
@@ -33,13 +35,18 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return capture.FromLogs(ctx, capture.LogOptions{
-		Out: *out, Logs: logs, Source: *source, LogLinePrefix: prefix.value(), PrefixDSN: *dsn, LogLanguage: *lang, Engine: *eng, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
+	err = capture.FromLogs(ctx, capture.LogOptions{
+		Out: *out, Logs: logs, Source: *source, Engine: *eng, Dataset: *ds, Tag: *tag, Scale: *scale, Workload: *wl,
+		Read: capture.ReadOptions{LinePrefix: prefix.value(), Server: *dsn, Language: *lang},
 		Filter: capture.Filter{
 			Databases: splitList(*dbs), Users: splitList(*users), Applications: splitList(*apps),
 			ExcludeUsers: splitList(*exUsers), ExcludeApplications: splitList(*exApps),
 		},
 	}, stdout, stderr)
+	if ie := (capture.InputError{}); errors.As(err, &ie) {
+		return usageError{Err: err}
+	}
+	return err
 }
 
 // optionalString is a flag whose value may be "" and that says whether

@@ -11,12 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // A real PostgreSQL writes the same sessions to csvlog, jsonlog and stderr
 // in English (lc_messages = C), then in German (whose catalog keeps the
 // severity LOG) and Russian (whose catalog translates it too). Read with
-// the language's catalog (capture.LoadMessages), each foreign log gives
+// the language's catalog (postgres.LoadMessages), each foreign log gives
 // the English log's capture: the same sessions, statements, parameters,
 // connects and disconnects. Read as English, the German stderr log gives
 // no statement, and its messages are recognized as German.
@@ -25,23 +26,25 @@ func TestRealPostgresForeignLogs(t *testing.T) {
 	const prefix = "%m [%p] %q%u@%d "
 	pg, admin, logDir := loggingShop(ctx, t, "csvlog,jsonlog,stderr", map[string]string{"log_line_prefix": "'" + prefix + "'"})
 	filter := capture.Filter{ExcludeUsers: []string{"obsbench_system", "postgres"}}
-	p, err := capture.ParsePrefix(prefix)
+	p, err := postgres.ParsePrefix(prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// read reads one run's logs of each format with msgs.
-	read := func(t *testing.T, files map[string][]string, msgs *capture.Messages) map[string][]string {
+	read := func(t *testing.T, files map[string][]string, msgs *postgres.Messages) map[string][]string {
 		out := map[string][]string{}
 		for _, src := range []string{"csvlog", "jsonlog", "stderr"} {
 			_, recs, st := parseLogs(t, func(w *capture.Writer) *capture.Parser {
-				var parser *capture.Parser
+				var prefix *postgres.Prefix
 				if src == "stderr" {
-					parser = capture.NewStderrParser(p, filter, w)
-				} else if parser, err = capture.NewParser(src, filter, w); err != nil {
+					prefix = p
+				}
+				reader, err := postgres.NewLogReader(src, prefix)
+				if err != nil {
 					t.Fatal(err)
 				}
-				parser.SetMessages(msgs)
-				return parser
+				reader.SetMessages(msgs)
+				return capture.ReadWith(reader, filter, w)
 			}, files[src])
 			if st.Statements == 0 || st.Disconnects == 0 || (st.Connects == 0) == msgs.ReadsConnections() {
 				t.Errorf("%s: %+v; want statements, disconnects, and connects where the language's are read", src, st)
@@ -59,9 +62,9 @@ func TestRealPostgresForeignLogs(t *testing.T) {
 			files := runInLanguage(ctx, t, pg.DSN("postgres"), admin, logDir, lc, func() {
 				runPgSessions(ctx, t, pg, admin, func(int) error { return nil })
 			})
-			var msgs *capture.Messages
+			var msgs *postgres.Messages
 			if lc != "C" {
-				if msgs, err = capture.LoadMessages(lc, capture.CatalogDirs); err != nil {
+				if msgs, err = postgres.LoadMessages(lc, postgres.CatalogDirs); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -83,10 +86,11 @@ func TestRealPostgresForeignLogs(t *testing.T) {
 				return
 			}
 			_, _, st := parseLogs(t, func(w *capture.Writer) *capture.Parser {
-				parser := capture.NewStderrParser(p, filter, w)
+				reader := stderrReader(p)
+				parser := capture.ReadWith(reader, filter, w)
 				t.Cleanup(func() {
-					if langs := capture.GuessLanguages(parser.Unrecognized(), capture.CatalogDirs); !slices.Contains(langs, "de") {
-						t.Errorf("read as English: unrecognized %q guessed as %v; want de among them", parser.Unrecognized(), langs)
+					if langs := postgres.GuessLanguages(reader.Unrecognized(), postgres.CatalogDirs); !slices.Contains(langs, "de") {
+						t.Errorf("read as English: unrecognized %q guessed as %v; want de among them", reader.Unrecognized(), langs)
 					}
 				})
 				return parser

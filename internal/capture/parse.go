@@ -1,21 +1,15 @@
 package capture
 
 import (
-	"bytes"
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
 )
-
-// Sources are the logs a Parser reads.
-var Sources = []string{"csvlog", "jsonlog", "stderr", "general-log"}
-
-// PostgreSQLLog says source is one of PostgreSQL's log formats, whose
-// lines are read with the server's log_line_prefix and lc_messages.
-func PostgreSQLLog(source string) bool { return source != "general-log" }
 
 // Filter says which sessions' records a capture keeps; an empty list
 // keeps all.
@@ -46,73 +40,45 @@ type Stats struct {
 }
 
 // Parser turns log files of one source, in the order the server wrote
-// them, into one capture. Sessions may continue across files (rotated
-// logs). Its memory is its buffers and one entry per open session, never
-// the log.
+// them, into one capture: its LogReader reads the entries (sessions may
+// continue across rotated files), the Parser keeps the records the filter
+// keeps, counts them and writes them. Its memory is its buffers and one
+// entry per open session, never the log.
 type Parser struct {
-	source string
+	reader LogReader
 	filter Filter
 	w      *Writer
 	stats  Stats
 	open   map[string]struct{} // sessions with a record written and no disconnect
-	clock  pgClock
-	// mariadb is the general log's state: each thread's session, and the
-	// time of the latest line that had one.
-	mariadb *generalLog
-	stderr  *stderrLog
-	// msgs reads a PostgreSQL log written in another language than
-	// English; nil for English.
-	msgs *Messages
-	// unknown are the first messages of client sessions the parser did
-	// not recognize, for GuessLanguages.
-	unknown []string
 }
 
-// maxUnknown is how many unrecognized messages a parser keeps.
-const maxUnknown = 32
-
-// Unrecognized are (up to 32 of) the LOG messages of client sessions
-// that were not a statement, connection or disconnection. A log with no
-// statement and such messages may be in another language than English.
-func (p *Parser) Unrecognized() []string { return p.unknown }
-
-// SetMessages makes the parser read a PostgreSQL log whose messages are
-// in m's language (the server's lc_messages).
-func (p *Parser) SetMessages(m *Messages) {
-	p.msgs = m
-	if p.stderr != nil {
-		p.stderr.prefix.msgs = m
-	}
-}
-
-// NewParser makes a parser of source (csvlog, jsonlog, stderr,
-// general-log) writing to w. A stderr log's lines are read with
-// DefaultPrefix: NewStderrParser reads them with another.
+// NewParser makes a parser of source (Sources) writing to w, which reads
+// the log as its source does without options (Source.Open).
 func NewParser(source string, f Filter, w *Writer) (*Parser, error) {
-	if !slices.Contains(Sources, source) {
-		return nil, fmt.Errorf("log source %q: want one of csvlog, jsonlog, stderr (PostgreSQL), general-log (MariaDB)", source)
+	s, ok := SourceNamed(source)
+	if !ok {
+		return nil, fmt.Errorf("log source %q: want one of %s", source, sourceList())
 	}
-	if source == "stderr" {
-		prefix, _ := ParsePrefix(DefaultPrefix)
-		return NewStderrParser(prefix, f, w), nil
+	o, err := s.Open(context.Background(), ReadOptions{})
+	if err != nil {
+		return nil, err
 	}
-	return &Parser{source: source, filter: f, w: w, open: map[string]struct{}{}, mariadb: newGeneralLog()}, nil
+	return ReadWith(o.Reader, f, w), nil
+}
+
+// ReadWith makes a parser whose reader is r, writing to w.
+func ReadWith(r LogReader, f Filter, w *Writer) *Parser {
+	return &Parser{reader: r, filter: f, w: w, open: map[string]struct{}{}}
 }
 
 // Parse reads one log file; name is used in errors (name:line). Call it
 // for each file of a log in the order the server wrote them.
 func (p *Parser) Parse(ctx context.Context, r io.Reader, name string) error {
-	switch p.source {
-	case "csvlog":
-		return p.parseCSV(ctx, r, name)
-	case "jsonlog":
-		return p.parseJSON(ctx, r, name)
-	case "stderr":
-		return p.parseStderr(ctx, r, name)
-	default:
-		return p.parseGeneral(ctx, r, name)
-	}
+	return p.reader.Read(ctx, p, r, name)
 }
+
+// Reader is the parser's LogReader.
+func (p *Parser) Reader() LogReader { return p.reader }
 
 // Stats are the counts so far.
 func (p *Parser) Stats() Stats { return p.stats }
@@ -130,8 +96,47 @@ func Parse(ctx context.Context, src io.Reader, name, source string, f Filter, w 
 	return p.Stats(), err
 }
 
-// emit writes rec at time at.
-func (p *Parser) emit(rec Record, at time.Time) error {
+// MaxLine is the longest line a line-oriented log may have: a statement
+// of 256 MiB is one nobody replays.
+const MaxLine = 256 << 20
+
+// LineError is a line scanner's err, said in a log's terms.
+func LineError(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("a line longer than %d MiB: %w", MaxLine>>20, err)
+	}
+	return err
+}
+
+// checkEvery is how many lines pass between checks of ctx.
+const checkEvery = 4096
+
+// Line counts a line (or record) a reader read, and every checkEvery
+// lines says whether ctx is done.
+func (p *Parser) Line(ctx context.Context) error {
+	if p.stats.Lines++; p.stats.Lines%checkEvery == 0 {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Skip counts a log entry that is no record the capture keeps.
+func (p *Parser) Skip() { p.stats.Skipped++ }
+
+// Keeps says whether the filter keeps a session of user on database db
+// with application app.
+func (p *Parser) Keeps(user, db, app string) bool { return p.filter.keeps(user, db, app) }
+
+// Began says whether session has a record in the capture and no
+// disconnect yet.
+func (p *Parser) Began(session string) bool {
+	_, ok := p.open[session]
+	return ok
+}
+
+// Emit writes rec at time at, unless it is a statement the filter's
+// Contains drops.
+func (p *Parser) Emit(rec Record, at time.Time) error {
 	if rec.Kind == Statement && p.filter.Contains != "" && !strings.Contains(rec.SQL, p.filter.Contains) {
 		p.stats.Skipped++
 		return nil
@@ -152,74 +157,4 @@ func (p *Parser) emit(rec Record, at time.Time) error {
 		delete(p.open, rec.Session)
 	}
 	return p.w.Write(rec, at)
-}
-
-// checkEvery is how many lines pass between checks of ctx.
-const checkEvery = 4096
-
-// Sniff names the log source whose first line is line: csvlog, jsonlog,
-// general-log, stderr (a line with a PostgreSQL severity, "LOG:  "), or
-// "" if it is none of them.
-func Sniff(line []byte) string {
-	line = bytes.TrimRight(line, "\r\n")
-	s := string(line)
-	switch {
-	case strings.HasPrefix(s, "{") && strings.Contains(s, `"timestamp":`):
-		return "jsonlog"
-	case len(s) > 24 && isDateTime(s[:19]) && s[19] == '.' && s[23] == ' ' && csvZone(s[24:]):
-		// log_time first: "2026-11-22 10:00:00.123 UTC,"
-		return "csvlog"
-	case isGeneralHeader(s):
-		return "general-log"
-	}
-	if _, ok := splitGeneralEntry(s); ok {
-		return "general-log"
-	}
-	if hasSeverity(s) {
-		return "stderr"
-	}
-	return ""
-}
-
-// csvZone says whether s begins with a zone and the comma that ends
-// csvlog's first column.
-func csvZone(s string) bool {
-	k := strings.IndexByte(s, ',')
-	return k > 0 && !strings.ContainsAny(s[:k], " \"")
-}
-
-// hasSeverity says whether a line holds a PostgreSQL severity as a stderr
-// log writes it after log_line_prefix ("LOG:  ").
-func hasSeverity(s string) bool {
-	for i := 0; ; {
-		k := strings.Index(s[i:], ":  ")
-		if k < 0 {
-			return false
-		}
-		end := i + k
-		start := end
-		for start > 0 && s[start-1] >= 'A' && s[start-1] <= 'Z' {
-			start--
-		}
-		if (start == 0 || s[start-1] == ' ') && severities[s[start:end]] {
-			return true
-		}
-		i = end + 1
-	}
-}
-
-// severities are PostgreSQL's message severities and the names of an
-// entry's further lines, in English (lc_messages = C).
-var severities = map[string]bool{
-	"DEBUG": true, "LOG": true, "INFO": true, "NOTICE": true, "WARNING": true, "ERROR": true, "FATAL": true, "PANIC": true,
-	"DETAIL": true, "HINT": true, "QUERY": true, "CONTEXT": true, "LOCATION": true, "STATEMENT": true,
-}
-
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

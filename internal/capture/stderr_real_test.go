@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // A real PostgreSQL writes the same sessions to a csvlog and a stderr log
@@ -63,7 +64,7 @@ func TestRealPostgresStderrLogs(t *testing.T) {
 			if len(csvs) != 2 || len(logs) != 2 {
 				t.Fatalf("new logs %q, %q; want two of each (one rotation)", csvs, logs)
 			}
-			prefix, err := capture.ParsePrefix(tt.prefix)
+			prefix, err := postgres.ParsePrefix(tt.prefix)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestRealPostgresStderrLogs(t *testing.T) {
 					}
 					return p
 				}, csvs)
-				_, got, st := parseLogs(t, func(w *capture.Writer) *capture.Parser { return capture.NewStderrParser(prefix, f, w) }, logs)
+				_, got, st := parseLogs(t, func(w *capture.Writer) *capture.Parser { return capture.ReadWith(stderrReader(prefix), f, w) }, logs)
 				if !tt.sessions {
 					if st.Sessions != 1 || st.Connects != 0 || st.Statements != wantSt.Statements || !slices.Equal(statements(got), statements(want)) {
 						t.Errorf("stats %+v; want the csvlog's %d statements as one session, in order:\n%q\n%q", st, wantSt.Statements, statements(got), statements(want))
@@ -164,4 +165,13 @@ func statements(recs []capture.Record) []string {
 		}
 	}
 	return out
+}
+
+// stderrReader reads a stderr log whose lines begin with prefix.
+func stderrReader(prefix *postgres.Prefix) *postgres.LogReader {
+	r, err := postgres.NewLogReader("stderr", prefix)
+	if err != nil {
+		panic(err) // stderr is PostgreSQL's
+	}
+	return r
 }

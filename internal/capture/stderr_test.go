@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/capture"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
 )
 
 // parseStderr captures a stderr log read with prefix.
 func parseStderr(t *testing.T, prefix string, f capture.Filter, log string) ([]capture.Record, capture.Stats, error) {
 	t.Helper()
-	p, err := capture.ParsePrefix(prefix)
+	p, err := postgres.ParsePrefix(prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	w := capture.NewWriter(&buf, capture.Header{Engine: "postgres", Source: "stderr"})
-	parser := capture.NewStderrParser(p, f, w)
+	parser := capture.ReadWith(stderrReader(p), f, w)
 	if err := parser.Parse(context.Background(), strings.NewReader(log), "pg.log"); err != nil {
 		return nil, parser.Stats(), err
 	}
@@ -121,7 +122,7 @@ func TestStderrPrefixes(t *testing.T) {
 		}
 	}
 
-	if _, err := capture.ParsePrefix("%m %u%d "); err == nil || !strings.Contains(err.Error(), "%u and %d with nothing between them cannot be told apart") {
+	if _, err := postgres.ParsePrefix("%m %u%d "); err == nil || !strings.Contains(err.Error(), "%u and %d with nothing between them cannot be told apart") {
 		t.Errorf("%%u%%d: %v", err)
 	}
 	_, _, err := parseStderr(t, "%m [%p] ", capture.Filter{}, "2026-11-22 10:00:00 UTC [7] LOG:  x\n")
@@ -142,7 +143,7 @@ func TestStderrPrefixes(t *testing.T) {
 		{"%t %c %u %d %a ", []string{"to the second"}},
 		{"%u %d ", []string{"no session id", "no time", "application"}},
 	} {
-		p, err := capture.ParsePrefix(tt.prefix)
+		p, err := postgres.ParsePrefix(tt.prefix)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/capture"
 )
 
 // A PostgreSQL stderr-format log entry is
@@ -49,24 +51,21 @@ type stderrEntry struct {
 
 type stderrWho struct{ user, db, app string }
 
-// NewStderrParser makes a parser of PostgreSQL stderr-format logs whose
-// lines begin with prefix, writing to w.
-func NewStderrParser(prefix *Prefix, f Filter, w *Writer) *Parser {
-	p := &Parser{source: "stderr", filter: f, w: w, open: map[string]struct{}{}}
-	p.stderr = &stderrLog{prefix: prefix, vals: map[byte]string{}, pids: map[string]string{},
+// newStderrLog is the state of a stderr log read with prefix.
+func newStderrLog(prefix *Prefix) *stderrLog {
+	return &stderrLog{prefix: prefix, vals: map[byte]string{}, pids: map[string]string{},
 		generation: map[string]int{}, who: map[string]stderrWho{}}
-	return p
 }
 
-func (p *Parser) parseStderr(ctx context.Context, r io.Reader, name string) error {
-	s := p.stderr
+func (l *LogReader) readStderr(ctx context.Context, p *capture.Parser, r io.Reader, name string) error {
+	s := l.stderr
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), maxLine)
+	sc.Buffer(make([]byte, 1<<20), capture.MaxLine)
 	line, matched, first := 0, 0, ""
 	for sc.Scan() {
 		line++
-		if p.stats.Lines++; p.stats.Lines%checkEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if err := p.Line(ctx); err != nil {
+			return err
 		}
 		text := sc.Text()
 		if line == 1 {
@@ -83,14 +82,14 @@ func (p *Parser) parseStderr(ctx context.Context, r io.Reader, name string) erro
 		if !ok {
 			// Another program's output on the server's stderr: it ends
 			// the entry before it.
-			if err := p.flushStderr(name); err != nil {
+			if err := l.flushStderr(p, name); err != nil {
 				return err
 			}
-			p.stats.Skipped++
+			p.Skip()
 			continue
 		}
 		matched++
-		sev = p.msgs.Severity(sev)
+		sev = l.msgs.Severity(sev)
 		if s.pending != nil && isDetailLine(sev) {
 			s.field = nil
 			if sev == "DETAIL" {
@@ -99,19 +98,19 @@ func (p *Parser) parseStderr(ctx context.Context, r io.Reader, name string) erro
 			}
 			continue
 		}
-		if err := p.flushStderr(name); err != nil {
+		if err := l.flushStderr(p, name); err != nil {
 			return err
 		}
-		e, err := s.entry(sev, rest, p, name, line)
+		e, err := s.entry(sev, rest, l, name, line)
 		if err != nil {
 			return err
 		}
 		s.pending, s.field = e, &e.message
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, lineError(err))
+		return fmt.Errorf("%s:%d: %w", name, line+1, capture.LineError(err))
 	}
-	if err := p.flushStderr(name); err != nil {
+	if err := l.flushStderr(p, name); err != nil {
 		return err
 	}
 	if matched == 0 && line > 0 {
@@ -132,7 +131,7 @@ func isDetailLine(sev string) bool {
 }
 
 // entry starts an entry from a line's prefix values.
-func (s *stderrLog) entry(sev, message string, p *Parser, name string, line int) (*stderrEntry, error) {
+func (s *stderrLog) entry(sev, message string, l *LogReader, name string, line int) (*stderrEntry, error) {
 	v := s.vals
 	e := &stderrEntry{line: line, pid: v['p']}
 	e.e.severity, e.e.typ = sev, v['b']
@@ -141,11 +140,11 @@ func (s *stderrLog) entry(sev, message string, p *Parser, name string, line int)
 	var err error
 	switch {
 	case v['m'] != "":
-		e.e.time, err = p.clock.parse(v['m'])
+		e.e.time, err = l.clock.parse(v['m'])
 	case v['n'] != "":
 		e.e.time, err = parseEpoch(v['n'])
 	case v['t'] != "":
-		e.e.time, err = p.clock.parseSeconds(v['t'])
+		e.e.time, err = l.clock.parseSeconds(v['t'])
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s:%d: log_line_prefix's time %w", name, line, err)
@@ -163,8 +162,8 @@ func known(v string) string {
 }
 
 // flushStderr turns the pending entry into a record, if it is one.
-func (p *Parser) flushStderr(name string) error {
-	s := p.stderr
+func (l *LogReader) flushStderr(p *capture.Parser, name string) error {
+	s := l.stderr
 	pe := s.pending
 	if pe == nil {
 		return nil
@@ -172,7 +171,7 @@ func (p *Parser) flushStderr(name string) error {
 	s.pending, s.field = nil, nil
 	e := pe.e
 	e.message, e.detail = pe.message.String(), pe.detail.String()
-	_, e.message, e.detail = p.msgs.English("", e.message, e.detail)
+	_, e.message, e.detail = l.msgs.English("", e.message, e.detail)
 	connect := strings.HasPrefix(e.message, "connection authorized: ")
 	switch {
 	case e.session != "":
@@ -180,14 +179,14 @@ func (p *Parser) flushStderr(name string) error {
 		// No way to tell sessions apart: the statements are one
 		// session's, and connects and disconnects are no one's.
 		if connect || strings.HasPrefix(e.message, "disconnection: ") {
-			p.stats.Skipped++
+			p.Skip()
 			return nil
 		}
 		e.session = "log"
-		return p.pgEntryAt(e, name, pe.line)
+		return l.entryAt(p, e, name, pe.line)
 	default:
 		key, ok := s.pids[pe.pid]
-		_, begun := p.open[key]
+		begun := p.Began(key)
 		_, known := s.who[key]
 		// A connection line begins a session, unless it is the first
 		// line of the process's session that has one.
@@ -225,12 +224,12 @@ func (p *Parser) flushStderr(name string) error {
 			delete(s.pids, pe.pid)
 		}
 	}
-	return p.pgEntryAt(e, name, pe.line)
+	return l.entryAt(p, e, name, pe.line)
 }
 
-// pgEntryAt is pgEntry for the entry at name:line, which its error names.
-func (p *Parser) pgEntryAt(e pgEntry, name string, line int) error {
-	if err := p.pgEntry(e); err != nil {
+// entryAt is entry for the entry at name:line, which its error names.
+func (l *LogReader) entryAt(p *capture.Parser, e pgEntry, name string, line int) error {
+	if err := l.entry(p, e); err != nil {
 		return fmt.Errorf("%s:%d: %w", name, line, err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"encoding/binary"

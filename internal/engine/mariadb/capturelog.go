@@ -1,4 +1,4 @@
-package capture
+package mariadb
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/capture"
 )
 
 // A MariaDB general log entry is
@@ -21,7 +23,8 @@ import (
 // three header lines whenever it opens the file (at start, at FLUSH LOGS,
 // when general_log is switched on).
 
-// generalLog is the state of a MariaDB general log across files.
+// generalLog is the state of a MariaDB general log across files: the
+// log's reader (capture.LogReader).
 type generalLog struct {
 	now  time.Time                // the latest time printed
 	open map[uint64]*mariaSession // each thread's current session
@@ -59,7 +62,7 @@ type mariaEntry struct {
 }
 
 type heldRecord struct {
-	rec  Record
+	rec  capture.Record
 	at   time.Time
 	sess *mariaSession // a Connect's session, whose login may be refused yet
 	line int
@@ -67,6 +70,20 @@ type heldRecord struct {
 
 func newGeneralLog() *generalLog {
 	return &generalLog{open: map[uint64]*mariaSession{}, epochs: []idSet{{}}}
+}
+
+func init() {
+	capture.Register(capture.Source{
+		Name: "general-log", Engine: "mariadb", Product: "MariaDB", Ext: ".log",
+		Describe: "general log", HowToLog: "general_log=ON", Order: 20,
+		Sniff: func(line string) bool {
+			_, entry := splitGeneralEntry(line)
+			return entry || isGeneralHeader(line)
+		},
+		Open: func(context.Context, capture.ReadOptions) (capture.Opened, error) {
+			return capture.Opened{Reader: newGeneralLog()}, nil
+		},
+	})
 }
 
 // A login attempt is a login once its thread logs something else, or,
@@ -81,15 +98,14 @@ const (
 // "user@host as proxied on db using TCP/IP".
 var connectArg = regexp.MustCompile(`^(\S*)@\S*(?: as \S*)? on (\S*) using `)
 
-func (p *Parser) parseGeneral(ctx context.Context, r io.Reader, name string) error {
-	g := p.mariadb
+func (g *generalLog) Read(ctx context.Context, p *capture.Parser, r io.Reader, name string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), maxLine)
+	sc.Buffer(make([]byte, 1<<20), capture.MaxLine)
 	line, entries, stray := 0, 0, 0
 	for sc.Scan() {
 		line++
-		if p.stats.Lines++; p.stats.Lines%checkEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if err := p.Line(ctx); err != nil {
+			return err
 		}
 		text := sc.Text()
 		e, ok := splitGeneralEntry(text)
@@ -97,7 +113,7 @@ func (p *Parser) parseGeneral(ctx context.Context, r io.Reader, name string) err
 			switch {
 			case isGeneralHeader(text):
 				// Entries are written whole: a header ends the one before.
-				if err := p.flushGeneral(name); err != nil {
+				if err := g.flush(p, name); err != nil {
 					return err
 				}
 				if strings.HasSuffix(text, " started with:") {
@@ -111,7 +127,7 @@ func (p *Parser) parseGeneral(ctx context.Context, r io.Reader, name string) err
 			}
 			continue
 		}
-		if err := p.flushGeneral(name); err != nil {
+		if err := g.flush(p, name); err != nil {
 			return err
 		}
 		entries++
@@ -127,9 +143,9 @@ func (p *Parser) parseGeneral(ctx context.Context, r io.Reader, name string) err
 		g.pending = pe
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, lineError(err))
+		return fmt.Errorf("%s:%d: %w", name, line+1, capture.LineError(err))
 	}
-	if err := p.flushGeneral(name); err != nil {
+	if err := g.flush(p, name); err != nil {
 		return err
 	}
 	if entries == 0 && stray > 0 {
@@ -137,7 +153,7 @@ func (p *Parser) parseGeneral(ctx context.Context, r io.Reader, name string) err
 	}
 	// A login attempt at the very end of a file is taken as a login: its
 	// refusal would be on the next line of the same file.
-	return p.releaseHeld(name, true)
+	return g.releaseHeld(p, name, true)
 }
 
 // generalEntry is an entry line's parts.
@@ -226,8 +242,7 @@ func parseGeneralTime(s string) (time.Time, error) {
 }
 
 // flushGeneral turns the pending entry, now complete, into a record.
-func (p *Parser) flushGeneral(name string) error {
-	g := p.mariadb
+func (g *generalLog) flush(p *capture.Parser, name string) error {
 	e := g.pending
 	if e == nil {
 		return nil
@@ -242,57 +257,56 @@ func (p *Parser) flushGeneral(name string) error {
 		if sess != nil && sess.attempt {
 			delete(g.open, e.thread)
 			if sess.keep {
-				p.stats.Skipped++ // the attempt, held
+				p.Skip() // the attempt, held
 			}
 			sess.keep, sess.attempt = false, false
 		}
-		p.stats.Skipped++
-		return p.releaseHeld(name, false)
+		p.Skip()
+		return g.releaseHeld(p, name, false)
 	case e.command == "Connect" || sess == nil:
 		sess = &mariaSession{key: g.sessionKey(e.thread), opened: g.opened}
 		if m := connectArg.FindStringSubmatch(arg); e.command == "Connect" && m != nil {
 			sess.user, sess.db = m[1], m[2]
 		}
-		sess.keep = p.filter.keeps(sess.user, sess.db, "")
+		sess.keep = p.Keeps(sess.user, sess.db, "")
 		sess.attempt, sess.connectAt = e.command == "Connect", e.at
 		g.open[e.thread] = sess
 	case sess.attempt:
 		sess.attempt = false // its thread went on: the login succeeded
 	}
 	if !sess.keep {
-		p.stats.Skipped++
+		p.Skip()
 		if e.command == "Quit" {
 			delete(g.open, e.thread)
 		}
-		return p.releaseHeld(name, false)
+		return g.releaseHeld(p, name, false)
 	}
-	rec := Record{Session: sess.key}
+	rec := capture.Record{Session: sess.key}
 	switch e.command {
 	case "Connect":
-		rec.Kind, rec.User, rec.Database = Connect, sess.user, sess.db
+		rec.Kind, rec.User, rec.Database = capture.Connect, sess.user, sess.db
 	case "Quit":
-		rec.Kind = Disconnect
+		rec.Kind = capture.Disconnect
 		delete(g.open, e.thread)
 	case "Query", "Execute":
-		rec.Kind, rec.SQL = Statement, arg
+		rec.Kind, rec.SQL = capture.Statement, arg
 	case "Init DB":
-		rec.Kind, rec.SQL = Statement, "USE `"+strings.ReplaceAll(arg, "`", "``")+"`"
+		rec.Kind, rec.SQL = capture.Statement, "USE `"+strings.ReplaceAll(arg, "`", "``")+"`"
 	default: // Prepare, Close stmt, Field List, Ping, ...
-		p.stats.Skipped++
-		return p.releaseHeld(name, false)
+		p.Skip()
+		return g.releaseHeld(p, name, false)
 	}
 	h := heldRecord{rec: rec, at: e.at, line: e.line}
-	if rec.Kind == Connect {
+	if rec.Kind == capture.Connect {
 		h.sess = sess
 	}
 	g.held = append(g.held, h)
-	return p.releaseHeld(name, false)
+	return g.releaseHeld(p, name, false)
 }
 
 // releaseHeld writes the held records up to the first Connect still an
 // attempt; all, if all.
-func (p *Parser) releaseHeld(name string, all bool) error {
-	g := p.mariadb
+func (g *generalLog) releaseHeld(p *capture.Parser, name string, all bool) error {
 	n := 0
 	for ; n < len(g.held); n++ {
 		h := &g.held[n]
@@ -314,7 +328,7 @@ func (p *Parser) releaseHeld(name string, all bool) error {
 		if s := h.sess; s != nil && !s.keep {
 			continue // refused
 		}
-		if err := p.emit(h.rec, h.at); err != nil {
+		if err := p.Emit(h.rec, h.at); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, h.line, err)
 		}
 	}
@@ -358,3 +372,8 @@ type idSet map[uint64]uint64
 
 func (s idSet) has(id uint64) bool { return s[id>>6]&(1<<(id&63)) != 0 }
 func (s idSet) add(id uint64)      { s[id>>6] |= 1 << (id & 63) }
+
+// digits says s is one or more ASCII digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

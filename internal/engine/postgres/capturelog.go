@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/capture"
 )
 
 // pgEntry is what a capture needs of one PostgreSQL log entry.
@@ -29,7 +31,7 @@ const (
 	csvMinColumns                       = 23
 )
 
-func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
+func (l *LogReader) readCSV(ctx context.Context, p *capture.Parser, r io.Reader, name string) error {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<20))
 	cr.FieldsPerRecord = -1 // 23 or 26 columns, checked below
 	cr.ReuseRecord = true
@@ -46,13 +48,13 @@ func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if p.stats.Lines++; p.stats.Lines%checkEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if err := p.Line(ctx); err != nil {
+			return err
 		}
 		if len(rec) < csvMinColumns {
 			return fmt.Errorf("%s:%d: %d columns; PostgreSQL csvlog has %d or more", name, line, len(rec), csvMinColumns)
 		}
-		at, err := p.clock.parse(rec[csvTime])
+		at, err := l.clock.parse(rec[csvTime])
 		if err != nil {
 			return fmt.Errorf("%s:%d: log_time %w", name, line, err)
 		}
@@ -61,8 +63,8 @@ func (p *Parser) parseCSV(ctx context.Context, r io.Reader, name string) error {
 		if len(rec) > csvBackendType {
 			e.typ = rec[csvBackendType]
 		}
-		e.severity, e.message, e.detail = p.msgs.English(e.severity, e.message, e.detail)
-		if err := p.pgEntryAt(e, name, line); err != nil {
+		e.severity, e.message, e.detail = l.msgs.English(e.severity, e.message, e.detail)
+		if err := l.entryAt(p, e, name, line); err != nil {
 			return err
 		}
 	}
@@ -81,74 +83,63 @@ type pgJSON struct {
 	BackendType string `json:"backend_type"`
 }
 
-func (p *Parser) parseJSON(ctx context.Context, r io.Reader, name string) error {
+func (l *LogReader) readJSON(ctx context.Context, p *capture.Parser, r io.Reader, name string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), maxLine)
+	sc.Buffer(make([]byte, 1<<20), capture.MaxLine)
 	line := 0
 	for sc.Scan() {
 		line++
-		if p.stats.Lines++; p.stats.Lines%checkEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if err := p.Line(ctx); err != nil {
+			return err
 		}
 		var j pgJSON
 		if err := json.Unmarshal(sc.Bytes(), &j); err != nil {
 			return fmt.Errorf("%s:%d: %v (want PostgreSQL jsonlog, one object per line)", name, line, err)
 		}
-		at, err := p.clock.parse(j.Timestamp)
+		at, err := l.clock.parse(j.Timestamp)
 		if err != nil {
 			return fmt.Errorf("%s:%d: timestamp %w", name, line, err)
 		}
 		e := pgEntry{time: at, user: j.User, db: j.DB, session: j.Session, app: j.App,
 			severity: j.Severity, message: j.Message, detail: j.Detail, typ: j.BackendType}
-		e.severity, e.message, e.detail = p.msgs.English(e.severity, e.message, e.detail)
-		if err := p.pgEntryAt(e, name, line); err != nil {
+		e.severity, e.message, e.detail = l.msgs.English(e.severity, e.message, e.detail)
+		if err := l.entryAt(p, e, name, line); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, lineError(err))
+		return fmt.Errorf("%s:%d: %w", name, line+1, capture.LineError(err))
 	}
 	return nil
 }
 
-// maxLine is the longest line a line-oriented log may have: a statement
-// of 256 MiB is one nobody replays.
-const maxLine = 256 << 20
-
-func lineError(err error) error {
-	if errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("a line longer than %d MiB: %w", maxLine>>20, err)
-	}
-	return err
-}
-
-// pgEntry turns one entry into a record, if it is one.
-func (p *Parser) pgEntry(e pgEntry) error {
+// entry turns one entry into a record, if it is one.
+func (l *LogReader) entry(p *capture.Parser, e pgEntry) error {
 	if e.severity != "LOG" || (e.typ != "" && e.typ != "client backend") || e.session == "" {
-		p.stats.Skipped++
+		p.Skip()
 		return nil
 	}
-	rec := Record{Session: e.session}
+	rec := capture.Record{Session: e.session}
 	switch {
 	case strings.HasPrefix(e.message, "connection authorized: "):
-		rec.Kind, rec.User, rec.Database = Connect, e.user, e.db
+		rec.Kind, rec.User, rec.Database = capture.Connect, e.user, e.db
 		// application_name is set after this line is logged: the
 		// message has the one the client sent.
 		if e.app == "" {
 			e.app = connectApplication(e.message)
 		}
 	case strings.HasPrefix(e.message, "disconnection: "):
-		rec.Kind = Disconnect
+		rec.Kind = capture.Disconnect
 	default:
 		sql, execute, ok := statementOf(e.message)
 		if !ok {
-			p.stats.Skipped++
-			if len(p.unknown) < maxUnknown && !strings.HasPrefix(e.message, "duration: ") {
-				p.unknown = append(p.unknown, e.message)
+			p.Skip()
+			if len(l.unknown) < maxUnknown && !strings.HasPrefix(e.message, "duration: ") {
+				l.unknown = append(l.unknown, e.message)
 			}
 			return nil
 		}
-		rec.Kind, rec.SQL = Statement, sql
+		rec.Kind, rec.SQL = capture.Statement, sql
 		if execute {
 			if d, ok := strings.CutPrefix(e.detail, "parameters: "); ok {
 				params, err := parseParams(d)
@@ -159,11 +150,11 @@ func (p *Parser) pgEntry(e pgEntry) error {
 			}
 		}
 	}
-	if !p.filter.keeps(e.user, e.db, e.app) {
-		p.stats.Skipped++
+	if !p.Keeps(e.user, e.db, e.app) {
+		p.Skip()
 		return nil
 	}
-	return p.emit(rec, e.time)
+	return p.Emit(rec, e.time)
 }
 
 // statementOf reads a message that logs a statement: log_statement's
@@ -351,4 +342,47 @@ func zoneOffset(z string) (time.Duration, bool) {
 		off = -off
 	}
 	return off, true
+}
+
+// csvZone says whether s begins with a zone and the comma that ends
+// csvlog's first column.
+func csvZone(s string) bool {
+	k := strings.IndexByte(s, ',')
+	return k > 0 && !strings.ContainsAny(s[:k], " \"")
+}
+
+// hasSeverity says whether a line holds a PostgreSQL severity as a stderr
+// log writes it after log_line_prefix ("LOG:  ").
+func hasSeverity(s string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], ":  ")
+		if k < 0 {
+			return false
+		}
+		end := i + k
+		start := end
+		for start > 0 && s[start-1] >= 'A' && s[start-1] <= 'Z' {
+			start--
+		}
+		if (start == 0 || s[start-1] == ' ') && severities[s[start:end]] {
+			return true
+		}
+		i = end + 1
+	}
+}
+
+// severities are PostgreSQL's message severities and the names of an
+// entry's further lines, in English (lc_messages = C).
+var severities = map[string]bool{
+	"DEBUG": true, "LOG": true, "INFO": true, "NOTICE": true, "WARNING": true, "ERROR": true, "FATAL": true, "PANIC": true,
+	"DETAIL": true, "HINT": true, "QUERY": true, "CONTEXT": true, "LOCATION": true, "STATEMENT": true,
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
