@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/obsbench/obsbench/internal/capture"
-	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // captureCmd turns statement logs into a capture file: obsbench capture
@@ -21,7 +21,7 @@ func captureCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&prefix, "log-line-prefix", "the server's `log_line_prefix`, which a stderr log is read with (default: Debian's '"+postgres.DefaultPrefix+"', which also reads PostgreSQL's '%m [%p] ')")
 	dsn := fs.String("dsn", "", "a PostgreSQL server to read log_line_prefix and lc_messages from, instead of --log-line-prefix and --log-language")
 	lang := fs.String("log-language", "", "the language of a PostgreSQL log's messages: the server's `lc_messages` (de, de_DE.UTF-8), read with the installed PostgreSQL's message catalog, or a catalog's path (postgres-15.mo); default English")
-	eng := fs.String("engine", "", engineChoices(engine.Info.WritesLogs)+": the engine whose log it is (implied by --source; with auto, only its formats are considered)")
+	eng := fs.String("engine", "", spec.OneOf(capture.Engines())+": the engine whose log it is (implied by --source; with auto, only its formats are considered)")
 	ds := fs.String("dataset", "", "the obsbench dataset the workload ran on, recorded so that a replay on a managed server loads it")
 	tag := fs.String("tag", "", "a string in every statement of the workload, recorded so that observers' records of a replay are counted by it")
 	scale := fs.Int("scale", 1, "the dataset's scale the workload ran at (dss: rows x N), recorded so that a replay loads the same")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func (o LogOptions) header() (Header, error) {
 	case o.Read.LinePrefix != nil && o.Read.Server != "":
 		return h, invalidf("--log-line-prefix and --dsn both say the log's prefix: give one")
 	case o.Engine != "" && len(SourcesOf(o.Engine)) == 0:
-		return h, invalidf("--engine %q: want %s (or none: the log's format implies it)", o.Engine, oneOf(engines()))
+		return h, invalidf("--engine %q: want %s (or none: the log's format implies it)", o.Engine, oneOf(slices.Sorted(slices.Values(Engines()))))
 	case o.Engine != "" && o.Source != "auto" && engineOf(o.Source) != o.Engine:
 		return h, invalidf("--engine %s and --source %s disagree: %s is a %s log", o.Engine, o.Source, o.Source, engineOf(o.Source))
 	}

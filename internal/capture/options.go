@@ -88,15 +88,15 @@ func engineOf(source string) string {
 	return s.Engine
 }
 
-// engines are the engines whose logs a capture reads.
-func engines() []string {
+// Engines are the engines whose logs a capture reads, in their sources'
+// order.
+func Engines() []string {
 	var names []string
 	for _, s := range Sources() {
 		if !slices.Contains(names, s.Engine) {
 			names = append(names, s.Engine)
 		}
 	}
-	slices.Sort(names)
 	return names
 }
 

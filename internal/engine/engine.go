@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -85,26 +84,6 @@ type Info struct {
 	// parameters to be parsed at every execution (pgbench's -M extended);
 	// without it a statement goes as text or to a prepared statement.
 	ExtendedQuery bool
-	// LogSources are the server logs of this engine that 'obsbench
-	// capture' reads (capture.Sources).
-	LogSources []string
-}
-
-// WritesLogs says the engine's server writes logs that 'obsbench capture'
-// reads.
-func (i Info) WritesLogs() bool { return len(i.LogSources) > 0 }
-
-// LogEngine is the registered engine whose server writes log source, ""
-// if none does.
-func LogEngine(source string) string {
-	mu.RLock()
-	defer mu.RUnlock()
-	for name, e := range registry {
-		if slices.Contains(e.Info().LogSources, source) {
-			return name
-		}
-	}
-	return ""
 }
 
 // InfoOf is the Info of the registered engine name; the zero Info, which

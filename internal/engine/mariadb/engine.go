@@ -25,7 +25,6 @@ type Engine struct{}
 // obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "mariadb", Product: "MariaDB", Namespace: "database", AddOn: "plugin", Dialect: workload.MariaDB,
-		LogSources: []string{"general-log"},
 		WaitProfile: result.WaitProfile{Source: "performance_schema wait time (all threads)",
 			Missing: "performance_schema is off on this server; obsbench never turns an observer on to measure"},
 		Managed: true, RestartsApply: true, Counts: true,

@@ -25,7 +25,6 @@ type Engine struct{}
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "postgres", Product: "PostgreSQL", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
-		LogSources:  []string{"csvlog", "jsonlog", "stderr"},
 		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, CountsQueries: true, ExtendedQuery: true}
 }
 
