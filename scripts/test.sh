@@ -40,7 +40,7 @@ chmod 711 "$work"
 # whose path may have at most 107 bytes.)
 mkdir -m 1777 "$work/t" && export TMPDIR="$work/t"
 # Managed PostgreSQL servers start from a copy of one initdb
-# (internal/server/template.go), each with a password of its own.
+# (internal/engine/postgres/template.go), each with a password of its own.
 mkdir -m 700 "$work/templates" && export OBSBENCH_INITDB_TEMPLATES="$work/templates"
 
 # The checks, mostly one core's type checking, beside everything else.
@@ -50,7 +50,7 @@ lintpid=$!
 # The packages, two at a time as go test does on two cores, beside the
 # queue. go test starts them in the order given: the longest first, so
 # that none of them is left running alone at the end.
-longest="internal/engine/postgres internal/app internal/server internal/engine/mariadb internal/capture internal/driver internal/analysis internal/experiment"
+longest="internal/engine/postgres internal/engine/mariadb internal/app internal/capture internal/driver internal/analysis internal/experiment"
 mod=$($GO list -m)
 pkgs=$({
 	for p in $longest; do echo "$mod/$p"; done

@@ -25,7 +25,6 @@ import (
 	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
-	"github.com/obsbench/obsbench/internal/replay"
 	"github.com/obsbench/obsbench/internal/stats"
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -174,7 +173,7 @@ func run(ctx context.Context, c config) error {
 	if err := captureFile(ctx, logPath, capPath); err != nil {
 		return err
 	}
-	script, err := replay.Load(capPath)
+	script, err := capture.LoadScript(capPath)
 	if err != nil {
 		return err
 	}
@@ -216,8 +215,8 @@ func run(ctx context.Context, c config) error {
 
 // replayByObsbench replays script once with obsbench's driver, which
 // must run every one of the executed statements captured, without error.
-func replayByObsbench(ctx context.Context, script *replay.Script, dial driver.Dialer, executed int64) (sample, error) {
-	wl := script.Meta(replay.Options{Mode: replay.Stress, Passes: 1})
+func replayByObsbench(ctx context.Context, script *capture.Script, dial driver.Dialer, executed int64) (sample, error) {
+	wl := script.Meta(capture.ReplayOptions{Mode: capture.Stress, Passes: 1})
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	began := time.Now()

@@ -5,9 +5,10 @@
 // logged them, and a trailer with the totals. Both directions stream: a
 // log of many gigabytes is never held in memory.
 //
-// FromLogs is obsbench capture: it finds the logs, learns how they are
-// written (a stderr log's prefix, the messages' language, from the flags
-// or the server), and reads them into a capture with progress.
+// FromLogs is obsbench capture: it finds the logs, has their engine's
+// reader (a registered Source) learn how they are written, and reads them
+// into a capture with progress. A Script replays a capture as a workload
+// (--workload replay).
 package capture
 
 import (

@@ -3,7 +3,7 @@ package workloadspec
 import (
 	"fmt"
 
-	"github.com/obsbench/obsbench/internal/replay"
+	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workload"
@@ -49,18 +49,18 @@ func lookupRegistered(s spec.Spec, read ReadFile) (workload.Meta, error) {
 	if r.Capture == "" {
 		return workload.Meta{}, spec.Invalidf("--workload replay needs --capture FILE (made by 'obsbench capture')")
 	}
-	opts := replay.Options{Mode: replay.Mode(r.Mode), Speed: r.Speed, Passes: r.Passes}
+	opts := capture.ReplayOptions{Mode: capture.ReplayMode(r.Mode), Speed: r.Speed, Passes: r.Passes}
 	if err := opts.Check(); err != nil {
 		return workload.Meta{}, spec.InvalidError{Err: err}
 	}
-	if opts.Mode == replay.Stress && s.IsChosen("replay-speed") {
+	if opts.Mode == capture.Stress && s.IsChosen("replay-speed") {
 		return workload.Meta{}, spec.Invalidf("--replay-speed paces --replay-mode sync; stress mode sends as fast as the server answers")
 	}
 	b, err := read(r.Capture)
 	if err != nil {
 		return workload.Meta{}, spec.Invalidf("--capture: %v", err)
 	}
-	script, err := replay.Parse(r.Capture, b)
+	script, err := capture.ParseScript(r.Capture, b)
 	if err != nil {
 		return workload.Meta{}, spec.Invalidf("--capture: %v", err)
 	}

@@ -1,4 +1,4 @@
-package replay_test
+package capture_test
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/engine/servertest"
-	"github.com/obsbench/obsbench/internal/replay"
 )
 
 // captureSettings make a server log what a capture needs.
@@ -112,20 +111,20 @@ func captureLog(t *testing.T, pg *postgres.Instance) *bytes.Buffer {
 	return &buf
 }
 
-func load(t *testing.T, buf *bytes.Buffer) *replay.Script {
+func load(t *testing.T, buf *bytes.Buffer) *capture.Script {
 	t.Helper()
 	r, err := capture.NewReader(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := replay.Read(r)
+	s, err := capture.ReadScript(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func sessionsOf(s *replay.Script) [][]string {
+func sessionsOf(s *capture.Script) [][]string {
 	var out [][]string
 	for _, sess := range s.Sessions {
 		var sqls []string
@@ -191,7 +190,7 @@ func TestCaptureThenReplay(t *testing.T) {
 	ok := int64(total - len(want)) // each session has one failing statement
 
 	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
-	wl := script.Meta(replay.Options{Mode: replay.Stress, Passes: 1})
+	wl := script.Meta(capture.ReplayOptions{Mode: capture.Stress, Passes: 1})
 	res, err := driver.Run(ctx, driver.Config{Clients: wl.DefaultClients, Duration: time.Minute}, dial, wl.New())
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +243,7 @@ func TestSyncModeKeepsTiming(t *testing.T) {
 	}
 	dial := func(ctx context.Context) (driver.Session, error) { return s.Connect(ctx) }
 	for _, speed := range []float64{1, 3} {
-		wl := script.Meta(replay.Options{Mode: replay.Sync, Speed: speed, Passes: 1})
+		wl := script.Meta(capture.ReplayOptions{Mode: capture.Sync, Speed: speed, Passes: 1})
 		began := time.Now()
 		res, err := driver.Run(ctx, driver.Config{Clients: 1, Duration: time.Minute}, dial, wl.New())
 		if err != nil {
@@ -267,7 +266,7 @@ func TestSyncModeKeepsTiming(t *testing.T) {
 	}
 	// At speed 0.01 the second statement is due some 50 s in: a 2 s run
 	// ends at its window, not when the waiting session wakes.
-	wl := script.Meta(replay.Options{Mode: replay.Sync, Speed: 0.01})
+	wl := script.Meta(capture.ReplayOptions{Mode: capture.Sync, Speed: 0.01})
 	began := time.Now()
 	res, err := driver.Run(ctx, driver.Config{Clients: 1, Duration: 2 * time.Second}, dial, wl.New())
 	if err != nil {

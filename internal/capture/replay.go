@@ -1,11 +1,10 @@
-// Package replay runs a captured workload (internal/capture) as a
-// workload: each driver session replays one captured session's
+// A capture replayed as a workload: each driver session replays one captured session's
 // statements in their captured order, either as fast as the server answers
 // (stress: think and connect time dropped, as pgreplay's and the studies'
 // stress mode) or at the captured times scaled by a speed factor
 // (synchronized). A statement the server refuses is counted and sampled,
 // not fatal: a captured workload may hold errors of its own.
-package replay
+package capture
 
 import (
 	"bytes"
@@ -17,24 +16,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/obsbench/obsbench/internal/capture"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
-// Mode is how a replay paces its statements.
-type Mode string
+// ReplayMode is how a replay paces its statements.
+type ReplayMode string
 
 const (
 	// Stress sends each session's next statement as soon as the previous
 	// one is answered.
-	Stress Mode = "stress"
+	Stress ReplayMode = "stress"
 	// Sync sends each statement at its captured time, divided by Speed.
-	Sync Mode = "sync"
+	Sync ReplayMode = "sync"
 )
 
-// Options say how to replay.
-type Options struct {
-	Mode Mode
+// ReplayOptions say how to replay.
+type ReplayOptions struct {
+	Mode ReplayMode
 	// Speed divides the captured times in Sync mode (2 replays twice as
 	// fast); ignored in Stress mode.
 	Speed float64
@@ -44,7 +42,7 @@ type Options struct {
 }
 
 // Check says what is wrong with o, if anything.
-func (o Options) Check() error {
+func (o ReplayOptions) Check() error {
 	switch o.Mode {
 	case Stress:
 	case Sync:
@@ -76,7 +74,7 @@ type Session struct {
 
 // Script is a whole capture, loaded for replay.
 type Script struct {
-	Header   capture.Header
+	Header   Header
 	Sessions []Session // in order of their first statement
 	// Statements counts the steps of all sessions.
 	Statements int64
@@ -84,36 +82,36 @@ type Script struct {
 	Span time.Duration
 }
 
-// Load reads a capture file. Statement texts are shared between steps, so
+// LoadScript reads a capture file. Statement texts are shared between steps, so
 // a capture of many repetitions of few statements stays small in memory.
-func Load(path string) (*Script, error) {
-	r, c, err := capture.Open(path)
+func LoadScript(path string) (*Script, error) {
+	r, c, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	s, err := Read(r)
+	s, err := ReadScript(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// Parse loads a script from a capture file's contents; name is the
+// ParseScript loads a script from a capture file's contents; name is the
 // file's, for errors.
-func Parse(name string, b []byte) (*Script, error) {
-	r, err := capture.NewReader(bytes.NewReader(b))
+func ParseScript(name string, b []byte) (*Script, error) {
+	r, err := NewReader(bytes.NewReader(b))
 	if err == nil {
 		var s *Script
-		if s, err = Read(r); err == nil {
+		if s, err = ReadScript(r); err == nil {
 			return s, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: %w", name, err)
 }
 
-// Read loads a script from a capture reader.
-func Read(r *capture.Reader) (*Script, error) {
+// ReadScript loads a script from a capture reader.
+func ReadScript(r *Reader) (*Script, error) {
 	s := &Script{Header: r.Header()}
 	index := map[string]int{}
 	texts := map[string]string{}
@@ -125,7 +123,7 @@ func Read(r *capture.Reader) (*Script, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rec.Kind != capture.Statement {
+		if rec.Kind != Statement {
 			continue // connection time is not replayed
 		}
 		i, ok := index[rec.Session]
@@ -161,7 +159,7 @@ func Read(r *capture.Reader) (*Script, error) {
 // Meta is the script as a workload of the registry's kind: its dataset is
 // the one the capture was made on ("none" when unknown: the server has the
 // data), and one driver session per captured session by default.
-func (s *Script) Meta(o Options) workload.Meta {
+func (s *Script) Meta(o ReplayOptions) workload.Meta {
 	ds := s.Header.Dataset
 	if ds == "" {
 		ds = "none"
@@ -185,7 +183,7 @@ func (s *Script) Meta(o Options) workload.Meta {
 // captured timeline.
 type replayer struct {
 	script *Script
-	opts   Options
+	opts   ReplayOptions
 	once   sync.Once
 	start  time.Time
 }
@@ -230,7 +228,7 @@ func (w *replayer) Worker(ctx context.Context, conn workload.Conn, session int) 
 		if failing++; failing >= maxConsecutiveErrors {
 			return fmt.Errorf("captured session %s: %d statements in a row failed, the last: %w", sess.ID, failing, err)
 		}
-		return &workload.StatementError{Err: fmt.Errorf("%w (in: %s)", err, abbreviate(st.SQL))}
+		return &workload.StatementError{Err: fmt.Errorf("%w (in: %s)", err, abbreviateSQL(st.SQL))}
 	}, nil
 }
 
@@ -253,7 +251,7 @@ func (w *replayer) exec(ctx context.Context, conn workload.Conn, exec workload.E
 }
 
 // abbreviate shortens a statement for an error sample.
-func abbreviate(sql string) string {
+func abbreviateSQL(sql string) string {
 	sql = strings.Join(strings.Fields(sql), " ")
 	if len(sql) > 80 {
 		return sql[:77] + "..."
