@@ -17,7 +17,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/obsbench/obsbench/internal/result"
-	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -37,10 +36,10 @@ type ServerClock interface {
 
 // Socketed is a Session whose statements wait on a plain socket (nil if
 // not, e.g. with TLS), which an event loop can own: the driver then runs
-// its sessions on event loops (socket.Loop), as pgbench's threads run
+// its sessions on event loops (SocketLoop), as pgbench's threads run
 // their clients.
 type Socketed interface {
-	Socket() *socket.Conn
+	Socket() *SocketConn
 }
 
 // Dialer opens a session.
@@ -192,11 +191,11 @@ const extraProcs = 1
 // openLoops opens one event loop per driver thread and attaches each
 // session's socket to one of them, in turn; none (nil) when cfg asks for
 // goroutines or a session is not Socketed.
-func openLoops(cfg Config, sessions []Session) ([]*socket.Loop, error) {
+func openLoops(cfg Config, sessions []Session) ([]*SocketLoop, error) {
 	if cfg.Goroutines {
 		return nil, nil
 	}
-	socks := make([]*socket.Conn, len(sessions))
+	socks := make([]*SocketConn, len(sessions))
 	for i, s := range sessions {
 		if sk, ok := s.(Socketed); ok {
 			socks[i] = sk.Socket()
@@ -209,9 +208,9 @@ func openLoops(cfg Config, sessions []Session) ([]*socket.Loop, error) {
 	if n <= 0 {
 		n = DefaultProcs(len(sessions))
 	}
-	loops := make([]*socket.Loop, min(n, len(sessions)))
+	loops := make([]*SocketLoop, min(n, len(sessions)))
 	for k := range loops {
-		l, err := socket.NewLoop()
+		l, err := NewSocketLoop()
 		if err != nil {
 			closeLoops(loops[:k])
 			return nil, fmt.Errorf("driver: %w", err)
@@ -227,7 +226,7 @@ func openLoops(cfg Config, sessions []Session) ([]*socket.Loop, error) {
 	return loops, nil
 }
 
-func closeLoops(loops []*socket.Loop) {
+func closeLoops(loops []*SocketLoop) {
 	for _, l := range loops {
 		l.Close()
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -18,7 +17,7 @@ import (
 // loops they share (none: a goroutine each), and what stops them.
 type running struct {
 	cfg     Config
-	loops   []*socket.Loop
+	loops   []*SocketLoop
 	workers []*worker
 	seconds int      // of the measured window, rounded up
 	labels  []int    // each second's label, an index into names
@@ -39,7 +38,7 @@ type running struct {
 	loopErrs []error
 }
 
-func newRunning(cfg Config, loops []*socket.Loop) *running {
+func newRunning(cfg Config, loops []*SocketLoop) *running {
 	seconds := int((cfg.Duration + time.Second - 1) / time.Second)
 	r := &running{cfg: cfg, loops: loops, workers: make([]*worker, cfg.Clients), seconds: seconds,
 		stopping: make(chan struct{}), done: make(chan struct{}), loopErrs: make([]error, len(loops))}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/result"
@@ -87,7 +86,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 	if e.counter.Source == observer.SourceSQL {
 		return nil, nil
 	}
-	if err := logscan.WaitStable(ctx, e.totalSize); err != nil {
+	if err := engine.WaitLogStable(ctx, e.totalSize); err != nil {
 		return nil, err
 	}
 	re, err := e.counter.MatchOf(e.tag)
@@ -104,7 +103,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 		if f.size <= e.offsets[f.inode] {
 			continue
 		}
-		n, err := logscan.CountMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
+		n, err := engine.CountLogMatches(f.path, e.offsets[f.inode], []byte(e.tag), re)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +133,7 @@ func (e *EventCount) countSQL(ctx context.Context) (int64, error) {
 // settled reads a cumulative counter until it holds still.
 func (e *EventCount) settled(ctx context.Context) (int64, error) {
 	var n int64
-	err := logscan.WaitStable(ctx, func() (int64, error) {
+	err := engine.WaitLogStable(ctx, func() (int64, error) {
 		var err error
 		n, err = e.s.countSQL(ctx, e.query())
 		return n, err

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // databaseComment marks a database obsbench created; any other database of
@@ -126,14 +126,14 @@ func (s *Server) checkTablesFree(ctx context.Context, conn *sql.Conn, d dataset.
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	return d.Verify(ctx, sqldb.RowCounter(pool, quoteIdent))
+	return d.Verify(ctx, engine.SQLRowCounter(pool, quoteIdent))
 }
 
 // Setup runs a workload's set-up statements in the dataset database.
 func (s *Server) Setup(ctx context.Context, stmts []string) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	return sqldb.Setup(ctx, pool, stmts)
+	return engine.SQLSetup(ctx, pool, stmts)
 }
 
 // PlanLoad lists the statements Load would run, or none when the dataset

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // Server is a MariaDB server under test, managed or external.
@@ -103,7 +103,7 @@ func (s *Server) open(db string) *sql.DB {
 // control opens a control connection, on the dataset database when it
 // exists.
 func (s *Server) control(ctx context.Context) (*sql.Conn, func() error, error) {
-	return sqldb.Conn(ctx, s.open(""), "mariadb")
+	return engine.SQLConn(ctx, s.open(""), "mariadb")
 }
 
 // Ping checks the server can be reached and the DSN's user may change

@@ -2,7 +2,7 @@ package mariadb
 
 import (
 	"context"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -12,8 +12,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
-	"github.com/obsbench/obsbench/internal/socket"
+	obsdriver "github.com/obsbench/obsbench/internal/driver"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -22,8 +22,8 @@ import (
 // pool, whose locking and conversions would cost driver CPU per statement.
 // Statements are server-side prepared statements (binary protocol).
 type Session struct {
-	conn     driver.Conn
-	sock     *socket.Conn // the Unix socket, waited on for input only; nil over TCP
+	conn     sqldriver.Conn
+	sock     *obsdriver.SocketConn // the Unix socket, waited on for input only; nil over TCP
 	watched  context.Context
 	plain    context.Context // watched without its cancellation
 	stop     func() bool
@@ -68,13 +68,13 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 // per statement, once when the server reads the request and once when the
 // answer arrives. A TCP socket is left in Go's poller: TCP signals output
 // space only after a write found the buffer full.
-func dialInputOnly(ctx context.Context, addr string) (*socket.Conn, error) {
+func dialInputOnly(ctx context.Context, addr string) (*obsdriver.SocketConn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", addr)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := socket.Take(nc)
+	sc, err := obsdriver.TakeSocket(nc)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -84,14 +84,14 @@ func dialInputOnly(ctx context.Context, addr string) (*socket.Conn, error) {
 
 // Socket is the session's socket when it is a Unix socket
 // (driver.Socketed): the driver can run the session on an event loop.
-func (c *Session) Socket() *socket.Conn { return c.sock }
+func (c *Session) Socket() *obsdriver.SocketConn { return c.sock }
 
 // uncancelled returns ctx without its cancellation, for go-sql-driver,
 // and makes ctx's end interrupt the session's socket instead (a deadline
 // in the past), once per context. With a cancellable context the driver
 // hands each query to a watcher goroutine of the connection and back: a
 // wake-up of another goroutine per statement (driver CPU that competes
-// with the server measured), and on an event loop (socket.Loop) a session
+// with the server measured), and on an event loop (driver.SocketLoop) a session
 // that blocks its loop until that goroutine has run. Over TCP ctx is kept
 // as it is.
 func (c *Session) uncancelled(ctx context.Context) context.Context {
@@ -113,8 +113,8 @@ var errNotManaged = errors.New("the server is not one obsbench manages on this m
 
 // openThreadClock opens the CPU clock of the server thread that serves
 // conn (one thread per connection, MariaDB's default thread_handling).
-func openThreadClock(ctx context.Context, conn driver.Conn) (*collect.TaskClock, error) {
-	q, ok := conn.(driver.QueryerContext)
+func openThreadClock(ctx context.Context, conn sqldriver.Conn) (*collect.TaskClock, error) {
+	q, ok := conn.(sqldriver.QueryerContext)
 	if !ok {
 		return nil, errors.New("the connection cannot run a query")
 	}
@@ -123,7 +123,7 @@ func openThreadClock(ctx context.Context, conn driver.Conn) (*collect.TaskClock,
 		return nil, fmt.Errorf("read the session's thread id: %w", err)
 	}
 	defer rows.Close()
-	v := make([]driver.Value, 1)
+	v := make([]sqldriver.Value, 1)
 	if err := rows.Next(v); err != nil {
 		return nil, fmt.Errorf("read the session's thread id: %w", err)
 	}
@@ -156,11 +156,11 @@ func (c *Session) ServerCPU() (time.Duration, error) {
 // dialect (Translate).
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
 	sql = Translate(sql)
-	st, err := c.conn.(driver.ConnPrepareContext).PrepareContext(c.uncancelled(ctx), sql)
+	st, err := c.conn.(sqldriver.ConnPrepareContext).PrepareContext(c.uncancelled(ctx), sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
 	}
-	ds, err := sqldb.NewStmt(st)
+	ds, err := engine.NewSQLStmt(st)
 	if err != nil {
 		return nil, err // not a typed nil in the interface
 	}
@@ -170,7 +170,7 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 // stmt runs a prepared statement with the session's uncancelled context.
 type stmt struct {
 	s  *Session
-	st *sqldb.Stmt
+	st *engine.SQLStmt
 }
 
 func (st *stmt) Exec(ctx context.Context, args ...any) error {
@@ -187,11 +187,11 @@ func (st *stmt) QueryRows(ctx context.Context, args ...any) ([]string, [][]*stri
 // replay runs a captured statement, whose parameters the general log has
 // already put into its text.
 func (c *Session) ExecSQL(ctx context.Context, sql string) error {
-	rows, err := c.conn.(driver.QueryerContext).QueryContext(c.uncancelled(ctx), sql, nil)
+	rows, err := c.conn.(sqldriver.QueryerContext).QueryContext(c.uncancelled(ctx), sql, nil)
 	if err != nil {
 		return err
 	}
-	return sqldb.Drain(rows, nil)
+	return engine.SQLDrain(rows, nil)
 }
 
 // ExecText runs sql, in the workloads' portable SQL, once as text
@@ -204,11 +204,11 @@ func (c *Session) ExecText(ctx context.Context, sql string) error {
 // QueryText is ExecText that returns the result's columns and rows as
 // text, NULL as nil (\gset in simple mode).
 func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*string, error) {
-	rows, err := c.conn.(driver.QueryerContext).QueryContext(c.uncancelled(ctx), Translate(sql), nil)
+	rows, err := c.conn.(sqldriver.QueryerContext).QueryContext(c.uncancelled(ctx), Translate(sql), nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sqldb.TextRows(rows)
+	return engine.SQLTextRows(rows)
 }
 
 // Close ends the session (COM_QUIT).

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/logscan"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
 	"github.com/obsbench/obsbench/internal/result"
@@ -101,7 +100,7 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 		if grew <= 0 {
 			continue
 		}
-		n, err := logscan.CountMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
+		n, err := engine.CountLogMatches(filepath.Join(e.logDir, name), e.offsets[name], []byte(e.tag), re)
 		if err != nil {
 			return nil, err
 		}
@@ -125,13 +124,13 @@ func (e *EventCount) CountFiles(ctx context.Context) ([]result.FileCount, error)
 // one may drop it), the files' size settling stands in.
 func (e *EventCount) written(ctx context.Context) (marked string, err error) {
 	if e.counter.Source != observer.SourceServerLog {
-		return "", logscan.WaitStable(ctx, e.totalSize)
+		return "", engine.WaitLogStable(ctx, e.totalSize)
 	}
 	marker := fmt.Sprintf("obsbench log marker %d-%d", os.Getpid(), time.Now().UnixNano())
 	if err := e.s.logMarker(ctx, marker); err != nil {
-		return "", logscan.WaitStable(ctx, e.totalSize)
+		return "", engine.WaitLogStable(ctx, e.totalSize)
 	}
-	find := logscan.Finder{Marker: []byte(marker)}
+	find := engine.LogFinder{Marker: []byte(marker)}
 	last, grew := int64(-1), time.Now()
 	err = poll.Until(ctx, 30*time.Second, 50*time.Millisecond, func() (bool, error) {
 		sizes, err := e.sizes()

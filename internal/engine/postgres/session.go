@@ -15,7 +15,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/socket"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -35,8 +34,8 @@ import (
 // the server reads a request.
 type Session struct {
 	conn    net.Conn
-	sock    *socket.Conn // conn, when it is a plain socket; nil with TLS
-	buf     []byte       // read buffer; buf[r:w] is unread
+	sock    *driver.SocketConn // conn, when it is a plain socket; nil with TLS
+	buf     []byte             // read buffer; buf[r:w] is unread
 	r, w    int
 	n       int
 	watched context.Context
@@ -73,9 +72,9 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
 	c := &Session{conn: hc.Conn, buf: make([]byte, 16<<10)}
-	if sock, err := socket.Take(hc.Conn); err == nil {
+	if sock, err := driver.TakeSocket(hc.Conn); err == nil {
 		c.conn, c.sock = sock, sock
-	} else if !errors.Is(err, socket.ErrNotSocket) {
+	} else if !errors.Is(err, driver.ErrNotSocket) {
 		hc.Conn.Close()
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
@@ -130,7 +129,7 @@ func (c *Session) Unnamed(sql string) workload.Stmt {
 
 // Socket is the session's socket when it is a plain one (driver.Socketed),
 // nil with TLS.
-func (c *Session) Socket() *socket.Conn { return c.sock }
+func (c *Session) Socket() *driver.SocketConn { return c.sock }
 
 // errNotManaged is why a session of an external server has no CPU clock.
 var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its backends' CPU cannot be read")
@@ -430,7 +429,7 @@ func (c *Session) fill(n int) error {
 
 // send writes msg and, on a plain socket, waits until the server has
 // answered something and reads it: one write(2) and one read(2) per
-// statement, as in pgbench (see socket.Conn.Exchange).
+// statement, as in pgbench (see driver.SocketConn.Exchange).
 func (c *Session) send(msg []byte) error {
 	if c.sock == nil {
 		_, err := c.conn.Write(msg)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/dataset"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
+	"github.com/obsbench/obsbench/internal/engine"
 )
 
 // datasetProperty is the extended property that marks a database as
@@ -130,7 +130,7 @@ func (s *Server) databaseToCreate(ctx context.Context, conn *sql.Conn) (bool, er
 func (s *Server) Verify(ctx context.Context, d dataset.Dataset) error {
 	pool := s.open(s.database)
 	defer pool.Close()
-	return d.Verify(ctx, sqldb.RowCounter(pool, quoteName))
+	return d.Verify(ctx, engine.SQLRowCounter(pool, quoteName))
 }
 
 // Setup runs a workload's set-up statements in the dataset's database.
@@ -141,7 +141,7 @@ func (s *Server) Setup(ctx context.Context, stmts []string) error {
 	for i, st := range stmts {
 		translated[i] = Translate(st)
 	}
-	return sqldb.Setup(ctx, pool, translated)
+	return engine.SQLSetup(ctx, pool, translated)
 }
 
 // PlanLoad lists the statements Load would run, or nil when the dataset

@@ -8,7 +8,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // ActiveWaitsSQL lists the workload's requests running now with their
@@ -27,7 +26,7 @@ type WaitSource struct {
 
 // OpenWaits opens a WaitSource; Close it when done.
 func (s *Server) OpenWaits(ctx context.Context) (engine.WaitSource, error) {
-	conn, done, err := sqldb.Conn(ctx, s.open(""), "sqlserver")
+	conn, done, err := engine.SQLConn(ctx, s.open(""), "sqlserver")
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
+	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/workload"
 )
 
@@ -37,7 +37,7 @@ func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", t, err)
 	}
-	ds, err := sqldb.NewStmt(st)
+	ds, err := engine.NewSQLStmt(st)
 	if err != nil {
 		return nil, err // not a typed nil in the interface
 	}
@@ -51,7 +51,7 @@ func (c *Session) ExecSQL(ctx context.Context, sql string) error {
 	if err != nil {
 		return err
 	}
-	defer st.(*sqldb.Stmt).Close()
+	defer st.(*engine.SQLStmt).Close()
 	return st.Exec(ctx)
 }
 
@@ -67,8 +67,8 @@ func (c *Session) QueryText(ctx context.Context, sql string) ([]string, [][]*str
 	if err != nil {
 		return nil, nil, err
 	}
-	defer st.(*sqldb.Stmt).Close()
-	return st.(*sqldb.Stmt).QueryRows(ctx)
+	defer st.(*engine.SQLStmt).Close()
+	return st.(*engine.SQLStmt).QueryRows(ctx)
 }
 
 // Close ends the session.

@@ -12,7 +12,6 @@ import (
 	mssql "github.com/microsoft/go-mssqldb"
 
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/engine/sqldb"
 )
 
 // controlApp is the client application name of obsbench's own control
@@ -89,7 +88,7 @@ func (s *Server) open(db string) *sql.DB {
 
 // control is one connection to master for obsbench's own statements.
 func (s *Server) control(ctx context.Context) (*sql.Conn, func() error, error) {
-	return sqldb.Conn(ctx, s.open(""), "sqlserver "+s.dsn.Redacted())
+	return engine.SQLConn(ctx, s.open(""), "sqlserver "+s.dsn.Redacted())
 }
 
 // Ping connects and checks the version (SQL Server 2016, 13.x, or later:

@@ -1,5 +1,5 @@
-// Package socket gives a driver session a stream socket that wakes it only
-// when input arrives.
+// A session's socket (SocketConn): a stream socket that wakes the
+// session only when input arrives.
 //
 // Go's network poller registers every socket for input and output, edge
 // triggered. On a Unix socket the kernel signals "writable" each time the
@@ -11,12 +11,13 @@
 // which polls for input only, pays neither (bench/pgbench-scripts:
 // context switches per statement).
 //
-// A Conn owns a duplicate of the socket outside Go's poller and waits on a
+// A SocketConn owns a duplicate of the socket outside Go's poller and waits on a
 // private epoll instance that holds the socket for input only; Go's poller
 // watches that epoll instance, which becomes readable only when the socket
 // has input (or a hang-up or error). Writes are tried directly; a write
 // that would block waits for output space the same way, on demand.
-package socket
+
+package driver
 
 import (
 	"errors"
@@ -32,24 +33,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrNotSocket is returned by Take for a connection without a file
+// ErrNotSocket is returned by TakeSocket for a connection without a file
 // descriptor of its own (TLS, a pipe in a test).
 var ErrNotSocket = errors.New("not a plain socket")
 
-// Conn is a stream socket waited on for input only. It is not safe for
+// SocketConn is a stream socket waited on for input only. It is not safe for
 // concurrent use, except Close and the deadline setters, which may be
 // called while a read or write waits.
-type Conn struct {
+type SocketConn struct {
 	fd   int             // the socket, non-blocking, outside Go's poller
 	epfd int             // the epoll instance holding fd (ep's descriptor)
 	ep   *os.File        // epfd, inside Go's poller
 	wait syscall.RawConn // ep's: waits until ep is readable
 	out  bool            // fd is registered for output too (a write waits)
 
-	// While attached to a Loop, the socket waits through the loop
+	// While attached to a SocketLoop, the socket waits through the loop
 	// instead of epfd, and the deadline is dl (Unix nanoseconds, 0 for
 	// none), which the loop reads.
-	loop   *Loop
+	loop   *SocketLoop
 	slot   int   // the socket's number in the loop's events
 	waiter *task // the loop's session waiting for the socket
 	dl     atomic.Int64
@@ -66,11 +67,11 @@ type Conn struct {
 	onWrite      func(uintptr) bool
 }
 
-// Take takes nc's socket over: it duplicates the descriptor, registers the
+// TakeSocket takes nc's socket over: it duplicates the descriptor, registers the
 // duplicate for input in a new epoll instance, and closes nc, which
 // removes the original from Go's poller (the socket stays open through the
 // duplicate). On error nc is left as it was.
-func Take(nc net.Conn) (*Conn, error) {
+func TakeSocket(nc net.Conn) (*SocketConn, error) {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return nil, ErrNotSocket
@@ -87,7 +88,7 @@ func Take(nc net.Conn) (*Conn, error) {
 	if dupErr != nil {
 		return nil, fmt.Errorf("duplicate the socket: %w", dupErr)
 	}
-	c := &Conn{fd: fd, local: nc.LocalAddr(), peer: nc.RemoteAddr()}
+	c := &SocketConn{fd: fd, local: nc.LocalAddr(), peer: nc.RemoteAddr()}
 	if err := c.open(); err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -99,7 +100,7 @@ func Take(nc net.Conn) (*Conn, error) {
 
 // open makes the socket non-blocking and creates the epoll instance that
 // Go's poller watches for it.
-func (c *Conn) open() error {
+func (c *SocketConn) open() error {
 	if err := unix.SetNonblock(c.fd, true); err != nil {
 		return fmt.Errorf("socket: non-blocking: %w", err)
 	}
@@ -135,7 +136,7 @@ func (c *Conn) open() error {
 // first callback, after Go's poller is armed for this wait, so the answer
 // is seen however soon it comes: one write(2), one read(2) that usually
 // finds nothing yet, and once woken one read(2).
-func (c *Conn) Exchange(msg, buf []byte) (int, error) {
+func (c *SocketConn) Exchange(msg, buf []byte) (int, error) {
 	if c.loop != nil {
 		if _, err := c.loopWrite(msg); err != nil {
 			return 0, err
@@ -155,7 +156,7 @@ func (c *Conn) Exchange(msg, buf []byte) (int, error) {
 	return c.got, c.err
 }
 
-func (c *Conn) exchange(uintptr) bool {
+func (c *SocketConn) exchange(uintptr) bool {
 	if c.written < len(c.msg) {
 		n, err := rawIO(unix.SYS_WRITE, c.fd, c.msg[c.written:])
 		switch {
@@ -179,7 +180,7 @@ func (c *Conn) exchange(uintptr) bool {
 }
 
 // Read waits for input and reads what has arrived into buf.
-func (c *Conn) Read(buf []byte) (int, error) {
+func (c *SocketConn) Read(buf []byte) (int, error) {
 	if len(buf) == 0 {
 		return 0, nil
 	}
@@ -193,7 +194,7 @@ func (c *Conn) Read(buf []byte) (int, error) {
 	return c.got, c.err
 }
 
-func (c *Conn) read(uintptr) bool {
+func (c *SocketConn) read(uintptr) bool {
 	n, err := rawIO(unix.SYS_READ, c.fd, c.buf)
 	switch {
 	case err == unix.EAGAIN:
@@ -210,7 +211,7 @@ func (c *Conn) read(uintptr) bool {
 
 // Write writes msg whole. When the socket's buffer is full it registers
 // the socket for output until the rest is written.
-func (c *Conn) Write(msg []byte) (int, error) {
+func (c *SocketConn) Write(msg []byte) (int, error) {
 	if c.loop != nil {
 		return c.loopWrite(msg)
 	}
@@ -239,7 +240,7 @@ func (c *Conn) Write(msg []byte) (int, error) {
 // write writes until done or the buffer is full. When the socket waits
 // for output space, EAGAIN means "wait"; otherwise it is handed to Write,
 // which registers for output first.
-func (c *Conn) write(uintptr) bool {
+func (c *SocketConn) write(uintptr) bool {
 	for c.written < len(c.msg) {
 		n, err := rawIO(unix.SYS_WRITE, c.fd, c.msg[c.written:])
 		if err == unix.EAGAIN {
@@ -258,7 +259,7 @@ func (c *Conn) write(uintptr) bool {
 
 // watchOutput adds or removes output readiness from the socket's
 // registration.
-func (c *Conn) watchOutput(on bool) error {
+func (c *SocketConn) watchOutput(on bool) error {
 	if c.out == on {
 		return nil
 	}
@@ -268,7 +269,7 @@ func (c *Conn) watchOutput(on bool) error {
 // control adds (op EPOLL_CTL_ADD) or changes (EPOLL_CTL_MOD) the socket's
 // registration in epfd: for input, with flags, and for output if out;
 // key comes back in its events. c.out records the output registration.
-func (c *Conn) control(epfd, op int, flags uint32, key int32, out bool) error {
+func (c *SocketConn) control(epfd, op int, flags uint32, key int32, out bool) error {
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | flags, Fd: key}
 	if out {
 		ev.Events |= unix.EPOLLOUT
@@ -282,7 +283,7 @@ func (c *Conn) control(epfd, op int, flags uint32, key int32, out bool) error {
 
 // loopRead reads what has arrived into buf, waiting through the loop
 // while nothing has. As in Exchange, the first read(2) is tried at once.
-func (c *Conn) loopRead(buf []byte) (int, error) {
+func (c *SocketConn) loopRead(buf []byte) (int, error) {
 	if c.expired() {
 		return 0, os.ErrDeadlineExceeded
 	}
@@ -305,7 +306,7 @@ func (c *Conn) loopRead(buf []byte) (int, error) {
 
 // loopWrite writes msg whole; when the socket's buffer is full it waits
 // through the loop for output space too.
-func (c *Conn) loopWrite(msg []byte) (int, error) {
+func (c *SocketConn) loopWrite(msg []byte) (int, error) {
 	if c.expired() {
 		return 0, os.ErrDeadlineExceeded
 	}
@@ -336,7 +337,7 @@ func (c *Conn) loopWrite(msg []byte) (int, error) {
 
 // loopOutput adds or removes output readiness from the socket's
 // registration in its loop.
-func (c *Conn) loopOutput(on bool) error {
+func (c *SocketConn) loopOutput(on bool) error {
 	if c.out == on {
 		return nil
 	}
@@ -346,13 +347,13 @@ func (c *Conn) loopOutput(on bool) error {
 // SetDeadline, SetReadDeadline and SetWriteDeadline all bound the wait on
 // the epoll instance, through which reads and writes both wait; a deadline
 // in the past interrupts a waiting call with os.ErrDeadlineExceeded.
-// While the socket is attached to a Loop, they may be called from any
+// While the socket is attached to a SocketLoop, they may be called from any
 // goroutine too: the loop is woken to look at the new deadline.
-func (c *Conn) SetDeadline(t time.Time) error      { return c.setDeadline(t) }
-func (c *Conn) SetReadDeadline(t time.Time) error  { return c.setDeadline(t) }
-func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadline(t) }
+func (c *SocketConn) SetDeadline(t time.Time) error      { return c.setDeadline(t) }
+func (c *SocketConn) SetReadDeadline(t time.Time) error  { return c.setDeadline(t) }
+func (c *SocketConn) SetWriteDeadline(t time.Time) error { return c.setDeadline(t) }
 
-func (c *Conn) setDeadline(t time.Time) error {
+func (c *SocketConn) setDeadline(t time.Time) error {
 	if l := c.loop; l != nil {
 		var dl int64
 		if !t.IsZero() {
@@ -367,19 +368,19 @@ func (c *Conn) setDeadline(t time.Time) error {
 
 // expired says whether the deadline set while attached to a loop has
 // passed.
-func (c *Conn) expired() bool {
+func (c *SocketConn) expired() bool {
 	dl := c.dl.Load()
 	return dl != 0 && time.Now().UnixNano() >= dl
 }
 
-func (c *Conn) LocalAddr() net.Addr  { return c.local }
-func (c *Conn) RemoteAddr() net.Addr { return c.peer }
+func (c *SocketConn) LocalAddr() net.Addr  { return c.local }
+func (c *SocketConn) RemoteAddr() net.Addr { return c.peer }
 
 // Close closes the socket and its epoll instance. Closing the epoll file
 // first wakes a waiting call and returns only once no call is inside a
 // callback (os.File's Close waits for its users), so the socket's
 // descriptor is not closed under a read or write that uses it.
-func (c *Conn) Close() error {
+func (c *SocketConn) Close() error {
 	err := c.ep.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return err // closed before: the descriptor number may be another file's now

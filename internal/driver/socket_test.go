@@ -1,4 +1,4 @@
-package socket
+package driver
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// pair returns a Conn over one end of a Unix socket pair and the other
+// pair returns a SocketConn over one end of a Unix socket pair and the other
 // end as a plain net.Conn, the test's stand-in for the server.
-func pair(t *testing.T) (*Conn, net.Conn) {
+func pair(t *testing.T) (*SocketConn, net.Conn) {
 	t.Helper()
 	dir := t.TempDir()
 	ln, err := net.Listen("unix", dir+"/s")
@@ -38,7 +38,7 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	if !ok {
 		t.Fatal("accept failed")
 	}
-	c, err := Take(nc)
+	c, err := TakeSocket(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,18 +165,18 @@ func TestExchangeLargerThanTheSocketBuffer(t *testing.T) {
 func TestDeadlines(t *testing.T) {
 	tests := []struct {
 		name string
-		set  func(*Conn, time.Time) error
-		call func(*Conn) error
+		set  func(*SocketConn, time.Time) error
+		call func(*SocketConn) error
 	}{
-		{"read deadline bounds Read", (*Conn).SetReadDeadline, func(c *Conn) error {
+		{"read deadline bounds Read", (*SocketConn).SetReadDeadline, func(c *SocketConn) error {
 			_, err := c.Read(make([]byte, 8))
 			return err
 		}},
-		{"deadline bounds Exchange", (*Conn).SetDeadline, func(c *Conn) error {
+		{"deadline bounds Exchange", (*SocketConn).SetDeadline, func(c *SocketConn) error {
 			_, err := c.Exchange([]byte("no answer comes"), make([]byte, 8))
 			return err
 		}},
-		{"write deadline bounds a blocked Write", (*Conn).SetWriteDeadline, func(c *Conn) error {
+		{"write deadline bounds a blocked Write", (*SocketConn).SetWriteDeadline, func(c *SocketConn) error {
 			// The peer never reads: the buffer fills and the write waits.
 			_, err := c.Write(make([]byte, 8<<20))
 			return err
@@ -202,7 +202,7 @@ func TestDeadlines(t *testing.T) {
 
 // waitingRead starts a Read on c that waits, since nothing comes, and
 // returns where its error will arrive.
-func waitingRead(c *Conn) <-chan error {
+func waitingRead(c *SocketConn) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 8))
@@ -257,8 +257,8 @@ func TestTakeRefusesAConnWithoutADescriptor(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	if _, err := Take(a); !errors.Is(err, ErrNotSocket) {
-		t.Fatalf("Take(net.Pipe) = %v, want ErrNotSocket", err)
+	if _, err := TakeSocket(a); !errors.Is(err, ErrNotSocket) {
+		t.Fatalf("TakeSocket(net.Pipe) = %v, want ErrNotSocket", err)
 	}
 }
 
@@ -294,7 +294,7 @@ func TestCloseEndsAWaitingRead(t *testing.T) {
 	select {
 	case err := <-done:
 		if err == nil {
-			t.Fatal("a read on a closed Conn returned no error")
+			t.Fatal("a read on a closed SocketConn returned no error")
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not end the waiting read")

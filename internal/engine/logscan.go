@@ -1,7 +1,8 @@
-// Package logscan counts an observer's records in the log files a server
-// writes: the lines added since a run started that carry the workload's
-// tag, once the server has finished writing them.
-package logscan
+// Counting an observer's records in the log files a server writes: the
+// lines added since a run started that carry the workload's tag, once
+// the server has finished writing them.
+
+package engine
 
 import (
 	"bufio"
@@ -16,10 +17,10 @@ import (
 	"github.com/obsbench/obsbench/internal/poll"
 )
 
-// CountMatches counts the lines of path from offset on that contain tag
+// CountLogMatches counts the lines of path from offset on that contain tag
 // and match re. The cheap byte search comes first: most lines of a busy
 // log are other statements' or a plan's.
-func CountMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
+func CountLogMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -40,12 +41,12 @@ func CountMatches(path string, offset int64, tag []byte, re *regexp.Regexp) (int
 	return n, sc.Err()
 }
 
-// WaitStable waits until the total size of the files, as total reports
+// WaitLogStable waits until the total size of the files, as total reports
 // it, has not changed for 300 ms (at most 30 s): each record was handed to
 // the server's writer before its statement completed, so once the writer
 // is idle the files hold them all. It serves any count that settles after
 // a run, such as an event counter a server updates as sessions end.
-func WaitStable(ctx context.Context, total func() (int64, error)) error {
+func WaitLogStable(ctx context.Context, total func() (int64, error)) error {
 	var last int64 = -1
 	stable := 0
 	return poll.Until(ctx, 30*time.Second, 100*time.Millisecond, func() (bool, error) {
@@ -64,10 +65,10 @@ func WaitStable(ctx context.Context, total func() (int64, error)) error {
 	})
 }
 
-// Finder looks for a marker in files that grow: each call reads only what
+// LogFinder looks for a marker in files that grow: each call reads only what
 // was added since the last, keeping enough of the end to find a marker
 // cut in two by a write.
-type Finder struct {
+type LogFinder struct {
 	Marker []byte
 	seen   map[string]int64 // path -> bytes searched
 	buf    []byte           // a block and the end of the one before
@@ -76,7 +77,7 @@ type Finder struct {
 // Find reports whether the marker stands in path beyond offset (where
 // the search of a file not searched before begins). A file that is gone
 // holds no marker.
-func (f *Finder) Find(path string, offset int64) (bool, error) {
+func (f *LogFinder) Find(path string, offset int64) (bool, error) {
 	if f.seen == nil {
 		f.seen = map[string]int64{}
 	}

@@ -1,4 +1,4 @@
-package sqldb
+package engine
 
 // The sessions of these engines run statements of a database/sql/driver
 // connection directly, without database/sql's pool, whose locking and
@@ -6,78 +6,78 @@ package sqldb
 
 import (
 	"context"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 )
 
-// Queryer is a driver statement that can be queried with a context.
-type Queryer interface {
-	driver.Stmt
-	driver.StmtQueryContext
+// sqlQueryer is a driver statement that can be queried with a context.
+type sqlQueryer interface {
+	sqldriver.Stmt
+	sqldriver.StmtQueryContext
 }
 
-// Stmt executes a prepared driver statement and reads its whole result,
+// SQLStmt executes a prepared driver statement and reads its whole result,
 // reusing its buffers from one execution to the next.
-type Stmt struct {
-	st   Queryer
-	dest []driver.Value
-	args []driver.NamedValue
+type SQLStmt struct {
+	st   sqlQueryer
+	dest []sqldriver.Value
+	args []sqldriver.NamedValue
 }
 
-// NewStmt wraps st, which must be a Queryer.
-func NewStmt(st driver.Stmt) (*Stmt, error) {
-	q, ok := st.(Queryer)
+// NewSQLStmt wraps st, which must be a sqlQueryer.
+func NewSQLStmt(st sqldriver.Stmt) (*SQLStmt, error) {
+	q, ok := st.(sqlQueryer)
 	if !ok {
 		return nil, errors.New("the driver's statements cannot be queried with a context")
 	}
-	return &Stmt{st: q}, nil
+	return &SQLStmt{st: q}, nil
 }
 
 // query executes the statement with args (by ordinal).
-func (s *Stmt) query(ctx context.Context, args []any) (driver.Rows, error) {
+func (s *SQLStmt) query(ctx context.Context, args []any) (sqldriver.Rows, error) {
 	s.args = s.args[:0]
 	for i, a := range args {
-		v, err := driver.DefaultParameterConverter.ConvertValue(a)
+		v, err := sqldriver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
 			return nil, fmt.Errorf("argument %d: %w", i+1, err)
 		}
-		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+		s.args = append(s.args, sqldriver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	return s.st.QueryContext(ctx, s.args)
 }
 
 // Exec executes the statement with args (by ordinal) and reads every row.
-func (s *Stmt) Exec(ctx context.Context, args ...any) error {
+func (s *SQLStmt) Exec(ctx context.Context, args ...any) error {
 	rows, err := s.query(ctx, args)
 	if err != nil {
 		return err
 	}
 	if n := len(rows.Columns()); cap(s.dest) < n {
-		s.dest = make([]driver.Value, n)
+		s.dest = make([]sqldriver.Value, n)
 	}
-	return Drain(rows, s.dest[:len(rows.Columns())])
+	return SQLDrain(rows, s.dest[:len(rows.Columns())])
 }
 
 // QueryRows executes the statement and returns its columns and rows as
 // text, NULL as nil: what a pgbench script's \gset stores.
-func (s *Stmt) QueryRows(ctx context.Context, args ...any) ([]string, [][]*string, error) {
+func (s *SQLStmt) QueryRows(ctx context.Context, args ...any) ([]string, [][]*string, error) {
 	rows, err := s.query(ctx, args)
 	if err != nil {
 		return nil, nil, err
 	}
-	return TextRows(rows)
+	return SQLTextRows(rows)
 }
 
-// TextRows reads rows' columns and every row as text, NULL as nil, and
+// SQLTextRows reads rows' columns and every row as text, NULL as nil, and
 // closes rows.
-func TextRows(rows driver.Rows) ([]string, [][]*string, error) {
+func SQLTextRows(rows sqldriver.Rows) ([]string, [][]*string, error) {
 	defer rows.Close()
 	cols := rows.Columns()
 	var out [][]*string
-	dest := make([]driver.Value, len(cols))
+	dest := make([]sqldriver.Value, len(cols))
 	for {
 		if err := rows.Next(dest); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -106,12 +106,12 @@ func TextRows(rows driver.Rows) ([]string, [][]*string, error) {
 }
 
 // Close closes the driver statement.
-func (s *Stmt) Close() error { return s.st.Close() }
+func (s *SQLStmt) Close() error { return s.st.Close() }
 
-// Drain reads every row into dest (made when nil) and closes rows.
-func Drain(rows driver.Rows, dest []driver.Value) error {
+// SQLDrain reads every row into dest (made when nil) and closes rows.
+func SQLDrain(rows sqldriver.Rows, dest []sqldriver.Value) error {
 	if dest == nil {
-		dest = make([]driver.Value, len(rows.Columns()))
+		dest = make([]sqldriver.Value, len(rows.Columns()))
 	}
 	for {
 		if err := rows.Next(dest); err != nil {

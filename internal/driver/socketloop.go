@@ -1,4 +1,4 @@
-package socket
+package driver
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Loop runs several sessions one at a time on one goroutine, as each of
+// SocketLoop runs several sessions one at a time on one goroutine, as each of
 // pgbench's -j threads runs its clients: one epoll_wait(2) for all their
 // sockets, and each session whose answer arrived runs right after the
 // wait, on the same goroutine and thread, one after the other, until it
@@ -20,7 +20,7 @@ import (
 //
 // A session is written as straight-line code (write a request, read its
 // answer) and runs as a coroutine of the loop (iter.Pull): where it would
-// wait for input, its Conn hands the thread back to the loop, which
+// wait for input, its SocketConn hands the thread back to the loop, which
 // resumes it when the socket is readable. No goroutine is woken through
 // Go's scheduler for an answer, and no answer waits for a thread to pick
 // its goroutine up: with a goroutine per session, the scheduler handed
@@ -31,10 +31,10 @@ import (
 // A session that blocks other than through its attached Conns or
 // SleepUntil (a channel, a mutex, a timer) blocks the whole loop, and
 // with it every other session of the loop, until it is done.
-type Loop struct {
+type SocketLoop struct {
 	epfd  int // holds the attached sockets, edge triggered, and evfd
 	evfd  int // an eventfd: Interrupt wakes epoll_wait through it
-	conns []*Conn
+	conns []*SocketConn
 	tasks []*task
 	cur   *task // the session running now, nil in the loop itself
 	ctx   context.Context
@@ -49,22 +49,22 @@ type task struct {
 	yield  func(struct{}) bool
 	next   func() (struct{}, bool)
 	stop   func()
-	conn   *Conn           // the socket it waits on, nil if none
+	conn   *SocketConn     // the socket it waits on, nil if none
 	until  time.Time       // the end of its sleep (zero: not sleeping)
 	cancel <-chan struct{} // ends its sleep early
 	result error           // what its wait returns
 	done   bool
 }
 
-// ErrLoopEnded is what a session's wait returns when the loop ended
+// ErrSocketLoopEnded is what a session's wait returns when the loop ended
 // before the session did (Run failed): the session should return.
-var ErrLoopEnded = errors.New("socket: the event loop ended")
+var ErrSocketLoopEnded = errors.New("socket: the event loop ended")
 
 // errStopped resumes a sleep whose cancel channel closed.
 var errStopped = errors.New("socket: sleep stopped")
 
-// NewLoop creates an event loop with no sessions.
-func NewLoop() (*Loop, error) {
+// NewSocketLoop creates an event loop with no sessions.
+func NewSocketLoop() (*SocketLoop, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("socket: epoll_create1: %w", err)
@@ -74,20 +74,20 @@ func NewLoop() (*Loop, error) {
 		unix.Close(ep)
 		return nil, fmt.Errorf("socket: eventfd: %w", err)
 	}
-	// Fd 0 in an event names the eventfd, k+1 the attached Conn k.
+	// Fd 0 in an event names the eventfd, k+1 the attached SocketConn k.
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, ev, &unix.EpollEvent{Events: unix.EPOLLIN}); err != nil {
 		unix.Close(ev)
 		unix.Close(ep)
 		return nil, fmt.Errorf("socket: epoll_ctl: %w", err)
 	}
-	return &Loop{epfd: ep, evfd: ev, ev: make([]unix.EpollEvent, 64)}, nil
+	return &SocketLoop{epfd: ep, evfd: ev, ev: make([]unix.EpollEvent, 64)}, nil
 }
 
 // Attach makes c wait through the loop: from now until Close, c's reads
 // and writes may only be called by the loop's sessions (in Run). c leaves
 // its own epoll instance meanwhile, so that Go's poller is not woken for
 // its input as well.
-func (l *Loop) Attach(c *Conn) error {
+func (l *SocketLoop) Attach(c *SocketConn) error {
 	if c.loop != nil {
 		return errors.New("socket: the connection is attached to a loop already")
 	}
@@ -105,7 +105,7 @@ func (l *Loop) Attach(c *Conn) error {
 
 // Close gives the attached Conns back to their own epoll instances, with
 // the deadline set while they were attached, and closes the loop.
-func (l *Loop) Close() error {
+func (l *SocketLoop) Close() error {
 	var errs []error
 	for _, c := range l.conns {
 		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
@@ -122,7 +122,7 @@ func (l *Loop) Close() error {
 
 // Interrupt wakes the loop, from any goroutine, to look at deadlines and
 // cancel channels again.
-func (l *Loop) Interrupt() {
+func (l *SocketLoop) Interrupt() {
 	var one = [8]byte{1}
 	unix.Write(l.evfd, one[:])
 }
@@ -136,7 +136,7 @@ func (l *Loop) Interrupt() {
 // locked goroutine could only go back to its own thread by waking it and
 // stopping the one that took it up (two futex wake-ups and two context
 // switches each time).
-func (l *Loop) Run(ctx context.Context, sessions []func()) error {
+func (l *SocketLoop) Run(ctx context.Context, sessions []func()) error {
 	l.ctx = ctx
 	defer context.AfterFunc(ctx, l.Interrupt)()
 	for _, f := range sessions {
@@ -148,7 +148,7 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 		l.tasks = append(l.tasks, t)
 	}
 	// A session still suspended when Run returns early is ended: its
-	// wait returns ErrLoopEnded.
+	// wait returns ErrSocketLoopEnded.
 	defer func() {
 		for _, t := range l.tasks {
 			t.stop()
@@ -201,7 +201,7 @@ func (l *Loop) Run(ctx context.Context, sessions []func()) error {
 const yieldEvery = 5 * time.Millisecond
 
 // resume runs t until it waits again or returns; its wait returns result.
-func (l *Loop) resume(t *task, result error) {
+func (l *SocketLoop) resume(t *task, result error) {
 	t.result, t.until, t.cancel = result, time.Time{}, nil
 	l.cur = t
 	_, more := t.next()
@@ -214,7 +214,7 @@ func (l *Loop) resume(t *task, result error) {
 
 // timeout is how long epoll_wait may wait, in milliseconds (-1: until a
 // socket or Interrupt wakes it): until the nearest sleep's end or deadline.
-func (l *Loop) timeout() int {
+func (l *SocketLoop) timeout() int {
 	var next int64
 	for _, t := range l.tasks {
 		at := int64(0)
@@ -242,7 +242,7 @@ func (l *Loop) timeout() int {
 // expire resumes the sessions whose sleep ended or was stopped, whose
 // socket's deadline passed, or all waiting ones when the loop's context
 // ended.
-func (l *Loop) expire() time.Time {
+func (l *SocketLoop) expire() time.Time {
 	ctxErr := l.ctx.Err()
 	now := time.Now()
 	for _, t := range l.tasks {
@@ -276,7 +276,7 @@ func closed(ch <-chan struct{}) bool {
 
 // wait suspends the running session until c has input (or an error or
 // hang-up), its deadline passes or the loop's context ends.
-func (l *Loop) wait(c *Conn) error {
+func (l *SocketLoop) wait(c *SocketConn) error {
 	t := l.cur
 	if t == nil {
 		return errors.New("socket: a connection attached to a loop was used outside the loop's sessions")
@@ -288,7 +288,7 @@ func (l *Loop) wait(c *Conn) error {
 	more := t.yield(struct{}{})
 	c.waiter, t.conn = nil, nil
 	if !more {
-		return ErrLoopEnded
+		return ErrSocketLoopEnded
 	}
 	return t.result
 }
@@ -296,7 +296,7 @@ func (l *Loop) wait(c *Conn) error {
 // SleepUntil suspends the running session until at, or until stop is
 // closed (stopped is true), or the loop's context ends (its error). The
 // session's sleep does not hold up the loop's other sessions.
-func (l *Loop) SleepUntil(at time.Time, stop <-chan struct{}) (stopped bool, err error) {
+func (l *SocketLoop) SleepUntil(at time.Time, stop <-chan struct{}) (stopped bool, err error) {
 	t := l.cur
 	if t == nil {
 		return false, errors.New("socket: SleepUntil called outside the loop's sessions")
@@ -310,7 +310,7 @@ func (l *Loop) SleepUntil(at time.Time, stop <-chan struct{}) (stopped bool, err
 	t.until, t.cancel = at, stop
 	more := t.yield(struct{}{})
 	if !more {
-		return false, ErrLoopEnded
+		return false, ErrSocketLoopEnded
 	}
 	if t.result == errStopped {
 		return true, nil

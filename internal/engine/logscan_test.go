@@ -1,4 +1,4 @@
-package logscan
+package engine
 
 import (
 	"os"
@@ -23,7 +23,7 @@ func TestFinder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	find := func(f *Finder, offset int64) bool {
+	find := func(f *LogFinder, offset int64) bool {
 		t.Helper()
 		found, err := f.Find(path, offset)
 		if err != nil {
@@ -33,7 +33,7 @@ func TestFinder(t *testing.T) {
 	}
 	write("LOG: MARK from before the run\n")
 	start := int64(len("LOG: MARK from before the run\n"))
-	f := &Finder{Marker: []byte("MARK")}
+	f := &LogFinder{Marker: []byte("MARK")}
 	if find(f, start) {
 		t.Fatal("found the marker before the offset")
 	}
@@ -52,10 +52,10 @@ func TestFinder(t *testing.T) {
 	// A marker across the boundary of the blocks one search reads.
 	path = filepath.Join(t.TempDir(), "big")
 	write(strings.Repeat("x", 1<<20+1) + "MARK\n") // a read holds 1 MiB and 3 bytes
-	if !find(&Finder{Marker: []byte("MARK")}, 0) {
+	if !find(&LogFinder{Marker: []byte("MARK")}, 0) {
 		t.Error("missed a marker across two blocks of a read")
 	}
-	if found, err := (&Finder{Marker: []byte("MARK")}).Find(filepath.Join(t.TempDir(), "gone"), 0); found || err != nil {
+	if found, err := (&LogFinder{Marker: []byte("MARK")}).Find(filepath.Join(t.TempDir(), "gone"), 0); found || err != nil {
 		t.Errorf("a missing file: %v, %v; want not found, no error", found, err)
 	}
 }

@@ -1,4 +1,4 @@
-package socket
+package driver
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 )
 
 // exchange sends msg and reads the whole echoed answer.
-func exchange(c *Conn, msg string) (string, error) {
+func exchange(c *SocketConn, msg string) (string, error) {
 	buf := make([]byte, 128)
 	n, err := c.Exchange([]byte(msg), buf)
 	if err != nil {
@@ -33,9 +33,9 @@ func exchange(c *Conn, msg string) (string, error) {
 	return got, nil
 }
 
-func newLoop(t *testing.T, conns ...*Conn) *Loop {
+func newLoop(t *testing.T, conns ...*SocketConn) *SocketLoop {
 	t.Helper()
-	l, err := NewLoop()
+	l, err := NewSocketLoop()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func newLoop(t *testing.T, conns ...*Conn) *Loop {
 // (it passes through Go's scheduler every few milliseconds).
 func TestLoopRunsItsSessionsOneAtATime(t *testing.T) {
 	const sessions, rounds = 4, 200
-	var conns []*Conn
+	var conns []*SocketConn
 	for range sessions {
 		c, peer := pair(t)
 		go echo(peer)
@@ -253,7 +253,7 @@ func TestLoopWritesMoreThanTheSocketBuffer(t *testing.T) {
 func TestLoopCloseGivesTheSocketBack(t *testing.T) {
 	c, peer := pair(t)
 	go echo(peer)
-	l, err := NewLoop()
+	l, err := NewSocketLoop()
 	if err != nil {
 		t.Fatal(err)
 	}
