@@ -32,6 +32,10 @@ const (
 // flags are the command's flags for each option.
 var flags = map[Option]string{LinePrefixOption: "--log-line-prefix", ServerOption: "--dsn", LanguageOption: "--log-language"}
 
+// Flag is the command's flag for read option o: a source's reader names
+// it in its hints through this, knowing no flag itself.
+func Flag(o Option) string { return flags[o] }
+
 // OptionError is a source's refusal of a read option's value (Err says
 // the value and why), or, Failed, its failure to use it (the server could
 // not be read).

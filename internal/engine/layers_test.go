@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -76,4 +77,56 @@ func reaches(t *testing.T, root, pkg string, forbidden, seen map[string]bool) []
 		}
 	}
 	return nil
+}
+
+// Engines know no option names: the command's flags (those its help
+// lists) appear in no string of an engine package's non-test code. An
+// engine's refusal is a typed error the command words with its flag
+// (spec.FromEngine), and a log reader's hint names a read option through
+// capture.Flag.
+func TestEnginesNameNoFlag(t *testing.T) {
+	helps, err := filepath.Glob("../../cmd/obsbench/testdata/help/*.txt")
+	if err != nil || len(helps) == 0 {
+		t.Fatalf("no help pages to read the flags from (%v)", err)
+	}
+	flags := map[string]bool{}
+	for _, h := range helps {
+		b, err := os.ReadFile(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "--"); ok && strings.HasPrefix(line, "  --") {
+				flags["--"+strings.Fields(f)[0]] = true
+			}
+		}
+	}
+	if !flags["--dsn"] || !flags["--engine"] {
+		t.Fatalf("read %d flags from the help pages, without --dsn or --engine: the pages' layout changed", len(flags))
+	}
+	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(filepath.Dir(path), "test") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			for _, w := range strings.FieldsFunc(lit.Value, func(r rune) bool { return r != '-' && (r < 'a' || r > 'z') }) {
+				if flags[w] {
+					t.Errorf("%s: %s names the flag %s", path, lit.Value, w)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -174,7 +174,8 @@ func linePrefix(given *string, s *LogSettings) (*Prefix, []string, error) {
 			notes = append(notes, fmt.Sprintf("the server's log_destination is %q, without stderr: its log_line_prefix is these logs' only if it has not changed since they were written", s.Destination))
 		}
 	default:
-		text, from = DefaultPrefix, "Debian's default, which also reads PostgreSQL's '%m [%p] ' (give --log-line-prefix or --dsn if the server has another)"
+		text, from = DefaultPrefix, fmt.Sprintf("Debian's default, which also reads PostgreSQL's '%%m [%%p] ' (give %s or %s if the server has another)",
+			capture.Flag(capture.LinePrefixOption), capture.Flag(capture.ServerOption))
 	}
 	p, err := ParsePrefix(text)
 	if err != nil {
@@ -192,7 +193,7 @@ func linePrefix(given *string, s *LogSettings) (*Prefix, []string, error) {
 // catalog was used.
 func messages(lang string, s *LogSettings) (*Messages, string, error) {
 	const server = "the server's lc_messages"
-	from := "--log-language"
+	from := capture.Flag(capture.LanguageOption)
 	if lang == "" && s != nil {
 		lang, from = s.Messages, server
 	}
@@ -227,8 +228,8 @@ func languageHint(m *Messages, unknown []string) string {
 		return ""
 	}
 	if langs := GuessLanguages(unknown, CatalogDirs); len(langs) > 0 {
-		return fmt.Sprintf("; its messages look like %s (the server's lc_messages is not English): give --log-language %s, or --dsn",
-			strings.Join(langs, " or "), langs[0])
+		return fmt.Sprintf("; its messages look like %s (the server's lc_messages is not English): give %s %s, or %s",
+			strings.Join(langs, " or "), capture.Flag(capture.LanguageOption), langs[0], capture.Flag(capture.ServerOption))
 	}
-	return fmt.Sprintf("; messages such as %q were not recognized: if the server's lc_messages is not English, give --log-language", unknown[0])
+	return fmt.Sprintf("; messages such as %q were not recognized: if the server's lc_messages is not English, give %s", unknown[0], capture.Flag(capture.LanguageOption))
 }

@@ -114,8 +114,8 @@ func (l *LogReader) readStderr(ctx context.Context, p *capture.Parser, r io.Read
 		return err
 	}
 	if matched == 0 && line > 0 {
-		return fmt.Errorf("%s:1: no line begins with log_line_prefix %q and a severity (\"LOG:  \"); the first is %q: give the server's log_line_prefix (--log-line-prefix, or --dsn to read it from the server)",
-			name, s.prefix, abbreviate(first))
+		return fmt.Errorf("%s:1: no line begins with log_line_prefix %q and a severity (\"LOG:  \"); the first is %q: give the server's log_line_prefix (%s, or %s to read it from the server)",
+			name, s.prefix, abbreviate(first), capture.Flag(capture.LinePrefixOption), capture.Flag(capture.ServerOption))
 	}
 	return nil
 }
