@@ -1,12 +1,14 @@
 package mariadb_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/engine/servertest"
+	"github.com/obsbench/obsbench/internal/poll"
 )
 
 // A MariaDB restarted under the counter counts, per lifetime, what its
@@ -81,6 +83,15 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	func() {
 		db := servertest.Open(t, m.Config("mysql"))
 		defer db.Close()
+		// Under valgrind the server may not take a connection yet when
+		// its socket is there (EAGAIN on a busy machine): wait for it.
+		var ping error
+		if err := poll.Until(ctx, time.Minute, 200*time.Millisecond, func() (bool, error) {
+			ping = db.PingContext(ctx)
+			return ping == nil, nil
+		}, func() error { return fmt.Errorf("the counted server takes no connection within a minute: %w", ping) }); err != nil {
+			t.Fatal(err)
+		}
 		var load, old, threads, instances int
 		if err := db.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_load_at_startup, @@innodb_old_blocks_time, @@thread_cache_size, @@table_open_cache_instances").
 			Scan(&load, &old, &threads, &instances); err != nil {
