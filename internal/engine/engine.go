@@ -74,8 +74,9 @@ type Info struct {
 	// run on it.
 	Dialect workload.Dialect
 	// Observers are the catalog sections only this engine's observers
-	// are written in, and its own check of them; engine.Register gives
-	// them to the catalog with AddOn.
+	// are written in, with the engine's types they decode into, and its
+	// own check of them; engine.Register gives them to the catalog with
+	// AddOn.
 	Observers observer.EngineRules
 	// WaitProfile is the engine's own wait profile, which the wait
 	// sampler reads beside the sessions' waits (zero: none).

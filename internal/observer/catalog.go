@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -193,7 +194,10 @@ func validate(o Observer, engines []string) (field string, err error) {
 			return "requires", fmt.Errorf("each requirement needs library: (a name like pgaudit) and package: (what installs it)")
 		}
 	}
-	if field, err := validateSQLServer(o); err != nil {
+	if field, err := validateSections(o); err != nil {
+		return field, err
+	}
+	if field, err := checkObjects(o); err != nil {
 		return field, err
 	}
 	if r, _ := rulesOf(o.Engine); r.Check != nil {
@@ -233,14 +237,14 @@ func validateEvents(o Observer) error {
 		if (ev.Mark != "") != strings.Contains(ev.Query, MarkPlaceholder) {
 			return fmt.Errorf("events mark: and %s in query: go together (the query counts what is newer than the mark)", MarkPlaceholder)
 		}
-	case SourceXE, SourceTrace:
-		// Whose they are, and what they need, validateSQLServer checked.
 	default:
-		return fmt.Errorf("events source %q is not one of %s, %s, %s, %s, %s", ev.Source, SourceServerLog, SourceStream, SourceSQL, SourceXE, SourceTrace)
+		if err := validateEngineSource(o); err != nil {
+			return err
+		}
 	}
 	switch {
-	case ev.Volume && ev.Source != SourceXE && ev.Source != SourceTrace:
-		return errors.New("events volume: is for sources xe and trace")
+	case ev.Volume && builtinSource(ev.Source):
+		return fmt.Errorf("events volume: is for %s", volumeSources())
 	case ev.Mark != "" && ev.Source != SourceSQL:
 		return errors.New("events mark: is for source sql")
 	case ev.FileSetting != "" && ev.Source != SourceServerLog:
@@ -251,6 +255,38 @@ func validateEvents(o Observer) error {
 		return errors.New("events source stream counts what a stream sink delivered: it needs sink: {kind: stream}")
 	}
 	return nil
+}
+
+// builtinSource says source is one of this package's, not an engine's.
+func builtinSource(source string) bool {
+	return source == SourceServerLog || source == SourceStream || source == SourceSQL
+}
+
+// validateEngineSource checks that an events source not of this package
+// is a registered engine's own (which engine takes it validateSections
+// checked, what it needs the engine's checks). An engine this binary
+// does not have may count from sources of its own.
+func validateEngineSource(o Observer) error {
+	sources := engineSources()
+	if _, known := rulesOf(o.Engine); slices.Contains(sources, o.Events.Source) || !known {
+		return nil
+	}
+	return fmt.Errorf("events source %q is not one of %s", o.Events.Source,
+		strings.Join(append([]string{SourceServerLog, SourceStream, SourceSQL}, sources...), ", "))
+}
+
+// volumeSources are the sources whose events may be a volume: the
+// engines' own.
+func volumeSources() string {
+	sources := engineSources()
+	switch len(sources) {
+	case 0:
+		return "an engine's own sources, and this binary has none"
+	case 1:
+		return "source " + sources[0]
+	}
+	last := len(sources) - 1
+	return "sources " + strings.Join(sources[:last], ", ") + " and " + sources[last]
 }
 
 func contains(list []string, s string) bool {

@@ -44,14 +44,15 @@ type Observer struct {
 	// Sink, if set, is the destination obsbench provides for the
 	// observer's output (a managed server only).
 	Sink *Sink `yaml:"sink" json:"sink,omitempty"`
-	// XE, Trace and AvailabilityGroup are SQL Server's observers: objects
-	// obsbench creates (an Extended Events session, a server-side trace)
-	// or an existing replica's commit mode it switches (sqlserver.go).
-	XE                *XESession         `yaml:"xe" json:"xe,omitempty"`
-	Trace             *Trace             `yaml:"trace" json:"trace,omitempty"`
-	AvailabilityGroup *AvailabilityGroup `yaml:"availability_group" json:"availability_group,omitempty"`
+	// Objects are the entry's engine-owned sections (EngineRules.Sections),
+	// each under its section's key in YAML and JSON: objects obsbench
+	// creates, or settings of existing ones it switches, decoded into the
+	// owning engine's types (objects.go).
+	Objects Objects `yaml:"-" json:"-"`
 	// Events says how to count the events the observer recorded; nil for
-	// observers that record no events (or only samples).
+	// observers that record no events (or only samples). Events and
+	// Source stay Observer's last fields: MarshalJSON writes the objects
+	// before them.
 	Events *EventCounter `yaml:"events" json:"events,omitempty"`
 
 	// Source is where the entry was defined ("file:line").
@@ -68,7 +69,9 @@ type Requirement struct {
 	Package string `yaml:"package" json:"package"`
 }
 
-// Event counter sources.
+// Event counter sources that any engine may count from. An engine's own
+// sources are the keys of its sections that are sources (Section.EventsSource):
+// they count what the section's object recorded.
 const (
 	// SourceServerLog counts lines in the server's log files that the
 	// observer wrote during the run and that match Match.
@@ -79,12 +82,6 @@ const (
 	// SourceStream counts lines matching Match that a stream sink's client
 	// received during the run.
 	SourceStream = "stream"
-	// SourceXE counts what the observer's Extended Events session
-	// recorded, read from its first target that keeps events (SQL Server).
-	SourceXE = "xe"
-	// SourceTrace counts the rows of the observer's trace files (SQL
-	// Server).
-	SourceTrace = "trace"
 )
 
 // EventCounter says how to count the events an observer recorded, so that
@@ -111,10 +108,10 @@ type EventCounter struct {
 	// over the run is reported beside the count.
 	Lost string `yaml:"lost" json:"lost,omitempty"`
 	// Volume says the events are not one per statement and carry no
-	// statement text (lock_acquired, Lock:Released): every matching event
-	// the target holds is counted, and the count is reported as the
-	// observer's volume, never compared with the statements executed.
-	// Sources xe and trace.
+	// statement text (lock events): every matching event the object
+	// holds is counted, and the count is reported as the observer's
+	// volume, never compared with the statements executed. An engine's
+	// own sources only.
 	Volume bool `yaml:"volume" json:"volume,omitempty"`
 	// PreparedOnly says the count sees prepared statements' executions
 	// only (MariaDB's statement/com/Execute in a summary that cannot tell
@@ -174,28 +171,8 @@ func (o Observer) Summary() string {
 		parts = append(parts, kind+e)
 	}
 	parts = append(parts, o.EnableSQL...)
-	if x := o.XE; x != nil {
-		var events, targets []string
-		for _, e := range x.Events {
-			events = append(events, e.Name)
-		}
-		for _, t := range x.Targets {
-			targets = append(targets, t.Kind)
-		}
-		if len(targets) == 0 {
-			targets = []string{"no target"}
-		}
-		mode := x.Retention
-		if mode == "" {
-			mode = RetainSingleLoss
-		}
-		parts = append(parts, fmt.Sprintf("XE session: %s -> %s, %s", strings.Join(events, ","), strings.Join(targets, ","), mode))
-	}
-	if t := o.Trace; t != nil {
-		parts = append(parts, fmt.Sprintf("SQL Trace to file: %d event(s), %d MB files", len(t.Events), t.MaxFileSizeMB))
-	}
-	if ag := o.AvailabilityGroup; ag != nil {
-		parts = append(parts, "availability group replicas "+ag.Mode)
+	for _, k := range o.objectKeys() {
+		parts = append(parts, o.Objects[k].Summary())
 	}
 	if o.Sink != nil {
 		parts = append(parts, "sink: "+o.Sink.String())

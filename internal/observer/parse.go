@@ -3,7 +3,6 @@ package observer
 import (
 	"fmt"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
@@ -14,7 +13,7 @@ import (
 type SyntaxError = yamlfile.SyntaxError
 
 // Parse reads observers from YAML: a list of entries with the fields of
-// Observer. Unknown fields, wrong types and invalid values are errors that
+// Observer and the sections of their engine (Observer.Objects). Unknown fields, wrong types and invalid values are errors that
 // point at the offending line and column of file. engines, if any, are
 // the engines an entry may name.
 func Parse(file string, data []byte, engines ...string) ([]Observer, error) {
@@ -32,8 +31,8 @@ func Parse(file string, data []byte, engines ...string) ([]Observer, error) {
 	var out []Observer
 	seen := map[string]string{}
 	for _, node := range seq.Values {
-		var o Observer
-		if err := yaml.NodeToValue(node, &o, yaml.DisallowUnknownField()); err != nil {
+		o, err := decodeEntry(node)
+		if err != nil {
 			return nil, yamlfile.FromYAML(file, err)
 		}
 		line, col := yamlfile.EntryPosition(node)

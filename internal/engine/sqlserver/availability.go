@@ -35,7 +35,7 @@ func availabilitySteps(o observer.Observer, env Env, replicas []Replica) ([]step
 	if err := checkPrimary(o, replicas); err != nil {
 		return nil, err
 	}
-	mode := o.AvailabilityGroup.Mode
+	mode := groupOf(o).Mode
 	var steps []step
 	secondaries := 0
 	for _, group := range groupsOf(replicas) {

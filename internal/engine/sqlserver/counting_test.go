@@ -73,7 +73,7 @@ func TestRolloverCountsFromTheOldestFileKept(t *testing.T) {
 	cat := servertest.Catalog(t)
 	checked := 0
 	for _, o := range cat.All("sqlserver") {
-		if o.Trace == nil || o.Events == nil || o.Trace.MaxFiles == 0 {
+		if traceOf(o) == nil || o.Events == nil || traceOf(o).MaxFiles == 0 {
 			continue
 		}
 		checked++
@@ -107,7 +107,7 @@ func TestBlockedIsTheSessionsOwn(t *testing.T) {
 	o := servertest.CatalogObserver(t, "sqlserver", "xe-locks-ring-buffer-no-loss")
 	// Another NO_EVENT_LOSS session on the server waited 9,000 ms; this
 	// session's firing was blocked 250 ms.
-	e := &EventCount{source: observer.SourceXE, target: "ring_buffer", blocks: true, serverWait0: 1_000}
+	e := &EventCount{source: SourceXE, target: "ring_buffer", blocks: true, serverWait0: 1_000}
 	e.take(sessionCounters{lost: 0, lostBuf: 0, blocked: 250, has: true, serverWait: 10_250})
 	if ms, ok, _ := e.EngineBlocked(context.Background()); !ok || ms != 250 {
 		t.Errorf("blocked %d ms (%v); want the session's own 250 ms", ms, ok)
@@ -123,7 +123,7 @@ func TestBlockedIsTheSessionsOwn(t *testing.T) {
 		t.Errorf("the count does not read the session's blocked_event_fire_time:\n%s", strings.Join(stmts, "\n"))
 	}
 	// A session that may drop events never blocks: no figure, no note.
-	lossy := &EventCount{source: observer.SourceXE, target: "ring_buffer"}
+	lossy := &EventCount{source: SourceXE, target: "ring_buffer"}
 	lossy.take(sessionCounters{blocked: 0, has: true, serverWait: 5_000})
 	if _, ok, _ := lossy.EngineBlocked(context.Background()); ok || len(lossy.notes) > 0 {
 		t.Errorf("a lossy session got a blocked figure or a note: %v", lossy.notes)
@@ -150,20 +150,20 @@ func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 	cat := servertest.Catalog(t)
 	kinds := map[string]int{}
 	for _, o := range cat.All("sqlserver") {
-		if o.XE == nil || o.Events == nil {
+		if sessionOf(o) == nil || o.Events == nil {
 			continue
 		}
-		target := countableTarget(o.XE)
+		target := countableTarget(sessionOf(o))
 		kinds[target]++
 		stmts := countStatements(o, goldenEnv, "obsbench-tag")
 		read := slices.IndexFunc(stmts, func(s string) bool {
 			return strings.Contains(s, "sys.dm_xe_session_targets") || strings.Contains(s, "COUNT_BIG(*) FROM sys.fn_xe_file_target_read_file")
 		})
 		latency := 30 * time.Second
-		if l := o.XE.MaxDispatchLatency; l != "" {
+		if l := sessionOf(o).MaxDispatchLatency; l != "" {
 			latency, _ = time.ParseDuration(l)
 		}
-		wait := FlushWait(o.XE, target)
+		wait := FlushWait(sessionOf(o), target)
 		switch {
 		case synchronous[target]:
 			if wait != 0 {
@@ -192,17 +192,17 @@ func TestFlushBeforeReadingAnAsynchronousTarget(t *testing.T) {
 	}
 	// INFINITE leaves the last buffers undispatched until the session
 	// stops: refused for a counted ring_buffer or histogram.
-	ring := observer.Observer{Name: "x", Engine: "sqlserver", XE: &observer.XESession{
-		Events: []observer.XEEvent{{Name: "sqlserver.lock_acquired"}}, Targets: []observer.XETarget{{Kind: "ring_buffer"}}, MaxDispatchLatency: "INFINITE"},
+	ring := observer.Observer{Name: "x", Engine: "sqlserver", Objects: observer.Objects{SourceXE: &XESession{
+		Events: []XEEvent{{Name: "sqlserver.lock_acquired"}}, Targets: []XETarget{{Kind: "ring_buffer"}}, MaxDispatchLatency: "INFINITE"}},
 		Events: &observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}}
 	if err := checkXECount(ring); err == nil || !strings.Contains(err.Error(), "INFINITE") {
 		t.Errorf("a counted ring_buffer with INFINITE latency: %v; want refused", err)
 	}
-	ring.XE.MaxDispatchLatency = "5s"
+	sessionOf(ring).MaxDispatchLatency = "5s"
 	if err := checkXECount(ring); err != nil {
 		t.Errorf("a counted ring_buffer with a 5s latency: %v", err)
 	}
-	if w := FlushWait(ring.XE, "ring_buffer"); w != 6*time.Second {
+	if w := FlushWait(sessionOf(ring), "ring_buffer"); w != 6*time.Second {
 		t.Errorf("wait %s for a 5s latency; want 6s", w)
 	}
 }

@@ -24,7 +24,7 @@ type Engine struct{}
 // (an Extended Events session or a trace) is created for a whole run.
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "sqlserver", Product: "SQL Server", Namespace: "database", AddOn: "extension", Dialect: workload.TransactSQL,
-		Observers:   observer.EngineRules{Sections: []string{"xe", "trace", "availability_group"}, Check: CheckObserver},
+		Observers:   observer.EngineRules{Sections: sections, Check: CheckObserver},
 		WaitProfile: result.WaitProfile{Source: "sys.dm_os_wait_stats wait time (all tasks, background waits included)"}}
 }
 

@@ -28,7 +28,7 @@ import (
 // target's count alike.
 type EventCount struct {
 	a      *Applied
-	source string // observer.SourceXE or observer.SourceTrace
+	source string // SourceXE or SourceTrace
 	target string // event_file, ring_buffer, event_counter or histogram (xe)
 	names  []string
 	tag    string
@@ -60,13 +60,13 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (engine.EventCoun
 		e.tag = "" // lock events carry no statement text
 	}
 	switch ev.Source {
-	case observer.SourceXE:
-		e.target = countableTarget(a.obs.XE)
+	case SourceXE:
+		e.target = countableTarget(sessionOf(a.obs))
 		if e.target == "" {
 			return nil, fmt.Errorf("observer %s: its session has no target that keeps events (%s) to count", a.obs.Name, strings.Join(countable, ", "))
 		}
-		e.blocks = a.obs.XE.Retention == observer.RetainNoLoss
-	case observer.SourceTrace:
+		e.blocks = sessionOf(a.obs).Retention == RetainNoLoss
+	case SourceTrace:
 	default:
 		return nil, fmt.Errorf("events source %q is not available on sqlserver", ev.Source)
 	}
@@ -89,13 +89,13 @@ func (a *Applied) StartEvents(ctx context.Context, tag string) (engine.EventCoun
 // NO_EVENT_LOSS session's note, and nothing of the session, its targets
 // or a trace (EventCount's one window).
 func startStatements(o observer.Observer) []string {
-	if o.Events != nil && o.Events.Source == observer.SourceXE && o.XE.Retention == observer.RetainNoLoss {
+	if o.Events != nil && o.Events.Source == SourceXE && sessionOf(o).Retention == RetainNoLoss {
 		return []string{ServerWaitSQL}
 	}
 	return nil
 }
 
-func countableTarget(x *observer.XESession) string {
+func countableTarget(x *XESession) string {
 	for _, kind := range countable {
 		for _, t := range x.Targets {
 			if t.Kind == kind {
@@ -112,8 +112,8 @@ func countableTarget(x *observer.XESession) string {
 // stopped, which flushes the events still in memory: the revert that
 // follows drops it anyway.
 func (e *EventCount) Count(ctx context.Context) (int64, error) {
-	if e.source == observer.SourceXE {
-		if err := poll.Sleep(ctx, FlushWait(e.a.obs.XE, e.target)); err != nil {
+	if e.source == SourceXE {
+		if err := poll.Sleep(ctx, FlushWait(sessionOf(e.a.obs), e.target)); err != nil {
 			return 0, err
 		}
 	}
@@ -126,7 +126,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	switch {
-	case e.source == observer.SourceTrace:
+	case e.source == SourceTrace:
 		if _, err := conn.ExecContext(ctx, StopTraceSQL(TracePath(e.a.obs, e.a.env))); err != nil {
 			return 0, fmt.Errorf("stop trace to flush it: %w", err)
 		}
@@ -150,7 +150,7 @@ func (e *EventCount) Count(ctx context.Context) (int64, error) {
 // flushed by stopping its session instead (0 here). INFINITE is refused
 // for a counted asynchronous target (checkXECount): nothing but a stop
 // would dispatch its buffers.
-func FlushWait(x *observer.XESession, target string) time.Duration {
+func FlushWait(x *XESession, target string) time.Duration {
 	if target != "ring_buffer" && target != "histogram" {
 		return 0
 	}
@@ -218,7 +218,7 @@ func ServerWaitNote(ms int64) string {
 func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 	var q string
 	switch {
-	case e.source == observer.SourceTrace:
+	case e.source == SourceTrace:
 		first, err := e.traceFirstFile(ctx, conn)
 		if err != nil {
 			return 0, err
@@ -260,7 +260,7 @@ func (e *EventCount) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 		e.notes = append(e.notes, counterNotes(e.a.obs, e.names)...)
 		return CounterTotal(data.String, e.names)
 	}
-	if e.source == observer.SourceXE {
+	if e.source == SourceXE {
 		if max := e.a.maxRolloverFiles(); max > 0 {
 			var files int
 			if err := conn.QueryRowContext(ctx, fileListSQL(e.a.filePattern())).Scan(&files); err != nil {
@@ -287,12 +287,12 @@ func (e *EventCount) traceFirstFile(ctx context.Context, conn *sql.Conn) (string
 	if err := conn.QueryRowContext(ctx, CurrentTraceFileSQL(base)).Scan(&current); err != nil {
 		return "", fmt.Errorf("find the trace's current file: %w", err)
 	}
-	first, deleted, err := TraceFirstFile(base, current, e.a.obs.Trace.MaxFiles)
+	first, deleted, err := TraceFirstFile(base, current, traceOf(e.a.obs).MaxFiles)
 	if err != nil {
 		return "", err
 	}
 	if deleted > 0 {
-		e.notes = append(e.notes, TraceRolloverNote(deleted, e.a.obs.Trace.MaxFiles))
+		e.notes = append(e.notes, TraceRolloverNote(deleted, traceOf(e.a.obs).MaxFiles))
 	}
 	return first, nil
 }
@@ -300,7 +300,7 @@ func (e *EventCount) traceFirstFile(ctx context.Context, conn *sql.Conn) (string
 // filePattern matches every rollover file of the session's event_file:
 // the server inserts a sequence before the .xel extension.
 func (a *Applied) filePattern() string {
-	for _, t := range a.obs.XE.Targets {
+	for _, t := range sessionOf(a.obs).Targets {
 		if t.Kind == "event_file" {
 			f := a.env.fill(t.Set["filename"])
 			return strings.TrimSuffix(f, ".xel") + "*.xel"
@@ -317,7 +317,7 @@ func (a *Applied) filePattern() string {
 // trace, which never drops; it has no buffer count).
 func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers, blocked int64, has bool, err error) {
 	var v, b, bl sql.NullInt64
-	if e.source == observer.SourceTrace {
+	if e.source == SourceTrace {
 		err = conn.QueryRowContext(ctx, TraceDroppedSQL(TracePath(e.a.obs, e.a.env))).Scan(&v)
 	} else {
 		err = conn.QueryRowContext(ctx, SessionCountersSQL(SessionName(e.a.obs))).Scan(&v, &b, &bl)
@@ -331,7 +331,7 @@ func (e *EventCount) dropped(ctx context.Context, conn *sql.Conn) (n, buffers, b
 // EngineLostBuffers is the session's dropped_buffer_count over the
 // window (engine.BufferLostCounter); a trace has none.
 func (e *EventCount) EngineLostBuffers(ctx context.Context) (int64, bool, error) {
-	if e.source == observer.SourceTrace || e.lostBuf == nil {
+	if e.source == SourceTrace || e.lostBuf == nil {
 		return 0, false, nil
 	}
 	return *e.lostBuf, true, nil
@@ -356,9 +356,9 @@ func (e *EventCount) Volume() bool { return e.volume }
 // holds every event its predicate let through, unless the predicate of
 // each counted event keeps only the workload's sessions.
 func counterNotes(o observer.Observer, names []string) []string {
-	for _, ev := range o.XE.Events {
+	for _, ev := range sessionOf(o).Events {
 		_, name, _ := strings.Cut(ev.Name, ".")
-		if slices.Contains(names, name) && !strings.Contains(ev.Where, observer.DriverAppPlaceholder) {
+		if slices.Contains(names, name) && !strings.Contains(ev.Where, DriverAppPlaceholder) {
 			return []string{CounterNote}
 		}
 	}
@@ -405,7 +405,7 @@ func (a *Applied) maxRolloverFiles() int {
 
 // targetOption is option of the session's target of kind, "" if unset.
 func (a *Applied) targetOption(kind, option string) string {
-	for _, t := range a.obs.XE.Targets {
+	for _, t := range sessionOf(a.obs).Targets {
 		if t.Kind == kind {
 			return t.Set[option]
 		}
@@ -440,20 +440,21 @@ func countStatements(o observer.Observer, env Env, tag string) []string {
 	}
 	a := &Applied{obs: o, env: env}
 	switch {
-	case ev.Source == observer.SourceTrace:
+	case ev.Source == SourceTrace:
 		path := TracePath(o, env)
 		return []string{TraceDroppedSQL(path), StopTraceSQL(path), CurrentTraceFileSQL(path),
 			"-- from the oldest file the server kept: " + path + ".trc until it rolls over past max_files\n" + traceCountSQL(path+".trc", names, tag)}
-	case ev.Source != observer.SourceXE:
+	case ev.Source != SourceXE:
 		return nil
 	}
-	target := countableTarget(o.XE)
+	x := sessionOf(o)
+	target := countableTarget(x)
 	var stmts []string
-	if d := FlushWait(o.XE, target); d > 0 {
+	if d := FlushWait(x, target); d > 0 {
 		stmts = append(stmts, fmt.Sprintf("-- wait %s after the run: the session's buffers reach the %s within its MAX_DISPATCH_LATENCY", d, target))
 	}
 	stmts = append(stmts, SessionCountersSQL(SessionName(o)))
-	if o.XE.Retention == observer.RetainNoLoss {
+	if x.Retention == RetainNoLoss {
 		stmts = append(stmts, ServerWaitSQL)
 	}
 	if target != "event_file" {

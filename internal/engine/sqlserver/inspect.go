@@ -214,7 +214,7 @@ func observersInForce(candidates []observer.Observer, sessions map[string]bool, 
 	}
 	var out []string
 	for _, o := range candidates {
-		if o.XE != nil && sessions[SessionName(o)] || o.Trace != nil && traced[o.Name] {
+		if sessionOf(o) != nil && sessions[SessionName(o)] || traceOf(o) != nil && traced[o.Name] {
 			out = append(out, o.Name)
 		}
 	}

@@ -64,7 +64,7 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 		return nil, &NotSQLServerError{o.Name, o.Engine}
 	}
 	var steps []step
-	if o.XE != nil {
+	if sessionOf(o) != nil {
 		name := SessionName(o)
 		steps = append(steps, step{
 			What: "XE session " + name,
@@ -72,7 +72,7 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 			Undo: []string{DropSessionSQL(name)},
 		})
 	}
-	if o.Trace != nil {
+	if traceOf(o) != nil {
 		path := TracePath(o, env)
 		steps = append(steps, step{
 			What: "trace " + path + ".trc",
@@ -80,7 +80,7 @@ func plan(o observer.Observer, env Env, replicas []Replica) ([]step, error) {
 			Undo: []string{DropTraceSQL(path)},
 		})
 	}
-	if o.AvailabilityGroup != nil {
+	if groupOf(o) != nil {
 		ag, err := availabilitySteps(o, env, replicas)
 		if err != nil {
 			return nil, err
@@ -97,7 +97,7 @@ func (s *Server) prepare(ctx context.Context, conn *sql.Conn, o observer.Observe
 		return env, nil, err
 	}
 	var replicas []Replica
-	if o.AvailabilityGroup != nil {
+	if groupOf(o) != nil {
 		if replicas, err = s.replicas(ctx, conn); err != nil {
 			return env, nil, err
 		}
@@ -173,15 +173,16 @@ func (s *Server) check(ctx context.Context, conn *sql.Conn, o observer.Observer)
 	if o.Engine != "sqlserver" {
 		return &NotSQLServerError{o.Name, o.Engine}
 	}
-	if o.Trace != nil {
+	if traceOf(o) != nil {
 		if err := s.checkTraceLeft(ctx, conn, o); err != nil {
 			return err
 		}
 	}
-	if o.XE == nil {
+	x := sessionOf(o)
+	if x == nil {
 		return nil
 	}
-	for _, e := range o.XE.Events {
+	for _, e := range x.Events {
 		pkg, name, _ := strings.Cut(e.Name, ".")
 		var n int
 		if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM sys.dm_xe_objects xo JOIN sys.dm_xe_packages p ON p.guid = xo.package_guid

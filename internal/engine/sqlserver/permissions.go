@@ -82,8 +82,8 @@ func NeededPermissions(observers []observer.Observer, databaseExists bool, group
 	}
 	var xe, ag bool
 	for _, o := range observers {
-		xe = xe || o.XE != nil
-		ag = ag || o.AvailabilityGroup != nil
+		xe = xe || sessionOf(o) != nil
+		ag = ag || groupOf(o) != nil
 	}
 	if xe {
 		out = append(out, permEventSession)

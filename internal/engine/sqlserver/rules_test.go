@@ -23,10 +23,10 @@ func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
 		if field, err := CheckObserver(o); err != nil {
 			t.Errorf("%s (%s): %s: %v", o.Name, o.Source, field, err)
 		}
-		if o.Trace != nil {
+		if traceOf(o) != nil {
 			traces++
 			// Every filter value goes out in its column's type.
-			for i, f := range o.Trace.Filters {
+			for i, f := range traceOf(o).Filters {
 				col, _ := traceColumnType(f.Column)
 				sql := CreateTraceSQL(o, goldenEnv)
 				if col.typ == "int" && !strings.Contains(sql, "DECLARE @f"+strconv.Itoa(i)+" int = ") {
@@ -34,7 +34,7 @@ func TestCatalogFollowsTheDocumentedRules(t *testing.T) {
 				}
 			}
 		}
-		if o.XE != nil {
+		if sessionOf(o) != nil {
 			sessions++
 		}
 	}
@@ -49,35 +49,35 @@ func TestTraceRulesRefuseWhatTheDocsForbid(t *testing.T) {
 	locks := []int{24, 23}
 	cases := []struct {
 		name  string
-		trace observer.Trace
+		trace Trace
 		want  string
 	}{
 		{"filter on DatabaseName, which lock events do not carry (the filtered-out trace that recorded everything)",
-			observer.Trace{Events: locks, Columns: []int{3, 12}, Filters: []observer.TraceFilter{{Column: 35, Op: "=", Value: "obsbench_no_such_database"}}, MaxFileSizeMB: 100},
+			Trace{Events: locks, Columns: []int{3, 12}, Filters: []TraceFilter{{Column: 35, Op: "=", Value: "obsbench_no_such_database"}}, MaxFileSizeMB: 100},
 			"does not carry it"},
 		{"column set on an event that lacks it (DatabaseName on Lock:Acquired)",
-			observer.Trace{Events: locks, Columns: []int{1, 3, 12, 35}, MaxFileSizeMB: 100},
+			Trace{Events: locks, Columns: []int{1, 3, 12, 35}, MaxFileSizeMB: 100},
 			"is not a data column of event 24"},
 		{"Duration is Lock:Acquired's only",
-			observer.Trace{Events: locks, Columns: []int{3, 13}, MaxFileSizeMB: 100},
+			Trace{Events: locks, Columns: []int{3, 13}, MaxFileSizeMB: 100},
 			"is not a data column of event 23 (Lock:Released)"},
 		{"= on DatabaseName (LIKE and NOT LIKE only)",
-			observer.Trace{Events: []int{146}, Columns: []int{1, 35}, Filters: []observer.TraceFilter{{Column: 35, Op: "=", Value: "{{database}}"}}, MaxFileSizeMB: 100},
+			Trace{Events: []int{146}, Columns: []int{1, 35}, Filters: []TraceFilter{{Column: 35, Op: "=", Value: "{{database}}"}}, MaxFileSizeMB: 100},
 			"DatabaseName takes LIKE, NOT LIKE, not ="},
 		{"a text value for the int DatabaseID",
-			observer.Trace{Events: locks, Columns: []int{3}, Filters: []observer.TraceFilter{{Column: 3, Op: "=", Value: "obsbench"}}, MaxFileSizeMB: 100},
+			Trace{Events: locks, Columns: []int{3}, Filters: []TraceFilter{{Column: 3, Op: "=", Value: "obsbench"}}, MaxFileSizeMB: 100},
 			"not a whole number, and DatabaseID is int"},
 		{"a number for the text DatabaseName",
-			observer.Trace{Events: []int{41}, Columns: []int{35}, Filters: []observer.TraceFilter{{Column: 35, Op: "LIKE", Value: "{{database_id}}"}}, MaxFileSizeMB: 100},
+			Trace{Events: []int{41}, Columns: []int{35}, Filters: []TraceFilter{{Column: 35, Op: "LIKE", Value: "{{database_id}}"}}, MaxFileSizeMB: 100},
 			"is a number, and DatabaseName is nvarchar"},
 		{"a column not filterable (BinaryData of Showplan XML Statistics Profile)",
-			observer.Trace{Events: []int{146}, Columns: []int{2}, Filters: []observer.TraceFilter{{Column: 2, Op: "=", Value: "1"}}, MaxFileSizeMB: 100},
+			Trace{Events: []int{146}, Columns: []int{2}, Filters: []TraceFilter{{Column: 2, Op: "=", Value: "1"}}, MaxFileSizeMB: 100},
 			"not filterable"},
 		{"filters on one column split by another",
-			observer.Trace{Events: locks, Columns: []int{3, 60}, Filters: []observer.TraceFilter{{Column: 3, Op: ">=", Value: "5"}, {Column: 60, Op: "=", Value: "0"}, {Column: 3, Op: "<=", Value: "9"}}, MaxFileSizeMB: 100},
+			Trace{Events: locks, Columns: []int{3, 60}, Filters: []TraceFilter{{Column: 3, Op: ">=", Value: "5"}, {Column: 60, Op: "=", Value: "0"}, {Column: 3, Op: "<=", Value: "9"}}, MaxFileSizeMB: 100},
 			"not together"},
 		{"an event whose columns obsbench does not have",
-			observer.Trace{Events: []int{137}, Columns: []int{3}, MaxFileSizeMB: 100},
+			Trace{Events: []int{137}, Columns: []int{3}, MaxFileSizeMB: 100},
 			"event 137 is not among"},
 	}
 	for _, c := range cases {
@@ -89,31 +89,31 @@ func TestTraceRulesRefuseWhatTheDocsForbid(t *testing.T) {
 }
 
 func TestXERulesRefuseWhatTheDocsForbid(t *testing.T) {
-	lock := []observer.XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
+	lock := []XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
 	cases := []struct {
 		name string
-		xe   observer.XESession
+		xe   XESession
 		want string
 	}{
-		{"an ANSI string in a predicate", observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.sql_statement_completed", Where: "sqlserver.username <> 'sa'"}}},
+		{"an ANSI string in a predicate", XESession{Events: []XEEvent{{Name: "sqlserver.sql_statement_completed", Where: "sqlserver.username <> 'sa'"}}},
 			"'sa' is not N'...'"},
-		{"MAX_MEMORY of 2 GB", observer.XESession{Events: lock, MaxMemoryKB: 2048 * 1024}, "less than 2048 MB"},
-		{"a latency of 0 s", observer.XESession{Events: lock, MaxDispatchLatency: "0s"}, "write INFINITE"},
-		{"an option the ring_buffer does not take", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "ring_buffer", Set: map[string]string{"max_event_limit": "10"}}}},
+		{"MAX_MEMORY of 2 GB", XESession{Events: lock, MaxMemoryKB: 2048 * 1024}, "less than 2048 MB"},
+		{"a latency of 0 s", XESession{Events: lock, MaxDispatchLatency: "0s"}, "write INFINITE"},
+		{"an option the ring_buffer does not take", XESession{Events: lock, Targets: []XETarget{{Kind: "ring_buffer", Set: map[string]string{"max_event_limit": "10"}}}},
 			`option "max_event_limit" is not one of its options`},
-		{"an event_counter with options", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_counter", Set: map[string]string{"slots": "16"}}}},
+		{"an event_counter with options", XESession{Events: lock, Targets: []XETarget{{Kind: "event_counter", Set: map[string]string{"slots": "16"}}}},
 			"is not one of its options ()"},
-		{"an event_file without .xel", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "/tmp/x.log"}}}},
+		{"an event_file without .xel", XESession{Events: lock, Targets: []XETarget{{Kind: "event_file", Set: map[string]string{"filename": "/tmp/x.log"}}}},
 			".xel must be the extension"},
-		{"an event_file without a filename", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"max_file_size": "10"}}}},
+		{"an event_file without a filename", XESession{Events: lock, Targets: []XETarget{{Kind: "event_file", Set: map[string]string{"max_file_size": "10"}}}},
 			"option filename is required"},
-		{"an event_file smaller than the buffers", observer.XESession{Events: lock, MaxMemoryKB: 8192, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel", "max_file_size": "4"}}}},
+		{"an event_file smaller than the buffers", XESession{Events: lock, MaxMemoryKB: 8192, Targets: []XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel", "max_file_size": "4"}}}},
 			"larger than the session's buffers"},
-		{"a histogram of an event not in the session", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_escalation", "source": "mode"}}}},
+		{"a histogram of an event not in the session", XESession{Events: lock, Targets: []XETarget{{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_escalation", "source": "mode"}}}},
 			"not an event of the session"},
-		{"a histogram source_type of 2", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "histogram", Set: map[string]string{"source": "mode", "source_type": "2"}}}},
+		{"a histogram source_type of 2", XESession{Events: lock, Targets: []XETarget{{Kind: "histogram", Set: map[string]string{"source": "mode", "source_type": "2"}}}},
 			"is 0 or 1"},
-		{"pair_matching columns of different lengths", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "pair_matching", Set: map[string]string{
+		{"pair_matching columns of different lengths", XESession{Events: lock, Targets: []XETarget{{Kind: "pair_matching", Set: map[string]string{
 			"begin_event": "sqlserver.lock_acquired", "end_event": "sqlserver.lock_released", "begin_matching_columns": "resource_0, database_id", "end_matching_columns": "resource_0"}}}},
 			"must be the same sequence"},
 	}
@@ -130,28 +130,28 @@ func TestXERulesRefuseWhatTheDocsForbid(t *testing.T) {
 
 // How an observer's events are counted must fit its target.
 func TestXECountRules(t *testing.T) {
-	lock := []observer.XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
-	histogram := observer.XETarget{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_acquired", "source": "mode", "source_type": "0"}}
+	lock := []XEEvent{{Name: "sqlserver.lock_acquired"}, {Name: "sqlserver.lock_released"}}
+	histogram := XETarget{Kind: "histogram", Set: map[string]string{"filtering_event_name": "sqlserver.lock_acquired", "source": "mode", "source_type": "0"}}
 	cases := []struct {
 		name   string
-		xe     observer.XESession
+		xe     XESession
 		events observer.EventCounter
 		want   string // "" for no error
 	}{
-		{"histogram, its filtering event, as volume", observer.XESession{Events: lock, Targets: []observer.XETarget{histogram}},
+		{"histogram, its filtering event, as volume", XESession{Events: lock, Targets: []XETarget{histogram}},
 			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, ""},
-		{"histogram of both events", observer.XESession{Events: lock, Targets: []observer.XETarget{histogram}},
+		{"histogram of both events", XESession{Events: lock, Targets: []XETarget{histogram}},
 			observer.EventCounter{Source: "xe", Match: "lock_acquired,lock_released", Volume: true}, "count it with volume: true and match: lock_acquired"},
-		{"ring volume of one event of two", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "ring_buffer"}}},
+		{"ring volume of one event of two", XESession{Events: lock, Targets: []XETarget{{Kind: "ring_buffer"}}},
 			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, "match must name all of"},
-		{"an event the session lacks", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel"}}}},
+		{"an event the session lacks", XESession{Events: lock, Targets: []XETarget{{Kind: "event_file", Set: map[string]string{"filename": "x.xel"}}}},
 			observer.EventCounter{Source: "xe", Match: "lock_escalation", Volume: true}, "not an event of the session"},
-		{"pair_matching only", observer.XESession{Events: lock, Targets: []observer.XETarget{{Kind: "pair_matching"}}},
+		{"pair_matching only", XESession{Events: lock, Targets: []XETarget{{Kind: "pair_matching"}}},
 			observer.EventCounter{Source: "xe", Match: "lock_acquired", Volume: true}, "no target that keeps events"},
 	}
 	for _, c := range cases {
 		xe, ev := c.xe, c.events
-		err := checkXECount(observer.Observer{Name: "x", Engine: "sqlserver", XE: &xe, Events: &ev})
+		err := checkXECount(observer.Observer{Name: "x", Engine: "sqlserver", Objects: observer.Objects{SourceXE: &xe}, Events: &ev})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -214,12 +214,12 @@ func TestVolumeCounts(t *testing.T) {
 // only if the TRACE_FILE_ROLLOVER option is specified." A max_files the
 // server would refuse at run time is refused when the observer is parsed.
 func TestMaxRolloverFiles(t *testing.T) {
-	trace := func(rollover bool, maxFiles int) *observer.Trace {
-		return &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5, Rollover: rollover, MaxFiles: maxFiles}
+	trace := func(rollover bool, maxFiles int) *Trace {
+		return &Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5, Rollover: rollover, MaxFiles: maxFiles}
 	}
 	for _, tt := range []struct {
 		name  string
-		trace *observer.Trace
+		trace *Trace
 		want  string // "" for no error
 	}{
 		{"no limit", trace(true, 0), ""},
@@ -267,16 +267,16 @@ func TestUntaggedStatements(t *testing.T) {
 		t.Errorf("xe-statements-counter: %s: %v", field, err)
 	}
 	sql := CreateSessionSQL(counter, goldenEnv)
-	if n := strings.Count(sql, "WHERE (sqlserver.database_id = 7 AND sqlserver.client_app_name = N'obsbench-driver' AND "+tagPredicate+")"); n != len(counter.XE.Events) {
-		t.Errorf("%d of %d events filtered on the tag:\n%s", n, len(counter.XE.Events), sql)
+	if n := strings.Count(sql, "WHERE (sqlserver.database_id = 7 AND sqlserver.client_app_name = N'obsbench-driver' AND "+tagPredicate+")"); n != len(sessionOf(counter).Events) {
+		t.Errorf("%d of %d events filtered on the tag:\n%s", n, len(sessionOf(counter).Events), sql)
 	}
 	untagged := counter
-	x := *counter.XE
+	x := *sessionOf(counter)
 	x.Events = slices.Clone(x.Events)
 	for i := range x.Events {
 		x.Events[i].Where = "sqlserver.database_id = {{database_id}} AND sqlserver.client_app_name = N'{{driver_app}}'"
 	}
-	untagged.XE = &x
+	untagged.Objects = observer.Objects{SourceXE: &x}
 	if _, err := CheckObserver(untagged); err == nil || !strings.Contains(err.Error(), "untagged statements") {
 		t.Errorf("an event_counter without the tag predicate: %v; want it refused", err)
 	}

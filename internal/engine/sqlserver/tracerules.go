@@ -63,7 +63,7 @@ func init() {
 }
 
 // CheckTrace checks a trace against the documented rules.
-func CheckTrace(t *observer.Trace) error {
+func CheckTrace(t *Trace) error {
 	if err := checkMaxFiles(t); err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func CheckTrace(t *observer.Trace) error {
 // sp_trace_create's @filecount, "max_rollover_files is int, greater than
 // one", and "valid only if the TRACE_FILE_ROLLOVER option is specified".
 // https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-create-transact-sql
-func checkMaxFiles(t *observer.Trace) error {
+func checkMaxFiles(t *Trace) error {
 	switch {
 	case t.MaxFiles == 0:
 		return nil
@@ -109,11 +109,11 @@ func checkMaxFiles(t *observer.Trace) error {
 }
 
 // traceColumnsOf are the columns set for event id.
-func traceColumnsOf(t *observer.Trace, id int) []int {
+func traceColumnsOf(t *Trace, id int) []int {
 	return append(append([]int{}, t.Columns...), t.EventColumns[id]...)
 }
 
-func checkFilter(t *observer.Trace, f observer.TraceFilter) error {
+func checkFilter(t *Trace, f TraceFilter) error {
 	var col traceColumn
 	for _, id := range t.Events {
 		ev := traceEvents[id]
@@ -145,13 +145,13 @@ func checkFilter(t *observer.Trace, f observer.TraceFilter) error {
 func filterValue(col traceColumn, v string) (string, error) {
 	switch col.typ {
 	case "int", "bigint":
-		probe := strings.NewReplacer(observer.DatabaseIDPlaceholder, "5", observer.NoDatabaseIDPlaceholder, "6").Replace(v)
+		probe := strings.NewReplacer(DatabaseIDPlaceholder, "5", NoDatabaseIDPlaceholder, "6").Replace(v)
 		if _, err := strconv.ParseInt(probe, 10, 64); err != nil {
 			return "", fmt.Errorf("value %q is not a whole number, and %s is %s (the value must be of the column's type)", v, col.name, col.typ)
 		}
 		return v, nil
 	case "nvarchar", "ntext":
-		if strings.Contains(v, observer.DatabaseIDPlaceholder) || strings.Contains(v, observer.NoDatabaseIDPlaceholder) {
+		if strings.Contains(v, DatabaseIDPlaceholder) || strings.Contains(v, NoDatabaseIDPlaceholder) {
 			return "", fmt.Errorf("value %q is a number, and %s is %s", v, col.name, col.typ)
 		}
 		if len(v) > 4000 {
@@ -197,24 +197,27 @@ func traceColumnType(col int) (traceColumn, bool) {
 }
 
 // CheckObserver runs the documented rules over a sqlserver observer
-// (engine.Info.Observers): its session and how its events are counted,
-// or its trace.
+// (engine.Info.Observers), after its sections' own checks: how its
+// events are counted, its session, its trace.
 func CheckObserver(o observer.Observer) (string, error) {
-	if o.XE != nil {
-		if err := CheckXE(o.XE); err != nil {
-			return "xe", err
+	if err := checkSource(o); err != nil {
+		return "events", err
+	}
+	if x := sessionOf(o); x != nil {
+		if err := CheckXE(x); err != nil {
+			return SourceXE, err
 		}
 		if err := checkXECount(o); err != nil {
 			return "events", err
 		}
 	}
-	if o.Trace != nil {
-		if err := CheckTrace(o.Trace); err != nil {
-			return "trace", err
+	if t := traceOf(o); t != nil {
+		if err := CheckTrace(t); err != nil {
+			return SourceTrace, err
 		}
-		if ev := o.Events; ev != nil && ev.Source == observer.SourceTrace {
+		if ev := o.Events; ev != nil && ev.Source == SourceTrace {
 			for _, s := range strings.Split(ev.Match, ",") {
-				if id, _ := strconv.Atoi(s); !slices.Contains(o.Trace.Events, id) {
+				if id, _ := strconv.Atoi(s); !slices.Contains(t.Events, id) {
 					return "events", fmt.Errorf("match names event %s, which the trace does not record", s)
 				}
 			}

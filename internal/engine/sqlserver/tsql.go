@@ -20,10 +20,6 @@ const NamePrefix = "obsbench_"
 // stay after the revert.
 const StampPlaceholder = "{{stamp}}"
 
-// DatabaseIDPlaceholder stands, in a trace filter or predicate, for the
-// dataset database's id.
-const DatabaseIDPlaceholder = observer.DatabaseIDPlaceholder
-
 // Env is what rendering an observer needs to know of the server.
 type Env struct {
 	Database string // the dataset's database
@@ -47,9 +43,9 @@ func SessionName(o observer.Observer) string {
 
 // fill replaces the catalog's placeholders with env's values.
 func (env Env) fill(s string) string {
-	return strings.NewReplacer(observer.XEDirPlaceholder, env.LogDir, observer.DatabasePlaceholder, env.Database,
-		DatabaseIDPlaceholder, strconv.Itoa(env.DatabaseID), observer.NoDatabaseIDPlaceholder, strconv.Itoa(env.NoDatabaseID),
-		observer.DriverAppPlaceholder, driverApp, StampPlaceholder, env.Stamp).Replace(s)
+	return strings.NewReplacer(XEDirPlaceholder, env.LogDir, DatabasePlaceholder, env.Database,
+		DatabaseIDPlaceholder, strconv.Itoa(env.DatabaseID), NoDatabaseIDPlaceholder, strconv.Itoa(env.NoDatabaseID),
+		DriverAppPlaceholder, driverApp, StampPlaceholder, env.Stamp).Replace(s)
 }
 
 // CreateSessionSQL is the CREATE EVENT SESSION statement for o's xe:.
@@ -58,7 +54,7 @@ func (env Env) fill(s string) string {
 // Management Studio scripts them. STARTUP_STATE = OFF: a session obsbench
 // leaves behind by a crash does not come back with the server.
 func CreateSessionSQL(o observer.Observer, env Env) string {
-	x := o.XE
+	x := sessionOf(o)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE EVENT SESSION %s ON SERVER", quoteName(SessionName(o)))
 	for i, e := range x.Events {
@@ -99,7 +95,7 @@ func CreateSessionSQL(o observer.Observer, env Env) string {
 	}
 	retention := x.Retention
 	if retention == "" {
-		retention = observer.RetainSingleLoss
+		retention = RetainSingleLoss
 	}
 	with = append(with, "EVENT_RETENTION_MODE = "+retention)
 	switch lat := x.MaxDispatchLatency; {
@@ -195,7 +191,7 @@ func TraceObserver(path string) string {
 // https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-setevent-transact-sql
 // https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-trace-setfilter-transact-sql
 func CreateTraceSQL(o observer.Observer, env Env) string {
-	t := o.Trace
+	t := traceOf(o)
 	options, filecount := 0, "NULL"
 	if t.Rollover {
 		options = 2 // TRACE_FILE_ROLLOVER
@@ -228,7 +224,7 @@ func CreateTraceSQL(o observer.Observer, env Env) string {
 			value = fmt.Sprintf("@f%d", i)
 			fmt.Fprintf(&b, "DECLARE %s %s = %s;\n", value, col.typ, env.fill(f.Value))
 		}
-		fmt.Fprintf(&b, "EXEC @rc = sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, observer.TraceComparisons[f.Op], value)
+		fmt.Fprintf(&b, "EXEC @rc = sp_trace_setfilter @id, %d, %d, %d, %s;\n", f.Column, logical, TraceComparisons[f.Op], value)
 		b.WriteString(checkRC(fmt.Sprintf("sp_trace_setfilter column %d", f.Column)))
 	}
 	b.WriteString("EXEC @rc = sp_trace_setstatus @id, 1;\n" + checkRC("sp_trace_setstatus") + "SELECT @id")

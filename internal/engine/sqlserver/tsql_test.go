@@ -94,8 +94,8 @@ func TestCatalogGolden(t *testing.T) {
 
 // The rendering's own rules, each on a small observer.
 func TestRenderRules(t *testing.T) {
-	xe := func(x observer.XESession) observer.Observer {
-		return observer.Observer{Name: "t-x", Engine: "sqlserver", XE: &x}
+	xe := func(x XESession) observer.Observer {
+		return observer.Observer{Name: "t-x", Engine: "sqlserver", Objects: observer.Objects{SourceXE: &x}}
 	}
 	tests := []struct {
 		name string
@@ -104,20 +104,20 @@ func TestRenderRules(t *testing.T) {
 	}{
 		{"session name prefixed, dashes as underscores", SessionName(observer.Observer{Name: "xe-plans-file"}), []string{"obsbench_xe_plans_file"}},
 		{"no target: no ADD TARGET, no trailing comma",
-			CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.lock_acquired"}}}), goldenEnv),
+			CreateSessionSQL(xe(XESession{Events: []XEEvent{{Name: "sqlserver.lock_acquired"}}}), goldenEnv),
 			[]string{"CREATE EVENT SESSION [obsbench_t_x] ON SERVER\nADD EVENT sqlserver.lock_acquired\nWITH (EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS, TRACK_CAUSALITY = OFF, STARTUP_STATE = OFF)"}},
 		{"two events, SET before ACTION before WHERE, numbers in parentheses",
-			CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{
+			CreateSessionSQL(xe(XESession{Events: []XEEvent{
 				{Name: "sqlserver.a", Set: map[string]string{"collect_x": "1"}, Actions: []string{"sqlserver.session_id"}, Where: "sqlserver.database_name = N'{{database}}'"},
 				{Name: "sqlserver.b"}},
-				Targets:   []observer.XETarget{{Kind: "event_file", Set: map[string]string{"filename": "{{xe_dir}}f_{{stamp}}.xel", "max_file_size": "10"}}, {Kind: "event_counter"}},
-				Retention: observer.RetainNoLoss, MaxDispatchLatency: "5s", MaxMemoryKB: 4096, TrackCausality: true}), goldenEnv),
+				Targets:   []XETarget{{Kind: "event_file", Set: map[string]string{"filename": "{{xe_dir}}f_{{stamp}}.xel", "max_file_size": "10"}}, {Kind: "event_counter"}},
+				Retention: RetainNoLoss, MaxDispatchLatency: "5s", MaxMemoryKB: 4096, TrackCausality: true}), goldenEnv),
 			[]string{"ADD EVENT sqlserver.a(SET collect_x = (1)\n    ACTION(sqlserver.session_id)\n    WHERE (sqlserver.database_name = N'obsbench')),",
 				"ADD EVENT sqlserver.b\n",
 				"ADD TARGET package0.event_file(SET filename = N'/var/opt/mssql/log/f_20261122T000000.xel', max_file_size = (10)),\n",
 				"ADD TARGET package0.event_counter\n",
 				"WITH (MAX_MEMORY = 4096 KB, EVENT_RETENTION_MODE = NO_EVENT_LOSS, MAX_DISPATCH_LATENCY = 5 SECONDS, TRACK_CAUSALITY = ON, STARTUP_STATE = OFF)"}},
-		{"infinite latency", CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.a"}}, MaxDispatchLatency: "INFINITE"}), goldenEnv),
+		{"infinite latency", CreateSessionSQL(xe(XESession{Events: []XEEvent{{Name: "sqlserver.a"}}, MaxDispatchLatency: "INFINITE"}), goldenEnv),
 			[]string{"MAX_DISPATCH_LATENCY = INFINITE"}},
 		{"drop is guarded twice", DropSessionSQL("obsbench_x"),
 			[]string{"IF EXISTS (SELECT 1 FROM sys.dm_xe_sessions WHERE name = N'obsbench_x') ALTER EVENT SESSION [obsbench_x] ON SERVER STATE = STOP;\n",
@@ -126,16 +126,16 @@ func TestRenderRules(t *testing.T) {
 		{"trace found by an escaped path prefix", DropTraceSQL(`C:\log\obsbench_t_1`), []string{`path LIKE N'C:\log\obsbench[_]t[_]1%'`, "sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2"}},
 		{"trace file named with dashes", TracePath(observer.Observer{Name: "trace-x"}, goldenEnv), []string{"/var/opt/mssql/log/obsbench-trace-x-20261122T000000"}},
 		{"commas between events and between targets, not between the lists",
-			CreateSessionSQL(xe(observer.XESession{Events: []observer.XEEvent{{Name: "sqlserver.a"}, {Name: "sqlserver.b"}}, Targets: []observer.XETarget{{Kind: "event_counter"}, {Kind: "ring_buffer"}}}), goldenEnv),
+			CreateSessionSQL(xe(XESession{Events: []XEEvent{{Name: "sqlserver.a"}, {Name: "sqlserver.b"}}, Targets: []XETarget{{Kind: "event_counter"}, {Kind: "ring_buffer"}}}), goldenEnv),
 			[]string{"ADD EVENT sqlserver.a,\nADD EVENT sqlserver.b\nADD TARGET package0.event_counter,\nADD TARGET package0.ring_buffer\nWITH"}},
 		{"trace without rollover: options 0, no file count",
-			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5}}, goldenEnv),
+			CreateTraceSQL(observer.Observer{Name: "t", Objects: observer.Objects{SourceTrace: &Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5}}}, goldenEnv),
 			[]string{"@maxfilesize bigint = 5, @stoptime datetime = DATEADD(hour, 25, GETDATE()), @on bit = 1", "@options = 0, @tracefile = N'/var/opt/mssql/log/obsbench-t-20261122T000000', @maxfilesize = @maxfilesize, @stoptime = @stoptime, @filecount = NULL",
 				"EXEC @rc = sp_trace_setevent @id, 41, 1, @on;\nIF @rc <> 0 BEGIN IF @id IS NOT NULL BEGIN EXEC sp_trace_setstatus @id, 0; EXEC sp_trace_setstatus @id, 2; END; RAISERROR(N'sp_trace_setevent 41, 1 failed with code %d', 16, 1, @rc); RETURN; END;",
 				"EXEC @rc = sp_trace_setstatus @id, 1;\n", "SELECT @id"}},
 		{"trace filter OR and NOT LIKE",
-			CreateTraceSQL(observer.Observer{Name: "t", Trace: &observer.Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5,
-				Filters: []observer.TraceFilter{{Column: 10, Or: true, Op: "NOT LIKE", Value: "SQLAgent%"}}}}, goldenEnv),
+			CreateTraceSQL(observer.Observer{Name: "t", Objects: observer.Objects{SourceTrace: &Trace{Events: []int{41}, Columns: []int{1}, MaxFileSizeMB: 5,
+				Filters: []TraceFilter{{Column: 10, Or: true, Op: "NOT LIKE", Value: "SQLAgent%"}}}}}, goldenEnv),
 			[]string{"EXEC @rc = sp_trace_setfilter @id, 10, 1, 7, N'SQLAgent%';"}},
 		{"tag wildcards escaped in counts", fileCountSQL("/l/x*.xel", []string{"a"}, "obsbench_t%"), []string{"event_data LIKE N'%obsbench[_]t[%]%'"}},
 		{"Windows log directory", logDir(`C:\Program Files\MSSQL16\MSSQL\Log\ERRORLOG`), []string{`C:\Program Files\MSSQL16\MSSQL\Log\`}},
@@ -158,7 +158,7 @@ func TestRenderRules(t *testing.T) {
 // differs, back on revert; it refuses without a group, and refuses to go
 // asynchronous under automatic failover.
 func TestAvailabilityGroupPlan(t *testing.T) {
-	async := observer.Observer{Name: "ag-asynchronous-commit", Engine: "sqlserver", AvailabilityGroup: &observer.AvailabilityGroup{Mode: "ASYNCHRONOUS_COMMIT"}}
+	async := observer.Observer{Name: "ag-asynchronous-commit", Engine: "sqlserver", Objects: observer.Objects{sectionAG: &AvailabilityGroup{Mode: "ASYNCHRONOUS_COMMIT"}}}
 	steps, err := plan(async, goldenEnv, goldenReplicas)
 	if err != nil || len(steps) != 1 || steps[0].Do[0] != "ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL2' WITH (AVAILABILITY_MODE = ASYNCHRONOUS_COMMIT)" ||
 		steps[0].Undo[0] != "ALTER AVAILABILITY GROUP [ag1] MODIFY REPLICA ON N'SQL2' WITH (AVAILABILITY_MODE = SYNCHRONOUS_COMMIT)" {

@@ -98,7 +98,7 @@ func ansiLiteral(pred string) (string, bool) {
 
 // CheckXE checks an Extended Events session against the documented rules.
 // It returns the observer field at fault and what is wrong.
-func CheckXE(x *observer.XESession) error {
+func CheckXE(x *XESession) error {
 	if x.MaxMemoryKB > maxMemoryKB {
 		return fmt.Errorf("max_memory_kb %d: MAX_MEMORY must be less than 2048 MB (%d KB)", x.MaxMemoryKB, maxMemoryKB+1)
 	}
@@ -130,7 +130,7 @@ func CheckXE(x *observer.XESession) error {
 // defaultMemoryKB is MAX_MEMORY's default: "The default is 4 MB."
 const defaultMemoryKB = 4096
 
-func checkTarget(t observer.XETarget, events []string, memoryKB int) error {
+func checkTarget(t XETarget, events []string, memoryKB int) error {
 	rules, ok := targetOptions[t.Kind]
 	if !ok {
 		return fmt.Errorf("not a target obsbench knows the options of")
@@ -220,12 +220,13 @@ func fields(s string) []string {
 // ring_buffer's volume is every event the session sent it.
 func checkXECount(o observer.Observer) error {
 	ev := o.Events
-	if ev == nil || ev.Source != observer.SourceXE {
+	if ev == nil || ev.Source != SourceXE {
 		return nil
 	}
 	names := strings.Split(ev.Match, ",")
 	var session []string
-	for _, e := range o.XE.Events {
+	x := sessionOf(o)
+	for _, e := range x.Events {
 		_, name, _ := strings.Cut(e.Name, ".")
 		session = append(session, name)
 	}
@@ -234,8 +235,8 @@ func checkXECount(o observer.Observer) error {
 			return fmt.Errorf("match names %s, which is not an event of the session (%s)", n, strings.Join(session, ", "))
 		}
 	}
-	target := countableTarget(o.XE)
-	if (target == "ring_buffer" || target == "histogram") && o.XE.MaxDispatchLatency == "INFINITE" {
+	target := countableTarget(x)
+	if (target == "ring_buffer" || target == "histogram") && x.MaxDispatchLatency == "INFINITE" {
 		// FlushWait: an asynchronous target receives events only as the
 		// buffers are dispatched, which INFINITE leaves to full buffers;
 		// stopping the session to flush them empties the target.
@@ -243,7 +244,7 @@ func checkXECount(o observer.Observer) error {
 	}
 	switch target {
 	case "histogram":
-		f := o.XE.Targets[slices.IndexFunc(o.XE.Targets, func(t observer.XETarget) bool { return t.Kind == "histogram" })].Set["filtering_event_name"]
+		f := x.Targets[slices.IndexFunc(x.Targets, func(t XETarget) bool { return t.Kind == "histogram" })].Set["filtering_event_name"]
 		_, fname, _ := strings.Cut(f, ".")
 		if !ev.Volume || len(names) != 1 || names[0] != fname {
 			return fmt.Errorf("a histogram keeps counts, not events: count it with volume: true and match: %s, its filtering event", fname)
@@ -276,7 +277,7 @@ const tagPredicate = "sqlserver.like_i_sql_unicode_string(sqlserver.sql_text, N'
 // statements (inserts-batched's BEGIN and COMMIT TRANSACTION), which the
 // driver does not count, would be counted as extra events.
 func checkTagPredicate(o observer.Observer, names []string) error {
-	for _, e := range o.XE.Events {
+	for _, e := range sessionOf(o).Events {
 		_, name, _ := strings.Cut(e.Name, ".")
 		if slices.Contains(names, name) && !strings.Contains(e.Where, tagPredicate) {
 			return fmt.Errorf("an event_counter keeps no statement text to match with the workload's tag, so event %s would count its untagged statements too (BEGIN and COMMIT TRANSACTION): add %s to its predicate", e.Name, tagPredicate)

@@ -1,4 +1,4 @@
-package observer
+package sqlserver
 
 import (
 	"errors"
@@ -7,13 +7,56 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/observer"
 )
 
 // SQL Server's observers are objects obsbench creates rather than
 // settings it changes: Extended Events sessions and server-side SQL
-// Traces. They are described here as data; the sqlserver engine renders
-// them as T-SQL. An availability group's commit mode is a setting of an
-// existing replica and is only ever switched, never created.
+// Traces. They are the catalog's sections xe: and trace:, which this
+// package owns (engine.Info.Observers): the catalog decodes them into the
+// types below, which check and describe themselves, and this package
+// renders them as T-SQL. An availability group's commit mode
+// (availability_group:) is a setting of an existing replica and is only
+// ever switched, never created.
+
+// The sections' keys; xe and trace are also events sources.
+const (
+	// SourceXE counts what the observer's Extended Events session
+	// recorded, read from its first target that keeps events.
+	SourceXE = "xe"
+	// SourceTrace counts the rows of the observer's trace files.
+	SourceTrace = "trace"
+	// sectionAG switches the replicas' commit mode.
+	sectionAG = "availability_group"
+)
+
+// sections are the catalog sections of SQL Server's observers, in the
+// order an observer's summary and its apply take them.
+var sections = []observer.Section{
+	{Key: SourceXE, Label: "xe: (an Extended Events session)", EventsSource: true, New: func() observer.Object { return new(XESession) }},
+	{Key: SourceTrace, Label: "trace: (a SQL Trace)", EventsSource: true, New: func() observer.Object { return new(Trace) }},
+	{Key: sectionAG, Label: "availability_group:", New: func() observer.Object { return new(AvailabilityGroup) }},
+}
+
+// sessionOf is o's XE session, nil if it has none.
+func sessionOf(o observer.Observer) *XESession {
+	x, _ := o.Objects[SourceXE].(*XESession)
+	return x
+}
+
+// traceOf is o's trace, nil if it has none.
+func traceOf(o observer.Observer) *Trace {
+	t, _ := o.Objects[SourceTrace].(*Trace)
+	return t
+}
+
+// groupOf is the commit mode o switches its availability group's
+// replicas to, nil if it switches none.
+func groupOf(o observer.Observer) *AvailabilityGroup {
+	ag, _ := o.Objects[sectionAG].(*AvailabilityGroup)
+	return ag
+}
 
 // XE retention modes (CREATE EVENT SESSION ... WITH (EVENT_RETENTION_MODE)).
 const (
@@ -22,7 +65,7 @@ const (
 	RetainNoLoss       = "NO_EVENT_LOSS"
 )
 
-// XE target kinds (package0.<kind>).
+// XETargetKinds are the XE target kinds (package0.<kind>).
 var XETargetKinds = []string{"ring_buffer", "event_file", "event_counter", "histogram", "pair_matching"}
 
 // XEDirPlaceholder stands, in a target option, for the directory the
@@ -143,68 +186,106 @@ var (
 	eventListRE = regexp.MustCompile(`^[a-z0-9_]+(,[a-z0-9_]+)*$`)
 )
 
-func validateXE(x *XESession) (string, error) {
+// Check checks the session's names and modes (observer.Object); the
+// documented rules of its targets and sizes are CheckXE's.
+func (x *XESession) Check() error {
 	if len(x.Events) == 0 {
-		return "xe", errors.New("an XE session needs at least one event (events: [{name: sqlserver.sql_statement_completed}])")
+		return errors.New("an XE session needs at least one event (events: [{name: sqlserver.sql_statement_completed}])")
 	}
 	for _, e := range x.Events {
-		if !xeNameRE.MatchString(e.Name) {
-			return "xe", fmt.Errorf("event %q must be package.event, e.g. sqlserver.sql_statement_completed", e.Name)
-		}
-		for _, a := range e.Actions {
-			if !xeNameRE.MatchString(a) {
-				return "xe", fmt.Errorf("action %q must be package.action, e.g. sqlserver.sql_text", a)
-			}
-		}
-		for k := range e.Set {
-			if !xeOptionRE.MatchString(k) {
-				return "xe", fmt.Errorf("event field %q is not a field name", k)
-			}
-		}
-		if strings.Contains(e.Where, ";") {
-			return "xe", errors.New("a predicate is one expression; it may not contain ';'")
+		if err := e.check(); err != nil {
+			return err
 		}
 	}
 	for _, t := range x.Targets {
-		if !contains(XETargetKinds, t.Kind) {
-			return "xe", fmt.Errorf("target kind %q is not one of %s", t.Kind, strings.Join(XETargetKinds, ", "))
-		}
-		for k, v := range t.Set {
-			if !xeOptionRE.MatchString(k) {
-				return "xe", fmt.Errorf("target option %q is not an option name", k)
-			}
-			if strings.Contains(v, "'") {
-				return "xe", fmt.Errorf("target option %s: a value may not contain a quote", k)
-			}
+		if err := t.check(); err != nil {
+			return err
 		}
 	}
 	switch x.Retention {
 	case "", RetainSingleLoss, RetainMultipleLoss, RetainNoLoss:
 	default:
-		return "xe", fmt.Errorf("retention %q is not one of %s, %s, %s", x.Retention, RetainSingleLoss, RetainMultipleLoss, RetainNoLoss)
+		return fmt.Errorf("retention %q is not one of %s, %s, %s", x.Retention, RetainSingleLoss, RetainMultipleLoss, RetainNoLoss)
 	}
 	if x.MaxDispatchLatency != "" && !latencyRE.MatchString(x.MaxDispatchLatency) {
-		return "xe", fmt.Errorf("max_dispatch_latency %q is INFINITE or whole seconds like 30s", x.MaxDispatchLatency)
+		return fmt.Errorf("max_dispatch_latency %q is INFINITE or whole seconds like 30s", x.MaxDispatchLatency)
 	}
 	if x.MaxMemoryKB < 0 {
-		return "xe", errors.New("max_memory_kb must be positive")
+		return errors.New("max_memory_kb must be positive")
 	}
-	return "", nil
+	return nil
 }
 
-func validateTrace(t *Trace) (string, error) {
+func (e XEEvent) check() error {
+	if !xeNameRE.MatchString(e.Name) {
+		return fmt.Errorf("event %q must be package.event, e.g. sqlserver.sql_statement_completed", e.Name)
+	}
+	for _, a := range e.Actions {
+		if !xeNameRE.MatchString(a) {
+			return fmt.Errorf("action %q must be package.action, e.g. sqlserver.sql_text", a)
+		}
+	}
+	for k := range e.Set {
+		if !xeOptionRE.MatchString(k) {
+			return fmt.Errorf("event field %q is not a field name", k)
+		}
+	}
+	if strings.Contains(e.Where, ";") {
+		return errors.New("a predicate is one expression; it may not contain ';'")
+	}
+	return nil
+}
+
+func (t XETarget) check() error {
+	if !slices.Contains(XETargetKinds, t.Kind) {
+		return fmt.Errorf("target kind %q is not one of %s", t.Kind, strings.Join(XETargetKinds, ", "))
+	}
+	for k, v := range t.Set {
+		if !xeOptionRE.MatchString(k) {
+			return fmt.Errorf("target option %q is not an option name", k)
+		}
+		if strings.Contains(v, "'") {
+			return fmt.Errorf("target option %s: a value may not contain a quote", k)
+		}
+	}
+	return nil
+}
+
+// Summary is the session's events, targets and loss mode.
+func (x *XESession) Summary() string {
+	var events, targets []string
+	for _, e := range x.Events {
+		events = append(events, e.Name)
+	}
+	for _, t := range x.Targets {
+		targets = append(targets, t.Kind)
+	}
+	if len(targets) == 0 {
+		targets = []string{"no target"}
+	}
+	mode := x.Retention
+	if mode == "" {
+		mode = RetainSingleLoss
+	}
+	return fmt.Sprintf("XE session: %s -> %s, %s", strings.Join(events, ","), strings.Join(targets, ","), mode)
+}
+
+// Check checks the trace's sizes and filters' operators
+// (observer.Object); the documented rules of its events and columns are
+// CheckTrace's.
+func (t *Trace) Check() error {
 	if len(t.Events) == 0 || len(t.Columns) == 0 {
-		return "trace", errors.New("a trace needs events: and columns: (trace event and column ids)")
+		return errors.New("a trace needs events: and columns: (trace event and column ids)")
 	}
 	if t.MaxFileSizeMB <= 0 {
-		return "trace", errors.New("a trace needs max_file_size_mb: (the size of one file)")
+		return errors.New("a trace needs max_file_size_mb: (the size of one file)")
 	}
 	if t.MaxFiles > 0 && !t.Rollover {
-		return "trace", errors.New("max_files needs rollover: true")
+		return errors.New("max_files needs rollover: true")
 	}
 	for ev := range t.EventColumns {
 		if !slices.Contains(t.Events, ev) {
-			return "trace", fmt.Errorf("event_columns names event %d, which is not among the events", ev)
+			return fmt.Errorf("event_columns names event %d, which is not among the events", ev)
 		}
 	}
 	for _, f := range t.Filters {
@@ -214,47 +295,43 @@ func validateTrace(t *Trace) (string, error) {
 				ops = append(ops, op)
 			}
 			sort.Strings(ops)
-			return "trace", fmt.Errorf("filter op %q is not one of %s", f.Op, strings.Join(ops, ", "))
+			return fmt.Errorf("filter op %q is not one of %s", f.Op, strings.Join(ops, ", "))
 		}
 	}
-	return "", nil
+	return nil
 }
 
-// validateSQLServer checks the sections only SQL Server's observers have
-// (which engine takes them is validateSections'), and the events they
-// count.
-func validateSQLServer(o Observer) (string, error) {
-	if f, err := validateSections(o); err != nil {
-		return f, err
+// Summary is the trace's size.
+func (t *Trace) Summary() string {
+	return fmt.Sprintf("SQL Trace to file: %d event(s), %d MB files", len(t.Events), t.MaxFileSizeMB)
+}
+
+// Check checks the mode (observer.Object).
+func (ag *AvailabilityGroup) Check() error {
+	if ag.Mode != "SYNCHRONOUS_COMMIT" && ag.Mode != "ASYNCHRONOUS_COMMIT" {
+		return fmt.Errorf("mode %q is SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT", ag.Mode)
 	}
-	if ev := o.Events; ev != nil && (ev.Source == SourceXE || ev.Source == SourceTrace) {
-		if f, err := validateSource(o, string(ev.Source)); err != nil {
-			return f, err
-		}
+	return nil
+}
+
+// Summary is the mode.
+func (ag *AvailabilityGroup) Summary() string { return "availability group replicas " + ag.Mode }
+
+// checkSource checks events counted from a section of o's: o has that
+// section, and match lists the events that count.
+func checkSource(o observer.Observer) error {
+	ev := o.Events
+	if ev == nil || ev.Source != SourceXE && ev.Source != SourceTrace {
+		return nil
 	}
-	if x := o.XE; x != nil {
-		if f, err := validateXE(x); err != nil {
-			return f, err
-		}
+	if ev.Source == SourceXE && sessionOf(o) == nil {
+		return errors.New("events source xe counts what the observer's xe: session recorded; it has none")
 	}
-	if t := o.Trace; t != nil {
-		if f, err := validateTrace(t); err != nil {
-			return f, err
-		}
+	if ev.Source == SourceTrace && traceOf(o) == nil {
+		return errors.New("events source trace counts what the observer's trace: recorded; it has none")
 	}
-	if ag := o.AvailabilityGroup; ag != nil && ag.Mode != "SYNCHRONOUS_COMMIT" && ag.Mode != "ASYNCHRONOUS_COMMIT" {
-		return "availability_group", fmt.Errorf("mode %q is SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT", ag.Mode)
+	if !eventListRE.MatchString(ev.Match) {
+		return fmt.Errorf("events source %s needs match: the events that count, one per statement (xe: event names like sql_statement_completed,sp_statement_completed; trace: event ids like 41)", ev.Source)
 	}
-	if ev := o.Events; ev != nil {
-		if ev.Source == SourceXE && o.XE == nil {
-			return "events", errors.New("events source xe counts what the observer's xe: session recorded; it has none")
-		}
-		if ev.Source == SourceTrace && o.Trace == nil {
-			return "events", errors.New("events source trace counts what the observer's trace: recorded; it has none")
-		}
-		if (ev.Source == SourceXE || ev.Source == SourceTrace) && !eventListRE.MatchString(ev.Match) {
-			return "events", fmt.Errorf("events source %s needs match: the events that count, one per statement (xe: event names like sql_statement_completed,sp_statement_completed; trace: event ids like 41)", ev.Source)
-		}
-	}
-	return "", nil
+	return nil
 }
