@@ -22,11 +22,22 @@ func (f *fakeSource) ActiveWaits(context.Context) ([]SessionWait, error) {
 func TestWaitSamplerFilesSamplesByPhase(t *testing.T) {
 	src := &fakeSource{}
 	s := NewWaitSampler(src, time.Millisecond, false)
+	// Each state waits for ticks of its own rather than for a time: on a
+	// busy machine the sampler's goroutine may not run for a while.
+	ticks := func(n int64) {
+		t.Helper()
+		want := src.calls.Load() + n
+		for deadline := time.Now().Add(10 * time.Second); src.calls.Load() < want; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the sampler took %d samples in 10 s; want %d", src.calls.Load(), want)
+			}
+		}
+	}
 	s.SetObserverOn(false)
 	s.Start(context.Background())
-	time.Sleep(50 * time.Millisecond)
+	ticks(3)
 	s.SetObserverOn(true)
-	time.Sleep(50 * time.Millisecond)
+	ticks(3)
 	s.Pause(true)
 	time.Sleep(20 * time.Millisecond)
 	paused := src.calls.Load()
