@@ -1,18 +1,34 @@
 package observer
 
 import (
-	"embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
-//go:embed catalog/*.yaml
-var builtinFiles embed.FS
+// builtins are the engines' built-in catalogs by file name, as each
+// engine registers its own (RegisterBuiltin).
+var (
+	builtinMu sync.Mutex
+	builtins  = map[string][]byte{}
+)
+
+// RegisterBuiltin adds an engine's built-in catalog, name being its file
+// as sources and errors cite it. Engines call it from init.
+func RegisterBuiltin(name string, data []byte) {
+	builtinMu.Lock()
+	defer builtinMu.Unlock()
+	if _, ok := builtins[name]; ok {
+		panic("observer: built-in catalog " + name + " registered twice")
+	}
+	builtins[name] = data
+}
 
 // Catalog is the set of known observers, keyed by engine and name.
 type Catalog struct {
@@ -37,23 +53,18 @@ func (e *UnknownError) Error() string {
 	return msg + "; known: " + strings.Join(e.Known, ", ")
 }
 
-// Builtin returns the catalog shipped with obsbench. engines are the
+// Builtin returns the catalog shipped with obsbench: the catalogs of the
+// engines this binary has, each registered by its engine. engines are the
 // engines a user's file may name (the engine registry's names; none: any
-// name). The built-in entries are kept whatever engine they name: a
-// binary without an engine never looks its observers up.
+// name).
 func Builtin(engines ...string) (*Catalog, error) {
 	c := &Catalog{byKey: map[string]Observer{}, engines: engines}
-	entries, err := builtinFiles.ReadDir("catalog")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		name := "catalog/" + e.Name()
-		data, err := builtinFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		obs, err := Parse(name, data)
+	builtinMu.Lock()
+	names := slices.Sorted(maps.Keys(builtins))
+	files := maps.Clone(builtins)
+	builtinMu.Unlock()
+	for _, name := range names {
+		obs, err := Parse(name, files[name])
 		if err != nil {
 			return nil, fmt.Errorf("built-in catalog: %w", err)
 		}

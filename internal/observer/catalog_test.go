@@ -9,10 +9,8 @@ import (
 
 	"github.com/obsbench/obsbench/internal/observer"
 
-	// Two engines register their rules for their observers and their
-	// add-on words. The built-in catalog's entries for an engine this
-	// binary lacks are read too (their sections unread): a binary
-	// without an engine never looks its observers up.
+	// Two engines register their built-in catalogs, the rules for their
+	// observers and their add-on words; the built-in catalog is theirs.
 	_ "github.com/obsbench/obsbench/internal/engine/mariadb"
 	_ "github.com/obsbench/obsbench/internal/engine/postgres"
 )
