@@ -141,7 +141,7 @@ func resolution(s *result.Summary, base []float64, aa []result.Run, alpha float6
 		return
 	}
 	mde := DuetMDE(aa, alpha)
-	if !aa[0].Method.Twins() {
+	if !aa[0].Method.Paired() {
 		var logs []float64
 		for _, r := range aa {
 			tput, _ := phaseRatios(r)
@@ -217,11 +217,15 @@ func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.
 	switch {
 	case name == observer.Baseline:
 		cs.Window = result.WindowRuns
-	case runs[0].Method.Twins():
+	case runs[0].Method.Paired():
 		f := duetOverhead(runs, b.alpha)
 		cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
 		cs.Window = result.WindowRuns
-		if name != aaName {
+		switch {
+		case name == aaName:
+		case runs[0].Method == result.MethodSplit:
+			cs.Measures = result.MeasuresPerSession
+		default:
 			cs.Measures = result.MeasuresWhole
 		}
 		return duetWarnings(name, cs.Duet)
@@ -368,7 +372,7 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 func methodNote(runs []result.Run, m int, alpha float64) string {
 	duet, other := false, false
 	for _, r := range runs {
-		duet, other = duet || r.Method.Twins(), other || !r.Method.Twins()
+		duet, other = duet || r.Method.Paired(), other || !r.Method.Paired()
 	}
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"
@@ -383,7 +387,7 @@ func methodNote(runs []result.Run, m int, alpha float64) string {
 }
 
 // duetEstimate is how a duet's overhead is estimated.
-const duetEstimate = "a duet's by least squares over every phase's log throughput ratio (a row marked * the ratio with equal CPU, from the twins' server CPU per statement), the twins' difference and its drift taken out, " +
+const duetEstimate = "a duet's (and a split's) by least squares over every phase's log throughput ratio (a row marked * the ratio with equal CPU, from the twins' server CPU per statement), the twins' difference and its drift taken out, " +
 	"with Student's t interval on the residual"
 
 // verdict words a comparison: up or down (above or below no change) when

@@ -100,7 +100,7 @@ func (d disturbance) warning(name string, runs []result.Run, alpha float64) stri
 	}
 	msg := fmt.Sprintf("%s: %d run(s) disturbed: other processes took %.1f-%.1f%% of the machine in them, %.1f%% in the experiment's median run (kept in the statistics",
 		name, len(in), slices.Min(in), slices.Max(in), d.median)
-	if len(runs) > 0 && runs[0].Method.Twins() {
+	if len(runs) > 0 && runs[0].Method.Paired() {
 		if o := duetOverhead(d.without(runs), alpha).Overhead; o.Measured() {
 			msg += fmt.Sprintf("; without them %.1f [%.1f, %.1f]", o.Pct, o.CILow, o.CIHigh)
 		}

@@ -21,6 +21,10 @@ func serverPerStmt(r result.Run) (on, off float64) {
 	if d := r.Duet; d.OnServerUS > 0 && d.OffServerUS > 0 {
 		return d.OnServerUS / 1e6, d.OffServerUS / 1e6
 	}
+	if r.Method == result.MethodSplit {
+		// One server serves both groups: its CPU is not either's.
+		return 0, 0
+	}
 	return cpuPerStmt(r), cpuPerStmt(offRun(r))
 }
 
@@ -101,6 +105,9 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 		isolation = fmt.Sprintf("each twin held to %.3g CPU", share)
 	}
 	method := fmt.Sprintf("%s: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", result.MethodDuet, len(tput), isolation)
+	if len(runs) > 0 && runs[0].Method == result.MethodSplit {
+		method = fmt.Sprintf("%s: %d phases, the observer's group of sessions against the other group on the same server in the same seconds, in each group alike (A,B,B,A or B,A,A,B); what both groups share is in neither", result.MethodSplit, len(tput))
+	}
 	if len(tput) == 0 {
 		return duetFigures{Overhead: &result.OverheadSummary{Verdict: "not measured: no successful phase"}, Method: method}
 	}
@@ -125,7 +132,11 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 		if o := summarizeOverhead(stats.PhaseOverhead(equalCPU(cpu), alpha)); o.Measured() {
 			o.Basis = result.BasisServerCPU
 			f.Overhead, f.Throughput = o, f.Overhead
-			f.Method += fmt.Sprintf("; overhead from each twin server's CPU per statement (the observer's twin used %.0f%% of the other's CPU, median phase)", 100*ds.OnCPUs/ds.OffCPUs)
+			if runs[0].Method == result.MethodSplit {
+				f.Method += fmt.Sprintf("; overhead from each group's server CPU per statement, its sessions' backends' own (the observer's group used %.0f%% of the other's CPU, median phase)", 100*ds.OnCPUs/ds.OffCPUs)
+			} else {
+				f.Method += fmt.Sprintf("; overhead from each twin server's CPU per statement (the observer's twin used %.0f%% of the other's CPU, median phase)", 100*ds.OnCPUs/ds.OffCPUs)
+			}
 		}
 	}
 	return f

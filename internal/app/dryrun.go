@@ -9,6 +9,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/pgbench"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
@@ -34,6 +35,17 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 	if c.Method.Twins() {
 		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
 			engine.RedactDSN(c.TwinDSN))
+	}
+	if c.Method == result.MethodSplit {
+		lines, err := c.planSplit()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):\n", c.Clients/2)
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		fmt.Fprintln(w)
 	}
 	if pc, ok := srv.(engine.PermissionChecker); ok {
 		q, err := pc.CheckPermissions(ctx, c.observers)
@@ -99,6 +111,19 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 // apply it before each of its runs, revert it after, and count its events.
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	for _, o := range c.observers[1:] {
+		if c.Method == result.MethodSplit {
+			// The server gets only the shared part; the sessions set
+			// the rest (listed above).
+			ss, err := c.sessionSplitter()
+			if err != nil {
+				return err
+			}
+			part, err := ss.SplitSessions(o)
+			if err != nil {
+				return err
+			}
+			o = part.Shared
+		}
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {
 			fmt.Fprintf(w, "\nobserver %s: cannot be applied to this server: %v\n", o.Name, err)

@@ -49,7 +49,7 @@ func (c *Experiment) budgetDuet() {
 // duetBudgeted says whether --max-time sizes the duet's phases; with
 // --target-resolution it caps the phases the A/A arm asks for instead.
 func (c Experiment) duetBudgeted() bool {
-	return c.Method == result.MethodDuet && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
+	return c.Method.Paired() && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
 }
 
 // twinCPUs is each twin's CPU quota, in CPUs.

@@ -46,6 +46,17 @@ func planManaged(c Experiment, w io.Writer) error {
 		steps = arms * c.Rounds
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
 			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
+	case result.MethodSplit:
+		steps = (1 + observers) * c.Rounds
+		fmt.Fprintf(w, "%d arms (the A/A and each observer's per-session part) x %d phases = %d phases of %s%v warm-up + %v measured, both groups of %d sessions at once on the one server\n",
+			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration, c.Clients/2)
+		lines, err := c.planSplit()
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
 	case result.MethodRounds:
 		steps = (1 + observers) * c.Rounds
 		fmt.Fprintf(w, "%d conditions (the baseline and each observer) x %d rounds = %d runs of %s%v warm-up + %v measured\n",

@@ -127,6 +127,9 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
+	if err := c.checkSplit(); err != nil {
+		return c, err
+	}
 	c.budgetDuet()
 	if c.DSN != "" && len(c.observers) > 1 && !c.AllowChanges && !c.DryRun {
 		return c, usagef("--dsn names an external server: obsbench changes its settings for each observer and reverts them after each run; pass --allow-changes to agree, or measure a managed server (no --dsn)")
@@ -195,7 +198,7 @@ func (c *Experiment) resolveMethod() {
 		// Counted rounds, as --count-rounds counts after timed runs.
 		c.Rounds = c.Count.Rounds
 	}
-	if !c.Method.Twins() {
+	if !c.Method.Paired() {
 		return
 	}
 	if !c.IsChosen("rounds") && !c.resuming {
@@ -404,6 +407,11 @@ func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings 
 // or workers. The function returned stops them, also after an error.
 func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
+	if c.Method == result.MethodSplit {
+		if ecfg.Split, err = splitOf(c, logf); err != nil {
+			return stop, err
+		}
+	}
 	if c.Method.Twins() {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
 		if err != nil {
@@ -477,6 +485,8 @@ func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func
 func (c Experiment) logMethod(logf func(string, ...any)) {
 	switch {
 	case !c.methodChosen:
+	case c.Method == result.MethodSplit:
+		logf("method split: the observer's per-session part set in one of two groups of sessions on the server")
 	case c.Method.Twins():
 		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
 	default:

@@ -101,6 +101,22 @@ type Config struct {
 	// clock, now or later): a start barrier shared with other drivers.
 	// The driver counts its seconds from that moment.
 	Begin func(ctx context.Context) (time.Time, error)
+	// Groups, when more than 1, divides the sessions into groups,
+	// session i in group i % Groups, so that every event loop and thread
+	// carries sessions of each group alike; Result.Groups is then each
+	// group's result beside the whole's (a split of one server's
+	// sessions, the observer set in one group).
+	Groups int
+	// GroupSQL[g] are statements each session of group g runs once, as
+	// text, after it connects and before it prepares its operation
+	// (SET log_statement = 'all'): settings that last as long as the
+	// session and change nothing beyond it. Sessions must then be
+	// workload.Execers.
+	GroupSQL [][]string
+	// ServerCPU reads each session's server CPU (a ServerClock's) as the
+	// window opens and closes: Result.ServerSeconds, and each group's.
+	// Only where every session has a clock (a managed server).
+	ServerCPU bool
 }
 
 // Latency and Result are plain data, kept in package result with the runs
@@ -144,11 +160,30 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	if err != nil {
 		return Part{}, err
 	}
+	if err := runSessionSQL(ctx, cfg, sessions); err != nil {
+		return Part{}, err
+	}
 	ops, err := prepare(ctx, cfg, sessions, w)
 	if err != nil {
 		return Part{}, err
 	}
 
+	var cpu *serverCPU
+	if cfg.ServerCPU {
+		cpu = newServerCPU(cfg, sessions)
+		window := cfg.Window
+		cfg.Window = func(open bool) {
+			if open {
+				cpu.read(true)
+			}
+			if window != nil {
+				window(open)
+			}
+			if !open {
+				cpu.read(false)
+			}
+		}
+	}
 	loops, err := openLoops(cfg, sessions)
 	if err != nil {
 		return Part{}, err
@@ -172,6 +207,13 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		return Part{}, err
 	}
 	p, err := collate(cfg, r.window(closed), r.workers, r.secs, r.names)
+	p.Result.ServerSeconds = cpu.seconds(func(int) bool { return true })
+	if cfg.Groups > 1 && err == nil {
+		p.Result.Groups = groupResults(cfg, r.window(closed), r.workers, r.names)
+		for g := range p.Result.Groups {
+			p.Result.Groups[g].ServerSeconds = cpu.seconds(func(i int) bool { return cfg.group(i) == g })
+		}
+	}
 	if n, ok := w.(workload.StatementNamer); ok && err == nil {
 		p.Result.Statements, p.Result.StatementsBy = statementLatencies(r.workers, r.names, n.StatementNames())
 	}
@@ -218,7 +260,7 @@ func openLoops(cfg Config, sessions []Session) ([]*SocketLoop, error) {
 		loops[k] = l
 	}
 	for i, sk := range socks {
-		if err := loops[i%len(loops)].Attach(sk); err != nil {
+		if err := loops[cfg.loopOf(i, len(loops))].Attach(sk); err != nil {
 			closeLoops(loops)
 			return nil, fmt.Errorf("driver: session %d: %w", cfg.FirstSession+i, err)
 		}
@@ -230,6 +272,50 @@ func closeLoops(loops []*SocketLoop) {
 	for _, l := range loops {
 		l.Close()
 	}
+}
+
+// loopOf is the event loop, of n, that runs session i: sessions in turn,
+// each group's next one on the same loop (session i is in group
+// i % Groups), so that every loop carries every group alike and what
+// delays a loop's thread delays all groups.
+func (cfg Config) loopOf(i, n int) int {
+	return (i / max(1, cfg.Groups)) % n
+}
+
+// stream is the workload's session (its random stream, its :client_id)
+// that a run's session i runs: with groups, the k-th session of every
+// group runs the same, so that the groups differ by nothing but their
+// settings.
+func (cfg Config) stream(i int) int {
+	return cfg.FirstSession + i/max(1, cfg.Groups)
+}
+
+// group is the group of a run's session i (Config.Groups).
+func (cfg Config) group(i int) int {
+	if cfg.Groups <= 1 {
+		return 0
+	}
+	return i % cfg.Groups
+}
+
+// runSessionSQL runs each session's group's Config.GroupSQL in it.
+func runSessionSQL(ctx context.Context, cfg Config, sessions []Session) error {
+	for i, s := range sessions {
+		g := cfg.group(i)
+		if g >= len(cfg.GroupSQL) || len(cfg.GroupSQL[g]) == 0 {
+			continue
+		}
+		ex, ok := s.(workload.Execer)
+		if !ok {
+			return fmt.Errorf("driver: session %d cannot run a statement as text, which its settings need", cfg.FirstSession+i)
+		}
+		for _, sql := range cfg.GroupSQL[g] {
+			if err := ex.ExecSQL(ctx, sql); err != nil {
+				return fmt.Errorf("driver: session %d: %s: %w", cfg.FirstSession+i, sql, err)
+			}
+		}
+	}
+	return nil
 }
 
 // dialsAtOnce bounds the sessions dialAll opens at the same time.
@@ -523,7 +609,10 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 	if len(errs) > 0 {
 		return Part{Result: r}, errors.Join(errs...)
 	}
-	p := Part{Result: r, hist: hist, seconds: secs.plain(keep)}
+	p := Part{Result: r, hist: hist}
+	if secs != nil {
+		p.seconds = secs.plain(keep)
+	}
 	for k, name := range labels {
 		if byLabel[k].TotalCount() == 0 {
 			continue
@@ -535,6 +624,25 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 	}
 	p.summarize()
 	return p, nil
+}
+
+// groupResults are each group's sessions collated apart (Config.Groups);
+// the latency of each second is kept for the whole run only.
+func groupResults(cfg Config, window time.Duration, workers []*worker, labels []string) []Result {
+	out := make([]Result, cfg.Groups)
+	for g := range out {
+		var mine []*worker
+		for i, wk := range workers {
+			if cfg.group(i) == g {
+				mine = append(mine, wk)
+			}
+		}
+		c := cfg
+		c.Clients = len(mine)
+		p, _ := collate(c, window, mine, nil, labels) // a session's error is the whole run's
+		out[g] = p.Result
+	}
+	return out
 }
 
 func latencyOf(h *hdrhistogram.Histogram) Latency {

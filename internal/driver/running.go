@@ -53,7 +53,7 @@ func prepare(ctx context.Context, cfg Config, sessions []Session, w workload.Wor
 	ops := make([]workload.Op, cfg.Clients)
 	for i, s := range sessions {
 		var err error
-		if ops[i], err = w.Worker(ctx, s, cfg.FirstSession+i); err != nil {
+		if ops[i], err = w.Worker(ctx, s, cfg.stream(i)); err != nil {
 			return nil, fmt.Errorf("session %d: %w", cfg.FirstSession+i, err)
 		}
 	}
@@ -90,7 +90,7 @@ func (r *running) startSessions(ctx context.Context, sessions []Session, ops []w
 		r.wg.Add(1)
 		op, sctx := ops[i], wctx
 		if r.loops != nil {
-			sctx = workload.WithSleeper(wctx, r.loops[i%len(r.loops)])
+			sctx = workload.WithSleeper(wctx, r.loops[cfg.loopOf(i, len(r.loops))])
 		}
 		body := func() {
 			defer r.wg.Done()
@@ -104,7 +104,8 @@ func (r *running) startSessions(ctx context.Context, sessions []Session, ops []w
 		if r.loops == nil {
 			go body()
 		} else {
-			bodies[i%len(r.loops)] = append(bodies[i%len(r.loops)], body)
+			k := cfg.loopOf(i, len(r.loops))
+			bodies[k] = append(bodies[k], body)
 		}
 	}
 	for k, l := range r.loops {

@@ -191,6 +191,16 @@ type Splitter interface {
 	StaticSplit(o observer.Observer) (held, switched observer.Observer)
 }
 
+// SessionSplitter is an Engine whose observers can be split between two
+// groups of sessions on one server (--method split): it knows, from its
+// documentation, which settings a session can set for itself
+// (observer.SplitSessions, an *observer.Unsplittable when none), and the
+// statements a session sets them with.
+type SessionSplitter interface {
+	SplitSessions(o observer.Observer) (observer.SessionPart, error)
+	SessionSQL(settings map[string]string) []string
+}
+
 // Capturer is a managed Server that can log what `obsbench capture` reads:
 // every statement of a run with its session.
 type Capturer interface {

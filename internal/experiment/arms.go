@@ -56,8 +56,11 @@ type Arm struct {
 	// result.MeasuresSwitchable ("" for the baselines).
 	Measures string
 	// Flipped: a duet arm's twins take the observer in the order B, A,
-	// A, B rather than A, B, B, A (DuetOn).
+	// A, B rather than A, B, B, A (DuetOn); a split arm's groups likewise.
 	Flipped bool
+	// Part is a split arm's division of its observer: what is applied to
+	// the server, and what the observed group's sessions set.
+	Part *observer.SessionPart
 }
 
 // Arms decides each observer's method. With MethodAuto an observer is
@@ -68,8 +71,11 @@ type Arm struct {
 // figure. With alternation the baseline also runs as an A/A alternation,
 // and it runs in rounds when some observer does.
 func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
-	if cfg.Method == MethodDuet {
+	switch cfg.Method {
+	case MethodDuet:
 		return duetArms(cfg), nil
+	case MethodSplit:
+		return splitArms(cfg)
 	}
 	var arms []Arm
 	var base observer.Observer

@@ -23,7 +23,7 @@ const maxDuetPhases = 1000
 // over the one asked. msg says what it decided ("" when there is nothing
 // to decide).
 func duetGrowth(cfg Config, arms []Arm, runs []result.Run, rounds int, spent time.Duration) (more int, msg string) {
-	if cfg.TargetResolution <= 0 || cfg.Method != MethodDuet || rounds == 0 {
+	if cfg.TargetResolution <= 0 || !cfg.Method.Paired() || rounds == 0 {
 		return 0, ""
 	}
 	var aa []result.Run

@@ -177,6 +177,8 @@ type Config struct {
 	Progress func(Progress)
 	// Twins is the second server of --method duet; nil otherwise.
 	Twins *Twins
+	// Split is the groups of sessions of --method split; nil otherwise.
+	Split *Split
 
 	// ready, if set, is called once the run's observer is applied, right
 	// before its load starts (a duet's twins meet there); onWindow, if
@@ -322,7 +324,7 @@ type planned struct {
 
 func newPlanned(cfg Config, arms []Arm) *planned {
 	aa := slices.IndexFunc(arms, func(a Arm) bool { return a.Name == AAName })
-	pl := &planned{arms: arms, aa: aa, pilot: cfg.TargetResolution > 0 && aa >= 0 && cfg.Method != MethodDuet}
+	pl := &planned{arms: arms, aa: aa, pilot: cfg.TargetResolution > 0 && aa >= 0 && !cfg.Method.Paired()}
 	pl.steps = planArms(arms, aa, pl.pilot, cfg.Seed)
 	for _, st := range pl.steps {
 		pl.rounds = max(pl.rounds, st.Round)
@@ -369,6 +371,8 @@ func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p 
 		r, err = runAlternation(ctx, rc, a, uint64(i))
 	case MethodDuet:
 		r, err = runDuet(ctx, rc, a, st.Round)
+	case MethodSplit:
+		r, err = runSplit(ctx, rc, a, st.Round)
 	default:
 		r, err = runOne(ctx, rc, a.Observer)
 	}

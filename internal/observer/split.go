@@ -1,5 +1,11 @@
 package observer
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
 // HeldSuffix ends the name of the part of an observer Split holds.
 const HeldSuffix = "/held"
 
@@ -28,4 +34,86 @@ func Split(o Observer, startOnly func(name string) bool) (held, switched Observe
 		}
 	}
 	return held, switched
+}
+
+// SessionPart is an observer divided for a split of session groups on
+// one server: Shared is applied to the server, in force for both groups
+// (its preload, extensions, sink, the settings no session can change,
+// and the off values of AlternateOff; and o's event counter, which sees
+// only the observed group's statements); Session are the settings each
+// session of the observed group sets for itself, which no other session
+// sees and which end with the session.
+type SessionPart struct {
+	Shared  Observer
+	Session map[string]string
+}
+
+// Unsplittable says why an observer has no part a session can switch.
+type Unsplittable struct {
+	Observer string
+	Reason   string
+}
+
+func (e *Unsplittable) Error() string {
+	return fmt.Sprintf("%s cannot be split between session groups: %s", e.Observer, e.Reason)
+}
+
+// SplitSessions divides o for a split: perSession says whether a session
+// can set a setting for itself, which is the engine's knowledge. An
+// observer switched by statements (EnableSQL), or with no setting a
+// session can set, is *Unsplittable.
+func SplitSessions(o Observer, perSession func(name string) bool) (SessionPart, error) {
+	if len(o.EnableSQL) > 0 || len(o.DisableSQL) > 0 {
+		return SessionPart{}, &Unsplittable{o.Name, "it is switched by statements that change the whole server, not by settings"}
+	}
+	shared := Observer{Name: o.Name + HeldSuffix, Engine: o.Engine, Description: o.Description,
+		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Objects: o.Objects, Events: o.Events, Settings: map[string]string{}}
+	session := map[string]string{}
+	for name, v := range o.Settings {
+		if !perSession(name) {
+			shared.Settings[name] = v
+			continue
+		}
+		session[name] = v
+		if off, ok := o.AlternateOff[name]; ok {
+			shared.Settings[name] = off
+		}
+	}
+	if len(session) == 0 {
+		what := "it has no settings"
+		if len(o.Settings) > 0 {
+			what = "none of its settings (" + strings.Join(o.SettingNames(), ", ") + ") can be set by a session for itself"
+		}
+		return SessionPart{}, &Unsplittable{o.Name, what}
+	}
+	return SessionPart{Shared: shared, Session: session}, nil
+}
+
+// SharedWork names what of p's shared part does work in both groups
+// alike, whose cost a split does not see: libraries preloaded,
+// extensions, a sink, objects, and the shared settings (sorted); empty
+// when there is none.
+func (p SessionPart) SharedWork() []string {
+	var parts []string
+	for _, l := range p.Shared.Preload {
+		parts = append(parts, "preload "+l)
+	}
+	for _, e := range p.Shared.Extensions {
+		parts = append(parts, "extension "+e)
+	}
+	if p.Shared.Sink != nil {
+		parts = append(parts, "sink "+p.Shared.Sink.Kind)
+	}
+	keys := make([]string, 0, len(p.Shared.Objects))
+	for k := range p.Shared.Objects {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k)
+	}
+	for _, n := range p.Shared.SettingNames() {
+		parts = append(parts, n+"="+p.Shared.Settings[n])
+	}
+	return parts
 }

@@ -158,7 +158,11 @@ func (l textLayout) legend(w io.Writer, s result.Summary) {
 		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
 	}
 	if l.costs {
-		fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
+		if uses(s, result.MethodSplit) {
+			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, group against group, from each session's backend's CPU,")
+		} else {
+			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
+		}
 		fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
 	}
 	if uses(s, result.MethodDuet) {
@@ -174,15 +178,22 @@ func measuresLegend(w io.Writer, s result.Summary, wide bool, over string) {
 	}
 	fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
 	fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
+	if uses(s, result.MethodSplit) {
+		fmt.Fprintln(w, "  per-session = what the observer costs the sessions it is set in; what both groups of sessions share (a preloaded")
+		fmt.Fprintln(w, "  library, the log's collector, a sink) falls on both and is in neither (named in -v's method line).")
+	}
 	if !wide {
 		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")
 		return
 	}
 	fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
 	fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
-	if uses(s, result.MethodDuet) {
+	switch {
+	case uses(s, result.MethodSplit):
+		fmt.Fprintln(w, "  the baseline runs next to each run, or the group of sessions without the observer in the same seconds).")
+	case uses(s, result.MethodDuet):
 		fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
-	} else {
+	default:
 		fmt.Fprintln(w, "  or the baseline runs next to each run).")
 	}
 }
@@ -225,7 +236,10 @@ func methodNotes(w io.Writer, s result.Summary, wide bool) {
 	}
 	if s.MDEPct != nil {
 		by := result.MethodAlternation
-		if uses(s, result.MethodDuet) {
+		switch {
+		case uses(s, result.MethodSplit):
+			by = result.MethodSplit
+		case uses(s, result.MethodDuet):
 			by = result.MethodDuet
 		}
 		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", by, *s.MDEPct)
@@ -275,8 +289,13 @@ func cpuBasisNote(w io.Writer, s result.Summary) {
 	if len(tput) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did:")
-	fmt.Fprintln(w, "  the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
+	if uses(s, result.MethodSplit) {
+		fmt.Fprintln(w, "overhead %*: read from each group's server CPU per statement (its sessions' backends'), where the observer's group used")
+		fmt.Fprintln(w, "  its CPU as the other did: the loss of a CPU-bound server, without the CPU one group took from the other in a phase.")
+	} else {
+		fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did:")
+		fmt.Fprintln(w, "  the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
+	}
 	fmt.Fprintf(w, "  From throughput: %s.\n", strings.Join(tput, "; "))
 }
 
@@ -561,6 +580,9 @@ func heading(s result.Summary) string {
 	// --duration, which only capped them.
 	longest := longestRun(s)
 	fixed := longest > 0 && longest < 0.99*s.Seconds
+	if uses(s, result.MethodSplit) {
+		parts = append(parts, fmt.Sprintf("split of two session groups on one server, %d phases x %gs", s.Rounds, s.Seconds))
+	}
 	if uses(s, result.MethodDuet) {
 		if fixed {
 			parts = append(parts, fmt.Sprintf("duet of twin servers, %d phases of fixed work (up to %.0fs, at most %gs)", s.Rounds, longest, s.Seconds))

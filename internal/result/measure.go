@@ -67,6 +67,13 @@ type DriverResult struct {
 	// were spread over several (obsbench run --workers); the counts above
 	// are theirs merged.
 	Workers []WorkerLoad `json:"workers,omitempty"`
+	// Groups are each group's sessions' result, when the run divided its
+	// sessions into groups (a split: session i in group i % len(Groups)).
+	Groups []DriverResult `json:"groups,omitempty"`
+	// ServerSeconds is the server CPU the sessions' own server processes
+	// or threads used over the window, in seconds, where the run read it
+	// (driver.Config.ServerCPU); 0: not read.
+	ServerSeconds float64 `json:"server_seconds,omitempty"`
 }
 
 // WorkerLoad is what one worker process ran of a run, and what it cost

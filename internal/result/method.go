@@ -26,17 +26,26 @@ const (
 	// MethodDuet runs two identical servers (twins) at the same time, the
 	// observer in force in one of them, roles swapped phase by phase.
 	MethodDuet Method = "duet"
+	// MethodSplit drives one server with two equal groups of sessions at
+	// the same time, the observer's per-session part set in the sessions
+	// of one group, groups swapped phase by phase.
+	MethodSplit Method = "split"
 )
 
 // Methods are the values --method takes, in the order its help and its
 // errors list them.
-var Methods = []Method{MethodAuto, MethodAlternation, MethodRounds, MethodInstructions, MethodDuet}
+var Methods = []Method{MethodAuto, MethodAlternation, MethodRounds, MethodInstructions, MethodDuet, MethodSplit}
 
 // Valid says m is one of Methods.
 func (m Method) Valid() bool { return slices.Contains(Methods, m) }
 
 // Twins says m drives two twin servers at once.
 func (m Method) Twins() bool { return m == MethodDuet }
+
+// Paired says m's phases drive two sides at the same time, the observer
+// in one (twin servers, or session groups on one server), and compare
+// them phase by phase.
+func (m Method) Paired() bool { return m == MethodDuet || m == MethodSplit }
 
 // Counted says m counts instructions rather than timing the workload.
 func (m Method) Counted() bool { return m == MethodInstructions }

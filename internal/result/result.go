@@ -81,6 +81,10 @@ type Run struct {
 
 // Duet is what a duet phase measured of the twin without the observer,
 // and how each twin used its CPU share.
+//
+// A split's phase is recorded the same way, its two groups of sessions on
+// one server in place of the twins (On names the group), with no CPU
+// share.
 type Duet struct {
 	// On names the twin the observer was in force in: "a" or "b".
 	On string `json:"on"`

@@ -367,6 +367,9 @@ type ChangeSummary struct {
 const (
 	MeasuresWhole      = "whole"
 	MeasuresSwitchable = "switchable part"
+	// MeasuresPerSession is a split's: what the observer costs the
+	// sessions it is set in, without what it shares with the others.
+	MeasuresPerSession = "per-session"
 )
 
 // Window values.

@@ -114,6 +114,9 @@ func (s Spec) validateAlternation() error {
 // without it, on a machine of cpus CPUs. It is apart from Validate: the
 // method may be chosen after the spec is read (a duet where one can run).
 func (s Spec) ValidateDuet(cpus int) error {
+	if s.Method == result.MethodSplit {
+		return s.validateSplit()
+	}
 	if !s.Method.Twins() {
 		switch {
 		case s.TwinDSN != "":
@@ -140,6 +143,29 @@ func (s Spec) ValidateDuet(cpus int) error {
 		return Invalidf("--standby with --method duet: twins with standbys are not supported yet; use --method auto")
 	case s.Replay.Passes > 0:
 		return Invalidf("--replay-passes with --method duet: a duet does not replay a capture yet; use --method auto")
+	}
+	return nil
+}
+
+// validateSplit refuses what --method split cannot do: its two groups
+// share --clients, one server's sessions, driven from a worker process
+// each.
+func (s Spec) validateSplit() error {
+	switch {
+	case s.TwinDSN != "":
+		return Invalidf("--twin-dsn with --method split: a split needs one server, its sessions in two groups; --method duet compares two servers")
+	case s.IsChosen("twin-cpus"):
+		return Invalidf("--twin-cpus is each twin's CPU quota in --method duet; --method split holds no quota")
+	case s.IsChosen("clients") && (s.Clients < 2 || s.Clients%2 != 0):
+		return Invalidf("--clients %d with --method split: the sessions make two equal groups; want an even number, at least 2", s.Clients)
+	case s.Rounds%2 != 0:
+		return Invalidf("--rounds %d: a split takes its phases in pairs, the observer once in each group: want an even number", s.Rounds)
+	case s.Workers > 0:
+		return Invalidf("--workers: --method split drives each group from a worker process of its own; not with --workers")
+	case s.Standby.On():
+		return Invalidf("--standby with --method split is not supported yet; use --method auto")
+	case s.Replay.Passes > 0:
+		return Invalidf("--replay-passes with --method split: a split does not replay a capture; use --method auto")
 	}
 	return nil
 }

@@ -1,0 +1,147 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// MethodSplit drives one server with two equal groups of sessions at the
+// same time, the observer's per-session part set in the sessions of one
+// group and not the other, and compares the groups' throughput phase by
+// phase: the machine, the server and what the observer shares (its
+// preloaded library, its log's collector) are the same for both, so only
+// the per-session cost is in their ratio. The groups take the observer in
+// the order A, B, B, A (DuetOn), as a duet's twins do.
+const MethodSplit = result.MethodSplit
+
+// GroupNames name a split's groups of sessions in results.
+var GroupNames = TwinNames
+
+// Split is what --method split needs beside its one server: the engine's
+// division of an observer, and the statements that set its session part.
+// The groups are the run's sessions taken in turn (driver.Config.Groups),
+// driven by one driver: each event loop carries sessions of both groups,
+// so that what delays a driver thread delays both alike.
+type Split struct {
+	// ServerCPU reads each group's backends' CPU (a managed server's):
+	// its CPU per statement, the cost itself, beside throughput.
+	ServerCPU bool
+	Divide func(o observer.Observer) (observer.SessionPart, error)
+	SQL    func(settings map[string]string) []string
+}
+
+// splitArms are the arms of a split: the A/A arm (nothing set in either
+// group) and each observer's per-session part. An observer that cannot
+// be split is refused by name, with the reason.
+func splitArms(cfg Config) ([]Arm, error) {
+	if cfg.Split == nil {
+		return nil, errors.New("--method split needs its groups' loads")
+	}
+	base := observer.Observer{Name: observer.Baseline}
+	arms := []Arm{{Name: AAName, Method: MethodSplit, Reps: cfg.Rounds}}
+	var errs []error
+	for _, o := range cfg.Observers {
+		if o.Name == observer.Baseline {
+			base = o
+			continue
+		}
+		part, err := cfg.Split.Divide(o)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		arms = append(arms, Arm{Name: o.Name, Observer: o, Method: MethodSplit, Reps: cfg.Rounds, Measures: result.MeasuresPerSession, Part: &part})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	arms[0].Observer = base
+	for i := range arms {
+		arms[i].Flipped = DuetFlipped(cfg.Seed, arms[i].Name)
+	}
+	return arms, nil
+}
+
+// runSplit runs one phase of a split arm: the server reset, the arm's
+// shared part applied to it, then both groups driven at once, the
+// observer's session part set in the sessions of the group whose turn it
+// is. The run returned is that group's, with the other's in Duet.
+func runSplit(ctx context.Context, cfg Config, a Arm, round int) (r result.Run, err error) {
+	on := DuetOn(round, a.Flipped)
+	shared, name := a.Observer, a.Name
+	if a.Part != nil {
+		shared = a.Part.Shared
+	}
+	r.Condition = name
+	applied, revert, err := applyChecked(ctx, cfg, shared, name, &r)
+	if err != nil {
+		return r, err
+	}
+	defer func() { err = errors.Join(err, revert()) }()
+	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
+		return r, err
+	}
+	var events engine.EventCounter
+	if a.Part != nil {
+		if events, err = startEvents(ctx, cfg, applied, shared); err != nil {
+			return r, fmt.Errorf("count events of %s: %w", name, err)
+		}
+	}
+	faults := faultWatch(cfg.Target)
+	r.Started = time.Now()
+	cpu := cfg.cpuWindow()
+	dcfg := cfg.Driver
+	dcfg.Groups, dcfg.GroupSQL = 2, make([][]string, 2)
+	if a.Part != nil {
+		dcfg.GroupSQL[on] = cfg.Split.SQL(a.Part.Session)
+	}
+	dcfg.Window = cpu.Toggle
+	dcfg.ServerCPU = cfg.Split.ServerCPU
+	res, derr := cfg.drive(ctx, dcfg)
+	cpu.Close()
+	r.Usage = cpu.Usage
+	if ctx.Err() != nil {
+		r.Error = "interrupted"
+		return r, ctx.Err()
+	}
+	if derr != nil {
+		r.Driver, r.Error = res, derr.Error()
+		return r, nil
+	}
+	if len(res.Groups) != 2 {
+		return r, fmt.Errorf("the split's load gave %d group(s) of sessions, not 2", len(res.Groups))
+	}
+	r.Driver = res.Groups[on]
+	r.Duet = splitRecord(res.Groups, on)
+	if cpu.Err != nil {
+		r.Error = "cpu: " + cpu.Err.Error()
+	}
+	if events != nil {
+		// Only the observed group's sessions set the observer: its
+		// statements are the ones to be recorded.
+		r.Events = countEvents(ctx, events, r.Driver.Executed)
+	}
+	if f := faults(); f != "" && r.Error == "" {
+		r.Error = f
+	}
+	return r, nil
+}
+
+// splitRecord is a split phase's groups as a duet's twins: the other
+// group's load, and, where the sessions' server CPU was read, each
+// group's server CPU (in CPUs) and its µs per statement.
+func splitRecord(groups []result.DriverResult, on int) *result.Duet {
+	d := &result.Duet{On: GroupNames[on], Off: groups[1-on]}
+	g, off := groups[on], groups[1-on]
+	if g.ServerSeconds > 0 && off.ServerSeconds > 0 && g.Measured > 0 && off.Measured > 0 && g.Seconds > 0 && off.Seconds > 0 {
+		d.OnCPUs, d.OffCPUs = g.ServerSeconds/g.Seconds, off.ServerSeconds/off.Seconds
+		d.OnServerUS, d.OffServerUS = 1e6*g.ServerSeconds/float64(g.Measured), 1e6*off.ServerSeconds/float64(off.Measured)
+	}
+	return d
+}
