@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/obsbench/obsbench/internal/app"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -97,7 +97,7 @@ func TestStudyAudit(t *testing.T) {
 		"COMPLETE: one record per statement", "records/s", "per day", "concurrency sweep: thousand-point", "concurrency sweep: thousand-range",
 		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files")
 	for _, wl := range []string{"thousand-point", "thousand-range"} {
-		rec, ok, err := app.ReadSweep(filepath.Join(out, wl))
+		rec, ok, err := report.ReadSweep(filepath.Join(out, wl))
 		points := rec.Points
 		if err != nil || !ok || rec.PerUnit != 1000 || len(points) != 2 || points[0].Sessions != 1 || points[1].Sessions != 2 {
 			t.Fatalf("%s sweep = %+v, %v; want session counts 1 and 2, per thousand", wl, rec, err)

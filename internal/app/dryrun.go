@@ -37,13 +37,8 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 			engine.RedactDSN(c.TwinDSN))
 	}
 	if c.Method == result.MethodSplit {
-		lines, err := c.planSplit()
-		if err != nil {
+		if err := c.printSplit(w, fmt.Sprintf("split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2)); err != nil {
 			return err
-		}
-		fmt.Fprintf(w, "split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):\n", c.Clients/2)
-		for _, l := range lines {
-			fmt.Fprintf(w, "  %s\n", l)
 		}
 		fmt.Fprintln(w)
 	}
@@ -111,17 +106,10 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 // apply it before each of its runs, revert it after, and count its events.
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	for _, o := range c.observers[1:] {
-		if c.Method == result.MethodSplit {
+		if sp, err := c.splitOf(); err == nil && c.Method == result.MethodSplit {
 			// The server gets only the shared part; the sessions set
-			// the rest (listed above).
-			ss, err := c.sessionSplitter()
-			if err != nil {
-				return err
-			}
-			part, err := ss.SplitSessions(o)
-			if err != nil {
-				return err
-			}
+			// the rest (listed above, where an error was said).
+			part, _ := sp.Divide(o)
 			o = part.Shared
 		}
 		apply, revert, err := srv.PlanApply(ctx, o)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/report"
 	// The real engines register for the study specs, which name them;
 	// nothing here reaches their servers.
 	"github.com/obsbench/obsbench/internal/engine/enginetest"
@@ -120,7 +121,7 @@ func TestSweepRecordsOneSpecPerCount(t *testing.T) {
 		if err := Execute(t.Context(), chosen(s, "warmup", "sessions"), Output{Stdout: &stdout, Stderr: &stderr}); err != nil {
 			t.Fatalf("Execute: %v\n%s", err, stderr.String())
 		}
-		rec, ok, err := ReadSweep(s.Out)
+		rec, ok, err := report.ReadSweep(s.Out)
 		if err != nil || !ok || len(rec.Points) != 2 {
 			t.Fatalf("sweep = %+v, %v, %v; want two points", rec, ok, err)
 		}

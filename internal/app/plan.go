@@ -48,14 +48,10 @@ func planManaged(c Experiment, w io.Writer) error {
 			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
 	case result.MethodSplit:
 		steps = (1 + observers) * c.Rounds
-		fmt.Fprintf(w, "%d arms (the A/A and each observer's per-session part) x %d phases = %d phases of %s%v warm-up + %v measured, both groups of %d sessions at once on the one server\n",
+		head := fmt.Sprintf("%d arms (the A/A and each observer's per-session part) x %d phases = %d phases of %s%v warm-up + %v measured, both groups of %d sessions at once on the one server",
 			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration, c.Clients/2)
-		lines, err := c.planSplit()
-		if err != nil {
+		if err := c.printSplit(w, head); err != nil {
 			return err
-		}
-		for _, l := range lines {
-			fmt.Fprintln(w, l)
 		}
 	case result.MethodRounds:
 		steps = (1 + observers) * c.Rounds

@@ -88,7 +88,7 @@ func Report(dir string, format spec.Format, wide bool, stdout io.Writer) error {
 	if wide && format != spec.FormatText {
 		return usagef("-v widens the text table: give --format text too")
 	}
-	if rec, ok, err := ReadSweep(dir); ok || err != nil {
+	if rec, ok, err := report.ReadSweep(dir); ok || err != nil {
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func Report(dir string, format spec.Format, wide bool, stdout io.Writer) error {
 		if format == spec.FormatHTML {
 			format = spec.FormatText
 		}
-		return printSweep(stdout, format, dir, rec)
+		return report.PrintSweep(stdout, format, dir, rec)
 	}
 	sum, err := result.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {

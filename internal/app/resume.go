@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
@@ -55,7 +56,7 @@ func ReadSpec(dir string) (spec.Spec, error) {
 }
 
 func readExperiment(dir string) (experimentRecord, error) {
-	if _, err := os.Stat(filepath.Join(dir, sweepFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, report.SweepFile)); err == nil {
 		return experimentRecord{}, usagef("--resume %s: a sweep is resumed one session count at a time: --resume %s", dir, filepath.Join(dir, "sessions-N"))
 	}
 	b, err := os.ReadFile(filepath.Join(dir, experimentFile))

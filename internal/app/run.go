@@ -408,9 +408,10 @@ func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings 
 func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
 	if c.Method == result.MethodSplit {
-		if ecfg.Split, err = splitOf(c, logf); err != nil {
+		if ecfg.Split, err = c.splitOf(); err != nil {
 			return stop, err
 		}
+		logf("split: groups a and b of %d sessions each on the one server, sessions of both on every driver thread", c.Clients/2)
 	}
 	if c.Method.Twins() {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
@@ -485,8 +486,6 @@ func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func
 func (c Experiment) logMethod(logf func(string, ...any)) {
 	switch {
 	case !c.methodChosen:
-	case c.Method == result.MethodSplit:
-		logf("method split: the observer's per-session part set in one of two groups of sessions on the server")
 	case c.Method.Twins():
 		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
 	default:
@@ -559,7 +558,7 @@ func CheckOut(dir string) error {
 			return usagef("--out %s already holds an experiment's results; choose another directory, or continue it with --resume %s", dir, dir)
 		}
 	}
-	for _, f := range []string{sweepFile, ReliabilityFile} {
+	for _, f := range []string{report.SweepFile, ReliabilityFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return usagef("--out %s already holds a sweep's or a study's results; choose another directory", dir)
 		}

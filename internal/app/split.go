@@ -1,19 +1,18 @@
 package app
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// sessionSplitter is the engine of a split: the one that knows which of
-// an observer's settings a session sets for itself.
-func (c Experiment) sessionSplitter() (engine.SessionSplitter, error) {
+// splitOf is what a split needs beside its server: the engine's division
+// of each observer (its groups are the run's sessions, taken in turn).
+func (c Experiment) splitOf() (*experiment.Split, error) {
 	e, err := engine.Lookup(c.Engine)
 	if err != nil {
 		return nil, err
@@ -22,18 +21,18 @@ func (c Experiment) sessionSplitter() (engine.SessionSplitter, error) {
 	if _, sessions := e.(engine.SessionOpener); !ok || !sessions {
 		return nil, usagef("--method split: the %s engine cannot split its observers between groups of sessions yet", c.Engine)
 	}
-	return ss, nil
+	// A managed server's backends are on this machine: each session reads its CPU.
+	return &experiment.Split{Divide: ss.SplitSessions, SQL: ss.SessionSQL, ServerCPU: c.DSN == ""}, nil
 }
 
 // checkSplit refuses, before anything starts, a split that cannot run:
-// sessions that make no two equal groups, collectors that would see both
-// groups as one, and every observer that has no per-session part, each
-// named with its reason.
+// sessions that make no two equal groups, a sampler that would see both
+// groups as one, and every observer with no per-session part.
 func (c Experiment) checkSplit() error {
 	if c.Method != result.MethodSplit {
 		return nil
 	}
-	ss, err := c.sessionSplitter()
+	sp, err := c.splitOf()
 	if err != nil {
 		return err
 	}
@@ -43,60 +42,24 @@ func (c Experiment) checkSplit() error {
 	case c.Waits > 0:
 		return usagef("--waits with --method split: the sampler would see both groups of sessions as one; not yet with a split")
 	}
-	var errs []string
-	for _, o := range c.observers {
-		if o.Name == observer.Baseline {
-			continue
-		}
-		if _, err := ss.SplitSessions(o); err != nil {
-			errs = append(errs, err.Error())
-		}
-	}
-	if len(errs) > 0 {
-		return usagef("--method split: %s; leave it out, or measure it by --method duet or auto, which measure an observer whole", strings.Join(errs, "; "))
+	if err := sp.Check(c.observers); err != nil {
+		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		return usagef("--method split: %s; leave it out, or measure it by --method duet or auto, which measure an observer whole", msg)
 	}
 	return nil
 }
 
-// splitOf is what a split needs beside its server: the engine's division
-// of each observer. Its two groups are the run's sessions taken in turn,
-// driven in this process like any run on one server.
-func splitOf(c Experiment, logf func(string, ...any)) (*experiment.Split, error) {
-	ss, err := c.sessionSplitter()
+// printSplit prints head, then what each observer's split sets
+// (Split.Plan), for a plan or a dry run.
+func (c Experiment) printSplit(w io.Writer, head string) error {
+	sp, err := c.splitOf()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	logf("split: groups a and b of %d sessions each on the one server, sessions of both on every driver thread", c.Clients/2)
-	// A managed server's backends are processes on this machine, whose
-	// CPU each session reads; an external one's are not.
-	return &experiment.Split{Divide: ss.SplitSessions, SQL: ss.SessionSQL, ServerCPU: c.DSN == ""}, nil
-}
-
-// planSplit lists, for a dry run, what each observer's split sets: on
-// the server for both groups, and in each session of the observed group.
-func (c Experiment) planSplit() ([]string, error) {
-	ss, err := c.sessionSplitter()
-	if err != nil {
-		return nil, err
+	lines, err := sp.Plan(c.observers)
+	fmt.Fprintln(w, head)
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
-	var lines []string
-	var errs []error
-	for _, o := range c.observers {
-		if o.Name == observer.Baseline {
-			continue
-		}
-		part, err := ss.SplitSessions(o)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("%s, in each session of the observed group:", o.Name))
-		for _, sql := range ss.SessionSQL(part.Session) {
-			lines = append(lines, "  "+sql)
-		}
-		if shared := part.SharedWork(); len(shared) > 0 {
-			lines = append(lines, fmt.Sprintf("  on the server, for both groups (not in the figure): %s", strings.Join(shared, ", ")))
-		}
-	}
-	return lines, errors.Join(errs...)
+	return err
 }

@@ -2,32 +2,17 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/report"
-	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
-
-// sweepFile lists a sweep's experiments in its --out directory.
-const sweepFile = "sweep.json"
-
-// sweepRecord is sweep.json: the experiments of a sweep and the unit its
-// table reports in.
-type sweepRecord struct {
-	Workload string              `json:"workload"`
-	PerUnit  int                 `json:"per_unit"`
-	Sessions []int               `json:"sessions"`
-	Points   []report.SweepPoint `json:"points"`
-}
 
 // Sweep runs c's experiment once per session count, each in a
 // directory of its own under --out, and prints the sweep table (text) or
@@ -42,7 +27,7 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
-	rec := sweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions}
+	rec := report.SweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions}
 	var errs []error
 	for _, n := range c.Sessions {
 		if ctx.Err() != nil {
@@ -68,7 +53,7 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 		sum, err := one.Run(ctx, quiet)
 		if sum != nil {
 			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.Out), Summary: *sum})
-			if werr := writeSweep(c.Out, rec); werr != nil {
+			if werr := report.WriteSweep(c.Out, rec); werr != nil {
 				return rec.Points, werr
 			}
 		}
@@ -79,52 +64,10 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 			}
 		}
 	}
-	if err := printSweep(stdout, c.Format, c.Out, rec); err != nil {
+	if err := report.PrintSweep(stdout, c.Format, c.Out, rec); err != nil {
 		errs = append(errs, err)
 	}
 	return rec.Points, errors.Join(errs...)
-}
-
-// printSweep prints a sweep's table (text) or record with its summaries
-// (json).
-func printSweep(w io.Writer, format spec.Format, dir string, rec sweepRecord) error {
-	if format == spec.FormatJSON {
-		type point struct {
-			Sessions int            `json:"sessions"`
-			Dir      string         `json:"dir"`
-			Summary  result.Summary `json:"summary"`
-		}
-		var out []point
-		for _, p := range rec.Points {
-			out = append(out, point{p.Sessions, p.Dir, p.Summary})
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "points": out})
-	}
-	if len(rec.Points) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
-	if err := report.Sweep(w, rec.Points, rec.PerUnit); err != nil {
-		return err
-	}
-	if missing := missingSessions(rec); len(missing) > 0 {
-		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", spec.FormatSessions(missing))
-	}
-	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per session count; obsbench report %s)\n", dir, dir)
-	return err
-}
-
-// missingSessions are the session counts of rec without a summary.
-func missingSessions(rec sweepRecord) []int {
-	var out []int
-	for _, n := range rec.Sessions {
-		if !slices.ContainsFunc(rec.Points, func(p report.SweepPoint) bool { return p.Sessions == n }) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // GateSweep applies --max-overhead to every experiment of a sweep.
@@ -145,34 +88,4 @@ func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
 		return nil
 	}
 	return &analysis.OverheadError{Limit: *c.MaxOverhead, Over: over}
-}
-
-func writeSweep(dir string, rec sweepRecord) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, sweepFile), append(b, '\n'), 0o600)
-}
-
-// ReadSweep reads a sweep directory's record with its experiments'
-// summaries; ok is false when dir is not a sweep.
-func ReadSweep(dir string) (rec sweepRecord, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, sweepFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return rec, false, nil
-	}
-	if err != nil {
-		return rec, true, err
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, true, fmt.Errorf("%s: %w", filepath.Join(dir, sweepFile), err)
-	}
-	for i := range rec.Points {
-		if rec.Points[i].Summary, err = result.ReadSummary(filepath.Join(dir, rec.Points[i].Dir, "summary.json")); err != nil {
-			return rec, true, err
-		}
-	}
-	slices.SortFunc(rec.Points, func(a, b report.SweepPoint) int { return a.Sessions - b.Sessions })
-	return rec, true, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
@@ -32,8 +33,8 @@ type Split struct {
 	// ServerCPU reads each group's backends' CPU (a managed server's):
 	// its CPU per statement, the cost itself, beside throughput.
 	ServerCPU bool
-	Divide func(o observer.Observer) (observer.SessionPart, error)
-	SQL    func(settings map[string]string) []string
+	Divide    func(o observer.Observer) (observer.SessionPart, error)
+	SQL       func(settings map[string]string) []string
 }
 
 // splitArms are the arms of a split: the A/A arm (nothing set in either
@@ -144,4 +145,42 @@ func splitRecord(groups []result.DriverResult, on int) *result.Duet {
 		d.OnServerUS, d.OffServerUS = 1e6*g.ServerSeconds/float64(g.Measured), 1e6*off.ServerSeconds/float64(off.Measured)
 	}
 	return d
+}
+
+// Check refuses every observer of observers that cannot be split, each
+// named with its reason (*observer.Unsplittable), together.
+func (s *Split) Check(observers []observer.Observer) error {
+	var errs []error
+	for _, o := range observers {
+		if o.Name == observer.Baseline {
+			continue
+		}
+		if _, err := s.Divide(o); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Plan lists, for a dry run, what each observer's split sets: in each
+// session of the observed group, and on the server for both groups.
+func (s *Split) Plan(observers []observer.Observer) ([]string, error) {
+	if err := s.Check(observers); err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, o := range observers {
+		if o.Name == observer.Baseline {
+			continue
+		}
+		part, _ := s.Divide(o)
+		lines = append(lines, o.Name+", in each session of the observed group:")
+		for _, sql := range s.SQL(part.Session) {
+			lines = append(lines, "  "+sql)
+		}
+		if shared := part.SharedWork(); len(shared) > 0 {
+			lines = append(lines, "  on the server, for both groups (not in the figure): "+strings.Join(shared, ", "))
+		}
+	}
+	return lines, nil
 }

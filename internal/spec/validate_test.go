@@ -56,7 +56,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.MaxOverhead = &big }, "--max-overhead 101"},
 		{func(s *Spec) { s.OnFailure = "retry" }, "--on-failure"},
 		{func(s *Spec) { s.Method = "" }, ""}, // the run chooses
-		{func(s *Spec) { s.Method = "fast" }, `--method "fast": want auto, alternation, rounds, instructions or duet`},
+		{func(s *Spec) { s.Method = "fast" }, `--method "fast": want auto, alternation, rounds, instructions, duet or split`},
 		{func(s *Spec) { s.Alternation.PhaseMax = 1 }, "--phase-min 2 --phase-max 1"},
 		{func(s *Spec) { s.Alternation.Duration = 9 * time.Second }, "--alt-duration"},
 		{func(s *Spec) { s.TargetResolution = 60 }, "--target-resolution"},
