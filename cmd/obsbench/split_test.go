@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/engine/postgres"
+	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/journal"
+	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/workload"
+)
+
+// A split on a managed server: each phase's two groups of sessions are
+// measured apart, the observer's session settings reach its group's
+// sessions and no other (its log holds exactly that group's statements,
+// and pg_stat_statements, held at track=none for the server, counts only
+// that group's), and each group's backends' CPU per statement is read.
+func TestSplitManaged(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--method", "split", "--observers", "log-statements-file,pg-stat-statements", "--rounds", "4",
+		"--duration", "1s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--count=false", "--out", out)
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 12 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of the A/A arm and of each observer", len(runs), err)
+	}
+	for _, r := range runs {
+		d := r.Duet
+		if r.Error != "" || r.Method != result.MethodSplit || d == nil {
+			t.Fatalf("run %d (%s): method %s, error %q, groups %v", r.Seq, r.Condition, r.Method, r.Error, d)
+		}
+		if want := experiment.GroupNames[experiment.DuetOn(r.Round, experiment.DuetFlipped(3, r.Condition))]; d.On != want {
+			t.Errorf("run %d, round %d: observer in group %s; want %s", r.Seq, r.Round, d.On, want)
+		}
+		if r.Driver.Clients != 2 || d.Off.Clients != 2 || r.Driver.Throughput <= 0 || d.Off.Throughput <= 0 {
+			t.Errorf("run %d: groups of %d and %d sessions at %.0f and %.0f statements/s; want 2 sessions each, both measured",
+				r.Seq, r.Driver.Clients, d.Off.Clients, r.Driver.Throughput, d.Off.Throughput)
+		}
+		if d.OnServerUS <= 0 || d.OffServerUS <= 0 || d.OnCPUs <= 0 || d.OffCPUs <= 0 || d.ShareCPUs != 0 {
+			t.Errorf("run %d: groups' server CPU %.1f and %.1f µs per statement, %.2f and %.2f CPUs, share %.2f; want each group's backends read, no quota",
+				r.Seq, d.OnServerUS, d.OffServerUS, d.OnCPUs, d.OffCPUs, d.ShareCPUs)
+		}
+		if r.Condition == experiment.AAName {
+			continue
+		}
+		ev := r.Events
+		if ev == nil || ev.Executed != r.Driver.Executed || ev.Recorded != ev.Executed || ev.Executed == 0 {
+			t.Errorf("run %d (%s): events %+v, the observer's group executed %d, the other %d; want exactly the observer's group's statements recorded",
+				r.Seq, r.Condition, ev, r.Driver.Executed, d.Off.Executed)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := result.ValidateSummary(b); err != nil {
+		t.Errorf("summary.json: %v", err)
+	}
+	var s result.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Conditions {
+		if c.Name == "log-statements-file" && (c.Measures != result.MeasuresPerSession || !strings.HasPrefix(c.Method, "split: 4 phases") || c.Overhead == nil || c.ServerCost == nil) {
+			t.Errorf("%s: measures %q, method %q, overhead %+v, cost %+v; want its per-session cost by split", c.Name, c.Measures, c.Method, c.Overhead, c.ServerCost)
+		}
+	}
+	for _, want := range []string{"split of two session groups on one server, 4 phases x 1s", "per-session, runs", "per-session = what the observer costs the sessions it is set in"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+}
+
+// A split on an external server (one server, no twin): its settings are
+// as before, the observer's group alone is logged, and the groups' CPU is
+// not read (the backends are not this machine's to read).
+func TestSplitExternal(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	dsn, settings := externalServer(t)
+	before := settings()
+	wl, err := workload.Lookup("credit-top1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Lookup(wl.Dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.New(dsn, postgres.Options{Schema: engine.Home}).Load(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	stdout, stderr := runOK(t, "run", "--method", "split", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
+		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "2", "--count=false", "--out", out)
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
+	}
+	for _, r := range runs {
+		if d := r.Duet; r.Error != "" || d == nil || d.Off.Throughput <= 0 || d.OnServerUS != 0 {
+			t.Fatalf("run %d (%s): error %q, groups %+v; want both groups measured, their CPU not read", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != r.Driver.Executed) {
+			t.Errorf("run %d: events %+v; want the observer's group's statements logged, and no other", r.Seq, r.Events)
+		}
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("--dsn's settings changed: %v", d)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+	assertNoSecret(t, tmp, stdout+stderr)
+}
