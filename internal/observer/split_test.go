@@ -1,7 +1,10 @@
 package observer
 
 import (
+	"errors"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +31,46 @@ func TestSplit(t *testing.T) {
 		}
 		if switched.Name != "o" || switched.Events == nil || len(switched.EnableSQL) != 1 || switched.Preload != nil {
 			t.Errorf("%s: switched = %+v; want the events and statements, no preload", c.name, switched)
+		}
+	}
+}
+
+func TestSplitSessions(t *testing.T) {
+	perSession := func(n string) bool { return n == "track" || n == "plain" }
+	o := Observer{Name: "o", Engine: "postgres", Preload: []string{"lib"},
+		Settings:     map[string]string{"start": "on", "track": "all", "plain": "1"},
+		AlternateOff: map[string]string{"track": "none"}, Events: &EventCounter{Source: SourceSQL}}
+	p, err := SplitSessions(o, perSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A setting with an off value is held off for the server, so that
+	// the other group does not record; the observed group sets it on.
+	if want := map[string]string{"start": "on", "track": "none"}; !maps.Equal(p.Shared.Settings, want) {
+		t.Errorf("shared %v; want %v", p.Shared.Settings, want)
+	}
+	if want := map[string]string{"track": "all", "plain": "1"}; !maps.Equal(p.Session, want) {
+		t.Errorf("session %v; want %v", p.Session, want)
+	}
+	if p.Shared.Events == nil || len(p.Shared.Preload) != 1 {
+		t.Errorf("shared %+v; want the preload and the event counter", p.Shared)
+	}
+	if got, want := p.SharedWork(), []string{"preload lib", "start=on", "track=none"}; !slices.Equal(got, want) {
+		t.Errorf("shared work %q; want %q", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		o    Observer
+		want string
+	}{
+		{"statements", Observer{Name: "s", Settings: map[string]string{"track": "all"}, EnableSQL: []string{"SELECT 1"}}, "switched by statements"},
+		{"none per session", Observer{Name: "n", Settings: map[string]string{"start": "on"}}, "none of its settings (start) can be set by a session"},
+		{"no settings", Observer{Name: "e", Preload: []string{"lib"}}, "it has no settings"},
+	} {
+		_, err := SplitSessions(c.o, perSession)
+		var u *Unsplittable
+		if !errors.As(err, &u) || u.Observer != c.o.Name || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want an Unsplittable naming %s: %q", c.name, err, c.o.Name, c.want)
 		}
 	}
 }
