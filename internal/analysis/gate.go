@@ -6,7 +6,10 @@ package analysis
 // fails on the observer's cost and not on the machine's noise.
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -80,4 +83,22 @@ func GateCounted(flag string, limit float64, conds []result.CountedCondition) er
 		return nil
 	}
 	return &OverheadError{Limit: limit, Over: over, Counted: true, Flag: flag}
+}
+
+// GateSessions applies the limit to every experiment of a sweep, by its
+// session count, and names each over it with its count.
+func GateSessions(limit float64, sums map[int]result.Summary) error {
+	var over []string
+	for _, n := range slices.Sorted(maps.Keys(sums)) {
+		var oe *OverheadError
+		if errors.As(GateTimed(limit, sums[n]), &oe) {
+			for _, o := range oe.Over {
+				over = append(over, fmt.Sprintf("%d sessions: %s", n, o))
+			}
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &OverheadError{Limit: limit, Over: over}
 }

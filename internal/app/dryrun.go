@@ -32,15 +32,8 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 		return usagef("--dsn: %v (%s)", err, engine.RedactDSN(c.DSN))
 	}
 	fmt.Fprintf(w, "dry run on %s: nothing is changed\n\n", engine.RedactDSN(c.DSN))
-	if c.Method.Twins() {
-		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
-			engine.RedactDSN(c.TwinDSN))
-	}
-	if c.Method == result.MethodSplit {
-		if err := c.printSplit(w, fmt.Sprintf("split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2)); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
+	if err := c.printPairing(w); err != nil {
+		return err
 	}
 	if pc, ok := srv.(engine.PermissionChecker); ok {
 		q, err := pc.CheckPermissions(ctx, c.observers)
@@ -102,13 +95,27 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
+// printPairing says, for a dry run, what a duet's twin gets, or what a
+// split's observed sessions set.
+func (c Experiment) printPairing(w io.Writer) error {
+	switch {
+	case c.Method.Twins():
+		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
+			engine.RedactDSN(c.TwinDSN))
+	case c.Method == result.MethodSplit:
+		err := c.printSplit(w, fmt.Sprintf("split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2))
+		fmt.Fprintln(w)
+		return err
+	}
+	return nil
+}
+
 // planObservers prints, for each observer of c, the statements that
 // apply it before each of its runs, revert it after, and count its events.
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	for _, o := range c.observers[1:] {
 		if sp, err := c.splitOf(); err == nil && c.Method == result.MethodSplit {
-			// The server gets only the shared part; the sessions set
-			// the rest (listed above, where an error was said).
+			// The server gets the shared part; the sessions, the rest.
 			part, _ := sp.Divide(o)
 			o = part.Shared
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -75,17 +76,9 @@ func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
 	if err != nil || c.MaxOverhead == nil {
 		return err
 	}
-	var over []string
+	sums := make(map[int]result.Summary, len(points))
 	for _, p := range points {
-		var oe *analysis.OverheadError
-		if errors.As(analysis.GateTimed(*c.MaxOverhead, p.Summary), &oe) {
-			for _, o := range oe.Over {
-				over = append(over, fmt.Sprintf("%d sessions: %s", p.Sessions, o))
-			}
-		}
+		sums[p.Sessions] = p.Summary
 	}
-	if len(over) == 0 {
-		return nil
-	}
-	return &analysis.OverheadError{Limit: *c.MaxOverhead, Over: over}
+	return analysis.GateSessions(*c.MaxOverhead, sums)
 }

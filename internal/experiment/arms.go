@@ -63,13 +63,9 @@ type Arm struct {
 	Part *observer.SessionPart
 }
 
-// Arms decides each observer's method. With MethodAuto an observer is
-// measured whole (rounds, or alternation when a reload switches all of
-// it) and, when part of it stays in force, its switchable part too
-// (alternation, in an arm named with SwitchableSuffix): the whole cost is
-// what enabling the observer costs, the switchable part's is the sharper
-// figure. With alternation the baseline also runs as an A/A alternation,
-// and it runs in rounds when some observer does.
+// Arms are the experiment's arms: a duet's or a split's (duetArms,
+// splitArms), else each observer's by the method that suits it
+// (timedArms).
 func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	switch cfg.Method {
 	case MethodDuet:
@@ -77,6 +73,17 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	case MethodSplit:
 		return splitArms(cfg)
 	}
+	return timedArms(ctx, cfg)
+}
+
+// timedArms decides each observer's method. With MethodAuto an observer is
+// measured whole (rounds, or alternation when a reload switches all of
+// it) and, when part of it stays in force, its switchable part too
+// (alternation, in an arm named with SwitchableSuffix): the whole cost is
+// what enabling the observer costs, the switchable part's is the sharper
+// figure. With alternation the baseline also runs as an A/A alternation,
+// and it runs in rounds when some observer does.
+func timedArms(ctx context.Context, cfg Config) ([]Arm, error) {
 	var arms []Arm
 	var base observer.Observer
 	anyRounds, anyAlt := false, false

@@ -109,9 +109,7 @@ func (p SessionPart) SharedWork() []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, k)
-	}
+	parts = append(parts, keys...)
 	for _, n := range p.Shared.SettingNames() {
 		parts = append(parts, n+"="+p.Shared.Settings[n])
 	}

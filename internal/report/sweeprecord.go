@@ -36,7 +36,7 @@ func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) er
 		}
 		var out []point
 		for _, p := range rec.Points {
-			out = append(out, point{p.Sessions, p.Dir, p.Summary})
+			out = append(out, point(p))
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
