@@ -314,7 +314,12 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 		p99 = append(p99, r.Driver.Latency.P99)
 		cs.Statements = poolStatements(cs.Statements, r.Driver.Statements)
 		drv = append(drv, r.Usage.Driver.Pct)
-		if n := float64(r.Driver.Measured); n > 0 {
+		n := float64(r.Driver.Measured)
+		if r.Method == result.MethodSplit && r.Duet != nil {
+			// The server and the driver served both groups.
+			n += float64(r.Duet.Off.Measured)
+		}
+		if n > 0 {
 			drvPer = append(drvPer, 1e6*r.Usage.Driver.Seconds/n)
 			if r.Usage.Server != nil {
 				srvPer = append(srvPer, 1e6*r.Usage.Server.Seconds/n)
@@ -370,13 +375,16 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 // methodNote says how the overheads were estimated: by the phase model
 // where every run was a duet's, by ranks otherwise, and the correction.
 func methodNote(runs []result.Run, m int, alpha float64) string {
-	duet, other := false, false
+	duet, other, split := false, false, false
 	for _, r := range runs {
 		duet, other = duet || r.Method.Paired(), other || !r.Method.Paired()
+		split = split || r.Method == result.MethodSplit
 	}
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"
 	switch {
+	case split:
+		est = splitEstimate
 	case duet && !other:
 		est = duetEstimate
 	case duet:
@@ -387,7 +395,11 @@ func methodNote(runs []result.Run, m int, alpha float64) string {
 }
 
 // duetEstimate is how a duet's overhead is estimated.
-const duetEstimate = "a duet's (and a split's) by least squares over every phase's log throughput ratio (a row marked * the ratio with equal CPU, from the twins' server CPU per statement), the twins' difference and its drift taken out, " +
+const duetEstimate = "a duet's by least squares over every phase's log throughput ratio (a row marked * the ratio with equal CPU, from the twins' server CPU per statement), the twins' difference and its drift taken out, " +
+	"with Student's t interval on the residual"
+
+// splitEstimate is how a split's overhead is estimated.
+const splitEstimate = "a split's by least squares over every phase's log throughput ratio of its two groups of sessions (a row marked * the ratio with equal CPU, from each group's backends' CPU per statement), the groups' difference and its drift taken out, " +
 	"with Student's t interval on the residual"
 
 // verdict words a comparison: up or down (above or below no change) when

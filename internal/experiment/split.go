@@ -42,7 +42,7 @@ type Split struct {
 // be split is refused by name, with the reason.
 func splitArms(cfg Config) ([]Arm, error) {
 	if cfg.Split == nil {
-		return nil, errors.New("--method split needs its groups' loads")
+		return nil, errors.New("a split needs the engine's division of its observers")
 	}
 	base := observer.Observer{Name: observer.Baseline}
 	arms := []Arm{{Name: AAName, Method: MethodSplit, Reps: cfg.Rounds}}

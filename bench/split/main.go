@@ -1,0 +1,142 @@
+// Command split compares obsbench's methods on one managed PostgreSQL
+// side by side, each given the same budget (--max-time): split (two
+// groups of sessions on one server), duet (twin servers) and auto
+// (rounds and alternation on one server), on the same observers, quiet
+// and under a drift made on purpose. It writes bench/split/RESULT.md and
+// each experiment's text output beside it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+var logf = sidebyside.Logger("split")
+
+type config struct {
+	observers string
+	budget    time.Duration
+	methods   []string
+	drift     []bool
+	seed      uint64
+	dir       string
+	command   string
+}
+
+// experiment is one obsbench run and what it found.
+type experiment struct {
+	method  string
+	drift   bool
+	elapsed time.Duration
+	sum     result.Summary
+}
+
+func main() {
+	var c config
+	methods := flag.String("methods", "split,duet,auto", "the methods compared, in the order they run")
+	flag.StringVar(&c.observers, "observers", "log-filtered-out,pgaudit-filtered-out,pg-stat-statements", "the observers every method measures")
+	flag.DurationVar(&c.budget, "max-time", 5*time.Minute, "each experiment's budget (--max-time)")
+	conditions := flag.String("conditions", "quiet,drift", "quiet (nothing beside the experiments), drift (the drift thread beside them), or both")
+	flag.Uint64Var(&c.seed, "seed", 1, "the experiments' seed")
+	flag.StringVar(&c.dir, "dir", "bench/split", "where RESULT.md and the outputs go")
+	flag.Parse()
+	c.methods = strings.Split(*methods, ",")
+	for _, cond := range strings.Split(*conditions, ",") {
+		c.drift = append(c.drift, cond == "drift")
+	}
+	c.command = sidebyside.Command("split")
+	sidebyside.Main("split", func(ctx context.Context) error { return run(ctx, c) })
+}
+
+func run(ctx context.Context, c config) error {
+	logf("building obsbench")
+	tmp, exe, err := sidebyside.BuildObsbench(ctx, "split")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	var exps []experiment
+	var busy atomic.Int64
+	var drifted time.Duration
+	for _, drift := range c.drift {
+		var stop context.CancelFunc = func() {}
+		t0 := time.Now()
+		if drift {
+			var dctx context.Context
+			dctx, stop = context.WithCancel(ctx)
+			go sidebyside.Drift(dctx, c.seed, &busy)
+		}
+		for _, m := range c.methods {
+			e, err := one(ctx, c, exe, tmp, m, drift)
+			if err != nil {
+				stop()
+				return err
+			}
+			exps = append(exps, e)
+		}
+		stop()
+		if drift {
+			drifted = time.Since(t0)
+		}
+	}
+	return sidebyside.Publish(filepath.Join(c.dir, "RESULT.md"), report(c, exps, busy.Load(), drifted, time.Since(start)))
+}
+
+// one runs method's experiment and keeps its text output beside RESULT.md.
+func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (experiment, error) {
+	e := experiment{method: method, drift: drift}
+	cond := map[bool]string{false: "quiet", true: "drift"}[drift]
+	out := filepath.Join(tmp, method+"-"+cond)
+	args := []string{"run", "--method", method, "--observers", c.observers, "--max-time", c.budget.String(), "--count=false", "--seed", fmt.Sprint(c.seed), "--out", out}
+	logf("%s, %s: obsbench %s", method, cond, strings.Join(args, " "))
+	t0 := time.Now()
+	text, err := sidebyside.RunObsbench(ctx, exe, args...)
+	if err != nil {
+		return e, fmt.Errorf("%s: %w", method, err)
+	}
+	e.elapsed = time.Since(t0)
+	if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%s-%s.txt", method, cond)), []byte(text), 0o644); err != nil {
+		return e, err
+	}
+	e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json"))
+	return e, err
+}
+
+func report(c config, exps []experiment, busyMS int64, drifted, total time.Duration) string {
+	r := sidebyside.NewReport("split, duet and auto side by side", c.command)
+	r.Line("- %d experiments of `obsbench run --observers %s --max-time %v --count=false --seed %d`, one per method and condition, %v in all",
+		len(exps), c.observers, c.budget, c.seed, total.Round(time.Second))
+	if drifted > 0 {
+		r.Line("- drift: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of the drift experiments' time)",
+			100*float64(busyMS)/float64(drifted.Milliseconds()))
+	}
+	r.Line("- each interval at its experiment's level (95%% over its comparisons together, Bonferroni); half-width = half the interval")
+	r.Line("")
+	r.Line("| method | machine | took | condition | measures | overhead %% [CI] | half-width | basis |")
+	r.Line("|---|---|---:|---|---|---|---:|---|")
+	for _, e := range exps {
+		cond := map[bool]string{false: "quiet", true: "drift"}[e.drift]
+		for _, cs := range e.sum.Conditions {
+			o := cs.Overhead
+			if o == nil || !o.Measured() {
+				continue
+			}
+			r.Line("| %s | %s | %v | %s | %s | %.2f [%.2f, %.2f] | ±%.2f | %s |", e.method, cond, e.elapsed.Round(time.Second), cs.Name, cs.Measures,
+				o.Pct, o.CILow, o.CIHigh, (o.CIHigh-o.CILow)/2, o.Basis)
+		}
+	}
+	return r.String()
+}
