@@ -113,10 +113,10 @@ func (c Experiment) printPairing(w io.Writer) error {
 // planObservers prints, for each observer of c, the statements that
 // apply it before each of its runs, revert it after, and count its events.
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
+	split, err := c.splitOf() // used only by a split, whose plan has said any error
 	for _, o := range c.observers[1:] {
-		if sp, err := c.splitOf(); err == nil && c.Method == result.MethodSplit {
-			// The server gets the shared part; the sessions, the rest.
-			part, _ := sp.Divide(o)
+		if c.Method == result.MethodSplit && err == nil {
+			part, _ := split.Divide(o) // the server gets the shared part
 			o = part.Shared
 		}
 		apply, revert, err := srv.PlanApply(ctx, o)

@@ -2,7 +2,8 @@ package observer
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -104,12 +105,7 @@ func (p SessionPart) SharedWork() []string {
 	if p.Shared.Sink != nil {
 		parts = append(parts, "sink "+p.Shared.Sink.Kind)
 	}
-	keys := make([]string, 0, len(p.Shared.Objects))
-	for k := range p.Shared.Objects {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts = append(parts, keys...)
+	parts = append(parts, slices.Sorted(maps.Keys(p.Shared.Objects))...)
 	for _, n := range p.Shared.SettingNames() {
 		parts = append(parts, n+"="+p.Shared.Settings[n])
 	}

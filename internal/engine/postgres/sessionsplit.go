@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -68,11 +69,7 @@ var sessionContexts = map[string]string{
 // SessionContexts are the documented contexts SplitSessions goes by (a
 // copy), for the test that checks them against a server.
 func SessionContexts() map[string]string {
-	m := make(map[string]string, len(sessionContexts))
-	for k, v := range sessionContexts {
-		m[k] = v
-	}
-	return m
+	return maps.Clone(sessionContexts)
 }
 
 // perSession says whether a session can SET name for itself: obsbench's
