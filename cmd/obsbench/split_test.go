@@ -125,3 +125,97 @@ func TestSplitExternal(t *testing.T) {
 	}
 	assertNoSecret(t, tmp, stdout+stderr)
 }
+
+// A split on a managed MariaDB: the general log is kept to the observed
+// group by the other group's sql_log_off, the slow log by the observed
+// group's long_query_time and the other's slow_query_log=OFF; each log
+// holds exactly the observed group's statements, and each group's
+// threads' CPU is read.
+func TestSplitMariaDB(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--engine", "mariadb", "--method", "split", "--observers", "general-log-file,slow-log-all", "--rounds", "2",
+		"--duration", "1s", "--warmup", "500ms", "--clients", "4", "--count=false", "--out", out)
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 6 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of the A/A arm and of each observer", len(runs), err)
+	}
+	for _, r := range runs {
+		d := r.Duet
+		if r.Error != "" || r.Method != result.MethodSplit || d == nil || d.Off.Throughput <= 0 || d.OnServerUS <= 0 || d.OffServerUS <= 0 {
+			t.Fatalf("run %d (%s): method %s, error %q, groups %+v; want both groups measured, their threads' CPU read", r.Seq, r.Condition, r.Method, r.Error, d)
+		}
+		if r.Condition == experiment.AAName {
+			continue
+		}
+		if ev := r.Events; ev == nil || ev.Executed != r.Driver.Executed || ev.Recorded != ev.Executed || ev.Executed == 0 {
+			t.Errorf("run %d (%s): events %+v, the observer's group executed %d, the other %d; want exactly the observer's group's statements recorded",
+				r.Seq, r.Condition, ev, r.Driver.Executed, d.Off.Executed)
+		}
+		if !strings.Contains(r.Held, "log_output=FILE") {
+			t.Errorf("run %d (%s): shared part %q; want the server's log settings named", r.Seq, r.Condition, r.Held)
+		}
+	}
+	if want := "what both groups share is in neither (of this observer: general_log=ON, general_log_file=obsbench-general.log, log_output=FILE)"; !strings.Contains(stdout, want) {
+		t.Errorf("report lacks %q:\n%s", want, stdout)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+}
+
+// A split on an external MariaDB: only the observed group is logged, and
+// every global variable is as before.
+func TestSplitExternalMariaDB(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	dsn, settings := externalMariaDB(t)
+	before := settings()
+	out := filepath.Join(tmp, "out")
+	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--method", "split", "--dsn", dsn, "--allow-changes", "--observers", "general-log-file",
+		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "2", "--count=false", "--out", out)
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
+	}
+	for _, r := range runs {
+		if d := r.Duet; r.Error != "" || d == nil || d.Off.Throughput <= 0 || d.OnServerUS != 0 {
+			t.Fatalf("run %d (%s): error %q, groups %+v; want both groups measured, their CPU not read", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		if r.Condition == "general-log-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != r.Driver.Executed) {
+			t.Errorf("run %d: events %+v; want the observer's group's statements logged, and no other", r.Seq, r.Events)
+		}
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("--dsn's global variables changed: %v", d)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+	assertNoSecret(t, tmp, stdout+stderr)
+}
+
+// obsbench killed with SIGKILL in a split on an external MariaDB, the
+// shared part in force: `obsbench restore` sets every global variable
+// back. The session part needs nothing: it ended with the sessions.
+func TestSplitKillThenRestore(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	dsn, settings := externalMariaDB(t)
+	before := settings()
+	cmd, out := startObsbench(t, state, "run", "--engine", "mariadb", "--method", "split", "--dsn", dsn, "--allow-changes",
+		"--observers", "slow-log-all", "--rounds", "4", "--duration", "3s", "--warmup", "300ms", "--clients", "2", "--out", filepath.Join(tmp, "out"))
+	path := killWhenChanged(t, state, cmd, out, before, settings)
+	stdout, stderr := runOK(t, "restore", "--dsn", dsn)
+	if !strings.Contains(stdout, "undid ") {
+		t.Errorf("restore said %q; want the changes it undid", stdout)
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("after restore the global variables differ from before: %v", d)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("journal %s still there after a complete restore", path)
+	}
+	assertNoSecret(t, tmp, out.String()+stdout+stderr)
+}

@@ -107,6 +107,9 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 	method := fmt.Sprintf("%s: %d phases, the observer's twin against its twin server in the same seconds, in each twin alike (A,B,B,A or B,A,A,B; %s)", result.MethodDuet, len(tput), isolation)
 	if len(runs) > 0 && runs[0].Method == result.MethodSplit {
 		method = fmt.Sprintf("%s: %d phases, the observer's group of sessions against the other group on the same server in the same seconds, in each group alike (A,B,B,A or B,A,A,B); what both groups share is in neither", result.MethodSplit, len(tput))
+		if held := sharedPart(runs); held != "" {
+			method += " (of this observer: " + held + ")"
+		}
 	}
 	if len(tput) == 0 {
 		return duetFigures{Overhead: &result.OverheadSummary{Verdict: "not measured: no successful phase"}, Method: method}
@@ -140,6 +143,17 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 		}
 	}
 	return f
+}
+
+// sharedPart is what of a split's observer was in force for both groups
+// of sessions, as its runs recorded it; empty when nothing was.
+func sharedPart(runs []result.Run) string {
+	for _, r := range runs {
+		if r.Error == "" && r.Held != "" {
+			return r.Held
+		}
+	}
+	return ""
 }
 
 // equalCPU turns phases of the log of the twins' server CPU per

@@ -100,7 +100,8 @@ func runSplit(ctx context.Context, cfg Config, a Arm, round int) (r result.Run, 
 	dcfg := cfg.Driver
 	dcfg.Groups, dcfg.GroupSQL = 2, make([][]string, 2)
 	if a.Part != nil {
-		dcfg.GroupSQL[on] = cfg.Split.SQL(a.Part.Session)
+		dcfg.GroupSQL[on], dcfg.GroupSQL[1-on] = cfg.Split.SQL(a.Part.Session), cfg.Split.SQL(a.Part.Unobserved)
+		r.Held = strings.Join(a.Part.SharedWork(), ", ")
 	}
 	dcfg.Window = cpu.Toggle
 	dcfg.ServerCPU = cfg.Split.ServerCPU
@@ -177,6 +178,15 @@ func (s *Split) Plan(observers []observer.Observer) ([]string, error) {
 		lines = append(lines, o.Name+", in each session of the observed group:")
 		for _, sql := range s.SQL(part.Session) {
 			lines = append(lines, "  "+sql)
+		}
+		if len(part.Session) == 0 {
+			lines = append(lines, "  nothing: its sessions take the server's settings")
+		}
+		if len(part.Unobserved) > 0 {
+			lines = append(lines, o.Name+", in each session of the other group:")
+			for _, sql := range s.SQL(part.Unobserved) {
+				lines = append(lines, "  "+sql)
+			}
 		}
 		if shared := part.SharedWork(); len(shared) > 0 {
 			lines = append(lines, "  on the server, for both groups (not in the figure): "+strings.Join(shared, ", "))

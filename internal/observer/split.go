@@ -42,11 +42,14 @@ func Split(o Observer, startOnly func(name string) bool) (held, switched Observe
 // (its preload, extensions, sink, the settings no session can change,
 // and the off values of AlternateOff; and o's event counter, which sees
 // only the observed group's statements); Session are the settings each
-// session of the observed group sets for itself, which no other session
-// sees and which end with the session.
+// session of the observed group sets for itself, and Unobserved those
+// each session of the other group sets to keep out of a shared part's
+// work (MariaDB's sql_log_off under general_log). A session's settings
+// no other session sees, and they end with it.
 type SessionPart struct {
-	Shared  Observer
-	Session map[string]string
+	Shared     Observer
+	Session    map[string]string
+	Unobserved map[string]string
 }
 
 // Unsplittable says why an observer has no part a session can switch.
@@ -59,20 +62,31 @@ func (e *Unsplittable) Error() string {
 	return fmt.Sprintf("%s cannot be split between session groups: %s", e.Observer, e.Reason)
 }
 
-// SplitSessions divides o for a split: perSession says whether a session
-// can set a setting for itself, which is the engine's knowledge. An
-// observer switched by statements (EnableSQL), or with no setting a
-// session can set, is *Unsplittable.
-func SplitSessions(o Observer, perSession func(name string) bool) (SessionPart, error) {
+// SessionRules are an engine's knowledge of its settings' scope, from its
+// documentation: PerSession says whether a session can set a setting for
+// itself; Exempt, when not nil, gives for a server setting at a value the
+// session settings that keep a session out of its work (nil: none).
+type SessionRules struct {
+	PerSession func(name string) bool
+	Exempt     func(name, value string) map[string]string
+}
+
+// SplitSessions divides o for a split by the engine's rules. An observer
+// switched by statements (EnableSQL), or with no setting a session can
+// set or be exempted from, is *Unsplittable.
+func SplitSessions(o Observer, rules SessionRules) (SessionPart, error) {
 	if len(o.EnableSQL) > 0 || len(o.DisableSQL) > 0 {
 		return SessionPart{}, &Unsplittable{o.Name, "it is switched by statements that change the whole server, not by settings"}
 	}
 	shared := Observer{Name: o.Name + HeldSuffix, Engine: o.Engine, Description: o.Description,
 		Preload: o.Preload, Extensions: o.Extensions, Requires: o.Requires, Sink: o.Sink, Objects: o.Objects, Events: o.Events, Settings: map[string]string{}}
-	session := map[string]string{}
+	session, unobserved := map[string]string{}, map[string]string{}
 	for name, v := range o.Settings {
-		if !perSession(name) {
+		if !rules.PerSession(name) {
 			shared.Settings[name] = v
+			if rules.Exempt != nil {
+				maps.Copy(unobserved, rules.Exempt(name, v))
+			}
 			continue
 		}
 		session[name] = v
@@ -80,14 +94,14 @@ func SplitSessions(o Observer, perSession func(name string) bool) (SessionPart, 
 			shared.Settings[name] = off
 		}
 	}
-	if len(session) == 0 {
+	if len(session) == 0 && len(unobserved) == 0 {
 		what := "it has no settings"
 		if len(o.Settings) > 0 {
 			what = "none of its settings (" + strings.Join(o.SettingNames(), ", ") + ") can be set by a session for itself"
 		}
 		return SessionPart{}, &Unsplittable{o.Name, what}
 	}
-	return SessionPart{Shared: shared, Session: session}, nil
+	return SessionPart{Shared: shared, Session: session, Unobserved: unobserved}, nil
 }
 
 // SharedWork names what of p's shared part does work in both groups

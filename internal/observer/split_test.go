@@ -36,7 +36,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitSessions(t *testing.T) {
-	perSession := func(n string) bool { return n == "track" || n == "plain" }
+	perSession := SessionRules{PerSession: func(n string) bool { return n == "track" || n == "plain" }}
 	o := Observer{Name: "o", Engine: "postgres", Preload: []string{"lib"},
 		Settings:     map[string]string{"start": "on", "track": "all", "plain": "1"},
 		AlternateOff: map[string]string{"track": "none"}, Events: &EventCounter{Source: SourceSQL}}
@@ -72,5 +72,30 @@ func TestSplitSessions(t *testing.T) {
 		if !errors.As(err, &u) || u.Observer != c.o.Name || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want an Unsplittable naming %s: %q", c.name, err, c.o.Name, c.want)
 		}
+	}
+}
+
+// A server setting whose work a session can be exempted from splits:
+// the other group's sessions set the exemption, the observed group's
+// nothing.
+func TestSplitSessionsExempt(t *testing.T) {
+	rules := SessionRules{PerSession: func(string) bool { return false }, Exempt: func(n, v string) map[string]string {
+		if n == "log" && v == "ON" {
+			return map[string]string{"log_off": "ON"}
+		}
+		return nil
+	}}
+	p, err := SplitSessions(Observer{Name: "o", Settings: map[string]string{"log": "ON", "file": "f"}}, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"log_off": "ON"}; !maps.Equal(p.Unobserved, want) || len(p.Session) != 0 {
+		t.Errorf("session %v, unobserved %v; want nothing, %v", p.Session, p.Unobserved, want)
+	}
+	if want := map[string]string{"log": "ON", "file": "f"}; !maps.Equal(p.Shared.Settings, want) {
+		t.Errorf("shared %v; want %v", p.Shared.Settings, want)
+	}
+	if _, err := SplitSessions(Observer{Name: "n", Settings: map[string]string{"log": "OFF"}}, rules); err == nil {
+		t.Error("a server setting with no exemption at its value split; want Unsplittable")
 	}
 }

@@ -180,7 +180,7 @@ func measuresLegend(w io.Writer, s result.Summary, wide bool, over string) {
 	fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
 	if uses(s, result.MethodSplit) {
 		fmt.Fprintln(w, "  per-session = what the observer costs the sessions it is set in; what both groups of sessions share (a preloaded")
-		fmt.Fprintln(w, "  library, the log's collector, a sink) falls on both and is in neither (--dry-run names it).")
+		fmt.Fprintln(w, "  library, the log's collector, a sink) falls on both and is in neither (the row's method line names it).")
 	}
 	if !wide {
 		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")

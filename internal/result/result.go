@@ -33,7 +33,8 @@ type Run struct {
 	// observer in force in one of them).
 	Method Method `json:"method"`
 	// Held describes what stayed in force in both phases of an
-	// alternation run (what needs a restart to change).
+	// alternation run (what needs a restart to change), or in both
+	// groups of a split's phase (what no session can change).
 	Held string `json:"held,omitempty"`
 	// Measures is whose cost the run measured (result.MeasuresWhole or
 	// MeasuresSwitchable), as planned: a held part already in force on

@@ -84,7 +84,7 @@ func perSession(name string) bool {
 // what a session can SET for itself is the observed group's, the rest
 // the server's, in force for both groups.
 func (Engine) SplitSessions(o observer.Observer) (observer.SessionPart, error) {
-	return observer.SplitSessions(o, perSession)
+	return observer.SplitSessions(o, observer.SessionRules{PerSession: perSession})
 }
 
 var settingNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$`)
