@@ -111,7 +111,7 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Name, def, ev, o.Description)
 		if *verbose {
 			fmt.Fprintf(tw, "\t\t\tchanges: %s\n", o.Summary())
-			for _, line := range app.ObserverPlan(eng, o) {
+			for _, line := range observerPlan(eng, o) {
 				fmt.Fprintf(tw, "\t\t\t%s\n", line)
 			}
 		}

@@ -83,8 +83,8 @@ func TestSplitManaged(t *testing.T) {
 	}
 }
 
-// A split on an external server (one server, no twin): its settings are
-// as before, the observer's group alone is logged, and the groups' CPU is
+// A split on an external server (one server, no twin), the default
+// there for observers that split: its settings are as before, the observer's group alone is logged, and the groups' CPU is
 // not read (the backends are not this machine's to read).
 func TestSplitExternal(t *testing.T) {
 	needServers(t)
@@ -103,8 +103,13 @@ func TestSplitExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "out")
-	stdout, stderr := runOK(t, "run", "--method", "split", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
+	// No --method: on one server with no twin, an observer that splits
+	// is measured by split.
+	stdout, stderr := runOK(t, "run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
 		"--rounds", "2", "--duration", "1s", "--warmup", "500ms", "--clients", "2", "--count=false", "--out", out)
+	if want := "method split, not duet: an external server (--dsn) has no twin"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 4 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 2 phases of each arm", len(runs), err)
@@ -218,4 +223,52 @@ func TestSplitKillThenRestore(t *testing.T) {
 		t.Errorf("journal %s still there after a complete restore", path)
 	}
 	assertNoSecret(t, tmp, out.String()+stdout+stderr)
+}
+
+// On one external server with no twin, no --method given, the observers
+// that split are measured by split, with an A/A arm of their own, and
+// the rest whole by auto, and the first lines say which is which.
+func TestSplitByDefaultMariaDB(t *testing.T) {
+	needServers(t)
+	tmp, state := privateState(t)
+	dsn, settings := externalMariaDB(t)
+	before := settings()
+	out := filepath.Join(tmp, "out")
+	stdout, stderr := runOK(t, "run", "--engine", "mariadb", "--dsn", dsn, "--allow-changes", "--observers", "general-log-file,flush-log-at-commit-0",
+		"--rounds", "2", "--duration", "1s", "--warmup", "300ms", "--alt-duration", "10s", "--clients", "2", "--count=false", "--out", out)
+	if want := "by split, between two groups of sessions on the server: general-log-file; the rest whole, by auto"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods := map[string]result.Method{}
+	for _, r := range runs {
+		if r.Error != "" {
+			t.Fatalf("run %d (%s): %s", r.Seq, r.Condition, r.Error)
+		}
+		methods[r.Condition] = r.Method
+	}
+	if methods["general-log-file"] != result.MethodSplit || methods[result.SplitAAName] != result.MethodSplit || methods["flush-log-at-commit-0"] == result.MethodSplit {
+		t.Errorf("methods by condition %v; want general-log-file and %q by split, flush-log-at-commit-0 not", methods, result.SplitAAName)
+	}
+	var s result.Summary
+	if b, err := os.ReadFile(filepath.Join(out, "summary.json")); err != nil || json.Unmarshal(b, &s) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	measures := map[string]string{}
+	for _, c := range s.Conditions {
+		measures[c.Name] = c.Measures
+	}
+	if measures["general-log-file"] != result.MeasuresPerSession || measures["flush-log-at-commit-0"] != result.MeasuresWhole || measures[result.SplitAAName] != "" {
+		t.Errorf("measures by row %v; want general-log-file per-session, flush-log-at-commit-0 whole, the split's A/A none", measures)
+	}
+	if d := diffSettings(before, settings()); len(d) > 0 {
+		t.Errorf("--dsn's global variables changed: %v", d)
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+	assertNoSecret(t, tmp, stdout+stderr)
 }

@@ -44,14 +44,18 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 	names := conditionOrder(byCond, inRuns, conditions)
 	m := 0
 	for _, n := range names {
-		if n != observer.Baseline && n != aaName {
+		if n != observer.Baseline && !result.IsAA(n) {
 			m++
 		}
 	}
 	alpha := stats.Bonferroni(FamilyAlpha, max(m, 1))
 	s.Method = methodNote(runs, m, alpha)
 	base := throughputs(byCond[observer.Baseline])
-	resolution(&s, base, byCond[aaName], alpha)
+	aa := byCond[aaName]
+	if len(aa) == 0 {
+		aa = byCond[result.SplitAAName]
+	}
+	resolution(&s, base, aa, alpha)
 	disturbed := disturbances(runs)
 	if disturbed.median > DisturbedPct {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("other processes took %.0f%% of the machine in the median run (over %d%%): the machine was busy throughout, and every figure is a busy machine's",
@@ -116,7 +120,7 @@ func conditionOrder(byCond map[string][]result.Run, inRuns, conditions []string)
 			names = append(names, n)
 		}
 	}
-	for _, n := range append([]string{observer.Baseline, aaName}, conditions...) {
+	for _, n := range append([]string{observer.Baseline, aaName, result.SplitAAName}, conditions...) {
 		add(n)
 		for _, m := range inRuns {
 			if strings.HasPrefix(m, n+" (") {
@@ -222,7 +226,7 @@ func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.
 		cs.Overhead, cs.ThroughputOverhead, cs.CPUChange, cs.Method, cs.Reference, cs.Duet, cs.ServerCost = f.Overhead, f.Throughput, f.Change, f.Method, f.Reference, f.Duet, f.Cost
 		cs.Window = result.WindowRuns
 		switch {
-		case name == aaName:
+		case result.IsAA(name):
 		case runs[0].Method == result.MethodSplit:
 			cs.Measures = result.MeasuresPerSession
 		default:
@@ -383,8 +387,10 @@ func methodNote(runs []result.Run, m int, alpha float64) string {
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"
 	switch {
-	case split:
+	case split && !other:
 		est = splitEstimate
+	case split:
+		est = splitEstimate + "; the other methods' by " + est
 	case duet && !other:
 		est = duetEstimate
 	case duet:

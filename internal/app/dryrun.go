@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
@@ -102,7 +103,7 @@ func (c Experiment) printPairing(w io.Writer) error {
 	case c.Method.Twins():
 		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
 			engine.RedactDSN(c.TwinDSN))
-	case c.Method == result.MethodSplit:
+	case c.Method == result.MethodSplit || len(c.splitByDefault) > 0:
 		err := c.printSplit(w, fmt.Sprintf("split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2))
 		fmt.Fprintln(w)
 		return err
@@ -115,7 +116,7 @@ func (c Experiment) printPairing(w io.Writer) error {
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	split, err := c.splitOf() // used only by a split, whose plan has said any error
 	for _, o := range c.observers[1:] {
-		if c.Method == result.MethodSplit && err == nil {
+		if (c.Method == result.MethodSplit || slices.Contains(c.splitByDefault, o.Name)) && err == nil {
 			part, _ := split.Divide(o) // the server gets the shared part
 			o = part.Shared
 		}

@@ -46,7 +46,10 @@ func TestMethodChosen(t *testing.T) {
 		{"managed", func(*spec.Spec) {}, nil, false, "duet", ""},
 		{"managed mariadb", func(s *spec.Spec) { s.Engine = "mariadb" }, []string{"engine"}, false, "duet", ""},
 		{"external with its twin", func(s *spec.Spec) { s.DSN, s.TwinDSN = dsn, twin }, []string{"dsn", "twin-dsn"}, false, "duet", ""},
-		{"external alone", func(s *spec.Spec) { s.DSN = dsn }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
+		{"external alone", func(s *spec.Spec) { s.DSN = dsn }, []string{"dsn"}, false, "split", "has no twin; give --twin-dsn"},
+		{"external alone, unsplittable", func(s *spec.Spec) { s.DSN, s.Observers = dsn, []string{"pg-wait-sampling"} }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
+		{"external alone, mixed", func(s *spec.Spec) { s.DSN, s.Observers = dsn, []string{"log-statements-file", "pg-wait-sampling"} }, []string{"dsn"}, false, "auto", "has no twin; give --twin-dsn"},
+		{"external alone, odd sessions", func(s *spec.Spec) { s.DSN, s.Clients = dsn, 3 }, []string{"dsn", "clients"}, false, "auto", "has no twin; give --twin-dsn"},
 		{"standby", func(s *spec.Spec) { s.Standby = "sync" }, []string{"standby"}, false, "auto", "--standby"},
 		{"workers", func(s *spec.Spec) { s.Workers = 2 }, []string{"workers"}, false, "auto", "--workers"},
 		{"sampler's cost", func(s *spec.Spec) { s.MeasureCollectors, s.Waits = true, 10*time.Millisecond }, []string{"measure-collectors", "waits"}, false, "duet", ""},
@@ -77,7 +80,10 @@ func TestMethodChosen(t *testing.T) {
 			if c.wl.FixedWork() {
 				phase = time.Hour // fixed work: --duration is only a cap
 			}
-			if tt.want == "duet" && (c.Rounds != DefaultDuetPhases || c.Duration != phase) {
+			if split := c.splitByDefault; (tt.name == "external alone, mixed") != (c.Method == result.MethodAuto && slices.Equal(split, []string{"log-statements-file"})) {
+				t.Errorf("observers by split beside auto: %q", split)
+			}
+			if (tt.want == "duet" || tt.want == "split") && (c.Rounds != DefaultDuetPhases || c.Duration != phase) {
 				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, DefaultDuetPhases, phase)
 			}
 			if tt.want == "duet" && !c.wl.FixedWork() && c.Warmup != DefaultDuetWarmup {

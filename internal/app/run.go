@@ -61,6 +61,9 @@ type Experiment struct {
 	// methodWhy is what kept a duet out then.
 	methodChosen bool
 	methodWhy    string
+	// splitByDefault names the observers an auto run on one server
+	// measures by split (chooseSplit), the others by auto.
+	splitByDefault []string
 	// counting: the conditions are counted after the timed runs
 	// (--count, where it can run); countMissing is why they are not,
 	// though --count is on by default.
@@ -127,6 +130,7 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
 		return c, err
 	}
+	c.chooseSplit()
 	if err := c.checkSplit(); err != nil {
 		return c, err
 	}
@@ -198,9 +202,13 @@ func (c *Experiment) resolveMethod() {
 		// Counted rounds, as --count-rounds counts after timed runs.
 		c.Rounds = c.Count.Rounds
 	}
-	if !c.Method.Paired() {
-		return
+	if c.Method.Paired() {
+		c.pairedDefaults()
 	}
+}
+
+// pairedDefaults are a duet's or a split's phases, where not given.
+func (c *Experiment) pairedDefaults() {
 	if !c.IsChosen("rounds") && !c.resuming {
 		c.Rounds = DefaultDuetPhases
 	}
@@ -407,11 +415,11 @@ func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings 
 // or workers. The function returned stops them, also after an error.
 func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
-	if c.Method == result.MethodSplit {
+	if c.Method == result.MethodSplit || len(c.splitByDefault) > 0 {
 		if ecfg.Split, err = c.splitOf(); err != nil {
 			return stop, err
 		}
-		logf("split: groups a and b of %d sessions each on the one server, sessions of both on every driver thread", c.Clients/2)
+		logf("split: groups a and b of %d session(s) each on the one server, sessions of both on every driver thread", c.Clients/2)
 	}
 	if c.Method.Twins() {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)
@@ -486,6 +494,8 @@ func (c Experiment) prepare(ctx context.Context, target engine.Server, logf func
 func (c Experiment) logMethod(logf func(string, ...any)) {
 	switch {
 	case !c.methodChosen:
+	case len(c.splitByDefault) > 0:
+		logf("method %s, not duet: %s; %s", c.Method, c.methodWhy, c.splitNote())
 	case c.Method.Twins():
 		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
 	default:

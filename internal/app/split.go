@@ -3,10 +3,13 @@ package app
 import (
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
+	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -23,6 +26,42 @@ func (c Experiment) splitOf() (*experiment.Split, error) {
 	}
 	// A managed server's backends are on this machine: each session reads its CPU.
 	return &experiment.Split{Divide: ss.SplitSessions, SQL: ss.SessionSQL, ServerCPU: c.DSN == ""}, nil
+}
+
+// chooseSplit, where no method was given and the run is on one external
+// server with no twin, measures by split the observers that split: all
+// of them by --method split, or those beside the others' auto
+// (splitByDefault). Where the sessions, the rounds or another flag rule
+// a split out, auto stays as it is.
+func (c *Experiment) chooseSplit() {
+	asSplit := c.Spec
+	asSplit.Method = result.MethodSplit
+	if !c.methodChosen || c.Method != result.MethodAuto || c.DSN == "" || c.Waits > 0 || c.Clients < 2 || c.Clients%2 != 0 ||
+		(c.IsChosen("rounds") && c.Rounds%2 != 0) || asSplit.ValidateDuet(runtime.NumCPU()) != nil {
+		return
+	}
+	sp, err := c.splitOf()
+	if err != nil {
+		return
+	}
+	split, whole := sp.Divisible(c.observers)
+	switch {
+	case len(split) == 0 || (len(whole) > 0 && c.Rounds%2 != 0):
+		return
+	case len(whole) == 0:
+		c.Method = result.MethodSplit
+		c.pairedDefaults()
+	}
+	c.splitByDefault = split
+}
+
+// splitNote says, on a run's first lines, which observers chooseSplit
+// measures by split.
+func (c Experiment) splitNote() string {
+	if c.Method == result.MethodSplit {
+		return "every observer splits between two groups of sessions on the server, so each is measured by split (--method auto measures them whole)"
+	}
+	return fmt.Sprintf("by split, between two groups of sessions on the server: %s; the rest whole, by auto (--method auto measures all of them whole)", strings.Join(c.splitByDefault, ", "))
 }
 
 // checkSplit refuses, before anything starts, a split that cannot run:
@@ -56,7 +95,11 @@ func (c Experiment) printSplit(w io.Writer, head string) error {
 	if err != nil {
 		return err
 	}
-	lines, err := sp.Plan(c.observers)
+	observers := c.observers
+	if c.Method != result.MethodSplit {
+		observers = slices.DeleteFunc(slices.Clone(observers), func(o observer.Observer) bool { return !slices.Contains(c.splitByDefault, o.Name) })
+	}
+	lines, err := sp.Plan(observers)
 	fmt.Fprintln(w, head)
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %s\n", l)

@@ -76,7 +76,10 @@ func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	return timedArms(ctx, cfg)
 }
 
-// timedArms decides each observer's method. With MethodAuto an observer is
+// timedArms decides each observer's method. With MethodAuto and a split
+// (Config.Split: one server, no twin) an observer that splits between
+// groups of sessions is measured by split, with its own A/A arm
+// (SplitAAName), and the others as follows. With MethodAuto an observer is
 // measured whole (rounds, or alternation when a reload switches all of
 // it) and, when part of it stays in force, its switchable part too
 // (alternation, in an arm named with SwitchableSuffix): the whole cost is
@@ -108,9 +111,14 @@ func timedArms(ctx context.Context, cfg Config) ([]Arm, error) {
 		}
 		return changes(held, current), nil
 	}
+	anySplit := false
 	for _, o := range cfg.Observers {
 		if o.Name == observer.Baseline {
 			base = o
+			continue
+		}
+		if a, ok := cfg.splitArm(o); ok {
+			arms, anySplit = append(arms, a), true
 			continue
 		}
 		if cfg.Method == MethodRounds {
@@ -147,17 +155,28 @@ func timedArms(ctx context.Context, cfg Config) ([]Arm, error) {
 		arms = append(arms, Arm{Name: CollectorArm, Observer: base, Method: MethodAlternation, Reps: cfg.Alternation.Reps})
 		anyAlt = true
 	}
-	var head []Arm
 	if len(arms) == 0 && cfg.Method == MethodAlternation {
 		anyAlt = true // baseline alone, alternating: an A/A experiment
 	}
-	if anyRounds || !anyAlt {
+	return append(cfg.baselineArms(base, anyRounds, anyAlt, anySplit), arms...), nil
+}
+
+// baselineArms are what a timed plan compares its observers with: the
+// baseline's rounds where an observer runs in rounds (or nothing else
+// runs), the A/A alternation where one alternates, the A/A split where
+// one is split.
+func (cfg Config) baselineArms(base observer.Observer, rounds, alternation, split bool) []Arm {
+	var head []Arm
+	if rounds || (!alternation && !split) {
 		head = append(head, Arm{Name: observer.Baseline, Observer: base, Method: MethodRounds, Reps: cfg.Rounds})
 	}
-	if anyAlt {
+	if alternation {
 		head = append(head, Arm{Name: AAName, Observer: base, Method: MethodAlternation, Reps: cfg.Alternation.Reps})
 	}
-	return append(head, arms...), nil
+	if split {
+		head = append(head, Arm{Name: SplitAAName, Observer: base, Method: MethodSplit, Reps: cfg.Rounds, Flipped: DuetFlipped(cfg.Seed, SplitAAName)})
+	}
+	return head
 }
 
 // changes reports whether the held part of an observer changes anything

@@ -42,7 +42,7 @@ func planResolution(cfg Config, arms []Arm, pilot result.Run, spent time.Duratio
 		default:
 			rounds += time.Duration(a.Reps) * (cfg.Driver.Duration + cfg.Driver.Warmup + 3*time.Second)
 		}
-		if a.Name != AAName && a.Name != "baseline" {
+		if !result.IsAA(a.Name) && a.Name != "baseline" {
 			m++
 		}
 	}

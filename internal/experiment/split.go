@@ -148,6 +148,41 @@ func splitRecord(groups []result.DriverResult, on int) *result.Duet {
 	return d
 }
 
+// SplitAAName is a split's A/A arm in a plan of other methods too (an
+// auto plan on one server), beside their A/A arm.
+const SplitAAName = result.SplitAAName
+
+// splitArm is o's split arm in an auto plan on one server, when o splits
+// (Config.Split given): its per-session part measured by split, in
+// cfg.Rounds phases of the run's duration.
+func (cfg Config) splitArm(o observer.Observer) (Arm, bool) {
+	if cfg.Method != MethodAuto || cfg.Split == nil {
+		return Arm{}, false
+	}
+	part, err := cfg.Split.Divide(o)
+	if err != nil {
+		return Arm{}, false
+	}
+	return Arm{Name: o.Name, Observer: o, Method: MethodSplit, Reps: cfg.Rounds, Measures: result.MeasuresPerSession, Part: &part,
+		Flipped: DuetFlipped(cfg.Seed, o.Name)}, true
+}
+
+// Divisible sorts observers' names (the baseline left out) into those
+// that split between groups of sessions and those that do not.
+func (s *Split) Divisible(observers []observer.Observer) (split, whole []string) {
+	for _, o := range observers {
+		if o.Name == observer.Baseline {
+			continue
+		}
+		if _, err := s.Divide(o); err == nil {
+			split = append(split, o.Name)
+		} else {
+			whole = append(whole, o.Name)
+		}
+	}
+	return split, whole
+}
+
 // Check refuses every observer of observers that cannot be split, each
 // named with its reason (*observer.Unsplittable), together.
 func (s *Split) Check(observers []observer.Observer) error {

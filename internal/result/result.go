@@ -21,6 +21,13 @@ const Version = 1
 // arm): how far apart two identical measurements fall.
 const AAName = "baseline A/A"
 
+// SplitAAName is a split's A/A condition in an experiment whose other
+// observers are measured by other methods, beside their A/A.
+const SplitAAName = AAName + " (split)"
+
+// IsAA says whether a condition compares the baseline with itself.
+func IsAA(condition string) bool { return condition == AAName || condition == SplitAAName }
+
 // Run is one workload execution under one condition: one sample.
 type Run struct {
 	Version   int    `json:"version"`

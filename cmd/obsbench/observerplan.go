@@ -1,4 +1,4 @@
-package app
+package main
 
 import (
 	"maps"
@@ -9,13 +9,13 @@ import (
 	"github.com/obsbench/obsbench/internal/observer"
 )
 
-// ObserverPlan says, without a server, what observers -v tells of an observer:
+// observerPlan says, without a server, what observers -v tells of an observer:
 // what of it needs a restart, how --method auto measures it, and whether
 // it can run on an external server. It follows each engine's documented
 // restart rules (StaticSplit), which their tests check against real
 // servers; a server where a held part is already in force (the logging
 // collector on) holds nothing, and auto then alternates.
-func ObserverPlan(eng engine.Engine, o observer.Observer) []string {
+func observerPlan(eng engine.Engine, o observer.Observer) []string {
 	if o.Name == observer.Baseline {
 		return nil
 	}
