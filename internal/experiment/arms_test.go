@@ -104,3 +104,48 @@ func TestArms(t *testing.T) {
 		t.Error("alternation of an observer that no reload switches: no error")
 	}
 }
+
+// Auto on one server with a split given: the observers that split get a
+// split arm and an A/A split of their own beside the others' arms, and
+// no baseline rounds when no observer runs in rounds.
+func TestArmsAutoWithSplit(t *testing.T) {
+	target := splitter{restartOnly: map[string]bool{"shared_memory": true}, settings: map[string]string{"shared_memory": "128MB"}}
+	divide := func(o observer.Observer) (observer.SessionPart, error) {
+		if _, ok := o.Settings["log_statement"]; !ok {
+			return observer.SessionPart{}, &observer.Unsplittable{Observer: o.Name, Reason: "no"}
+		}
+		return observer.SessionPart{Shared: observer.Observer{Name: o.Name + "/held"}, Session: o.Settings}, nil
+	}
+	type arm struct {
+		Name     string
+		Method   experiment.Method
+		Measures string
+	}
+	for _, tt := range []struct {
+		name string
+		obs  []observer.Observer
+		want []arm
+	}{
+		{"mixed", []observer.Observer{{Name: observer.Baseline}, {Name: "log", Settings: map[string]string{"log_statement": "all"}},
+			{Name: "held", Settings: map[string]string{"shared_memory": "1GB"}}}, []arm{
+			{"baseline", "rounds", ""}, {experiment.SplitAAName, "split", ""}, {"log", "split", "per-session"}, {"held", "rounds", "whole"}}},
+		{"all split", []observer.Observer{{Name: observer.Baseline}, {Name: "log", Settings: map[string]string{"log_statement": "all"}}}, []arm{
+			{experiment.SplitAAName, "split", ""}, {"log", "split", "per-session"}}},
+	} {
+		arms, err := experiment.Arms(context.Background(), experiment.Config{Target: target, Observers: tt.obs, Method: experiment.MethodAuto,
+			Rounds: 6, Alternation: experiment.Alternation{Reps: 1}, Split: &experiment.Split{Divide: divide}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []arm
+		for _, a := range arms {
+			got = append(got, arm{a.Name, a.Method, a.Measures})
+			if a.Method == experiment.MethodSplit && (a.Reps != 6 || (a.Name == "log") != (a.Part != nil)) {
+				t.Errorf("%s: %s: %d phases, part %v; want 6, the observer's part", tt.name, a.Name, a.Reps, a.Part)
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: arms %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
