@@ -2,7 +2,8 @@
 // side by side, each given the same budget (--max-time): split (two
 // groups of sessions on one server), duet (twin servers) and auto
 // (rounds and alternation on one server), on the same observers, quiet
-// and under a drift made on purpose. It writes bench/split/RESULT.md and
+// and under a drift made on purpose; and split on a server it does not
+// manage (split-external). It writes bench/split/RESULT.md and
 // each experiment's text output beside it.
 package main
 
@@ -42,7 +43,7 @@ type experiment struct {
 
 func main() {
 	var c config
-	methods := flag.String("methods", "split,duet,auto", "the methods compared, in the order they run")
+	methods := flag.String("methods", "split,duet,auto", "the methods compared, in the order they run ("+splitExternal+": split on a PostgreSQL the bench starts and obsbench reaches by --dsn alone)")
 	flag.StringVar(&c.observers, "observers", "log-filtered-out,pgaudit-filtered-out,pg-stat-statements", "the observers every method measures")
 	flag.DurationVar(&c.budget, "max-time", 5*time.Minute, "each experiment's budget (--max-time)")
 	conditions := flag.String("conditions", "quiet,drift", "quiet (nothing beside the experiments), drift (the drift thread beside them), or both")
@@ -101,6 +102,15 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 	cond := map[bool]string{false: "quiet", true: "drift"}[drift]
 	out := filepath.Join(tmp, method+"-"+cond)
 	args := []string{"run", "--method", method, "--observers", c.observers, "--max-time", c.budget.String(), "--count=false", "--seed", fmt.Sprint(c.seed), "--out", out}
+	if method == splitExternal {
+		dsn, stop, err := externalServer(ctx)
+		if err != nil {
+			return e, err
+		}
+		defer stop()
+		args[2] = "split"
+		args = append(args, "--dsn", dsn, "--allow-changes")
+	}
 	logf("%s, %s: obsbench %s", method, cond, strings.Join(args, " "))
 	t0 := time.Now()
 	text, err := sidebyside.RunObsbench(ctx, exe, args...)
@@ -113,6 +123,23 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 	}
 	e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json"))
 	return e, err
+}
+
+// splitExternal is split on a server obsbench does not manage (--dsn):
+// no restarts, and each group's CPU not read, so the figure is the
+// groups' throughput ratio.
+const splitExternal = "split-external"
+
+// externalServer starts a PostgreSQL the way a DBA's server would be for
+// the observers (their libraries preloaded, the logging collector on),
+// for obsbench to reach by --dsn only; stop stops it.
+func externalServer(ctx context.Context) (dsn string, stop func(), err error) {
+	settings := map[string]string{"shared_preload_libraries": "'pgaudit,pg_stat_statements'", "logging_collector": "on"}
+	pg, _, stop, err := sidebyside.StartPostgres(ctx, "ext", settings, logf)
+	if err != nil {
+		return "", nil, err
+	}
+	return pg.DSN("ext"), stop, nil
 }
 
 func report(c config, exps []experiment, busyMS int64, drifted, total time.Duration) string {

@@ -29,6 +29,9 @@ type experimentRecord struct {
 func writeExperiment(c Experiment) error {
 	rec := experimentRecord{Spec: c.Spec, Scripts: c.scripts}
 	rec.Spec.DSN, rec.Spec.TwinDSN = engine.RedactDSN(rec.Spec.DSN), engine.RedactDSN(rec.Spec.TwinDSN)
+	if c.Method == result.MethodAuto && len(c.splitByDefault) > 0 {
+		rec.Spec.Method = "" // auto beside split is chosen again, not given
+	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
