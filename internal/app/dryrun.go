@@ -116,16 +116,17 @@ func (c Experiment) printPairing(w io.Writer) error {
 func planObservers(ctx context.Context, w io.Writer, srv engine.Planner, c Experiment) error {
 	split, err := c.splitOf() // used only by a split, whose plan has said any error
 	for _, o := range c.observers[1:] {
-		if (c.Method == result.MethodSplit || slices.Contains(c.splitByDefault, o.Name)) && err == nil {
+		name := o.Name
+		if (c.Method == result.MethodSplit || slices.Contains(c.splitByDefault, name)) && err == nil {
 			part, _ := split.Divide(o) // the server gets the shared part
 			o = part.Shared
 		}
 		apply, revert, err := srv.PlanApply(ctx, o)
 		if err != nil {
-			fmt.Fprintf(w, "\nobserver %s: cannot be applied to this server: %v\n", o.Name, err)
+			fmt.Fprintf(w, "\nobserver %s: cannot be applied to this server: %v\n", name, err)
 			continue
 		}
-		fmt.Fprintf(w, "\nobserver %s, before each of its runs:\n", o.Name)
+		fmt.Fprintf(w, "\nobserver %s, before each of its runs:\n", name)
 		if len(apply) == 0 {
 			fmt.Fprintln(w, "  nothing to change: already in force")
 		}

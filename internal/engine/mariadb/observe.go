@@ -224,13 +224,16 @@ func (a *Applied) setGlobal(ctx context.Context, conn *sql.Conn, name, value str
 
 var numberRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
-// setGlobalSQL is SET GLOBAL name = value, with value quoted unless it is
-// a number: numeric variables refuse a string.
-func setGlobalSQL(name, value string) string {
+// setGlobalSQL is SET GLOBAL name = value (setSQL).
+func setGlobalSQL(name, value string) string { return setSQL("GLOBAL", name, value) }
+
+// setSQL is SET scope name = value, with value quoted unless it is a
+// number: numeric variables refuse a string.
+func setSQL(scope, name, value string) string {
 	if !numberRE.MatchString(value) {
 		value = quoteLiteral(value)
 	}
-	return fmt.Sprintf("SET GLOBAL %s = %s", name, value)
+	return fmt.Sprintf("SET %s %s = %s", scope, name, value)
 }
 
 // record journals c, when the server has a journal, before the change is

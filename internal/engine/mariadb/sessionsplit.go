@@ -4,7 +4,6 @@ import (
 	"maps"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/observer"
@@ -108,9 +107,9 @@ func (Engine) SplitSessions(o observer.Observer) (observer.SessionPart, error) {
 
 var variableNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
-// SessionSQL are the SET SESSION statements of settings, in name order:
-// numbers and ON/OFF bare (a numeric variable refuses a string), the
-// rest quoted. A name that is not a variable's name is left out.
+// SessionSQL are the SET SESSION statements of settings, in name order,
+// their values as SET GLOBAL's (setSQL). A name that is not a variable's
+// name is left out.
 func (Engine) SessionSQL(settings map[string]string) []string {
 	names := make([]string, 0, len(settings))
 	for n := range settings {
@@ -121,14 +120,7 @@ func (Engine) SessionSQL(settings map[string]string) []string {
 	sort.Strings(names)
 	stmts := make([]string, len(names))
 	for i, n := range names {
-		stmts[i] = "SET SESSION " + n + " = " + sessionValue(settings[n])
+		stmts[i] = setSQL("SESSION", n, settings[n])
 	}
 	return stmts
-}
-
-func sessionValue(v string) string {
-	if _, err := strconv.ParseFloat(v, 64); err == nil || strings.EqualFold(v, "ON") || strings.EqualFold(v, "OFF") {
-		return v
-	}
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(v) + "'"
 }

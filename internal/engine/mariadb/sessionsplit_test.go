@@ -41,11 +41,11 @@ func TestVariableScopes(t *testing.T) {
 	}
 }
 
-// A session sets its part with SET SESSION, numbers and ON/OFF bare, the
-// rest quoted, in name order; a name that is no variable's is left out.
+// A session sets its part with SET SESSION, numbers bare, the rest
+// quoted, in name order; a name that is no variable's is left out.
 func TestSessionSQL(t *testing.T) {
 	got := mariadb.Engine{}.SessionSQL(map[string]string{"long_query_time": "0", "sql_log_off": "ON", "log_slow_verbosity": "query_plan,explain", "x'; DROP": "1", "log_output": `it's\`})
-	want := []string{`SET SESSION log_output = 'it''s\\'`, "SET SESSION log_slow_verbosity = 'query_plan,explain'", "SET SESSION long_query_time = 0", "SET SESSION sql_log_off = ON"}
+	want := []string{`SET SESSION log_output = 'it''s\\'`, "SET SESSION log_slow_verbosity = 'query_plan,explain'", "SET SESSION long_query_time = 0", "SET SESSION sql_log_off = 'ON'"}
 	if !slices.Equal(got, want) {
 		t.Errorf("SessionSQL = %q; want %q", got, want)
 	}
@@ -60,8 +60,8 @@ func TestSplitSessions(t *testing.T) {
 		name                string
 		session, unobserved []string
 	}{
-		{"general-log-file", nil, []string{"SET SESSION sql_log_off = ON"}},
-		{"slow-log-all", []string{"SET SESSION long_query_time = 0"}, []string{"SET SESSION slow_query_log = OFF"}},
+		{"general-log-file", nil, []string{"SET SESSION sql_log_off = 'ON'"}},
+		{"slow-log-all", []string{"SET SESSION long_query_time = 0"}, []string{"SET SESSION slow_query_log = 'OFF'"}},
 	} {
 		p, err := e.SplitSessions(servertest.CatalogObserver(t, "mariadb", c.name))
 		if err != nil {
