@@ -29,6 +29,19 @@ const (
 // measured time: both twins restarted and the observer applied.
 const duetPhaseCost = 800 * time.Millisecond
 
+// splitExternalPhaseCost is the same for a split on an external server:
+// nothing restarts, the shared part is applied and reverted by a reload,
+// and the groups connect.
+const splitExternalPhaseCost = 250 * time.Millisecond
+
+// phaseCost is what one phase takes beyond its warm-up and measured time.
+func (c Experiment) phaseCost() time.Duration {
+	if c.Method == result.MethodSplit && c.DSN != "" {
+		return splitExternalPhaseCost
+	}
+	return duetPhaseCost
+}
+
 // budgetDuet sizes a duet's phases to --max-time when it is given and
 // --rounds is not: as many as the arms' timed phases fit, in whole
 // blocks of four (A,B,B,A), never fewer than the default's. More phases
@@ -41,7 +54,7 @@ func (c *Experiment) budgetDuet() {
 	if c.MeasureCollectors && c.Waits > 0 {
 		arms++
 	}
-	phase := c.Duration + c.Warmup + duetPhaseCost
+	phase := c.Duration + c.Warmup + c.phaseCost()
 	n := int(c.MaxTime/(time.Duration(arms)*phase)) / 4 * 4
 	c.Rounds = min(max(n, DefaultDuetPhases), 1000)
 }

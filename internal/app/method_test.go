@@ -110,22 +110,32 @@ func TestMethodChosenRefusalNamesTheDefault(t *testing.T) {
 func TestDuetBudget(t *testing.T) {
 	root := fakeCgroups(t, t.TempDir())
 	for _, tt := range []struct {
-		maxTime time.Duration
-		given   []string
-		want    int
+		method, dsn string
+		maxTime     time.Duration
+		given       []string
+		want        int
 	}{
 		// Two arms (the A/A and the observer) of 2.5 s phases and their
 		// restarts: 300 s / (2 x 3.3 s) = 45, in blocks of four 44.
-		{5 * time.Minute, []string{"max-time"}, 44},
-		{time.Minute, []string{"max-time"}, DefaultDuetPhases},
-		{5 * time.Minute, []string{"max-time", "rounds"}, 8},
-		{5 * time.Minute, nil, DefaultDuetPhases}, // the default --max-time bounds alternation only
+		{"duet", "", 5 * time.Minute, []string{"max-time"}, 44},
+		{"duet", "", time.Minute, []string{"max-time"}, DefaultDuetPhases},
+		{"duet", "", 5 * time.Minute, []string{"max-time", "rounds"}, 8},
+		{"duet", "", 5 * time.Minute, nil, DefaultDuetPhases}, // the default --max-time bounds alternation only
 		// --target-resolution grows the phases from the default's as the
 		// A/A arm asks; --max-time only caps them.
-		{5 * time.Minute, []string{"max-time", "target-resolution"}, DefaultDuetPhases},
+		{"duet", "", 5 * time.Minute, []string{"max-time", "target-resolution"}, DefaultDuetPhases},
+		// A split on a managed server restarts it each phase as a duet
+		// does; on an external one nothing restarts: 300 s / (2 x 2.75 s)
+		// = 54, in blocks of four 52.
+		{"split", "", 5 * time.Minute, []string{"max-time"}, 44},
+		{"split", "host=/nowhere", 5 * time.Minute, []string{"max-time"}, 52},
 	} {
 		s := spec.Default()
-		s.Method, s.Observers, s.Rounds, s.MaxTime, s.Out = "duet", []string{"log-statements-file"}, 8, tt.maxTime, filepath.Join(t.TempDir(), "out")
+		s.Method, s.DSN, s.Observers, s.Rounds, s.MaxTime, s.Out = result.Method(tt.method), tt.dsn, []string{"log-statements-file"}, 8, tt.maxTime, filepath.Join(t.TempDir(), "out")
+		if tt.dsn != "" {
+			s.AllowChanges = true
+			tt.given = append(tt.given, "dsn", "allow-changes")
+		}
 		if slices.Contains(tt.given, "target-resolution") {
 			s.TargetResolution = 2
 		}
@@ -134,7 +144,7 @@ func TestDuetBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.Rounds != tt.want {
-			t.Errorf("--max-time %v with %v: %d phases; want %d", tt.maxTime, tt.given, c.Rounds, tt.want)
+			t.Errorf("%s, --max-time %v with %v: %d phases; want %d", tt.method, tt.maxTime, tt.given, c.Rounds, tt.want)
 		}
 		if w := unusedFlags(c, []experiment.Arm{{Method: experiment.MethodDuet}}); len(w) > 0 && slices.Contains(tt.given, "max-time") && !slices.Contains(tt.given, "rounds") {
 			t.Errorf("--max-time %v with %v: warned %q; the duet uses them", tt.maxTime, tt.given, w)
