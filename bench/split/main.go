@@ -3,7 +3,7 @@
 // groups of sessions on one server), duet (twin servers) and auto
 // (rounds and alternation on one server), on the same observers, quiet
 // and under a drift made on purpose; and split on a server it does not
-// manage (split-external). It writes bench/split/RESULT.md and
+// manage (split-external, split-external-mariadb). It writes bench/split/RESULT.md and
 // each experiment's text output beside it.
 package main
 
@@ -13,11 +13,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
+	"github.com/obsbench/obsbench/internal/engine/mariadb"
 	"github.com/obsbench/obsbench/internal/result"
 )
 
@@ -25,6 +27,7 @@ var logf = sidebyside.Logger("split")
 
 type config struct {
 	observers string
+	mariadb   string // the observers of splitExternalMariaDB
 	budget    time.Duration
 	methods   []string
 	drift     []bool
@@ -43,8 +46,9 @@ type experiment struct {
 
 func main() {
 	var c config
-	methods := flag.String("methods", "split,duet,auto", "the methods compared, in the order they run ("+splitExternal+": split on a PostgreSQL the bench starts and obsbench reaches by --dsn alone)")
-	flag.StringVar(&c.observers, "observers", "log-filtered-out,pgaudit-filtered-out,pg-stat-statements", "the observers every method measures")
+	methods := flag.String("methods", "split,duet,auto", "the methods compared, in the order they run ("+splitExternal+": split on a PostgreSQL the bench starts and obsbench reaches by --dsn alone; "+splitExternalMariaDB+": the same on a MariaDB)")
+	flag.StringVar(&c.observers, "observers", "log-filtered-out,pgaudit-filtered-out,pg-stat-statements", "the observers every PostgreSQL method measures")
+	flag.StringVar(&c.mariadb, "mariadb-observers", "slow-log-filtered-out", "the observers "+splitExternalMariaDB+" measures")
 	flag.DurationVar(&c.budget, "max-time", 5*time.Minute, "each experiment's budget (--max-time)")
 	conditions := flag.String("conditions", "quiet,drift", "quiet (nothing beside the experiments), drift (the drift thread beside them), or both")
 	flag.Uint64Var(&c.seed, "seed", 1, "the experiments' seed")
@@ -100,9 +104,11 @@ func run(ctx context.Context, c config) error {
 func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (experiment, error) {
 	e := experiment{method: method, drift: drift}
 	cond := map[bool]string{false: "quiet", true: "drift"}[drift]
-	out := filepath.Join(tmp, method+"-"+cond)
+	out := filepath.Join(tmp, strings.ReplaceAll(method, ",", "-")+"-"+cond)
 	args := []string{"run", "--method", method, "--observers", c.observers, "--max-time", c.budget.String(), "--count=false", "--seed", fmt.Sprint(c.seed), "--out", out}
-	if method == splitExternal {
+	shown := args
+	switch method {
+	case splitExternal:
 		dsn, stop, err := externalServer(ctx)
 		if err != nil {
 			return e, err
@@ -110,15 +116,25 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 		defer stop()
 		args[2] = "split"
 		args = append(args, "--dsn", dsn, "--allow-changes")
+		shown = args
+	case splitExternalMariaDB:
+		dsn, stop, err := externalMariaDB(ctx)
+		if err != nil {
+			return e, err
+		}
+		defer stop()
+		args[2], args[4] = "split", c.mariadb
+		shown = append(slices.Clone(args), "--engine", "mariadb", "--dsn", "root:xxxxx@unix(...)/", "--allow-changes")
+		args = append(args, "--engine", "mariadb", "--dsn", dsn, "--allow-changes")
 	}
-	logf("%s, %s: obsbench %s", method, cond, strings.Join(args, " "))
+	logf("%s, %s: obsbench %s", method, cond, strings.Join(shown, " "))
 	t0 := time.Now()
 	text, err := sidebyside.RunObsbench(ctx, exe, args...)
 	if err != nil {
 		return e, fmt.Errorf("%s: %w", method, err)
 	}
 	e.elapsed = time.Since(t0)
-	if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%s-%s.txt", method, cond)), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%s-%s.txt", strings.ReplaceAll(method, ",", "-"), cond)), []byte(text), 0o644); err != nil {
 		return e, err
 	}
 	e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json"))
@@ -142,10 +158,32 @@ func externalServer(ctx context.Context) (dsn string, stop func(), err error) {
 	return pg.DSN("ext"), stop, nil
 }
 
+// splitExternalMariaDB is splitExternal on a MariaDB.
+const splitExternalMariaDB = "split-external-mariadb"
+
+// externalMariaDB starts a MariaDB for obsbench to reach by --dsn only,
+// as root with its password, over the server's Unix socket (the DSN is
+// never logged: it holds the password); stop stops it.
+func externalMariaDB(ctx context.Context) (dsn string, stop func(), err error) {
+	m, err := mariadb.Start(ctx, mariadb.InstanceOptions{Log: logf})
+	if err != nil {
+		return "", nil, err
+	}
+	stop = func() {
+		if err := m.Stop(); err != nil {
+			logf("stopping the MariaDB server: %v", err)
+		}
+	}
+	return "root:" + m.Password() + "@unix(" + m.Socket() + ")/", stop, nil
+}
+
 func report(c config, exps []experiment, busyMS int64, drifted, total time.Duration) string {
 	r := sidebyside.NewReport("split, duet and auto side by side", c.command)
 	r.Line("- %d experiments of `obsbench run --observers %s --max-time %v --count=false --seed %d`, one per method and condition, %v in all",
 		len(exps), c.observers, c.budget, c.seed, total.Round(time.Second))
+	if slices.Contains(c.methods, splitExternalMariaDB) {
+		r.Line("- %s: `--engine mariadb --observers %s` instead, on a MariaDB the bench starts and obsbench reaches by --dsn alone", splitExternalMariaDB, c.mariadb)
+	}
 	if drifted > 0 {
 		r.Line("- drift: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of the drift experiments' time)",
 			100*float64(busyMS)/float64(drifted.Milliseconds()))
@@ -165,5 +203,28 @@ func report(c config, exps []experiment, busyMS int64, drifted, total time.Durat
 				o.Pct, o.CILow, o.CIHigh, (o.CIHigh-o.CILow)/2, o.Basis)
 		}
 	}
+	shared(r, exps)
 	return r.String()
+}
+
+// shared lists the shared parts a split beside a duet measured: each
+// observer's whole overhead less its per-session one.
+func shared(r *sidebyside.Report, exps []experiment) {
+	head := false
+	for _, e := range exps {
+		for _, cs := range e.sum.Conditions {
+			sp := cs.Shared
+			if sp == nil {
+				continue
+			}
+			if !head {
+				r.Line("")
+				r.Line("| method | machine | observer | shared part, points [CI] | basis |")
+				r.Line("|---|---|---|---|---|")
+				head = true
+			}
+			cond := map[bool]string{false: "quiet", true: "drift"}[e.drift]
+			r.Line("| %s | %s | %s | %.2f [%.2f, %.2f] | %s |", e.method, cond, cs.Name, sp.Pct, sp.CILow, sp.CIHigh, sp.Basis)
+		}
+	}
 }

@@ -162,7 +162,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres dbname=x sslmode=disable connect_timeout=2", "--observers", "baseline"}, "--dsn: connect to postgres"},
 		{[]string{"run", "--dsn", "host=127.0.0.1 port=1 user=postgres"}, "pass --allow-changes to agree"},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
-		{[]string{"run", "--method", "sometimes"}, `--method "sometimes": want auto, alternation, rounds, instructions, duet or split`},
+		{[]string{"run", "--method", "sometimes"}, `--method "sometimes": want auto, alternation, rounds, instructions, duet, split or split,duet`},
 		{[]string{"run", "--method", "split", "--observers", "pg-wait-sampling"}, `--method split: pg-wait-sampling cannot be split between session groups: it has no settings; leave it out`},
 		{[]string{"run", "--method", "split", "--clients", "3"}, `--clients 3 with --method split: the sessions make two equal groups; want an even number`},
 		{[]string{"run", "--method", "split", "--twin-dsn", "host=x"}, `--twin-dsn with --method split`},

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +76,83 @@ func TestSplitManaged(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"split of two session groups on one server, 4 phases x 1s", "per-session, runs", "per-session = what the observer costs the sessions it is set in"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if left, _ := journal.List(state); len(left) > 0 {
+		t.Errorf("journals left: %v", left)
+	}
+}
+
+// split,duet: a duet of managed twins and, beside it, a split of each
+// observer on the first twin at its CPU share: both rows of an observer
+// come from the same server, and the whole less the per-session is the
+// shared part, in summary.json (valid by its schema) and under the table.
+func TestSplitDuetManaged(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp, state := privateState(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--method", "split,duet", "--observers", "log-statements-file", "--rounds", "4",
+		"--duration", "1s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--count=false", "--out", out)
+	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
+	if err != nil || len(runs) != 16 {
+		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of each duet arm and of each split arm", len(runs), err)
+	}
+	share := 0.0
+	for _, r := range runs {
+		if r.Method == result.MethodDuet && r.Duet != nil {
+			share = r.Duet.ShareCPUs
+		}
+	}
+	if share <= 0 {
+		t.Fatalf("no duet phase says the twins' share")
+	}
+	methods := map[string]result.Method{}
+	for _, r := range runs {
+		d := r.Duet
+		methods[r.Condition] = r.Method
+		if r.Error != "" || d == nil {
+			t.Fatalf("run %d (%s): error %q, other side %v", r.Seq, r.Condition, r.Error, d)
+		}
+		if r.Method != result.MethodSplit {
+			continue
+		}
+		// The first twin's server is held to its share in the split's
+		// phases too: its backends together use no more.
+		if cpus := d.OnCPUs + d.OffCPUs; cpus <= 0 || cpus > 1.15*share {
+			t.Errorf("run %d (%s): the groups' backends used %.2f CPUs; want them within the twin's share of %.2f", r.Seq, r.Condition, cpus, share)
+		}
+		if r.Condition == "log-statements-file (split)" && (r.Events == nil || r.Events.Recorded != r.Driver.Executed || r.Driver.Executed == 0) {
+			t.Errorf("run %d: events %+v of the observer's group's %d statements; want exactly those", r.Seq, r.Events, r.Driver.Executed)
+		}
+	}
+	want := map[string]result.Method{experiment.AAName: result.MethodDuet, "log-statements-file": result.MethodDuet,
+		experiment.SplitAAName: result.MethodSplit, "log-statements-file (split)": result.MethodSplit}
+	if !maps.Equal(methods, want) {
+		t.Errorf("arms and their methods %v; want %v", methods, want)
+	}
+	s, err := readSummary(t, filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole, per *result.ConditionSummary
+	for i, c := range s.Conditions {
+		switch c.Name {
+		case "log-statements-file":
+			whole = &s.Conditions[i]
+		case "log-statements-file (split)":
+			per = &s.Conditions[i]
+		}
+	}
+	if whole == nil || per == nil || whole.Measures != result.MeasuresWhole || per.Measures != result.MeasuresPerSession || whole.Shared == nil {
+		t.Fatalf("rows %+v and %+v; want the whole row, with its shared part, and the per-session row", whole, per)
+	}
+	if w, p := whole.Overhead, per.Overhead; w.Basis == p.Basis && math.Abs(whole.Shared.Pct-(w.Pct-p.Pct)) > 1e-6 {
+		t.Errorf("shared part %.3f; want the whole %.3f less the per-session %.3f", whole.Shared.Pct, w.Pct, p.Pct)
+	}
+	for _, want := range []string{"shared: log-statements-file: ", "log-statements-file (split)", "baseline A/A (split)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

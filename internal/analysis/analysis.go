@@ -68,6 +68,7 @@ func Summarize(head result.Summary, conditions []string, runs []result.Run) resu
 		s.Warnings = append(s.Warnings, warnings...)
 		s.Conditions = append(s.Conditions, cs)
 	}
+	sharedParts(s.Conditions)
 	if len(base) > 0 && m > 0 {
 		if need := stats.MinRuns(alpha); len(base) < need {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%d baseline runs cannot show any overhead as significant with %d comparisons: use --rounds %d or more",
@@ -379,14 +380,17 @@ func summarizeOverhead(o stats.Overhead, err error) *result.OverheadSummary {
 // methodNote says how the overheads were estimated: by the phase model
 // where every run was a duet's, by ranks otherwise, and the correction.
 func methodNote(runs []result.Run, m int, alpha float64) string {
-	duet, other, split := false, false, false
+	duet, other, split, twins := false, false, false, false
 	for _, r := range runs {
 		duet, other = duet || r.Method.Paired(), other || !r.Method.Paired()
 		split = split || r.Method == result.MethodSplit
+		twins = twins || r.Method == result.MethodDuet
 	}
 	est := "Hodges-Lehmann estimate on log throughput with an exact distribution-free interval " +
 		"(Wilcoxon signed-rank for paired comparisons, Mann-Whitney otherwise)"
 	switch {
+	case split && twins && !other:
+		est = duetEstimate + "; " + splitEstimate
 	case split && !other:
 		est = splitEstimate
 	case split:

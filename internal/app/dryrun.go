@@ -99,16 +99,20 @@ func (c Experiment) PrintPlan(ctx context.Context, w io.Writer) error {
 // printPairing says, for a dry run, what a duet's twin gets, or what a
 // split's observed sessions set.
 func (c Experiment) printPairing(w io.Writer) error {
-	switch {
-	case c.Method.Twins():
+	if c.Method.Twins() {
 		fmt.Fprintf(w, "duet: the twin %s gets the same observer changes and reverts in the phases it has the observer (half of them); it must already hold the dataset (nothing is loaded there); on this machine, a cgroup for each twin's worker\n\n",
 			engine.RedactDSN(c.TwinDSN))
-	case c.Method == result.MethodSplit || len(c.splitByDefault) > 0:
-		err := c.printSplit(w, fmt.Sprintf("split: two groups of %d sessions on this server; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2))
-		fmt.Fprintln(w)
-		return err
 	}
-	return nil
+	if !c.Method.Splits() && len(c.splitByDefault) == 0 {
+		return nil
+	}
+	where := "split: two groups of %d sessions on this server"
+	if c.Method.Twins() {
+		where = "split beside the duet: two groups of %d sessions on this server, at its share"
+	}
+	err := c.printSplit(w, fmt.Sprintf(where+"; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2))
+	fmt.Fprintln(w)
+	return err
 }
 
 // planObservers prints, for each observer of c, the statements that

@@ -54,6 +54,9 @@ func (c *Experiment) budgetDuet() {
 	if c.MeasureCollectors && c.Waits > 0 {
 		arms++
 	}
+	if c.Method == result.MethodSplitDuet {
+		arms += len(c.observers) // the split's A/A and each observer's split
+	}
 	phase := c.Duration + c.Warmup + c.phaseCost()
 	n := int(c.MaxTime/(time.Duration(arms)*phase)) / 4 * 4
 	c.Rounds = min(max(n, DefaultDuetPhases), 1000)

@@ -38,19 +38,9 @@ func planManaged(c Experiment, w io.Writer) error {
 	var steps int
 	var counted time.Duration
 	switch c.Method {
-	case result.MethodDuet:
-		arms := 1 + observers
-		if c.MeasureCollectors {
-			arms++
-		}
-		steps = arms * c.Rounds
-		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
-			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
-	case result.MethodSplit:
-		steps = (1 + observers) * c.Rounds
-		head := fmt.Sprintf("%d arms (the A/A and each observer's per-session part) x %d phases = %d phases of %s%v warm-up + %v measured, both groups of %d sessions at once on the one server",
-			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration, c.Clients/2)
-		if err := c.printSplit(w, head); err != nil {
+	case result.MethodDuet, result.MethodSplitDuet, result.MethodSplit:
+		var err error
+		if steps, err = c.planPaired(w, observers, upTo); err != nil {
 			return err
 		}
 	case result.MethodRounds:
@@ -66,14 +56,14 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d alternation runs = %d runs of %v warm-up + %v, switching in phases of %d-%d s\n",
 			arms, collectorNote(c), c.Alternation.Reps, steps, c.Warmup, c.Alternation.Duration, c.Alternation.PhaseMin, c.Alternation.PhaseMax)
 	case result.MethodInstructions:
-		counted = c.planCount(w, observers, c.Rounds, "")
+		counted = counting.PrintPlan(w, c.Count, 1+observers, c.Rounds, c.wl.LongStatements, "")
 	default:
 		fmt.Fprintf(w, "with --method %s the plan depends on what a reload switches on the server, which it tells once started ('obsbench observers -v' says it for each observer); the run prints its plan as it starts\n", c.Method)
 		return nil
 	}
 	switch {
 	case c.counting:
-		counted = c.planCount(w, observers, c.Count.Rounds, "then counted (--count): ")
+		counted = counting.PrintPlan(w, c.Count, 1+observers, c.Count.Rounds, c.wl.LongStatements, "then counted (--count): ")
 	case c.countMissing != "":
 		fmt.Fprintf(w, "not counted: %s\n", c.countMissing)
 	}
@@ -96,6 +86,33 @@ func planManaged(c Experiment, w io.Writer) error {
 		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
 	}
 	return nil
+}
+
+// planPaired prints the phases of a duet, a split or both, and returns
+// how many there are.
+func (c Experiment) planPaired(w io.Writer, observers int, upTo string) (steps int, err error) {
+	switch c.Method {
+	case result.MethodDuet:
+		arms := 1 + observers
+		if c.MeasureCollectors {
+			arms++
+		}
+		steps = arms * c.Rounds
+		fmt.Fprintf(w, "%d arms (the A/A and each observer%s) x %d phases = %d phases of %s%v warm-up + %v measured, both twins at once\n",
+			arms, collectorNote(c), c.Rounds, steps, upTo, c.Warmup, c.Duration)
+	case result.MethodSplitDuet:
+		arms := 1 + observers
+		steps = 2 * arms * c.Rounds
+		head := fmt.Sprintf("%d duet arms (the A/A and each observer, both twins at once) and %d split arms (the A/A and each observer's per-session part, both groups of %d sessions at once on the first twin at its share) x %d phases = %d phases of %s%v warm-up + %v measured",
+			arms, arms, c.Clients/2, c.Rounds, steps, upTo, c.Warmup, c.Duration)
+		return steps, c.printSplit(w, head)
+	case result.MethodSplit:
+		steps = (1 + observers) * c.Rounds
+		head := fmt.Sprintf("%d arms (the A/A and each observer's per-session part) x %d phases = %d phases of %s%v warm-up + %v measured, both groups of %d sessions at once on the one server",
+			1+observers, c.Rounds, steps, upTo, c.Warmup, c.Duration, c.Clients/2)
+		return steps, c.printSplit(w, head)
+	}
+	return steps, nil
 }
 
 // planSetting prints the server, the workload and the method of the
@@ -121,42 +138,6 @@ func (c Experiment) planSetting(w io.Writer) {
 		fmt.Fprintf(w, "method %s\n", c.Method)
 	}
 }
-
-// planCount prints the counted runs of the plan, each condition rounds
-// times, after prefix; it returns about how long they take, 0 where it
-// cannot tell.
-func (c Experiment) planCount(w io.Writer, observers, rounds int, prefix string) time.Duration {
-	runs := (1 + observers) * rounds
-	servers := counting.ServersFor(rounds)
-	// Each server counts whole rounds: the one with the most sets the time.
-	counted := countSetup + time.Duration((rounds+servers-1)/servers*(1+observers))*countRunTime
-	each, took := "", fmt.Sprintf("about %v a run", countRunTime)
-	if c.Count.Sessions > 1 {
-		each = fmt.Sprintf(" in each of %d sessions at once", c.Count.Sessions)
-	}
-	if c.Count.Shrink > 0 {
-		each += fmt.Sprintf(", the dataset shrunk to 1/%d of its rows", c.Count.Shrink)
-	}
-	if c.wl.LongStatements {
-		took = "a run's time depends on the mix's statements: not in the estimate"
-		counted = 0
-	}
-	fmt.Fprintf(w, "%s%d conditions x %d rounds = %d runs of %d statements after %d%s, the server under valgrind, on %d server(s) at once (%s)\n",
-		prefix, 1+observers, rounds, runs, c.Count.Statements, c.Count.Warmup, each, servers, took)
-	if c.Count.Width > 0 && rounds >= counting.MinPlanRounds {
-		fmt.Fprintf(w, "  then up to %d more rounds of each condition still wider than ±%g point (--count-width), beside the baseline: as many as the first rounds' spread asks for (not in the estimate)\n",
-			(counting.MostTimes-1)*rounds, c.Count.Width)
-	}
-	return counted
-}
-
-// countRunTime is about how long a counted run of light statements takes
-// (mostly the server's restarts under valgrind), and countSetup the
-// counted server's start, its dataset and its copies.
-const (
-	countRunTime = 6 * time.Second
-	countSetup   = 15 * time.Second
-)
 
 func countedNote(counted time.Duration) string {
 	if counted == 0 {

@@ -415,11 +415,15 @@ func (c Experiment) summarize(ctx context.Context, sum result.Summary, warnings 
 // or workers. The function returned stops them, also after an error.
 func (c Experiment) attachLoad(ctx context.Context, ecfg *experiment.Config, target, twin engine.Server, startedTwin bool, hier cgroup.Hierarchy, logf func(string, ...any)) (stop func(), err error) {
 	stop = func() {}
-	if c.Method == result.MethodSplit || len(c.splitByDefault) > 0 {
+	if c.Method.Splits() || len(c.splitByDefault) > 0 {
 		if ecfg.Split, err = c.splitOf(); err != nil {
 			return stop, err
 		}
-		logf("split: groups a and b of %d session(s) each on the one server, sessions of both on every driver thread", c.Clients/2)
+		where := "the one server"
+		if c.Method.Twins() {
+			where = "the first twin, at its share, in the split's phases"
+		}
+		logf("split: groups a and b of %d session(s) each on %s, sessions of both on every driver thread", c.Clients/2, where)
 	}
 	if c.Method.Twins() {
 		twins, load, closeTwins, err := twinsOf(ctx, c, target, twin, startedTwin, hier, logf)

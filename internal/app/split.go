@@ -68,7 +68,7 @@ func (c Experiment) splitNote() string {
 // sessions that make no two equal groups, a sampler that would see both
 // groups as one, and every observer with no per-session part.
 func (c Experiment) checkSplit() error {
-	if c.Method != result.MethodSplit {
+	if !c.Method.Splits() {
 		return nil
 	}
 	sp, err := c.splitOf()
@@ -77,13 +77,13 @@ func (c Experiment) checkSplit() error {
 	}
 	switch {
 	case c.Clients < 2 || c.Clients%2 != 0:
-		return usagef("--method split: the workload's %d session(s) make no two equal groups; give --clients, an even number of at least 2", c.Clients)
+		return usagef("--method %s: the workload's %d session(s) make no two equal groups; give --clients, an even number of at least 2", c.Method, c.Clients)
 	case c.Waits > 0:
-		return usagef("--waits with --method split: the sampler would see both groups of sessions as one; not yet with a split")
+		return usagef("--waits with --method %s: the sampler would see both groups of sessions as one; not yet with a split", c.Method)
 	}
 	if err := sp.Check(c.observers); err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		return usagef("--method split: %s; leave it out, or measure it by --method duet or auto, which measure an observer whole", msg)
+		return usagef("--method %s: %s; leave it out, or measure it by --method duet or auto, which measure an observer whole", c.Method, msg)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func (c Experiment) printSplit(w io.Writer, head string) error {
 		return err
 	}
 	observers := c.observers
-	if c.Method != result.MethodSplit {
+	if !c.Method.Splits() {
 		observers = slices.DeleteFunc(slices.Clone(observers), func(o observer.Observer) bool { return !slices.Contains(c.splitByDefault, o.Name) })
 	}
 	lines, err := sp.Plan(observers)

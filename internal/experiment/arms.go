@@ -63,15 +63,17 @@ type Arm struct {
 	Part *observer.SessionPart
 }
 
-// Arms are the experiment's arms: a duet's or a split's (duetArms,
-// splitArms), else each observer's by the method that suits it
-// (timedArms).
+// Arms are the experiment's arms: a duet's, a split's or both
+// (duetArms, splitArms, splitDuetArms), else each observer's by the
+// method that suits it (timedArms).
 func Arms(ctx context.Context, cfg Config) ([]Arm, error) {
 	switch cfg.Method {
 	case MethodDuet:
 		return duetArms(cfg), nil
 	case MethodSplit:
 		return splitArms(cfg)
+	case MethodSplitDuet:
+		return splitDuetArms(cfg)
 	}
 	return timedArms(ctx, cfg)
 }

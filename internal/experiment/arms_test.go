@@ -149,3 +149,42 @@ func TestArmsAutoWithSplit(t *testing.T) {
 		}
 	}
 }
+
+// split,duet: the duet's arms, then the split's beside them with names of
+// their own, each measuring what its method measures; an observer that
+// does not split is refused by name, as by --method split.
+func TestArmsSplitDuet(t *testing.T) {
+	divide := func(o observer.Observer) (observer.SessionPart, error) {
+		if _, ok := o.Settings["log_statement"]; !ok {
+			return observer.SessionPart{}, &observer.Unsplittable{Observer: o.Name, Reason: "no session part"}
+		}
+		return observer.SessionPart{Shared: observer.Observer{Name: o.Name + "/held"}, Session: o.Settings}, nil
+	}
+	cfg := experiment.Config{Target: splitter{}, Method: experiment.MethodSplitDuet, Rounds: 8, Seed: 3, Split: &experiment.Split{Divide: divide},
+		Observers: []observer.Observer{{Name: observer.Baseline}, {Name: "log", Settings: map[string]string{"log_statement": "all"}}}}
+	arms, err := experiment.Arms(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type arm struct {
+		Name, Measures string
+		Method         experiment.Method
+		Part           bool
+	}
+	var got []arm
+	for _, a := range arms {
+		got = append(got, arm{a.Name, a.Measures, a.Method, a.Part != nil})
+		if a.Reps != 8 || a.Flipped != experiment.DuetFlipped(3, a.Name) {
+			t.Errorf("%s: %d phases, flipped %v; want 8, the order drawn for its own name", a.Name, a.Reps, a.Flipped)
+		}
+	}
+	want := []arm{{experiment.AAName, "", "duet", false}, {"log", "whole", "duet", false},
+		{experiment.SplitAAName, "", "split", false}, {"log" + experiment.SplitSuffix, "per-session", "split", true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("arms %v; want %v", got, want)
+	}
+	cfg.Observers = append(cfg.Observers, observer.Observer{Name: "sampler"})
+	if _, err := experiment.Arms(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "sampler") {
+		t.Errorf("an observer that does not split: %v; want it refused by name", err)
+	}
+}

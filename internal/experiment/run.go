@@ -280,7 +280,7 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 // duet's twin) can take every observer and holds the dataset.
 func checkTargets(ctx context.Context, cfg Config) error {
 	targets := []engine.Target{cfg.Target}
-	if cfg.Method == MethodDuet {
+	if cfg.Method.Twins() {
 		if cfg.Twins == nil {
 			return errors.New("--method duet needs a twin server")
 		}

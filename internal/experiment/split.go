@@ -69,6 +69,32 @@ func splitArms(cfg Config) ([]Arm, error) {
 	return arms, nil
 }
 
+// MethodSplitDuet is a duet and, beside it, a split of the first twin.
+const MethodSplitDuet = result.MethodSplitDuet
+
+// SplitSuffix ends the name of an observer's split arm beside its duet
+// arm (MethodSplitDuet).
+const SplitSuffix = " (split)"
+
+// splitDuetArms are a duet's arms and a split's beside them, the split's
+// A/A arm named SplitAAName and each observer's split arm with
+// SplitSuffix: the same observers measured whole by the twins and per
+// session in the first twin, at its share.
+func splitDuetArms(cfg Config) ([]Arm, error) {
+	split, err := splitArms(cfg)
+	if err != nil {
+		return nil, err
+	}
+	split[0].Name = SplitAAName
+	for i := range split[1:] {
+		split[1+i].Name += SplitSuffix
+	}
+	for i := range split {
+		split[i].Flipped = DuetFlipped(cfg.Seed, split[i].Name)
+	}
+	return append(duetArms(cfg), split...), nil
+}
+
 // runSplit runs one phase of a split arm: the server reset, the arm's
 // shared part applied to it, then both groups driven at once, the
 // observer's session part set in the sessions of the group whose turn it
@@ -87,6 +113,15 @@ func runSplit(ctx context.Context, cfg Config, a Arm, round int) (r result.Run, 
 	defer func() { err = errors.Join(err, revert()) }()
 	if err := cfg.Target.Verify(ctx, cfg.Dataset); err != nil {
 		return r, err
+	}
+	if cfg.Twins != nil {
+		// Beside a duet: the first twin's server at its share, as in
+		// the duet's phases, and the groups driven from this process
+		// (the twin's worker drives one group of sessions).
+		cfg.Load = nil
+		if err := place(cfg, cfg.Twins.Groups[0], cfg.Twins.LoadGroups[0]); err != nil {
+			return r, fmt.Errorf("twin %s: %w", TwinNames[0], err)
+		}
 	}
 	var events engine.EventCounter
 	if a.Part != nil {

@@ -158,9 +158,13 @@ func (l textLayout) legend(w io.Writer, s result.Summary) {
 		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
 	}
 	if l.costs {
-		if uses(s, result.MethodSplit) {
+		switch split, duet := uses(s, result.MethodSplit), uses(s, result.MethodDuet); {
+		case split && duet:
+			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin from each twin server's own CPU")
+			fmt.Fprintln(w, "  accounting, or in a split's rows group against group from each session's backend's CPU,")
+		case split:
 			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, group against group, from each session's backend's CPU,")
-		} else {
+		default:
 			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
 		}
 		fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
@@ -189,6 +193,8 @@ func measuresLegend(w io.Writer, s result.Summary, wide bool, over string) {
 	fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
 	fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
 	switch {
+	case uses(s, result.MethodSplit) && uses(s, result.MethodDuet):
+		fmt.Fprintln(w, "  the twin server or the group of sessions without the observer in the same seconds).")
 	case uses(s, result.MethodSplit):
 		fmt.Fprintln(w, "  the baseline runs next to each run, or the group of sessions without the observer in the same seconds).")
 	case uses(s, result.MethodDuet):
@@ -235,15 +241,9 @@ func methodNotes(w io.Writer, s result.Summary, wide bool) {
 		}
 	}
 	if s.MDEPct != nil {
-		by := result.MethodAlternation
-		switch {
-		case uses(s, result.MethodSplit):
-			by = result.MethodSplit
-		case uses(s, result.MethodDuet):
-			by = result.MethodDuet
-		}
-		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", by, *s.MDEPct)
+		fmt.Fprintf(w, "resolution: %s detects an overhead of %.1f%% or more with 80%% power (from the A/A phases)\n", resolvedBy(s), *s.MDEPct)
 	}
+	sharedNotes(w, s)
 	switch {
 	case s.NoiseFloorPct != nil:
 		fmt.Fprintf(w, "noise floor: %.1f%% (95th percentile of the difference between two baseline runs)\n", *s.NoiseFloorPct)
@@ -292,7 +292,8 @@ func cpuBasisNote(w io.Writer, s result.Summary) {
 	if uses(s, result.MethodSplit) {
 		fmt.Fprintln(w, "overhead %*: read from each group's server CPU per statement (its sessions' backends'), where the observer's group used")
 		fmt.Fprintln(w, "  its CPU as the other did: the loss of a CPU-bound server, without the CPU one group took from the other in a phase.")
-	} else {
+	}
+	if uses(s, result.MethodDuet) || !uses(s, result.MethodSplit) {
 		fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did:")
 		fmt.Fprintln(w, "  the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
 	}
@@ -606,4 +607,33 @@ func heading(s result.Summary) string {
 	}
 	return fmt.Sprintf("obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d",
 		s.Engine, s.Server, wl, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
+}
+
+// resolvedBy is the method whose A/A arm gave the resolution: the
+// experiment's A/A arm's, else the split's beside an auto plan
+// (analysis.Summarize).
+func resolvedBy(s result.Summary) string {
+	for _, c := range s.Conditions {
+		if c.Name == result.AAName {
+			m, _, _ := strings.Cut(c.Method, ":")
+			return m
+		}
+	}
+	return string(result.MethodSplit)
+}
+
+// sharedNotes say, for each observer measured whole by a duet and per
+// session by a split beside it, how much of its cost all sessions share.
+func sharedNotes(w io.Writer, s result.Summary) {
+	for _, c := range s.Conditions {
+		if c.Shared == nil {
+			continue
+		}
+		on := "throughput"
+		if c.Shared.Basis == result.BasisServerCPU {
+			on = "server CPU per statement"
+		}
+		fmt.Fprintf(w, "shared: %s: %.1f points [%.1f, %.1f] of its whole cost fall on every session, not only those it is set in (the duet's whole less the split's per-session, on %s)\n",
+			c.Name, c.Shared.Pct, c.Shared.CILow, c.Shared.CIHigh, on)
+	}
 }

@@ -30,22 +30,31 @@ const (
 	// the same time, the observer's per-session part set in the sessions
 	// of one group, groups swapped phase by phase.
 	MethodSplit Method = "split"
+	// MethodSplitDuet runs a duet of twin servers and, on the first twin
+	// at its share, a split of each observer beside it: the whole cost
+	// and the per-session cost of the same observers on the same server,
+	// their difference what all sessions share.
+	MethodSplitDuet Method = "split,duet"
 )
 
 // Methods are the values --method takes, in the order its help and its
 // errors list them.
-var Methods = []Method{MethodAuto, MethodAlternation, MethodRounds, MethodInstructions, MethodDuet, MethodSplit}
+var Methods = []Method{MethodAuto, MethodAlternation, MethodRounds, MethodInstructions, MethodDuet, MethodSplit, MethodSplitDuet}
 
 // Valid says m is one of Methods.
 func (m Method) Valid() bool { return slices.Contains(Methods, m) }
 
 // Twins says m drives two twin servers at once.
-func (m Method) Twins() bool { return m == MethodDuet }
+func (m Method) Twins() bool { return m == MethodDuet || m == MethodSplitDuet }
 
 // Paired says m's phases drive two sides at the same time, the observer
 // in one (twin servers, or session groups on one server), and compare
 // them phase by phase.
-func (m Method) Paired() bool { return m == MethodDuet || m == MethodSplit }
+func (m Method) Paired() bool { return m == MethodDuet || m == MethodSplit || m == MethodSplitDuet }
+
+// Splits says m splits sessions into groups on one server, alone or
+// beside a duet.
+func (m Method) Splits() bool { return m == MethodSplit || m == MethodSplitDuet }
 
 // Counted says m counts instructions rather than timing the workload.
 func (m Method) Counted() bool { return m == MethodInstructions }

@@ -116,6 +116,10 @@ type ConditionSummary struct {
 	// observer on, in percent (positive: more CPU), where it was measured
 	// pairwise.
 	CPUChange *ChangeSummary `json:"cpu_per_stmt_change,omitempty"`
+	// Shared is, on a row measured whole whose observer was also split
+	// beside it (--method split,duet), the whole overhead less the
+	// per-session one, in points: what all sessions share.
+	Shared *SharedSummary `json:"shared_part,omitempty"`
 	// Disturbed counts runs during which other processes (and steal)
 	// took clearly more of the machine than in the experiment's median
 	// run (analysis.disturbances).
@@ -361,6 +365,15 @@ type ChangeSummary struct {
 	Pct    float64 `json:"pct"`
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
+}
+
+// SharedSummary is a difference of two overheads in points, its interval
+// at the experiment's level, and the basis both were read on.
+type SharedSummary struct {
+	Pct    float64 `json:"pct"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	Basis  string  `json:"basis,omitempty"`
 }
 
 // Measures values.

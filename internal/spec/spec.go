@@ -45,8 +45,8 @@ type Spec struct {
 	// TwinDSN is the second external server of --method duet (a managed
 	// twin is started when DSN is empty). Recorded without its password.
 	TwinDSN string `json:"twin_dsn,omitempty"`
-	// TwinCPUs is each twin's CPU quota in a duet; 0: 35% of the
-	// machine's CPUs.
+	// TwinCPUs is each twin's CPU quota in a duet; 0: DefaultTwinShare
+	// of the machine's CPUs.
 	TwinCPUs float64 `json:"twin_cpus,omitempty"`
 	// Count configures --method instructions, and the counted part of a
 	// timed experiment.

@@ -127,6 +127,8 @@ func (s Spec) ValidateDuet(cpus int) error {
 		return nil
 	}
 	switch {
+	case s.Method == result.MethodSplitDuet && s.IsChosen("clients") && (s.Clients < 2 || s.Clients%2 != 0):
+		return Invalidf("--clients %d with --method split,duet: the split's sessions make two equal groups; want an even number, at least 2", s.Clients)
 	case s.TwinCPUs < 0 || s.TwinCPUs > float64(cpus)/2:
 		return Invalidf("--twin-cpus %g: want more than 0 and at most half of this machine's CPUs, or 0 for %.0f%% of them each", s.TwinCPUs, 100*DefaultTwinShare)
 	case s.DSN != "" && s.TwinDSN == "":

@@ -56,7 +56,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.MaxOverhead = &big }, "--max-overhead 101"},
 		{func(s *Spec) { s.OnFailure = "retry" }, "--on-failure"},
 		{func(s *Spec) { s.Method = "" }, ""}, // the run chooses
-		{func(s *Spec) { s.Method = "fast" }, `--method "fast": want auto, alternation, rounds, instructions, duet or split`},
+		{func(s *Spec) { s.Method = "fast" }, `--method "fast": want auto, alternation, rounds, instructions, duet, split or split,duet`},
 		{func(s *Spec) { s.Alternation.PhaseMax = 1 }, "--phase-min 2 --phase-max 1"},
 		{func(s *Spec) { s.Alternation.Duration = 9 * time.Second }, "--alt-duration"},
 		{func(s *Spec) { s.TargetResolution = 60 }, "--target-resolution"},
@@ -125,6 +125,12 @@ func TestValidateDuet(t *testing.T) {
 		{func(s *Spec) { duet(s); s.Workers = 2 }, "--workers: --method duet"},
 		{func(s *Spec) { duet(s); s.Standby = "sync" }, "--standby with --method duet"},
 		{func(s *Spec) { duet(s); s.Replay.Passes = 1 }, "--replay-passes with --method duet"},
+		// split,duet is a duet with a split of the first twin beside it:
+		// the duet's rules, and the split's even sessions.
+		{func(s *Spec) { duet(s); s.Method = "split,duet"; s.Clients = 16; s.Choose("clients") }, ""},
+		{func(s *Spec) { duet(s); s.Method = "split,duet"; s.Clients = 5; s.Choose("clients") }, "--clients 5 with --method split,duet"},
+		{func(s *Spec) { duet(s); s.Method = "split,duet"; s.DSN = "host=a" }, "needs its twin: give --twin-dsn"},
+		{func(s *Spec) { duet(s); s.Method = "split,duet"; s.Workers = 2 }, "--workers: --method duet"},
 	} {
 		s := valid()
 		tt.edit(&s)

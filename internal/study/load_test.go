@@ -33,7 +33,7 @@ func TestParseErrors(t *testing.T) {
 		name, data, want string
 	}{
 		{"unknown field", head + entry + "    method: rounds\n    colour: red\n" + rows, `studies/s.yaml:9:5: unknown field "colour"`},
-		{"method", head + entry + "    method: sometimes\n" + rows, `studies/s.yaml:8:5: method "sometimes": want auto, alternation, rounds, instructions, duet or split`},
+		{"method", head + entry + "    method: sometimes\n" + rows, `studies/s.yaml:8:5: method "sometimes": want auto, alternation, rounds, instructions, duet, split or split,duet`},
 		{"wrong type", head + entry + "    method: rounds\n    waits: often\n" + rows, "studies/s.yaml:9:12: waits often: want a duration with its unit, such as 5s or 10ms"},
 		{"name", "name: other\ntitle: T\nquestion: Q\nengines:\n" + entry + "    method: rounds\n" + rows, `studies/s.yaml:1:1: name "other": want the file's name, "s"`},
 		{"baseline first", head + entry + "    method: rounds\n    rows:\n      - {observer: general-log-file, original: x}\n", `studies/s.yaml:9:5: the first row is "general-log-file": want the baseline first`},
