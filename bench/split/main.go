@@ -104,10 +104,13 @@ func run(ctx context.Context, c config) error {
 func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (experiment, error) {
 	e := experiment{method: method, drift: drift}
 	cond := map[bool]string{false: "quiet", true: "drift"}[drift]
-	out := filepath.Join(tmp, strings.ReplaceAll(method, ",", "-")+"-"+cond)
+	out := filepath.Join(tmp, method+"-"+cond)
 	args := []string{"run", "--method", method, "--observers", c.observers, "--max-time", c.budget.String(), "--count=false", "--seed", fmt.Sprint(c.seed), "--out", out}
 	shown := args
 	switch method {
+	case splitDuet:
+		args[2] = string(result.MethodSplitDuet)
+		shown = args
 	case splitExternal:
 		dsn, stop, err := externalServer(ctx)
 		if err != nil {
@@ -134,12 +137,16 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 		return e, fmt.Errorf("%s: %w", method, err)
 	}
 	e.elapsed = time.Since(t0)
-	if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%s-%s.txt", strings.ReplaceAll(method, ",", "-"), cond)), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("output-%s-%s.txt", method, cond)), []byte(text), 0o644); err != nil {
 		return e, err
 	}
 	e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json"))
 	return e, err
 }
+
+// splitDuet is --method split,duet (whose comma -methods would split):
+// a duet and a split of each observer on the first twin beside it.
+const splitDuet = "split-duet"
 
 // splitExternal is split on a server obsbench does not manage (--dsn):
 // no restarts, and each group's CPU not read, so the figure is the

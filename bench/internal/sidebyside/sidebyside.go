@@ -168,8 +168,13 @@ func BuildObsbench(ctx context.Context, bench string) (dir, exe string, err erro
 // RunObsbench runs the obsbench that BuildObsbench built, exe, with args:
 // its standard error shows the run's progress, and its standard output,
 // the text a bench keeps beside its report, is returned.
+// A bench interrupted interrupts obsbench (SIGINT), which stops its
+// servers and reverts what it changed; killed, it would leave them to the
+// next run's reaping.
 func RunObsbench(ctx context.Context, exe string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 2 * time.Minute
 	var text strings.Builder
 	cmd.Stdout, cmd.Stderr = &text, os.Stderr
 	err := cmd.Run()
