@@ -36,8 +36,9 @@ func (c Experiment) splitOf() (*experiment.Split, error) {
 func (c *Experiment) chooseSplit() {
 	asSplit := c.Spec
 	asSplit.Method = result.MethodSplit
+	// ValidateDuet refuses, among the rest, an odd --rounds.
 	if !c.methodChosen || c.Method != result.MethodAuto || c.DSN == "" || c.Waits > 0 || c.Clients < 2 || c.Clients%2 != 0 ||
-		(c.IsChosen("rounds") && c.Rounds%2 != 0) || asSplit.ValidateDuet(runtime.NumCPU()) != nil {
+		asSplit.ValidateDuet(runtime.NumCPU()) != nil {
 		return
 	}
 	sp, err := c.splitOf()
@@ -46,7 +47,7 @@ func (c *Experiment) chooseSplit() {
 	}
 	split, whole := sp.Divisible(c.observers)
 	switch {
-	case len(split) == 0 || (len(whole) > 0 && c.Rounds%2 != 0):
+	case len(split) == 0:
 		return
 	case len(whole) == 0:
 		c.Method = result.MethodSplit
