@@ -149,8 +149,8 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 const splitDuet = "split-duet"
 
 // splitExternal is split on a server obsbench does not manage (--dsn):
-// no restarts, and each group's CPU not read, so the figure is the
-// groups' throughput ratio.
+// no restarts; the server runs on this machine, so each group's CPU is
+// read as on a managed one.
 const splitExternal = "split-external"
 
 // externalServer starts a PostgreSQL the way a DBA's server would be for

@@ -108,7 +108,7 @@ func (c Experiment) printPairing(w io.Writer) error {
 	}
 	where := "split: two groups of %d sessions on this server"
 	if c.Method.Twins() {
-		where = "split beside the duet: two groups of %d sessions on this server, at its share"
+		where = "split beside the duet: two groups of %d sessions on this server, the first twin"
 	}
 	err := c.printSplit(w, fmt.Sprintf(where+"; the observed group's sessions set, each for itself (these end with the session and change nothing else):", c.Clients/2))
 	fmt.Fprintln(w)

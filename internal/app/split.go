@@ -24,8 +24,10 @@ func (c Experiment) splitOf() (*experiment.Split, error) {
 	if _, sessions := e.(engine.SessionOpener); !ok || !sessions {
 		return nil, usagef("--method split: the %s engine cannot split its observers between groups of sessions yet", c.Engine)
 	}
-	// A managed server's backends are on this machine: each session reads its CPU.
-	return &experiment.Split{Divide: ss.SplitSessions, SQL: ss.SessionSQL, ServerCPU: c.DSN == ""}, nil
+	// Each session reads its backend's CPU where the engine finds it on
+	// this machine (a managed server's, an external one running here);
+	// elsewhere the clocks cannot open, and the split reads throughput.
+	return &experiment.Split{Divide: ss.SplitSessions, SQL: ss.SessionSQL, ServerCPU: true}, nil
 }
 
 // chooseSplit, where no method was given and the run is on one external

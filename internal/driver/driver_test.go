@@ -404,8 +404,15 @@ func TestExecutionsServerCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Executions) != 6 || res.Executions[0].ServerCPUUS != -1 || !strings.Contains(res.ExecutionsNote, "not one obsbench manages") {
-		t.Errorf("external server: %d executions, CPU %d, note %q; want 6, -1 and why", len(res.Executions), res.Executions[0].ServerCPUUS, res.ExecutionsNote)
+	// An external server running on this machine: its backend is found
+	// to be a local process, and read as a managed one's.
+	if len(res.Executions) != 6 || res.ExecutionsNote != "" {
+		t.Errorf("external server on this machine: %d executions, note %q; want 6 and none", len(res.Executions), res.ExecutionsNote)
+	}
+	for _, e := range res.Executions {
+		if e.Statement == 0 && e.ServerCPUUS < 100_000 {
+			t.Errorf("external server on this machine: the busy statement's server CPU %d µs; want it read, 100 ms or more", e.ServerCPUUS)
+		}
 	}
 }
 

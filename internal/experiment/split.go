@@ -30,8 +30,9 @@ var GroupNames = TwinNames
 // driven by one driver: each event loop carries sessions of both groups,
 // so that what delays a driver thread delays both alike.
 type Split struct {
-	// ServerCPU reads each group's backends' CPU (a managed server's):
-	// its CPU per statement, the cost itself, beside throughput.
+	// ServerCPU reads each group's backends' CPU where the sessions can
+	// (their backends are this machine's processes): its CPU per
+	// statement, the cost itself, beside throughput.
 	ServerCPU bool
 	Divide    func(o observer.Observer) (observer.SessionPart, error)
 	SQL       func(settings map[string]string) []string

@@ -120,7 +120,8 @@ func (s *Server) SessionAddress() engine.SessionAddress {
 }
 
 // Sessions opens workload sessions for a worker (engine.SessionOpener).
-// Their backends' CPU is not read: the worker may be on another machine.
+// Their backends' CPU is read only where the worker finds them to be
+// processes of its own machine (Server.onThisMachine).
 func (Engine) Sessions(a engine.SessionAddress) (driver.Dialer, error) {
 	s := New(a.DSN, Options{Schema: a.Schema})
 	return s.Dial, nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,11 @@ type Server struct {
 	host    Host
 	journal engine.Journal
 	schema  string
+
+	// local: the backends of a server obsbench does not manage are
+	// processes of this machine (onThisMachine), checked once.
+	localOnce sync.Once
+	local     bool
 }
 
 // setSearchPath puts the dataset's schema first for every connection.

@@ -78,14 +78,50 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		hc.Conn.Close()
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
-	// The backend's CPU clock is read only on a server obsbench manages:
-	// another machine's process ids mean nothing here.
+	// The backend's CPU clock is read only where the backends are this
+	// machine's processes: another machine's process ids mean nothing
+	// here.
 	c.pid = int(hc.PID)
-	if s.host == nil {
-		c.clockErr = errNotManaged
+	if s.host == nil && !s.onThisMachine(ctx) {
+		c.clockErr = errElsewhere
 	}
 	return c, nil
 }
+
+// onThisMachine says whether the backends of a server obsbench does not
+// manage are processes of this machine: a control session's backend, by
+// the process id the server gives it, is a local postgres process that
+// started when the server says it did. A server elsewhere (or in another
+// process namespace) fails the check: its id here is no process, or
+// another one. Checked once per Server.
+func (s *Server) onThisMachine(ctx context.Context) bool {
+	s.localOnce.Do(func() {
+		conn, err := s.connect(ctx)
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		var pid int
+		var began time.Time
+		if err := conn.QueryRow(ctx, "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&pid, &began); err != nil {
+			return
+		}
+		s.local = backendHere(pid, began, collect.Started)
+	})
+	return s.local
+}
+
+// backendHere says whether process pid of this machine, as started
+// reads it, is a postgres backend that began when the server says
+// (began, its backend_start).
+func backendHere(pid int, began time.Time, started func(pid int) (comm string, at time.Time, err error)) bool {
+	comm, at, err := started(pid)
+	return err == nil && comm == "postgres" && at.Sub(began).Abs() <= startSlack
+}
+
+// startSlack is how far a process's start read from /proc (whole seconds
+// of boot time, ticks of 10 ms) may be from the server's backend_start.
+const startSlack = 2 * time.Second
 
 // Prepare prepares sql under a name of the session's own (Parse, Sync).
 func (c *Session) Prepare(ctx context.Context, sql string) (workload.Stmt, error) {
@@ -131,8 +167,8 @@ func (c *Session) Unnamed(sql string) workload.Stmt {
 // nil with TLS.
 func (c *Session) Socket() *driver.SocketConn { return c.sock }
 
-// errNotManaged is why a session of an external server has no CPU clock.
-var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its backends' CPU cannot be read")
+// errElsewhere is why a session of an external server has no CPU clock.
+var errElsewhere = errors.New("the server's backends are not processes of this machine: their CPU cannot be read")
 
 // ServerCPU is the CPU time the session's backend has used so far. The
 // clock is opened at the first read: only runs that keep executions pay
