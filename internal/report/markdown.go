@@ -42,6 +42,9 @@ func Markdown(w io.Writer, s result.Summary) error {
 	if s.MDEPct != nil {
 		fmt.Fprintf(w, "- resolution: an overhead of %.1f%% or more is detected with 80%% power (from the A/A phases)\n", *s.MDEPct)
 	}
+	for _, l := range sharedLines(s) {
+		fmt.Fprintf(w, "- shared: %s\n", mdEscape(l))
+	}
 	fmt.Fprintf(w, "- method: %s\n", mdEscape(s.Method))
 	countedNotes(w, s, "- ", false)
 	for _, warn := range s.Warnings {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Every row of the markdown table has as many cells as its header, a
@@ -36,5 +37,26 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	if !strings.Contains(rows[2], `a\|b`) {
 		t.Errorf("first row %q; want the name's '|' escaped", rows[2])
+	}
+}
+
+// A row with a shared part (split beside a duet) gets its line under the
+// text table and in the markdown, with its interval and basis; a row
+// without one gets none.
+func TestSharedLines(t *testing.T) {
+	s, _ := recorded(t)
+	s.Conditions[1].Shared = &result.SharedSummary{Pct: 4.47, CILow: -1.63, CIHigh: 10.58, Basis: result.BasisServerCPU}
+	want := s.Conditions[1].Name + ": 4.5 points [-1.6, 10.6] of its whole cost fall on every session"
+	var text, md bytes.Buffer
+	if err := report.Text(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Markdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if n := strings.Count(out, "shared: "); n != 1 || !strings.Contains(out, want) || !strings.Contains(out, "on server CPU per statement") {
+			t.Errorf("%s: %d shared lines; want one, %q, on its basis:\n%s", name, n, want, out)
+		}
 	}
 }

@@ -625,6 +625,14 @@ func resolvedBy(s result.Summary) string {
 // sharedNotes say, for each observer measured whole by a duet and per
 // session by a split beside it, how much of its cost all sessions share.
 func sharedNotes(w io.Writer, s result.Summary) {
+	for _, l := range sharedLines(s) {
+		fmt.Fprintf(w, "shared: %s\n", l)
+	}
+}
+
+// sharedLines are sharedNotes' lines, without their "shared: ".
+func sharedLines(s result.Summary) []string {
+	var lines []string
 	for _, c := range s.Conditions {
 		if c.Shared == nil {
 			continue
@@ -633,7 +641,8 @@ func sharedNotes(w io.Writer, s result.Summary) {
 		if c.Shared.Basis == result.BasisServerCPU {
 			on = "server CPU per statement"
 		}
-		fmt.Fprintf(w, "shared: %s: %.1f points [%.1f, %.1f] of its whole cost fall on every session, not only those it is set in (the duet's whole less the split's per-session, on %s)\n",
-			c.Name, c.Shared.Pct, c.Shared.CILow, c.Shared.CIHigh, on)
+		lines = append(lines, fmt.Sprintf("%s: %.1f points [%.1f, %.1f] of its whole cost fall on every session, not only those it is set in (the duet's whole less the split's per-session, on %s)",
+			c.Name, c.Shared.Pct, c.Shared.CILow, c.Shared.CIHigh, on))
 	}
+	return lines
 }
