@@ -79,8 +79,8 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("take over driver session: %w", err)
 	}
 	// The backend's CPU clock is read only where the backends are this
-	// machine's processes: another machine's process ids mean nothing
-	// here.
+	// machine's processes: another machine's process ids name none of
+	// this machine's.
 	c.pid = int(hc.PID)
 	if s.host == nil && !s.onThisMachine(ctx) {
 		c.clockErr = errElsewhere
@@ -92,8 +92,8 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 // manage are processes of this machine: a control session's backend, by
 // the process id the server gives it, is a local postgres process that
 // started when the server says it did. A server elsewhere (or in another
-// process namespace) fails the check: its id here is no process, or
-// another one. Checked once per Server.
+// process namespace) fails the check: its id names no process of this
+// machine, or another one. Checked once per Server.
 func (s *Server) onThisMachine(ctx context.Context) bool {
 	s.localOnce.Do(func() {
 		conn, err := s.connect(ctx)
