@@ -6,10 +6,6 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// splitSuffix ends the name of an observer's split row beside its duet
-// row (--method split,duet: experiment.SplitSuffix).
-const splitSuffix = " (split)"
-
 // sharedParts sets, on each row measured whole whose observer was also
 // split beside it, the whole overhead less the per-session one: what
 // all sessions share (a preloaded library's hooks, the log's collector,
@@ -23,7 +19,7 @@ func sharedParts(conditions []result.ConditionSummary) {
 			continue
 		}
 		for _, per := range conditions {
-			if per.Name == whole.Name+splitSuffix && per.Measures == result.MeasuresPerSession {
+			if per.Name == whole.Name+result.SplitSuffix && per.Measures == result.MeasuresPerSession {
 				whole.Shared = sharedOf(whole, &per)
 			}
 		}

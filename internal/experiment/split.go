@@ -75,7 +75,7 @@ const MethodSplitDuet = result.MethodSplitDuet
 
 // SplitSuffix ends the name of an observer's split arm beside its duet
 // arm (MethodSplitDuet).
-const SplitSuffix = " (split)"
+const SplitSuffix = result.SplitSuffix
 
 // splitDuetArms are a duet's arms and a split's beside them, the split's
 // A/A arm named SplitAAName and each observer's split arm with

@@ -23,7 +23,11 @@ const AAName = "baseline A/A"
 
 // SplitAAName is a split's A/A condition in an experiment whose other
 // observers are measured by other methods, beside their A/A.
-const SplitAAName = AAName + " (split)"
+const SplitAAName = AAName + SplitSuffix
+
+// SplitSuffix ends the name of a split's condition beside another
+// method's of the same observer (--method split,duet).
+const SplitSuffix = " (split)"
 
 // IsAA says whether a condition compares the baseline with itself.
 func IsAA(condition string) bool { return condition == AAName || condition == SplitAAName }
