@@ -60,3 +60,7 @@ func bootTime(proc string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("%s/stat has no btime", proc)
 }
+
+// ThreadGroup is the process that thread id of this machine belongs to,
+// 0 if unknown (a thread's id opens /proc as a process's does).
+func ThreadGroup(id int) int { return threadGroup(id) }

@@ -33,6 +33,9 @@ func TestStarted(t *testing.T) {
 			t.Errorf("started(%d): no error; want one (malformed, or no such process)", pid)
 		}
 	}
+	if g := ThreadGroup(os.Getpid()); g != os.Getpid() {
+		t.Errorf("ThreadGroup(self) = %d; want %d", g, os.Getpid())
+	}
 	// This process, read from the real /proc: it started before now.
 	if comm, at, err := Started(os.Getpid()); err != nil || comm == "" || at.After(time.Now()) {
 		t.Errorf("Started(self) = %q, %v, %v", comm, at, err)

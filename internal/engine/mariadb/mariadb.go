@@ -12,6 +12,7 @@ import (
 	"io"
 	"log"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -26,6 +27,11 @@ type Server struct {
 	host     Host
 	journal  engine.Journal
 	database string
+
+	// local: the threads of a server obsbench does not manage are this
+	// machine's (onThisMachine), checked once.
+	localOnce sync.Once
+	local     bool
 }
 
 // Startup is a server obsbench manages: its startup options can be set,

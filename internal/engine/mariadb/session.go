@@ -55,13 +55,55 @@ func (s *Server) Connect(ctx context.Context) (*Session, error) {
 		return nil, fmt.Errorf("connect to mariadb: %w", err)
 	}
 	ses.conn = conn
-	// The thread's CPU clock is read only on a server obsbench manages:
-	// another machine's thread ids mean nothing here.
-	if s.host == nil {
-		ses.clockErr = errNotManaged
+	// The thread's CPU clock is read only where the server's threads are
+	// this machine's: another machine's thread ids name none of this
+	// machine's.
+	if s.host == nil && !s.onThisMachine(ctx) {
+		ses.clockErr = errElsewhere
 	}
 	return ses, nil
 }
+
+// onThisMachine says whether the threads of a server obsbench does not
+// manage are this machine's, one per connection: the server runs one
+// thread per connection (a pool's threads serve many), and a control
+// session's thread, by the id the server gives it, belongs to a local
+// mariadbd process that started when the server's uptime says. A server
+// elsewhere fails the check. Checked once per Server.
+func (s *Server) onThisMachine(ctx context.Context) bool {
+	s.localOnce.Do(func() {
+		conn, done, err := s.control(ctx)
+		if err != nil {
+			return
+		}
+		defer done()
+		var handling string
+		var tid int
+		var up, now int64
+		err = conn.QueryRowContext(ctx, `SELECT @@thread_handling, (SELECT TID FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()),
+			(SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'UPTIME'), UNIX_TIMESTAMP()`).Scan(&handling, &tid, &up, &now)
+		if err != nil || handling != "one-thread-per-connection" {
+			return
+		}
+		s.local = serverHere(collect.ThreadGroup(tid), time.Unix(now-up, 0), collect.Started)
+	})
+	return s.local
+}
+
+// serverHere says whether process pid of this machine, as started reads
+// it, is a MariaDB server that began when the server says (began: its
+// clock less its uptime, both in whole seconds).
+func serverHere(pid int, began time.Time, started func(pid int) (comm string, at time.Time, err error)) bool {
+	if pid <= 0 {
+		return false
+	}
+	comm, at, err := started(pid)
+	return err == nil && (comm == "mariadbd" || comm == "mysqld") && at.Sub(began).Abs() <= startSlack
+}
+
+// startSlack is how far a process's start read from /proc may be from the
+// server's: both in whole seconds, and the query's own time between.
+const startSlack = 3 * time.Second
 
 // dialInputOnly connects to a Unix socket that the session waits on for
 // input only (package socket): in Go's poller a session is woken twice
@@ -108,8 +150,8 @@ func (c *Session) uncancelled(ctx context.Context) context.Context {
 	return c.plain
 }
 
-// errNotManaged is why a session of an external server has no CPU clock.
-var errNotManaged = errors.New("the server is not one obsbench manages on this machine: its threads' CPU cannot be read")
+// errElsewhere is why a session of an external server has no CPU clock.
+var errElsewhere = errors.New("the server's threads are not this machine's, one per connection: their CPU cannot be read")
 
 // openThreadClock opens the CPU clock of the server thread that serves
 // conn (one thread per connection, MariaDB's default thread_handling).
