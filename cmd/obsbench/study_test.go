@@ -59,9 +59,9 @@ func TestStudySyncCommit(t *testing.T) {
 		return c.Counters["wal_sync"] / c.Throughput.Median
 	}
 	// Each autocommit insert flushes the WAL, but on a loaded machine
-	// commits that wait together share a flush (group commit: 0.45 per
-	// insert seen once in a suite), so the autocommit bound is loose; the
-	// batched run's tenth of it is what the study shows.
+	// commits that wait together share a flush (group commit), so the
+	// autocommit bound is loose; the batched run's tenth of it is what
+	// the study shows.
 	if a, b := perRow(auto), perRow(batched); a < 0.2 || b > a/10 {
 		t.Errorf("WAL flushes per insert: autocommit %.3f, batched %.4f; want most of one and under a tenth of it", a, b)
 	}
