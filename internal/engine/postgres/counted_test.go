@@ -235,11 +235,14 @@ func TestCountStatementsApart(t *testing.T) {
 		t.Fatalf("%d parts adding up to %d of %d; want %d adding up to the backend's count", len(parts), sum, total, 2+len(order))
 	}
 	// A statement's first execution also looks up its plan's catalog
-	// entries: from the second on, the same statement counts the same.
+	// entries: from the second on, the same statement counts the same,
+	// to 1% and the few thousand instructions of the statistics flush an
+	// idle backend makes at most once a second (pgstat_report_stat),
+	// which a slow machine's timing puts in one statement or another.
 	of := parts[2 : len(parts)-1]
 	for i := 4; i < len(of); i++ {
-		if d := math.Abs(float64(of[i]) - float64(of[i-2])); d > 0.01*float64(of[i]) {
-			t.Errorf("statement %d (%s) counted %d, %d before: want the same to 1%%", i+1, order[i], of[i], of[i-2])
+		if d := math.Abs(float64(of[i]) - float64(of[i-2])); d > 0.01*float64(of[i])+statsFlush {
+			t.Errorf("statement %d (%s) counted %d, %d before: want the same to 1%% and %d", i+1, order[i], of[i], of[i-2], statsFlush)
 		}
 	}
 	if of[1] < 10*of[0] {
@@ -253,3 +256,7 @@ func TestCountStatementsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// statsFlush bounds the instructions of an idle backend's statistics
+// flush, which may fall in any statement's count.
+const statsFlush = 3000
