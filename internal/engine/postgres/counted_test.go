@@ -259,4 +259,4 @@ func TestCountStatementsApart(t *testing.T) {
 
 // statsFlush bounds the instructions of an idle backend's statistics
 // flush, which may fall in any statement's count.
-const statsFlush = 3000
+const statsFlush = 5000
