@@ -28,8 +28,10 @@ func TestSplitManaged(t *testing.T) {
 	needServers(t)
 	tmp, state := privateState(t)
 	out := filepath.Join(tmp, "out")
+	// Phases of 2 s after a second of warm-up: on a starved machine a
+	// group once measured no statement in a 1-s window.
 	stdout, _ := runOK(t, "run", "--method", "split", "--observers", "log-statements-file,pg-stat-statements", "--rounds", "4",
-		"--duration", "1s", "--warmup", "500ms", "--clients", "4", "--seed", "3", "--count=false", "--out", out)
+		"--duration", "2s", "--warmup", "1s", "--clients", "4", "--seed", "3", "--count=false", "--out", out)
 	runs, err := result.ReadRuns(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(runs) != 12 {
 		t.Fatalf("results.jsonl: %d runs, %v; want 4 phases of the A/A arm and of each observer", len(runs), err)
@@ -75,7 +77,7 @@ func TestSplitManaged(t *testing.T) {
 			t.Errorf("%s: measures %q, method %q, overhead %+v, cost %+v; want its per-session cost by split", c.Name, c.Measures, c.Method, c.Overhead, c.ServerCost)
 		}
 	}
-	for _, want := range []string{"split of two session groups on one server, 4 phases x 1s", "per-session, runs", "per-session = what the observer costs the sessions it is set in"} {
+	for _, want := range []string{"split of two session groups on one server, 4 phases x 2s", "per-session, runs", "per-session = what the observer costs the sessions it is set in"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
