@@ -117,6 +117,17 @@ type Config struct {
 	// window opens and closes: Result.ServerSeconds, and each group's.
 	// Only where every session has a clock (a managed server).
 	ServerCPU bool
+	// Rate, when > 0, runs the sessions at a fixed arrival rate, units of
+	// work per second over them all, as pgbench -R: an open model, whose
+	// result says how the schedule was kept (Result.Rate). Each event loop
+	// and group has a Poisson schedule of its own, its sessions' share of
+	// the rate, which RateSeed seeds.
+	Rate     float64
+	RateSeed int64
+	// LatencyLimit, with a Rate, counts units that take longer from their
+	// scheduled start as late, and skips arrivals already later than it
+	// when a session is free, as pgbench -L.
+	LatencyLimit time.Duration
 }
 
 // Latency and Result are plain data, kept in package result with the runs
@@ -148,7 +159,7 @@ func Run(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Res
 // were read from, so that the parts several drivers ran can be merged
 // without loss (Merge).
 func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) (Part, error) {
-	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 {
+	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 || cfg.Rate < 0 || cfg.LatencyLimit < 0 {
 		return Part{}, fmt.Errorf("driver: invalid config %+v", cfg)
 	}
 	sessions, err := dialAll(ctx, dial, cfg.Clients)
@@ -206,10 +217,11 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 	if err != nil {
 		return Part{}, err
 	}
-	p, err := collate(cfg, r.window(closed), r.workers, r.secs, r.names)
+	backlog, waiting := backlogs(r.lanes, cfg.Groups)
+	p, err := collate(cfg, r.window(closed), r.workers, r.secs, r.names, waiting)
 	p.Result.ServerSeconds = cpu.seconds(func(int) bool { return true })
 	if cfg.Groups > 1 && err == nil {
-		p.Result.Groups = groupResults(cfg, r.window(closed), r.workers, r.names)
+		p.Result.Groups = groupResults(cfg, r.window(closed), r.workers, r.names, backlog)
 		for g := range p.Result.Groups {
 			p.Result.Groups[g].ServerSeconds = cpu.seconds(func(i int) bool { return cfg.group(i) == g })
 		}
@@ -442,6 +454,12 @@ type worker struct {
 	clockErr   error
 	executions []result.Execution
 	lastEnd    time.Time // when its latest statement ended
+	// lane is the schedule the session takes its arrivals from, at a
+	// rate (Config.Rate; nil: a closed loop), limit the latency limit,
+	// rate its count of how it kept the schedule.
+	lane  *lane
+	limit time.Duration
+	rate  *arrivals
 }
 
 // lastEnd is when the latest statement of any session ended.
@@ -502,6 +520,12 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 	var clk workload.Clock
 	ctx = workload.WithClock(ctx, &clk)
 	for !stop.Load() || clk.Unfinished {
+		// At a rate, a unit of work starts at its arrival; the statements
+		// that continue it (clk.Unfinished) follow at once.
+		unit := !clk.Unfinished
+		if wk.lane != nil && unit && !wk.arrive(ctx) {
+			return
+		}
 		clk.Began, clk.Statement, clk.Unfinished = time.Now(), -1, false
 		cpu0 := wk.serverCPU()
 		err := op(ctx)
@@ -528,6 +552,9 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		since := end.Sub(start) - warmup
 		if since < 0 || since >= dur {
 			continue
+		}
+		if wk.lane != nil && !clk.Unfinished {
+			wk.unitDone(end)
 		}
 		sec := since / time.Second
 		wk.perSecond[sec]++
@@ -570,7 +597,7 @@ func (wk *worker) serverCPU() time.Duration {
 	return d
 }
 
-func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHist, labels []string) (Part, error) {
+func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHist, labels []string, backlog int64) (Part, error) {
 	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
 	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
@@ -610,6 +637,7 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 		return Part{Result: r}, errors.Join(errs...)
 	}
 	p := Part{Result: r, hist: hist}
+	p.Result.Rate, p.rateLatency, p.rateLag = rateOf(cfg, workers, window.Seconds(), backlog)
 	if secs != nil {
 		p.seconds = secs.plain(keep)
 	}
@@ -628,7 +656,7 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 
 // groupResults are each group's sessions collated apart (Config.Groups);
 // the latency of each second is kept for the whole run only.
-func groupResults(cfg Config, window time.Duration, workers []*worker, labels []string) []Result {
+func groupResults(cfg Config, window time.Duration, workers []*worker, labels []string, backlog []int64) []Result {
 	out := make([]Result, cfg.Groups)
 	for g := range out {
 		var mine []*worker
@@ -639,7 +667,8 @@ func groupResults(cfg Config, window time.Duration, workers []*worker, labels []
 		}
 		c := cfg
 		c.Clients = len(mine)
-		p, _ := collate(c, window, mine, nil, labels) // a session's error is the whole run's
+		c.Rate = cfg.Rate * float64(len(mine)) / float64(cfg.Clients)
+		p, _ := collate(c, window, mine, nil, labels, backlog[g]) // a session's error is the whole run's
 		out[g] = p.Result
 	}
 	return out

@@ -18,15 +18,20 @@ type Part struct {
 	hist    *hdrhistogram.Histogram
 	byLabel map[string]*hdrhistogram.Histogram
 	seconds []uint32 // each second's latency buckets (secondHist)
+	// rateLatency and rateLag are a run at a rate's units' latency and
+	// lag from their scheduled starts (Result.Rate).
+	rateLatency, rateLag *hdrhistogram.Histogram
 }
 
 // PartWire is a Part as plain data for another process, its histograms in
 // HdrHistogram's compressed encoding.
 type PartWire struct {
-	Result  Result            `json:"result"`
-	Hist    []byte            `json:"hist,omitempty"`
-	ByLabel map[string][]byte `json:"hist_by_label,omitempty"`
-	Seconds []uint32          `json:"hist_per_second,omitempty"`
+	Result      Result            `json:"result"`
+	Hist        []byte            `json:"hist,omitempty"`
+	ByLabel     map[string][]byte `json:"hist_by_label,omitempty"`
+	Seconds     []uint32          `json:"hist_per_second,omitempty"`
+	RateLatency []byte            `json:"hist_rate_latency,omitempty"`
+	RateLag     []byte            `json:"hist_rate_lag,omitempty"`
 }
 
 // Wire encodes p.
@@ -36,6 +41,14 @@ func (p Part) Wire() (PartWire, error) {
 	if p.hist != nil {
 		if w.Hist, err = p.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
 			return w, fmt.Errorf("encode latency histogram: %w", err)
+		}
+	}
+	if p.rateLatency != nil {
+		if w.RateLatency, err = p.rateLatency.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
+			return w, fmt.Errorf("encode latency histogram at the rate: %w", err)
+		}
+		if w.RateLag, err = p.rateLag.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
+			return w, fmt.Errorf("encode lag histogram: %w", err)
 		}
 	}
 	for name, h := range p.byLabel {
@@ -58,6 +71,14 @@ func (w PartWire) Part() (Part, error) {
 	if len(w.Hist) > 0 {
 		if p.hist, err = hdrhistogram.Decode(w.Hist); err != nil {
 			return p, fmt.Errorf("decode latency histogram: %w", err)
+		}
+	}
+	if len(w.RateLatency) > 0 {
+		if p.rateLatency, err = hdrhistogram.Decode(w.RateLatency); err != nil {
+			return p, fmt.Errorf("decode latency histogram at the rate: %w", err)
+		}
+		if p.rateLag, err = hdrhistogram.Decode(w.RateLag); err != nil {
+			return p, fmt.Errorf("decode lag histogram: %w", err)
 		}
 	}
 	for name, b := range w.ByLabel {
@@ -143,6 +164,7 @@ func Merge(parts []Part) Result {
 			m.hist.Merge(p.hist)
 		}
 		m.seconds = addCounts(m.seconds, p.seconds)
+		m.addRate(p)
 		for name, h := range p.byLabel {
 			if m.byLabel == nil {
 				m.byLabel = map[string]*hdrhistogram.Histogram{}
@@ -154,7 +176,35 @@ func Merge(parts []Part) Result {
 		}
 	}
 	m.summarize()
+	if r.Rate != nil {
+		summarizeRate(r.Rate, r.Seconds, m.rateLatency, m.rateLag)
+	}
 	return m.Result
+}
+
+// addRate adds p's arrivals at a rate to m's.
+func (m *Part) addRate(p Part) {
+	q := p.Result.Rate
+	if q == nil {
+		return
+	}
+	if m.Result.Rate == nil {
+		m.Result.Rate = &result.RateResult{LimitMS: q.LimitMS}
+		m.rateLatency = hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
+		m.rateLag = hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
+	}
+	r := m.Result.Rate
+	r.Asked += q.Asked
+	r.Scheduled += q.Scheduled
+	r.Started += q.Started
+	r.Skipped += q.Skipped
+	r.Backlog += q.Backlog
+	r.Completed += q.Completed
+	r.Late += q.Late
+	if p.rateLatency != nil {
+		m.rateLatency.Merge(p.rateLatency)
+		m.rateLag.Merge(p.rateLag)
+	}
 }
 
 // addStatements adds b's per-statement latencies to a's, statement by

@@ -36,6 +36,8 @@ type running struct {
 	done     chan struct{}
 	left     atomic.Int64
 	loopErrs []error
+	// lanes[i] is session i's schedule at a rate (nil: a closed loop).
+	lanes []*lane
 }
 
 func newRunning(cfg Config, loops []*SocketLoop) *running {
@@ -84,8 +86,12 @@ func (r *running) startSessions(ctx context.Context, sessions []Session, ops []w
 	cfg := r.cfg
 	wctx := workload.WithStopping(ctx, r.stopping)
 	bodies := make([][]func(), len(r.loops))
+	r.lanes = openLanes(cfg, len(r.loops), r.start)
 	for i := range r.workers {
 		wk := r.newWorker(sessions[i], cfg.FirstSession+i)
+		if r.lanes != nil {
+			wk.lane, wk.limit, wk.rate = r.lanes[i], cfg.LatencyLimit, newArrivals()
+		}
 		r.workers[i] = wk
 		r.wg.Add(1)
 		op, sctx := ops[i], wctx
@@ -216,7 +222,7 @@ func (r *running) ranOutInWarmup() error {
 	}
 	r.halt()
 	r.wg.Wait()
-	if _, err := collate(r.cfg, time.Millisecond, r.workers, r.secs, r.names); err != nil {
+	if _, err := collate(r.cfg, time.Millisecond, r.workers, r.secs, r.names, 0); err != nil {
 		return err
 	}
 	return fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", r.cfg.Warmup)

@@ -32,8 +32,14 @@ import (
 // SleepUntil (a channel, a mutex, a timer) blocks the whole loop, and
 // with it every other session of the loop, until it is done.
 type SocketLoop struct {
-	epfd  int // holds the attached sockets, edge triggered, and evfd
-	evfd  int // an eventfd: Interrupt wakes epoll_wait through it
+	epfd int // holds the attached sockets, edge triggered, evfd and tfd
+	evfd int // an eventfd: Interrupt wakes epoll_wait through it
+	// tfd is a timer that wakes epoll_wait at the nearest sleep's end,
+	// armed for armed (zero: disarmed): to the microsecond, where
+	// epoll_wait's own timeout is in whole milliseconds and a session at
+	// a fixed rate would start up to a millisecond late.
+	tfd   int
+	armed time.Time
 	conns []*SocketConn
 	tasks []*task
 	cur   *task // the session running now, nil in the loop itself
@@ -74,14 +80,27 @@ func NewSocketLoop() (*SocketLoop, error) {
 		unix.Close(ep)
 		return nil, fmt.Errorf("socket: eventfd: %w", err)
 	}
-	// Fd 0 in an event names the eventfd, k+1 the attached SocketConn k.
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, ev, &unix.EpollEvent{Events: unix.EPOLLIN}); err != nil {
+	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_CLOEXEC|unix.TFD_NONBLOCK)
+	if err != nil {
 		unix.Close(ev)
 		unix.Close(ep)
-		return nil, fmt.Errorf("socket: epoll_ctl: %w", err)
+		return nil, fmt.Errorf("socket: timerfd_create: %w", err)
 	}
-	return &SocketLoop{epfd: ep, evfd: ev, ev: make([]unix.EpollEvent, 64)}, nil
+	// Fd 0 in an event names the eventfd, timerSlot the timer, k+1 the
+	// attached SocketConn k.
+	for fd, slot := range map[int]int32{ev: 0, tfd: timerSlot} {
+		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: slot}); err != nil {
+			unix.Close(tfd)
+			unix.Close(ev)
+			unix.Close(ep)
+			return nil, fmt.Errorf("socket: epoll_ctl: %w", err)
+		}
+	}
+	return &SocketLoop{epfd: ep, evfd: ev, tfd: tfd, ev: make([]unix.EpollEvent, 64)}, nil
 }
+
+// timerSlot is the timer's number in an epoll event.
+const timerSlot = -1
 
 // Attach makes c wait through the loop: from now until Close, c's reads
 // and writes may only be called by the loop's sessions (in Run). c leaves
@@ -116,7 +135,7 @@ func (l *SocketLoop) Close() error {
 		}
 	}
 	l.conns = nil
-	errs = append(errs, unix.Close(l.evfd), unix.Close(l.epfd))
+	errs = append(errs, unix.Close(l.tfd), unix.Close(l.evfd), unix.Close(l.epfd))
 	return errors.Join(errs...)
 }
 
@@ -169,9 +188,16 @@ func (l *SocketLoop) Run(ctx context.Context, sessions []func()) error {
 			return fmt.Errorf("socket: epoll_wait: %w", err)
 		}
 		for _, ev := range l.ev[:max(n, 0)] {
-			if ev.Fd == 0 {
-				var b [8]byte
+			var b [8]byte
+			switch ev.Fd {
+			case 0:
 				unix.Read(l.evfd, b[:])
+				continue
+			case timerSlot:
+				// Fired: the next sleep arms it again, even for the same
+				// end, should the clocks have read it as not yet come.
+				unix.Read(l.tfd, b[:])
+				l.armed = time.Time{}
 				continue
 			}
 			if t := l.conns[ev.Fd-1].waiter; t != nil {
@@ -213,30 +239,62 @@ func (l *SocketLoop) resume(t *task, result error) {
 }
 
 // timeout is how long epoll_wait may wait, in milliseconds (-1: until a
-// socket or Interrupt wakes it): until the nearest sleep's end or deadline.
+// socket, the timer or Interrupt wakes it): until the nearest deadline,
+// the timer armed for the nearest sleep's end.
 func (l *SocketLoop) timeout() int {
-	var next int64
+	var deadline, sleep int64
 	for _, t := range l.tasks {
-		at := int64(0)
 		switch {
 		case t.done:
 		case t.conn != nil:
-			at = t.conn.dl.Load()
+			if at := t.conn.dl.Load(); at != 0 && (deadline == 0 || at < deadline) {
+				deadline = at
+			}
 		case !t.until.IsZero():
-			at = t.until.UnixNano()
-		}
-		if at != 0 && (next == 0 || at < next) {
-			next = at
+			if at := t.until.UnixNano(); sleep == 0 || at < sleep {
+				sleep = at
+			}
 		}
 	}
-	if next == 0 {
+	now := time.Now()
+	if sleep != 0 && sleep <= now.UnixNano() {
+		return 0
+	}
+	if !l.arm(now, sleep) && (deadline == 0 || sleep < deadline) {
+		deadline = sleep
+	}
+	if deadline == 0 {
 		return -1
 	}
-	d := next - time.Now().UnixNano()
+	d := deadline - now.UnixNano()
 	if d <= 0 {
 		return 0
 	}
 	return int((d + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+}
+
+// arm sets the timer to wake the loop at the Unix nanosecond at (0:
+// disarms it), unless it is set so already; false if it could not. The
+// loop then wakes a millisecond late at most: epoll_wait's timeout is
+// the sleep's end.
+func (l *SocketLoop) arm(now time.Time, at int64) bool {
+	want := time.Time{}
+	if at != 0 {
+		want = time.Unix(0, at)
+	}
+	if want.Equal(l.armed) {
+		return true
+	}
+	var spec unix.ItimerSpec
+	if at != 0 {
+		spec.Value = unix.NsecToTimespec(max(at-now.UnixNano(), 1))
+	}
+	if err := unix.TimerfdSettime(l.tfd, 0, &spec, nil); err != nil {
+		l.armed = time.Time{}
+		return at == 0
+	}
+	l.armed = want
+	return true
 }
 
 // expire resumes the sessions whose sleep ended or was stopped, whose

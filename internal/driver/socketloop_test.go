@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,6 +139,37 @@ func TestLoopSleepDoesNotHoldUpOtherSessions(t *testing.T) {
 	}
 	if during < 10 {
 		t.Errorf("the other session exchanged %d times during the sleep, want it to go on", during)
+	}
+}
+
+// A sleep ends to well under a millisecond (the loop's timer), not at the
+// next whole millisecond of epoll_wait's timeout: a session at a fixed
+// rate starts when its arrival is due.
+func TestLoopSleepEndsOnTime(t *testing.T) {
+	l := newLoop(t)
+	const naps = 200
+	late := make([]time.Duration, 0, naps)
+	var sleepErr error
+	body := func() {
+		for range naps {
+			at := time.Now().Add(300 * time.Microsecond)
+			if _, sleepErr = l.SleepUntil(at, nil); sleepErr != nil {
+				return
+			}
+			late = append(late, time.Since(at))
+		}
+	}
+	if err := l.Run(context.Background(), []func(){body}); err != nil || sleepErr != nil {
+		t.Fatal(err, sleepErr)
+	}
+	slices.Sort(late)
+	if late[0] < 0 {
+		t.Errorf("a sleep ended %v early", -late[0])
+	}
+	// A wake-up on time is tens of microseconds late; whole milliseconds
+	// would put the median near 700.
+	if med := late[naps/2]; med > 400*time.Microsecond {
+		t.Errorf("median sleep ended %v late; want well under a millisecond", med)
 	}
 }
 

@@ -74,6 +74,48 @@ type DriverResult struct {
 	// or threads used over the window, in seconds, where the run read it
 	// (driver.Config.ServerCPU); 0: not read.
 	ServerSeconds float64 `json:"server_seconds,omitempty"`
+	// Rate is how the sessions kept a fixed arrival rate, when the run
+	// had one (driver.Config.Rate); nil for a closed loop.
+	Rate *RateResult `json:"rate,omitempty"`
+}
+
+// RateResult is how a run at a fixed arrival rate kept its schedule: the
+// units of work (a script's transaction, or a statement) that arrived in
+// the measured window, how many were served, skipped or late, and their
+// latency counted from each one's scheduled start, as pgbench -R counts
+// it, so that a unit that waited behind a stalled one is charged for the
+// wait.
+type RateResult struct {
+	// Asked is the arrival rate asked for, per second, over the sessions.
+	Asked float64 `json:"asked_per_second"`
+	// Scheduled counts the arrivals due inside the window; Started those
+	// of them a session took up (on time or late), Skipped those dropped
+	// because they were already later than the latency limit when a
+	// session was free, and Backlog those still waiting when the window
+	// closed. Scheduled = Started + Skipped + Backlog.
+	Scheduled int64 `json:"scheduled"`
+	Started   int64 `json:"started"`
+	Skipped   int64 `json:"skipped,omitempty"`
+	Backlog   int64 `json:"backlog"`
+	// Completed counts units that ended inside the window; Late those of
+	// them that took longer than the limit from their scheduled start.
+	Completed int64 `json:"completed"`
+	Late      int64 `json:"late,omitempty"`
+	// Achieved is Completed per second of the window.
+	Achieved float64 `json:"achieved_per_second"`
+	// LimitMS is the latency limit (0: none).
+	LimitMS float64 `json:"latency_limit_ms,omitempty"`
+	// Latency runs from each completed unit's scheduled start to its end;
+	// Lag from its scheduled start to when a session sent it.
+	Latency Latency `json:"latency_ms"`
+	Lag     Latency `json:"lag_ms"`
+}
+
+// Saturated says the sessions could not keep the rate: the arrivals
+// still waiting when the window closed are over a hundredth of those due
+// in it, so that the latency is what the queue made, not the server.
+func (r *RateResult) Saturated() bool {
+	return r != nil && r.Backlog > max(1, r.Scheduled/100)
 }
 
 // WorkerLoad is what one worker process ran of a run, and what it cost
