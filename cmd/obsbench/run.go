@@ -46,6 +46,8 @@ func workloadFlags(fs *flag.FlagSet, s *spec.Spec) {
 		func(v string) error { s.Observers = splitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
+	fs.Float64Var(&s.Rate, "rate", s.Rate, "a fixed arrival rate, units of work per second over all sessions (a script's transactions, otherwise statements), Poisson as pgbench -R schedules them, each unit's latency counted from its scheduled start: the cost of an observer at a load below saturation, in server CPU and latency (default: a closed loop, as fast as the server answers)")
+	fs.DurationVar(&s.LatencyLimit, "latency-limit", s.LatencyLimit, "with --rate: count units that take longer than this from their scheduled start as late, and skip those already later when a session is free (pgbench -L)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.StringVar(&s.Replay.Capture, "capture", s.Replay.Capture, "with --workload replay: the capture file to replay (made by 'obsbench capture')")
 	fs.StringVar(&s.Replay.Mode, "replay-mode", s.Replay.Mode, "with --workload replay: stress (each session's statements as fast as the server answers, in captured order) or sync (at the captured times divided by --replay-speed)")

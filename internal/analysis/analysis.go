@@ -179,6 +179,12 @@ func (b basis) condition(name string, runs []result.Run) (result.ConditionSummar
 	timeline(&cs, runs, b.baseLevel)
 	b.waits(&cs, name, runs)
 	warnings := b.overhead(&cs, name, runs)
+	if cs.Rate == nil { // not paired: the condition's own runs
+		if cs.Rate = rateSummary(runs, b.alpha); cs.Rate != nil {
+			cs.Overhead = cpuOverhead(cs.Overhead, cs.CPUChange)
+		}
+		warnings = append(warnings, rateWarnings(name, cs.Rate)...)
+	}
 	cs.Workers = workers(runs)
 	warnings = append(warnings, workerWarnings(name, cs.Workers)...)
 	if cs.CPU.DriverPct > DriverCPUWarnPct {
@@ -232,6 +238,10 @@ func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.
 			cs.Measures = result.MeasuresPerSession
 		default:
 			cs.Measures = result.MeasuresWhole
+		}
+		if cs.Rate = rateSummary(runs, b.alpha); cs.Rate != nil {
+			// Below its quota a twin leaves CPU idle by design.
+			return rateWarnings(name, cs.Rate)
 		}
 		return duetWarnings(name, cs.Duet)
 	case runs[0].Method.Alternates():
@@ -400,8 +410,17 @@ func methodNote(runs []result.Run, m int, alpha float64) string {
 	case duet:
 		est = duetEstimate + "; the other methods' by " + est
 	}
-	return fmt.Sprintf("overhead = 1 - T/T(baseline), %s; Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)",
-		est, m, 100*(1-alpha))
+	head := "overhead = 1 - T/T(baseline), " + est
+	switch {
+	case !atRate(runs):
+	case !duet || other:
+		head += "; at a fixed arrival rate, the throughput being the rate's, a row's overhead is read from its change C in server CPU per statement as 1 - 1/(1+C)"
+	default:
+		head = "at a fixed arrival rate, overhead = 1 - C(baseline)/C, C the server CPU per statement, " +
+			"by least squares over every phase's log ratio of the two sides' C, their difference and its drift taken out, with Student's t interval on the residual; " +
+			"latency added the same over each phase's difference in ms"
+	}
+	return fmt.Sprintf("%s; Bonferroni correction over %d comparisons (each interval at %.4g%%, together 95%%)", head, m, 100*(1-alpha))
 }
 
 // duetEstimate is how a duet's overhead is estimated.

@@ -131,10 +131,18 @@ func duetOverhead(runs []result.Run, alpha float64) duetFigures {
 	f := duetFigures{Overhead: summarizeOverhead(stats.PhaseOverhead(tput, alpha)), Change: change, Method: method, Reference: ref, Duet: ds,
 		Cost: serverCost(added, median(refCPU), alpha)}
 	f.Overhead.Basis = result.BasisThroughput
-	if len(cpu) == len(tput) && ds.OffCPUs > 0 && ds.OnCPUs >= CPUBasisShare*ds.OffCPUs {
+	rate := atRate(runs)
+	if len(cpu) == len(tput) && ds.OffCPUs > 0 && (rate || ds.OnCPUs >= CPUBasisShare*ds.OffCPUs) {
 		if o := summarizeOverhead(stats.PhaseOverhead(equalCPU(cpu), alpha)); o.Measured() {
 			o.Basis = result.BasisServerCPU
 			f.Overhead, f.Throughput = o, f.Overhead
+			if rate {
+				// At a rate both sides complete what arrives: throughput
+				// is the rate's, and the cost is in CPU per statement.
+				f.Throughput = nil
+				f.Method += "; at a fixed arrival rate, overhead from each side's server CPU per statement, the throughput being the rate's"
+				return f
+			}
 			if runs[0].Method == result.MethodSplit {
 				f.Method += fmt.Sprintf("; overhead from each group's server CPU per statement, its sessions' backends' own (the observer's group used %.0f%% of the other's CPU, median phase)", 100*ds.OnCPUs/ds.OffCPUs)
 			} else {
@@ -191,7 +199,11 @@ func serverCost(added []stats.Phase, base, alpha float64) *result.ServerCost {
 // DuetMDE is the least overhead a duet detects with 80% power at alpha,
 // in percent, from the A/A arm's phases; NaN when they are too few.
 func DuetMDE(aa []result.Run, alpha float64) float64 {
-	tput, _, _ := duetPhases(aa)
+	tput, cpu, _ := duetPhases(aa)
+	if atRate(aa) {
+		// At a rate the figure is read from CPU per statement.
+		tput = cpu
+	}
 	e, err := stats.PhaseModel(tput, alpha)
 	if err != nil {
 		return math.NaN()

@@ -533,7 +533,8 @@ func (c Experiment) experimentConfig(target engine.Server, done map[int]result.R
 		Probes:        experiment.Probes{WaitInterval: c.Waits, KernelWaits: c.KernelWaits, Counters: c.Counters, MeasureCost: c.MeasureCollectors},
 		// A mix of few, long statements (dss-mix): each is kept, with its
 		// server CPU, for the comparison query by query (analysis).
-		Driver:   driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements},
+		Driver: driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements,
+			Rate: c.Rate, RateSeed: int64(c.Seed), LatencyLimit: c.LatencyLimit},
 		Progress: report.Progress(stderr),
 	}
 }

@@ -306,7 +306,8 @@ func (c *Coordinator) Run(ctx context.Context, cfg driver.Config) (driver.Result
 	for i, w := range ws {
 		first, n := share(cfg.Clients, len(ws), i)
 		req := &runRequest{FirstSession: first, Clients: n, Warmup: cfg.Warmup, Duration: cfg.Duration,
-			Procs: cfg.Procs, Labels: cfg.Labels, Executions: cfg.Executions}
+			Procs: cfg.Procs, Labels: cfg.Labels, Executions: cfg.Executions,
+			Rate: cfg.Rate * float64(n) / float64(cfg.Clients), RateSeed: cfg.RateSeed, LatencyLimit: cfg.LatencyLimit}
 		if err := w.c.send(message{Kind: kindRun, RunID: id, Run: req}); err != nil {
 			return driver.Result{}, r.fail(ctx, &WorkerError{w.Index, w.Host, w.PID, err})
 		}

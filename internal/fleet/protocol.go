@@ -97,6 +97,11 @@ type runRequest struct {
 	Procs      int      `json:"procs"`
 	Labels     []string `json:"labels,omitempty"`
 	Executions bool     `json:"executions,omitempty"`
+	// Rate is the worker's share of a fixed arrival rate (its sessions'),
+	// RateSeed and LatencyLimit the run's (driver.Config).
+	Rate         float64       `json:"rate,omitempty"`
+	RateSeed     int64         `json:"rate_seed,omitempty"`
+	LatencyLimit time.Duration `json:"latency_limit,omitempty"`
 }
 
 type part struct {

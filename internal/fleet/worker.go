@@ -173,6 +173,7 @@ func (w *worker) run(ctx context.Context, m message) {
 	cfg := driver.Config{
 		Clients: req.Clients, FirstSession: req.FirstSession, Warmup: req.Warmup, Duration: req.Duration,
 		Procs: min(req.Procs, driver.DefaultProcs(req.Clients)), Labels: req.Labels, Executions: req.Executions, Executed: &executed,
+		Rate: req.Rate, RateSeed: req.RateSeed, LatencyLimit: req.LatencyLimit,
 		Window: func(open bool) {
 			if open {
 				cpu0 = processCPU()

@@ -151,6 +151,7 @@ func (l textLayout) legend(w io.Writer, s result.Summary) {
 		measuresLegend(w, s, wide, l.over)
 	}
 	cpuBasisNote(w, s)
+	rateLegend(w, s)
 	if wide {
 		return
 	}
@@ -210,6 +211,9 @@ func details(w io.Writer, s result.Summary, wide bool) error {
 	countedNotes(w, s, "", !wide)
 	if s.Counted != nil {
 		queryCounts(w, s.Counted.Conditions)
+	}
+	if err := Rate(w, s); err != nil {
+		return err
 	}
 	Waits(w, s)
 	Counters(w, s)
@@ -605,8 +609,12 @@ func heading(s result.Summary) string {
 	if e := s.Environment; e != nil && e.QueryMode != "" {
 		wl += " (query mode " + e.QueryMode + ")"
 	}
-	return fmt.Sprintf("obsbench: %s %s, workload %s, %d clients, %s (+%gs warm-up each), seed %d",
-		s.Engine, s.Server, wl, s.Clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
+	clients := fmt.Sprintf("%d clients", s.Clients)
+	if r := askedRate(s); r > 0 {
+		clients += fmt.Sprintf(" at %s units/s", thousands(r))
+	}
+	return fmt.Sprintf("obsbench: %s %s, workload %s, %s, %s (+%gs warm-up each), seed %d",
+		s.Engine, s.Server, wl, clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
 }
 
 // resolvedBy is the method whose A/A arm gave the resolution: the

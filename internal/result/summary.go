@@ -163,6 +163,62 @@ type ConditionSummary struct {
 	// CPU, twin against twin (a duet's, from each twin server's own CPU
 	// accounting); nil for the other methods.
 	ServerCost *ServerCost `json:"server_cost,omitempty"`
+	// Rate is how the condition kept a fixed arrival rate and its
+	// latency counted from the schedule (a run at --rate); nil for a
+	// closed loop.
+	Rate *RateSummary `json:"rate,omitempty"`
+}
+
+// RateSummary is a condition at a fixed arrival rate: how its runs (the
+// observer's side) and its reference (the twin or group without it) kept
+// the schedule, their latency from each unit's scheduled start, median
+// over the runs, and what the observer added to it, phase against phase.
+type RateSummary struct {
+	AskedPerS float64 `json:"asked_per_second"`
+	// Side and Reference are the observer's side and the side without
+	// it (nil: none in the same seconds, a method that is not paired).
+	Side      RateSide  `json:"side"`
+	Reference *RateSide `json:"reference,omitempty"`
+	// P50Added and P99Added are the latency the observer added, in ms,
+	// with their intervals at the experiment's level; nil when either
+	// side was saturated, or the method is not paired.
+	P50Added *LatencyAdded `json:"p50_added_ms,omitempty"`
+	P99Added *LatencyAdded `json:"p99_added_ms,omitempty"`
+}
+
+// RateSide is one side of a comparison at a rate, over its runs.
+type RateSide struct {
+	Runs         int     `json:"runs"`
+	AchievedPerS float64 `json:"achieved_per_second"`
+	// SaturatedRuns could not keep the rate (result.RateResult.Saturated);
+	// BacklogMax is the largest backlog among them. Latency is then nil:
+	// it would be what the queue made, not the server.
+	SaturatedRuns int   `json:"saturated_runs"`
+	BacklogMax    int64 `json:"backlog_max,omitempty"`
+	Skipped       int64 `json:"skipped,omitempty"`
+	Late          int64 `json:"late,omitempty"`
+	// Latency is from each unit's scheduled start to its end, LagP99 the
+	// p99 of its start's delay behind the schedule.
+	Latency  *RateLatency `json:"latency_ms,omitempty"`
+	LagP99MS float64      `json:"lag_p99_ms"`
+	// BusyCPUs is the server CPU the side used, in CPUs, where it was
+	// read (a duet's twin or a split's group).
+	BusyCPUs float64 `json:"busy_cpus,omitempty"`
+}
+
+// RateLatency is latency from the schedule, in ms.
+type RateLatency struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+}
+
+// LatencyAdded is a latency difference in ms with its interval.
+type LatencyAdded struct {
+	MS      float64 `json:"ms"`
+	CILow   float64 `json:"ci_low"`
+	CIHigh  float64 `json:"ci_high"`
+	Verdict string  `json:"verdict"`
 }
 
 // ServerCost is the server CPU an observer added per statement.

@@ -64,9 +64,15 @@ type Spec struct {
 
 	// Clients are the workload's sessions; Sessions, if set, sweep them
 	// (one experiment per count) instead.
-	Clients       int   `json:"clients"`
-	Sessions      []int `json:"sessions,omitempty"`
-	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
+	Clients int `json:"clients"`
+	// Rate, when > 0, runs the sessions at a fixed arrival rate, units
+	// of work per second over them all (pgbench -R), instead of as fast
+	// as the server answers; LatencyLimit counts units slower than it as
+	// late and skips those already later (pgbench -L).
+	Rate          float64       `json:"rate,omitempty"`
+	LatencyLimit  time.Duration `json:"latency_limit,omitempty"`
+	Sessions      []int         `json:"sessions,omitempty"`
+	DriverThreads int           `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
 	Workers  int      `json:"workers,omitempty"`

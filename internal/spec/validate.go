@@ -49,7 +49,7 @@ func (s *Spec) Unchoose(names ...string) {
 // workloads, observers and formats exist is the registries' to say.
 func (s Spec) Validate() error {
 	for _, check := range []func() error{s.validateWaits, s.validateTimes, s.validateAlternation, s.validateStandby,
-		s.validateSessions, s.validateCount, s.validateWorkers} {
+		s.validateSessions, s.validateCount, s.validateWorkers, s.validateRate} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -198,10 +198,29 @@ func (s Spec) validateSessions() error {
 	return nil
 }
 
+// MaxRate bounds --rate: arrivals a second over all sessions.
+const MaxRate = 10_000_000
+
+func (s Spec) validateRate() error {
+	switch {
+	case s.Rate < 0 || s.Rate > MaxRate || (s.IsChosen("rate") && s.Rate == 0):
+		return Invalidf("--rate %g: want arrivals per second over all sessions, above 0 and at most %d", s.Rate, MaxRate)
+	case s.LatencyLimit != 0 && s.Rate == 0:
+		return Invalidf("--latency-limit counts units late against their schedule: give --rate too")
+	case s.LatencyLimit < 0 || s.LatencyLimit > time.Hour:
+		return Invalidf("--latency-limit %v: want above 0 and at most 1h", s.LatencyLimit)
+	case s.Rate > 0 && s.Workload == "replay":
+		return Invalidf("--rate with --workload replay: a replay keeps the capture's own timing (--replay-speed)")
+	case s.Rate > 0 && len(s.Sessions) > 0:
+		return Invalidf("--rate with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients")
+	}
+	return nil
+}
+
 // TimingFlags are the settings of timed runs, which a counted experiment
 // (--method instructions) does not have.
 var TimingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
-	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors"}
+	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors", "rate", "latency-limit"}
 
 // MaxCountSessions bounds --count-sessions: each session's backend runs
 // under valgrind, tens of times slower and larger than it would.

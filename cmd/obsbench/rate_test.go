@@ -1,0 +1,115 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// heldRate fails unless run r's side kept its rate: every arrival due in
+// the window served within a hundredth, none left waiting beyond that.
+func heldRate(t *testing.T, r result.Run, side string, d result.DriverResult) {
+	t.Helper()
+	q := d.Rate
+	if q == nil {
+		t.Fatalf("run %d (%s), %s: no rate result", r.Seq, r.Condition, side)
+	}
+	if q.Saturated() || q.Scheduled == 0 || math.Abs(float64(q.Completed-q.Scheduled)) > 0.01*float64(q.Scheduled) {
+		t.Errorf("run %d (%s), %s: completed %d of %d scheduled, backlog %d; want the rate held within 1%%",
+			r.Seq, r.Condition, side, q.Completed, q.Scheduled, q.Backlog)
+	}
+}
+
+// summaryOf reads out's summary.json, checked against the schema.
+func summaryOf(t *testing.T, out string) result.Summary {
+	t.Helper()
+	s, err := readSummary(t, filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A duet at a fixed rate: both twins are offered the same arrivals in
+// each phase and keep them, every statement is recorded, and the
+// overhead is read from the server CPU per statement, with the latency
+// from the schedule beside it.
+func TestRateDuet(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp, _ := privateState(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--rate", "1000", "--observers", "log-statements-file", "--rounds", "4",
+		"--duration", "2s", "--warmup", "1s", "--seed", "5", "--count=false", "--out", out)
+	runs := readRuns(t, out)
+	for _, r := range runs {
+		if r.Error != "" || r.Duet == nil {
+			t.Fatalf("run %d (%s): error %q, duet %v", r.Seq, r.Condition, r.Error, r.Duet)
+		}
+		heldRate(t, r, "observer's twin", r.Driver)
+		heldRate(t, r, "other twin", r.Duet.Off)
+		if a, b := r.Driver.Rate.Scheduled, r.Duet.Off.Rate.Scheduled; a != b {
+			t.Errorf("run %d: the twins were offered %d and %d arrivals; want the same schedule", r.Seq, a, b)
+		}
+		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != r.Driver.Executed) {
+			t.Errorf("run %d: events %+v, executed %d; want every statement recorded at a rate", r.Seq, r.Events, r.Driver.Executed)
+		}
+	}
+	s := summaryOf(t, out)
+	for _, c := range s.Conditions {
+		rs := c.Rate
+		if rs == nil || rs.Reference == nil || rs.Side.Latency == nil || rs.Reference.Latency == nil || rs.P99Added == nil {
+			t.Fatalf("%s: rate %+v; want both sides' latency and the p99 added", c.Name, rs)
+		}
+		if c.Overhead == nil || c.Overhead.Basis != result.BasisServerCPU || c.ThroughputOverhead != nil {
+			t.Errorf("%s: overhead %+v, throughput overhead %+v; want it read from server CPU per statement alone", c.Name, c.Overhead, c.ThroughputOverhead)
+		}
+		if c.Name == "log-statements-file" && (c.ServerCost == nil || c.ServerCost.Added.US <= 0) {
+			t.Errorf("%s: server cost %+v; want the CPU it adds to a statement", c.Name, c.ServerCost)
+		}
+	}
+	for _, want := range []string{"16 clients at 1,000 units/s", "at a fixed rate of 1,000 units/s", "overhead % at a fixed rate"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "leaves CPU idle") {
+		t.Errorf("report warns that the workload leaves CPU idle, as it must below the rate's capacity:\n%s", stdout)
+	}
+}
+
+// On MariaDB with two workers, each drives its sessions' share of the
+// rate and the run keeps it; at a rate far beyond what the server can
+// serve the run says it is saturated and shows no latency.
+func TestRateWorkersMariaDB(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp, _ := privateState(t)
+	out := filepath.Join(tmp, "out")
+	common := []string{"run", "--engine", "mariadb", "--workers", "2", "--observers", "baseline-again", "--method", "rounds",
+		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "3"}
+	runOK(t, append(common, "--rate", "500", "--out", out)...)
+	for _, r := range readRuns(t, out) {
+		if r.Error != "" || len(r.Driver.Workers) != 2 {
+			t.Fatalf("run %d (%s): error %q, workers %+v", r.Seq, r.Condition, r.Error, r.Driver.Workers)
+		}
+		heldRate(t, r, "sessions", r.Driver)
+		if q := r.Driver.Rate; q.Asked != 500 {
+			t.Errorf("run %d: the workers' shares of the rate add up to %.1f; want 500", r.Seq, q.Asked)
+		}
+	}
+	saturated := filepath.Join(tmp, "saturated")
+	stdout, _ := runOK(t, append(common, "--rate", "1000000", "--out", saturated)...)
+	s := summaryOf(t, saturated)
+	for _, c := range s.Conditions {
+		if c.Rate == nil || c.Rate.Side.SaturatedRuns != c.Rate.Side.Runs || c.Rate.Side.Latency != nil || c.Rate.Side.BacklogMax == 0 {
+			t.Errorf("%s: rate %+v; want every run saturated, its backlog and no latency", c.Name, c.Rate)
+		}
+	}
+	if !strings.Contains(stdout, "saturated at this rate") || !strings.Contains(stdout, "backlog up to") {
+		t.Errorf("report does not name the saturated runs:\n%s", stdout)
+	}
+}

@@ -1,0 +1,43 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// At a rate the text report lists each condition's sides with their
+// latency from the schedule and what the observer added; a side that
+// could not keep the rate shows its backlog instead of a latency. A
+// closed loop has no such section.
+func TestRateSection(t *testing.T) {
+	held := result.RateSide{Runs: 4, AchievedPerS: 998, Latency: &result.RateLatency{P50: 0.2, P99: 1.5, P999: 3}, LagP99MS: 0.1, BusyCPUs: 0.31}
+	sat := result.RateSide{Runs: 4, AchievedPerS: 700, SaturatedRuns: 3, BacklogMax: 12345, BusyCPUs: 0.5}
+	s := result.Summary{Conditions: []result.ConditionSummary{
+		{Name: "baseline A/A", Rate: &result.RateSummary{AskedPerS: 1000, Side: held, Reference: &held,
+			P99Added: &result.LatencyAdded{MS: 0.01, CILow: -0.2, CIHigh: 0.2}}},
+		{Name: "plans-file-slow", Rate: &result.RateSummary{AskedPerS: 1000, Side: sat, Reference: &held}},
+	}}
+	var b bytes.Buffer
+	if err := Rate(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{"at a fixed rate of 1,000 units/s", "with", "without", "1.500", "+0.010 [-0.200, 0.200]", "saturated (3/4 runs)", "backlog", "12,345"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rate section lacks %q:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "saturated (") && strings.Contains(line, "1.500") {
+			t.Errorf("a saturated side shows a latency: %q", line)
+		}
+	}
+	b.Reset()
+	Rate(&b, result.Summary{Conditions: []result.ConditionSummary{{Name: "x"}}})
+	if b.Len() != 0 {
+		t.Errorf("closed loop: %q; want no rate section", b.String())
+	}
+}
