@@ -526,7 +526,7 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		if wk.lane != nil && unit && !wk.arrive(ctx) {
 			return
 		}
-		clk.Began, clk.Statement, clk.Unfinished = time.Now(), -1, false
+		clk.Began, clk.Statement, clk.Unfinished, clk.Ended = time.Now(), -1, false, time.Time{}
 		cpu0 := wk.serverCPU()
 		err := op(ctx)
 		cpu := wk.serverCPU() - cpu0
@@ -558,7 +558,11 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		}
 		sec := since / time.Second
 		wk.perSecond[sec]++
-		us := min(max(end.Sub(clk.Began).Microseconds(), minLatencyMicros), maxLatencyMicros)
+		answered := end
+		if !clk.Ended.IsZero() {
+			answered = clk.Ended
+		}
+		us := clampMicros(answered.Sub(clk.Began))
 		wk.hist.RecordValue(us)
 		wk.secs.record(int(sec), us)
 		label := -1

@@ -186,12 +186,52 @@ func (c *Client) Op(ctx context.Context) error {
 		}
 		if ran {
 			c.failing = 0
-			if clk := workload.Clocked(ctx); clk != nil {
+			clk := workload.Clocked(ctx)
+			if clk != nil {
 				clk.Statement, clk.Unfinished = c.ids[cmd], c.pc < len(c.cur.Commands)
+			}
+			if c.pc < len(c.cur.Commands) && !c.sqlAhead() {
+				return c.finish(ctx, clk)
 			}
 			return nil
 		}
 	}
+}
+
+// sqlAhead says whether a SQL command is left in the script (in any
+// branch of an \if).
+func (c *Client) sqlAhead() bool {
+	for _, cmd := range c.cur.Commands[c.pc:] {
+		if cmd.Kind == SQL {
+			return true
+		}
+	}
+	return false
+}
+
+// finish runs the meta commands that close the script after its last
+// statement (a \sleep, a \set), as pgbench counts them in the
+// transaction: the unit of work ends with them, the statement's latency
+// before them (clk.Ended). When the run ends during them, the statement
+// still counts.
+func (c *Client) finish(ctx context.Context, clk *workload.Clock) error {
+	if clk != nil {
+		clk.Ended, clk.Unfinished = time.Now(), false
+	}
+	for c.pc < len(c.cur.Commands) {
+		cmd := &c.cur.Commands[c.pc]
+		c.pc++
+		if _, err := c.step(ctx, cmd); err != nil {
+			name := c.cur.Name
+			c.cur = nil
+			if errors.Is(err, workload.ErrDone) {
+				return nil
+			}
+			return fmt.Errorf("%s:%d: %w", name, cmd.Line, err)
+		}
+	}
+	c.cur = nil
+	return nil
 }
 
 // failed ends the transaction in which a statement failed (a deadlock, a

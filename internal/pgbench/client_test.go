@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/obsbench/obsbench/internal/workload"
 )
@@ -79,6 +80,39 @@ SELECT :b;
 	run(t, c, 1)
 	if got := rec.sent[3]; got != "/* obsbench-tag */ SELECT 'three', $1[3]" {
 		t.Errorf("second transaction's first statement: %s", got)
+	}
+}
+
+// A script's closing meta commands end its transaction in the Op of its
+// last statement, as pgbench counts them in the transaction, and the
+// statement's answer is marked before them (Clock.Ended): at a rate the
+// next transaction waits for its arrival only once they are done.
+func TestClientClosingMetaEndsTheTransaction(t *testing.T) {
+	s, err := ParseScript("t.sql", "\\set a 1\nSELECT :a;\nSELECT 2;\n\\set a :a + 1\n\\sleep 20 ms\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	c, err := NewClient(rec, []Weighted{{s, 1}}, nil, 0, 1, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tx := range 2 {
+		var clk workload.Clock
+		ctx := workload.WithClock(context.Background(), &clk)
+		if err := c.Op(ctx); err != nil || !clk.Unfinished || !clk.Ended.IsZero() {
+			t.Fatalf("transaction %d, first statement: %v, unfinished %v, ended %v; want the transaction going on", tx, err, clk.Unfinished, clk.Ended)
+		}
+		clk = workload.Clock{}
+		if err := c.Op(ctx); err != nil || clk.Unfinished || clk.Ended.IsZero() {
+			t.Fatalf("transaction %d, last statement: %v, unfinished %v, ended %v; want the transaction ended", tx, err, clk.Unfinished, clk.Ended)
+		}
+		if slept := time.Since(clk.Ended); slept < 20*time.Millisecond {
+			t.Errorf("transaction %d: the Op returned %v after the statement's answer; want the 20-ms \\sleep run in it", tx, slept)
+		}
+	}
+	if len(rec.sent) != 4 || rec.sent[2] != "/* t */ SELECT $1[1]" {
+		t.Errorf("sent %q; want two transactions of two statements, each from a fresh \\set", rec.sent)
 	}
 }
 

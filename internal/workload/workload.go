@@ -54,6 +54,10 @@ type Clock struct {
 	// ends, the driver calls the Op until it is finished, so that no
 	// session stops holding locks another session waits for.
 	Unfinished bool
+	// Ended, if set, is when the statement's answer was read: the Op did
+	// more after it that ends its unit of work but is not the statement's
+	// latency (a script's closing meta commands, such as a \sleep).
+	Ended time.Time
 }
 
 // WithClock returns ctx carrying the clock the driver reads after each Op.
