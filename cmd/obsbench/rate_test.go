@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,16 @@ func heldRate(t *testing.T, r result.Run, side string, d result.DriverResult) {
 	}
 }
 
+// thousandsOf is v as the text report prints a count: whole, in groups
+// of three digits.
+func thousandsOf(v float64) string {
+	digits := fmt.Sprintf("%.0f", v)
+	for i := len(digits) - 3; i > 0; i -= 3 {
+		digits = digits[:i] + "," + digits[i:]
+	}
+	return digits
+}
+
 // summaryOf reads out's summary.json, checked against the schema.
 func summaryOf(t *testing.T, out string) result.Summary {
 	t.Helper()
@@ -33,17 +44,20 @@ func summaryOf(t *testing.T, out string) result.Summary {
 	return s
 }
 
-// A duet at a fixed rate: both twins are offered the same arrivals in
-// each phase and keep them, every statement is recorded, and the
-// overhead is read from the server CPU per statement, with the latency
-// from the schedule beside it.
+// A duet at a fixed rate, 40% of the capacity the probes find: both
+// twins are offered the same arrivals in each phase and keep them, every
+// statement is recorded, and the overhead is read from the server CPU per
+// statement, with the latency from the schedule beside it.
 func TestRateDuet(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
 	tmp, _ := privateState(t)
 	out := filepath.Join(tmp, "out")
-	stdout, _ := runOK(t, "run", "--rate", "1000", "--observers", "log-statements-file", "--rounds", "4",
+	stdout, stderr := runOK(t, "run", "--load", "40", "--observers", "log-statements-file", "--rounds", "4",
 		"--duration", "2s", "--warmup", "1s", "--seed", "5", "--count=false", "--out", out)
+	if !strings.Contains(stderr, "capacity probe: the slower twin under its quota completed") || !strings.Contains(stderr, "--load 40% drives") {
+		t.Errorf("stderr does not say what the capacity probe found:\n%s", stderr)
+	}
 	runs := readRuns(t, out)
 	for _, r := range runs {
 		if r.Error != "" || r.Duet == nil {
@@ -60,6 +74,9 @@ func TestRateDuet(t *testing.T) {
 	}
 	s := summaryOf(t, out)
 	for _, c := range s.Conditions {
+		if c.Duet != nil && c.Rate != nil && c.Rate.Reference != nil && c.Rate.Reference.BusyCPUs >= 0.9*c.Duet.ShareCPUs {
+			t.Errorf("%s: the twin without the observer kept %.2f of its %.2f CPUs busy; want about 40%%", c.Name, c.Rate.Reference.BusyCPUs, c.Duet.ShareCPUs)
+		}
 		rs := c.Rate
 		if rs == nil || rs.Reference == nil || rs.Side.Latency == nil || rs.Reference.Latency == nil || rs.P99Added == nil {
 			t.Fatalf("%s: rate %+v; want both sides' latency and the p99 added", c.Name, rs)
@@ -71,7 +88,8 @@ func TestRateDuet(t *testing.T) {
 			t.Errorf("%s: server cost %+v; want the CPU it adds to a statement", c.Name, c.ServerCost)
 		}
 	}
-	for _, want := range []string{"16 clients at 1,000 units/s", "at a fixed rate of 1,000 units/s", "overhead % at a fixed rate"} {
+	asked := thousandsOf(runs[0].Driver.Rate.Asked)
+	for _, want := range []string{"16 clients at " + asked + " units/s", "at a fixed rate of " + asked + " units/s", "overhead % at a fixed rate"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

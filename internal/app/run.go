@@ -535,6 +535,7 @@ func (c Experiment) experimentConfig(target engine.Server, done map[int]result.R
 		// server CPU, for the comparison query by query (analysis).
 		Driver: driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements,
 			Rate: c.Rate, RateSeed: int64(c.Seed), LatencyLimit: c.LatencyLimit},
+		LoadPct:  c.LoadPct,
 		Progress: report.Progress(stderr),
 	}
 }

@@ -434,6 +434,7 @@ func labelIndex(labels []string, seconds int) (label []int, names []string) {
 
 type worker struct {
 	perSecond []int64
+	units     int64       // units of work completed in the window
 	secs      *secondHist // shared by the run's sessions
 	executed  int64
 	hist      *hdrhistogram.Histogram
@@ -553,8 +554,11 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		if since < 0 || since >= dur {
 			continue
 		}
-		if wk.lane != nil && !clk.Unfinished {
-			wk.unitDone(end)
+		if !clk.Unfinished {
+			wk.units++
+			if wk.lane != nil {
+				wk.unitDone(end)
+			}
 		}
 		sec := since / time.Second
 		wk.perSecond[sec]++
@@ -619,6 +623,7 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 			r.Measured += n
 		}
 		r.Executed += wk.executed
+		r.Units += wk.units
 		r.Errors += wk.errors
 		for _, msg := range wk.samples {
 			if len(r.ErrorSamples) < maxErrorSamples && !slices.Contains(r.ErrorSamples, msg) {

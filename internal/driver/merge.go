@@ -140,6 +140,7 @@ func Merge(parts []Part) Result {
 		r.Clients += q.Clients
 		r.Measured += q.Measured
 		r.Executed += q.Executed
+		r.Units += q.Units
 		r.Errors += q.Errors
 		for _, row := range q.PerSecond {
 			r.PerSecond = append(r.PerSecond, append(row[:len(row):len(row)], make([]int64, width-len(row))...))

@@ -159,6 +159,10 @@ type Config struct {
 	Log    func(format string, args ...any)
 	Seed   uint64
 	Driver driver.Config
+	// LoadPct, when > 0, drives the runs at this percentage of the
+	// capacity a closed-loop probe of the baseline measures first
+	// (probeRate): Driver.Rate is set from it.
+	LoadPct float64
 	// Load runs the sessions elsewhere than in this process (workers);
 	// nil: here.
 	Load Load
@@ -225,6 +229,9 @@ func Run(ctx context.Context, cfg Config) ([]result.Run, error) {
 		if arms, err = Arms(ctx, cfg); err != nil {
 			return nil, err
 		}
+	}
+	if cfg, err = probeRate(ctx, cfg, arms); err != nil {
+		return nil, err
 	}
 	w, err := openRuns(cfg)
 	if err != nil {
@@ -366,16 +373,7 @@ func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p 
 	if cfg.Progress != nil {
 		cfg.Progress(p)
 	}
-	switch a.Method {
-	case MethodAlternation:
-		r, err = runAlternation(ctx, rc, a, uint64(i))
-	case MethodDuet:
-		r, err = runDuet(ctx, rc, a, st.Round)
-	case MethodSplit:
-		r, err = runSplit(ctx, rc, a, st.Round)
-	default:
-		r, err = runOne(ctx, rc, a.Observer)
-	}
+	r, err = runArm(ctx, rc, a, st.Round, uint64(i))
 	r.Seq, r.Round, r.Condition, r.Method, r.Measures = i+1, st.Round, a.Name, a.Method, a.Measures
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		// Interrupted mid-step (a restart whose pg_ctl was killed):
@@ -383,6 +381,20 @@ func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p 
 		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return r, p, err
+}
+
+// runArm runs arm a once, by its method: round is a duet's or a split's
+// phase, seed an alternation's phase lengths.
+func runArm(ctx context.Context, cfg Config, a Arm, round int, seed uint64) (result.Run, error) {
+	switch a.Method {
+	case MethodAlternation:
+		return runAlternation(ctx, cfg, a, seed)
+	case MethodDuet:
+		return runDuet(ctx, cfg, a, round)
+	case MethodSplit:
+		return runSplit(ctx, cfg, a, round)
+	}
+	return runOne(ctx, cfg, a.Observer)
 }
 
 // finished tells cfg.Progress that step i ended with run r.

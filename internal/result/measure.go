@@ -37,6 +37,10 @@ type DriverResult struct {
 	Executed int64 `json:"executed"`
 	// Throughput is Measured / Seconds.
 	Throughput float64 `json:"throughput"`
+	// Units counts the units of work completed inside the window: a
+	// script's transactions, else its statements (Measured); what a
+	// rate (--rate) counts.
+	Units int64 `json:"units,omitempty"`
 	// PerSecond[s][i] counts statements session s completed in second i of
 	// the window.
 	PerSecond [][]int64 `json:"per_second"`
@@ -113,9 +117,11 @@ type RateResult struct {
 
 // Saturated says the sessions could not keep the rate: the arrivals
 // still waiting when the window closed are over a hundredth of those due
-// in it, so that the latency is what the queue made, not the server.
+// in it and over a tenth of a second's, so that the latency is what a
+// growing queue made, not the server. A queue shorter than that comes
+// and goes with the server's pauses (a CPU quota's period).
 func (r *RateResult) Saturated() bool {
-	return r != nil && r.Backlog > max(1, r.Scheduled/100)
+	return r != nil && float64(r.Backlog) > max(1, float64(r.Scheduled)/100, r.Asked/10)
 }
 
 // WorkerLoad is what one worker process ran of a run, and what it cost

@@ -69,10 +69,13 @@ type Spec struct {
 	// of work per second over them all (pgbench -R), instead of as fast
 	// as the server answers; LatencyLimit counts units slower than it as
 	// late and skips those already later (pgbench -L).
-	Rate          float64       `json:"rate,omitempty"`
-	LatencyLimit  time.Duration `json:"latency_limit,omitempty"`
-	Sessions      []int         `json:"sessions,omitempty"`
-	DriverThreads int           `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
+	Rate         float64       `json:"rate,omitempty"`
+	LatencyLimit time.Duration `json:"latency_limit,omitempty"`
+	// LoadPct, when > 0, is the rate as a percentage of the capacity a
+	// closed-loop probe of the baseline measures before the runs.
+	LoadPct       float64 `json:"load_pct,omitempty"`
+	Sessions      []int   `json:"sessions,omitempty"`
+	DriverThreads int     `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
 	Workers  int      `json:"workers,omitempty"`

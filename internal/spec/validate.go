@@ -205,22 +205,34 @@ func (s Spec) validateRate() error {
 	switch {
 	case s.Rate < 0 || s.Rate > MaxRate || (s.IsChosen("rate") && s.Rate == 0):
 		return Invalidf("--rate %g: want arrivals per second over all sessions, above 0 and at most %d", s.Rate, MaxRate)
-	case s.LatencyLimit != 0 && s.Rate == 0:
-		return Invalidf("--latency-limit counts units late against their schedule: give --rate too")
+	case s.LoadPct < 0 || s.LoadPct > 100 || (s.IsChosen("load") && s.LoadPct == 0):
+		return Invalidf("--load %g: want a percentage of the probed capacity, above 0 and at most 100", s.LoadPct)
+	case s.LoadPct > 0 && s.Rate > 0:
+		return Invalidf("--load and --rate both set the arrival rate: give one")
+	case s.LatencyLimit != 0 && s.Rate == 0 && s.LoadPct == 0:
+		return Invalidf("--latency-limit counts units late against their schedule: give --rate or --load too")
 	case s.LatencyLimit < 0 || s.LatencyLimit > time.Hour:
 		return Invalidf("--latency-limit %v: want above 0 and at most 1h", s.LatencyLimit)
-	case s.Rate > 0 && s.Workload == "replay":
-		return Invalidf("--rate with --workload replay: a replay keeps the capture's own timing (--replay-speed)")
-	case s.Rate > 0 && len(s.Sessions) > 0:
-		return Invalidf("--rate with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients")
+	case (s.Rate > 0 || s.LoadPct > 0) && s.Workload == "replay":
+		return Invalidf("%s with --workload replay: a replay keeps the capture's own timing (--replay-speed)", s.rateFlag())
+	case (s.Rate > 0 || s.LoadPct > 0) && len(s.Sessions) > 0:
+		return Invalidf("%s with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients", s.rateFlag())
 	}
 	return nil
+}
+
+// rateFlag is the flag that set the rate: --rate or --load.
+func (s Spec) rateFlag() string {
+	if s.LoadPct > 0 {
+		return "--load"
+	}
+	return "--rate"
 }
 
 // TimingFlags are the settings of timed runs, which a counted experiment
 // (--method instructions) does not have.
 var TimingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
-	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors", "rate", "latency-limit"}
+	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors", "rate", "latency-limit", "load"}
 
 // MaxCountSessions bounds --count-sessions: each session's backend runs
 // under valgrind, tens of times slower and larger than it would.
