@@ -168,6 +168,7 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "split", "--twin-dsn", "host=x"}, `--twin-dsn with --method split`},
 		{[]string{"run", "--rate", "0"}, "--rate 0: want arrivals per second over all sessions, above 0"},
 		{[]string{"run", "--latency-limit", "10ms"}, "--latency-limit counts units late against their schedule: give --rate or --load too"},
+		{[]string{"run", "--max-latency-added", "5"}, "--max-latency-added gates the p99 latency an observer adds at a fixed rate: give --rate or --load too"},
 		{[]string{"run", "--load", "150"}, "--load 150: want a percentage of the probed capacity, above 0 and at most 100"},
 		{[]string{"run", "--load", "50", "--rate", "100"}, "--load and --rate both set the arrival rate: give one"},
 		{[]string{"run", "--rate", "100", "--sessions", "1,2"}, "--rate with --sessions"},

@@ -147,6 +147,11 @@ func outputFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxCountedOverhead = &f
 		return err
 	})
+	fs.Func("max-latency-added", "with --rate or --load, by duet or split: exit with code 3 when an observer adds more than this many `ms` to the p99 latency with 95% confidence (its whole interval above it), or cannot keep the rate that the side without it keeps", func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		s.MaxLatencyAdded = &f
+		return err
+	})
 	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(spec.FormatSessions(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = spec.ParseSessions(v); return err })
 }

@@ -29,18 +29,54 @@ type OverheadError struct {
 	// Flag is the flag that set the limit, without its dashes; "" is
 	// max-overhead.
 	Flag string
+	// Latency: the limit applied to the p99 latency added at a rate, in
+	// ms (--max-latency-added).
+	Latency bool
 }
 
 func (e *OverheadError) Error() string {
-	what := "overhead"
-	if e.Counted {
+	what, unit := "overhead", "%"
+	switch {
+	case e.Counted:
 		what = "counted instructions per statement"
+	case e.Latency:
+		what, unit = "p99 latency added", " ms"
 	}
 	flag := e.Flag
 	if flag == "" {
 		flag = "max-overhead"
 	}
-	return fmt.Sprintf("%s above --%s %g%% with 95%% confidence: %s", what, flag, e.Limit, strings.Join(e.Over, "; "))
+	return fmt.Sprintf("%s above --%s %g%s with 95%% confidence: %s", what, flag, e.Limit, unit, strings.Join(e.Over, "; "))
+}
+
+// GateLatency fails a summary at a fixed rate whose observers add more
+// than limit ms to the p99 latency, their whole interval above it, or
+// whose side could not keep the rate that the side without them kept
+// (*OverheadError). A summary with no latency added (a closed loop, a
+// method that is not paired) is an error: nothing could be gated.
+func GateLatency(limit float64, sum result.Summary) error {
+	var over []string
+	gated := false
+	for _, cs := range sum.Conditions {
+		r := cs.Rate
+		if r == nil || r.Reference == nil || strings.HasPrefix(cs.Name, "baseline") || strings.HasPrefix(cs.Name, "collector:") {
+			continue
+		}
+		gated = true
+		switch a := r.P99Added; {
+		case r.Side.SaturatedRuns > 0 && r.Reference.SaturatedRuns == 0:
+			over = append(over, fmt.Sprintf("%s saturated at this rate (backlog up to %d)", cs.Name, r.Side.BacklogMax))
+		case a != nil && a.CILow > limit:
+			over = append(over, fmt.Sprintf("%s %+.3f ms [%.3f, %.3f]", cs.Name, a.MS, a.CILow, a.CIHigh))
+		}
+	}
+	if !gated {
+		return errors.New("--max-latency-added: no observer's latency was compared side by side at a rate (a duet or a split at --rate or --load), so nothing is gated")
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &OverheadError{Limit: limit, Over: over, Flag: "max-latency-added", Latency: true}
 }
 
 // GateTimed fails a summary whose observers cost more than limit percent of

@@ -73,3 +73,36 @@ func TestGateCounted(t *testing.T) {
 		t.Errorf("limit 1 by --max-counted-overhead: %v; want %q", err, want)
 	}
 }
+
+// At a rate, an observer fails --max-latency-added when its p99 added
+// lies wholly above the limit, or when its side could not keep the rate
+// the other side kept; the baselines are not gated, and a summary with
+// no latency compared side by side cannot be gated at all.
+func TestGateLatency(t *testing.T) {
+	held := result.RateSide{Runs: 4}
+	sat := result.RateSide{Runs: 4, SaturatedRuns: 2, BacklogMax: 900}
+	added := func(ms, lo, hi float64) *result.LatencyAdded {
+		return &result.LatencyAdded{MS: ms, CILow: lo, CIHigh: hi}
+	}
+	sum := result.Summary{Conditions: []result.ConditionSummary{
+		{Name: "baseline A/A", Rate: &result.RateSummary{Side: held, Reference: &held, P99Added: added(9, 8, 10)}},
+		{Name: "slow-sink", Rate: &result.RateSummary{Side: held, Reference: &held, P99Added: added(6, 5.5, 6.5)}},
+		{Name: "cheap", Rate: &result.RateSummary{Side: held, Reference: &held, P99Added: added(6, 4, 8)}},
+		{Name: "blocking", Rate: &result.RateSummary{Side: sat, Reference: &held}},
+	}}
+	err := GateLatency(5, sum)
+	var oe *OverheadError
+	if !errors.As(err, &oe) || len(oe.Over) != 2 || !strings.HasPrefix(oe.Over[0], "slow-sink +6.000 ms") || !strings.Contains(oe.Over[1], "blocking saturated at this rate (backlog up to 900)") {
+		t.Fatalf("GateLatency: %v; want slow-sink and blocking over", err)
+	}
+	if !strings.Contains(err.Error(), "p99 latency added above --max-latency-added 5 ms") {
+		t.Errorf("error %q; want the limit in ms", err)
+	}
+	if err := GateLatency(7, sum); !errors.As(err, &oe) || len(oe.Over) != 1 {
+		t.Errorf("limit 7: %v; want only the saturated observer", err)
+	}
+	closed := result.Summary{Conditions: []result.ConditionSummary{{Name: "x"}}}
+	if err := GateLatency(5, closed); err == nil || errors.As(err, &oe) {
+		t.Errorf("closed loop: %v; want an error that nothing is gated", err)
+	}
+}

@@ -16,17 +16,21 @@ import (
 )
 
 // Gate fails a finished experiment whose observers cost more than
-// --max-overhead (analysis.GateTimed) or add more counted instructions
-// per statement than --max-counted-overhead (analysis.GateCounted), a
-// *analysis.OverheadError for each gate that fails; err, when the
-// experiment failed.
+// --max-overhead (analysis.GateTimed), add more counted instructions
+// per statement than --max-counted-overhead (analysis.GateCounted) or
+// more p99 latency at a rate than --max-latency-added
+// (analysis.GateLatency), a *analysis.OverheadError for each gate that
+// fails; err, when the experiment failed.
 func (c Experiment) Gate(sum *result.Summary, err error) error {
 	if err != nil || sum == nil {
 		return err
 	}
-	var timed, counted error
+	var timed, counted, latency error
 	if c.MaxOverhead != nil {
 		timed = analysis.GateTimed(*c.MaxOverhead, *sum)
+	}
+	if c.MaxLatencyAdded != nil {
+		latency = analysis.GateLatency(*c.MaxLatencyAdded, *sum)
 	}
 	if c.MaxCountedOverhead != nil {
 		switch k := sum.Counted; {
@@ -38,7 +42,7 @@ func (c Experiment) Gate(sum *result.Summary, err error) error {
 			counted = analysis.GateCounted("max-counted-overhead", *c.MaxCountedOverhead, k.Conditions)
 		}
 	}
-	return errors.Join(timed, counted)
+	return errors.Join(timed, counted, latency)
 }
 
 // gateCounted fails a counted experiment (--method instructions) whose

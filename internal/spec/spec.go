@@ -110,6 +110,9 @@ type Spec struct {
 	// adds more to the session's counted instructions per statement, with
 	// 95% confidence: a gate with no timing noise in it.
 	MaxCountedOverhead *float64 `json:"max_counted_overhead,omitempty"`
+	// MaxLatencyAdded, if set, fails an experiment at a rate where an
+	// observer adds more to the p99 latency, in ms, with 95% confidence.
+	MaxLatencyAdded *float64 `json:"max_latency_added_ms,omitempty"`
 	// Out is the results directory.
 	Out string `json:"out"`
 	// Study names the built-in study this experiment belongs to.

@@ -205,6 +205,10 @@ func (s Spec) validateRate() error {
 	switch {
 	case s.Rate < 0 || s.Rate > MaxRate || (s.IsChosen("rate") && s.Rate == 0):
 		return Invalidf("--rate %g: want arrivals per second over all sessions, above 0 and at most %d", s.Rate, MaxRate)
+	case s.MaxLatencyAdded != nil && (*s.MaxLatencyAdded < 0 || *s.MaxLatencyAdded > 60_000):
+		return Invalidf("--max-latency-added %g: want milliseconds from 0 to 60000", *s.MaxLatencyAdded)
+	case s.MaxLatencyAdded != nil && s.Rate == 0 && s.LoadPct == 0:
+		return Invalidf("--max-latency-added gates the p99 latency an observer adds at a fixed rate: give --rate or --load too")
 	case s.LoadPct < 0 || s.LoadPct > 100 || (s.IsChosen("load") && s.LoadPct == 0):
 		return Invalidf("--load %g: want a percentage of the probed capacity, above 0 and at most 100", s.LoadPct)
 	case s.LoadPct > 0 && s.Rate > 0:
