@@ -183,7 +183,7 @@ func (b basis) condition(name string, runs []result.Run) (result.ConditionSummar
 		if cs.Rate = rateSummary(runs, b.alpha); cs.Rate != nil {
 			cs.Overhead = cpuOverhead(cs.Overhead, cs.CPUChange)
 		}
-		warnings = append(warnings, rateWarnings(name, cs.Rate)...)
+		warnings = append(warnings, rateWarnings(name, cs.Rate, 0)...)
 	}
 	cs.Workers = workers(runs)
 	warnings = append(warnings, workerWarnings(name, cs.Workers)...)
@@ -241,7 +241,11 @@ func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.
 		}
 		if cs.Rate = rateSummary(runs, b.alpha); cs.Rate != nil {
 			// Below its quota a twin leaves CPU idle by design.
-			return rateWarnings(name, cs.Rate)
+			share := 0.0
+			if cs.Duet != nil {
+				share = cs.Duet.ShareCPUs
+			}
+			return rateWarnings(name, cs.Rate, share)
 		}
 		return duetWarnings(name, cs.Duet)
 	case runs[0].Method.Alternates():

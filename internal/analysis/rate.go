@@ -135,17 +135,24 @@ func cpuOverhead(o *result.OverheadSummary, change *result.ChangeSummary) *resul
 }
 
 // rateWarnings say when a side of a condition could not keep its rate:
-// its latency is then left out, as the queue made it.
-func rateWarnings(name string, s *result.RateSummary) []string {
+// its latency is then left out, as the queue made it. With a twin's CPU
+// share known, a side whose server kept well under it fell behind
+// because its sessions did (a busy machine's), not its server.
+func rateWarnings(name string, s *result.RateSummary, share float64) []string {
 	if s == nil {
 		return nil
 	}
 	var out []string
 	say := func(who string, side result.RateSide) {
-		if side.SaturatedRuns > 0 {
-			out = append(out, fmt.Sprintf("%s: %s could not keep the rate of %.0f a second in %d of %d runs (backlog up to %d arrivals): saturated at this rate, its latency not shown; a lower --rate measures it",
-				name, who, s.AskedPerS, side.SaturatedRuns, side.Runs, side.BacklogMax))
+		if side.SaturatedRuns == 0 {
+			return
 		}
+		why := "saturated at this rate, its latency not shown; a lower --rate measures it"
+		if share > 0 && side.BusyCPUs > 0 && side.BusyCPUs < ShortOfShare*share {
+			why = fmt.Sprintf("its server used %.2f of its %.3g CPU, so the sessions fell behind their schedule, not the server (a busy machine); its latency not shown", side.BusyCPUs, share)
+		}
+		out = append(out, fmt.Sprintf("%s: %s could not keep the rate of %.0f a second in %d of %d runs (backlog up to %d arrivals): %s",
+			name, who, s.AskedPerS, side.SaturatedRuns, side.Runs, side.BacklogMax, why))
 	}
 	if s.Reference == nil {
 		say("the sessions", s.Side)

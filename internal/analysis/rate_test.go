@@ -59,7 +59,7 @@ func TestRateDuetFigures(t *testing.T) {
 	if s.Side.Latency == nil || s.Side.BusyCPUs <= s.Reference.BusyCPUs || s.AskedPerS != 1000 {
 		t.Errorf("sides %+v and %+v; want latency and more CPU busy with the observer", s.Side, *s.Reference)
 	}
-	if w := rateWarnings("x", s); len(w) != 0 {
+	if w := rateWarnings("x", s, 0.5); len(w) != 0 {
 		t.Errorf("warnings %q for a rate held", w)
 	}
 	if runs[0].Duet.OnCPUs < CPUBasisShare*runs[0].Duet.OffCPUs {
@@ -77,9 +77,14 @@ func TestRateSaturatedSide(t *testing.T) {
 	if s.Reference.Latency == nil {
 		t.Errorf("the side without the observer kept its rate: want its latency")
 	}
-	w := rateWarnings("x", s)
-	if len(w) != 1 || !strings.Contains(w[0], "the observer's side could not keep the rate of 1000 a second in 8 of 8 runs (backlog up to 500") {
+	w := rateWarnings("x", s, 0)
+	if len(w) != 1 || !strings.Contains(w[0], "the observer's side could not keep the rate of 1000 a second in 8 of 8 runs (backlog up to 500") || !strings.Contains(w[0], "saturated at this rate") {
 		t.Errorf("warnings %q; want the observer's side named saturated", w)
+	}
+	// Its server well under a twin's share: the sessions fell behind.
+	w = rateWarnings("x", s, 1)
+	if len(w) != 1 || !strings.Contains(w[0], "its server used 0.40 of its 1 CPU, so the sessions fell behind their schedule, not the server") {
+		t.Errorf("warnings %q; want the sessions named as what fell behind", w)
 	}
 }
 

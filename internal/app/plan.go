@@ -128,6 +128,12 @@ func (c Experiment) planSetting(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
 	}
+	switch {
+	case c.Rate > 0:
+		fmt.Fprintf(w, "at a fixed rate of %g units/s (Poisson, latency from each unit's scheduled start)\n", c.Rate)
+	case c.LoadPct > 0:
+		fmt.Fprintf(w, "at the rate that keeps %g%% of the baseline's server CPU busy, found first by short probes (a closed loop, then up to 3 at a rate)\n", c.LoadPct)
+	}
 	if c.methodChosen {
 		why := "the default where it can run"
 		if c.methodWhy != "" {

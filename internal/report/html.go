@@ -79,6 +79,7 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 		}
 	}
 	page.Statements = statementMatrix(s)
+	page.Rate = rateTable(s)
 	b, err := json.Marshal(chart)
 	if err != nil {
 		return err
@@ -99,6 +100,7 @@ type htmlPage struct {
 	Counters    counterView
 	Workers     []workerRow
 	Statements  counterView
+	Rate        rateView
 	Data        template.JS
 	UPlotJS     template.JS
 	UPlotCSS    template.CSS

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -80,6 +81,36 @@ func addedCells(r *result.RateSummary) string {
 		return fmt.Sprintf("%+.3f [%.3f, %.3f]", a.MS, a.CILow, a.CIHigh)
 	}
 	return cell(r.P50Added) + "\t" + cell(r.P99Added)
+}
+
+// rateView is the rate section of the HTML report: the rate asked, and a
+// row of cells per side of each condition, as the text report's.
+type rateView struct {
+	Asked string
+	Rows  [][]string
+}
+
+func rateTable(s result.Summary) rateView {
+	asked := askedRate(s)
+	if asked == 0 {
+		return rateView{}
+	}
+	v := rateView{Asked: thousands(asked)}
+	for _, c := range s.Conditions {
+		r := c.Rate
+		if r == nil {
+			continue
+		}
+		side := "sessions"
+		if r.Reference != nil {
+			side = "with"
+		}
+		v.Rows = append(v.Rows, append([]string{c.Name, side}, strings.Split(rateSideCells(r.Side)+"\t"+addedCells(r), "\t")...))
+		if r.Reference != nil {
+			v.Rows = append(v.Rows, append([]string{"", "without"}, strings.Split(rateSideCells(*r.Reference)+"\t\t", "\t")...))
+		}
+	}
+	return v
 }
 
 // rateLegend says what the overhead is at a rate.

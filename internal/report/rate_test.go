@@ -35,6 +35,11 @@ func TestRateSection(t *testing.T) {
 			t.Errorf("a saturated side shows a latency: %q", line)
 		}
 	}
+	// The HTML report's table holds the same cells, a row per side.
+	v := rateTable(s)
+	if v.Asked != "1,000" || len(v.Rows) != 4 || v.Rows[2][3] != "saturated (3/4 runs)" || v.Rows[0][11] != "+0.010 [-0.200, 0.200]" || len(v.Rows[1]) != len(v.Rows[0]) {
+		t.Errorf("HTML rate table %+v; want 4 rows of 12 cells, the saturated side's backlog", v)
+	}
 	b.Reset()
 	Rate(&b, result.Summary{Conditions: []result.ConditionSummary{{Name: "x"}}})
 	if b.Len() != 0 {
