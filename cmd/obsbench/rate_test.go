@@ -114,7 +114,8 @@ func TestRateDuet(t *testing.T) {
 
 // On MariaDB with two workers, each drives its sessions' share of the
 // rate and the run keeps it; at a rate far beyond what the server can
-// serve the run says it is saturated and shows no latency.
+// serve the run says it is saturated and shows no latency, and with a
+// latency limit skips the arrivals already late.
 func TestRateWorkersMariaDB(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
@@ -133,14 +134,19 @@ func TestRateWorkersMariaDB(t *testing.T) {
 		}
 	}
 	saturated := filepath.Join(tmp, "saturated")
-	stdout, _ := runOK(t, append(common, "--rate", "1000000", "--out", saturated)...)
+	stdout, _ := runOK(t, append(common, "--rate", "1000000", "--latency-limit", "5ms", "--out", saturated)...)
 	s := summaryOf(t, saturated)
 	for _, c := range s.Conditions {
-		if c.Rate == nil || c.Rate.Side.SaturatedRuns != c.Rate.Side.Runs || c.Rate.Side.Latency != nil || c.Rate.Side.BacklogMax == 0 {
-			t.Errorf("%s: rate %+v; want every run saturated, its backlog and no latency", c.Name, c.Rate)
+		if c.Rate == nil || c.Rate.Side.SaturatedRuns != c.Rate.Side.Runs || c.Rate.Side.Latency != nil {
+			t.Errorf("%s: rate %+v; want every run saturated and no latency", c.Name, c.Rate)
+		}
+		// Far behind its schedule, a free session skips the arrivals
+		// already 5 ms late.
+		if c.Rate != nil && c.Rate.Side.Skipped == 0 {
+			t.Errorf("%s: %d arrivals skipped at a rate far over capacity with a 5-ms limit; want many", c.Name, c.Rate.Side.Skipped)
 		}
 	}
-	if !strings.Contains(stdout, "saturated at this rate") || !strings.Contains(stdout, "backlog up to") {
+	if !strings.Contains(stdout, "saturated at this rate") || !strings.Contains(stdout, "skipped over the latency limit") {
 		t.Errorf("report does not name the saturated runs:\n%s", stdout)
 	}
 }

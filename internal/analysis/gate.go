@@ -79,6 +79,52 @@ func GateLatency(limit float64, sum result.Summary) error {
 	return &OverheadError{Limit: limit, Over: over, Flag: "max-latency-added", Latency: true}
 }
 
+// Limits are the gates an experiment was given: --max-overhead,
+// --max-counted-overhead and --max-latency-added; nil: not given.
+type Limits struct {
+	Overhead, Counted, Latency *float64
+}
+
+// Gate fails a timed experiment whose observers cost more than the
+// overhead limit (GateTimed), add more counted instructions per
+// statement than the counted one (GateCounted) or more p99 latency at a
+// rate than the latency one (GateLatency): an *OverheadError for each
+// gate that fails.
+func (l Limits) Gate(sum result.Summary) error {
+	var timed, counted, latency error
+	if l.Overhead != nil {
+		timed = GateTimed(*l.Overhead, sum)
+	}
+	if l.Latency != nil {
+		latency = GateLatency(*l.Latency, sum)
+	}
+	if l.Counted != nil {
+		switch k := sum.Counted; {
+		case k == nil:
+			counted = errors.New("--max-counted-overhead: nothing was counted, so nothing is gated")
+		case k.Error != "":
+			counted = fmt.Errorf("--max-counted-overhead: the counted runs failed (%s), so nothing is gated", k.Error)
+		default:
+			counted = GateCounted("max-counted-overhead", *l.Counted, k.Conditions)
+		}
+	}
+	return errors.Join(timed, counted, latency)
+}
+
+// GateCountedRun fails a counted experiment (--method instructions)
+// whose observers add more than either limit to the session's
+// instructions per statement: both gate the one figure.
+func (l Limits) GateCountedRun(conds []result.CountedCondition) error {
+	var errs []error
+	if l.Overhead != nil {
+		errs = append(errs, GateCounted("max-overhead", *l.Overhead, conds))
+	}
+	if l.Counted != nil {
+		errs = append(errs, GateCounted("max-counted-overhead", *l.Counted, conds))
+	}
+	return errors.Join(errs...)
+}
+
 // GateTimed fails a summary whose observers cost more than limit percent of
 // throughput (*OverheadError). The baseline's A/A arm and the collector
 // arm are not observers and are not gated.

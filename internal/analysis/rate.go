@@ -136,8 +136,8 @@ func cpuOverhead(o *result.OverheadSummary, change *result.ChangeSummary) *resul
 
 // rateWarnings say when a side of a condition could not keep its rate:
 // its latency is then left out, as the queue made it. With a twin's CPU
-// share known, a side whose server kept well under it fell behind
-// because its sessions did (a busy machine's), not its server.
+// share known, a side whose server kept well under it did not fall
+// behind for want of CPU: it waited, or its sessions did not keep up.
 func rateWarnings(name string, s *result.RateSummary, share float64) []string {
 	if s == nil {
 		return nil
@@ -149,10 +149,14 @@ func rateWarnings(name string, s *result.RateSummary, share float64) []string {
 		}
 		why := "saturated at this rate, its latency not shown; a lower --rate measures it"
 		if share > 0 && side.BusyCPUs > 0 && side.BusyCPUs < ShortOfShare*share {
-			why = fmt.Sprintf("its server used %.2f of its %.3g CPU, so the sessions fell behind their schedule, not the server (a busy machine); its latency not shown", side.BusyCPUs, share)
+			why = fmt.Sprintf("its server used only %.2f of its %.3g CPU, so it waited rather than computed (a blocking sink, a lock) or its sessions fell behind on a busy machine; its latency not shown", side.BusyCPUs, share)
 		}
-		out = append(out, fmt.Sprintf("%s: %s could not keep the rate of %.0f a second in %d of %d runs (backlog up to %d arrivals): %s",
-			name, who, s.AskedPerS, side.SaturatedRuns, side.Runs, side.BacklogMax, why))
+		skipped := ""
+		if side.Skipped > 0 {
+			skipped = fmt.Sprintf(", %d skipped over the latency limit", side.Skipped)
+		}
+		out = append(out, fmt.Sprintf("%s: %s could not keep the rate of %.0f a second in %d of %d runs (backlog up to %d arrivals%s): %s",
+			name, who, s.AskedPerS, side.SaturatedRuns, side.Runs, side.BacklogMax, skipped, why))
 	}
 	if s.Reference == nil {
 		say("the sessions", s.Side)

@@ -162,7 +162,7 @@ func runInstructions(ctx context.Context, c Experiment, out Output) error {
 	if runErr != nil {
 		return fmt.Errorf("experiment incomplete: %w", runErr)
 	}
-	return gateCounted(c, rec.Conditions)
+	return c.limits().GateCountedRun(rec.Conditions)
 }
 
 // count counts each of c's conditions rounds times on managed servers

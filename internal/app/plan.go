@@ -8,6 +8,7 @@ import (
 	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/result"
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Per step, beside what the step runs: the restarts and the apply and
@@ -133,6 +134,8 @@ func (c Experiment) planSetting(w io.Writer) {
 		fmt.Fprintf(w, "at a fixed rate of %g units/s (Poisson, latency from each unit's scheduled start)\n", c.Rate)
 	case c.LoadPct > 0:
 		fmt.Fprintf(w, "at the rate that keeps %g%% of the baseline's server CPU busy, found first by short probes (a closed loop, then up to 3 at a rate)\n", c.LoadPct)
+	case len(c.Loads) > 0:
+		fmt.Fprintf(w, "a sweep of loads, %s%% of the baseline's server CPU busy: the experiment below once at each, its rate found first by short probes\n", spec.FormatLoads(c.Loads))
 	}
 	if c.methodChosen {
 		why := "the default where it can run"

@@ -15,48 +15,18 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// Gate fails a finished experiment whose observers cost more than
-// --max-overhead (analysis.GateTimed), add more counted instructions
-// per statement than --max-counted-overhead (analysis.GateCounted) or
-// more p99 latency at a rate than --max-latency-added
-// (analysis.GateLatency), a *analysis.OverheadError for each gate that
-// fails; err, when the experiment failed.
+// Gate fails a finished experiment whose observers exceed the limits it
+// was given (analysis.Limits.Gate); err, when the experiment failed.
 func (c Experiment) Gate(sum *result.Summary, err error) error {
 	if err != nil || sum == nil {
 		return err
 	}
-	var timed, counted, latency error
-	if c.MaxOverhead != nil {
-		timed = analysis.GateTimed(*c.MaxOverhead, *sum)
-	}
-	if c.MaxLatencyAdded != nil {
-		latency = analysis.GateLatency(*c.MaxLatencyAdded, *sum)
-	}
-	if c.MaxCountedOverhead != nil {
-		switch k := sum.Counted; {
-		case k == nil:
-			counted = errors.New("--max-counted-overhead: nothing was counted, so nothing is gated")
-		case k.Error != "":
-			counted = fmt.Errorf("--max-counted-overhead: the counted runs failed (%s), so nothing is gated", k.Error)
-		default:
-			counted = analysis.GateCounted("max-counted-overhead", *c.MaxCountedOverhead, k.Conditions)
-		}
-	}
-	return errors.Join(timed, counted, latency)
+	return c.limits().Gate(*sum)
 }
 
-// gateCounted fails a counted experiment (--method instructions) whose
-// observers add more than --max-overhead or --max-counted-overhead to the
-// session's instructions per statement: both limits gate the one figure.
-func gateCounted(c Experiment, conds []result.CountedCondition) error {
-	var errs []error
-	if c.MaxOverhead != nil {
-		errs = append(errs, analysis.GateCounted("max-overhead", *c.MaxOverhead, conds))
-	}
-	if c.MaxCountedOverhead != nil {
-		errs = append(errs, analysis.GateCounted("max-counted-overhead", *c.MaxCountedOverhead, conds))
-	}
-	return errors.Join(errs...)
+// limits are the gates of c's flags.
+func (c Experiment) limits() analysis.Limits {
+	return analysis.Limits{Overhead: c.MaxOverhead, Counted: c.MaxCountedOverhead, Latency: c.MaxLatencyAdded}
 }
 
 // writeReport writes dir/report.html and prints the report in format, from

@@ -289,7 +289,7 @@ func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	if c.Method.Counted() {
 		return runInstructions(ctx, c, out)
 	}
-	if len(c.Sessions) > 0 {
+	if len(c.Sessions) > 0 || len(c.Loads) > 0 {
 		points, err := c.Sweep(ctx, 1, out)
 		return c.GateSweep(points, err)
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// Sweep runs c's experiment once per session count, each in a
-// directory of its own under --out, and prints the sweep table (text) or
-// the sweep with every summary (json). Each experiment is complete on its
-// own (summary.json, report.html); perUnit > 1 reports per that many
+// Sweep runs c's experiment once per session count or per load, each in
+// a directory of its own under --out, and prints the sweep table (text)
+// or the sweep with every summary (json). Each experiment is complete on
+// its own (summary.json, report.html); perUnit > 1 reports per that many
 // statements (the audit study's thousand-query).
 func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]report.SweepPoint, error) {
 	stdout, stderr := out.Stdout, out.Stderr
@@ -28,38 +28,32 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 	if err := os.MkdirAll(c.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
-	rec := report.SweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions}
+	rec := report.SweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions, Loads: c.Loads}
 	var errs []error
-	for _, n := range c.Sessions {
+	for _, at := range rec.Planned() {
 		if ctx.Err() != nil {
 			break
 		}
-		one := c
-		one.Clients, one.Sessions, one.Format = n, nil, spec.FormatText
-		one.Count.After = false // a sweep is not counted, nor is a point of it resumed
-		if !c.IsChosen("driver-threads") {
-			one.DriverThreads = driver.DefaultProcs(n)
-		}
-		one.Choose("clients")
-		one.Out = filepath.Join(c.Out, fmt.Sprintf("sessions-%d", n))
-		// Recorded as the one experiment it is (its spec has Clients,
-		// not Sessions), so that --resume of its directory runs it again,
-		// not the sweep.
+		one := c.sweepPoint(at)
+		// Recorded as the one experiment it is (its spec has Clients or
+		// LoadPct, not Sessions or Loads), so that --resume of its
+		// directory runs it again, not the sweep.
 		if err := CheckOut(one.Out); err != nil {
 			return rec.Points, err
 		}
-		fmt.Fprintf(stderr, "obsbench: sweep: %d session(s), results in %s\n", n, one.Out)
+		fmt.Fprintf(stderr, "obsbench: sweep: %s, results in %s\n", at.Label(), one.Out)
 		quiet := out
 		quiet.Stdout = io.Discard
 		sum, err := one.Run(ctx, quiet)
 		if sum != nil {
-			rec.Points = append(rec.Points, report.SweepPoint{Sessions: n, Dir: filepath.Base(one.Out), Summary: *sum})
+			at.Summary = *sum
+			rec.Points = append(rec.Points, at)
 			if werr := report.WriteSweep(c.Out, rec); werr != nil {
 				return rec.Points, werr
 			}
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%d sessions: %w", n, err))
+			errs = append(errs, fmt.Errorf("%s: %w", at.Label(), err))
 			if c.OnFailure.Stops() {
 				break
 			}
@@ -69,6 +63,25 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 		errs = append(errs, err)
 	}
 	return rec.Points, errors.Join(errs...)
+}
+
+// sweepPoint is the experiment of point at of c's sweep.
+func (c Experiment) sweepPoint(at report.SweepPoint) Experiment {
+	one := c
+	one.Sessions, one.Loads, one.Format = nil, nil, spec.FormatText
+	one.Count.After = false // a sweep is not counted, nor is a point of it resumed
+	if at.LoadPct > 0 {
+		one.LoadPct = at.LoadPct
+		one.Choose("load")
+	} else {
+		one.Clients = at.Sessions
+		if !c.IsChosen("driver-threads") {
+			one.DriverThreads = driver.DefaultProcs(at.Sessions)
+		}
+		one.Choose("clients")
+	}
+	one.Out = filepath.Join(c.Out, at.Dir)
+	return one
 }
 
 // GateSweep applies --max-overhead to every experiment of a sweep.

@@ -46,3 +46,26 @@ func TestRateSection(t *testing.T) {
 		t.Errorf("closed loop: %q; want no rate section", b.String())
 	}
 }
+
+// A sweep of loads lists each condition's rows by load: the rate, both
+// sides' server CPU and latency, and the p99 added; a saturated side says
+// so in place of its latency.
+func TestLoadSweepTable(t *testing.T) {
+	held := result.RateSide{Runs: 4, Latency: &result.RateLatency{P50: 0.25, P99: 1.5, P999: 3}, BusyCPUs: 0.2}
+	sat := result.RateSide{Runs: 4, SaturatedRuns: 4, BusyCPUs: 0.5}
+	point := func(load, rate float64, side result.RateSide) SweepPoint {
+		return SweepPoint{LoadPct: load, Dir: "x", Summary: result.Summary{Conditions: []result.ConditionSummary{
+			{Name: "log-statements-file", Overhead: &result.OverheadSummary{Pct: 18, CILow: 16, CIHigh: 20},
+				Rate: &result.RateSummary{AskedPerS: rate, Side: side, Reference: &held, P99Added: &result.LatencyAdded{MS: 0.4, CILow: 0.1, CIHigh: 0.7}}}}}}
+	}
+	var b bytes.Buffer
+	if err := LoadSweep(&b, []SweepPoint{point(25, 900, held), point(90, 3300, sat)}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{"25%", "900", "0.20/0.20", "0.250/0.250", "1.500/1.500", "+0.400 [0.100, 0.700]", "90%", "3,300", "saturated/1.500"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("load sweep lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -8,11 +8,21 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// SweepPoint is one experiment of a concurrency sweep.
+// SweepPoint is one experiment of a sweep: of session counts, or of
+// loads (at a fixed rate, --load 25,50,75).
 type SweepPoint struct {
-	Sessions int            `json:"sessions"`
+	Sessions int            `json:"sessions,omitempty"`
+	LoadPct  float64        `json:"load_pct,omitempty"`
 	Dir      string         `json:"dir"`
 	Summary  result.Summary `json:"-"`
+}
+
+// Label names the point in messages: "4 sessions", "load 50%".
+func (p SweepPoint) Label() string {
+	if p.LoadPct > 0 {
+		return fmt.Sprintf("load %g%%", p.LoadPct)
+	}
+	return fmt.Sprintf("%d sessions", p.Sessions)
 }
 
 // Sweep writes a concurrency sweep: for each session count and condition,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -21,8 +24,22 @@ const SweepFile = "sweep.json"
 type SweepRecord struct {
 	Workload string       `json:"workload"`
 	PerUnit  int          `json:"per_unit"`
-	Sessions []int        `json:"sessions"`
+	Sessions []int        `json:"sessions,omitempty"`
+	Loads    []float64    `json:"loads,omitempty"`
 	Points   []SweepPoint `json:"points"`
+}
+
+// Planned are the sweep's points, each with its directory, before any
+// has run.
+func (rec SweepRecord) Planned() []SweepPoint {
+	var out []SweepPoint
+	for _, n := range rec.Sessions {
+		out = append(out, SweepPoint{Sessions: n, Dir: fmt.Sprintf("sessions-%d", n)})
+	}
+	for _, p := range rec.Loads {
+		out = append(out, SweepPoint{LoadPct: p, Dir: "load-" + strconv.FormatFloat(p, 'g', -1, 64)})
+	}
+	return out
 }
 
 // PrintSweep prints a sweep's table (text) or record with its summaries
@@ -30,7 +47,8 @@ type SweepRecord struct {
 func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) error {
 	if format == spec.FormatJSON {
 		type point struct {
-			Sessions int            `json:"sessions"`
+			Sessions int            `json:"sessions,omitempty"`
+			LoadPct  float64        `json:"load_pct,omitempty"`
 			Dir      string         `json:"dir"`
 			Summary  result.Summary `json:"summary"`
 		}
@@ -40,28 +58,37 @@ func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) er
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "points": out})
+		return enc.Encode(map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "loads": rec.Loads, "points": out})
 	}
 	if len(rec.Points) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
-	if err := Sweep(w, rec.Points, rec.PerUnit); err != nil {
-		return err
+	per := "session count"
+	if len(rec.Loads) > 0 {
+		fmt.Fprintf(w, "load sweep: %s, loads %s%% of the baseline's server CPU busy\n\n", rec.Workload, spec.FormatLoads(rec.Loads))
+		if err := LoadSweep(w, rec.Points); err != nil {
+			return err
+		}
+		per = "load"
+	} else {
+		fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
+		if err := Sweep(w, rec.Points, rec.PerUnit); err != nil {
+			return err
+		}
 	}
-	if missing := missingSessions(rec); len(missing) > 0 {
-		fmt.Fprintf(w, "not measured: %s session(s) (the experiment failed or was interrupted)\n", spec.FormatSessions(missing))
+	if missing := missingPoints(rec); len(missing) > 0 {
+		fmt.Fprintf(w, "not measured: %s (the experiment failed or was interrupted)\n", strings.Join(missing, ", "))
 	}
-	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per session count; obsbench report %s)\n", dir, dir)
+	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per %s; obsbench report %s)\n", dir, per, dir)
 	return err
 }
 
-// missingSessions are the session counts of rec without a summary.
-func missingSessions(rec SweepRecord) []int {
-	var out []int
-	for _, n := range rec.Sessions {
-		if !slices.ContainsFunc(rec.Points, func(p SweepPoint) bool { return p.Sessions == n }) {
-			out = append(out, n)
+// missingPoints name the points of rec without a summary.
+func missingPoints(rec SweepRecord) []string {
+	var out []string
+	for _, p := range rec.Planned() {
+		if !slices.ContainsFunc(rec.Points, func(q SweepPoint) bool { return q.Dir == p.Dir }) {
+			out = append(out, p.Label())
 		}
 	}
 	return out
@@ -94,6 +121,8 @@ func ReadSweep(dir string) (rec SweepRecord, ok bool, err error) {
 			return rec, true, err
 		}
 	}
-	slices.SortFunc(rec.Points, func(a, b SweepPoint) int { return a.Sessions - b.Sessions })
+	slices.SortFunc(rec.Points, func(a, b SweepPoint) int {
+		return cmp.Or(cmp.Compare(a.Sessions, b.Sessions), cmp.Compare(a.LoadPct, b.LoadPct))
+	})
 	return rec, true, nil
 }

@@ -36,3 +36,35 @@ func FormatSessions(ns []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// ParseLoads reads --load: one percentage of the probed capacity, or
+// several, ascending, for a sweep (e.g. 25,50,75,90).
+func ParseLoads(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
+		if err != nil || p <= 0 || p > 100 {
+			return nil, Invalidf("--load %s: %q is not a percentage of the probed capacity, above 0 and at most 100", s, f)
+		}
+		if len(out) > 0 && p <= out[len(out)-1] {
+			return nil, Invalidf("--load %s: give the loads once each, ascending (e.g. 25,50,75,90)", s)
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, Invalidf("--load %q: give a percentage, e.g. 50, or several, e.g. 25,50,75,90", s)
+	}
+	return out, nil
+}
+
+// FormatLoads writes loads as ParseLoads reads them.
+func FormatLoads(ps []float64) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.FormatFloat(p, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}

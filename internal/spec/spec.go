@@ -73,9 +73,11 @@ type Spec struct {
 	LatencyLimit time.Duration `json:"latency_limit,omitempty"`
 	// LoadPct, when > 0, is the rate as a percentage of the capacity a
 	// closed-loop probe of the baseline measures before the runs.
-	LoadPct       float64 `json:"load_pct,omitempty"`
-	Sessions      []int   `json:"sessions,omitempty"`
-	DriverThreads int     `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
+	LoadPct float64 `json:"load_pct,omitempty"`
+	// Loads, if set, sweep LoadPct instead: one experiment per load.
+	Loads         []float64 `json:"loads,omitempty"`
+	Sessions      []int     `json:"sessions,omitempty"`
+	DriverThreads int       `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
 	Workers  int      `json:"workers,omitempty"`

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,35 @@ func TestKernelWaitsRecorded(t *testing.T) {
 		var s Spec
 		if err := json.Unmarshal([]byte(tc.json), &s); err != nil || s.KernelWaits != tc.want {
 			t.Errorf("%s: KernelWaits %v, %v; want %v", tc.json, s.KernelWaits, err, tc.want)
+		}
+	}
+}
+
+// --load reads one percentage or an ascending list, and refuses the rest
+// by name.
+func TestParseLoads(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []float64
+		err  string
+	}{
+		{"50", []float64{50}, ""},
+		{"25,50,75%,90", []float64{25, 50, 75, 90}, ""},
+		{"0", nil, `"0" is not a percentage`},
+		{"120", nil, `"120" is not a percentage`},
+		{"50,25", nil, "ascending"},
+		{"x", nil, `"x" is not a percentage`},
+		{",", nil, "give a percentage"},
+	} {
+		got, err := ParseLoads(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseLoads(%q) = %v, %v; want an error with %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) || FormatLoads(got) != strings.ReplaceAll(tc.in, "%", "") {
+			t.Errorf("ParseLoads(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 }

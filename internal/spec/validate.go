@@ -207,19 +207,25 @@ func (s Spec) validateRate() error {
 		return Invalidf("--rate %g: want arrivals per second over all sessions, above 0 and at most %d", s.Rate, MaxRate)
 	case s.MaxLatencyAdded != nil && (*s.MaxLatencyAdded < 0 || *s.MaxLatencyAdded > 60_000):
 		return Invalidf("--max-latency-added %g: want milliseconds from 0 to 60000", *s.MaxLatencyAdded)
-	case s.MaxLatencyAdded != nil && s.Rate == 0 && s.LoadPct == 0:
+	case s.MaxLatencyAdded != nil && s.Rate == 0 && s.LoadPct == 0 && len(s.Loads) == 0:
 		return Invalidf("--max-latency-added gates the p99 latency an observer adds at a fixed rate: give --rate or --load too")
-	case s.LoadPct < 0 || s.LoadPct > 100 || (s.IsChosen("load") && s.LoadPct == 0):
+	case s.LoadPct < 0 || s.LoadPct > 100 || (s.IsChosen("load") && s.LoadPct == 0 && len(s.Loads) == 0):
 		return Invalidf("--load %g: want a percentage of the probed capacity, above 0 and at most 100", s.LoadPct)
+	case len(s.Loads) > 0 && (s.Rate > 0 || s.LoadPct > 0):
+		return Invalidf("--load %s sweeps the load: not with --rate", FormatLoads(s.Loads))
+	case len(s.Loads) > 0 && s.Format != FormatText && s.Format != FormatJSON:
+		return Invalidf("--load %s prints the sweep as text or json, not %s (each load's directory has its own summary.json)", FormatLoads(s.Loads), s.Format)
+	case len(s.Loads) > 0 && (s.MaxLatencyAdded != nil || s.MaxOverhead != nil):
+		return Invalidf("--max-latency-added and --max-overhead gate one experiment: give one --load, not a sweep")
 	case s.LoadPct > 0 && s.Rate > 0:
 		return Invalidf("--load and --rate both set the arrival rate: give one")
-	case s.LatencyLimit != 0 && s.Rate == 0 && s.LoadPct == 0:
+	case s.LatencyLimit != 0 && s.Rate == 0 && s.LoadPct == 0 && len(s.Loads) == 0:
 		return Invalidf("--latency-limit counts units late against their schedule: give --rate or --load too")
 	case s.LatencyLimit < 0 || s.LatencyLimit > time.Hour:
 		return Invalidf("--latency-limit %v: want above 0 and at most 1h", s.LatencyLimit)
-	case (s.Rate > 0 || s.LoadPct > 0) && s.Workload == "replay":
+	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && s.Workload == "replay":
 		return Invalidf("%s with --workload replay: a replay keeps the capture's own timing (--replay-speed)", s.rateFlag())
-	case (s.Rate > 0 || s.LoadPct > 0) && len(s.Sessions) > 0:
+	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && len(s.Sessions) > 0:
 		return Invalidf("%s with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients", s.rateFlag())
 	}
 	return nil
@@ -227,7 +233,7 @@ func (s Spec) validateRate() error {
 
 // rateFlag is the flag that set the rate: --rate or --load.
 func (s Spec) rateFlag() string {
-	if s.LoadPct > 0 {
+	if s.LoadPct > 0 || len(s.Loads) > 0 {
 		return "--load"
 	}
 	return "--rate"

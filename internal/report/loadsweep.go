@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// LoadSweep writes a sweep of loads: for each condition, one row per
+// load, the rate it drove, the server CPU busy and the latency from the
+// schedule with the observer and without it, and what the observer
+// added: an observer's latency against load, the baseline's beside it.
+func LoadSweep(w io.Writer, points []SweepPoint) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "condition\tload\trate/s\tserver CPUs with/without\toverhead % [CI]\tp50 ms with/without\tp99 ms with/without\tp99 added ms [CI]\t")
+	for _, name := range conditionNames(points) {
+		for _, p := range points {
+			c, ok := conditionOf(p.Summary, name)
+			if !ok || c.Rate == nil {
+				continue
+			}
+			r := c.Rate
+			ref := r.Side
+			if r.Reference != nil {
+				ref = *r.Reference
+			}
+			added := "-"
+			if a := r.P99Added; a != nil {
+				added = fmt.Sprintf("%+.3f [%.3f, %.3f]", a.MS, a.CILow, a.CIHigh)
+			}
+			fmt.Fprintf(tw, "%s\t%g%%\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, p.LoadPct, thousands(r.AskedPerS),
+				pair(r.Side.BusyCPUs, ref.BusyCPUs, "%.2f"), overheadCell(c.Overhead),
+				latencyPair(r.Side, ref, func(l *result.RateLatency) float64 { return l.P50 }),
+				latencyPair(r.Side, ref, func(l *result.RateLatency) float64 { return l.P99 }), added)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "latency from each unit's scheduled start, median run; with/without: the observer's side and the side without it in the same seconds")
+	fmt.Fprintln(w, "(a duet's twins, a split's groups; one figure where the method compares no sides); saturated: the side could not keep the rate")
+	return nil
+}
+
+// conditionNames are the conditions of the points, in the order they
+// first appear.
+func conditionNames(points []SweepPoint) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range points {
+		for _, c := range p.Summary.Conditions {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				names = append(names, c.Name)
+			}
+		}
+	}
+	return names
+}
+
+func conditionOf(s result.Summary, name string) (result.ConditionSummary, bool) {
+	for _, c := range s.Conditions {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return result.ConditionSummary{}, false
+}
+
+// pair is two figures as "a/b", "-" for one not read.
+func pair(a, b float64, format string) string {
+	cell := func(v float64) string {
+		if v <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf(format, v)
+	}
+	return cell(a) + "/" + cell(b)
+}
+
+// latencyPair is one latency of both sides, "saturated" for a side that
+// could not keep the rate.
+func latencyPair(side, ref result.RateSide, of func(*result.RateLatency) float64) string {
+	cell := func(s result.RateSide) string {
+		if s.Latency == nil {
+			return "saturated"
+		}
+		return fmt.Sprintf("%.3f", of(s.Latency))
+	}
+	return cell(side) + "/" + cell(ref)
+}
