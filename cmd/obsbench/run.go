@@ -158,7 +158,7 @@ func outputFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxCountedOverhead = &f
 		return err
 	})
-	fs.Func("max-latency-added", "with --rate or --load, by duet or split: exit with code 3 when an observer adds more than this many `ms` to the p99 latency with 95% confidence (its whole interval above it), or cannot keep the rate that the side without it keeps", func(v string) error {
+	fs.Func("max-latency-added", "with --rate or --load, by duet or split: exit with code 3 when an observer adds more than this many `ms` to the p99 latency with 95% confidence (its whole interval above it), or cannot keep the rate in most of its runs while the side without it keeps it in all", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		s.MaxLatencyAdded = &f
 		return err

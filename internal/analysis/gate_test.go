@@ -80,7 +80,7 @@ func TestGateCounted(t *testing.T) {
 // no latency compared side by side cannot be gated at all.
 func TestGateLatency(t *testing.T) {
 	held := result.RateSide{Runs: 4}
-	sat := result.RateSide{Runs: 4, SaturatedRuns: 2, BacklogMax: 900}
+	sat := result.RateSide{Runs: 4, SaturatedRuns: 3, BacklogMax: 900}
 	added := func(ms, lo, hi float64) *result.LatencyAdded {
 		return &result.LatencyAdded{MS: ms, CILow: lo, CIHigh: hi}
 	}
@@ -100,6 +100,12 @@ func TestGateLatency(t *testing.T) {
 	}
 	if err := GateLatency(7, sum); !errors.As(err, &oe) || len(oe.Over) != 1 {
 		t.Errorf("limit 7: %v; want only the saturated observer", err)
+	}
+	// Behind in one run of four: the machine's, not gated.
+	now := result.RateSide{Runs: 4, SaturatedRuns: 1, BacklogMax: 90}
+	once := result.Summary{Conditions: []result.ConditionSummary{{Name: "x", Rate: &result.RateSummary{Side: now, Reference: &held}}}}
+	if err := GateLatency(5, once); err != nil {
+		t.Errorf("an observer behind in 1 run of 4: %v; want it not gated", err)
 	}
 	closed := result.Summary{Conditions: []result.ConditionSummary{{Name: "x"}}}
 	if err := GateLatency(5, closed); err == nil || errors.As(err, &oe) {

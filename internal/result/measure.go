@@ -117,13 +117,13 @@ type RateResult struct {
 
 // Saturated says the sessions could not keep the rate: the arrivals
 // still waiting when the window closed are over a hundredth of those due
-// in it and over a tenth of a second's, so that the latency is what a
+// in it and over a quarter of a second's, so that the latency is what a
 // growing queue made, not the server (a queue shorter than that comes
-// and goes with the server's pauses, a CPU quota's period); or, under a
-// latency limit, which bounds the queue, over a hundredth of them were
-// skipped.
+// and goes with the server's pauses, a CPU quota's period, or a busy
+// machine's); or, under a latency limit, which bounds the queue, over a
+// hundredth of them were skipped.
 func (r *RateResult) Saturated() bool {
-	return r != nil && (float64(r.Backlog) > max(1, float64(r.Scheduled)/100, r.Asked/10) ||
+	return r != nil && (float64(r.Backlog) > max(1, float64(r.Scheduled)/100, r.Asked/4) ||
 		float64(r.Skipped) > max(1, float64(r.Scheduled)/100))
 }
 
