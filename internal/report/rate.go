@@ -26,26 +26,15 @@ func askedRate(s result.Summary) float64 {
 // same seconds, with the latency the observer added. A side that could
 // not keep the rate shows its backlog, never a latency the queue made.
 func Rate(w io.Writer, s result.Summary) error {
-	asked := askedRate(s)
-	if asked == 0 {
+	v := rateTable(s)
+	if v.Rows == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\nat a fixed rate of %s units/s (Poisson arrivals, as pgbench -R; latency from each unit's scheduled start):\n", thousands(asked))
+	fmt.Fprintf(w, "\nat a fixed rate of %s units/s (Poisson arrivals, as pgbench -R; latency from each unit's scheduled start):\n", v.Asked)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\t")
-	for _, c := range s.Conditions {
-		r := c.Rate
-		if r == nil {
-			continue
-		}
-		side := "sessions"
-		if r.Reference != nil {
-			side = "with"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t\n", c.Name, side, rateSideCells(r.Side), addedCells(r))
-		if r.Reference != nil {
-			fmt.Fprintf(tw, "  \t%s\t%s\t\t\t\n", "without", rateSideCells(*r.Reference))
-		}
+	for _, row := range v.Rows {
+		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -83,8 +72,8 @@ func addedCells(r *result.RateSummary) string {
 	return cell(r.P50Added) + "\t" + cell(r.P99Added)
 }
 
-// rateView is the rate section of the HTML report: the rate asked, and a
-// row of cells per side of each condition, as the text report's.
+// rateView is the rate section of the text and HTML reports: the rate
+// asked, and a row of cells per side of each condition.
 type rateView struct {
 	Asked string
 	Rows  [][]string
