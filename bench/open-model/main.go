@@ -17,12 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
-	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
-	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
 	"github.com/obsbench/obsbench/internal/stats"
-	"github.com/obsbench/obsbench/internal/workload"
 )
 
 const database = "obsbench"
@@ -88,30 +85,16 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	ds, err := dataset.Scaled("pgbench", c.scale)
-	if err != nil {
-		return err
-	}
 	pg, bin, stop, err := sidebyside.StartPostgres(ctx, database, nil, logf)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	srv := postgres.New(pg.DSN(database), postgres.Options{Restart: pg.Restart})
-	logf("loading pgbench -i's tables at scale %d", c.scale)
-	if err := srv.Load(ctx, ds); err != nil {
-		return err
-	}
-	if err := srv.Setup(ctx, meta.SetupIn(workload.PostgreSQL)); err != nil {
-		return err
-	}
-	if c.version, err = srv.Version(ctx); err != nil {
-		return err
-	}
-	pmPID, err := pg.PID()
+	srv, version, pmPID, err := sidebyside.LoadPgbench(ctx, pg, database, c.scale, meta, logf)
 	if err != nil {
 		return err
 	}
+	c.version = version
 	tools := map[string]func(run int) (sample, error){
 		"obsbench": func(run int) (sample, error) {
 			dial := func(ctx context.Context) (driver.Session, error) { return srv.Connect(ctx) }

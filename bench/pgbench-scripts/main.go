@@ -25,7 +25,6 @@ import (
 	"github.com/obsbench/obsbench/bench/internal/sidebyside"
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
-	"github.com/obsbench/obsbench/internal/dataset"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/pgbench"
@@ -139,34 +138,19 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	ds, err := dataset.Scaled("pgbench", c.scale)
-	if err != nil {
-		return err
-	}
 	pg, bin, stop, err := sidebyside.StartPostgres(ctx, database, nil, logf)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	dsn := pg.DSN(database)
 	// The bench's own queries (commit counts, -states) run in another
 	// database, so that the database's commits are the tools' alone.
 	adminDSN := pg.DSN("postgres")
-	srv := postgres.New(dsn, postgres.Options{Restart: pg.Restart})
-	logf("loading pgbench -i's tables at scale %d", c.scale)
-	if err := srv.Load(ctx, ds); err != nil {
-		return err
-	}
-	if err := srv.Setup(ctx, meta.SetupIn(workload.PostgreSQL)); err != nil {
-		return err
-	}
-	if c.version, err = srv.Version(ctx); err != nil {
-		return err
-	}
-	pmPID, err := pg.PID()
+	srv, version, pmPID, err := sidebyside.LoadPgbench(ctx, pg, database, c.scale, meta, logf)
 	if err != nil {
 		return err
 	}
+	c.version = version
 	if c.duet {
 		tw, err := sidebyside.StartTwins(ctx, pg, pg.StartCopy, logf)
 		if err != nil {

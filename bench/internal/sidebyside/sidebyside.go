@@ -304,3 +304,28 @@ func Verdict(ok bool) string {
 	}
 	return "FAIL"
 }
+
+// LoadPgbench loads pgbench -i's tables at scale into pg's database and
+// creates the objects wl needs, and returns the server, its version and
+// its postmaster's PID (whose process tree the benches sample).
+func LoadPgbench(ctx context.Context, pg *postgres.Instance, database string, scale int, wl workload.Meta, logf func(string, ...any)) (srv *postgres.Server, version string, pmPID int, err error) {
+	ds, err := dataset.Scaled("pgbench", scale)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	srv = postgres.New(pg.DSN(database), postgres.Options{Restart: pg.Restart})
+	logf("loading pgbench -i's tables at scale %d", scale)
+	if err := srv.Load(ctx, ds); err != nil {
+		return nil, "", 0, err
+	}
+	if err := srv.Setup(ctx, wl.SetupIn(workload.PostgreSQL)); err != nil {
+		return nil, "", 0, err
+	}
+	if version, err = srv.Version(ctx); err != nil {
+		return nil, "", 0, err
+	}
+	if pmPID, err = pg.PID(); err != nil {
+		return nil, "", 0, err
+	}
+	return srv, version, pmPID, nil
+}
