@@ -11,7 +11,12 @@
 // A/A arm, and calibration-0pct, an observer switched like the others
 // that adds nothing) how often the interval excludes 0.
 //
-//	go run ./bench/accuracy [-experiments 10] [-effects 0.5,1,2,5] [-seed 1] [-dir bench/accuracy] [-client-work µs]
+//	go run ./bench/accuracy [-experiments 10] [-effects 0.5,1,2,5] [-seed 1] [-dir bench/accuracy] [-client-work µs] [-load P]
+//
+// With -load, every experiment runs at a fixed arrival rate, the one at
+// which the baseline keeps P% of a twin's quota busy: the sizes are
+// taken, and the figure read from server CPU per statement, below the
+// quota (calibrate's --load).
 //
 // With -client-work, experiments 3-4, 7-8, ... make each session spend
 // that much CPU in the driver before each statement (calibrate's
@@ -52,6 +57,7 @@ type config struct {
 	seed        uint64
 	dir         string
 	clientWork  int
+	load        float64
 	command     string
 }
 
@@ -62,6 +68,7 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first experiment (the next ones add 1)")
 	flag.StringVar(&c.dir, "dir", "bench/accuracy", "where RESULT.md and the outputs go")
 	flag.IntVar(&c.clientWork, "client-work", 0, "µs of driver CPU before each statement in every other pair of experiments (0: none)")
+	flag.Float64Var(&c.load, "load", 0, "run every experiment at a fixed arrival rate, this percentage of a twin's quota busy (calibrate's --load; 0: a closed loop)")
 	again := flag.Bool("render", false, "write RESULT.md again from the comparisons.json of -dir, measuring nothing")
 	flag.Parse()
 	c.command = sidebyside.Command("accuracy")
@@ -135,6 +142,9 @@ func run(ctx context.Context, c config) error {
 		out := filepath.Join(tmp, fmt.Sprintf("exp-%d", i+1))
 		seed := strconv.FormatUint(c.seed+uint64(i), 10)
 		args := []string{"calibrate", "--effects", c.effects, "--count=false", "--seed", seed, "--out", out}
+		if c.load > 0 {
+			args = append(args, "--load", strconv.FormatFloat(c.load, 'g', -1, 64))
+		}
 		work := 0
 		if c.clientWork > 0 && (i/2)%2 == 1 {
 			work = c.clientWork

@@ -129,6 +129,7 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
 	fs.IntVar(&o.Clients, "clients", 0, "client sessions (default: 16 for credit-top1, 8 for dss-mix)")
 	fs.IntVar(&o.ClientWork, "client-work", 0, "credit-top1: µs of CPU each session spends in the driver before each statement (a heavier client: the figure is the server's and should not move with it)")
+	fs.Float64Var(&o.LoadPct, "load", 0, "--method duet: size and measure at a fixed arrival rate, the one at which the baseline keeps this percentage of a twin's quota busy (as run's --load; 0: a closed loop)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the run order and phases (default: from the clock)")
 	fs.StringVar(&o.Out, "out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -139,7 +140,7 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 	mix := o.Workload == "dss-mix"
 	var wrong, wrongMethod []string
 	fs.Visit(func(f *flag.Flag) {
-		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method"
+		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method" || f.Name == "load"
 		switch {
 		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")) || (mix && f.Name == "client-work"):
 			wrong = append(wrong, "--"+f.Name)
@@ -148,10 +149,10 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 		}
 	})
 	if len(wrong) > 0 {
-		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases and --count, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases, --count and --load, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
 	}
 	if len(wrongMethod) > 0 {
-		return usagef("%s does not apply to --method %s (duet takes --phases and --count, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)
+		return usagef("%s does not apply to --method %s (duet takes --phases, --count and --load, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)
 	}
 	if mix {
 		o.Method = ""

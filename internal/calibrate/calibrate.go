@@ -96,8 +96,13 @@ type Options struct {
 	// statement (the workload's --client-work): a heavier client, which
 	// the duet's figure must not move with.
 	ClientWork int
-	Seed       uint64
-	Out        string
+	// LoadPct, by duet, runs both duets at a fixed arrival rate: the one
+	// at which the sizing duet's baseline keeps LoadPct of its twin's
+	// CPU quota busy (run's --load), so each size is taken, and read
+	// from server CPU per statement, below the quota.
+	LoadPct float64
+	Seed    uint64
+	Out     string
 }
 
 // Calibrate checks that obsbench recovers a known overhead: a synthetic
@@ -137,6 +142,10 @@ func (o *Options) check() error {
 		return spec.Invalidf("--phases %d: want 4 to 400", o.Phases)
 	case o.ClientWork < 0 || o.ClientWork > 10_000:
 		return spec.Invalidf("--client-work %d: want 0 to 10000 µs", o.ClientWork)
+	case o.LoadPct < 0 || o.LoadPct > maxLoadPct:
+		return spec.Invalidf("--load %g: want a percentage of a twin's quota from above 0 to %d (the largest size's twin must keep the rate too)", o.LoadPct, maxLoadPct)
+	case o.LoadPct > 0 && !o.Method.Twins():
+		return spec.Invalidf("--load: calibrate runs at a load by duet only (--method %s)", o.Method)
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())

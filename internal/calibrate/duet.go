@@ -26,6 +26,16 @@ import (
 // third of one it read to a quarter (and each size with it).
 const sizingLoops = 1000
 
+// sizingLoopsAtLoad is the sizing observer's loop count at a load: its
+// twin must keep the rate, so the cost is a quarter of a statement's (at
+// 50% load it keeps its twin about 63% busy), and below the quota CPU
+// per statement is read to a fraction of a percent a phase.
+const sizingLoopsAtLoad = sizingLoops / 4
+
+// maxLoadPct is calibrate's highest --load: the sizing twin, a quarter
+// busier, and the largest size's must keep the rate under their quota.
+const maxLoadPct = 70
+
 // NullName is the calibration observer that adds nothing: it is switched
 // like the others (the same statement, the same apply and revert), so it
 // is an A/A comparison through the observers' own path.
@@ -47,11 +57,15 @@ const NullName = "calibration-0pct"
 // as the duet measures it with each twin's load outside its quota.
 func calibrateDuet(ctx context.Context, o Options, out Output) error {
 	logf := report.Notes(out.Stderr)
-	sizing := []Calibration{{Name: "calibration-sizing", Loops: sizingLoops}}
-	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", o.Phases, sizingLoops)
+	loops, where := sizingLoops, "each twin's server under its quota"
+	if o.LoadPct > 0 {
+		loops, where = sizingLoopsAtLoad, fmt.Sprintf("each twin's server at %g%% load", o.LoadPct)
+	}
+	sizing := []Calibration{{Name: "calibration-sizing", Loops: loops}}
+	logf("calibration: sizing one loop iteration by duet (%d phases, %d iterations against none)", o.Phases, loops)
 	quiet := out
 	quiet.Stdout = io.Discard
-	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, quiet)
+	sum, err := duetRun(ctx, o, filepath.Join(o.Out, "sizing"), sizing, o.Phases, false, 0, quiet)
 	if err != nil {
 		return fmt.Errorf("calibration sizing: %w", err)
 	}
@@ -59,19 +73,35 @@ func calibrateDuet(ctx context.Context, o Options, out Output) error {
 	if err != nil {
 		return err
 	}
-	logf("calibration: %.4f µs of server CPU per loop iteration; %.1f µs per statement without it (each twin's server under its quota)", cost.LoopUS, cost.ServerUS)
+	rate := askedRate(sum)
+	if rate > 0 {
+		where += fmt.Sprintf(", %.0f statements/s", rate)
+	}
+	logf("calibration: %.4f µs of server CPU per loop iteration; %.1f µs per statement without it (%s)", cost.LoopUS, cost.ServerUS, where)
 	cals := sizeForServerShare(o.Effects, cost)
-	sum, runErr := duetRun(ctx, o, o.Out, cals, o.Phases, o.Count, out)
+	sum, runErr := duetRun(ctx, o, o.Out, cals, o.Phases, o.Count, rate, out)
 	if sum == nil {
 		return runErr
 	}
-	fmt.Fprintf(out.Stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; without calibration %.1f µs of server CPU per statement (a twin's, under its quota)\n",
-		cost.LoopUS, cost.ServerUS)
+	fmt.Fprintf(out.Stdout, "\ncalibration: %.4f µs of server CPU per loop iteration; without calibration %.1f µs of server CPU per statement (%s)\n",
+		cost.LoopUS, cost.ServerUS, where)
 	printRecovered(out.Stdout, *sum, cals)
 	if err := writeCalibration(out.Stdout, o.Out, cost, cals); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// askedRate is the arrival rate the sizing duet ran at (its --load's
+// probe found it), 0 in a closed loop: the measuring duet runs at the
+// same rate, so each size is read in the conditions it was taken in.
+func askedRate(sum *result.Summary) float64 {
+	for _, cs := range sum.Conditions {
+		if cs.Rate != nil {
+			return cs.Rate.AskedPerS
+		}
+	}
+	return 0
 }
 
 // sizedCost reads one loop iteration's cost from the sizing duet.
@@ -107,8 +137,9 @@ func sizeForServerShare(effects []float64, cost LoopCost) []Calibration {
 }
 
 // duetRun runs the calibration observers cals by duet in phases phases,
-// the results in dir, with the counted part when count.
-func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, phases int, count bool, out Output) (*result.Summary, error) {
+// the results in dir, with the counted part when count; at rate
+// arrivals a second when rate > 0, else at o.LoadPct's when set.
+func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, phases int, count bool, rate float64, out Output) (*result.Summary, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -122,6 +153,14 @@ func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, pha
 	s.Duration, s.Warmup = app.DefaultDuetDuration, app.DefaultDuetWarmup
 	s.Count.After = count
 	s.Choose("rounds", "duration", "warmup", "clients", "seed", "count")
+	switch {
+	case rate > 0:
+		s.Rate = rate
+		s.Choose("rate")
+	case o.LoadPct > 0:
+		s.LoadPct = o.LoadPct
+		s.Choose("load")
+	}
 	if o.ClientWork > 0 {
 		s.Params = map[string]int{"client-work": o.ClientWork}
 		s.Choose("client-work")
