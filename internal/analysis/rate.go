@@ -29,7 +29,7 @@ func rateSummary(runs []result.Run, alpha float64) *result.RateSummary {
 		return nil
 	}
 	var side, ref rateSide
-	var p50, p99 []stats.Phase
+	var p50, p99, p999 []stats.Phase
 	paired := false
 	for _, r := range runs {
 		if r.Error != "" || r.Driver.Rate == nil {
@@ -52,6 +52,8 @@ func rateSummary(runs []result.Run, alpha float64) *result.RateSummary {
 		p50 = append(p50, ph)
 		ph.Value = on.Latency.P99 - off.Latency.P99
 		p99 = append(p99, ph)
+		ph.Value = on.Latency.P999 - off.Latency.P999
+		p999 = append(p999, ph)
 	}
 	if side.runs == 0 {
 		return nil
@@ -61,7 +63,7 @@ func rateSummary(runs []result.Run, alpha float64) *result.RateSummary {
 		r := ref.summary()
 		s.Reference = &r
 		if s.Side.SaturatedRuns == 0 && r.SaturatedRuns == 0 {
-			s.P50Added, s.P99Added = latencyAdded(p50, alpha), latencyAdded(p99, alpha)
+			s.P50Added, s.P99Added, s.P999Added = latencyAdded(p50, alpha), latencyAdded(p99, alpha), latencyAdded(p999, alpha)
 		}
 	}
 	return s

@@ -56,6 +56,10 @@ func TestRateDuetFigures(t *testing.T) {
 	if a := s.P99Added; math.Abs(a.MS-5) > 0.3 || a.CILow > 5 || a.CIHigh < 5 || a.Verdict != "slower" {
 		t.Errorf("p99 added %+v; want about 5 ms, slower", a)
 	}
+	// p99.9 is twice p99 on both sides: 10 ms added.
+	if a := s.P999Added; a == nil || math.Abs(a.MS-10) > 0.6 || a.CILow > 10 || a.CIHigh < 10 {
+		t.Errorf("p99.9 added %+v; want about 10 ms", a)
+	}
 	if s.Side.Latency == nil || s.Side.BusyCPUs <= s.Reference.BusyCPUs || s.AskedPerS != 1000 {
 		t.Errorf("sides %+v and %+v; want latency and more CPU busy with the observer", s.Side, *s.Reference)
 	}
@@ -71,7 +75,7 @@ func TestRateDuetFigures(t *testing.T) {
 // nor a latency added, and is named in a warning.
 func TestRateSaturatedSide(t *testing.T) {
 	s := rateSummary(ratePhases(80, 7, 500), 0.05)
-	if s.Side.SaturatedRuns != 8 || s.Side.Latency != nil || s.Side.BacklogMax != 500 || s.P99Added != nil || s.P50Added != nil {
+	if s.Side.SaturatedRuns != 8 || s.Side.Latency != nil || s.Side.BacklogMax != 500 || s.P99Added != nil || s.P50Added != nil || s.P999Added != nil {
 		t.Errorf("side %+v, p99 added %+v; want 8 runs saturated, backlog 500, no latency", s.Side, s.P99Added)
 	}
 	if s.Reference.Latency == nil {

@@ -32,7 +32,7 @@ func Rate(w io.Writer, s result.Summary) error {
 	}
 	fmt.Fprintf(w, "\nat a fixed rate of %s units/s (Poisson arrivals, as pgbench -R; latency from each unit's scheduled start):\n", v.Asked)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\t")
+	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\tp99.9 added ms [CI]\t")
 	for _, row := range v.Rows {
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
 	}
@@ -61,7 +61,7 @@ func rateSideCells(r result.RateSide) string {
 	return fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s", thousands(r.AchievedPerS), l.P50, l.P99, l.P999, r.LagP99MS, counts)
 }
 
-// addedCells are the latency an observer added at p50 and p99.
+// addedCells are the latency an observer added at p50, p99 and p99.9.
 func addedCells(r *result.RateSummary) string {
 	cell := func(a *result.LatencyAdded) string {
 		if a == nil {
@@ -69,7 +69,7 @@ func addedCells(r *result.RateSummary) string {
 		}
 		return fmt.Sprintf("%+.3f [%.3f, %.3f]", a.MS, a.CILow, a.CIHigh)
 	}
-	return cell(r.P50Added) + "\t" + cell(r.P99Added)
+	return cell(r.P50Added) + "\t" + cell(r.P99Added) + "\t" + cell(r.P999Added)
 }
 
 // rateView is the rate section of the text and HTML reports: the rate
@@ -96,7 +96,7 @@ func rateTable(s result.Summary) rateView {
 		}
 		v.Rows = append(v.Rows, append([]string{c.Name, side}, strings.Split(rateSideCells(r.Side)+"\t"+addedCells(r), "\t")...))
 		if r.Reference != nil {
-			v.Rows = append(v.Rows, append([]string{"", "without"}, strings.Split(rateSideCells(*r.Reference)+"\t\t", "\t")...))
+			v.Rows = append(v.Rows, append([]string{"", "without"}, strings.Split(rateSideCells(*r.Reference)+"\t\t\t", "\t")...))
 		}
 	}
 	return v

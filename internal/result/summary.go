@@ -179,11 +179,13 @@ type RateSummary struct {
 	// it (nil: none in the same seconds, a method that is not paired).
 	Side      RateSide  `json:"side"`
 	Reference *RateSide `json:"reference,omitempty"`
-	// P50Added and P99Added are the latency the observer added, in ms,
+	// P50Added, P99Added and P999Added are the latency the observer
+	// added, in ms,
 	// with their intervals at the experiment's level; nil when either
 	// side was saturated, or the method is not paired.
-	P50Added *LatencyAdded `json:"p50_added_ms,omitempty"`
-	P99Added *LatencyAdded `json:"p99_added_ms,omitempty"`
+	P50Added  *LatencyAdded `json:"p50_added_ms,omitempty"`
+	P99Added  *LatencyAdded `json:"p99_added_ms,omitempty"`
+	P999Added *LatencyAdded `json:"p999_added_ms,omitempty"`
 }
 
 // RateSide is one side of a comparison at a rate, over its runs.
