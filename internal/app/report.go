@@ -69,6 +69,13 @@ func Report(dir string, format spec.Format, wide bool, stdout io.Writer) error {
 		if format != spec.FormatHTML && format != spec.FormatText && format != spec.FormatJSON {
 			return usagef("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
 		}
+		if format == spec.FormatHTML && len(rec.Loads) > 0 {
+			if err := report.WriteLoadSweepHTMLFile(dir, rec); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
+			return err
+		}
 		if format == spec.FormatHTML {
 			format = spec.FormatText
 		}

@@ -218,7 +218,7 @@ func RunPart(ctx context.Context, cfg Config, dial Dialer, w workload.Workload) 
 		return Part{}, err
 	}
 	backlog, waiting := backlogs(r.lanes, cfg.Groups)
-	p, err := collate(cfg, r.window(closed), r.workers, r.secs, r.names, waiting)
+	p, err := collate(cfg, r.window(closed), r.workers, r.run(), r.names, waiting)
 	p.Result.ServerSeconds = cpu.seconds(func(int) bool { return true })
 	if cfg.Groups > 1 && err == nil {
 		p.Result.Groups = groupResults(cfg, r.window(closed), r.workers, r.names, backlog)
@@ -436,6 +436,7 @@ type worker struct {
 	perSecond []int64
 	units     int64       // units of work completed in the window
 	secs      *secondHist // shared by the run's sessions
+	rateSecs  *secondHist // at a rate, shared too
 	executed  int64
 	hist      *hdrhistogram.Histogram
 	err       error
@@ -557,7 +558,7 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		if !clk.Unfinished {
 			wk.units++
 			if wk.lane != nil {
-				wk.unitDone(end)
+				wk.unitDone(end, int((since / time.Second)))
 			}
 		}
 		sec := since / time.Second
@@ -605,7 +606,13 @@ func (wk *worker) serverCPU() time.Duration {
 	return d
 }
 
-func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHist, labels []string, backlog int64) (Part, error) {
+// perSecond are a run's per-second latency counts: its statements', and
+// at a rate its units' from their scheduled starts.
+type perSecond struct{ statements, units *secondHist }
+
+func (r *running) run() perSecond { return perSecond{r.secs, r.rateSecs} }
+
+func collate(cfg Config, window time.Duration, workers []*worker, secs perSecond, labels []string, backlog int64) (Part, error) {
 	r := Result{Clients: cfg.Clients, Seconds: window.Seconds()}
 	keep := int((window + time.Second - 1) / time.Second)
 	hist := hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3)
@@ -647,8 +654,12 @@ func collate(cfg Config, window time.Duration, workers []*worker, secs *secondHi
 	}
 	p := Part{Result: r, hist: hist}
 	p.Result.Rate, p.rateLatency, p.rateLag = rateOf(cfg, workers, window.Seconds(), backlog)
-	if secs != nil {
-		p.seconds = secs.plain(keep)
+	if secs.statements != nil {
+		p.seconds = secs.statements.plain(keep)
+	}
+	if secs.units != nil && p.Result.Rate != nil {
+		p.rateSeconds = secs.units.plain(keep)
+		p.Result.Rate.LatencyPerSecond = perSecondLatency(p.rateSeconds)
 	}
 	for k, name := range labels {
 		if byLabel[k].TotalCount() == 0 {
@@ -677,7 +688,7 @@ func groupResults(cfg Config, window time.Duration, workers []*worker, labels []
 		c := cfg
 		c.Clients = len(mine)
 		c.Rate = cfg.Rate * float64(len(mine)) / float64(cfg.Clients)
-		p, _ := collate(c, window, mine, nil, labels, backlog[g]) // a session's error is the whole run's
+		p, _ := collate(c, window, mine, perSecond{}, labels, backlog[g]) // a session's error is the whole run's
 		out[g] = p.Result
 	}
 	return out

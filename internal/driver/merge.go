@@ -21,6 +21,7 @@ type Part struct {
 	// rateLatency and rateLag are a run at a rate's units' latency and
 	// lag from their scheduled starts (Result.Rate).
 	rateLatency, rateLag *hdrhistogram.Histogram
+	rateSeconds          []uint32 // each second's units' latency buckets
 }
 
 // PartWire is a Part as plain data for another process, its histograms in
@@ -32,11 +33,12 @@ type PartWire struct {
 	Seconds     []uint32          `json:"hist_per_second,omitempty"`
 	RateLatency []byte            `json:"hist_rate_latency,omitempty"`
 	RateLag     []byte            `json:"hist_rate_lag,omitempty"`
+	RateSeconds []uint32          `json:"hist_rate_per_second,omitempty"`
 }
 
 // Wire encodes p.
 func (p Part) Wire() (PartWire, error) {
-	w := PartWire{Result: p.Result, Seconds: p.seconds}
+	w := PartWire{Result: p.Result, Seconds: p.seconds, RateSeconds: p.rateSeconds}
 	var err error
 	if p.hist != nil {
 		if w.Hist, err = p.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err != nil {
@@ -66,7 +68,7 @@ func (p Part) Wire() (PartWire, error) {
 
 // Part decodes w.
 func (w PartWire) Part() (Part, error) {
-	p := Part{Result: w.Result, seconds: w.Seconds}
+	p := Part{Result: w.Result, seconds: w.Seconds, rateSeconds: w.RateSeconds}
 	var err error
 	if len(w.Hist) > 0 {
 		if p.hist, err = hdrhistogram.Decode(w.Hist); err != nil {
@@ -179,6 +181,9 @@ func Merge(parts []Part) Result {
 	m.summarize()
 	if r.Rate != nil {
 		summarizeRate(r.Rate, r.Seconds, m.rateLatency, m.rateLag)
+		if m.rateSeconds != nil {
+			r.Rate.LatencyPerSecond = perSecondLatency(m.rateSeconds)
+		}
 	}
 	return m.Result
 }
@@ -206,6 +211,7 @@ func (m *Part) addRate(p Part) {
 		m.rateLatency.Merge(p.rateLatency)
 		m.rateLag.Merge(p.rateLag)
 	}
+	m.rateSeconds = addCounts(m.rateSeconds, p.rateSeconds)
 }
 
 // addStatements adds b's per-statement latencies to a's, statement by

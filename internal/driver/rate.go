@@ -183,8 +183,9 @@ func (wk *worker) arrive(ctx context.Context) bool {
 	}
 }
 
-// unitDone counts the unit that ended at end, inside the window.
-func (wk *worker) unitDone(end time.Time) {
+// unitDone counts the unit that ended at end, in second sec of the
+// window.
+func (wk *worker) unitDone(end time.Time, sec int) {
 	a := wk.rate
 	a.completed++
 	lat := end.Sub(a.scheduled)
@@ -192,6 +193,9 @@ func (wk *worker) unitDone(end time.Time) {
 		a.late++
 	}
 	a.latency.RecordValue(clampMicros(lat))
+	if wk.rateSecs != nil {
+		wk.rateSecs.record(sec, clampMicros(lat))
+	}
 	a.lag.RecordValue(clampMicros(a.sent.Sub(a.scheduled)))
 }
 

@@ -106,6 +106,19 @@ func TestRateStallShowsInP99(t *testing.T) {
 	if r.Saturated() {
 		t.Errorf("saturated (backlog %d); the sessions caught up after the stall", r.Backlog)
 	}
+	// Second by second, the units count up to those completed, and the
+	// stall shows in the second it ended in: the window's second 1 (the
+	// stall is 0.8-1.1 s into the window), not in second 0's median.
+	var n int64
+	for _, s := range r.LatencyPerSecond {
+		n += s.Count
+	}
+	if len(r.LatencyPerSecond) != 2 || n != r.Completed {
+		t.Fatalf("%d seconds of %d units; want 2 seconds of the %d completed", len(r.LatencyPerSecond), n, r.Completed)
+	}
+	if s := r.LatencyPerSecond; s[1].Max < 200 || s[0].P50 > 50 {
+		t.Errorf("per second %+v; want second 1's slowest unit over 200 ms and second 0's median under 50", s)
+	}
 }
 
 // Over capacity the run says it is saturated: its backlog grows.
@@ -193,5 +206,9 @@ func TestRateMerge(t *testing.T) {
 	}
 	if a.Scheduled == b.Scheduled {
 		t.Errorf("both parts scheduled %d: their sessions' streams should differ", a.Scheduled)
+	}
+	// The per-second latency travels with the parts and adds up.
+	if len(m.LatencyPerSecond) != 1 || m.LatencyPerSecond[0].Count != m.Completed {
+		t.Errorf("merged per second %+v; want one second of the %d units completed", m.LatencyPerSecond, m.Completed)
 	}
 }

@@ -23,7 +23,10 @@ type running struct {
 	labels  []int    // each second's label, an index into names
 	names   []string // Config.Labels, each once
 	secs    *secondHist
-	start   time.Time // the run's second 0: its warm-up starts there
+	// rateSecs counts, at a rate, each second's units by their latency
+	// from the scheduled start (nil in a closed loop).
+	rateSecs *secondHist
+	start    time.Time // the run's second 0: its warm-up starts there
 
 	wg sync.WaitGroup
 	// stop is read between Ops; stopping tells Ops that wait
@@ -47,6 +50,9 @@ func newRunning(cfg Config, loops []*SocketLoop) *running {
 	r.left.Store(int64(cfg.Clients))
 	r.labels, r.names = labelIndex(cfg.Labels, seconds)
 	r.secs = newSecondHist(seconds)
+	if cfg.Rate > 0 {
+		r.rateSecs = newSecondHist(seconds)
+	}
 	return r
 }
 
@@ -128,6 +134,7 @@ func (r *running) newWorker(s Session, id int) *worker {
 	wk := &worker{
 		perSecond: make([]int64, r.seconds),
 		secs:      r.secs,
+		rateSecs:  r.rateSecs,
 		hist:      hdrhistogram.New(minLatencyMicros, maxLatencyMicros, 3),
 		labels:    r.labels,
 	}
@@ -222,7 +229,7 @@ func (r *running) ranOutInWarmup() error {
 	}
 	r.halt()
 	r.wg.Wait()
-	if _, err := collate(r.cfg, time.Millisecond, r.workers, r.secs, r.names, 0); err != nil {
+	if _, err := collate(r.cfg, time.Millisecond, r.workers, r.run(), r.names, 0); err != nil {
 		return err
 	}
 	return fmt.Errorf("driver: every session ran out of work within the %v warm-up; shorten --warmup", r.cfg.Warmup)

@@ -158,23 +158,26 @@ var nameUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // run is one sample; an alternation run gives one sample per phase, its
 // on phases under /phase=on and its off phases under /phase=off, each
 // without its first second, as the analysis does: enough samples for
-// benchstat to test.
+// benchstat to test. At a fixed rate, where throughput is the rate's, a
+// whole run's line also has its server CPU per statement (srv-us/stmt)
+// and its latency from the schedule (sched-p50-ms, sched-p99-ms): the
+// cost and what users arriving on the schedule saw.
 func Benchstat(w io.Writer, s result.Summary, runs []result.Run) error {
 	fmt.Fprintf(w, "engine: %s\nserver: %s\nworkload: %s\nclients: %d\nseed: %d\n", s.Engine, s.Server, s.Workload, s.Clients, s.Seed)
-	line := func(cond, phase string, stmts int64, seconds float64) {
+	line := func(cond, phase string, stmts int64, seconds float64, more string) {
 		if stmts == 0 || seconds <= 0 {
 			return
 		}
 		perS := float64(stmts) / seconds
-		fmt.Fprintf(w, "BenchmarkObsbench/condition=%s%s %d %.1f ns/stmt %.1f stmts/s\n",
-			nameUnsafe.ReplaceAllString(cond, "_"), phase, stmts, 1e9/perS, perS)
+		fmt.Fprintf(w, "BenchmarkObsbench/condition=%s%s %d %.1f ns/stmt %.1f stmts/s%s\n",
+			nameUnsafe.ReplaceAllString(cond, "_"), phase, stmts, 1e9/perS, perS, more)
 	}
 	for _, r := range runs {
 		if r.Error != "" {
 			continue
 		}
 		if len(r.Phases) == 0 {
-			line(r.Condition, "", r.Driver.Measured, r.Driver.Seconds)
+			line(r.Condition, "", r.Driver.Measured, r.Driver.Seconds, rateUnits(r))
 			continue
 		}
 		for _, p := range r.Phases {
@@ -185,10 +188,28 @@ func Benchstat(w io.Writer, s result.Summary, runs []result.Run) error {
 			if p.On {
 				phase = "/phase=on"
 			}
-			line(r.Condition, phase, phaseStatements(r.Driver.PerSecond, p.Start+1, p.End), float64(p.End-p.Start-1))
+			line(r.Condition, phase, phaseStatements(r.Driver.PerSecond, p.Start+1, p.End), float64(p.End-p.Start-1), "")
 		}
 	}
 	return nil
+}
+
+// rateUnits are a run's figures at a rate for its benchstat line: server
+// CPU per statement where the server's CPU was read, and the latency
+// from the schedule unless it could not keep the rate (the queue's).
+func rateUnits(r result.Run) string {
+	d := r.Driver
+	if d.Rate == nil {
+		return ""
+	}
+	var out string
+	if u := r.Usage.Server; u != nil && d.Measured > 0 {
+		out += fmt.Sprintf(" %.2f srv-us/stmt", 1e6*u.Seconds/float64(d.Measured))
+	}
+	if !d.Rate.Saturated() && d.Rate.Completed > 0 {
+		out += fmt.Sprintf(" %.3f sched-p50-ms %.3f sched-p99-ms", d.Rate.Latency.P50, d.Rate.Latency.P99)
+	}
+	return out
 }
 
 // phaseStatements counts the statements of every session in seconds

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -90,6 +91,47 @@ func TestBenchstatFormat(t *testing.T) {
 	}
 	// benchstat shows ns/stmt as sec/stmt, and compares the two files.
 	checkHas(t, "benchstat output", string(out), "condition=baseline", "condition=perf-schema", "stmts/s", "sec/stmt", "vs base")
+}
+
+// At a rate, a whole run's line carries its server CPU per statement
+// and its latency from the schedule, which benchfmt reads as units; a
+// run that could not keep the rate has no latency.
+func TestBenchstatAtRate(t *testing.T) {
+	s, runs := recorded(t)
+	sat := -1
+	for i := range runs {
+		if len(runs[i].Phases) > 0 || runs[i].Error != "" {
+			continue
+		}
+		runs[i].Driver.Rate = &result.RateResult{Asked: 1000, Scheduled: 1000, Started: 1000, Completed: 1000, Latency: result.Latency{P50: 0.5, P99: 4}}
+		if sat < 0 {
+			sat = i
+			runs[i].Driver.Rate.Backlog, runs[i].Driver.Rate.Started = 600, 400
+		}
+	}
+	var b bytes.Buffer
+	if err := report.Benchstat(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(b.Bytes()), "obsbench.txt")
+	withLatency, withCPU, lines := 0, 0, 0
+	for r.Scan() {
+		rec, ok := r.Result().(*benchfmt.Result)
+		if !ok || strings.Contains(string(rec.Name), "/phase=") {
+			continue
+		}
+		lines++
+		if v, ok := rec.Value("sched-p99-ms"); ok && v == 4 {
+			withLatency++
+		}
+		if v, ok := rec.Value("srv-us/stmt"); ok && v > 0 {
+			withCPU++
+		}
+	}
+	if lines == 0 || withLatency != lines-1 || withCPU != lines {
+		t.Errorf("%d whole runs: %d with the schedule's p99, %d with server CPU per statement; want all but the saturated one, and all\n%s",
+			lines, withLatency, withCPU, b.String())
+	}
 }
 
 // csvRows is s written as CSV and read back, header first.

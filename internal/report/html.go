@@ -324,12 +324,17 @@ func (e envView) SettingRows() []settingRow {
 // WriteHTMLFile writes dir/report.html, atomically: a reader never sees
 // half.
 func WriteHTMLFile(dir string, sum result.Summary, runs []result.Run) error {
+	return writeHTMLFile(dir, func(w io.Writer) error { return HTML(w, sum, runs) })
+}
+
+// writeHTMLFile writes dir/report.html with page, atomically.
+func writeHTMLFile(dir string, page func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(dir, ".report-*.html")
 	if err != nil {
 		return fmt.Errorf("write report.html: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := HTML(tmp, sum, runs); err != nil {
+	if err := page(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -14,7 +15,25 @@ import (
 // added: an observer's latency against load, the baseline's beside it.
 func LoadSweep(w io.Writer, points []SweepPoint) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tload\trate/s\tserver CPUs with/without\toverhead % [CI]\tp50 ms with/without\tp99 ms with/without\tp99 added ms [CI]\t")
+	fmt.Fprintln(tw, strings.Join(loadSweepHead, "\t")+"\t")
+	for _, row := range loadSweepRows(points) {
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "latency from each unit's scheduled start, median run; with/without: the observer's side and the side without it in the same seconds")
+	fmt.Fprintln(w, "(a duet's twins, a split's groups; one figure where the method compares no sides); saturated: the side could not keep the rate")
+	return nil
+}
+
+var loadSweepHead = []string{"condition", "load", "rate/s", "server CPUs with/without", "overhead % [CI]",
+	"p50 ms with/without", "p99 ms with/without", "p99 added ms [CI]"}
+
+// loadSweepRows are the load sweep's table, a row per condition and
+// load, for the text and HTML reports alike.
+func loadSweepRows(points []SweepPoint) [][]string {
+	var rows [][]string
 	for _, name := range conditionNames(points) {
 		for _, p := range points {
 			c, ok := conditionOf(p.Summary, name)
@@ -30,18 +49,13 @@ func LoadSweep(w io.Writer, points []SweepPoint) error {
 			if a := r.P99Added; a != nil {
 				added = fmt.Sprintf("%+.3f [%.3f, %.3f]", a.MS, a.CILow, a.CIHigh)
 			}
-			fmt.Fprintf(tw, "%s\t%g%%\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, p.LoadPct, thousands(r.AskedPerS),
+			rows = append(rows, []string{name, fmt.Sprintf("%g%%", p.LoadPct), thousands(r.AskedPerS),
 				pair(r.Side.BusyCPUs, ref.BusyCPUs, "%.2f"), overheadCell(c.Overhead),
 				latencyPair(r.Side, ref, func(l *result.RateLatency) float64 { return l.P50 }),
-				latencyPair(r.Side, ref, func(l *result.RateLatency) float64 { return l.P99 }), added)
+				latencyPair(r.Side, ref, func(l *result.RateLatency) float64 { return l.P99 }), added})
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "latency from each unit's scheduled start, median run; with/without: the observer's side and the side without it in the same seconds")
-	fmt.Fprintln(w, "(a duet's twins, a split's groups; one figure where the method compares no sides); saturated: the side could not keep the rate")
-	return nil
+	return rows
 }
 
 // conditionNames are the conditions of the points, in the order they

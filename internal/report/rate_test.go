@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,16 +51,22 @@ func TestRateSection(t *testing.T) {
 // A sweep of loads lists each condition's rows by load: the rate, both
 // sides' server CPU and latency, and the p99 added; a saturated side says
 // so in place of its latency.
-func TestLoadSweepTable(t *testing.T) {
+// loadSweepPoints are a sweep of two loads: at 25% both sides kept the
+// rate, at 90% the observer's side did not.
+func loadSweepPoints() []SweepPoint {
 	held := result.RateSide{Runs: 4, Latency: &result.RateLatency{P50: 0.25, P99: 1.5, P999: 3}, BusyCPUs: 0.2}
 	sat := result.RateSide{Runs: 4, SaturatedRuns: 4, BusyCPUs: 0.5}
 	point := func(load, rate float64, side result.RateSide) SweepPoint {
-		return SweepPoint{LoadPct: load, Dir: "x", Summary: result.Summary{Conditions: []result.ConditionSummary{
+		return SweepPoint{LoadPct: load, Dir: fmt.Sprintf("load-%g", load), Summary: result.Summary{Engine: "postgres", Conditions: []result.ConditionSummary{
 			{Name: "log-statements-file", Overhead: &result.OverheadSummary{Pct: 18, CILow: 16, CIHigh: 20},
 				Rate: &result.RateSummary{AskedPerS: rate, Side: side, Reference: &held, P99Added: &result.LatencyAdded{MS: 0.4, CILow: 0.1, CIHigh: 0.7}}}}}}
 	}
+	return []SweepPoint{point(25, 900, held), point(90, 3300, sat)}
+}
+
+func TestLoadSweepTable(t *testing.T) {
 	var b bytes.Buffer
-	if err := LoadSweep(&b, []SweepPoint{point(25, 900, held), point(90, 3300, sat)}); err != nil {
+	if err := LoadSweep(&b, loadSweepPoints()); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -67,5 +74,26 @@ func TestLoadSweepTable(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("load sweep lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// The load sweep's page has a chart per condition, whose data leave out
+// (null) the load its observer's side could not keep, says so, and
+// carries the table's rows.
+func TestLoadSweepHTML(t *testing.T) {
+	var b bytes.Buffer
+	rec := SweepRecord{Workload: "tpcb-like", Loads: []float64{25, 50, 90}, Points: loadSweepPoints()}
+	if err := LoadSweepHTML(&b, rec); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{`id="chart-load-0"`, "saturated: with the observer at 90%", "0.400 [0.100, 0.700]", "Not measured: load 50%",
+		`"loads":[25,90]`, `"p50_with":[0.25,null]`, `"p99_without":[1.5,1.5]`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("load sweep page lacks %q", want)
+		}
+	}
+	if strings.Contains(got, `id="chart-load-1"`) {
+		t.Error("one condition, two charts")
 	}
 }

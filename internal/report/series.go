@@ -17,11 +17,13 @@ import (
 // statements completed and the CPU of the server and the driver in it,
 // and the latency percentiles of the statements completed in it (empty
 // for a run recorded before obsbench kept them; read from buckets within
-// 6.25% of the exact value).
+// 6.25% of the exact value); at a fixed rate, the latency of the units
+// completed in it from their scheduled starts too (sched_*: what users
+// arriving on the schedule saw, a queue's wait included).
 func Series(w io.Writer, s result.Summary, runs []result.Run) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"t_s", "seq", "round", "condition", "method", "twin", "side", "second", "statements", "server_cpu", "driver_cpu",
-		"p50_ms", "p90_ms", "p99_ms", "max_ms"})
+		"p50_ms", "p90_ms", "p99_ms", "max_ms", "units", "sched_p50_ms", "sched_p99_ms", "sched_max_ms"})
 	var first result.Run
 	for _, r := range runs {
 		if !r.Started.IsZero() && (first.Started.IsZero() || r.Started.Before(first.Started)) {
@@ -37,13 +39,20 @@ func Series(w io.Writer, s result.Summary, runs []result.Run) error {
 		rows := func(twin string, side func(int) string, d result.DriverResult, u result.Usage) {
 			for i, n := range totals(d.PerSecond) {
 				row := []string{f(start + float64(i)), strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Condition, string(r.Method), twin,
-					side(i), strconv.Itoa(i), strconv.FormatInt(n, 10), "", "", "", "", "", ""}
+					side(i), strconv.Itoa(i), strconv.FormatInt(n, 10), "", "", "", "", "", "", "", "", "", ""}
 				if i < len(u.PerSecond) {
 					row[9], row[10] = f(u.PerSecond[i].Server), f(u.PerSecond[i].Driver)
 				}
 				if i < len(d.LatencyPerSecond) && d.LatencyPerSecond[i].Count > 0 {
 					l := d.LatencyPerSecond[i]
 					row[11], row[12], row[13], row[14] = f(l.P50), f(l.P90), f(l.P99), f(l.Max)
+				}
+				if d.Rate != nil && i < len(d.Rate.LatencyPerSecond) {
+					l := d.Rate.LatencyPerSecond[i]
+					row[15] = strconv.FormatInt(l.Count, 10)
+					if l.Count > 0 {
+						row[16], row[17], row[18] = f(l.P50), f(l.P99), f(l.Max)
+					}
 				}
 				cw.Write(row)
 			}

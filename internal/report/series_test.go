@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,5 +73,47 @@ func TestSeries(t *testing.T) {
 		if sum != want {
 			t.Errorf("run %d: %d statements over its rows; it counted %d", r.Seq, sum, want)
 		}
+	}
+}
+
+// At a rate, each second also has its units and their latency from the
+// scheduled start; a closed loop's seconds leave those columns empty.
+func TestSeriesAtRate(t *testing.T) {
+	s, runs := recorded(t)
+	k := slices.IndexFunc(runs, func(r result.Run) bool { return r.Error == "" })
+	seconds := len(runs[k].Driver.PerSecond[0])
+	rate := &result.RateResult{Asked: 100}
+	for i := range seconds {
+		rate.LatencyPerSecond = append(rate.LatencyPerSecond, result.SecondLatency{Count: int64(10 + i), P50: 5, P99: 50 + float64(i), Max: 90})
+	}
+	runs[k].Driver.Rate = rate
+	var b bytes.Buffer
+	if err := report.Series(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := strings.Join(rows[0][15:], ","); h != "units,sched_p50_ms,sched_p99_ms,sched_max_ms" {
+		t.Fatalf("header ends %q", h)
+	}
+	seen := 0
+	for _, row := range rows[1:] {
+		got := strings.Join(row[15:], ",")
+		if row[1] != strconv.Itoa(runs[k].Seq) {
+			if got != ",,," {
+				t.Errorf("run %s at no rate: %q; want empty", row[1], got)
+			}
+			continue
+		}
+		i, _ := strconv.Atoi(row[7])
+		if want := fmt.Sprintf("%d,5.000,%d.000,90.000", 10+i, 50+i); got != want {
+			t.Errorf("second %d: %q; want %q", i, got, want)
+		}
+		seen++
+	}
+	if seen != seconds {
+		t.Errorf("%d rows of the run at a rate; want %d", seen, seconds)
 	}
 }

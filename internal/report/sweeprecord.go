@@ -94,13 +94,17 @@ func missingPoints(rec SweepRecord) []string {
 	return out
 }
 
-// WriteSweep writes a sweep's record in its directory.
+// WriteSweep writes a sweep's record in its directory and, for a sweep
+// of loads, its report.html (latency against load).
 func WriteSweep(dir string, rec SweepRecord) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o600); err != nil || len(rec.Loads) == 0 {
+		return err
+	}
+	return WriteLoadSweepHTMLFile(dir, rec)
 }
 
 // ReadSweep reads a sweep directory's record with its experiments'

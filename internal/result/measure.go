@@ -113,6 +113,10 @@ type RateResult struct {
 	// Lag from its scheduled start to when a session sent it.
 	Latency Latency `json:"latency_ms"`
 	Lag     Latency `json:"lag_ms"`
+	// LatencyPerSecond is, for the units completed in each second of the
+	// window, their latency from the scheduled start (as the statements'
+	// DriverResult.LatencyPerSecond, read from buckets).
+	LatencyPerSecond []SecondLatency `json:"latency_ms_per_second,omitempty"`
 }
 
 // Saturated says the sessions could not keep the rate: the arrivals
