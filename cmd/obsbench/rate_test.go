@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,5 +147,42 @@ func TestRateWorkersMariaDB(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "saturated at this rate") || !strings.Contains(stdout, "skipped over the latency limit") {
 		t.Errorf("report does not name the saturated runs:\n%s", stdout)
+	}
+}
+
+// A sweep of loads on MariaDB runs one experiment per load, each at the
+// rate its probe found (the higher load's the faster), prints the
+// latency-against-load table and writes the sweep's report.html with a
+// chart per condition.
+func TestLoadSweepMariaDB(t *testing.T) {
+	needServers(t)
+	tmp, _ := privateState(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--engine", "mariadb", "--load", "30,60", "--observers", "baseline-again", "--method", "rounds",
+		"--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--seed", "7", "--out", out)
+	var rates []float64
+	for _, dir := range []string{"load-30", "load-60"} {
+		s := summaryOf(t, filepath.Join(out, dir))
+		if len(s.Conditions) == 0 || s.Conditions[0].Rate == nil {
+			t.Fatalf("%s: conditions %+v; want each at a rate", dir, s.Conditions)
+		}
+		rates = append(rates, s.Conditions[0].Rate.AskedPerS)
+	}
+	if !(rates[1] > rates[0]) {
+		t.Errorf("rates %v at loads 30%% and 60%%; want the higher load the faster", rates)
+	}
+	for _, want := range []string{"load sweep:", "30%", "60%", thousandsOf(rates[0]), thousandsOf(rates[1])} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("sweep table lacks %q:\n%s", want, stdout)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="chart-load-0"`, `id="chart-load-1"`, "baseline-again", `"loads":[30,60]`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the sweep's report.html lacks %q", want)
+		}
 	}
 }
