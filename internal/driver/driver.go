@@ -558,7 +558,7 @@ func (wk *worker) loop(ctx context.Context, op workload.Op, stop *atomic.Bool, s
 		if !clk.Unfinished {
 			wk.units++
 			if wk.lane != nil {
-				wk.unitDone(end, int((since / time.Second)))
+				wk.unitDone(end, int(since/time.Second))
 			}
 		}
 		sec := since / time.Second
