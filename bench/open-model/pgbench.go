@@ -21,7 +21,11 @@ import (
 // transaction (-l), and reads from its logs the transactions that ended
 // in the window: their count, and their latency, which pgbench -R counts
 // from each one's scheduled start, and lag.
-func runPgbench(ctx context.Context, c config, pg *postgres.Instance, bin string) (sample, error) {
+//
+// precise sets the timer slack of pgbench's threads to 1 ns, as the
+// shell that execs it writes its own /proc/self/timerslack_ns, which the
+// exec keeps and every thread pgbench creates inherits.
+func runPgbench(ctx context.Context, c config, pg *postgres.Instance, bin string, precise bool) (sample, error) {
 	dir, err := os.MkdirTemp("", "open-model-")
 	if err != nil {
 		return sample{}, err
@@ -31,9 +35,13 @@ func runPgbench(ctx context.Context, c config, pg *postgres.Instance, bin string
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "pgbench"), "-n", "-M", "prepared", "-b", c.script,
 		"-c", strconv.Itoa(c.clients), "-j", strconv.Itoa(c.threads), "-T", strconv.Itoa(secs), "-R", strconv.FormatFloat(c.rate, 'f', -1, 64),
 		"-l", "--log-prefix", filepath.Join(dir, "tx"), "-h", pg.SocketDir(), "-p", strconv.Itoa(pg.Port()), "-U", "postgres", database)
+	if precise {
+		cmd = exec.CommandContext(ctx, "sh", append([]string{"-c", `echo 1 > /proc/self/timerslack_ns && exec "$0" "$@"`}, cmd.Args...)...)
+	}
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGPASSFILE="+pg.PassFile())
 	cmd.Dir = dir
-	if _, _, err := sidebyside.RunPeer(cmd, nil); err != nil {
+	_, cpu, err := sidebyside.RunPeer(cmd, nil)
+	if err != nil {
 		return sample{}, err
 	}
 	logs, err := filepath.Glob(filepath.Join(dir, "tx.*"))
@@ -48,7 +56,9 @@ func runPgbench(ctx context.Context, c config, pg *postgres.Instance, bin string
 		}
 		txs = append(txs, t...)
 	}
-	return windowOf(txs, c.warmup, c.duration)
+	s, err := windowOf(txs, c.warmup, c.duration)
+	s.clientUS = perTxn(c, cpu)
+	return s, err
 }
 
 // loggedTx is one line of pgbench's per-transaction log: when the

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,5 +186,50 @@ func TestLoadSweepMariaDB(t *testing.T) {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the sweep's report.html lacks %q", want)
 		}
+	}
+}
+
+// --max-latency-added on a duet at a rate the observer's twin cannot
+// keep: plans-file-slow's plans wait on a directory that delays each
+// write by a millisecond, so its twin falls behind 1,000 arrivals a
+// second while the twin without it, at about a third of its capacity,
+// keeps them. The gate then fails the experiment (exit 3) and names the
+// observer saturated, whatever the limit: a queue has no latency added.
+func TestRateGateSaturated(t *testing.T) {
+	needServers(t)
+	asWorkers(t)
+	tmp, _ := privateState(t)
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--rate", "1000", "--observers", "plans-file-slow", "--rounds", "2",
+		"--duration", "2s", "--warmup", "1s", "--seed", "8", "--count=false", "--max-latency-added", "1000", "--out", out}, &stdout, &stderr)
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Fatalf("exit %d and no summary (%v):\n%s", code, err, stderr.String())
+	}
+	s := summaryOf(t, out)
+	var r *result.RateSummary
+	for _, c := range s.Conditions {
+		if c.Name == "plans-file-slow" {
+			r = c.Rate
+		}
+	}
+	if r == nil || r.Reference == nil {
+		t.Fatalf("exit %d; plans-file-slow's rate %+v; want both twins' sides\n%s", code, r, stderr.String())
+	}
+	if r.Side.SaturatedRuns != r.Side.Runs {
+		t.Fatalf("plans-file-slow's twin kept 1,000 arrivals/s in %d of %d runs; want none (its sink delays each write by 1 ms)", r.Side.Runs-r.Side.SaturatedRuns, r.Side.Runs)
+	}
+	// On a machine this loaded the twin without the observer may fall
+	// behind too; the gate must then not blame the observer.
+	want, gated := exitOverhead, "p99 latency added above --max-latency-added 1000 ms with 95% confidence: plans-file-slow saturated at this rate (backlog up to"
+	if r.Reference.SaturatedRuns > 0 {
+		t.Logf("the twin without the observer fell behind in %d of %d runs", r.Reference.SaturatedRuns, r.Reference.Runs)
+		want, gated = 0, ""
+	}
+	if code != want || !strings.Contains(stderr.String(), gated) {
+		t.Errorf("exit %d, want %d with %q:\n%s", code, want, gated, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "saturated (") {
+		t.Errorf("the table does not show the saturated twin's backlog:\n%s", stdout.String())
 	}
 }
