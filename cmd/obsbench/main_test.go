@@ -302,6 +302,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--method", "instructions", "--count-rounds", "3"}, "--count and --count-rounds add a counted part to a timed experiment; --method instructions counts alone, --rounds times each condition"},
 		{[]string{"run", "--method", "instructions", "--count-per-query"}, "--count-per-query: workload credit-top1 does not name its statements; dss-mix does"},
 		{[]string{"run", "--method", "instructions", "--engine", "mariadb", "--workload", "dss-mix", "--count-per-query"}, "--count-per-query: obsbench counts each statement apart on a managed PostgreSQL, not on mariadb, whose count is split at each connection's end"},
+		{[]string{"study", "replay", "--rate", "300"}, "--rate and --load: study replay replays its capture in stress mode, each session's statements as fast as the server answers them, so a fixed arrival rate does not apply"},
+		{[]string{"study", "audit", "--load", "50"}, "--load: study audit sweeps the session count (--sessions 1,2,4,8,16,32), which a fixed rate does not support yet"},
 		{[]string{"study", "sync-commit", "--method", "instructions"}, "--method instructions: study sync-commit has no counted part (studies that count: targets); count its observers with 'obsbench run --method instructions'"},
 		{[]string{"study", "targets", "--method", "instructions", "--clients", "2"}, "--clients sets timed runs; --method instructions counts"},
 		{[]string{"run", "--workload", "pgbench"}, "--workload pgbench needs --script: a pgbench script FILE[@WEIGHT] or a built-in (select-only, simple-update, tpcb-like), repeatable"},

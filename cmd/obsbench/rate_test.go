@@ -65,6 +65,7 @@ func TestRateDuet(t *testing.T) {
 	}
 	runs := readRuns(t, out)
 	saturated := map[string]bool{}
+	schedules := map[int64]bool{}
 	for _, r := range runs {
 		if r.Error != "" || r.Duet == nil {
 			t.Fatalf("run %d (%s): error %q, duet %v", r.Seq, r.Condition, r.Error, r.Duet)
@@ -74,9 +75,16 @@ func TestRateDuet(t *testing.T) {
 		if a, b := r.Driver.Rate.Scheduled, r.Duet.Off.Rate.Scheduled; a != b {
 			t.Errorf("run %d: the twins were offered %d and %d arrivals; want the same schedule", r.Seq, a, b)
 		}
+		schedules[r.Driver.Rate.Scheduled] = true
 		if r.Condition == "log-statements-file" && (r.Events == nil || r.Events.Recorded != r.Events.Executed || r.Events.Executed != r.Driver.Executed) {
 			t.Errorf("run %d: events %+v, executed %d; want every statement recorded at a rate", r.Seq, r.Events, r.Driver.Executed)
 		}
+	}
+	// Each phase a schedule of its own: one replayed in every phase
+	// would offer each the same count, and the rate held over the phases
+	// would be that one draw's.
+	if len(schedules) == 1 {
+		t.Errorf("every one of the %d phases was offered the same %v arrivals; want a schedule of its own each phase", len(runs), schedules)
 	}
 	s := summaryOf(t, out)
 	for _, c := range s.Conditions {

@@ -126,6 +126,8 @@ func (c Experiment) planSetting(w io.Writer) {
 	}
 	if c.Method.Counted() {
 		fmt.Fprintf(w, "workload %s, dataset %s\n", c.Workload, c.ds.Name)
+	} else if c.Workers > 1 {
+		fmt.Fprintf(w, "workload %s, %d clients in %d worker processes, dataset %s\n", c.Workload, c.Clients, c.Workers, c.ds.Name)
 	} else {
 		fmt.Fprintf(w, "workload %s, %d clients, dataset %s\n", c.Workload, c.Clients, c.ds.Name)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -367,6 +368,7 @@ func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p 
 		Executed: new(atomic.Int64)}
 	rc := cfg
 	rc.Driver.Executed = p.Executed
+	rc.Driver.RateSeed = roundRateSeed(cfg.Driver.RateSeed, st.Round)
 	if i > 0 {
 		p.Remaining = remaining(p.Elapsed, cfg, pl.arms, pl.steps, i)
 	}
@@ -381,6 +383,15 @@ func (pl *planned) run(ctx context.Context, cfg Config, i int) (r result.Run, p 
 		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	return r, p, err
+}
+
+// roundRateSeed is the arrival schedule's seed of a round (a duet's or
+// split's phase): the runs of one round, compared with each other, are
+// offered the same arrivals, and each round a schedule of its own, so
+// that the rate held and the latency read over many rounds are over
+// many schedules, not one replayed.
+func roundRateSeed(seed int64, round int) int64 {
+	return int64(rand.New(rand.NewPCG(uint64(seed), uint64(round))).Uint64() >> 1)
 }
 
 // runArm runs arm a once, by its method: round is a duet's or a split's

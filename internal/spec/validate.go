@@ -225,6 +225,8 @@ func (s Spec) validateRate() error {
 		return Invalidf("--latency-limit %v: want above 0 and at most 1h", s.LatencyLimit)
 	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && s.Workload == "replay":
 		return Invalidf("%s with --workload replay: a replay keeps the capture's own timing (--replay-speed)", s.rateFlag())
+	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && len(s.Sessions) > 0 && s.Study != "":
+		return Invalidf("%s: study %s sweeps the session count (--sessions %s), which a fixed rate does not support yet", s.rateFlag(), s.Study, FormatSessions(s.Sessions))
 	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && len(s.Sessions) > 0:
 		return Invalidf("%s with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients", s.rateFlag())
 	}

@@ -32,8 +32,11 @@ const captureFile = "capture.obsc"
 // replays it once per run under each observer, in stress mode. Its own
 // flags: --capture FILE, --capture-duration D.
 func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, out app.Output) error {
-	if o.CaptureDuration < time.Second || o.CaptureDuration > 24*time.Hour {
+	switch {
+	case o.CaptureDuration < time.Second || o.CaptureDuration > 24*time.Hour:
 		return spec.Invalidf("--capture-duration %v: want 1s to 24h", o.CaptureDuration)
+	case s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0:
+		return spec.Invalidf("--rate and --load: study %s replays its capture in stress mode, each session's statements as fast as the server answers them, so a fixed arrival rate does not apply", st.Name)
 	}
 	// --capture names the file to replay instead of the study's capture.
 	if s.Replay.Capture != "" {
@@ -45,11 +48,14 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 	if err != nil {
 		return err
 	}
+	if o.Capture == "" && c.DSN != "" {
+		return spec.Invalidf("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
+	}
+	if s.DryRun {
+		return planReplay(ctx, st, s, o, c, out)
+	}
 	base, capFile := c.Out, o.Capture
 	if capFile == "" {
-		if c.DSN != "" {
-			return spec.Invalidf("the built-in capture runs on obsbench's managed server: with --dsn, give --capture FILE (made by 'obsbench capture' from the server's log)")
-		}
 		if err := os.MkdirAll(base, 0o700); err != nil {
 			return err
 		}
@@ -58,8 +64,19 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 			return fmt.Errorf("capture: %w", err)
 		}
 	}
-	// The replay: each run replays the capture once, in stress mode, with
-	// the capture's sessions unless --clients says otherwise.
+	rc, err := app.ResolveIn(replaySpec(s, o, capFile, base), out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out.Stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, capFile, rc.Clients)
+	sum, err := rc.Run(ctx, out)
+	return rc.Gate(sum, rc.PrintStudy(out.Stdout, sum, err))
+}
+
+// replaySpec is the study's replay of capFile, recorded under base: each
+// run replays the capture once, in stress mode, with the capture's
+// sessions unless --clients says otherwise.
+func replaySpec(s spec.Spec, o Options, capFile, base string) spec.Spec {
 	rs := s
 	rs.Workload, rs.Params = "replay", nil
 	rs.Replay = spec.Replay{Capture: capFile, Mode: "stress", Speed: 1, Passes: 1}
@@ -71,13 +88,26 @@ func replayStudy(ctx context.Context, st study.Study, s spec.Spec, o Options, ou
 	for name := range s.Params {
 		rs.Unchoose(name)
 	}
-	rc, err := app.ResolveIn(rs, out)
-	if err != nil {
-		return err
+	return rs
+}
+
+// planReplay prints the study's plan and starts nothing: the replay's
+// where --capture names a file, else the capture it would make first (a
+// replay's runs depend on what its capture holds).
+func planReplay(ctx context.Context, st study.Study, s spec.Spec, o Options, c app.Experiment, out app.Output) error {
+	if o.Capture != "" {
+		rc, err := app.ResolveIn(replaySpec(s, o, o.Capture, c.Out), out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out.Stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, o.Capture, rc.Clients)
+		return rc.PrintPlan(ctx, out.Stdout)
 	}
-	fmt.Fprintf(out.Stdout, "== %s: replay of %s, %d sessions ==\n", st.Name, capFile, rc.Clients)
-	sum, err := rc.Run(ctx, out)
-	return rc.Gate(sum, rc.PrintStudy(out.Stdout, sum, err))
+	fmt.Fprintf(out.Stdout, "dry run: nothing is started\n\n"+
+		"study %s: first a capture, workload %s with %d sessions for %v on a managed %s server that logs every statement, into %s;\n"+
+		"then each run replays it once, in stress mode, with the capture's sessions: those runs depend on what the capture holds, which a dry run does not make (with --capture FILE it plans the replay of that file)\n",
+		st.Name, c.WorkloadMeta().Name, c.Clients, o.CaptureDuration, c.Engine, filepath.Join(c.Out, captureFile))
+	return nil
 }
 
 // makeCapture runs c's workload for dur on a managed server with capture
