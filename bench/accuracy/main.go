@@ -58,6 +58,7 @@ type config struct {
 	dir         string
 	clientWork  int
 	load        float64
+	closedLoop  bool
 	command     string
 }
 
@@ -68,7 +69,8 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the first experiment (the next ones add 1)")
 	flag.StringVar(&c.dir, "dir", "bench/accuracy", "where RESULT.md and the outputs go")
 	flag.IntVar(&c.clientWork, "client-work", 0, "µs of driver CPU before each statement in every other pair of experiments (0: none)")
-	flag.Float64Var(&c.load, "load", 0, "run every experiment at a fixed arrival rate, this percentage of a twin's quota busy (calibrate's --load; 0: a closed loop)")
+	flag.Float64Var(&c.load, "load", 0, "run every experiment at a fixed arrival rate, this percentage of a twin's quota busy (calibrate's --load; 0: calibrate's default, half load)")
+	flag.BoolVar(&c.closedLoop, "closed-loop", false, "run every experiment in a closed loop, each twin's server saturated at its quota (calibrate's --closed-loop)")
 	again := flag.Bool("render", false, "write RESULT.md again from the comparisons.json of -dir, measuring nothing")
 	flag.Parse()
 	c.command = sidebyside.Command("accuracy")
@@ -144,6 +146,9 @@ func run(ctx context.Context, c config) error {
 		args := []string{"calibrate", "--effects", c.effects, "--count=false", "--seed", seed, "--out", out}
 		if c.load > 0 {
 			args = append(args, "--load", strconv.FormatFloat(c.load, 'g', -1, 64))
+		}
+		if c.closedLoop {
+			args = append(args, "--closed-loop")
 		}
 		work := 0
 		if c.clientWork > 0 && (i/2)%2 == 1 {

@@ -148,7 +148,7 @@ func run(ctx context.Context, c config) error {
 func (c config) methodArgs() []string {
 	args := []string{"run", "--observers", "baseline", "--measure-collectors", "--seed", fmt.Sprint(c.seed)}
 	if c.duet {
-		return append(args, "--method", "duet", "--rounds", fmt.Sprint(c.duetRounds), "--duration", c.duetPhase.String())
+		return append(args, "--method", "duet", "--closed-loop", "--rounds", fmt.Sprint(c.duetRounds), "--duration", c.duetPhase.String())
 	}
 	return append(args, "--method", "alternation", "--alt-duration", c.altDuration.String(), "--alt-rounds", fmt.Sprint(c.altRounds))
 }

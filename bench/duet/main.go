@@ -162,7 +162,7 @@ func run(ctx context.Context, c config) error {
 		if _, err := do("auto", "run", "--method", "auto", "--observers", "log-filtered-out,noop", "--observer-file", noopFile); err != nil {
 			return err
 		}
-		if _, err := do("duet", "run", "--method", "duet", "--observers", "log-filtered-out"); err != nil {
+		if _, err := do("duet", "run", "--method", "duet", "--closed-loop", "--observers", "log-filtered-out"); err != nil {
 			return err
 		}
 		cal, err := do("calibrate", "calibrate", "--method", "alternation", "--effects", "1,2,5", "--alt-duration", "60s")
@@ -173,7 +173,7 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return err
 		}
-		if _, err := do("duet-calibrated", "run", "--method", "duet", "--workload", "credit-top1-calibrated",
+		if _, err := do("duet-calibrated", "run", "--method", "duet", "--closed-loop", "--workload", "credit-top1-calibrated",
 			"--observer-file", calFile, "--observers", strings.Join(names, ",")); err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func runShares(ctx context.Context, c config) error {
 	p("|---:|---:|---:|---:|---:|")
 	for _, share := range c.shares {
 		out := filepath.Join(tmp, "share-"+share)
-		args := []string{"run", "--method", "duet", "--observers", "baseline", "--rounds", "8", "--duration", "8s", "--twin-cpus", share, "--seed", fmt.Sprint(c.seed), "--out", out}
+		args := []string{"run", "--method", "duet", "--closed-loop", "--observers", "baseline", "--rounds", "8", "--duration", "8s", "--twin-cpus", share, "--seed", fmt.Sprint(c.seed), "--out", out}
 		logf("obsbench %s", strings.Join(args, " "))
 		if _, err := sidebyside.RunObsbench(ctx, exe, args...); err != nil {
 			return fmt.Errorf("--twin-cpus %s: %w", share, err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/spec"
 
@@ -18,7 +17,7 @@ import (
 // as a flag's help lists them.
 func engineChoices(can func(engine.Info) bool) string {
 	var names []string
-	for _, i := range app.EnginesWhere(can) {
+	for _, i := range spec.EnginesWhere(can) {
 		names = append(names, i.Name)
 	}
 	return spec.OneOf(names)

@@ -42,7 +42,7 @@ per statement under valgrind; that takes about 6.5 minutes on 2 cores.`,
 		},
 		groups: []flagGroup{
 			{"Observers", []string{"observers", "observer-file", "max-overhead", "max-latency-added", "measure-collectors"}},
-			{"Workload", []string{"workload", "clients", "rate", "load", "latency-limit", "scale", "shrink", "blocks", "batch", "client-work", "script", "define", "query-mode", "dataset",
+			{"Workload", []string{"workload", "clients", "rate", "load", "closed-loop", "latency-limit", "scale", "shrink", "blocks", "batch", "client-work", "script", "define", "query-mode", "dataset",
 				"capture", "replay-mode", "replay-speed", "replay-passes", "sessions"}},
 			{"Method and time", []string{"method", "rounds", "duration", "warmup", "seed", "twin-cpus", "alt-duration", "alt-rounds",
 				"phase-min", "phase-max", "target-resolution", "max-time"}},

@@ -46,8 +46,8 @@ func workloadFlags(fs *flag.FlagSet, s *spec.Spec) {
 		func(v string) error { s.Observers = splitList(v); return nil })
 	fs.StringVar(&s.ObserverFile, "observer-file", s.ObserverFile, "YAML file with more observers (same schema as the catalog)")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client sessions (default: the workload's, 16 for credit-top1)")
-	fs.Float64Var(&s.Rate, "rate", s.Rate, "a fixed arrival rate, units of work per second over all sessions (a script's transactions, otherwise statements), Poisson as pgbench -R schedules them, each unit's latency counted from its scheduled start: the cost of an observer at a load below saturation, in server CPU and latency (default: a closed loop, as fast as the server answers)")
-	fs.Func("load", "a fixed arrival rate at which the baseline keeps this `percent`age of its server's CPU busy (e.g. 50), found first by short probes (a closed loop, then up to three at a rate; what they found is printed), instead of --rate; several, ascending (25,50,75,90), sweep the load: one experiment each under --out/load-P, and the latency against load per observer",
+	fs.Float64Var(&s.Rate, "rate", s.Rate, "a fixed arrival rate, units of work per second over all sessions (a script's transactions, otherwise statements), Poisson as pgbench -R schedules them, each unit's latency counted from its scheduled start: the cost of an observer at a load below saturation, in server CPU and latency (default: a duet at --load 50, anything else a closed loop, as fast as the server answers)")
+	fs.Func("load", "a fixed arrival rate at which the baseline keeps this `percent`age of its server's CPU busy (e.g. 50), found first by short probes (a closed loop, then up to three at a rate; what they found is printed), instead of --rate; several, ascending (25,50,75,90), sweep the load: one experiment each under --out/load-P, and the latency against load per observer (default: 50 for a duet, which --closed-loop takes out)",
 		func(v string) error {
 			ps, err := spec.ParseLoads(v)
 			if err != nil {
@@ -59,6 +59,7 @@ func workloadFlags(fs *flag.FlagSet, s *spec.Spec) {
 			}
 			return nil
 		})
+	fs.BoolVar(&s.ClosedLoop, "closed-loop", s.ClosedLoop, "with a duet, which runs at --load 50 unless told otherwise: run the sessions as fast as the server answers instead, the overhead read as the throughput lost with each twin's server saturated at its CPU quota (the published studies' question)")
 	fs.DurationVar(&s.LatencyLimit, "latency-limit", s.LatencyLimit, "with --rate or --load: count units that take longer than this from their scheduled start as late, and skip those already later when a session is free (pgbench -L)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.StringVar(&s.Replay.Capture, "capture", s.Replay.Capture, "with --workload replay: the capture file to replay (made by 'obsbench capture')")

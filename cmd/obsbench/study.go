@@ -129,7 +129,8 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
 	fs.IntVar(&o.Clients, "clients", 0, "client sessions (default: 16 for credit-top1, 8 for dss-mix)")
 	fs.IntVar(&o.ClientWork, "client-work", 0, "credit-top1: µs of CPU each session spends in the driver before each statement (a heavier client: the figure is the server's and should not move with it)")
-	fs.Float64Var(&o.LoadPct, "load", 0, "--method duet: size and measure at a fixed arrival rate, the one at which the baseline keeps this percentage of a twin's quota busy (as run's --load; 0: a closed loop)")
+	fs.Float64Var(&o.LoadPct, "load", spec.DefaultDuetLoad, "--method duet: size and measure at a fixed arrival rate, the one at which the baseline keeps this percentage of a twin's quota busy (as run's --load, whose default for a duet this is)")
+	closed := fs.Bool("closed-loop", false, "--method duet: size and measure in a closed loop instead, each twin's server saturated at its quota and the overhead read as throughput lost (as run's --closed-loop)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the run order and phases (default: from the clock)")
 	fs.StringVar(&o.Out, "out", "", "directory for results (default: obsbench-results/calibrate-<time>)")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -139,8 +140,10 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 	// refused rather than ignored.
 	mix := o.Workload == "dss-mix"
 	var wrong, wrongMethod []string
+	loadGiven := false
 	fs.Visit(func(f *flag.Flag) {
-		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method" || f.Name == "load"
+		loadGiven = loadGiven || f.Name == "load"
+		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method" || f.Name == "load" || f.Name == "closed-loop"
 		switch {
 		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")) || (mix && f.Name == "client-work"):
 			wrong = append(wrong, "--"+f.Name)
@@ -149,10 +152,16 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 		}
 	})
 	if len(wrong) > 0 {
-		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases, --count and --load, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
 	}
 	if len(wrongMethod) > 0 {
-		return usagef("%s does not apply to --method %s (duet takes --phases, --count and --load, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)
+		return usagef("%s does not apply to --method %s (duet takes --phases, --count, --load and --closed-loop, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)
+	}
+	if *closed && loadGiven {
+		return usagef("--closed-loop with --load: a closed loop has no arrival rate; give one of them")
+	}
+	if mix || *closed || !o.Method.Twins() {
+		o.LoadPct = 0
 	}
 	if mix {
 		o.Method = ""

@@ -58,22 +58,22 @@ func (c *Experiment) budgetDuet() {
 		arms += len(c.observers) // the split's A/A and each observer's split
 	}
 	phase := c.Duration + c.Warmup + c.phaseCost()
-	n := int(c.MaxTime/(time.Duration(arms)*phase)) / 4 * 4
+	n := int((c.MaxTime-c.probeTime())/(time.Duration(arms)*phase)) / 4 * 4
 	c.Rounds = min(max(n, DefaultDuetPhases), 1000)
+}
+
+// probeTime is what --load's capacity probes take before the phases.
+func (c Experiment) probeTime() time.Duration {
+	if c.LoadPct <= 0 && len(c.Loads) == 0 {
+		return 0
+	}
+	return experiment.LoadProbeTime(c.phaseCost())
 }
 
 // duetBudgeted says whether --max-time sizes the duet's phases; with
 // --target-resolution it caps the phases the A/A arm asks for instead.
 func (c Experiment) duetBudgeted() bool {
 	return c.Method.Paired() && c.IsChosen("max-time") && !c.IsChosen("rounds") && c.TargetResolution == 0 && !c.resuming && !c.wl.FixedWork()
-}
-
-// twinCPUs is each twin's CPU quota, in CPUs.
-func (c Experiment) twinCPUs() float64 {
-	if c.TwinCPUs > 0 {
-		return c.TwinCPUs
-	}
-	return spec.DefaultTwinShare * float64(runtime.NumCPU())
 }
 
 // chooseMethod is the method when none is given: a duet where one can
@@ -166,7 +166,7 @@ func twinsOf(ctx context.Context, c Experiment, first, twin engine.Server, load 
 		return nil, nil, nil, err
 	}
 	closers = append(closers, set.Close)
-	tw := &experiment.Twins{Target: twin, ShareCPUs: c.twinCPUs()}
+	tw := &experiment.Twins{Target: twin, ShareCPUs: c.TwinQuota(runtime.NumCPU())}
 	var loads [2]experiment.Load
 	for i, s := range []engine.Server{first, twin} {
 		name := experiment.TwinNames[i]

@@ -64,9 +64,9 @@ func (c *Experiment) checkPerQuery() error {
 	}
 	switch {
 	case c.info.Counts && !c.info.CountsQueries:
-		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", productsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s, whose count is split at each connection's end", spec.ProductsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
 	case !c.info.CountsQueries:
-		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s", productsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
+		return usagef("--count-per-query: obsbench counts each statement apart on a managed %s, not on %s", spec.ProductsWhere(func(i engine.Info) bool { return i.CountsQueries }), c.Engine)
 	case len(names) == 0:
 		return usagef("--count-per-query: workload %s does not name its statements; dss-mix does", c.wl.Name)
 	}
@@ -194,15 +194,5 @@ var errNotResumable = errors.New("a --method instructions experiment is not resu
 // CountingProducts names the engines whose managed servers obsbench counts
 // ("PostgreSQL or MariaDB").
 func CountingProducts() string {
-	return productsWhere(func(i engine.Info) bool { return i.Counts })
-}
-
-// productsWhere names the engines of which can holds, as a message lists
-// them.
-func productsWhere(can func(engine.Info) bool) string {
-	var ps []string
-	for _, i := range EnginesWhere(can) {
-		ps = append(ps, i.Product)
-	}
-	return spec.OneOf(ps)
+	return spec.ProductsWhere(func(i engine.Info) bool { return i.Counts })
 }

@@ -56,6 +56,7 @@ func TestMethodChosen(t *testing.T) {
 		{"fixed work", func(s *spec.Spec) { s.Workload, s.Params = "dss-mix", map[string]int{"blocks": 1} }, []string{"workload", "blocks"}, false, "duet", ""},
 		{"no cgroup", func(*spec.Spec) {}, nil, true, "auto", "no usable cgroup"},
 		{"given", func(s *spec.Spec) { s.Method = "rounds" }, []string{"method"}, false, "rounds", ""},
+		{"closed loop", func(s *spec.Spec) { s.ClosedLoop = true }, []string{"closed-loop"}, false, "duet", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -85,6 +86,12 @@ func TestMethodChosen(t *testing.T) {
 			}
 			if (tt.want == "duet" || tt.want == "split") && (c.Rounds != DefaultDuetPhases || c.Duration != phase) {
 				t.Errorf("a chosen duet runs %d phases of %v; want %d of %v", c.Rounds, c.Duration, DefaultDuetPhases, phase)
+			}
+			// A managed duet runs at half load unless it is fixed work or
+			// told otherwise; nothing else has a rate no one asked for.
+			atLoad := tt.want == "duet" && s.DSN == "" && !c.wl.FixedWork() && !s.ClosedLoop
+			if want := map[bool]float64{true: spec.DefaultDuetLoad}[atLoad]; c.LoadPct != want || c.loadDefaulted != atLoad {
+				t.Errorf("load %g%% (defaulted %v); want %g%%", c.LoadPct, c.loadDefaulted, want)
 			}
 			if tt.want == "duet" && !c.wl.FixedWork() && c.Warmup != DefaultDuetWarmup {
 				t.Errorf("a chosen duet warms up for %v; want %v", c.Warmup, DefaultDuetWarmup)
@@ -116,8 +123,11 @@ func TestDuetBudget(t *testing.T) {
 		want        int
 	}{
 		// Two arms (the A/A and the observer) of 2.5 s phases and their
-		// restarts: 300 s / (2 x 3.3 s) = 45, in blocks of four 44.
-		{"duet", "", 5 * time.Minute, []string{"max-time"}, 44},
+		// restarts: 300 s / (2 x 3.3 s) = 45, in blocks of four 44. At
+		// the default half load the capacity probes take up to 4 x 4.8 s
+		// first: 280.8 s / 6.6 s = 42, in blocks of four 40.
+		{"duet", "", 5 * time.Minute, []string{"max-time", "closed-loop"}, 44},
+		{"duet", "", 5 * time.Minute, []string{"max-time"}, 40},
 		{"duet", "", time.Minute, []string{"max-time"}, DefaultDuetPhases},
 		{"duet", "", 5 * time.Minute, []string{"max-time", "rounds"}, 8},
 		{"duet", "", 5 * time.Minute, nil, DefaultDuetPhases}, // the default --max-time bounds alternation only
@@ -139,6 +149,7 @@ func TestDuetBudget(t *testing.T) {
 		if slices.Contains(tt.given, "target-resolution") {
 			s.TargetResolution = 2
 		}
+		s.ClosedLoop = slices.Contains(tt.given, "closed-loop")
 		c, err := resolve(chosen(s, append(tt.given, "observers", "method")...), false, Output{Env: process.Env{CgroupRoot: root}})
 		if err != nil {
 			t.Fatal(err)

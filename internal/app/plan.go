@@ -76,9 +76,9 @@ func planManaged(c Experiment, w io.Writer) error {
 	case upTo != "":
 		fmt.Fprintf(w, "\nestimate: none: each step is fixed work, done when its statements are (at most %v), which depends on the server's speed; the progress line estimates from the first steps\n", step)
 	default:
-		total := setupOverhead + time.Duration(steps)*(step+stepOverhead) + counted
-		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset%s)\n",
-			total.Round(time.Minute), stepOverhead, setupOverhead, countedNote(counted))
+		total := setupOverhead + time.Duration(steps)*(step+stepOverhead) + counted + c.probeTime()
+		fmt.Fprintf(w, "\nestimate: about %v (each step's time, %v a step for restarts, and %v for starting the servers and loading the dataset%s%s)\n",
+			total.Round(time.Minute), stepOverhead, setupOverhead, countedNote(counted), probeNote(c.probeTime()))
 	}
 	if c.Study != "" && !c.Method.Counted() {
 		fmt.Fprintf(w, "study %s: its own steps (a capture, a reliability run, its other workloads) come beside this plan and are not in the estimate\n", c.Study)
@@ -134,6 +134,8 @@ func (c Experiment) planSetting(w io.Writer) {
 	switch {
 	case c.Rate > 0:
 		fmt.Fprintf(w, "at a fixed rate of %g units/s (Poisson, latency from each unit's scheduled start)\n", c.Rate)
+	case c.loadDefaulted:
+		fmt.Fprintf(w, "%s; its rate found first by short probes (a closed loop, then up to 3 at a rate)\n", spec.DefaultLoadNote)
 	case c.LoadPct > 0:
 		fmt.Fprintf(w, "at the rate that keeps %g%% of the baseline's server CPU busy, found first by short probes (a closed loop, then up to 3 at a rate)\n", c.LoadPct)
 	case len(c.Loads) > 0:
@@ -148,6 +150,13 @@ func (c Experiment) planSetting(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "method %s\n", c.Method)
 	}
+}
+
+func probeNote(probes time.Duration) string {
+	if probes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the capacity probes up to %v", probes.Round(time.Second))
 }
 
 func countedNote(counted time.Duration) string {

@@ -28,22 +28,6 @@ import (
 	"github.com/obsbench/obsbench/internal/workloadspec"
 )
 
-// EnginesWhere are the registered engines that can do what can asks, the
-// default engine first, then by name: the order help and errors list
-// them in.
-func EnginesWhere(can func(engine.Info) bool) []engine.Info {
-	var out []engine.Info
-	first := spec.Default().Engine
-	for _, name := range engine.NamesWhere(can) {
-		if i := engine.InfoOf(name); name == first {
-			out = slices.Insert(out, 0, i)
-		} else {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // Experiment is a validated experiment: its spec, and what the spec names.
 type Experiment struct {
 	spec.Spec
@@ -61,6 +45,8 @@ type Experiment struct {
 	// methodWhy is what kept a duet out then.
 	methodChosen bool
 	methodWhy    string
+	// loadDefaulted: LoadPct is a duet's default, not the user's.
+	loadDefaulted bool
 	// splitByDefault names the observers an auto run on one server
 	// measures by split (chooseSplit), the others by auto.
 	splitByDefault []string
@@ -207,16 +193,23 @@ func (c *Experiment) resolveMethod() {
 	}
 }
 
-// pairedDefaults are a duet's or a split's phases, where not given.
+// pairedDefaults are a duet's or a split's phases, where not given, and
+// a duet's load (spec.DefaultDuetLoad). Resuming, the record has them.
 func (c *Experiment) pairedDefaults() {
-	if !c.IsChosen("rounds") && !c.resuming {
+	if c.resuming {
+		return
+	}
+	if !c.IsChosen("rounds") {
 		c.Rounds = DefaultDuetPhases
 	}
-	if !c.IsChosen("duration") && !c.resuming && !c.wl.FixedWork() && c.Replay.Passes == 0 {
+	if !c.IsChosen("duration") && !c.wl.FixedWork() && c.Replay.Passes == 0 {
 		c.Duration = DefaultDuetDuration
 		if !c.IsChosen("warmup") {
 			c.Warmup = DefaultDuetWarmup
 		}
+	}
+	if c.Method == result.MethodDuet && c.AtDefaultLoad(c.wl.FixedWork()) {
+		c.LoadPct, c.loadDefaulted = spec.DefaultDuetLoad, true
 	}
 }
 
@@ -504,6 +497,9 @@ func (c Experiment) logMethod(logf func(string, ...any)) {
 		logf("method duet: the observer's server and its twin driven at the same time (the default where twins can run; --method auto for rounds and alternation on one server)")
 	default:
 		logf("method auto, not duet: %s", c.methodWhy)
+	}
+	if c.loadDefaulted {
+		logf("%s", spec.DefaultLoadNote)
 	}
 }
 

@@ -160,6 +160,8 @@ func duetRun(ctx context.Context, o Options, dir string, cals []Calibration, pha
 	case o.LoadPct > 0:
 		s.LoadPct = o.LoadPct
 		s.Choose("load")
+	default:
+		s.ClosedLoop = true
 	}
 	if o.ClientWork > 0 {
 		s.Params = map[string]int{"client-work": o.ClientWork}

@@ -81,6 +81,12 @@ const (
 	loadTolerance = 0.05
 )
 
+// LoadProbeTime is the most the capacity probes take, each restart
+// costing restart: a closed loop and maxLoadProbes at a rate.
+func LoadProbeTime(restart time.Duration) time.Duration {
+	return (1 + maxLoadProbes) * (probeWarmup + probeDuration + restart)
+}
+
 // probed is what a capacity probe at the rate asked (0: a closed loop)
 // measured: the units a second the baseline completed and, where read,
 // the server CPU it kept busy, in CPUs.

@@ -170,7 +170,10 @@ func (l textLayout) legend(w io.Writer, s result.Summary) {
 		}
 		fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
 	}
-	if uses(s, result.MethodDuet) {
+	switch {
+	case askedRate(s) > 0:
+		fmt.Fprintln(w, "stmts/s, p99 ms: the observer's side's statements, each timed from its send; at a rate the figures that count are below.")
+	case uses(s, result.MethodDuet):
 		fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
 	}
 }

@@ -49,6 +49,15 @@ const (
 // spread much wider (bench/duet/README.md).
 const DefaultTwinShare = 0.25
 
+// TwinQuota is each duet twin's CPU quota, in CPUs, on a machine of
+// ncpu: --twin-cpus, else DefaultTwinShare of them.
+func (s Spec) TwinQuota(ncpu int) float64 {
+	if s.TwinCPUs > 0 {
+		return s.TwinCPUs
+	}
+	return DefaultTwinShare * float64(ncpu)
+}
+
 // Default is the spec of 'obsbench run' with no flags: the default
 // experiment on a managed PostgreSQL.
 func Default() Spec {

@@ -75,9 +75,12 @@ type Spec struct {
 	// closed-loop probe of the baseline measures before the runs.
 	LoadPct float64 `json:"load_pct,omitempty"`
 	// Loads, if set, sweep LoadPct instead: one experiment per load.
-	Loads         []float64 `json:"loads,omitempty"`
-	Sessions      []int     `json:"sessions,omitempty"`
-	DriverThreads int       `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
+	Loads []float64 `json:"loads,omitempty"`
+	// ClosedLoop keeps a duet's sessions as fast as the server answers,
+	// where it would run at DefaultDuetLoad.
+	ClosedLoop    bool  `json:"closed_loop,omitempty"`
+	Sessions      []int `json:"sessions,omitempty"`
+	DriverThreads int   `json:"driver_threads"` // the driver's OS threads: driver.DefaultProcs(Clients) unless given
 	// Workers, when > 0, spreads the sessions over this many worker
 	// processes, which Launcher starts (local: on this machine).
 	Workers  int      `json:"workers,omitempty"`

@@ -219,6 +219,8 @@ func (s Spec) validateRate() error {
 		return Invalidf("--max-latency-added and --max-overhead gate one experiment: give one --load, not a sweep")
 	case s.LoadPct > 0 && s.Rate > 0:
 		return Invalidf("--load and --rate both set the arrival rate: give one")
+	case s.ClosedLoop && (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0):
+		return Invalidf("--closed-loop with %s: a closed loop has no arrival rate; give one of them", s.rateFlag())
 	case s.LatencyLimit != 0 && s.Rate == 0 && s.LoadPct == 0 && len(s.Loads) == 0:
 		return Invalidf("--latency-limit counts units late against their schedule: give --rate or --load too")
 	case s.LatencyLimit < 0 || s.LatencyLimit > time.Hour:
@@ -244,7 +246,7 @@ func (s Spec) rateFlag() string {
 // TimingFlags are the settings of timed runs, which a counted experiment
 // (--method instructions) does not have.
 var TimingFlags = []string{"duration", "warmup", "alt-duration", "alt-rounds", "phase-min", "phase-max",
-	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors", "rate", "latency-limit", "load"}
+	"target-resolution", "max-time", "clients", "sessions", "driver-threads", "waits", "measure-collectors", "rate", "latency-limit", "load", "closed-loop"}
 
 // MaxCountSessions bounds --count-sessions: each session's backend runs
 // under valgrind, tens of times slower and larger than it would.

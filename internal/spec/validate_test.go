@@ -163,3 +163,32 @@ func TestParseSessions(t *testing.T) {
 		}
 	}
 }
+
+// A duet runs at DefaultDuetLoad unless something says otherwise: a rate
+// or a load given, a closed loop asked for, or what a rate cannot run
+// with.
+func TestAtDefaultLoad(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		set   func(*Spec)
+		fixed bool
+		want  bool
+	}{
+		{"the default", func(*Spec) {}, false, true},
+		{"--closed-loop", func(s *Spec) { s.ClosedLoop = true }, false, false},
+		{"--rate", func(s *Spec) { s.Rate = 100; s.Choose("rate") }, false, false},
+		{"--load", func(s *Spec) { s.LoadPct = 30; s.Choose("load") }, false, false},
+		{"--load sweep", func(s *Spec) { s.Loads = []float64{25, 50}; s.Choose("load") }, false, false},
+		{"--sessions", func(s *Spec) { s.Sessions = []int{1, 2} }, false, false},
+		{"--workload replay", func(s *Spec) { s.Workload = "replay" }, false, false},
+		{"fixed work", func(*Spec) {}, true, false},
+		{"a study", func(s *Spec) { s.Study = "targets" }, false, false},
+		{"--dsn", func(s *Spec) { s.DSN = "host=/tmp" }, false, false},
+	} {
+		s := Default()
+		tt.set(&s)
+		if got := s.AtDefaultLoad(tt.fixed); got != tt.want {
+			t.Errorf("%s: AtDefaultLoad = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
