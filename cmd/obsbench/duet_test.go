@@ -123,6 +123,9 @@ func TestDuetManaged(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
+	if !strings.Contains(stderr.String(), spec.DefaultLoadNote) || !strings.Contains(stderr.String(), "capacity probe: ") {
+		t.Errorf("stderr does not say the duet runs at its default load, found by probes:\n%s", stderr.String())
+	}
 	wantQuota := strconv.Itoa(int(spec.DefaultTwinShare * float64(runtime.NumCPU()) * cgroup.Period))
 	worker := filepath.Base(os.Args[0])
 	for i, dir := range dirs {
@@ -154,6 +157,9 @@ func TestDuetManaged(t *testing.T) {
 		d := r.Duet
 		if r.Error != "" || r.Method != "duet" || d == nil {
 			t.Fatalf("run %d (%s): method %s, error %q, duet %v", r.Seq, r.Condition, r.Method, r.Error, d)
+		}
+		if r.Driver.Rate == nil || r.Driver.Rate.Asked <= 0 {
+			t.Errorf("run %d: no arrival rate (%+v); a duet runs at --load %d unless told otherwise", r.Seq, r.Driver.Rate, spec.DefaultDuetLoad)
 		}
 		if want := experiment.TwinNames[experiment.DuetOn(r.Round, experiment.DuetFlipped(3, r.Condition))]; d.On != want {
 			t.Errorf("run %d, round %d: observer in twin %s; want %s", r.Seq, r.Round, d.On, want)

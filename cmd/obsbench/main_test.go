@@ -740,10 +740,11 @@ func TestInspect(t *testing.T) {
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
 	var stdout, stderr bytes.Buffer
-	// A warm-up of a second: on a starved machine a run with a 300-ms
-	// warm-up once measured no statement in its 1-s window, likely the
-	// restarted server's first, cold statements outlasting both.
-	if code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "1s",
+	// Two seconds of warm-up and of window: on a starved machine runs
+	// with 300 ms and then 1 s of warm-up each once measured no statement
+	// in a 1-s window, likely the restarted server's first, cold
+	// statements outlasting both.
+	if code := run(context.Background(), []string{"run", "--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "2s",
 		"--clients", "2", "--observers", "log-statements-file", "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr.String())
 	}
