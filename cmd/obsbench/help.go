@@ -32,8 +32,10 @@ extension, ...) costs a workload: it runs the workload with and without
 each observer and prints each one's overhead with a 95% confidence
 interval, its latency, CPU and events recorded. With no flags it starts its
 own PostgreSQL from the local binaries, copies it into a twin, and compares
-the default observers by duet, then counts each one's server instructions
-per statement under valgrind; that takes about 6.5 minutes on 2 cores.`,
+the default observers by duet at half load (each twin's server at half
+of its CPU quota; --closed-loop saturates it), then counts each one's
+server instructions per statement under valgrind; that takes about 7
+minutes on 2 cores.`,
 		examples: []string{
 			"obsbench run                                        # the default observers, managed PostgreSQL",
 			"obsbench run --observers pg-stat-statements,pgaudit-read --rounds 8",
