@@ -208,7 +208,7 @@ func (c *Experiment) pairedDefaults() {
 			c.Warmup = DefaultDuetWarmup
 		}
 	}
-	if c.Method == result.MethodDuet && c.AtDefaultLoad(c.wl.FixedWork()) {
+	if c.AtDefaultLoad(c.wl.FixedWork()) {
 		c.LoadPct, c.loadDefaulted = spec.DefaultDuetLoad, true
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/obsbench/obsbench/internal/experiment"
-	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Flags that only one method uses: given to an experiment whose plan has
@@ -41,8 +40,7 @@ func unusedFlags(c Experiment, arms []experiment.Arm) []string {
 	if given := c.givenOf(altFlags); !alternation && len(given) > 0 {
 		warns = append(warns, fmt.Sprintf("%s: no condition alternates (--method %s), so they change nothing", strings.Join(given, " "), c.Method))
 	}
-	open := c.Spec
-	if open.ClosedLoop = false; c.ClosedLoop && !(c.Method == result.MethodDuet && open.AtDefaultLoad(c.wl.FixedWork())) {
+	if c.ClosedLoop && !c.OpensByDefault(c.wl.FixedWork()) {
 		warns = append(warns, "--closed-loop changes nothing: this run is a closed loop anyway (only a duet on managed twins runs at --load 50 unless told otherwise)")
 	}
 	return warns

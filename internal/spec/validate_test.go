@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // valid is a spec Validate accepts: the default experiment's settings.
@@ -183,9 +185,11 @@ func TestAtDefaultLoad(t *testing.T) {
 		{"--workload replay", func(s *Spec) { s.Workload = "replay" }, false, false},
 		{"fixed work", func(*Spec) {}, true, false},
 		{"a study", func(s *Spec) { s.Study = "targets" }, false, false},
+		{"not a duet", func(s *Spec) { s.Method = result.MethodRounds }, false, false},
 		{"--dsn", func(s *Spec) { s.DSN = "host=/tmp" }, false, false},
 	} {
 		s := Default()
+		s.Method = result.MethodDuet
 		tt.set(&s)
 		if got := s.AtDefaultLoad(tt.fixed); got != tt.want {
 			t.Errorf("%s: AtDefaultLoad = %v; want %v", tt.name, got, tt.want)
