@@ -60,7 +60,7 @@ func workloadFlags(fs *flag.FlagSet, s *spec.Spec) {
 			return nil
 		})
 	fs.BoolVar(&s.ClosedLoop, "closed-loop", s.ClosedLoop, "with a duet, which runs at --load 50 unless told otherwise: run the sessions as fast as the server answers instead, the overhead read as the throughput lost with each twin's server saturated at its CPU quota (the published studies' question)")
-	fs.DurationVar(&s.LatencyLimit, "latency-limit", s.LatencyLimit, "with --rate or --load: count units that take longer than this from their scheduled start as late, and skip those already later when a session is free (pgbench -L)")
+	fs.DurationVar(&s.LatencyLimit, "latency-limit", s.LatencyLimit, "at a rate (--rate, --load, or a duet's default half load): count units that take longer than this from their scheduled start as late, and skip those already later when a session is free (pgbench -L)")
 	fs.IntVar(&s.DriverThreads, "driver-threads", s.DriverThreads, "OS threads of the load driver (one event loop each on PostgreSQL and local MariaDB); default: one per core, at most one per session")
 	fs.StringVar(&s.Replay.Capture, "capture", s.Replay.Capture, "with --workload replay: the capture file to replay (made by 'obsbench capture')")
 	fs.StringVar(&s.Replay.Mode, "replay-mode", s.Replay.Mode, "with --workload replay: stress (each session's statements as fast as the server answers, in captured order) or sync (at the captured times divided by --replay-speed)")
@@ -159,7 +159,7 @@ func outputFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxCountedOverhead = &f
 		return err
 	})
-	fs.Func("max-latency-added", "with --rate or --load, by duet or split: exit with code 3 when an observer adds more than this many `ms` to the p99 latency with 95% confidence (its whole interval above it), or cannot keep the rate in most of its runs while the side without it keeps it in all", func(v string) error {
+	fs.Func("max-latency-added", "at a rate (--rate, --load, or a duet's default half load), by duet or split: exit with code 3 when an observer adds more than this many `ms` to the p99 latency with 95% confidence (its whole interval above it), or cannot keep the rate in most of its runs while the side without it keeps it in all", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		s.MaxLatencyAdded = &f
 		return err

@@ -162,3 +162,42 @@ func TestDuetBudget(t *testing.T) {
 		}
 	}
 }
+
+// The flags of a fixed rate are taken where the method chosen runs at
+// one, the default duet's half load included, and refused, naming what
+// keeps the run a closed loop, where it does not.
+func TestOpenFlagsAfterTheMethod(t *testing.T) {
+	root := fakeCgroups(t, t.TempDir())
+	limit := 5.0
+	for _, tt := range []struct {
+		name  string
+		edit  func(*spec.Spec)
+		given []string
+		want  string // part of the refusal; "" when taken
+	}{
+		{"default duet, gate", func(s *spec.Spec) { s.MaxLatencyAdded = &limit }, []string{"max-latency-added"}, ""},
+		{"default duet, limit", func(s *spec.Spec) { s.LatencyLimit = 10 * time.Millisecond }, []string{"latency-limit"}, ""},
+		{"closed loop", func(s *spec.Spec) { s.MaxLatencyAdded, s.ClosedLoop = &limit, true }, []string{"max-latency-added", "closed-loop"},
+			"--max-latency-added gates the p99 latency an observer adds at a fixed rate: this duet is a closed loop (--closed-loop)"},
+		{"fixed work", func(s *spec.Spec) {
+			s.LatencyLimit, s.Workload, s.Params = time.Millisecond, "dss-mix", map[string]int{"blocks": 1}
+		}, []string{"latency-limit", "workload", "blocks"}, "--latency-limit counts units late against their schedule: this duet is a closed loop (a workload of fixed work)"},
+		{"rounds", func(s *spec.Spec) { s.MaxLatencyAdded, s.Method = &limit, "rounds" }, []string{"max-latency-added", "method"},
+			"at a fixed rate: give --rate or --load too"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec.Default()
+			s.Observers, s.Out = []string{"log-statements-file"}, filepath.Join(t.TempDir(), "out")
+			tt.edit(&s)
+			c, err := resolve(chosen(s, append(tt.given, "observers")...), false, Output{Env: process.Env{CgroupRoot: root}})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Resolve: %v", err)
+			case tt.want == "" && c.LoadPct != spec.DefaultDuetLoad:
+				t.Errorf("load %g%%; want the default duet's %d%%", c.LoadPct, spec.DefaultDuetLoad)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("Resolve: %v; want an error with %q", err, tt.want)
+			}
+		})
+	}
+}

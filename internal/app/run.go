@@ -92,6 +92,9 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 		return c, err
 	}
 	c.resolveMethod()
+	if err := c.ValidateOpenFlags(); err != nil {
+		return c, err
+	}
 	if err := c.ValidateDuet(runtime.NumCPU()); err != nil {
 		if c.methodChosen {
 			return c, usagef("%v (a duet is the default method for this server; --method auto runs the observers on one server)", err)

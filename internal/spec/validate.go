@@ -207,8 +207,6 @@ func (s Spec) validateRate() error {
 		return Invalidf("--rate %g: want arrivals per second over all sessions, above 0 and at most %d", s.Rate, MaxRate)
 	case s.MaxLatencyAdded != nil && (*s.MaxLatencyAdded < 0 || *s.MaxLatencyAdded > 60_000):
 		return Invalidf("--max-latency-added %g: want milliseconds from 0 to 60000", *s.MaxLatencyAdded)
-	case s.MaxLatencyAdded != nil && s.Rate == 0 && s.LoadPct == 0 && len(s.Loads) == 0:
-		return Invalidf("--max-latency-added gates the p99 latency an observer adds at a fixed rate: give --rate or --load too")
 	case s.LoadPct < 0 || s.LoadPct > 100 || (s.IsChosen("load") && s.LoadPct == 0 && len(s.Loads) == 0):
 		return Invalidf("--load %g: want a percentage of the probed capacity, above 0 and at most 100", s.LoadPct)
 	case len(s.Loads) > 0 && (s.Rate > 0 || s.LoadPct > 0):
@@ -221,8 +219,6 @@ func (s Spec) validateRate() error {
 		return Invalidf("--load and --rate both set the arrival rate: give one")
 	case s.ClosedLoop && (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0):
 		return Invalidf("--closed-loop with %s: a closed loop has no arrival rate; give one of them", s.rateFlag())
-	case s.LatencyLimit != 0 && s.Rate == 0 && s.LoadPct == 0 && len(s.Loads) == 0:
-		return Invalidf("--latency-limit counts units late against their schedule: give --rate or --load too")
 	case s.LatencyLimit < 0 || s.LatencyLimit > time.Hour:
 		return Invalidf("--latency-limit %v: want above 0 and at most 1h", s.LatencyLimit)
 	case (s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0) && s.Workload == "replay":
@@ -233,6 +229,44 @@ func (s Spec) validateRate() error {
 		return Invalidf("%s with --sessions: a sweep of sessions at a fixed rate is not supported yet; give --clients", s.rateFlag())
 	}
 	return nil
+}
+
+// ValidateOpenFlags refuses the flags of a fixed arrival rate on a run
+// that has none: it is called once the method is chosen, since a duet
+// that OpensByDefault runs at DefaultDuetLoad though no rate was asked.
+func (s Spec) ValidateOpenFlags() error {
+	if s.Rate > 0 || s.LoadPct > 0 || len(s.Loads) > 0 {
+		return nil
+	}
+	closed := "give --rate or --load too"
+	if s.Method == result.MethodDuet && s.ClosedLoop {
+		closed = "this duet is a closed loop (--closed-loop); drop it, or give --rate or --load"
+	} else if s.Method == result.MethodDuet {
+		closed = "this duet is a closed loop (" + s.closedBy() + "); give --rate or --load"
+	}
+	switch {
+	case s.MaxLatencyAdded != nil:
+		return Invalidf("--max-latency-added gates the p99 latency an observer adds at a fixed rate: %s", closed)
+	case s.LatencyLimit != 0:
+		return Invalidf("--latency-limit counts units late against their schedule: %s", closed)
+	}
+	return nil
+}
+
+// closedBy names what keeps a duet with no rate asked for in a closed
+// loop, as OpensByDefault decides it.
+func (s Spec) closedBy() string {
+	switch {
+	case s.Study != "":
+		return "study " + s.Study + " keeps its own closed loop"
+	case s.DSN != "":
+		return "twins by --dsn"
+	case len(s.Sessions) > 0:
+		return "a sweep of --sessions"
+	case s.Workload == "replay":
+		return "a replay"
+	}
+	return "a workload of fixed work"
 }
 
 // rateFlag is the flag that set the rate: --rate or --load.
