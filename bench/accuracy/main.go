@@ -59,6 +59,7 @@ type config struct {
 	clientWork  int
 	load        float64
 	closedLoop  bool
+	resume      bool
 	command     string
 }
 
@@ -72,6 +73,7 @@ func main() {
 	flag.Float64Var(&c.load, "load", 0, "run every experiment at a fixed arrival rate, this percentage of a twin's quota busy (calibrate's --load; 0: calibrate's default, half load)")
 	flag.BoolVar(&c.closedLoop, "closed-loop", false, "run every experiment in a closed loop, each twin's server saturated at its quota (calibrate's --closed-loop)")
 	again := flag.Bool("render", false, "write RESULT.md again from the comparisons.json of -dir, measuring nothing")
+	flag.BoolVar(&c.resume, "resume", false, "keep the experiments in the comparisons.json of -dir and run the next ones, up to -experiments in all (same flags as the run that made it)")
 	flag.Parse()
 	c.command = sidebyside.Command("accuracy")
 	if *again {
@@ -135,11 +137,16 @@ func run(ctx context.Context, c config) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	var all []comparison
+	prev, err := earlier(c)
+	if err != nil {
+		return err
+	}
+	all := prev.Comparisons
 	var busy atomic.Int64
-	var driftTime time.Duration
-	start := time.Now()
-	for i := range c.experiments {
+	busy.Store(prev.BusyMS)
+	driftTime := time.Duration(prev.DriftS * float64(time.Second))
+	start := time.Now().Add(-time.Duration(prev.TotalS * float64(time.Second)))
+	for i := prev.Done; i < c.experiments; i++ {
 		drift := i%2 == 1
 		out := filepath.Join(tmp, fmt.Sprintf("exp-%d", i+1))
 		seed := strconv.FormatUint(c.seed+uint64(i), 10)
@@ -181,7 +188,7 @@ func run(ctx context.Context, c config) error {
 		}
 		all = append(all, got...)
 		logf("experiment %d took %s", i+1, time.Since(t0).Round(time.Second))
-		st := state{Command: c.command, Comparisons: all, Done: i + 1, BusyMS: busy.Load(), DriftS: driftTime.Seconds(), TotalS: time.Since(start).Seconds()}
+		st := state{Command: prev.commandThen(c.command), Comparisons: all, Done: i + 1, BusyMS: busy.Load(), DriftS: driftTime.Seconds(), TotalS: time.Since(start).Seconds()}
 		if err := st.save(c); err != nil {
 			return err
 		}
@@ -292,15 +299,51 @@ func (st state) save(c config) error {
 
 // render writes RESULT.md again from comparisons.json.
 func render(c config) error {
-	b, err := os.ReadFile(filepath.Join(c.dir, "comparisons.json"))
+	st, err := load(c)
 	if err != nil {
 		return err
 	}
-	var st state
-	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("comparisons.json: %w", err)
-	}
 	return st.save(c)
+}
+
+// load reads the comparisons.json of c.dir.
+func load(c config) (state, error) {
+	var st state
+	b, err := os.ReadFile(filepath.Join(c.dir, "comparisons.json"))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("comparisons.json: %w", err)
+	}
+	return st, nil
+}
+
+// earlier is what a -resume keeps: the experiments already in c.dir,
+// whose seeds and drift the next ones continue. Without -resume it is
+// nothing.
+func earlier(c config) (state, error) {
+	if !c.resume {
+		return state{}, nil
+	}
+	st, err := load(c)
+	if err != nil {
+		return st, fmt.Errorf("-resume: %w", err)
+	}
+	if st.Done >= c.experiments {
+		return st, fmt.Errorf("-resume: %s holds %d experiments already; give -experiments above it", c.dir, st.Done)
+	}
+	logf("resuming after experiment %d of %s", st.Done, c.dir)
+	return st, nil
+}
+
+// commandThen is the command line of what st holds followed by cmd's,
+// where a -resume added experiments to it.
+func (st state) commandThen(cmd string) string {
+	if st.Command == "" || st.Command == cmd {
+		return cmd
+	}
+	return st.Command + "`, then `" + cmd
 }
 
 func report(c config, st state) string {
