@@ -1,8 +1,9 @@
 // Command split compares obsbench's methods on one managed PostgreSQL
 // side by side, each given the same budget (--max-time): split (two
 // groups of sessions on one server), duet (twin servers) and auto
-// (rounds and alternation on one server), on the same observers, quiet
-// and under a drift made on purpose; and split on a server it does not
+// (rounds and alternation on one server), on the same observers, quiet,
+// under a drift made on purpose and beside a neighbour busy on one core;
+// and split on a server it does not
 // manage (split-external, split-external-mariadb). It writes bench/split/RESULT.md and
 // each experiment's text output beside it.
 package main
@@ -30,7 +31,7 @@ type config struct {
 	mariadb   string // the observers of splitExternalMariaDB
 	budget    time.Duration
 	methods   []string
-	drift     []bool
+	conds     []string
 	seed      uint64
 	dir       string
 	command   string
@@ -39,7 +40,7 @@ type config struct {
 // experiment is one obsbench run and what it found.
 type experiment struct {
 	method  string
-	drift   bool
+	cond    string
 	elapsed time.Duration
 	sum     result.Summary
 }
@@ -50,13 +51,16 @@ func main() {
 	flag.StringVar(&c.observers, "observers", "log-filtered-out,pgaudit-filtered-out,pg-stat-statements", "the observers every PostgreSQL method measures")
 	flag.StringVar(&c.mariadb, "mariadb-observers", "slow-log-filtered-out", "the observers "+splitExternalMariaDB+" measures")
 	flag.DurationVar(&c.budget, "max-time", 5*time.Minute, "each experiment's budget (--max-time)")
-	conditions := flag.String("conditions", "quiet,drift", "quiet (nothing beside the experiments), drift (the drift thread beside them), or both")
+	conditions := flag.String("conditions", "quiet,drift", "quiet (nothing beside the experiments), drift (the drift thread beside them), neighbour (a thread busy on one core all along), in the order they run")
 	flag.Uint64Var(&c.seed, "seed", 1, "the experiments' seed")
 	flag.StringVar(&c.dir, "dir", "bench/split", "where RESULT.md and the outputs go")
 	flag.Parse()
 	c.methods = strings.Split(*methods, ",")
-	for _, cond := range strings.Split(*conditions, ",") {
-		c.drift = append(c.drift, cond == "drift")
+	c.conds = strings.Split(*conditions, ",")
+	for _, cond := range c.conds {
+		if !slices.Contains([]string{quiet, drift, neighbour}, cond) {
+			sidebyside.Fail("split", fmt.Errorf("-conditions: unknown condition %q; want quiet, drift or neighbour", cond))
+		}
 	}
 	c.command = sidebyside.Command("split")
 	sidebyside.Main("split", func(ctx context.Context) error { return run(ctx, c) })
@@ -76,16 +80,20 @@ func run(ctx context.Context, c config) error {
 	var exps []experiment
 	var busy atomic.Int64
 	var drifted time.Duration
-	for _, drift := range c.drift {
+	for _, cond := range c.conds {
 		var stop context.CancelFunc = func() {}
 		t0 := time.Now()
-		if drift {
+		if cond != quiet {
 			var dctx context.Context
 			dctx, stop = context.WithCancel(ctx)
-			go sidebyside.Drift(dctx, c.seed, &busy)
+			if cond == drift {
+				go sidebyside.Drift(dctx, c.seed, &busy)
+			} else {
+				go sidebyside.Neighbour(dctx)
+			}
 		}
 		for _, m := range c.methods {
-			e, err := one(ctx, c, exe, tmp, m, drift)
+			e, err := one(ctx, c, exe, tmp, m, cond)
 			if err != nil {
 				stop()
 				return err
@@ -93,7 +101,7 @@ func run(ctx context.Context, c config) error {
 			exps = append(exps, e)
 		}
 		stop()
-		if drift {
+		if cond == drift {
 			drifted = time.Since(t0)
 		}
 	}
@@ -101,9 +109,8 @@ func run(ctx context.Context, c config) error {
 }
 
 // one runs method's experiment and keeps its text output beside RESULT.md.
-func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (experiment, error) {
-	e := experiment{method: method, drift: drift}
-	cond := map[bool]string{false: "quiet", true: "drift"}[drift]
+func one(ctx context.Context, c config, exe, tmp, method, cond string) (experiment, error) {
+	e := experiment{method: method, cond: cond}
 	out := filepath.Join(tmp, method+"-"+cond)
 	args := []string{"run", "--method", method, "--observers", c.observers, "--max-time", c.budget.String(), "--count=false", "--seed", fmt.Sprint(c.seed), "--out", out}
 	shown := args
@@ -143,6 +150,15 @@ func one(ctx context.Context, c config, exe, tmp, method string, drift bool) (ex
 	e.sum, err = result.ReadSummary(filepath.Join(out, "summary.json"))
 	return e, err
 }
+
+// The conditions an experiment runs in: nothing beside it, the drift
+// thread (sidebyside.Drift), or a neighbour busy on one core all along
+// (sidebyside.Neighbour).
+const (
+	quiet     = "quiet"
+	drift     = "drift"
+	neighbour = "neighbour"
+)
 
 // splitDuet is --method split,duet (whose comma -methods would split):
 // a duet and a split of each observer on the first twin beside it.
@@ -195,18 +211,20 @@ func report(c config, exps []experiment, busyMS int64, drifted, total time.Durat
 		r.Line("- drift: a thread of the bench busy on one core for a random 3-12 s, then idle 3-12 s (busy %.0f%% of the drift experiments' time)",
 			100*float64(busyMS)/float64(drifted.Milliseconds()))
 	}
+	if slices.Contains(c.conds, neighbour) {
+		r.Line("- neighbour: a thread of the bench busy on one core for the whole experiment")
+	}
 	r.Line("- each interval at its experiment's level (95%% over its comparisons together, Bonferroni); half-width = half the interval")
 	r.Line("")
 	r.Line("| method | machine | took | condition | measures | overhead %% [CI] | half-width | basis |")
 	r.Line("|---|---|---:|---|---|---|---:|---|")
 	for _, e := range exps {
-		cond := map[bool]string{false: "quiet", true: "drift"}[e.drift]
 		for _, cs := range e.sum.Conditions {
 			o := cs.Overhead
 			if o == nil || !o.Measured() {
 				continue
 			}
-			r.Line("| %s | %s | %v | %s | %s | %.2f [%.2f, %.2f] | ±%.2f | %s |", e.method, cond, e.elapsed.Round(time.Second), cs.Name, cs.Measures,
+			r.Line("| %s | %s | %v | %s | %s | %.2f [%.2f, %.2f] | ±%.2f | %s |", e.method, e.cond, e.elapsed.Round(time.Second), cs.Name, cs.Measures,
 				o.Pct, o.CILow, o.CIHigh, (o.CIHigh-o.CILow)/2, o.Basis)
 		}
 	}
@@ -230,8 +248,7 @@ func shared(r *sidebyside.Report, exps []experiment) {
 				r.Line("|---|---|---|---|---|")
 				head = true
 			}
-			cond := map[bool]string{false: "quiet", true: "drift"}[e.drift]
-			r.Line("| %s | %s | %s | %.2f [%.2f, %.2f] | %s |", e.method, cond, cs.Name, sp.Pct, sp.CILow, sp.CIHigh, sp.Basis)
+			r.Line("| %s | %s | %s | %.2f [%.2f, %.2f] | %s |", e.method, e.cond, cs.Name, sp.Pct, sp.CILow, sp.CIHigh, sp.Basis)
 		}
 	}
 }

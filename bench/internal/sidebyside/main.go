@@ -52,6 +52,18 @@ func Fail(bench string, err error) {
 	os.Exit(1)
 }
 
+// Neighbour keeps one core busy until ctx ends: a steady neighbour, such
+// as another tenant's job, that takes from whichever twin the scheduler
+// puts beside it.
+func Neighbour(ctx context.Context) {
+	runtime.LockOSThread()
+	for ctx.Err() == nil {
+		for i := 0; i < 100000; i++ {
+			_ = i * i
+		}
+	}
+}
+
 // Drift keeps one core busy for a random 3-12 s, then leaves it idle for
 // 3-12 s, until ctx ends: a machine whose speed for everything else
 // changes faster than alternation's phases and rounds' runs. busy adds
