@@ -193,13 +193,19 @@ func printFlag(w io.Writer, f *flag.Flag) {
 	if kind != "" {
 		line += " " + kind
 	}
-	if !slices.Contains([]string{"", "0", "0s", "false", "[]", "off"}, f.DefValue) && !strings.Contains(usage, "(default") {
+	if !zeroDefault(f.DefValue) && !strings.Contains(usage, "(default") {
 		usage += " (default " + f.DefValue + ")"
 	}
 	fmt.Fprintln(w, line)
 	for _, l := range wrap(usage, 72) {
 		fmt.Fprintf(w, "        %s\n", l)
 	}
+}
+
+// zeroDefault says whether a flag's default is its kind's zero value,
+// which the help does not print.
+func zeroDefault(v string) bool {
+	return slices.Contains([]string{"", "0", "0s", "false", "[]", "off"}, v)
 }
 
 // wrap breaks s into lines of at most width bytes at spaces (a longer word

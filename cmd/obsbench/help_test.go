@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/obsbench/obsbench/internal/spec"
 )
 
 // Help goes to standard output with exit 0, shows what a command takes
@@ -165,4 +168,46 @@ func TestNoDatedNotes(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// Each flag's help gives its default once: in one "(default ...)", which
+// every flag of run with a value by default has, and never a second
+// value beside it (as --rounds once said "default 16" for a duet before
+// "(default 6)").
+func TestHelpOneDefault(t *testing.T) {
+	value := regexp.MustCompile(`default:? [0-9]`)
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	runFlags(fs, new(spec.Default()))
+	for name := range helps {
+		var stdout, stderr bytes.Buffer
+		run(context.Background(), []string{"help", name}, &stdout, &stderr)
+		for _, block := range flagBlocks(stdout.String()) {
+			text := strings.Join(strings.Fields(block.text), " ")
+			n, values := strings.Count(text, "(default"), len(value.FindAllString(text, -1))
+			f := fs.Lookup(strings.TrimLeft(block.flag, "-"))
+			valued := name == "run" && f != nil && !zeroDefault(f.DefValue)
+			if n > 1 || values > 1 || (valued && n != 1) {
+				t.Errorf("%s %s: %d '(default' and %d default values; want one default, said once:\n%s", name, block.flag, n, values, text)
+			}
+		}
+	}
+}
+
+// flagBlock is one flag's lines of a command's help.
+type flagBlock struct{ flag, text string }
+
+// flagBlocks splits a command's help into its flags' blocks: a line
+// "  --name kind" and the indented usage lines under it.
+func flagBlocks(help string) []flagBlock {
+	var out []flagBlock
+	for _, line := range strings.Split(help, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "   "):
+			f := strings.Fields(line)
+			out = append(out, flagBlock{flag: f[0]})
+		case strings.HasPrefix(line, "        ") && len(out) > 0:
+			out[len(out)-1].text += " " + line
+		}
+	}
+	return out
 }
