@@ -75,14 +75,7 @@ type completions struct {
 // command's flags from its help (obsbench CMD -h).
 func completionWords(ctx context.Context, e env) (completions, error) {
 	c := completions{flags: map[string][]flagWord{}, values: map[string][]string{}}
-	_, list, _ := strings.Cut(usage, "commands:\n")
-	list, _, _ = strings.Cut(list, "\n\n")
-	for _, line := range strings.Split(list, "\n") {
-		if f := strings.Fields(line); len(f) > 0 {
-			c.commands = append(c.commands, f[0])
-		}
-	}
-	c.commands = append(c.commands, "help")
+	c.commands = commandNames()
 	help := func(args ...string) ([]flagWord, error) {
 		var out bytes.Buffer
 		e.stdout, e.stderr = &out, &out

@@ -139,7 +139,7 @@ func (e env) run(ctx context.Context, args []string) int {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usagef("unknown command %q\n%s", args[0], usage)
+		err = unknownCommand(args[0])
 	}
 	return exitCode(err, stderr)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/engine"
-	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
@@ -48,7 +47,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]strin
 				fs.Usage() // the flag package's, or a command's own usage line
 				return nil, errHelp
 			}
-			return nil, usageError{Err: flagError(fs, err)}
+			return nil, usageError{Err: flagError(fs, args, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -122,18 +121,6 @@ func observersCmd(args []string, stdout, stderr io.Writer) error {
 // undefinedFlag is how the flag package reports a flag it does not know.
 var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
 
-// unknownFlag names the flag nearest to name and where the command's
-// flags are listed.
-func unknownFlag(fs *flag.FlagSet, name string) error {
-	var known []string
-	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
-	msg := fmt.Sprintf("unknown flag --%s", name)
-	if s := observer.ClosestName(name, known); s != "" {
-		msg += fmt.Sprintf(" (did you mean --%s?)", s)
-	}
-	return fmt.Errorf("%s; '%s -h' lists its flags", msg, fs.Name())
-}
-
 // durationWant says what a duration flag wants, for a value that is not
 // one: a number without its unit gets the unit suggested.
 func durationWant(value string) string {
@@ -149,9 +136,9 @@ var invalidValue = regexp.MustCompile(`^invalid value "(.*)" for flag -(\S+): (.
 // flagError says what was wrong with a flag's value in the form of
 // obsbench's other errors (--name "value": why), with the parser's reason,
 // which the flag package reduces to "parse error".
-func flagError(fs *flag.FlagSet, err error) error {
+func flagError(fs *flag.FlagSet, args []string, err error) error {
 	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
-		return unknownFlag(fs, m[1])
+		return unknownFlag(fs, args, m[1])
 	}
 	m := invalidValue.FindStringSubmatch(err.Error())
 	if m == nil {

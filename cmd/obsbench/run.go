@@ -215,7 +215,7 @@ func (e env) parseRunSpec(name string, args []string, help io.Writer, base spec.
 		x.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
 	}
 	fs.StringVar(&resume, "resume", "", "continue the interrupted experiment in this results directory: finished runs are kept, the rest run")
-	if err := parseFlags(fs, args, help); err != nil {
+	if err := parseFlags(fs, expandShort(args), help); err != nil {
 		return s, nil, "", err
 	}
 	given = spec.Chosen{}
