@@ -56,16 +56,15 @@ type Client struct {
 const maxConsecutiveErrors = 100
 
 // StatementNames names every SQL command of scripts, in order: the
-// script's base name, the line, and the start of the statement.
+// script's base name, the line, and the statement whole, its white space
+// made single spaces (summary.json keeps it so, for a program to match;
+// a table shortens it).
 func StatementNames(scripts []Weighted) []string {
 	var names []string
 	for _, w := range scripts {
 		for _, cmd := range w.Script.Commands {
 			if cmd.Kind == SQL {
 				text := strings.Join(strings.Fields(cmd.Text), " ")
-				if len(text) > 60 {
-					text = text[:57] + "..."
-				}
 				names = append(names, fmt.Sprintf("%s:%d %s", filepath.Base(w.Script.Name), cmd.Line, text))
 			}
 		}

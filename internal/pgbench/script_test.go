@@ -154,3 +154,18 @@ func TestScriptErrorPlacesTheColumn(t *testing.T) {
 		t.Errorf("column %d of %q; want the ')' that ends the missing argument", se.Col, line)
 	}
 }
+
+// A statement's name keeps its whole text, its white space made single
+// spaces, so that summary.json can be matched against the script.
+func TestStatementNamesWhole(t *testing.T) {
+	long := "SELECT 1 / (CASE WHEN $1 = 3 THEN 1 ELSE 0 END) AS wild_a,\n    2 AS wild_b, 3 AS wild_c FROM pgbench_accounts"
+	sc, err := ParseSQLFile("dir/wild-a.sql", "SELECT 1;\n"+long+";\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := StatementNames([]Weighted{{Script: sc, Weight: 1}})
+	want := "wild-a.sql:2 " + strings.Join(strings.Fields(long), " ")
+	if len(got) != 2 || got[1] != want {
+		t.Errorf("names %q; want the second %q", got, want)
+	}
+}

@@ -271,6 +271,7 @@ type counterView struct {
 
 type counterRow struct {
 	Name   string
+	Full   string // the name whole, where Name shortens it
 	Values []string
 }
 

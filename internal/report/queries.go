@@ -24,7 +24,7 @@ func queryCounts(w io.Writer, conds []result.CountedCondition) {
 	}
 	fmt.Fprintln(tw, "\t")
 	for _, q := range conds[0].Queries {
-		fmt.Fprintf(tw, "%s\t%d\t%s", q.Name, q.Executions, thousands(q.PerExec))
+		fmt.Fprintf(tw, "%s\t%d\t%s", shortStatement(q.Name), q.Executions, thousands(q.PerExec))
 		for _, c := range conds[1:] {
 			fmt.Fprintf(tw, "\t%s", changeText(queryChange(c, q.Name)))
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -51,7 +52,7 @@ func statementCells(s result.Summary, cell func(result.StatementLatency) (string
 		}
 	}
 	for _, name := range stmts {
-		row := counterRow{Name: name}
+		row := counterRow{Name: shortStatement(name), Full: name}
 		for _, c := range s.Conditions {
 			text := "-"
 			for _, st := range c.Statements {
@@ -67,4 +68,21 @@ func statementCells(s result.Summary, cell func(result.StatementLatency) (string
 		v.Rows = append(v.Rows, row)
 	}
 	return v
+}
+
+// statementWidth is the most of a statement's name a table shows.
+const statementWidth = 60
+
+// shortStatement is a statement's name as a table shows it: whole up to
+// statementWidth bytes, else its start and "...". summary.json keeps the
+// name whole.
+func shortStatement(name string) string {
+	if len(name) <= statementWidth {
+		return name
+	}
+	cut := statementWidth - 3
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "..."
 }

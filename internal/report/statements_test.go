@@ -39,3 +39,26 @@ func TestStatementsTable(t *testing.T) {
 		t.Errorf("no named statements printed %q; want nothing", b.String())
 	}
 }
+
+// A table shortens a long statement's name, which summary.json keeps
+// whole; the HTML report gives it whole as the cell's title.
+func TestStatementNameShortened(t *testing.T) {
+	long := "wild-a.sql:6 SELECT 1 / (CASE WHEN $1 = 3 THEN 1 ELSE 0 END) AS wild_a, 2 AS wild_b"
+	s := result.Summary{Conditions: []result.ConditionSummary{
+		{Name: "baseline", Statements: []result.StatementLatency{{Statement: long, Count: 10, MeanMS: 0.1}}},
+	}}
+	var b strings.Builder
+	if err := Statements(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	short := shortStatement(long)
+	if len(short) != statementWidth || !strings.HasSuffix(short, "...") || !strings.HasPrefix(long, strings.TrimSuffix(short, "...")) {
+		t.Errorf("shortened to %q; want its first %d bytes and ...", short, statementWidth-3)
+	}
+	if !strings.Contains(b.String(), short) || strings.Contains(b.String(), long) {
+		t.Errorf("table:\n%s\nwant the name shortened to %q", b.String(), short)
+	}
+	if m := statementMatrix(s); len(m.Rows) != 1 || m.Rows[0].Full != long {
+		t.Errorf("rows %+v; want the whole name kept for the HTML report's title", m.Rows)
+	}
+}
