@@ -270,7 +270,11 @@ func eventWarnings(name string, e *result.Events) []string {
 		return nil
 	}
 	var warnings []string
-	if !e.Volume && e.Recorded != e.Executed && e.Error == "" {
+	if lo, hi, ok := e.SampledInterval(); ok && e.Error == "" && (e.Recorded < lo || e.Recorded > hi) {
+		warnings = append(warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed, sampled at %g: outside the %d-%d a sample of that rate records 999 times in 1,000",
+			name, e.Recorded, e.Executed, e.SampleRate, lo, hi))
+	}
+	if !e.Volume && e.SampleRate == 0 && e.Recorded != e.Executed && e.Error == "" {
 		warnings = append(warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed (%+d)",
 			name, e.Recorded, e.Executed, e.Recorded-e.Executed))
 	}
@@ -354,6 +358,7 @@ func summarizeCondition(name string, runs []result.Run) result.ConditionSummary 
 			cs.Events.Recorded += r.Events.Recorded
 			cs.Events.Executed += r.Events.Executed
 			cs.Events.Volume = r.Events.Volume
+			cs.Events.SampleRate = r.Events.SampleRate
 			addCount(&cs.Events.EngineLost, r.Events.EngineLost)
 			addCount(&cs.Events.EngineLostBuffers, r.Events.EngineLostBuffers)
 			addCount(&cs.Events.EngineBlocked, r.Events.EngineBlocked)

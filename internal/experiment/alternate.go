@@ -251,5 +251,5 @@ func checkEvents(ctx context.Context, cfg Config, sw *switcher) (_ *result.Event
 	if err != nil {
 		return &result.Events{Error: "check run: " + err.Error()}, nil
 	}
-	return countEvents(ctx, events, res.Executed), nil
+	return countEvents(ctx, events, res.Executed, sw.observer), nil
 }

@@ -38,8 +38,9 @@ func faultWatch(t engine.Target) (failed func() string) {
 	}
 }
 
-// countEvents compares what events recorded with the statements executed.
-func countEvents(ctx context.Context, events engine.EventCounter, executed int64) *result.Events {
+// countEvents compares what events recorded with the statements executed,
+// of which o records a sample where its events say so.
+func countEvents(ctx context.Context, events engine.EventCounter, executed int64, o observer.Observer) *result.Events {
 	var n int64
 	var files []result.FileCount
 	var err error
@@ -51,6 +52,9 @@ func countEvents(ctx context.Context, events engine.EventCounter, executed int64
 		n, err = events.Count(ctx)
 	}
 	ev := &result.Events{Recorded: n, Executed: executed, Files: files}
+	if o.Events != nil {
+		ev.SampleRate = o.Events.Sampled
+	}
 	if err != nil {
 		ev.Error = err.Error()
 	}
@@ -519,7 +523,7 @@ func runOne(ctx context.Context, cfg Config, o observer.Observer) (r result.Run,
 		r.Error = "cpu: " + cpu.Err.Error()
 	}
 	if events != nil {
-		r.Events = countEvents(ctx, events, res.Executed)
+		r.Events = countEvents(ctx, events, res.Executed, o)
 	}
 	if f := faults(); f != "" && r.Error == "" {
 		r.Error = f

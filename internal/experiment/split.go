@@ -163,7 +163,7 @@ func runSplit(ctx context.Context, cfg Config, a Arm, round int) (r result.Run, 
 	if events != nil {
 		// Only the observed group's sessions set the observer: its
 		// statements are the ones to be recorded.
-		r.Events = countEvents(ctx, events, r.Driver.Executed)
+		r.Events = countEvents(ctx, events, r.Driver.Executed, shared)
 	}
 	if f := faults(); f != "" && r.Error == "" {
 		r.Error = f

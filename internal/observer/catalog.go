@@ -254,6 +254,10 @@ func validateEvents(o Observer) error {
 		}
 	}
 	switch {
+	case ev.Sampled < 0 || ev.Sampled >= 1:
+		return fmt.Errorf("events sampled: %g: want the share of statements recorded, above 0 and below 1 (leave it out where every statement is)", ev.Sampled)
+	case ev.Sampled > 0 && ev.Volume:
+		return errors.New("events sampled: and volume: exclude each other: a volume is not compared with the statements")
 	case ev.Volume && builtinSource(ev.Source):
 		return fmt.Errorf("events volume: is for %s", volumeSources())
 	case ev.Mark != "" && ev.Source != SourceSQL:

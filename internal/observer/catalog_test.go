@@ -27,7 +27,8 @@ func TestBuiltinCatalog(t *testing.T) {
 		"pgaudit-rotated", "pgaudit-stream-lossy",
 		"log-statements-stream", "log-statements-stream-lossy", "log-statements-prefix", "log-statements-syslog",
 		"pg-stat-statements-planning", "auto-explain-filtered-out", "auto-explain-verbose",
-		"pgaudit-read-params", "pgaudit-filtered-out", "log-lock-waits"}
+		"pgaudit-read-params", "pgaudit-filtered-out", "log-lock-waits",
+		"track-io-timing", "track-functions", "compute-query-id", "log-sampled", "auto-explain-sampled"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)
@@ -41,7 +42,8 @@ func TestBuiltinCatalog(t *testing.T) {
 	}
 	for _, name := range []string{"baseline", "baseline-again", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
 		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered",
-		"perf-schema-no-consumer", "perf-schema-filtered-out", "slow-log-filtered-out", "plans-slow-log-filtered-out", "server-audit-table-events"} {
+		"perf-schema-no-consumer", "perf-schema-filtered-out", "slow-log-filtered-out", "plans-slow-log-filtered-out", "server-audit-table-events",
+		"userstat", "slow-log-sampled"} {
 		if _, err := cat.Lookup("mariadb", name); err != nil {
 			t.Errorf("Lookup(mariadb, %s) = %v", name, err)
 		}
@@ -91,6 +93,7 @@ func TestParseErrors(t *testing.T) {
 		{"mark without placeholder", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT 1', mark: 'SELECT 0'}\n", "f.yaml:4:3: events mark: and {{mark}} in query: go together"},
 		{"placeholder without mark", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT {{mark}}'}\n", "f.yaml:4:3: events mark: and {{mark}} in query: go together"},
 		{"file setting on sql", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT 1', file_setting: general_log_file}\n", "f.yaml:4:3: events file_setting: is for source server-log"},
+		{"sampled all", "- name: x\n  engine: postgres\n  description: d\n  events: {source: server-log, match: '{{tag}}', sampled: 1}\n", "f.yaml:4:3: events sampled: 1: want the share of statements recorded, above 0 and below 1"},
 		{"bad file setting", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: server-log, match: x, file_setting: 'a b'}\n", "f.yaml:4:3: events file_setting \"a b\" is not a server setting name"},
 	}
 	for _, tt := range tests {

@@ -119,6 +119,11 @@ type EventCounter struct {
 	// that sends its statements as text (--query-mode simple) is not
 	// counted, and the report says why.
 	PreparedOnly bool `yaml:"prepared_only" json:"prepared_only,omitempty"`
+	// Sampled is the share of statements the observer records by design
+	// (a sample rate, 0 < Sampled < 1; 0: every one): the count is then
+	// checked against the binomial interval around that share of the
+	// statements executed, not against all of them.
+	Sampled float64 `yaml:"sampled" json:"sampled,omitempty"`
 }
 
 // MarkPlaceholder stands for the value of an event counter's Mark query.

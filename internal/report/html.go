@@ -223,6 +223,12 @@ func eventRow(name string, ev *result.Events) eventView {
 		v.Difference = "not collected: " + ev.Error
 	case ev.Volume:
 		v.Difference = "not per statement: the observer's volume"
+	case ev.SampleRate > 0:
+		lo, hi, _ := ev.SampledInterval()
+		v.Difference = fmt.Sprintf("sampled %g: within %d-%d", ev.SampleRate, lo, hi)
+		if ev.Recorded < lo || ev.Recorded > hi {
+			v.Difference, v.Lost = fmt.Sprintf("sampled %g: OUTSIDE %d-%d", ev.SampleRate, lo, hi), true
+		}
 	case d < 0:
 		v.Difference, v.Lost = fmt.Sprintf("LOST %d", -d), true
 	case d > 0:

@@ -424,7 +424,7 @@ func eventsCell(e *result.Events, counted bool) string {
 		return s
 	}
 	lost := (e.EngineLost != nil && *e.EngineLost > 0) || (e.EngineLostBuffers != nil && *e.EngineLostBuffers > 0)
-	if len(e.Notes) > 0 && !lost && e.Error == "" && !e.Volume && e.Recorded < e.Executed {
+	if len(e.Notes) > 0 && !lost && e.Error == "" && !e.Volume && e.SampleRate == 0 && e.Recorded < e.Executed {
 		// The engine lost nothing: what is missing is what the count
 		// cannot see (a ring that wrapped, deleted rollover files).
 		s = fmt.Sprintf("%s/%s, %s not counted", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), thousands(float64(e.Executed-e.Recorded)))
@@ -464,6 +464,8 @@ func recordedVsExecuted(e *result.Events, counted bool) string {
 	case e.Volume:
 		// Lock events and the like: many or none per statement.
 		return thousands(float64(e.Recorded)) + " recorded (not per statement)"
+	case e.SampleRate > 0:
+		return sampledCell(e)
 	case e.Recorded == e.Executed:
 		return fmt.Sprintf("%s/%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)))
 	case e.Recorded < e.Executed:
@@ -471,6 +473,17 @@ func recordedVsExecuted(e *result.Events, counted bool) string {
 	default:
 		return fmt.Sprintf("%s/%s EXTRA%s", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), diff(e.Recorded-e.Executed))
 	}
+}
+
+// sampledCell is a sampling observer's count: recorded of executed, the
+// rate, and where the count lies outside what a sample of that rate
+// records, the interval it missed.
+func sampledCell(e *result.Events) string {
+	s := fmt.Sprintf("%s/%s sampled %g", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), e.SampleRate)
+	if lo, hi, _ := e.SampledInterval(); e.Recorded < lo || e.Recorded > hi {
+		s += fmt.Sprintf(" OFF (want %s-%s)", thousands(float64(lo)), thousands(float64(hi)))
+	}
+	return s
 }
 
 // measuresCell says whose cost a row is and over what: "whole, runs",

@@ -165,6 +165,10 @@ type Events struct {
 	// Recorded is how many the observer recorded and is not compared with
 	// Executed.
 	Volume bool `json:"volume,omitempty"`
+	// SampleRate is the share of statements the observer records by design
+	// (its events' sampled:); 0 when it records every one. Recorded is
+	// then compared with Sampled's binomial interval.
+	SampleRate float64 `json:"sample_rate,omitempty"`
 	// Notes say what the count cannot tell: a ring that wrapped, files a
 	// rollover deleted, a counter of every matching event on the server.
 	Notes []string `json:"notes,omitempty"`

@@ -10,6 +10,7 @@ package servertest
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // Catalog returns the built-in observer catalog.
@@ -164,4 +166,17 @@ func SplitMatchesStatic(t testing.TB, s Splitter, engine string, static func(obs
 			t.Errorf("%s: on the server held %v, switched %v; without it held %v, switched %v", o.Name, held.Settings, sw.Settings, sheld.Settings, ssw.Settings)
 		}
 	}
+}
+
+// RecordedAsItShould says whether o recorded what it should of the
+// executed statements: every one, or for an observer that samples them
+// (events sampled:), a count within the interval a binomial sample of its
+// rate falls in 999 times in 1,000; want says what that was.
+func RecordedAsItShould(o observer.Observer, got, executed int64) (ok bool, want string) {
+	if o.Events == nil || o.Events.Sampled == 0 {
+		return got == executed && got > 0, fmt.Sprintf("%d (statements executed)", executed)
+	}
+	e := result.Events{Recorded: got, Executed: executed, SampleRate: o.Events.Sampled}
+	lo, hi, _ := e.SampledInterval()
+	return executed > 0 && got >= lo && got <= hi, fmt.Sprintf("%d-%d (a sample of %g of %d executed)", lo, hi, o.Events.Sampled, executed)
 }
