@@ -5,9 +5,9 @@ GO          ?= go
 BIN         := bin/obsbench
 VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: demo test deps build lint kube-check
+.PHONY: demo test deps deps-demo build lint kube-check
 
-demo: deps build
+demo: deps-demo build
 	./$(BIN) run
 
 # scripts/test.sh is scripts/lint.sh and go test ./... with cmd/obsbench's
@@ -18,6 +18,10 @@ test: deps
 
 deps:
 	@./scripts/install-deps.sh
+
+# deps-demo installs only what the default experiment needs.
+deps-demo:
+	@./scripts/install-deps.sh demo
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/obsbench

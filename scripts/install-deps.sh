@@ -6,6 +6,10 @@
 # namespace test), zsh and fish (the completion test),
 # and headless Chromium for the test of the HTML report. Idempotent: installed packages are
 # left alone and apt is not touched when nothing is missing.
+#
+#   scripts/install-deps.sh        what the tests need (make test)
+#   scripts/install-deps.sh demo   what the default experiment needs (make
+#                                  demo): PostgreSQL with pgaudit, valgrind
 set -euo pipefail
 
 major=${PG_MAJOR:-15}
@@ -34,6 +38,18 @@ packages=(
 # The locales whose PostgreSQL messages the capture test reads: German
 # keeps the severity LOG, Russian translates it too.
 locales=(de_DE ru_RU)
+
+case "${1:-}" in
+  demo)
+    # The default experiment: a managed PostgreSQL with the libraries of
+    # its default observers (auto_explain and pg_stat_statements come with
+    # contrib, pgaudit apart), counted under valgrind.
+    packages=("postgresql-$major" postgresql-contrib "postgresql-$major-pgaudit" valgrind)
+    locales=()
+    ;;
+  "") ;;
+  *) echo "usage: $0 [demo]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
