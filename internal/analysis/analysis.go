@@ -245,6 +245,7 @@ func (b basis) overhead(cs *result.ConditionSummary, name string, runs []result.
 			if cs.Duet != nil {
 				share = cs.Duet.ShareCPUs
 			}
+			cs.Rate.WithCapacity(share)
 			return rateWarnings(name, cs.Rate, share)
 		}
 		return duetWarnings(name, cs.Duet)

@@ -66,6 +66,17 @@ func TestRateDuetFigures(t *testing.T) {
 	if w := rateWarnings("x", s, 0.5); len(w) != 0 {
 		t.Errorf("warnings %q for a rate held", w)
 	}
+	// The capacity at saturation scales each side's rate by its idle
+	// share: the observer's side, busier for the same rate, has less.
+	s.WithCapacity(0.5)
+	for _, side := range []result.RateSide{s.Side, *s.Reference} {
+		if want := 0.5 * side.AchievedPerS / side.BusyCPUs; math.Abs(side.CapacityPerS-want) > 1e-9 {
+			t.Errorf("capacity %.1f/s; want %.1f (share × achieved ÷ busy)", side.CapacityPerS, want)
+		}
+	}
+	if s.Side.CapacityPerS >= s.Reference.CapacityPerS {
+		t.Errorf("capacity with the observer %.0f/s, without %.0f/s; want less with it", s.Side.CapacityPerS, s.Reference.CapacityPerS)
+	}
 	if runs[0].Duet.OnCPUs < CPUBasisShare*runs[0].Duet.OffCPUs {
 		t.Fatal("the test's observer's twin should use more CPU than the other")
 	}

@@ -32,7 +32,7 @@ func Rate(w io.Writer, s result.Summary) error {
 	}
 	fmt.Fprintf(w, "\nat a fixed rate of %s units/s (Poisson arrivals, as pgbench -R; latency from each unit's scheduled start):\n", v.Asked)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\tp99.9 added ms [CI]\t")
+	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tcapacity/s\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\tp99.9 added ms [CI]\t")
 	for _, row := range v.Rows {
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
 	}
@@ -41,6 +41,8 @@ func Rate(w io.Writer, s result.Summary) error {
 	}
 	fmt.Fprintln(w, "  with/without: the observer's twin or group, and the one without it in the same seconds; lag: how late a unit was sent;")
 	fmt.Fprintln(w, "  late and skipped: over --latency-limit; server CPUs: the side's server CPU, median phase (its busy share at this rate);")
+	fmt.Fprintln(w, "  capacity/s: the units a second its server would complete with its whole CPU share busy, at the CPU per unit it spent")
+	fmt.Fprintln(w, "  at this rate (a unit takes a little less at saturation, so somewhat more);")
 	fmt.Fprintln(w, "  saturated: the side could not keep the rate, and its backlog (arrivals left waiting) replaces a latency the queue made")
 	return nil
 }
@@ -48,10 +50,14 @@ func Rate(w io.Writer, s result.Summary) error {
 // rateSideCells are one side's cells, its latency replaced by its backlog
 // when it could not keep the rate.
 func rateSideCells(r result.RateSide) string {
-	busy := "-"
+	busy, capacity := "-", "-"
 	if r.BusyCPUs > 0 {
 		busy = fmt.Sprintf("%.2f", r.BusyCPUs)
 	}
+	if r.CapacityPerS > 0 {
+		capacity = thousands(r.CapacityPerS)
+	}
+	busy += "\t" + capacity
 	counts := fmt.Sprintf("%s\t%s\t%s", busy, thousands(float64(r.Late)), thousands(float64(r.Skipped)))
 	if r.Latency == nil {
 		return fmt.Sprintf("%s\tsaturated (%d/%d runs)\tbacklog\t%s\t-\t%s",

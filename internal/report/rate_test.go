@@ -14,7 +14,7 @@ import (
 // could not keep the rate shows its backlog instead of a latency. A
 // closed loop has no such section.
 func TestRateSection(t *testing.T) {
-	held := result.RateSide{Runs: 4, AchievedPerS: 998, Latency: &result.RateLatency{P50: 0.2, P99: 1.5, P999: 3}, LagP99MS: 0.1, BusyCPUs: 0.31}
+	held := result.RateSide{Runs: 4, AchievedPerS: 998, Latency: &result.RateLatency{P50: 0.2, P99: 1.5, P999: 3}, LagP99MS: 0.1, BusyCPUs: 0.31, CapacityPerS: 1610}
 	sat := result.RateSide{Runs: 4, AchievedPerS: 700, SaturatedRuns: 3, BacklogMax: 12345, BusyCPUs: 0.5}
 	s := result.Summary{Conditions: []result.ConditionSummary{
 		{Name: "baseline A/A", Rate: &result.RateSummary{AskedPerS: 1000, Side: held, Reference: &held,
@@ -26,7 +26,7 @@ func TestRateSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := b.String()
-	for _, want := range []string{"at a fixed rate of 1,000 units/s", "with", "without", "1.500", "+0.010 [-0.200, 0.200]", "saturated (3/4 runs)", "backlog", "12,345"} {
+	for _, want := range []string{"at a fixed rate of 1,000 units/s", "with", "without", "1.500", "+0.010 [-0.200, 0.200]", "saturated (3/4 runs)", "backlog", "12,345", "capacity/s", "1,610"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("rate section lacks %q:\n%s", want, got)
 		}
@@ -38,8 +38,8 @@ func TestRateSection(t *testing.T) {
 	}
 	// The HTML report's table holds the same cells, a row per side.
 	v := rateTable(s)
-	if v.Asked != "1,000" || len(v.Rows) != 4 || v.Rows[2][3] != "saturated (3/4 runs)" || v.Rows[0][11] != "+0.010 [-0.200, 0.200]" || len(v.Rows[1]) != len(v.Rows[0]) {
-		t.Errorf("HTML rate table %+v; want 4 rows of 12 cells, the saturated side's backlog", v)
+	if v.Asked != "1,000" || len(v.Rows) != 4 || v.Rows[2][3] != "saturated (3/4 runs)" || v.Rows[0][12] != "+0.010 [-0.200, 0.200]" || len(v.Rows[1]) != len(v.Rows[0]) || v.Rows[0][8] != "1,610" {
+		t.Errorf("HTML rate table %+v; want 4 rows of 13 cells, the saturated side's backlog, the capacity", v)
 	}
 	b.Reset()
 	Rate(&b, result.Summary{Conditions: []result.ConditionSummary{{Name: "x"}}})

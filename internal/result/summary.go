@@ -206,6 +206,25 @@ type RateSide struct {
 	// BusyCPUs is the server CPU the side used, in CPUs, where it was
 	// read (a duet's twin or a split's group).
 	BusyCPUs float64 `json:"busy_cpus,omitempty"`
+	// CapacityPerS is the units a second the side's server would complete
+	// with its whole CPU share busy, at the CPU per unit it spent at this
+	// rate (share × achieved ÷ busy); where the share is known (a duet's
+	// twin). A unit takes less CPU at saturation than below it, so the
+	// server would do somewhat more.
+	CapacityPerS float64 `json:"capacity_per_second,omitempty"`
+}
+
+// WithCapacity sets each side's CapacityPerS from the CPU share its
+// server is held to (a duet's twin's; 0: unknown, nothing set).
+func (s *RateSummary) WithCapacity(share float64) {
+	if s == nil || share <= 0 {
+		return
+	}
+	for _, side := range []*RateSide{&s.Side, s.Reference} {
+		if side != nil && side.BusyCPUs > 0 {
+			side.CapacityPerS = share * side.AchievedPerS / side.BusyCPUs
+		}
+	}
 }
 
 // RateLatency is latency from the schedule, in ms.
