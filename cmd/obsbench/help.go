@@ -43,7 +43,7 @@ minutes on 2 cores.`,
 			"obsbench run --dsn 'host=db1 dbname=app' --allow-changes --observers log-statements-file",
 		},
 		groups: []flagGroup{
-			{"Observers", []string{"observers", "observer-file", "max-overhead", "max-latency-added", "measure-collectors"}},
+			{"Observers", []string{"observers", "observer-file", "dose", "max-overhead", "max-latency-added", "measure-collectors"}},
 			{"Workload", []string{"workload", "clients", "rate", "load", "closed-loop", "latency-limit", "scale", "shrink", "blocks", "batch", "client-work", "script", "define", "query-mode", "dataset",
 				"capture", "replay-mode", "replay-speed", "replay-passes", "sessions"}},
 			{"Method and time", []string{"method", "rounds", "duration", "warmup", "seed", "twin-cpus", "alt-duration", "alt-rounds",

@@ -164,6 +164,12 @@ func outputFlags(fs *flag.FlagSet, s *spec.Spec) {
 		s.MaxLatencyAdded = &f
 		return err
 	})
+	fs.Func("dose", "a dose of one observer (--observers NAME): its `SETTING=V1,V2,...` given each value in turn, from the least to the most (e.g. auto_explain.sample_rate=0.01,0.1,0.5,1), one experiment each under --out/dose-V, and the overhead against the dose; with --max-overhead P, the largest value up to which each stays under P with 95% confidence",
+		func(v string) error {
+			d, err := spec.ParseDose(v)
+			s.Dose = &d
+			return err
+		})
 	fs.Func("sessions", "concurrency sweep: run the whole experiment once per session `count` (e.g. 1,2,4,8,16,32) and print overhead per count; results in --out/sessions-N"+defaultOf(spec.FormatSessions(s.Sessions)),
 		func(v string) (err error) { s.Sessions, err = spec.ParseSessions(v); return err })
 }

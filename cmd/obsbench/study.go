@@ -11,6 +11,7 @@ import (
 	"github.com/obsbench/obsbench/internal/app"
 	"github.com/obsbench/obsbench/internal/calibrate"
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/report"
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
 	"github.com/obsbench/obsbench/internal/study"
@@ -198,7 +199,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if len(rest) == 1 {
 		dir = rest[0]
 	}
-	return app.Report(dir, spec.Format(*format), *wide, stdout)
+	return report.RenderDir(dir, spec.Format(*format), *wide, stdout)
 }
 
 // redactArgs removes the password from a --dsn or --twin-dsn argument.

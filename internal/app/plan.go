@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/obsbench/obsbench/internal/counting"
@@ -85,6 +86,9 @@ func planManaged(c Experiment, w io.Writer) error {
 	}
 	if len(c.Sessions) > 0 {
 		fmt.Fprintf(w, "the whole plan once per session count (%d counts)\n", len(c.Sessions))
+	}
+	if c.Dose.Sweeps() {
+		fmt.Fprintf(w, "the whole plan once per value of %s (%s)\n", c.Dose.Setting, strings.Join(c.Dose.Values, ", "))
 	}
 	return nil
 }

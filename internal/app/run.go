@@ -116,7 +116,7 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 	if err := c.checkWorkers(); err != nil {
 		return c, err
 	}
-	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers); err != nil {
+	if c.observers, err = resolveObservers(c.Engine, c.ObserverFile, c.Observers, c.Dose); err != nil {
 		return c, err
 	}
 	c.chooseSplit()
@@ -228,31 +228,26 @@ func (c *Experiment) resolveClients() {
 }
 
 // resolveObservers is the baseline and the named observers (the catalog's
-// defaults when none is named), each once.
-func resolveObservers(eng, file string, names []string) ([]observer.Observer, error) {
+// defaults when none is named), each once; the one observer of a dose
+// with its one value (a sweep's values are checked, each point given its
+// own: sweepPoint).
+func resolveObservers(eng, file string, names []string, dose *spec.Dose) ([]observer.Observer, error) {
 	cat, err := LoadCatalog(file)
 	if err != nil {
 		return nil, err
 	}
-	base, err := cat.Lookup(eng, observer.Baseline)
+	out, err := cat.Compared(eng, names)
 	if err != nil {
-		return nil, err
+		return nil, usageError{Err: err}
 	}
-	out := []observer.Observer{base}
-	if len(names) == 0 {
-		out = append(out, cat.Defaults(eng)...)
-	}
-	seen := map[string]bool{observer.Baseline: true}
-	for _, name := range names {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		o, err := cat.Lookup(eng, name)
+	if dose != nil {
+		dosed, err := out[len(out)-1].Dosed(dose.Setting, dose.Values[0])
 		if err != nil {
-			return nil, usageError{Err: err}
+			return nil, usagef("--dose %s: %w", dose, err)
 		}
-		out = append(out, o)
+		if !dose.Sweeps() {
+			out[len(out)-1] = dosed
+		}
 	}
 	return out, nil
 }
@@ -285,7 +280,7 @@ func Execute(ctx context.Context, s spec.Spec, out Output) error {
 	if c.Method.Counted() {
 		return runInstructions(ctx, c, out)
 	}
-	if len(c.Sessions) > 0 || len(c.Loads) > 0 {
+	if len(c.Sessions) > 0 || len(c.Loads) > 0 || c.Dose.Sweeps() {
 		points, err := c.Sweep(ctx, 1, out)
 		return c.GateSweep(points, err)
 	}
@@ -545,7 +540,7 @@ func (c Experiment) writeResults(sum result.Summary, runs []result.Run, stdout i
 	if err := result.WriteSummary(filepath.Join(c.Out, "summary.json"), sum); err != nil {
 		return err
 	}
-	if err := writeReport(c.Out, c.Format, c.Wide, sum, runs, stdout); err != nil {
+	if err := report.WriteDir(c.Out, c.Format, c.Wide, sum, runs, stdout); err != nil {
 		return err
 	}
 	if c.Format == spec.FormatText {

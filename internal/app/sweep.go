@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/obsbench/obsbench/internal/analysis"
 	"github.com/obsbench/obsbench/internal/driver"
@@ -29,6 +30,9 @@ func (c Experiment) Sweep(ctx context.Context, perUnit int, out Output) ([]repor
 		return nil, fmt.Errorf("create --out directory: %w", err)
 	}
 	rec := report.SweepRecord{Workload: c.wl.Name, PerUnit: perUnit, Sessions: c.Sessions, Loads: c.Loads}
+	if c.Dose.Sweeps() {
+		rec.Dose, rec.Observer, rec.MaxOverhead = c.Dose, c.observers[len(c.observers)-1].Name, c.MaxOverhead
+	}
 	var errs []error
 	for _, at := range rec.Planned() {
 		if ctx.Err() != nil {
@@ -70,10 +74,16 @@ func (c Experiment) sweepPoint(at report.SweepPoint) Experiment {
 	one := c
 	one.Sessions, one.Loads, one.Format = nil, nil, spec.FormatText
 	one.Count.After = false // a sweep is not counted, nor is a point of it resumed
-	if at.LoadPct > 0 {
+	switch {
+	case at.DoseSetting != "":
+		one.Dose = &spec.Dose{Setting: at.DoseSetting, Values: []string{at.DoseValue}}
+		one.observers = slices.Clone(c.observers)
+		last := len(one.observers) - 1
+		one.observers[last], _ = one.observers[last].Dosed(at.DoseSetting, at.DoseValue) // checked by resolveObservers
+	case at.LoadPct > 0:
 		one.LoadPct = at.LoadPct
 		one.Choose("load")
-	} else {
+	default:
 		one.Clients = at.Sessions
 		if !c.IsChosen("driver-threads") {
 			one.DriverThreads = driver.DefaultProcs(at.Sessions)
@@ -84,10 +94,18 @@ func (c Experiment) sweepPoint(at report.SweepPoint) Experiment {
 	return one
 }
 
-// GateSweep applies --max-overhead to every experiment of a sweep.
+// GateSweep applies --max-overhead to every experiment of a sweep; of a
+// dose sweep, it fails when no value stays under it (the sweep's table
+// names the largest that does).
 func (c Experiment) GateSweep(points []report.SweepPoint, err error) error {
 	if err != nil || c.MaxOverhead == nil {
 		return err
+	}
+	if c.Dose.Sweeps() {
+		if _, ok := report.DoseLimit(points, *c.MaxOverhead); !ok {
+			return &analysis.OverheadError{Limit: *c.MaxOverhead, Over: []string{fmt.Sprintf("%s at every value of %s, the least (%s) included", c.observers[len(c.observers)-1].Name, c.Dose.Setting, c.Dose.Values[0])}}
+		}
+		return nil
 	}
 	sums := make(map[int]result.Summary, len(points))
 	for _, p := range points {

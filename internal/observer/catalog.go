@@ -256,6 +256,10 @@ func validateEvents(o Observer) error {
 	switch {
 	case ev.Sampled < 0 || ev.Sampled >= 1:
 		return fmt.Errorf("events sampled: %g: want the share of statements recorded, above 0 and below 1 (leave it out where every statement is)", ev.Sampled)
+	case (ev.SampledBy == "") != (ev.Sampled == 0):
+		return errors.New("events sampled: and sampled_by: go together: the share recorded and the setting that sets it")
+	case ev.SampledBy != "" && !sampledByHolds(o):
+		return fmt.Errorf("events sampled: %g is not what sampled_by: %s gives from the observer's settings", ev.Sampled, ev.SampledBy)
 	case ev.Sampled > 0 && ev.Volume:
 		return errors.New("events sampled: and volume: exclude each other: a volume is not compared with the statements")
 	case ev.Volume && builtinSource(ev.Source):

@@ -124,6 +124,11 @@ type EventCounter struct {
 	// checked against the binomial interval around that share of the
 	// statements executed, not against all of them.
 	Sampled float64 `yaml:"sampled" json:"sampled,omitempty"`
+	// SampledBy names the setting whose value is Sampled, or with "1/"
+	// before it the setting whose value N makes it 1/N (MariaDB's
+	// log_slow_rate_limit): a dose of that setting (--dose) moves the
+	// share the count is checked against.
+	SampledBy string `yaml:"sampled_by" json:"sampled_by,omitempty"`
 }
 
 // MarkPlaceholder stands for the value of an event counter's Mark query.

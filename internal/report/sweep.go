@@ -11,14 +11,22 @@ import (
 // SweepPoint is one experiment of a sweep: of session counts, or of
 // loads (at a fixed rate, --load 25,50,75).
 type SweepPoint struct {
-	Sessions int            `json:"sessions,omitempty"`
-	LoadPct  float64        `json:"load_pct,omitempty"`
-	Dir      string         `json:"dir"`
-	Summary  result.Summary `json:"-"`
+	Sessions int     `json:"sessions,omitempty"`
+	LoadPct  float64 `json:"load_pct,omitempty"`
+	// DoseSetting and DoseValue are a dose sweep's setting and this
+	// point's value of it.
+	DoseSetting string         `json:"dose_setting,omitempty"`
+	DoseValue   string         `json:"dose_value,omitempty"`
+	Dir         string         `json:"dir"`
+	Summary     result.Summary `json:"-"`
 }
 
-// Label names the point in messages: "4 sessions", "load 50%".
+// Label names the point in messages: "4 sessions", "load 50%",
+// "auto_explain.sample_rate=0.1".
 func (p SweepPoint) Label() string {
+	if p.DoseSetting != "" {
+		return p.DoseSetting + "=" + p.DoseValue
+	}
 	if p.LoadPct > 0 {
 		return fmt.Sprintf("load %g%%", p.LoadPct)
 	}

@@ -22,11 +22,17 @@ const SweepFile = "sweep.json"
 // SweepRecord is sweep.json: the experiments of a sweep and the unit its
 // table reports in.
 type SweepRecord struct {
-	Workload string       `json:"workload"`
-	PerUnit  int          `json:"per_unit"`
-	Sessions []int        `json:"sessions,omitempty"`
-	Loads    []float64    `json:"loads,omitempty"`
-	Points   []SweepPoint `json:"points"`
+	Workload string    `json:"workload"`
+	PerUnit  int       `json:"per_unit"`
+	Sessions []int     `json:"sessions,omitempty"`
+	Loads    []float64 `json:"loads,omitempty"`
+	// Dose is a dose sweep's observer setting and values (--dose), and
+	// Observer the observer; MaxOverhead the limit (--max-overhead) its
+	// largest value is judged against, if one was given.
+	Dose        *spec.Dose   `json:"dose,omitempty"`
+	Observer    string       `json:"observer,omitempty"`
+	MaxOverhead *float64     `json:"max_overhead,omitempty"`
+	Points      []SweepPoint `json:"points"`
 }
 
 // Planned are the sweep's points, each with its directory, before any
@@ -39,6 +45,11 @@ func (rec SweepRecord) Planned() []SweepPoint {
 	for _, p := range rec.Loads {
 		out = append(out, SweepPoint{LoadPct: p, Dir: "load-" + strconv.FormatFloat(p, 'g', -1, 64)})
 	}
+	if rec.Dose.Sweeps() {
+		for _, v := range rec.Dose.Values {
+			out = append(out, SweepPoint{DoseSetting: rec.Dose.Setting, DoseValue: v, Dir: "dose-" + v})
+		}
+	}
 	return out
 }
 
@@ -47,10 +58,12 @@ func (rec SweepRecord) Planned() []SweepPoint {
 func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) error {
 	if format == spec.FormatJSON {
 		type point struct {
-			Sessions int            `json:"sessions,omitempty"`
-			LoadPct  float64        `json:"load_pct,omitempty"`
-			Dir      string         `json:"dir"`
-			Summary  result.Summary `json:"summary"`
+			Sessions    int            `json:"sessions,omitempty"`
+			LoadPct     float64        `json:"load_pct,omitempty"`
+			DoseSetting string         `json:"dose_setting,omitempty"`
+			DoseValue   string         `json:"dose_value,omitempty"`
+			Dir         string         `json:"dir"`
+			Summary     result.Summary `json:"summary"`
 		}
 		var out []point
 		for _, p := range rec.Points {
@@ -58,19 +71,38 @@ func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) er
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "loads": rec.Loads, "points": out})
+		all := map[string]any{"workload": rec.Workload, "sessions": rec.Sessions, "loads": rec.Loads, "points": out}
+		if rec.Dose != nil {
+			all["dose"], all["observer"] = rec.Dose, rec.Observer
+			if rec.MaxOverhead != nil {
+				var largest any // null where no value stays within
+				if v, ok := DoseLimit(rec.Points, *rec.MaxOverhead); ok {
+					largest = v
+				}
+				all["max_overhead"], all["largest_within"] = *rec.MaxOverhead, largest
+			}
+		}
+		return enc.Encode(all)
 	}
 	if len(rec.Points) == 0 {
 		return nil
 	}
 	per := "session count"
-	if len(rec.Loads) > 0 {
+	switch {
+	case rec.Dose != nil:
+		fmt.Fprintf(w, "dose sweep: %s's %s = %s (one experiment each)\n\n", rec.Observer, rec.Dose.Setting, strings.Join(rec.Dose.Values, ", "))
+		if err := DoseSweep(w, rec.Points); err != nil {
+			return err
+		}
+		doseLimitLine(w, rec)
+		per = "value"
+	case len(rec.Loads) > 0:
 		fmt.Fprintf(w, "load sweep: %s, loads %s%% of the baseline's server CPU busy\n\n", rec.Workload, spec.FormatLoads(rec.Loads))
 		if err := LoadSweep(w, rec.Points); err != nil {
 			return err
 		}
 		per = "load"
-	} else {
+	default:
 		fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
 		if err := Sweep(w, rec.Points, rec.PerUnit); err != nil {
 			return err
@@ -81,6 +113,20 @@ func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) er
 	}
 	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per %s; obsbench report %s)\n", dir, per, dir)
 	return err
+}
+
+// doseLimitLine says, for a dose sweep given --max-overhead, the largest
+// value that stays under it with 95% confidence, or that none does.
+func doseLimitLine(w io.Writer, rec SweepRecord) {
+	if rec.MaxOverhead == nil {
+		return
+	}
+	limit := *rec.MaxOverhead
+	if v, ok := DoseLimit(rec.Points, limit); ok {
+		fmt.Fprintf(w, "\nlargest %s within --max-overhead %g%% with 95%% confidence (its interval and every smaller value's below %g): %s\n", rec.Dose.Setting, limit, limit, v)
+		return
+	}
+	fmt.Fprintf(w, "\nno value of %s stays within --max-overhead %g%% with 95%% confidence (the first value's interval reaches %g or more)\n", rec.Dose.Setting, limit, limit)
 }
 
 // missingPoints name the points of rec without a summary.
@@ -125,7 +171,7 @@ func ReadSweep(dir string) (rec SweepRecord, ok bool, err error) {
 			return rec, true, err
 		}
 	}
-	slices.SortFunc(rec.Points, func(a, b SweepPoint) int {
+	slices.SortStableFunc(rec.Points, func(a, b SweepPoint) int {
 		return cmp.Or(cmp.Compare(a.Sessions, b.Sessions), cmp.Compare(a.LoadPct, b.LoadPct))
 	})
 	return rec, true, nil

@@ -76,6 +76,9 @@ type Spec struct {
 	LoadPct float64 `json:"load_pct,omitempty"`
 	// Loads, if set, sweep LoadPct instead: one experiment per load.
 	Loads []float64 `json:"loads,omitempty"`
+	// Dose, if set, gives the one observer's setting each of its values
+	// (--dose): one value, this experiment's; several, a sweep.
+	Dose *Dose `json:"dose,omitempty"`
 	// ClosedLoop keeps a duet's sessions as fast as the server answers,
 	// where it would run at DefaultDuetLoad.
 	ClosedLoop    bool  `json:"closed_loop,omitempty"`

@@ -49,7 +49,7 @@ func (s *Spec) Unchoose(names ...string) {
 // workloads, observers and formats exist is the registries' to say.
 func (s Spec) Validate() error {
 	for _, check := range []func() error{s.validateWaits, s.validateTimes, s.validateAlternation, s.validateStandby,
-		s.validateSessions, s.validateCount, s.validateWorkers, s.validateRate} {
+		s.validateSessions, s.validateCount, s.validateWorkers, s.validateRate, s.validateDose} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/obsbench/obsbench/internal/result"
+)
+
+// DoseSweep writes a dose sweep: for each value of the observer's setting
+// and each condition, the overhead with its interval, its verdict and the
+// events it recorded of the statements executed; the curve of cost
+// against dose, in the order the values were given.
+func DoseSweep(w io.Writer, points []SweepPoint) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "value\tcondition\toverhead % [CI]\tverdict\tevents rec/exec\t")
+	for _, p := range points {
+		for _, c := range p.Summary.Conditions {
+			if c.Overhead == nil {
+				continue // the baseline: nothing to compare
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", p.DoseValue, c.Name, overheadCell(c.Overhead), c.Overhead.Verdict, events(c.Events))
+		}
+	}
+	return tw.Flush()
+}
+
+// DoseLimit is the largest value of a dose sweep up to which the
+// observer's overhead stays under limit with 95% confidence (every
+// interval's upper end below it, each value's and every smaller one's),
+// the dose being given from the least to the most; ok is false where its
+// first value does not.
+func DoseLimit(points []SweepPoint, limit float64) (value string, ok bool) {
+	for _, p := range points {
+		c := doseCondition(p.Summary)
+		if c == nil || c.Overhead == nil || !c.Overhead.Measured() || c.Overhead.CIHigh >= limit {
+			break
+		}
+		value, ok = p.DoseValue, true
+	}
+	return value, ok
+}
+
+// doseCondition is the dosed observer's condition of a point: the one
+// that is neither the baseline nor an A/A arm.
+func doseCondition(s result.Summary) *result.ConditionSummary {
+	for i, c := range s.Conditions {
+		if c.Overhead != nil && !result.IsAA(c.Name) {
+			return &s.Conditions[i]
+		}
+	}
+	return nil
+}
