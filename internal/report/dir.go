@@ -13,7 +13,7 @@ import (
 	"github.com/obsbench/obsbench/internal/spec"
 )
 
-// WriteDir writes dir/html and prints the report in format, from
+// WriteDir writes dir/report.html and prints the report in format, from
 // the runs the summary was made of.
 func WriteDir(dir string, format spec.Format, wide bool, sum result.Summary, runs []result.Run, stdout io.Writer) error {
 	if err := WriteHTMLFile(dir, sum, runs); err != nil {
@@ -34,7 +34,7 @@ func Print(w io.Writer, format spec.Format, wide bool, sum result.Summary, runs 
 }
 
 // RenderDir renders the report of a finished (or interrupted) experiment in
-// dir: html, or format on stdout (the text table with every column
+// dir: report.html, or format on stdout (the text table with every column
 // if wide); a sweep's table.
 func RenderDir(dir string, format spec.Format, wide bool, stdout io.Writer) error {
 	if dir == "" {
@@ -53,15 +53,15 @@ func RenderDir(dir string, format spec.Format, wide bool, stdout io.Writer) erro
 		if format != spec.FormatHTML && format != spec.FormatText && format != spec.FormatJSON {
 			return spec.Invalidf("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
 		}
-		if format == spec.FormatHTML && len(rec.Loads) > 0 {
-			if err := WriteLoadSweepHTMLFile(dir, rec); err != nil {
-				return err
-			}
-			_, err := fmt.Fprintln(stdout, filepath.Join(dir, "html"))
-			return err
-		}
 		if format == spec.FormatHTML {
-			format = spec.FormatText
+			if wrote, err := writeSweepHTML(dir, rec); err != nil || !wrote {
+				if err != nil {
+					return err
+				}
+				return PrintSweep(stdout, spec.FormatText, dir, rec)
+			}
+			_, err := fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
+			return err
 		}
 		return PrintSweep(stdout, format, dir, rec)
 	}
@@ -83,6 +83,6 @@ func RenderDir(dir string, format spec.Format, wide bool, stdout io.Writer) erro
 	if err := WriteHTMLFile(dir, sum, runs); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, filepath.Join(dir, "html"))
+	fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
 	return nil
 }

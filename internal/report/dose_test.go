@@ -52,3 +52,24 @@ func TestDoseSweep(t *testing.T) {
 		t.Errorf("a limit no value keeps is not said:\n%s", b.String())
 	}
 }
+
+// A dose sweep's page draws the curve without a script: a mark per value
+// and arm, the limit as a line, the largest value within it said.
+func TestDoseSweepHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := DoseSweepHTML(&b, doseRecord(5)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "<circle"); n != 6 {
+		t.Errorf("%d marks; want 6 (three values, the observer and the A/A arm each)", n)
+	}
+	for _, want := range []string{"<svg", `stroke-dasharray="6 4"`, "largest auto_explain.sample_rate within --max-overhead 5%", ">0.01<", "3.0 [2.0, 4.0]"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script") {
+		t.Errorf("the page has a script; want none")
+	}
+}

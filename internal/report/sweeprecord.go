@@ -147,10 +147,23 @@ func WriteSweep(dir string, rec SweepRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o600); err != nil || len(rec.Loads) == 0 {
+	if err := os.WriteFile(filepath.Join(dir, SweepFile), append(b, '\n'), 0o600); err != nil {
 		return err
 	}
-	return WriteLoadSweepHTMLFile(dir, rec)
+	_, err = writeSweepHTML(dir, rec)
+	return err
+}
+
+// writeSweepHTML writes the report.html of a sweep of loads or of a dose,
+// and says whether it had one to write (a sweep of sessions has none).
+func writeSweepHTML(dir string, rec SweepRecord) (bool, error) {
+	switch {
+	case len(rec.Loads) > 0:
+		return true, WriteLoadSweepHTMLFile(dir, rec)
+	case rec.Dose.Sweeps():
+		return true, WriteDoseSweepHTMLFile(dir, rec)
+	}
+	return false, nil
 }
 
 // ReadSweep reads a sweep directory's record with its experiments'
