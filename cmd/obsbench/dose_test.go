@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,20 +10,19 @@ import (
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// A dose sweep on MariaDB: slow-log-sampled with log_slow_rate_limit at
-// 100 then 10, one experiment each, each point's log holding the sample
-// its own value makes (a hundredth, then a tenth of the statements),
-// the table of overhead against the dose, and with --max-overhead the
-// largest value within it.
-func TestDoseSweepMariaDB(t *testing.T) {
+// A dose sweep: log-sampled with log_statement_sample_rate at 0.01 then
+// 0.1, one experiment each, each point's log holding the sample its own
+// value makes, the table of overhead against the dose and its page, and
+// with --max-overhead the largest value within it.
+func TestDoseSweep(t *testing.T) {
 	needServers(t)
 	tmp, _ := privateState(t)
 	out := filepath.Join(tmp, "out")
-	stdout, _ := runOK(t, "run", "--engine", "mariadb", "--observers", "slow-log-sampled", "--dose", "log_slow_rate_limit=100,10",
+	stdout, _ := runOK(t, "run", "--observers", "log-sampled", "--dose", "log_statement_sample_rate=0.01,0.1",
 		"--method", "rounds", "--rounds", "2", "--duration", "2s", "--warmup", "500ms", "--clients", "4", "--count=false",
 		"--max-overhead", "95", "--seed", "9", "--out", out)
-	for _, want := range []string{"dose sweep: slow-log-sampled's log_slow_rate_limit = 100, 10", "sampled 0.01", "sampled 0.1",
-		"largest log_slow_rate_limit within --max-overhead 95%"} {
+	for _, want := range []string{"dose sweep: log-sampled's log_statement_sample_rate = 0.01, 0.1", "sampled 0.01", "sampled 0.1",
+		"largest log_statement_sample_rate within --max-overhead 95%"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -35,7 +35,7 @@ func TestDoseSweepMariaDB(t *testing.T) {
 		p := rec.Points[i]
 		var e *result.Events
 		for _, c := range p.Summary.Conditions {
-			if c.Name == "slow-log-sampled" {
+			if c.Name == "log-sampled" {
 				e = c.Events
 			}
 		}
@@ -45,6 +45,9 @@ func TestDoseSweepMariaDB(t *testing.T) {
 		if lo, hi, _ := e.SampledInterval(); e.Executed == 0 || e.Recorded < lo || e.Recorded > hi {
 			t.Errorf("%s: %d of %d statements logged; want %d-%d", p.Label(), e.Recorded, e.Executed, lo, hi)
 		}
+	}
+	if page, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(page), "<svg") {
+		t.Errorf("the sweep's report.html: %v; want the curve", err)
 	}
 	noServersLeft(t, tmp)
 }

@@ -241,3 +241,50 @@ func TestRateGateSaturated(t *testing.T) {
 		t.Errorf("the table does not show the saturated twin's backlog:\n%s", stdout.String())
 	}
 }
+
+// Alternation at a fixed rate: the observer switched on and off in
+// phases of one run on one server, the arrivals one Poisson schedule
+// through it. Every run keeps its counts, the observer's cost is read
+// from its change in server CPU per statement (throughput is the rate's),
+// and the rate section shows the side that was measured.
+func TestRateAlternation(t *testing.T) {
+	needServers(t)
+	tmp := privateTemp(t)
+	out := filepath.Join(tmp, "out")
+	stdout, _ := runOK(t, "run", "--method", "alternation", "--rate", "300", "--alt-duration", "10s", "--phase-max", "2", "--warmup", "500ms",
+		"--clients", "2", "--observers", "log-statements-file", "--seed", "11", "--count=false", "--out", out)
+	for _, r := range readRuns(t, out) {
+		if r.Error != "" || r.Method != "alternation" || len(r.Phases) < 5 {
+			t.Fatalf("run %d (%s): error %q, method %q, %d phases; want alternation's phases", r.Seq, r.Condition, r.Error, r.Method, len(r.Phases))
+		}
+		checkRate(t, r, "sessions", r.Driver)
+		if q := r.Driver.Rate; q.Asked != 300 {
+			t.Errorf("run %d: asked %.1f a second; want 300", r.Seq, q.Asked)
+		}
+	}
+	s := summaryOf(t, out)
+	var c *result.ConditionSummary
+	for i := range s.Conditions {
+		if s.Conditions[i].Name == "log-statements-file" {
+			c = &s.Conditions[i]
+		}
+	}
+	if c == nil || c.Rate == nil || c.Rate.AskedPerS != 300 || c.Rate.Reference != nil {
+		t.Fatalf("log-statements-file: %+v; want a rate section of its one side at 300 a second", c)
+	}
+	// At a rate throughput is the rate's: the figure is the server CPU
+	// per statement's change, or says it was not compared.
+	o := c.Overhead
+	switch {
+	case o == nil:
+		t.Errorf("no overhead")
+	case c.CPUChange != nil && o.Basis != result.BasisServerCPU:
+		t.Errorf("overhead %+v with a CPU change %+v; want it read from server CPU per statement", o, c.CPUChange)
+	case c.CPUChange == nil && !strings.Contains(o.Verdict, "not measured: at a fixed rate"):
+		t.Errorf("overhead %+v without a CPU change; want it said not measured", o)
+	}
+	if !strings.Contains(stdout, "300") || !strings.Contains(stdout, "alternation") {
+		t.Errorf("report does not name the rate and the method:\n%s", stdout)
+	}
+	noServersLeft(t, tmp)
+}

@@ -43,8 +43,11 @@ func TestDosed(t *testing.T) {
 	if again, _ := cat.Lookup("postgres", "auto-explain-sampled"); again.Settings["auto_explain.sample_rate"] != "0.1" || again.Events.Sampled != 0.1 {
 		t.Errorf("the catalog's entry changed: %+v", again)
 	}
-	maria, _ := cat.Lookup("mariadb", "slow-log-sampled")
-	if o, err := maria.Dosed("log_slow_rate_limit", "100"); err != nil || o.Events.Sampled != 0.01 {
-		t.Errorf("log_slow_rate_limit=100: %+v, %v; want a sample of 1/100", o.Events, err)
+	// A setting whose value N samples 1/N.
+	inverse := pg
+	inverse.Settings = map[string]string{"n": "10"}
+	inverse.Events = &observer.EventCounter{Source: observer.SourceServerLog, Sampled: 0.1, SampledBy: "1/n"}
+	if o, err := inverse.Dosed("n", "100"); err != nil || o.Events.Sampled != 0.01 {
+		t.Errorf("n=100: %+v, %v; want a sample of 1/100", o.Events, err)
 	}
 }
