@@ -18,6 +18,10 @@ packages=(
   postgresql-contrib
   "postgresql-$major-pgaudit"
   "postgresql-$major-pg-wait-sampling"
+  # the catalog's statistics and audit extensions DBAs add
+  "postgresql-$major-pg-stat-kcache"
+  "postgresql-$major-pg-qualstats"
+  "postgresql-$major-pgauditlogtofile"
   mariadb-server
   # --method instructions: the server under valgrind's instruction counter
   valgrind

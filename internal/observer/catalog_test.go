@@ -28,7 +28,8 @@ func TestBuiltinCatalog(t *testing.T) {
 		"log-statements-stream", "log-statements-stream-lossy", "log-statements-prefix", "log-statements-syslog",
 		"pg-stat-statements-planning", "auto-explain-filtered-out", "auto-explain-verbose",
 		"pgaudit-read-params", "pgaudit-filtered-out", "log-lock-waits",
-		"track-io-timing", "track-functions", "compute-query-id", "log-sampled", "auto-explain-sampled"}
+		"track-io-timing", "track-functions", "compute-query-id", "log-sampled", "auto-explain-sampled",
+		"pg-stat-kcache", "pg-qualstats", "pgaudit-to-file"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)
