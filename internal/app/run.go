@@ -232,8 +232,8 @@ func (c *Experiment) resolveClients() {
 
 // resolveObservers is the baseline and the named observers (the catalog's
 // defaults when none is named), each once; the one observer of a dose
-// with its one value (a sweep's values are checked, each point given its
-// own: sweepPoint).
+// with its one value (a sweep's values are each checked here, and given
+// to each point by sweepPoint).
 func resolveObservers(eng, file string, names []string, dose *spec.Dose) ([]observer.Observer, error) {
 	cat, err := LoadCatalog(file)
 	if err != nil {
@@ -243,8 +243,8 @@ func resolveObservers(eng, file string, names []string, dose *spec.Dose) ([]obse
 	if err != nil {
 		return nil, usageError{Err: err}
 	}
-	if dose != nil {
-		dosed, err := out[len(out)-1].Dosed(dose.Setting, dose.Values[0])
+	for _, v := range dose.ValuesOf() {
+		dosed, err := out[len(out)-1].Dosed(dose.Setting, v)
 		if err != nil {
 			return nil, usagef("--dose %s: %w", dose, err)
 		}

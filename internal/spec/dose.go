@@ -49,6 +49,14 @@ func ParseDose(s string) (Dose, error) {
 // String is the dose as --dose takes it.
 func (d Dose) String() string { return d.Setting + "=" + strings.Join(d.Values, ",") }
 
+// ValuesOf is the dose's values; none where there is no dose.
+func (d *Dose) ValuesOf() []string {
+	if d == nil {
+		return nil
+	}
+	return d.Values
+}
+
 // Sweeps says whether the dose runs one experiment per value.
 func (d *Dose) Sweeps() bool { return d != nil && len(d.Values) > 1 }
 
