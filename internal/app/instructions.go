@@ -100,6 +100,8 @@ func (c Experiment) whyNotCounted() string {
 	switch {
 	case len(c.Sessions) > 0:
 		return "a --sessions sweep is not counted; count its observers with --method instructions"
+	case len(c.Loads) > 0 || c.Dose.Sweeps():
+		return "a sweep of loads or doses is not counted; count its observers with --method instructions"
 	case !c.info.Counts:
 		return fmt.Sprintf("obsbench does not start a %s server under the instruction counter", c.Engine)
 	case c.DSN != "":

@@ -92,9 +92,6 @@ func resolve(s spec.Spec, resuming bool, out Output) (Experiment, error) {
 		return c, err
 	}
 	c.resolveMethod()
-	if (len(c.Sessions) > 0 || len(c.Loads) > 0 || c.Dose.Sweeps()) && !c.IsChosen("count") {
-		c.Count.After = false // a sweep's experiments are not counted (sweepPoint)
-	}
 	if err := c.ValidateOpenFlags(); err != nil {
 		return c, err
 	}
