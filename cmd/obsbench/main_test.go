@@ -606,7 +606,10 @@ func TestCalibrate(t *testing.T) {
 // observer's 0. An interval at the experiment's level misses its size
 // now and then by design (1 run in 40 at 97.5%, with the sizing's own
 // error on top), so a miss is measured once more: only a method whose
-// figure is off misses twice.
+// figure is off misses twice. So is a sizing that could not tell the
+// loop's cost from 0, which calibrate refuses to measure with: on a
+// machine this suite starves (a twin's server got 0.2 of its 0.5 CPU in
+// a closed loop), six phases can leave it that wide.
 func TestCalibrateDuet(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
@@ -614,8 +617,17 @@ func TestCalibrateDuet(t *testing.T) {
 	for try := range 2 {
 		tmp, _ := privateState(t)
 		out := filepath.Join(tmp, "out")
-		stdout, _ := runOK(t, "calibrate", "--effects", "10", "--phases", "6", "--count=false", "--clients", "4",
-			"--seed", strconv.Itoa(3+try), "--out", out)
+		args := []string{"calibrate", "--effects", "10", "--phases", "6", "--count=false", "--clients", "4", "--seed", strconv.Itoa(3 + try), "--out", out}
+		var so, se bytes.Buffer
+		if code := run(context.Background(), args, &so, &se); code != 0 {
+			if !strings.Contains(se.String(), "want a cost told apart from 0") {
+				t.Fatalf("obsbench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, so.String(), se.String())
+			}
+			misses = []string{"the sizing could not tell the loop's cost from 0"}
+			t.Logf("try %d: %s:\n%s", try+1, misses[0], se.String())
+			continue
+		}
+		stdout := so.String()
 		cal := readCalibration(t, out)
 		if cal.Cost.LoopUS <= 0 || cal.Cost.ServerUS <= 0 || len(cal.Calibrations) != 2 || cal.Calibrations[0].Name != calibrate.NullName {
 			t.Fatalf("calibration.json = %+v; want the null observer and one calibration, sized", cal)
