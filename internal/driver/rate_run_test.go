@@ -76,8 +76,13 @@ func TestRateHeld(t *testing.T) {
 	if limit := int64(2 + cfg.Rate*r.Lag.Max/1000); r.Backlog > limit {
 		t.Errorf("backlog %d at the window's end; want at most the %d due within the largest lag (%.1f ms)", r.Backlog, limit, r.Lag.Max)
 	}
-	if d := math.Abs(float64(r.Completed-r.Scheduled)) / float64(r.Scheduled); d > 0.01 {
-		t.Errorf("completed %d of %d scheduled; want within 1%%", r.Completed, r.Scheduled)
+	// Completions differ from the window's arrivals by the units in flight
+	// at its edges: those of the warm-up a late session finished inside
+	// it, and those due within its last lag. On a starved machine that
+	// is more than a hundredth.
+	edges := math.Max(0.01*float64(r.Scheduled), 2+cfg.Rate*r.Lag.Max/1000)
+	if d := math.Abs(float64(r.Completed - r.Scheduled)); d > edges {
+		t.Errorf("completed %d of %d scheduled; want within %.0f (a hundredth, or the arrivals of the largest lag, %.1f ms)", r.Completed, r.Scheduled, edges, r.Lag.Max)
 	}
 	want := cfg.Rate * cfg.Duration.Seconds()
 	if d := math.Abs(float64(r.Scheduled) - want); d > 4*math.Sqrt(want) {
