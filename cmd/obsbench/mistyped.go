@@ -55,7 +55,7 @@ func expandShort(args []string) []string {
 			i++
 			value, joined = args[i], true
 		}
-		if name == "--latency-limit" && strings.Trim(value, "0123456789.") == "" && value != "" {
+		if name == "--latency-limit" && plainNumber(value) {
 			value += "ms"
 		}
 		if joined {
@@ -79,11 +79,15 @@ func expandOne(a string) string {
 		return "--" + long
 	case rest[0] == '=':
 		return "--" + long + rest
-	case unicode.IsUpper(rune(letter[0])) || strings.Trim(rest, "0123456789.") == "":
+	case unicode.IsUpper(rune(letter[0])) || plainNumber(rest):
 		return "--" + long + "=" + rest
 	}
 	return a
 }
+
+// plainNumber says whether s is digits (and a decimal point) alone: a
+// value joined to a short option's letter, or a latency without its unit.
+func plainNumber(s string) bool { return s != "" && strings.Trim(s, "0123456789.") == "" }
 
 // typedAs is how args spelled the flag the flag package names name: its
 // dashes as typed (-j, --c), or --name where it cannot be found.
@@ -105,12 +109,12 @@ func typedAs(args []string, name string) string {
 // and where the command's flags are listed.
 func unknownFlag(fs *flag.FlagSet, args []string, name string) error {
 	msg := "unknown flag " + typedAs(args, name)
-	var known []string
-	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
 	switch other, pgbench := pgbenchOther[name]; {
 	case pgbench && fs.Lookup("clients") != nil:
 		msg += " (" + other + ")"
 	case len(name) > 1:
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
 		if s := observer.ClosestName(name, known); s != "" {
 			msg += fmt.Sprintf(" (did you mean --%s?)", s)
 		}

@@ -271,7 +271,7 @@ func eventWarnings(name string, e *result.Events) []string {
 		return nil
 	}
 	var warnings []string
-	if lo, hi, ok := e.SampledInterval(); ok && e.Error == "" && (e.Recorded < lo || e.Recorded > hi) {
+	if lo, hi, outside := e.OutsideSample(); outside && e.Error == "" {
 		warnings = append(warnings, fmt.Sprintf("%s: recorded %d events for %d statements executed, sampled at %g: outside the %d-%d a sample of that rate records 999 times in 1,000",
 			name, e.Recorded, e.Executed, e.SampleRate, lo, hi))
 	}

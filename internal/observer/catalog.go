@@ -165,6 +165,10 @@ var (
 	libRE     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 )
 
+// IsSettingName says whether name is spelled as a catalog's setting is:
+// a server setting's name, an extension's with a dot.
+func IsSettingName(name string) bool { return settingRE.MatchString(name) }
+
 // validate checks one entry, whose engine is one of engines (none: any);
 // the returned error names the offending field so that the parser can
 // point at its line.

@@ -54,14 +54,15 @@ func RenderDir(dir string, format spec.Format, wide bool, stdout io.Writer) erro
 			return spec.Invalidf("%s is a sweep: --format text or json (each sessions-N directory has its own report)", dir)
 		}
 		if format == spec.FormatHTML {
-			if wrote, err := writeSweepHTML(dir, rec); err != nil || !wrote {
-				if err != nil {
-					return err
-				}
-				return PrintSweep(stdout, spec.FormatText, dir, rec)
+			wrote, err := writeSweepHTML(dir, rec)
+			switch {
+			case err != nil:
+				return err
+			case wrote:
+				_, err := fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
+				return err
 			}
-			_, err := fmt.Fprintln(stdout, filepath.Join(dir, "report.html"))
-			return err
+			format = spec.FormatText // a sweep of sessions has no page
 		}
 		return PrintSweep(stdout, format, dir, rec)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -15,15 +16,25 @@ import (
 func DoseSweep(w io.Writer, points []SweepPoint) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "value\tcondition\toverhead % [CI]\tverdict\tevents rec/exec\t")
+	for _, row := range doseRows(points) {
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+// doseRows are a dose sweep's rows, for the text table and the page: a
+// row per value and compared condition.
+func doseRows(points []SweepPoint) [][]string {
+	var rows [][]string
 	for _, p := range points {
 		for _, c := range p.Summary.Conditions {
 			if c.Overhead == nil {
 				continue // the baseline: nothing to compare
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", p.DoseValue, c.Name, overheadCell(c.Overhead), c.Overhead.Verdict, events(c.Events))
+			rows = append(rows, []string{p.DoseValue, c.Name, overheadCell(c.Overhead), c.Overhead.Verdict, events(c.Events)})
 		}
 	}
-	return tw.Flush()
+	return rows
 }
 
 // DoseLimit is the largest value of a dose sweep up to which the
@@ -34,7 +45,7 @@ func DoseSweep(w io.Writer, points []SweepPoint) error {
 func DoseLimit(points []SweepPoint, limit float64) (value string, ok bool) {
 	for _, p := range points {
 		c := doseCondition(p.Summary)
-		if c == nil || c.Overhead == nil || !c.Overhead.Measured() || c.Overhead.CIHigh >= limit {
+		if c == nil || !c.Overhead.Measured() || c.Overhead.CIHigh >= limit {
 			break
 		}
 		value, ok = p.DoseValue, true

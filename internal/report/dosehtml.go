@@ -47,16 +47,11 @@ type doseChart struct {
 // DoseSweepHTML writes a dose sweep's page.
 func DoseSweepHTML(w io.Writer, rec SweepRecord) error {
 	page := dosePage{Observer: rec.Observer, Setting: rec.Dose.Setting, Values: strings.Join(rec.Dose.Values, ", "),
-		Workload: rec.Workload, Missing: strings.Join(missingPoints(rec), ", ")}
+		Workload: rec.Workload, Missing: strings.Join(missingPoints(rec), ", "), Rows: doseRows(rec.Points)}
 	for _, p := range rec.Points {
 		page.Dirs = append(page.Dirs, p.Dir)
 		if page.Engine == "" {
 			page.Engine, page.Server, page.Method = p.Summary.Engine, p.Summary.Server, p.Summary.Method
-		}
-		for _, c := range p.Summary.Conditions {
-			if c.Overhead != nil {
-				page.Rows = append(page.Rows, []string{p.DoseValue, c.Name, overheadCell(c.Overhead), c.Overhead.Verdict, events(c.Events)})
-			}
 		}
 	}
 	var limit *float64

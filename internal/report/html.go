@@ -224,9 +224,9 @@ func eventRow(name string, ev *result.Events) eventView {
 	case ev.Volume:
 		v.Difference = "not per statement: the observer's volume"
 	case ev.SampleRate > 0:
-		lo, hi, _ := ev.SampledInterval()
+		lo, hi, outside := ev.OutsideSample()
 		v.Difference = fmt.Sprintf("sampled %g: within %d-%d", ev.SampleRate, lo, hi)
-		if ev.Recorded < lo || ev.Recorded > hi {
+		if outside {
 			v.Difference, v.Lost = fmt.Sprintf("sampled %g: OUTSIDE %d-%d", ev.SampleRate, lo, hi), true
 		}
 	case d < 0:

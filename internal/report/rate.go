@@ -57,8 +57,7 @@ func rateSideCells(r result.RateSide) string {
 	if r.CapacityPerS > 0 {
 		capacity = thousands(r.CapacityPerS)
 	}
-	busy += "\t" + capacity
-	counts := fmt.Sprintf("%s\t%s\t%s", busy, thousands(float64(r.Late)), thousands(float64(r.Skipped)))
+	counts := fmt.Sprintf("%s\t%s\t%s\t%s", busy, capacity, thousands(float64(r.Late)), thousands(float64(r.Skipped)))
 	if r.Latency == nil {
 		return fmt.Sprintf("%s\tsaturated (%d/%d runs)\tbacklog\t%s\t-\t%s",
 			thousands(r.AchievedPerS), r.SaturatedRuns, r.Runs, thousands(float64(r.BacklogMax)), counts)

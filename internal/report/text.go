@@ -480,7 +480,7 @@ func recordedVsExecuted(e *result.Events, counted bool) string {
 // records, the interval it missed.
 func sampledCell(e *result.Events) string {
 	s := fmt.Sprintf("%s/%s sampled %g", thousands(float64(e.Recorded)), thousands(float64(e.Executed)), e.SampleRate)
-	if lo, hi, _ := e.SampledInterval(); e.Recorded < lo || e.Recorded > hi {
+	if lo, hi, outside := e.OutsideSample(); outside {
 		s += fmt.Sprintf(" OFF (want %s-%s)", thousands(float64(lo)), thousands(float64(hi)))
 	}
 	return s

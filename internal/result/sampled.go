@@ -22,3 +22,11 @@ func (e *Events) SampledInterval() (lo, hi int64, ok bool) {
 	hi = min(e.Executed, int64(math.Ceil(mean+sampledZ*sd))+1)
 	return lo, hi, true
 }
+
+// OutsideSample says whether a sampling observer's count lies outside
+// its SampledInterval, which it returns; false for an observer that
+// records every statement.
+func (e *Events) OutsideSample() (lo, hi int64, outside bool) {
+	lo, hi, ok := e.SampledInterval()
+	return lo, hi, ok && (e.Recorded < lo || e.Recorded > hi)
+}

@@ -1,8 +1,9 @@
 package spec
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/obsbench/obsbench/internal/observer"
 )
 
 // Dose is --dose SETTING=V1,V2,...: one observer's setting given each
@@ -14,17 +15,13 @@ type Dose struct {
 	Values  []string `json:"values"`
 }
 
-// doseSetting is a server setting's name: PostgreSQL's (a dot for an
-// extension's) and MariaDB's alike.
-var doseSetting = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
-
 // ParseDose reads --dose's SETTING=V1,V2,...: a setting's name and its
 // values once each, from the least of the observer to the most (which
 // for a setting such as log_slow_rate_limit is the numbers descending).
 func ParseDose(s string) (Dose, error) {
 	name, list, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
-	if !ok || !doseSetting.MatchString(name) {
+	if !ok || !observer.IsSettingName(name) {
 		return Dose{}, Invalidf("--dose %s: want SETTING=V1,V2,... (e.g. auto_explain.sample_rate=0.01,0.1,1)", s)
 	}
 	d := Dose{Setting: name}

@@ -177,6 +177,6 @@ func RecordedAsItShould(o observer.Observer, got, executed int64) (ok bool, want
 		return got == executed && got > 0, fmt.Sprintf("%d (statements executed)", executed)
 	}
 	e := result.Events{Recorded: got, Executed: executed, SampleRate: o.Events.Sampled}
-	lo, hi, _ := e.SampledInterval()
-	return executed > 0 && got >= lo && got <= hi, fmt.Sprintf("%d-%d (a sample of %g of %d executed)", lo, hi, o.Events.Sampled, executed)
+	lo, hi, outside := e.OutsideSample()
+	return executed > 0 && !outside, fmt.Sprintf("%d-%d (a sample of %g of %d executed)", lo, hi, o.Events.Sampled, executed)
 }
