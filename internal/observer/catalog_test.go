@@ -95,6 +95,9 @@ func TestParseErrors(t *testing.T) {
 		{"placeholder without mark", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT {{mark}}'}\n", "f.yaml:4:3: events mark: and {{mark}} in query: go together"},
 		{"file setting on sql", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: sql, query: 'SELECT 1', file_setting: general_log_file}\n", "f.yaml:4:3: events file_setting: is for source server-log"},
 		{"sampled all", "- name: x\n  engine: postgres\n  description: d\n  events: {source: server-log, match: '{{tag}}', sampled: 1}\n", "f.yaml:4:3: events sampled: 1: want the share of statements recorded, above 0 and below 1"},
+		{"stall without period", "- name: x\n  engine: postgres\n  description: d\n  settings: {log_directory: '{{sink_dir}}'}\n  sink: {kind: slow-dir, write_delay: 1ms, stall: 300ms}\n", "f.yaml:5:3: stall \"300ms\": want how long and how often"},
+		{"stall as long as its period", "- name: x\n  engine: postgres\n  description: d\n  settings: {log_directory: '{{sink_dir}}'}\n  sink: {kind: slow-dir, write_delay: 1ms, stall: 3s every 3s}\n", "f.yaml:5:3: stall \"3s every 3s\""},
+		{"stall on a stream", "- name: x\n  engine: postgres\n  description: d\n  sink: {kind: stream, stall: 1s every 2s}\n", "f.yaml:4:3: sink write_delay, capacity and stall are for kind slow-dir"},
 		{"bad file setting", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: server-log, match: x, file_setting: 'a b'}\n", "f.yaml:4:3: events file_setting \"a b\" is not a server setting name"},
 	}
 	for _, tt := range tests {

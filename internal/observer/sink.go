@@ -38,6 +38,19 @@ type Sink struct {
 	// Capacity makes a slow-dir a device that fills up: writes past this
 	// many bytes ("1MiB") fail with "no space left on device".
 	Capacity string `yaml:"capacity" json:"capacity,omitempty"`
+	// Stall makes a slow-dir stop now and then, as a disk does in a
+	// write-back flush or a network volume in a hiccup: "300ms every 3s",
+	// the first 300 ms of every 3 s. A sink that blocks only now and then
+	// barely moves a saturated server's throughput and moves the latency
+	// of a server below saturation a lot.
+	Stall string `yaml:"stall" json:"stall,omitempty"`
+}
+
+// SlowDevice is a slow-dir sink's behaviour, as package slowfs mounts it.
+type SlowDevice struct {
+	Delay             time.Duration
+	Capacity          int64 // bytes; 0: unlimited
+	Stall, StallEvery time.Duration
 }
 
 // RateBytes is Rate in bytes per second, 0 for unlimited.
@@ -80,13 +93,40 @@ func parseBytes(v string) (int64, error) {
 	return n * mult, nil
 }
 
-// SlowDir is a slow-dir sink's write delay and capacity (bytes, 0: none).
-func (s Sink) SlowDir() (delay time.Duration, capacity int64, err error) {
-	if delay, err = s.Delay(); err != nil {
-		return 0, 0, err
+// SlowDir is a slow-dir sink's device.
+func (s Sink) SlowDir() (SlowDevice, error) {
+	var d SlowDevice
+	var err error
+	if d.Delay, err = s.Delay(); err != nil {
+		return d, err
 	}
-	capacity, err = s.CapacityBytes()
-	return delay, capacity, err
+	if d.Capacity, err = s.CapacityBytes(); err != nil {
+		return d, err
+	}
+	d.Stall, d.StallEvery, err = s.stalls()
+	return d, err
+}
+
+// stalls reads Stall: "300ms every 3s"; "" is none.
+func (s Sink) stalls() (stall, every time.Duration, err error) {
+	if s.Stall == "" {
+		return 0, 0, nil
+	}
+	bad := fmt.Errorf("stall %q: want how long and how often, a stall shorter than its period, e.g. \"300ms every 3s\"", s.Stall)
+	a, b, ok := strings.Cut(s.Stall, " every ")
+	if !ok {
+		return 0, 0, bad
+	}
+	if stall, err = time.ParseDuration(strings.TrimSpace(a)); err != nil {
+		return 0, 0, bad
+	}
+	if every, err = time.ParseDuration(strings.TrimSpace(b)); err != nil {
+		return 0, 0, bad
+	}
+	if stall <= 0 || stall >= every {
+		return 0, 0, bad
+	}
+	return stall, every, nil
 }
 
 // Delay is WriteDelay as a duration.
@@ -115,6 +155,9 @@ func (s Sink) String() string {
 		if s.Capacity != "" {
 			out += ", full at " + s.Capacity
 		}
+		if s.Stall != "" {
+			out += ", stalls " + s.Stall
+		}
 		return out
 	}
 	return s.Kind
@@ -124,8 +167,8 @@ func validateSink(o Observer) error {
 	s := o.Sink
 	switch s.Kind {
 	case SinkStream:
-		if s.WriteDelay != "" || s.Capacity != "" {
-			return errors.New("sink write_delay and capacity are for kind slow-dir; a stream is slowed with its rate")
+		if s.WriteDelay != "" || s.Capacity != "" || s.Stall != "" {
+			return errors.New("sink write_delay, capacity and stall are for kind slow-dir; a stream is slowed with its rate")
 		}
 		_, err := s.RateBytes()
 		return err
@@ -133,10 +176,7 @@ func validateSink(o Observer) error {
 		if s.Rate != "" || s.Lossy {
 			return errors.New("sink rate and lossy are for kind stream")
 		}
-		if _, err := s.Delay(); err != nil {
-			return err
-		}
-		if _, err := s.CapacityBytes(); err != nil {
+		if _, err := s.SlowDir(); err != nil {
 			return err
 		}
 		for _, v := range o.Settings {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/obsbench/obsbench/internal/slowfs"
 )
@@ -34,10 +33,10 @@ func (p *Dir) Mounted() bool { return len(p.mounts) > 0 }
 // SinkDir is where MountSlowDir mounts the slow directory.
 func (p *Dir) SinkDir() string { return filepath.Join(p.Base, slowDirName) }
 
-// MountSlowDir mounts SinkDir as a slow directory whose every write waits
-// delay; the server's user owns it. release unmounts it; the files
-// written stay in the backing directory until Stop.
-func (p *Dir) MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error) {
+// MountSlowDir mounts SinkDir as a slow directory that behaves as dev
+// says; the server's user owns it. release unmounts it; the files written
+// stay in the backing directory until Stop.
+func (p *Dir) MountSlowDir(ctx context.Context, dev slowfs.Device) (release func() error, err error) {
 	dir, backing := p.SinkDir(), p.SinkDir()+"-data"
 	for _, d := range []string{dir, backing} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -49,11 +48,15 @@ func (p *Dir) MountSlowDir(ctx context.Context, delay time.Duration, capacity in
 			}
 		}
 	}
-	m, err := slowfs.NewFull(dir, backing, delay, capacity)
+	m, err := slowfs.New(dir, backing, dev)
 	if err != nil {
 		return nil, err
 	}
-	p.Log("slow directory %s: %v per write", dir, delay)
+	if dev.StallEvery > 0 {
+		p.Log("slow directory %s: %v per write, stalls %v every %v", dir, dev.Delay, dev.Stall, dev.StallEvery)
+	} else {
+		p.Log("slow directory %s: %v per write", dir, dev.Delay)
+	}
 	p.mounts = append(p.mounts, m)
 	return func() error {
 		if err := m.Close(); err != nil {

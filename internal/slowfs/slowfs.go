@@ -1,6 +1,8 @@
 // Package slowfs mounts a directory on a slow I/O path: a FUSE file system
 // that passes everything through to a backing directory and holds every
-// write for a fixed delay, one write at a time, like a slow device.
+// write for a fixed delay, one write at a time, like a slow device; it may
+// also stall now and then, as a disk does in a write-back flush or a
+// network volume in a hiccup.
 //
 // It is how obsbench reproduces "a trace file on a slow disk" on machines
 // without device-mapper's dm-delay, nbd or cgroup I/O limits, as in many
@@ -30,22 +32,44 @@ type Mount struct {
 	dev     *device
 }
 
-// device serialises writes and holds each for delay; with a capacity, a
-// write that would pass it fails with ENOSPC, like a full disk.
+// Device is how the slow path behaves. A catalog's sink reads into
+// observer.SlowDevice, the same fields, which converts to it.
+type Device struct {
+	// Delay is how long every write takes.
+	Delay time.Duration
+	// Capacity, in bytes, makes writes past it fail with ENOSPC, like a
+	// full disk; 0: unlimited.
+	Capacity int64
+	// Stall and StallEvery: for the first Stall of every StallEvery the
+	// device takes no write; one sent then waits for the stall's end, and
+	// every write behind it waits too. 0: never. The periods are the
+	// clock's (from the Unix epoch), not the mount's: a sink mounted anew
+	// for each run would otherwise stall only in its first moments, the
+	// run's warm-up.
+	Stall, StallEvery time.Duration
+}
+
+// device serialises writes and holds each as Device says.
 type device struct {
-	delay    time.Duration
-	capacity int64 // bytes; 0: unlimited
-	mu       sync.Mutex
-	writes   int64
-	used     int64
-	refused  int64 // writes failed with ENOSPC
+	Device
+	mu      sync.Mutex
+	writes  int64
+	stalled int64 // writes that waited for a stall's end
+	used    int64
+	refused int64 // writes failed with ENOSPC
 }
 
 func (d *device) write(n int) syscall.Errno {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	time.Sleep(d.delay)
-	if d.capacity > 0 && d.used+int64(n) > d.capacity {
+	if d.StallEvery > 0 {
+		if in := time.Duration(time.Now().UnixNano()) % d.StallEvery; in < d.Stall {
+			d.stalled++
+			time.Sleep(d.Stall - in)
+		}
+	}
+	time.Sleep(d.Delay)
+	if d.Capacity > 0 && d.used+int64(n) > d.Capacity {
 		d.refused++
 		return syscall.ENOSPC
 	}
@@ -55,24 +79,22 @@ func (d *device) write(n int) syscall.Errno {
 }
 
 // New mounts dir as a slow view of backing: every write to a file under
-// dir waits delay, and writes from all processes queue behind each other.
+// dir waits as dev says, and writes from all processes queue behind each
+// other.
 // Other users may use the mount (allow_other), so that a server running as
 // its own user can write to it, and the kernel checks every access against
 // the backing files' owners and modes (default_permissions): without that
 // check, the loopback file system would serve any account that reaches
 // the mount with the rights of obsbench, root. Both directories must
 // exist.
-func New(dir, backing string, delay time.Duration) (*Mount, error) {
-	return NewFull(dir, backing, delay, 0)
-}
-
-// NewFull is New for a device of capacity bytes (0: unlimited): once the
-// writes through the mount reach it, further writes fail with ENOSPC.
-func NewFull(dir, backing string, delay time.Duration, capacity int64) (*Mount, error) {
+func New(dir, backing string, d Device) (*Mount, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("a slow directory is a FUSE mount, which needs root on this machine (/dev/fuse is root-only)")
 	}
-	dev := &device{delay: delay, capacity: capacity}
+	if d.StallEvery > 0 && (d.Stall <= 0 || d.Stall >= d.StallEvery) {
+		return nil, fmt.Errorf("slow directory: a stall of %v every %v leaves no time to write", d.Stall, d.StallEvery)
+	}
+	dev := &device{Device: d}
 	var st syscall.Stat_t
 	if err := syscall.Stat(backing, &st); err != nil {
 		return nil, fmt.Errorf("slow directory backing %s: %w", backing, err)
@@ -96,6 +118,13 @@ func (m *Mount) Writes() int64 {
 	m.dev.mu.Lock()
 	defer m.dev.mu.Unlock()
 	return m.dev.writes
+}
+
+// Stalled is how many writes waited for a stall's end.
+func (m *Mount) Stalled() int64 {
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	return m.dev.stalled
 }
 
 // Refused is how many writes failed because the device was full.

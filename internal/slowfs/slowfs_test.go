@@ -26,7 +26,7 @@ func TestWritesAreDelayed(t *testing.T) {
 		}
 	}
 	const delay = 20 * time.Millisecond
-	m, err := slowfs.New(dir, backing, delay)
+	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: delay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestCapacity(t *testing.T) {
 	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
 	os.Mkdir(dir, 0o755)
 	os.Mkdir(backing, 0o755)
-	m, err := slowfs.NewFull(dir, backing, time.Microsecond, 100)
+	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond, Capacity: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestChildrenDoNotInheritFuse(t *testing.T) {
 	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
 	os.Mkdir(dir, 0o755)
 	os.Mkdir(backing, 0o755)
-	m, err := slowfs.New(dir, backing, time.Microsecond)
+	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestOtherAccountsGetNoMoreThanTheFilesAllow(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(backing, "server.log"), []byte("SELECT secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m, err := slowfs.New(dir, backing, 0)
+	m, err := slowfs.New(dir, backing, slowfs.Device{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,5 +171,45 @@ func skipShort(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("mounts a FUSE file system, which needs root: second tier, not run with -short")
+	}
+}
+
+// A stalling device: a write sent in a stall waits for its end, and one
+// sent between stalls only the delay.
+func TestStalls(t *testing.T) {
+	skipShort(t)
+	base := t.TempDir()
+	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
+	os.Mkdir(dir, 0o755)
+	os.Mkdir(backing, 0o755)
+	const stall, every = 150 * time.Millisecond, 300 * time.Millisecond
+	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond, Stall: stall, StallEvery: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	f, err := os.OpenFile(filepath.Join(dir, "log"), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var slow, fast int
+	for end := time.Now().Add(4 * every); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		start := time.Now()
+		if _, err := f.Write([]byte("a line\n")); err != nil {
+			t.Fatal(err)
+		}
+		switch took := time.Since(start); {
+		case took > stall/3:
+			slow++
+		case took < stall/10:
+			fast++
+		}
+	}
+	if slow < 3 || fast < 10 {
+		t.Errorf("%d writes waited a stall and %d did not; want at least 3 (a stall begins every %v) and 10", slow, fast, every)
+	}
+	if m.Stalled() < int64(slow) {
+		t.Errorf("Stalled = %d; want at least the %d writes seen waiting", m.Stalled(), slow)
 	}
 }

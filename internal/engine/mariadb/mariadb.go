@@ -13,11 +13,11 @@ import (
 	"log"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/obsbench/obsbench/internal/engine"
+	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // Server is a MariaDB server under test, managed or external.
@@ -49,7 +49,7 @@ type Startup interface {
 // slow I/O path.
 type Host interface {
 	SinkDir() string
-	MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error)
+	MountSlowDir(ctx context.Context, dev slowfs.Device) (release func() error, err error)
 }
 
 // Options configure a Server.

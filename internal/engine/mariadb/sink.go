@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // withSinkDir returns o's settings with the sink directory filled in.
@@ -21,11 +22,11 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 	if o.Sink == nil {
 		return nil
 	}
-	delay, capacity, err := o.Sink.SlowDir()
+	dev, err := o.Sink.SlowDir()
 	if err != nil {
 		return err
 	}
-	release, err := a.s.host.MountSlowDir(ctx, delay, capacity)
+	release, err := a.s.host.MountSlowDir(ctx, slowfs.Device(dev))
 	if err != nil {
 		return err
 	}

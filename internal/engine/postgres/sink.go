@@ -3,10 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // Host is the machine a managed server runs on, as far as observers' sinks
@@ -21,10 +21,9 @@ type Host interface {
 	StreamLog() string
 	// SinkDir is where MountSlowDir mounts the slow directory.
 	SinkDir() string
-	// MountSlowDir makes SinkDir slow: every write waits delay, and with
-	// a capacity (bytes, 0: none) it fills up. release unmounts it once
-	// the server no longer writes there.
-	MountSlowDir(ctx context.Context, delay time.Duration, capacity int64) (release func() error, err error)
+	// MountSlowDir makes SinkDir a slow device as dev says. release
+	// unmounts it once the server no longer writes there.
+	MountSlowDir(ctx context.Context, dev slowfs.Device) (release func() error, err error)
 }
 
 // withSinkDir returns o's settings with the sink directory filled in.
@@ -54,11 +53,11 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		a.sink.Set(func() error { return h.SetStream(0, false) })
 		return h.SetStream(rate, o.Sink.Lossy)
 	case observer.SinkSlowDir:
-		delay, capacity, err := o.Sink.SlowDir()
+		dev, err := o.Sink.SlowDir()
 		if err != nil {
 			return err
 		}
-		release, err := h.MountSlowDir(ctx, delay, capacity)
+		release, err := h.MountSlowDir(ctx, slowfs.Device(dev))
 		if err != nil {
 			return err
 		}
