@@ -97,7 +97,7 @@ func TestRateDuet(t *testing.T) {
 		}
 		switch {
 		case saturated[c.Name]:
-			if !strings.Contains(stdout, c.Name+": the") || !strings.Contains(stdout, "could not keep the rate") {
+			if !printed(stdout, c.Name+": the") || !printed(stdout, "could not keep the rate") {
 				t.Errorf("%s fell behind its rate in a run, and the report does not say so:\n%s", c.Name, stdout)
 			}
 		case rs.Side.Latency == nil || rs.Reference.Latency == nil || rs.P99Added == nil:
@@ -112,7 +112,7 @@ func TestRateDuet(t *testing.T) {
 	}
 	asked := thousandsOf(runs[0].Driver.Rate.Asked)
 	for _, want := range []string{"16 clients at " + asked + " units/s", "at a fixed rate of " + asked + " units/s", "overhead % at a fixed rate"} {
-		if !strings.Contains(stdout, want) {
+		if !printed(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
@@ -155,7 +155,7 @@ func TestRateWorkersMariaDB(t *testing.T) {
 			t.Errorf("%s: %d arrivals skipped at a rate far over capacity with a 5-ms limit; want many", c.Name, c.Rate.Side.Skipped)
 		}
 	}
-	if !strings.Contains(stdout, "saturated at this rate") || !strings.Contains(stdout, "skipped over the latency limit") {
+	if !printed(stdout, "saturated at this rate") || !printed(stdout, "skipped over the latency limit") {
 		t.Errorf("report does not name the saturated runs:\n%s", stdout)
 	}
 }

@@ -16,32 +16,41 @@ import (
 	"time"
 
 	"github.com/obsbench/obsbench/internal/report"
+	"github.com/obsbench/obsbench/internal/result"
 )
 
 // The report opened in headless Chromium from a file URL, with the network
-// off, draws every chart: each canvas has painted pixels, not merely
-// exists. Chromium is driven over WebDriver by ChromeDriver (Debian
-// packages chromium and chromium-driver, which make test installs). The
-// README's screenshot is of a real default run's report, not of this one.
+// off, draws every chart: each SVG chart has its shapes, each canvas
+// painted pixels, not merely exists. It reads at a laptop's and a phone's
+// width (checkLayout: no word broken, no text out of its box, no chart
+// labels over each other), for an experiment of alternation and rounds
+// and for a duet. Chromium is driven over WebDriver by ChromeDriver
+// (Debian packages chromium and chromium-driver, which make test
+// installs). The README's screenshot is of a real default run's report,
+// not of this one.
 func TestReportDrawsInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a real browser: second tier, not run with -short (which needs no packages)")
 	}
 	s, runs := recorded(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	var b bytes.Buffer
-	if err := report.HTML(&b, s, runs); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(page, b.Bytes(), 0o644)
-
+	page := writePage(t, s, runs)
 	wd, session, painted := drawn(t, page)
-	ids := []string{"chart-overhead", "chart-latency"}
-	for i := range s.Conditions {
-		ids = append(ids, "chart-throughput-"+strconv.Itoa(i))
+	// A per-second chart for each condition with runs long enough for a
+	// series (its alternation runs).
+	var ids []string
+	for _, c := range s.Conditions {
+		for _, r := range runs {
+			if r.Condition == c.Name && len(r.Driver.PerSecond) > 0 && len(r.Driver.PerSecond[0]) >= 10 {
+				ids = append(ids, "chart-throughput-"+strconv.Itoa(len(ids)))
+				break
+			}
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("the recorded experiment has no run long enough for a per-second chart")
 	}
 	checkDrawn(t, painted, ids)
+	checkShapes(t, wd, session, "chart-overhead", "chart-latency")
 
 	var shot string
 	json.Unmarshal(wd.call(t, "GET", "/session/"+session+"/screenshot", nil), &shot)
@@ -51,6 +60,43 @@ func TestReportDrawsInChromium(t *testing.T) {
 	}
 	if _, err := png.Decode(bytes.NewReader(img)); err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
+	}
+	checkLayout(t, wd, session, page)
+
+	s, runs = duetRecorded(t)
+	page = writePage(t, s, runs)
+	openAt(t, wd, session, page, 1280)
+	checkShapes(t, wd, session, "chart-overhead", "chart-timeline", "chart-latency")
+	checkLayout(t, wd, session, page)
+}
+
+// writePage writes the report of s and runs to a file and returns its
+// path.
+func writePage(t *testing.T, s result.Summary, runs []result.Run) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "report.html")
+	var b bytes.Buffer
+	if err := report.HTML(&b, s, runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// checkShapes fails t for each SVG chart of ids with fewer than 5 shapes
+// drawn.
+func checkShapes(t *testing.T, wd webDriver, session string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		var n int
+		json.Unmarshal(wd.call(t, "POST", "/session/"+session+"/execute/sync", map[string]any{"args": []any{id}, "script": `
+			var c = document.getElementById(arguments[0]);
+			return c ? c.querySelectorAll("svg rect, svg circle, svg line, svg polyline").length : 0;`}), &n)
+		if n < 5 {
+			t.Errorf("chart %s not drawn: %d shapes", id, n)
+		}
 	}
 }
 
@@ -110,6 +156,7 @@ func drawn(t *testing.T, page string) (webDriver, string, map[string]int) {
 	if !state.Drawn {
 		t.Fatal("the page's script never finished drawing")
 	}
+	checkConsole(t, wd, session)
 	json.Unmarshal(state.Canvases, &canvases)
 	if state.Resources != 0 {
 		t.Errorf("the page fetched %d resources; it must need none", state.Resources)

@@ -1,10 +1,7 @@
 package report
 
 import (
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -14,12 +11,16 @@ import (
 // events it recorded of the statements executed; the curve of cost
 // against dose, in the order the values were given.
 func DoseSweep(w io.Writer, points []SweepPoint) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "value\tcondition\toverhead % [CI]\tverdict\tevents rec/exec\t")
+	t := columns{head: []string{"value", "condition", "overhead % [CI]", "verdict", "events rec/exec"}, left: []bool{true, true, false, true}}
 	for _, row := range doseRows(points) {
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		row[3] = shortVerdict(row[3])
+		t.add(row...)
 	}
-	return tw.Flush()
+	if err := t.write(w); err != nil {
+		return err
+	}
+	notef(w, "%s", verdictLegend)
+	return nil
 }
 
 // doseRows are a dose sweep's rows, for the text table and the page: a

@@ -29,10 +29,13 @@ var (
 	htmlTemplate string
 )
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"pct": pct, "overhead": overheadCell, "measures": measuresCell, "counted": countedSession}).Parse(htmlTemplate))
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"ci": ciCell}).Parse(htmlTemplate))
 
 // HTML writes a self-contained report of an experiment: its summary and
 // the runs of results.jsonl, with the chart library and the data inlined.
+// It shows what the experiment's method measured and nothing empty: a
+// duet's timeline and phases, not per-second lines of its 2-s phases; no
+// section for what was not sampled.
 func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	// The band no overhead can be told from: the round-based noise
 	// floor, or for alternation alone the smallest detectable effect.
@@ -43,20 +46,18 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 	case s.MDEPct != nil:
 		floor = *s.MDEPct
 	}
-	page := htmlPage{Summary: s, NoiseFloor: floor, ServerCosts: hasServerCost(s),
+	page := htmlPage{Summary: s, NoiseFloor: floor, Methods: methodNames(s), Table: conditionsTable(s),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS), ReportJS: template.JS(reportJS)}
 	if s.Environment != nil {
 		page.envView = envView{Environment: *s.Environment}
 	}
-	chart := chartData{NoiseFloorPct: floor}
+	chart := chartData{NoiseFloorPct: floor, Timeline: timelineOf(s, runs)}
 	for _, c := range s.Conditions {
 		if o := c.Overhead; o.Measured() {
-			chart.Overheads = append(chart.Overheads, overheadBar{Name: c.Name, Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh, Significant: o.Significant})
+			chart.Overheads = append(chart.Overheads, overheadBar{Name: c.Name, Pct: o.Pct, CILow: o.CILow, CIHigh: o.CIHigh,
+				Significant: o.Significant, Phases: phaseDots(c, runs)})
 		}
 		chart.Latency = append(chart.Latency, latencyOf(c, runs))
-		if ev := c.Events; ev != nil {
-			page.Events = append(page.Events, eventRow(c.Name, ev))
-		}
 		if c.Waits != nil {
 			wr := waitRow{Name: c.Name}
 			for _, sh := range c.Waits.Top[:min(shownWaits, len(c.Waits.Top))] {
@@ -70,12 +71,22 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 		}
 	}
 	sort.SliceStable(chart.Overheads, func(i, j int) bool { return chart.Overheads[i].Pct > chart.Overheads[j].Pct })
+	for _, o := range chart.Overheads {
+		page.PhaseDots = page.PhaseDots || len(o.Phases) > 0
+	}
+	page.Overheads = len(chart.Overheads) > 0
+	for _, l := range chart.Latency {
+		page.Latency = page.Latency || l.P50 > 0 || l.P99 > 0
+	}
+	page.Timeline = chart.Timeline
 	chart.Series = seriesOf(s, runs)
 	page.Series = chart.Series
-	page.Counters = counterTable(s)
-	for _, c := range s.Conditions {
-		for _, w := range c.Workers {
-			page.Workers = append(page.Workers, workerRow{Condition: c.Name, WorkerSummary: w})
+	page.Counters = nonZeroCounters(s)
+	if workersAsked(s) {
+		for _, c := range s.Conditions {
+			for _, w := range c.Workers {
+				page.Workers = append(page.Workers, workerRow{Condition: c.Name, WorkerSummary: w})
+			}
 		}
 	}
 	page.Statements = statementMatrix(s)
@@ -91,20 +102,23 @@ func HTML(w io.Writer, s result.Summary, runs []result.Run) error {
 type htmlPage struct {
 	Summary    result.Summary
 	NoiseFloor float64
-	// ServerCosts says a condition has a duet's server cost: its two
-	// columns are shown.
-	ServerCosts bool
-	Series      []conditionSeries
-	Events      []eventView
-	Waits       []waitRow
-	Counters    counterView
-	Workers     []workerRow
-	Statements  counterView
-	Rate        rateView
-	Data        template.JS
-	UPlotJS     template.JS
-	UPlotCSS    template.CSS
-	ReportJS    template.JS
+	// Methods are the methods' short names, for the heading.
+	Methods string
+	Table   conditionsView
+	// Overheads and Latency say there is something to chart; PhaseDots
+	// that the overhead chart has a paired condition's phases.
+	Overheads, Latency, PhaseDots bool
+	Timeline                      *timeline
+	Series                        []conditionSeries
+	Waits                         []waitRow
+	Counters                      counterView
+	Workers                       []workerRow
+	Statements                    counterView
+	Rate                          rateView
+	Data                          template.JS
+	UPlotJS                       template.JS
+	UPlotCSS                      template.CSS
+	ReportJS                      template.JS
 	envView
 }
 
@@ -113,6 +127,7 @@ type chartData struct {
 	Overheads     []overheadBar     `json:"overheads"`
 	Latency       []latencyBar      `json:"latency"`
 	Series        []conditionSeries `json:"series"`
+	Timeline      *timeline         `json:"timeline,omitempty"`
 	NoiseFloorPct float64           `json:"noise_floor_pct"`
 }
 
@@ -122,6 +137,8 @@ type overheadBar struct {
 	CILow       float64 `json:"ci_low"`
 	CIHigh      float64 `json:"ci_high"`
 	Significant bool    `json:"significant"`
+	// Phases are a paired condition's phases, each alone.
+	Phases []phaseDot `json:"phases,omitempty"`
 }
 
 type latencyBar struct {
@@ -170,27 +187,30 @@ type runSeries struct {
 	OnPhases [][2]int `json:"on_phases,omitempty"`
 }
 
+// minSeriesSeconds is the shortest run drawn second by second: a run of
+// a few seconds (a duet's phase, a short round) is a line of two or three
+// points, which says less than its one figure in the table.
+const minSeriesSeconds = 10
+
 // seriesOf sums each run's sessions second by second, grouped by
-// condition in the summary's order.
+// condition in the summary's order; only runs of minSeriesSeconds or more
+// that are not a paired phase (a duet's, whose timeline is drawn whole),
+// and only conditions with such a run.
 func seriesOf(s result.Summary, runs []result.Run) []conditionSeries {
-	out := make([]conditionSeries, 0, len(s.Conditions))
+	all := make([]conditionSeries, 0, len(s.Conditions))
 	index := map[string]int{}
 	for _, c := range s.Conditions {
-		index[c.Name] = len(out)
-		out = append(out, conditionSeries{Name: c.Name})
+		index[c.Name] = len(all)
+		all = append(all, conditionSeries{Name: c.Name})
 	}
 	for _, r := range runs {
 		i, ok := index[r.Condition]
-		if !ok || len(r.Driver.PerSecond) == 0 {
+		if !ok || r.Duet != nil {
 			continue
 		}
-		total := make([]int64, len(r.Driver.PerSecond[0]))
-		for _, sess := range r.Driver.PerSecond {
-			for k, n := range sess {
-				if k < len(total) {
-					total[k] += n
-				}
-			}
+		total := totals(r.Driver.PerSecond)
+		if len(total) < minSeriesSeconds {
+			continue
 		}
 		label := fmt.Sprintf("run %d (round %d)", r.Seq, r.Round)
 		if r.Error != "" {
@@ -202,7 +222,13 @@ func seriesOf(s result.Summary, runs []result.Run) []conditionSeries {
 				rs.OnPhases = append(rs.OnPhases, [2]int{ph.Start, ph.End})
 			}
 		}
-		out[i].Runs = append(out[i].Runs, rs)
+		all[i].Runs = append(all[i].Runs, rs)
+	}
+	out := []conditionSeries{} // [] in the data, not null
+	for _, c := range all {
+		if len(c.Runs) > 0 {
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -279,32 +305,6 @@ type counterRow struct {
 	Name   string
 	Full   string // the name whole, where Name shortens it
 	Values []string
-}
-
-// counterTable lists every counter any condition has, by name.
-func counterTable(s result.Summary) counterView {
-	names := map[string]bool{}
-	for _, c := range s.Conditions {
-		for k := range c.Counters {
-			names[k] = true
-		}
-	}
-	v := counterView{Names: slices.Sorted(maps.Keys(names))}
-	if len(v.Names) == 0 {
-		return v
-	}
-	for _, c := range s.Conditions {
-		row := counterRow{Name: c.Name}
-		for _, k := range v.Names {
-			if x, ok := c.Counters[k]; ok {
-				row.Values = append(row.Values, thousands(x))
-			} else {
-				row.Values = append(row.Values, "")
-			}
-		}
-		v.Rows = append(v.Rows, row)
-	}
-	return v
 }
 
 // envView formats the environment for the page.

@@ -13,8 +13,10 @@ import (
 )
 
 // The HTML report of a recorded experiment holds every condition, a chart
-// element for the overheads, the latencies and each condition's series,
-// its data, the chart library inlined, and nothing fetched from anywhere.
+// element for the overheads and the latencies, a per-second chart of each
+// condition whose runs are long enough for a series (the alternation
+// runs, not the 3-s rounds), its data, the chart library inlined, and
+// nothing fetched from anywhere.
 func TestHTMLReport(t *testing.T) {
 	dir := filepath.Join("testdata", "run-mariadb")
 	s, runs := recorded(t)
@@ -24,16 +26,26 @@ func TestHTMLReport(t *testing.T) {
 	}
 	page := b.String()
 	compareGolden(t, filepath.Join(dir, "report.html"), b.Bytes())
-	for i, c := range s.Conditions {
+	for _, c := range s.Conditions {
 		if !strings.Contains(page, "<td>"+c.Name+"</td>") {
 			t.Errorf("no table row for condition %s", c.Name)
 		}
-		if !strings.Contains(page, `id="chart-throughput-`+strconv.Itoa(i)+`"`) {
-			t.Errorf("no throughput chart for condition %s", c.Name)
+	}
+	series := 0
+	for _, c := range s.Conditions {
+		long := false
+		for _, r := range runs {
+			long = long || (r.Condition == c.Name && len(r.Driver.PerSecond) > 0 && len(r.Driver.PerSecond[0]) >= 10)
+		}
+		if got := strings.Contains(page, "<h3>"+c.Name+`</h3><div class="chart" id="chart-throughput-`+strconv.Itoa(series)+`"`); got != long {
+			t.Errorf("condition %s: a per-second chart %v; want %v (runs of 10 s or more)", c.Name, got, long)
+		}
+		if long {
+			series++
 		}
 	}
 	for _, want := range []string{`id="chart-overhead"`, `id="chart-latency"`, `id="obsbench-data"`, "uPlot", "Content-Security-Policy",
-		"obsbench run --engine mariadb", "settings not at their defaults", "innodb_buffer_pool_size"} {
+		"obsbench run --engine mariadb", "settings not at their defaults", "innodb_buffer_pool_size", `id="waits"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -42,9 +54,9 @@ func TestHTMLReport(t *testing.T) {
 	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//`).FindString(page); m != "" {
 		t.Errorf("report fetches something: %q", m)
 	}
-	// Every run's series is in the data block.
+	// Every long run's series is in the data block.
 	for _, r := range runs {
-		if !strings.Contains(page, `"label":"run `+strconv.Itoa(r.Seq)+` `) {
+		if len(r.Driver.PerSecond) > 0 && len(r.Driver.PerSecond[0]) >= 10 && !strings.Contains(page, `"label":"run `+strconv.Itoa(r.Seq)+` `) {
 			t.Errorf("run %d missing from the chart data", r.Seq)
 		}
 	}
@@ -59,7 +71,7 @@ func TestHTMLReportCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<th>instr/stmt &Delta;% [CI]</th>", `28.92 [28.56, 29.28]</td>`, "Not counted: the kernel"} {
+	for _, want := range []string{"<th>instr/stmt &Delta;% [CI]</th>", `28.92 <span class="ci">[28.56, 29.28]</span></td>`, "Not counted: the kernel"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -77,7 +89,7 @@ func TestHTMLReportServerCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<th>srv +&micro;s/stmt [CI]</th><th>srv share % [CI]</th>", `&#43;2.50 [&#43;1.25, &#43;3.75]</td><td class="num">4.0 [2.0, 5.9]</td>`,
+	for _, want := range []string{"<th>srv +&micro;s/stmt [CI]</th><th>srv share % [CI]</th>", `+2.50 <span class="ci">[+1.25, +3.75]</span></td><td class="num">4.0 <span class="ci">[2.0, 5.9]</span></td>`,
 		`<td class="num">-</td><td class="num">-</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)

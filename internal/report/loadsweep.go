@@ -3,27 +3,38 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
 
 // LoadSweep writes a sweep of loads: for each condition, one row per
-// load, the rate it drove, the server CPU busy and the latency from the
-// schedule with the observer and without it, and what the observer
-// added: an observer's latency against load, the baseline's beside it.
+// load, the rate it drove, the server CPU busy with the observer and
+// without it and the overhead; then, in a table of its own, the latency
+// from the schedule on both sides and what the observer added: an
+// observer's latency against load, the baseline's beside it.
 func LoadSweep(w io.Writer, points []SweepPoint) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(loadSweepHead, "\t")+"\t")
+	h := loadSweepHead
+	cpu := columns{head: []string{h[0], h[1], h[2], h[3], h[4]}, left: []bool{true}}
+	latency := columns{head: []string{h[0], h[1], h[5], h[6], h[7]}, left: []bool{true}}
+	last := ""
 	for _, row := range loadSweepRows(points) {
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		name := row[0]
+		if name == last {
+			name = "" // the rows of a condition under its name
+		}
+		last = row[0]
+		cpu.add(name, row[1], row[2], row[3], row[4])
+		latency.add(name, row[1], row[5], row[6], row[7])
 	}
-	if err := tw.Flush(); err != nil {
+	if err := cpu.write(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "latency from each unit's scheduled start, median run; with/without: the observer's side and the side without it in the same seconds")
-	fmt.Fprintln(w, "(a duet's twins, a split's groups; one figure where the method compares no sides); saturated: the side could not keep the rate")
+	fmt.Fprintln(w)
+	if err := latency.write(w); err != nil {
+		return err
+	}
+	notef(w, "latency from each unit's scheduled start, median run; with/without: the observer's side and the side without it in the same seconds "+
+		"(a duet's twins, a split's groups; one figure where the method compares no sides); saturated: the side could not keep the rate")
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -22,29 +21,91 @@ func askedRate(s result.Summary) float64 {
 
 // Rate lists, for an experiment at a fixed arrival rate, how each
 // condition kept the rate and its latency counted from the schedule: the
-// observer's side, and beside it the side without the observer in the
-// same seconds, with the latency the observer added. A side that could
-// not keep the rate shows its backlog, never a latency the queue made.
+// observer's side, and under it the side without the observer in the
+// same seconds; then, in a table of its own, the latency the observer
+// added. A side that could not keep the rate shows its backlog, never a
+// latency the queue made.
 func Rate(w io.Writer, s result.Summary) error {
-	v := rateTable(s)
-	if v.Rows == nil {
+	asked := askedRate(s)
+	if asked == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nat a fixed rate of %s units/s (Poisson arrivals, as pgbench -R; latency from each unit's scheduled start):\n", v.Asked)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  condition\tside\tachieved/s\tp50 ms\tp99 ms\tp99.9 ms\tlag p99 ms\tserver CPUs\tcapacity/s\tlate\tskipped\tp50 added ms [CI]\tp99 added ms [CI]\tp99.9 added ms [CI]\t")
-	for _, row := range v.Rows {
-		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
+	fmt.Fprintln(w)
+	notef(w, "at a fixed rate of %s units/s (Poisson arrivals, as pgbench -R), latency and lag in ms from each unit's scheduled start:", thousands(asked))
+	sides := columns{head: []string{"condition", "achieved/s", "p50", "p99", "p99.9", "lag p99", "srv CPUs", "capacity/s"}, left: []bool{true}}
+	added := columns{head: []string{"condition", "p50 added ms [CI]", "p99 added ms [CI]", "p99.9 added ms [CI]"}, left: []bool{true}}
+	var late, saturated []string
+	side := func(name, label, which string, r result.RateSide) {
+		sides.add(append([]string{label}, rateSideText(r)...)...)
+		if r.Late > 0 || r.Skipped > 0 {
+			late = append(late, fmt.Sprintf("%s (%s) %s/%s", name, which, thousands(float64(r.Late)), thousands(float64(r.Skipped))))
+		}
+		if r.Latency == nil {
+			saturated = append(saturated, fmt.Sprintf("%s (%s) in %d of %d runs, backlog up to %s", name, which, r.SaturatedRuns, r.Runs, thousands(float64(r.BacklogMax))))
+		}
 	}
-	if err := tw.Flush(); err != nil {
+	for _, c := range s.Conditions {
+		r := c.Rate
+		if r == nil {
+			continue
+		}
+		which := "with"
+		if r.Reference == nil {
+			which = "sessions" // one side: the method compares none
+		}
+		side(c.Name, c.Name, which, r.Side)
+		if r.Reference != nil {
+			side(c.Name, "  without", "without", *r.Reference)
+		}
+		if cells := addedCells(r); cells != "-\t-\t-" {
+			added.add(append([]string{c.Name}, strings.Split(cells, "\t")...)...)
+		}
+	}
+	if err := sides.write(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "  with/without: the observer's twin or group, and the one without it in the same seconds; lag: how late a unit was sent;")
-	fmt.Fprintln(w, "  late and skipped: over --latency-limit; server CPUs: the side's server CPU, median phase (its busy share at this rate);")
-	fmt.Fprintln(w, "  capacity/s: the units a second its server would complete with its whole CPU share busy, at the CPU per unit it spent")
-	fmt.Fprintln(w, "  at this rate (a unit takes a little less at saturation, so somewhat more);")
-	fmt.Fprintln(w, "  saturated: the side could not keep the rate, and its backlog (arrivals left waiting) replaces a latency the queue made")
+	lateNote, satNote := "none", ": the side could not keep the rate, and its backlog (arrivals left waiting) replaces a latency the queue made"
+	if len(late) > 0 {
+		lateNote = strings.Join(late, ", ")
+	}
+	if len(saturated) > 0 {
+		satNote = " (the side could not keep the rate; its backlog, arrivals left waiting, replaces a latency the queue made): " +
+			strings.Join(saturated, "; ")
+	}
+	notef(w, "a condition's row is the observer's side (its twin or group, or the sessions where the method compares no sides), "+
+		"\"without\" the side without it in the same seconds; lag: how late a unit was sent; "+
+		"srv CPUs: the side's server CPU, median phase (its busy share at this rate); "+
+		"capacity/s: the units a second its server would complete with its whole CPU share busy, at the CPU per unit it spent "+
+		"at this rate (a unit takes a little less at saturation, so somewhat more); "+
+		"late/skipped over --latency-limit: %s; saturated%s.", lateNote, satNote)
+	if len(added.rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if err := added.write(w); err != nil {
+		return err
+	}
+	notef(w, "added: the latency the observer added, with against without, each phase's difference [interval at the level the method line names].")
 	return nil
+}
+
+// rateSideText are one side's cells in the text table: a side that could
+// not keep the rate shows its backlog where its latency would be, the
+// runs it fell behind in said under the table.
+func rateSideText(r result.RateSide) []string {
+	busy, capacity := "-", "-"
+	if r.BusyCPUs > 0 {
+		busy = fmt.Sprintf("%.2f", r.BusyCPUs)
+	}
+	if r.CapacityPerS > 0 {
+		capacity = thousands(r.CapacityPerS)
+	}
+	if r.Latency == nil {
+		return []string{thousands(r.AchievedPerS), "saturated", "backlog", thousands(float64(r.BacklogMax)), "-", busy, capacity}
+	}
+	l := r.Latency
+	return []string{thousands(r.AchievedPerS), fmt.Sprintf("%.3f", l.P50), fmt.Sprintf("%.3f", l.P99), fmt.Sprintf("%.3f", l.P999),
+		fmt.Sprintf("%.3f", r.LagP99MS), busy, capacity}
 }
 
 // rateSideCells are one side's cells, its latency replaced by its backlog
@@ -112,7 +173,7 @@ func rateLegend(w io.Writer, s result.Summary) {
 	if askedRate(s) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "overhead % at a fixed rate: the server CPU the observer added to a statement, as a share of the server's CPU per statement")
-	fmt.Fprintln(w, "  with it, X/(S+X): the throughput a CPU-bound server would lose. Below saturation both sides complete what arrives,")
-	fmt.Fprintln(w, "  so throughput is the rate's; the cost is in CPU (server CPUs below) and latency (added below).")
+	fmt.Fprintln(w, "overhead % at a fixed rate: the server CPU the observer added to a statement, as a share of the server's CPU per statement "+
+		"with it, X/(S+X): the throughput a CPU-bound server would lose. Below saturation both sides complete what arrives, "+
+		"so throughput is the rate's; the cost is in CPU (srv CPUs below) and latency (added below).")
 }

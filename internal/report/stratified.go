@@ -25,18 +25,20 @@ func Stratified(w io.Writer, s result.Summary) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "\nquery by query: each run's queries against the same queries in its round's baseline run (alternation:")
-	fmt.Fprintln(w, "each on phase's against the off phases beside it, executions wholly inside a phase), the ratios weighted")
-	fmt.Fprintln(w, "by each query's share of the baseline's latency (server CPU): the cost of the whole mix, free of which")
-	fmt.Fprintln(w, "queries happened to overlap and queue, not of the machine's speed changing between them; srv CPU added:")
-	fmt.Fprintln(w, "the server CPU an execution gains, each query weighted by its precision, so the cheapest count most")
-	fmt.Fprintln(w, "(a fixed cost per statement at its size; a cost that grows with a statement's work at a short one's)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tpairs\ttime overhead % [CI]\tverdict\tsrv CPU/exec Δ% [CI]\tverdict\tsrv CPU added µs/exec [CI]\tverdict\t")
+	fmt.Fprintln(w)
+	notef(w, "query by query: each run's queries against the same queries in its round's baseline run (alternation: "+
+		"each on phase's against the off phases beside it, executions wholly inside a phase), the ratios weighted "+
+		"by each query's share of the baseline's latency (server CPU): the cost of the whole mix, free of which "+
+		"queries happened to overlap and queue, not of the machine's speed changing between them; srv CPU added: "+
+		"the server CPU an execution gains, each query weighted by its precision, so the cheapest count most "+
+		"(a fixed cost per statement at its size; a cost that grows with a statement's work at a short one's)")
+	// Two tables, stacked, to fit a terminal: time, then server CPU.
+	time := columns{head: []string{"condition", "pairs", "time overhead % [CI]", "verdict"}, left: []bool{true, false, false, true}}
+	cpu := columns{head: []string{"condition", "srv CPU/exec Δ% [CI]", "verdict", "srv CPU added µs/exec [CI]", "verdict"}, left: []bool{true, false, true, false, true}}
 	var notes []string
 	for _, c := range rows {
 		st := c.Stratified
-		cpu, cpuVerdict := changeCell(st.CPU), "-"
+		cpuChange, cpuVerdict := changeCell(st.CPU), "-"
 		if st.CPU != nil {
 			cpuVerdict = cpuVerdictOf(st.CPUOverhead)
 		} else if st.CPUNote != "" {
@@ -50,13 +52,18 @@ func Stratified(w io.Writer, s result.Summary) error {
 		if st.CPUAdded != nil {
 			addedVerdict = st.CPUAdded.Verdict
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, st.Pairs, overheadCell(st.Time), verdict, cpu, cpuVerdict, addedCell(st.CPUAdded), addedVerdict)
+		time.add(c.Name, fmt.Sprint(st.Pairs), overheadCell(st.Time), shortVerdict(verdict))
+		cpu.add(c.Name, cpuChange, shortVerdict(cpuVerdict), addedCell(st.CPUAdded), shortVerdict(addedVerdict))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := time.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := cpu.write(w); err != nil {
 		return err
 	}
 	for _, n := range notes {
-		fmt.Fprintln(w, n)
+		notef(w, "%s", n)
 	}
 	return serverCPUMatrix(w, s)
 }

@@ -31,7 +31,8 @@ func TestSweepPerThousand(t *testing.T) {
 	}
 	// 2 sessions at 20,000 statements/s: 0.1 ms a statement, 100 ms a
 	// thousand-query, 1,200 thousand-queries a minute.
-	checkHas(t, "sweep table", b.String(), "ms per thousand-query", "0.100", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower", "switchable, on phases")
+	checkHas(t, "sweep table", b.String(), "ms/unit", "unit: a thousand-query", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower",
+		"only what a reload switches", "over its on phases")
 }
 
 func TestSyncCommitTable(t *testing.T) {

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -36,37 +35,70 @@ func (p SweepPoint) Label() string {
 // Sweep writes a concurrency sweep: for each session count and condition,
 // throughput, the mean time a session waits per statement (sessions /
 // throughput, a closed loop's identity), and the overhead with its
-// interval. perUnit, when > 1, adds columns per unit of that many
-// statements (study 5's thousand-query): ms per unit and units per minute.
+// interval. perUnit, when > 1, reports per unit of that many statements
+// (study 5's thousand-query) in place of per statement: ms per unit and
+// units per minute.
 func Sweep(w io.Writer, points []SweepPoint, perUnit int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "sessions\tcondition\tmeasures, over\tstmts/s\tms/stmt\t"
-	if perUnit > 1 {
-		head += fmt.Sprintf("ms per %s\t%s per min\t", unitName(perUnit), unitName(perUnit))
+	all := sweepSummary(points)
+	over := "-" // no row says what it measures
+	if hasMeasures(all) {
+		over = sharedMeasures(all)
 	}
-	fmt.Fprintln(tw, head+"overhead % [CI]\tverdict\t")
+	t := columns{head: []string{"sessions", "condition"}}
+	if over == "" {
+		t.head = append(t.head, "measures, over")
+	}
+	t.head = append(t.head, "stmts/s")
+	if perUnit > 1 {
+		t.head = append(t.head, "ms/unit", "units/min")
+	} else {
+		t.head = append(t.head, "ms/stmt")
+	}
+	t.head = append(t.head, "overhead % [CI]", "verdict")
+	t.left = make([]bool, len(t.head))
+	t.left[1], t.left[2], t.left[len(t.head)-1] = true, over == "", true
 	for _, p := range points {
 		for _, c := range p.Summary.Conditions {
-			t := c.Throughput.Median
-			row := fmt.Sprintf("%d\t%s\t%s\t%s\t", p.Sessions, c.Name, measuresCell(c), thousands(t))
-			switch msPer := float64(p.Sessions) / t * 1000; {
-			case t <= 0 && perUnit > 1:
-				row += "-\t-\t-\t"
-			case t <= 0:
-				row += "-\t"
+			row := []string{fmt.Sprint(p.Sessions), c.Name}
+			if over == "" {
+				row = append(row, measuresCell(c))
+			}
+			tput := c.Throughput.Median
+			row = append(row, thousands(tput))
+			switch msPer := float64(p.Sessions) / tput * 1000; {
+			case tput <= 0 && perUnit > 1:
+				row = append(row, "-", "-")
+			case tput <= 0:
+				row = append(row, "-")
 			case perUnit > 1:
-				row += fmt.Sprintf("%.3f\t%.1f\t%.1f\t", msPer, msPer*float64(perUnit), t*60/float64(perUnit))
+				row = append(row, fmt.Sprintf("%.1f", msPer*float64(perUnit)), fmt.Sprintf("%.1f", tput*60/float64(perUnit)))
 			default:
-				row += fmt.Sprintf("%.3f\t", msPer)
+				row = append(row, fmt.Sprintf("%.3f", msPer))
 			}
-			verdict := "-"
-			if o := c.Overhead; o != nil {
-				verdict = o.Verdict
-			}
-			fmt.Fprintf(tw, "%s%s\t%s\t\n", row, overheadCell(c.Overhead), verdict)
+			t.add(append(row, overheadCell(c.Overhead), shortVerdict(verdictCell(c)))...)
 		}
 	}
-	return tw.Flush()
+	if err := t.write(w); err != nil {
+		return err
+	}
+	if perUnit > 1 {
+		notef(w, "unit: a %s, %d statements; ms/unit: the time a session waits for one, sessions / stmts/s × %d", unitName(perUnit), perUnit, perUnit)
+	}
+	if over != "" && over != "-" {
+		notef(w, "%s", measuresSentence(all, ""))
+	}
+	notef(w, "%s", verdictLegend)
+	return nil
+}
+
+// sweepSummary holds every condition of a sweep's points, to say what
+// they share.
+func sweepSummary(points []SweepPoint) result.Summary {
+	var all result.Summary
+	for _, p := range points {
+		all.Conditions = append(all.Conditions, p.Summary.Conditions...)
+	}
+	return all
 }
 
 func unitName(n int) string {

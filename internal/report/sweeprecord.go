@@ -90,29 +90,30 @@ func PrintSweep(w io.Writer, format spec.Format, dir string, rec SweepRecord) er
 	per := "session count"
 	switch {
 	case rec.Dose != nil:
-		fmt.Fprintf(w, "dose sweep: %s's %s = %s (one experiment each)\n\n", rec.Observer, rec.Dose.Setting, strings.Join(rec.Dose.Values, ", "))
+		notef(w, "dose sweep: %s's %s = %s (one experiment each)\n\n", rec.Observer, rec.Dose.Setting, strings.Join(rec.Dose.Values, ", "))
 		if err := DoseSweep(w, rec.Points); err != nil {
 			return err
 		}
 		doseLimitLine(w, rec)
 		per = "value"
 	case len(rec.Loads) > 0:
-		fmt.Fprintf(w, "load sweep: %s, loads %s%% of the baseline's server CPU busy\n\n", rec.Workload, spec.FormatLoads(rec.Loads))
+		notef(w, "load sweep: %s, loads %s%% of the baseline's server CPU busy\n\n", rec.Workload, spec.FormatLoads(rec.Loads))
 		if err := LoadSweep(w, rec.Points); err != nil {
 			return err
 		}
 		per = "load"
 	default:
-		fmt.Fprintf(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
+		notef(w, "concurrency sweep: %s, sessions %s\n\n", rec.Workload, spec.FormatSessions(rec.Sessions))
 		if err := Sweep(w, rec.Points, rec.PerUnit); err != nil {
 			return err
 		}
 	}
 	if missing := missingPoints(rec); len(missing) > 0 {
-		fmt.Fprintf(w, "not measured: %s (the experiment failed or was interrupted)\n", strings.Join(missing, ", "))
+		notef(w, "not measured: %s (the experiment failed or was interrupted)", strings.Join(missing, ", "))
 	}
-	_, err := fmt.Fprintf(w, "\nresults: %s (one directory per %s; obsbench report %s)\n", dir, per, dir)
-	return err
+	fmt.Fprintln(w)
+	notef(w, "results: %s (one directory per %s; obsbench report %s)", dir, per, dir)
+	return nil
 }
 
 // doseLimitLine says, for a dose sweep given --max-overhead, the largest
@@ -123,10 +124,10 @@ func doseLimitLine(w io.Writer, rec SweepRecord) {
 	}
 	limit := *rec.MaxOverhead
 	if v, ok := DoseLimit(rec.Points, limit); ok {
-		fmt.Fprintf(w, "\nlargest %s within --max-overhead %g%% with 95%% confidence (its interval and every smaller value's below %g): %s\n", rec.Dose.Setting, limit, limit, v)
+		notef(w, "\nlargest %s within --max-overhead %g%% with 95%% confidence (its interval and every smaller value's below %g): %s", rec.Dose.Setting, limit, limit, v)
 		return
 	}
-	fmt.Fprintf(w, "\nno value of %s stays within --max-overhead %g%% with 95%% confidence (the first value's interval reaches %g or more)\n", rec.Dose.Setting, limit, limit)
+	notef(w, "\nno value of %s stays within --max-overhead %g%% with 95%% confidence (the first value's interval reaches %g or more)", rec.Dose.Setting, limit, limit)
 }
 
 // missingPoints name the points of rec without a summary.

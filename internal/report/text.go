@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
 
-// Text writes s as the table a terminal shows, within about 120 columns:
-// per condition the figures that answer "what does it cost" (overhead,
-// verdict, throughput, p99, events recorded of executed, the server's CPU
-// per statement), then the notes. TextWide has the other columns.
+// Text writes s as a terminal shows it, every line within textWidth
+// columns: per condition the figures that answer "what does it cost"
+// (overhead, verdict, the server CPU added, the counted or timed change
+// per statement), then what each side ran and recorded (throughput, p99,
+// events recorded of executed), a line in words per observer, and the
+// notes. TextWide has the other columns, in one wide table.
 func Text(w io.Writer, s result.Summary) error { return text(w, s, false) }
 
 // TextWide is Text with every column: the reference's statements/s, the
@@ -24,28 +25,37 @@ func Text(w io.Writer, s result.Summary) error { return text(w, s, false) }
 func TextWide(w io.Writer, s result.Summary) error { return text(w, s, true) }
 
 func text(w io.Writer, s result.Summary, wide bool) error {
-	fmt.Fprintf(w, "%s\n\n", heading(s))
+	for _, line := range wrapWords(headingWords(s), textWidth, "", "  ") {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
 	l := layoutOf(s, wide)
-	if err := l.table(w, s); err != nil {
+	if wide {
+		if err := l.wideTable(w, s); err != nil {
+			return err
+		}
+	} else if err := l.tables(w, s); err != nil {
 		return err
 	}
-	l.legend(w, s)
+	wrapped(w, func(w io.Writer) { l.legend(w, s) })
 	if err := details(w, s, wide); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	methodNotes(w, s, wide)
-	l.closingNotes(w, s)
+	wrapped(w, func(w io.Writer) {
+		methodNotes(w, s, wide)
+		l.closingNotes(w, s)
+	})
 	return nil
 }
 
-// textLayout is what decides the text table's columns.
+// textLayout is what decides the text tables' columns.
 type textLayout struct {
 	wide bool
 	// over is the "measures, over" every observer's row shares, "" when
 	// rows differ (a column then), "-" when no row has one.
 	over string
-	// counted: counted figures take the narrow table's last column; the
+	// counted: counted figures take the cost table's last column; the
 	// timed CPU per statement answers the same question less precisely,
 	// and moves to -v.
 	counted bool
@@ -53,88 +63,158 @@ type textLayout struct {
 	// server CPU the observer added to a statement and that as the
 	// server's share, which a CPU-bound server with remote clients loses.
 	costs bool
+	// atRate: the runs were driven at a fixed rate. The share of the
+	// server cost is then the overhead itself (X/(S+X) both), and shows
+	// in -v only; the latency that counts is the rate table's.
+	atRate bool
+	// side names whose statements the runs table's throughput and p99
+	// are: "twin" (a duet's), "group" (a split's), "side" (both), ""
+	// (the condition's runs).
+	side string
 }
 
 func layoutOf(s result.Summary, wide bool) textLayout {
-	l := textLayout{wide: wide, over: sharedMeasures(s), counted: hasCounted(s), costs: hasServerCost(s)}
+	l := textLayout{wide: wide, over: sharedMeasures(s), counted: hasCounted(s), costs: hasServerCost(s), atRate: askedRate(s) > 0}
 	if !hasMeasures(s) {
 		l.over = "-"
+	}
+	switch split, duet := uses(s, result.MethodSplit), uses(s, result.MethodDuet); {
+	case split && duet:
+		l.side = "side"
+	case split:
+		l.side = "group"
+	case duet:
+		l.side = "twin"
 	}
 	return l
 }
 
-// header is the table's first line.
-func (l textLayout) header() string {
+// sided is a runs table's label for the figures of the observer's side.
+func (l textLayout) sided(label string) string {
+	if l.side == "" {
+		return label
+	}
+	return l.side + " " + label
+}
+
+// tables writes the default report's two tables, stacked, each row a
+// condition's: what it costs, then what its side ran and recorded; and
+// under them a line in words per observer.
+func (l textLayout) tables(w io.Writer, s result.Summary) error {
 	last := "CPU/stmt Δ%"
 	if l.counted {
 		last = "instr/stmt Δ%"
 	}
-	costHead := ""
-	if l.costs {
-		costHead = "srv +µs/stmt (share)\t"
-	}
+	cost := columns{head: []string{"condition", "overhead % [CI]", "verdict"}, left: []bool{true, false, true}}
 	switch {
-	case l.wide:
-		if l.costs {
-			costHead = "srv +µs/stmt [CI]\tsrv share % [CI]\t"
-		}
-		head := "condition\tmeasures, over\tstmts/s\tref stmts/s\toverhead % [CI]\tverdict\t" + costHead + "p50 ms\tp99 ms\tevents rec/exec\tserver CPU\tdriver CPU\tsrv µs/stmt\tsrv CPU/stmt Δ% [CI]\t"
-		if l.counted {
-			head += "instr/stmt Δ% [CI]\tothers Δ% [CI]\t"
-		}
-		return head
-	case l.over == "":
-		return "condition\tmeasures, over\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
+	case l.costs && l.atRate:
+		cost.head = append(cost.head, "srv +µs/stmt")
+	case l.costs:
+		cost.head = append(cost.head, "srv +µs/stmt (share)")
 	}
-	return "condition\toverhead % [CI]\tverdict\t" + costHead + "stmts/s\tp99 ms\tevents rec/exec\t" + last + "\t"
-}
-
-// table writes the header and a row per condition, aligned.
-func (l textLayout) table(w io.Writer, s result.Summary) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, l.header())
+	cost.head = append(cost.head, last)
+	runs := columns{head: []string{"condition"}, left: []bool{true}}
+	if l.over == "" {
+		runs.head, runs.left = append(runs.head, "measures, over"), append(runs.left, true)
+	}
+	runs.head = append(runs.head, l.sided("stmts/s"), l.sided("p99 ms"), "events rec/exec")
 	for _, c := range s.Conditions {
-		l.row(tw, s, c)
+		ov, _, _ := overheadCells(c)
+		row := []string{c.Name, ov, shortVerdict(verdictCell(c))}
+		switch {
+		case l.costs && l.atRate:
+			row = append(row, serverAddedCell(c.ServerCost))
+		case l.costs:
+			row = append(row, serverCostCell(c.ServerCost, false))
+		}
+		last := shortChange(c.CPUChange)
+		if l.counted {
+			last = countedShort(s, c)
+		}
+		cost.add(append(row, last)...)
+		row = []string{c.Name}
+		if l.over == "" {
+			row = append(row, measuresCell(c))
+		}
+		// How many events were lost is in -v: the column stays narrow.
+		runs.add(append(row, thousands(c.Throughput.Median), fmt.Sprintf("%.3f", c.LatencyMS.P99), eventsCell(c.Events, false))...)
 	}
-	return tw.Flush()
-}
-
-// row writes condition c's cells.
-func (l textLayout) row(tw io.Writer, s result.Summary, c result.ConditionSummary) {
-	ov, verdict, ref := overheadCells(c)
-	cpu, ev := changeCell(c.CPUChange), events(c.Events)
-	if !l.wide {
-		// The failed runs are a note below, how many events were
-		// lost is in -v: the columns stay narrow.
-		verdict, cpu, ev = verdictCell(c), shortChange(c.CPUChange), eventsCell(c.Events, false)
+	if err := cost.write(w); err != nil {
+		return err
 	}
-	if l.costs {
-		verdict += "\t" + serverCostCell(c.ServerCost, l.wide)
+	fmt.Fprintln(w)
+	if err := runs.write(w); err != nil {
+		return err
 	}
-	tail := ""
-	if l.counted {
-		cpu = countedShort(s, c)
-		if l.wide {
-			session, others := countedCells(s, c)
-			cpu, tail = changeCell(c.CPUChange), session+"\t"+others+"\t"
+	if lines := readings(s); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, words := range lines {
+			for _, line := range wrapWords(words, textWidth, "", "  ") {
+				fmt.Fprintln(w, line)
+			}
 		}
 	}
-	switch {
-	case l.wide:
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\t%.0f%%\t%s\t%s\t%s\n",
-			c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict, c.LatencyMS.P50, c.LatencyMS.P99,
-			events(c.Events), pct(c.CPU.ServerPct), c.CPU.DriverPct, perStmt(c.CPU.ServerUSPerStmt), cpu, tail)
-	case l.over == "":
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
-			c.Name, measuresCell(c), ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
-	default:
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n",
-			c.Name, ov, verdict, thousands(c.Throughput.Median), c.LatencyMS.P99, ev, cpu)
-	}
+	return nil
 }
 
-// legend says under the table what its rows and columns mean, and which
-// conditions had failed runs.
+// wideTable writes -v's table: every column, a row per condition.
+func (l textLayout) wideTable(w io.Writer, s result.Summary) error {
+	t := columns{head: []string{"condition", "measures, over", "stmts/s", "ref stmts/s", "overhead % [CI]", "verdict"},
+		left: []bool{true, true, false, false, false, true}}
+	if l.costs {
+		t.head = append(t.head, "srv +µs/stmt [CI]", "srv share % [CI]")
+	}
+	t.head = append(t.head, l.sided("p50 ms"), l.sided("p99 ms"), "events rec/exec", "server CPU", "driver CPU", "srv µs/stmt", "srv CPU/stmt Δ% [CI]")
+	if l.counted {
+		t.head = append(t.head, "instr/stmt Δ% [CI]", "others Δ% [CI]")
+	}
+	for _, c := range s.Conditions {
+		ov, verdict, ref := overheadCells(c)
+		row := []string{c.Name, measuresCell(c), thousands(c.Throughput.Median), ref, ov, verdict}
+		if l.costs {
+			row = append(row, strings.Split(serverCostCell(c.ServerCost, true), "\t")...)
+		}
+		row = append(row, fmt.Sprintf("%.3f", c.LatencyMS.P50), fmt.Sprintf("%.3f", c.LatencyMS.P99), events(c.Events),
+			pct(c.CPU.ServerPct), fmt.Sprintf("%.0f%%", c.CPU.DriverPct), perStmt(c.CPU.ServerUSPerStmt), changeCell(c.CPUChange))
+		if l.counted {
+			session, others := countedCells(s, c)
+			row = append(row, session, others)
+		}
+		t.add(row...)
+	}
+	return t.write(w)
+}
+
+// shortVerdict is a verdict as the default table words it, its interval
+// beside it: "not resolved" where the interval holds no change, a reason
+// not measured left to the line in words under the table.
+func shortVerdict(v string) string {
+	switch {
+	case v == "no detectable difference":
+		return "not resolved"
+	case strings.HasPrefix(v, "too few "):
+		return strings.TrimSuffix(v, " to tell")
+	case strings.HasPrefix(v, "not measured"):
+		return "not measured"
+	}
+	return v
+}
+
+// verdictLegend says what the default tables' verdicts mean.
+const verdictLegend = "verdict: slower or faster where the interval excludes no change; not resolved where it holds it " +
+	"(the cost lies anywhere in the interval, 0 included); too few samples (or runs): too few for any interval to exclude it."
+
+// serverAddedCell is a duet condition's server CPU added to a statement
+// at a rate, where its share is the overhead.
+func serverAddedCell(c *result.ServerCost) string {
+	if c == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f", c.Added.US)
+}
+
+// legend says under the tables what their rows and columns mean, and
+// which conditions had failed runs: a line each, wrapped by Text.
 func (l textLayout) legend(w io.Writer, s result.Summary) {
 	wide := l.wide
 	if !wide || hasMeasures(s) {
@@ -155,63 +235,116 @@ func (l textLayout) legend(w io.Writer, s result.Summary) {
 	if wide {
 		return
 	}
+	fmt.Fprintln(w, verdictLegend)
 	if !l.counted {
 		fmt.Fprintln(w, "CPU/stmt Δ%: the change in the server's CPU time per statement, observer on against off [interval at the level the method line names].")
 	}
 	if l.costs {
+		head, whose := "srv +µs/stmt (share)", "twin against twin, from each twin server's own CPU accounting"
 		switch split, duet := uses(s, result.MethodSplit), uses(s, result.MethodDuet); {
 		case split && duet:
-			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin from each twin server's own CPU")
-			fmt.Fprintln(w, "  accounting, or in a split's rows group against group from each session's backend's CPU,")
+			whose = "twin against twin from each twin server's own CPU accounting, or in a split's rows group against group from each session's backend's CPU"
 		case split:
-			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, group against group, from each session's backend's CPU,")
-		default:
-			fmt.Fprintln(w, "srv +µs/stmt (share): the server CPU the observer added to a statement, twin against twin, from each twin server's own CPU accounting,")
+			whose = "group against group, from each session's backend's CPU"
 		}
-		fmt.Fprintln(w, "  and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v).")
+		share := "and that as a share of its server CPU per statement: what a CPU-bound server whose clients run elsewhere loses (intervals: -v)."
+		if l.atRate {
+			head = "srv +µs/stmt"
+			share = "as a share of its server CPU per statement it is the overhead % (-v: that share estimated on its own, and the intervals)."
+		}
+		fmt.Fprintf(w, "%s: the server CPU the observer added to a statement, %s; %s\n", head, whose, share)
 	}
-	switch {
-	case askedRate(s) > 0:
-		fmt.Fprintln(w, "stmts/s, p99 ms: the observer's side's statements, each timed from its send; at a rate the figures that count are below.")
-	case uses(s, result.MethodDuet):
-		fmt.Fprintln(w, "p99 ms: a duet twin's, under its CPU quota: it holds the wait for the next quota period in both twins alike.")
-	}
+	l.runsLegend(w)
 }
 
-// measuresLegend says what "measures" and "over" mean, and the rows'
-// shared value of them (over) in the narrow table.
+// runsLegend says whose statements the runs table's throughput and p99
+// are, and where the latency at a rate is.
+func (l textLayout) runsLegend(w io.Writer) {
+	var what []string
+	switch l.side {
+	case "twin":
+		what = append(what, "the observer's twin's statements (the A/A arm's: one twin's), each timed from its send, under its server's CPU quota: "+
+			"its p99 holds the wait for the next quota period, in both twins alike")
+	case "group", "side":
+		what = append(what, "the statements of the observer's "+l.side+" (its twin's, or its group of sessions'), each timed from its send")
+	case "":
+		if !l.atRate {
+			return
+		}
+		what = append(what, "each statement timed from its send")
+	}
+	if l.atRate {
+		what = append(what, "at a fixed rate the latency that counts, from each unit's scheduled start, is the rate table's below")
+	}
+	fmt.Fprintf(w, "%s, %s: %s.\n", l.sided("stmts/s"), l.sided("p99 ms"), strings.Join(what, "; "))
+}
+
+// measuresLegend says what "measures" and "over" mean: in a sentence
+// where every observer's row measures the same over the same, else for
+// the column that says it of each.
 func measuresLegend(w io.Writer, s result.Summary, wide bool, over string) {
 	if !wide && over != "" {
-		fmt.Fprintf(w, "every observer's row measures, over: %s\n", over)
+		fmt.Fprintln(w, measuresSentence(s, " (named below)"))
+		return
 	}
-	fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included);")
-	fmt.Fprintln(w, "  switchable = only what a reload switches, the rest in force on both sides (named below).")
+	fmt.Fprintln(w, "measures: whole = the observer switched on from the server as it was (restart and preloaded library included); "+
+		"switchable = only what a reload switches, the rest in force on both sides (named below).")
 	if uses(s, result.MethodSplit) {
-		fmt.Fprintln(w, "  per-session = what the observer costs the sessions it is set in; what both groups of sessions share (a preloaded")
-		fmt.Fprintln(w, "  library, the log's collector, a sink) falls on both and is in neither (the row's method line names it).")
+		fmt.Fprintln(w, "  per-session = what the observer costs the sessions it is set in; what both groups of sessions share (a preloaded "+
+			"library, the log's collector, a sink) falls on both and is in neither (the row's method line names it).")
 	}
 	if !wide {
 		fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second).")
 		return
 	}
-	fmt.Fprintln(w, "over: what every figure of the row is over (whole runs, or on phases without their first second);")
-	fmt.Fprintln(w, "  ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase,")
+	ref := "or the baseline runs next to each run"
 	switch {
 	case uses(s, result.MethodSplit) && uses(s, result.MethodDuet):
-		fmt.Fprintln(w, "  the twin server or the group of sessions without the observer in the same seconds).")
+		ref = "the twin server or the group of sessions without the observer in the same seconds"
 	case uses(s, result.MethodSplit):
-		fmt.Fprintln(w, "  the baseline runs next to each run, or the group of sessions without the observer in the same seconds).")
+		ref = "the baseline runs next to each run, or the group of sessions without the observer in the same seconds"
 	case uses(s, result.MethodDuet):
-		fmt.Fprintln(w, "  the baseline runs next to each run, or the twin server without the observer in the same seconds).")
-	default:
-		fmt.Fprintln(w, "  or the baseline runs next to each run).")
+		ref = "the baseline runs next to each run, or the twin server without the observer in the same seconds"
 	}
+	fmt.Fprintf(w, "over: what every figure of the row is over (whole runs, or on phases without their first second); "+
+		"ref stmts/s: the same over what the overhead compares with (the off phases next to each on phase, %s).\n", ref)
+}
+
+// measuresSentence says in words what every observer's row measures and
+// over what, when all say the same; named says where a switchable
+// part's report names what stays in force.
+func measuresSentence(s result.Summary, named string) string {
+	var c result.ConditionSummary
+	for _, c = range s.Conditions {
+		if c.Measures != "" {
+			break
+		}
+	}
+	what := c.Measures
+	switch c.Measures {
+	case result.MeasuresWhole:
+		what = "of the whole observer, switched on from the server as it was (its restart and preloaded library included)"
+	case result.MeasuresSwitchable:
+		what = "of only what a reload switches, the rest of the observer in force on both sides" + named
+	case result.MeasuresPerSession:
+		what = "the observer puts on the sessions it is set in (what both groups of sessions share, a preloaded library, " +
+			"the log's collector or a sink, falls on both and is in neither: the method line names it)"
+	}
+	window, qualifier, _ := strings.Cut(c.Window, ";")
+	over := "whole runs"
+	if window == result.WindowOnPhases {
+		over = "its on phases, each without its first second"
+	}
+	if q := strings.TrimSpace(qualifier); q != "" {
+		over += " (" + q + ")"
+	}
+	return fmt.Sprintf("Every observer's row is the cost %s, over %s.", what, over)
 }
 
 // details are the sections after the table: counted notes, waits,
 // counters, workers, the duet's twins, statements, strata.
 func details(w io.Writer, s result.Summary, wide bool) error {
-	countedNotes(w, s, "", !wide)
+	wrapped(w, func(w io.Writer) { countedNotes(w, s, "", !wide) })
 	if s.Counted != nil {
 		queryCounts(w, s.Counted.Conditions)
 	}
@@ -224,7 +357,7 @@ func details(w io.Writer, s result.Summary, wide bool) error {
 		Workers(w, s)
 	}
 	if wide {
-		Duet(w, s)
+		wrapped(w, func(w io.Writer) { Duet(w, s) })
 	}
 	if err := Statements(w, s); err != nil {
 		return err
@@ -265,10 +398,14 @@ func methodNotes(w io.Writer, s result.Summary, wide bool) {
 func (l textLayout) closingNotes(w io.Writer, s result.Summary) {
 	if !l.wide {
 		more := "reference stmts/s, p50, server and driver CPU"
-		if l.counted {
-			more = "reference stmts/s, p50, server and driver CPU, timed CPU/stmt Δ%, the other processes' counted Δ%"
+		if l.costs {
+			more += ", the server CPU added with its interval and share"
 		}
-		fmt.Fprintf(w, "more columns (%s, each worker, the duet twins): -v; every figure: --format json\n", more)
+		if l.counted {
+			more += ", timed CPU/stmt Δ%, the other processes' counted Δ%"
+		}
+		fmt.Fprintf(w, "more columns (%s, the verdicts in full, how many events were lost, each worker, the duet twins) in one table: -v; "+
+			"every figure: --format json\n", more)
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -297,12 +434,12 @@ func cpuBasisNote(w io.Writer, s result.Summary) {
 		return
 	}
 	if uses(s, result.MethodSplit) {
-		fmt.Fprintln(w, "overhead %*: read from each group's server CPU per statement (its sessions' backends'), where the observer's group used")
-		fmt.Fprintln(w, "  its CPU as the other did: the loss of a CPU-bound server, without the CPU one group took from the other in a phase.")
+		fmt.Fprintln(w, "overhead %*: read from each group's server CPU per statement (its sessions' backends'), where the observer's group used "+
+			"its CPU as the other did: the loss of a CPU-bound server, without the CPU one group took from the other in a phase.")
 	}
 	if uses(s, result.MethodDuet) || !uses(s, result.MethodSplit) {
-		fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did:")
-		fmt.Fprintln(w, "  the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
+		fmt.Fprintln(w, "overhead %*: read from each twin server's CPU per statement, where the observer's twin used its CPU as the other did: "+
+			"the loss of a CPU-bound server, as throughput is, without the CPU a neighbour took from one twin in a phase.")
 	}
 	fmt.Fprintf(w, "  From throughput: %s.\n", strings.Join(tput, "; "))
 }
@@ -595,7 +732,12 @@ func thousands(v float64) string {
 
 // heading is the line that says what was run: engine, server, workload,
 // clients, method and time, seed.
-func heading(s result.Summary) string {
+func heading(s result.Summary) string { return strings.Join(headingWords(s), " ") }
+
+// headingWords are the heading's parts, each with the comma or "and"
+// that follows it: the text report wraps the heading between them, so
+// that no part is cut.
+func headingWords(s result.Summary) []string {
 	var parts []string
 	// Fixed work (a replay once, dss-mix's --blocks): runs ended before
 	// --duration, which only capped them.
@@ -629,8 +771,17 @@ func heading(s result.Summary) string {
 	if r := askedRate(s); r > 0 {
 		clients += fmt.Sprintf(" at %s units/s", thousands(r))
 	}
-	return fmt.Sprintf("obsbench: %s %s, workload %s, %s, %s (+%gs warm-up each), seed %d",
-		s.Engine, s.Server, wl, clients, strings.Join(parts, " and "), s.Warmup, s.Seed)
+	words := []string{fmt.Sprintf("obsbench: %s %s,", s.Engine, s.Server), "workload " + wl + ",", clients + ","}
+	for i, p := range parts {
+		if i < len(parts)-1 {
+			words = append(words, p+" and")
+		}
+	}
+	last := ""
+	if len(parts) > 0 {
+		last = parts[len(parts)-1] + " "
+	}
+	return append(words, fmt.Sprintf("%s(+%gs warm-up each),", last, s.Warmup), fmt.Sprintf("seed %d", s.Seed))
 }
 
 // resolvedBy is the method whose A/A arm gave the resolution: the

@@ -23,13 +23,14 @@ func Waits(w io.Writer, s result.Summary) {
 			continue
 		}
 		if !any {
-			fmt.Fprintln(w, "\nwaits: % of active-session samples (baseline % in parentheses; * = signature: negligible in baseline, material with the observer)")
+			fmt.Fprintln(w)
+			notef(w, "waits: %% of active-session samples (baseline %% in parentheses; * = signature: negligible in baseline, material with the observer)")
 			any = true
 		}
 		if c.Waits.SamplerCPUPct != nil {
 			samplerCPU = append(samplerCPU, *c.Waits.SamplerCPUPct)
 		}
-		fmt.Fprintf(w, "  %-28s %s\n", c.Name, WaitLine(c.Waits, shownWaits))
+		labelled(w, c.Name, WaitLine(c.Waits, shownWaits))
 		label := result.WaitProfile{Source: "the engine's wait profile"}
 		if s.WaitProfile != nil {
 			label = *s.WaitProfile
@@ -40,9 +41,9 @@ func Waits(w io.Writer, s result.Summary) {
 			for _, e := range c.Waits.Engine[:min(shownWaits, len(c.Waits.Engine))] {
 				parts = append(parts, fmt.Sprintf("%s %.1f", e.Wait, e.Pct))
 			}
-			fmt.Fprintf(w, "  %-28s %s: %s\n", "", label.Source, strings.Join(parts, ", "))
+			labelled(w, "", label.Source+": "+strings.Join(parts, ", "))
 		case label.Missing != "":
-			fmt.Fprintf(w, "  %-28s %s: not collected (%s)\n", "", label.Source, label.Missing)
+			labelled(w, "", label.Source+": not collected ("+label.Missing+")")
 		}
 	}
 	if len(samplerCPU) > 0 {
@@ -83,6 +84,8 @@ var counterOrder = []struct{ key, label string }{
 	{"log_bytes", "log B/s"},
 	{"replica_flush_lag_ms", "replica flush lag ms"},
 	{"replica_replay_lag_ms", "replica replay lag ms"},
+	{"slot_wal_retained_bytes", "slot WAL retained B"},
+	{"slot_reader_behind_bytes", "slot reader behind B"},
 	{"log_stream_bytes", "stream B/s"},
 	{"temp_bytes", "temp B/s"},
 	{"buffers_backend", "backend buf writes/s"},
@@ -108,7 +111,7 @@ func Counters(w io.Writer, s result.Summary) {
 			fmt.Fprintln(w, "\ncounters (per second, median of runs):")
 			any = true
 		}
-		fmt.Fprintf(w, "  %-28s %s\n", c.Name, strings.Join(parts, ", "))
+		labelled(w, c.Name, strings.Join(parts, ", "))
 	}
 }
 
@@ -125,9 +128,28 @@ func Workers(w io.Writer, s result.Summary) {
 		}
 		name := c.Name
 		for _, k := range c.Workers {
-			fmt.Fprintf(w, "  %-28s worker %d on %s: %d sessions, %s stmt/s, CPU %.0f%% (max %.0f%%)\n",
-				name, k.Worker, k.Host, k.Sessions, thousands(k.Throughput), k.CPUPct, k.CPUPctMax)
+			labelled(w, name, fmt.Sprintf("worker %d on %s: %d sessions, %s stmt/s, CPU %.0f%% (max %.0f%%)",
+				k.Worker, k.Host, k.Sessions, thousands(k.Throughput), k.CPUPct, k.CPUPctMax))
 			name = ""
 		}
+	}
+}
+
+// labelled writes text after a condition's name, in a column of its own,
+// wrapped at textWidth under the text's start: between the parts of a
+// list, and within a part only where it is longer than a line.
+func labelled(w io.Writer, name, text string) {
+	const at = 31 // "  ", the name's column, " "
+	var words []string
+	for _, part := range strings.SplitAfter(text, ", ") {
+		part = strings.TrimSuffix(part, " ")
+		if len(part) > textWidth-at {
+			words = append(words, strings.Split(part, " ")...)
+			continue
+		}
+		words = append(words, part)
+	}
+	for _, line := range wrapWords(words, textWidth, fmt.Sprintf("  %-28s ", name), strings.Repeat(" ", at)) {
+		fmt.Fprintln(w, line)
 	}
 }
