@@ -21,6 +21,7 @@ packages=(
   # the catalog's statistics and audit extensions DBAs add
   "postgresql-$major-pg-stat-kcache"
   "postgresql-$major-pg-qualstats"
+  "postgresql-$major-wal2json"
   "postgresql-$major-pgauditlogtofile"
   mariadb-server
   # --method instructions: the server under valgrind's instruction counter

@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/engine/servertest"
 	"github.com/obsbench/obsbench/internal/server"
+	"github.com/obsbench/obsbench/internal/slowfs"
 )
 
 // While managed servers run (PostgreSQL with a synchronous standby behind
@@ -49,9 +50,9 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 	t.Cleanup(func() { replica.Stop() })
 	for _, s := range []interface {
 		SinkDir() string
-		MountSlowDir(context.Context, time.Duration, int64) (func() error, error)
+		MountSlowDir(context.Context, slowfs.Device) (func() error, error)
 	}{pg, m} {
-		if _, err := s.MountSlowDir(ctx, 0, 0); err != nil {
+		if _, err := s.MountSlowDir(ctx, slowfs.Device{}); err != nil {
 			t.Fatal(err)
 		}
 		// What a server's sink holds: statements, owner-only.

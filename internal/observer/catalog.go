@@ -225,6 +225,16 @@ func validate(o Observer, engines []string) (field string, err error) {
 			return "sink", err
 		}
 	}
+	if o.Consumer != nil {
+		if err := validateConsumer(*o.Consumer); err != nil {
+			return "consumer", err
+		}
+	}
+	if o.Poller != nil {
+		if err := validatePoller(*o.Poller); err != nil {
+			return "poller", err
+		}
+	}
 	if o.Events != nil {
 		if err := validateEvents(o); err != nil {
 			return "events", err

@@ -29,7 +29,8 @@ func TestBuiltinCatalog(t *testing.T) {
 		"pg-stat-statements-planning", "auto-explain-filtered-out", "auto-explain-verbose",
 		"pgaudit-read-params", "pgaudit-filtered-out", "log-lock-waits",
 		"track-io-timing", "track-functions", "compute-query-id", "log-sampled", "auto-explain-sampled",
-		"pg-stat-kcache", "pg-qualstats", "pgaudit-to-file"}
+		"pg-stat-kcache", "pg-qualstats", "pgaudit-to-file", "logical-decoding", "logical-decoding-slow-consumer",
+		"agent-exporter-15s", "agent-heavy-1s"}
 	for _, name := range want {
 		if _, err := cat.Lookup("postgres", name); err != nil {
 			t.Errorf("Lookup(postgres, %s) = %v", name, err)
@@ -44,7 +45,8 @@ func TestBuiltinCatalog(t *testing.T) {
 	for _, name := range []string{"baseline", "baseline-again", "general-log-file", "general-log-table", "slow-log-all", "perf-schema",
 		"perf-schema-statements-history", "perf-schema-waits", "server-audit-file", "server-audit-syslog", "server-audit-filtered",
 		"perf-schema-no-consumer", "perf-schema-filtered-out", "slow-log-filtered-out", "plans-slow-log-filtered-out", "server-audit-table-events",
-		"userstat", "slow-log-sampled"} {
+		"userstat", "slow-log-sampled", "binlog-row", "perf-schema-digests-only", "server-audit-query-limit",
+		"agent-exporter-15s", "agent-heavy-1s"} {
 		if _, err := cat.Lookup("mariadb", name); err != nil {
 			t.Errorf("Lookup(mariadb, %s) = %v", name, err)
 		}

@@ -44,6 +44,12 @@ type Observer struct {
 	// Sink, if set, is the destination obsbench provides for the
 	// observer's output (a managed server only).
 	Sink *Sink `yaml:"sink" json:"sink,omitempty"`
+	// Consumer, if set, is a process obsbench runs beside the server to
+	// read what the observer makes (a managed server only).
+	Consumer *Consumer `yaml:"consumer" json:"consumer,omitempty"`
+	// Poller, if set, is a monitoring agent obsbench runs against the
+	// server while the observer is on.
+	Poller *Poller `yaml:"poller" json:"poller,omitempty"`
 	// Objects are the entry's engine-owned sections (EngineRules.Sections),
 	// each under its section's key in YAML and JSON: objects obsbench
 	// creates, or settings of existing ones it switches, decoded into the

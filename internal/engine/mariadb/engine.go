@@ -38,6 +38,9 @@ func checkObserver(o observer.Observer) (field string, err error) {
 	if len(o.Preload) > 0 {
 		return "preload", errors.New("preload: is PostgreSQL's (shared_preload_libraries); a MariaDB plugin is installed with extensions: (INSTALL SONAME)")
 	}
+	if o.Consumer != nil {
+		return "consumer", errors.New("consumer: reads a PostgreSQL logical replication slot; MariaDB's binary log readers are not among obsbench's consumers yet (binlog-row measures writing the log)")
+	}
 	return "", nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
 	"github.com/obsbench/obsbench/internal/poll"
+	"github.com/obsbench/obsbench/internal/poller"
 )
 
 // mariadbRestart is why an external server refuses a startup option.
@@ -40,6 +41,7 @@ type Applied struct {
 	obs     observer.Observer
 	changes engine.Changes[change]
 	sink    engine.Sink
+	poller  engine.Sink
 }
 
 // Observer is the observer that was applied.
@@ -140,7 +142,7 @@ func pluginInstalled(ctx context.Context, conn *sql.Conn, lib string) (bool, err
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Applied, err error) {
 	o = s.withSinkDir(o)
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
-	if o.Name == observer.Baseline || (len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
+	if o.Name == observer.Baseline || (len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil && o.Poller == nil) {
 		return a, nil
 	}
 	conn, done, err := s.control(ctx)
@@ -204,6 +206,11 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Appli
 			}
 		}
 	}
+	stop, err := poller.For(ctx, s.Dial, o)
+	if err != nil {
+		return nil, err
+	}
+	a.poller.Set(stop)
 	return a, nil
 }
 
@@ -248,6 +255,9 @@ func (a *Applied) record(c change) error {
 // when one fails; the failed ones stay for another Revert.
 func (a *Applied) Revert(ctx context.Context) (err error) {
 	defer a.sink.CloseAfter(&err)
+	if a.poller.CloseAfter(&err); err != nil {
+		return err
+	}
 	if a.changes.Len() == 0 {
 		return nil
 	}
@@ -407,8 +417,8 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 // dynamic, the plugins' server_audit_* included. TestStaticSplit checks
 // them against a server's information_schema.SYSTEM_VARIABLES.
 var (
-	startupOnly = map[string]bool{"performance_schema": true, "performance_schema_events_statements_history_long_size": true}
-	sessionCopy = map[string]bool{"long_query_time": true, "log_slow_verbosity": true, "slow_query_log": true}
+	startupOnly = map[string]bool{"performance_schema": true, "performance_schema_events_statements_history_long_size": true, "log_bin": true}
+	sessionCopy = map[string]bool{"long_query_time": true, "log_slow_verbosity": true, "slow_query_log": true, "binlog_format": true}
 )
 
 // StaticSplit is Split without a server, from the documented scopes:

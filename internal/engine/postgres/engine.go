@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -25,7 +26,18 @@ type Engine struct{}
 // and obsbench starts managed servers from the local binaries.
 func (Engine) Info() engine.Info {
 	return engine.Info{Name: "postgres", Product: "PostgreSQL", Namespace: "schema", AddOn: "extension", Dialect: workload.PostgreSQL,
-		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, CountsQueries: true, ExtendedQuery: true}
+		WaitProfile: result.WaitProfile{Source: "pg_wait_sampling (all processes)"}, Managed: true, RestartsApply: true, Counts: true, CountsQueries: true, ExtendedQuery: true,
+		Observers: observer.EngineRules{Check: checkObserver}}
+}
+
+// checkObserver: a consumer reads a logical replication slot, which
+// PostgreSQL makes only at wal_level=logical; the entry must say so, so
+// that applying it sets it (with the restart it needs).
+func checkObserver(o observer.Observer) (field string, err error) {
+	if o.Consumer != nil && o.Settings["wal_level"] != "logical" {
+		return "consumer", errors.New("a consumer reads a logical replication slot: the settings need wal_level: logical")
+	}
+	return "", nil
 }
 
 // Info says the engine Counts: its managed server runs under the counter

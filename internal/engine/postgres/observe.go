@@ -14,6 +14,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
+	"github.com/obsbench/obsbench/internal/poller"
 )
 
 // pgRestart is why an external server refuses a restart-only setting.
@@ -32,10 +33,12 @@ type change struct {
 
 // Applied is an observer in force on the server. Revert undoes it.
 type Applied struct {
-	s       *Server
-	obs     observer.Observer
-	changes engine.Changes[change]
-	sink    engine.Sink
+	s        *Server
+	obs      observer.Observer
+	changes  engine.Changes[change]
+	sink     engine.Sink
+	consumer engine.Sink
+	poller   engine.Sink
 }
 
 // ApplyRestarts says whether Apply(o) restarts the server: a library to
@@ -63,7 +66,7 @@ func (s *Server) ApplyRestarts(ctx context.Context, o observer.Observer) (bool, 
 func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Applied, err error) {
 	o = s.withSinkDir(o)
 	a := &Applied{s: s, obs: o, changes: engine.NewChanges[change](s.journal)}
-	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil) {
+	if o.Name == observer.Baseline || (len(o.Preload) == 0 && len(o.Extensions) == 0 && len(o.Settings) == 0 && len(o.EnableSQL) == 0 && o.Sink == nil && o.Consumer == nil && o.Poller == nil) {
 		return a, nil
 	}
 	conn, err := s.connect(ctx)
@@ -122,6 +125,14 @@ func (s *Server) Apply(ctx context.Context, o observer.Observer) (_ engine.Appli
 	if err := a.enableSQL(ctx, conn, o); err != nil {
 		return nil, err
 	}
+	if err := a.startConsumer(ctx, o); err != nil {
+		return nil, err
+	}
+	stop, err := poller.For(ctx, s.Dial, o)
+	if err != nil {
+		return nil, err
+	}
+	a.poller.Set(stop)
 	return a, fileErrors(ctx, conn)
 }
 
@@ -263,6 +274,14 @@ func (a *Applied) record(c change) error {
 // one restart.
 func (a *Applied) Revert(ctx context.Context) (err error) {
 	defer a.sink.CloseAfter(&err)
+	// The poller's sessions and the consumer's slot go first: a server
+	// whose wal_level is lowered again does not start with a logical slot.
+	if a.poller.CloseAfter(&err); err != nil {
+		return err
+	}
+	if a.consumer.CloseAfter(&err); err != nil {
+		return err
+	}
 	if a.changes.Len() == 0 {
 		return nil
 	}
@@ -450,12 +469,12 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 
 // startOnly are the settings of the catalog that PostgreSQL reads only at
 // server start (context postmaster): "This parameter can only be set at
-// server start" in the documentation of logging_collector and
-// shared_preload_libraries (runtime-config-logging.html,
-// runtime-config-client.html, PostgreSQL 15). Every other setting the
-// catalog uses takes a reload (sighup) or less. TestStaticSplit checks the
-// list against a server's pg_settings.
-var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libraries": true}
+// server start" in the documentation of logging_collector,
+// shared_preload_libraries and wal_level (runtime-config-logging.html,
+// runtime-config-client.html, runtime-config-wal.html, PostgreSQL 15).
+// Every other setting the catalog uses takes a reload (sighup) or less.
+// TestStaticSplit checks the list against a server's pg_settings.
+var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libraries": true, "wal_level": true}
 
 // StaticSplit is Split without a server, from the documented contexts:
 // what `obsbench observers -v` says of each observer before any server is

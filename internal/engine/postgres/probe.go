@@ -205,6 +205,13 @@ var counterQueries = []struct {
 		(extract(epoch FROM max(replay_lag)) * 1000)::float8 AS gauge_replica_replay_lag_ms
 		FROM pg_stat_replication HAVING count(*) > 0`, true},
 	{"log", `SELECT coalesce(sum(size), 0)::float8 AS log_bytes FROM pg_ls_logdir()`, true},
+	// Gauges of logical slots, no row without one: the WAL the server
+	// keeps for their readers, from the oldest restart point (which moves
+	// only at a running-transactions record, every 15 s or checkpoint),
+	// and how far the furthest reader is behind, by what it confirmed.
+	{"slots", `SELECT max(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn))::float8 AS gauge_slot_wal_retained_bytes,
+		max(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn))::float8 AS gauge_slot_reader_behind_bytes
+		FROM pg_replication_slots WHERE slot_type = 'logical' HAVING count(*) > 0`, true},
 }
 
 // Counters returns the server's cumulative activity counters by name

@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/observer"
@@ -24,6 +27,9 @@ type Host interface {
 	// MountSlowDir makes SinkDir a slow device as dev says. release
 	// unmounts it once the server no longer writes there.
 	MountSlowDir(ctx context.Context, dev slowfs.Device) (release func() error, err error)
+	// StartConsumer creates a logical replication slot and starts a
+	// reader on it; stop ends the reader and drops the slot.
+	StartConsumer(ctx context.Context, spec ConsumerSpec) (stop func() error, err error)
 }
 
 // withSinkDir returns o's settings with the sink directory filled in.
@@ -65,4 +71,30 @@ func (a *Applied) openSink(ctx context.Context, o observer.Observer) error {
 		return nil
 	}
 	return fmt.Errorf("observer %s: unknown sink kind %q", o.Name, o.Sink.Kind)
+}
+
+// startConsumer starts o's consumer once its settings are in force (a
+// logical slot needs wal_level=logical), and records in a how to stop it.
+func (a *Applied) startConsumer(ctx context.Context, o observer.Observer) error {
+	if o.Consumer == nil {
+		return nil
+	}
+	h := a.s.host
+	if h == nil {
+		return fmt.Errorf("observer %s reads with a consumer (%s), which obsbench runs only beside a server it manages", o.Name, o.Consumer)
+	}
+	rate, err := o.Consumer.RateBytes()
+	if err != nil {
+		return err
+	}
+	cfg, err := pgx.ParseConfig(a.s.dsn)
+	if err != nil {
+		return err
+	}
+	stop, err := h.StartConsumer(ctx, ConsumerSpec{DB: cfg.Database, Slot: "obsbench_" + strings.ReplaceAll(o.Name, "-", "_"), Plugin: o.Consumer.Plugin, Rate: rate})
+	if err != nil {
+		return err
+	}
+	a.consumer.Set(stop)
+	return nil
 }

@@ -148,7 +148,12 @@ func (p *Instance) SetSettings(ctx context.Context, settings map[string]string) 
 
 // psql runs one query over the server's socket and returns its one value.
 func (p *Instance) psql(ctx context.Context, query string) (string, error) {
-	out, err := p.command(ctx, "psql", "-X", "-A", "-t", "-h", p.Base, "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", "postgres", "-c", query)
+	return p.psqlIn(ctx, "postgres", query)
+}
+
+// psqlIn is psql in database db.
+func (p *Instance) psqlIn(ctx context.Context, db, query string) (string, error) {
+	out, err := p.command(ctx, "psql", "-X", "-A", "-t", "-h", p.Base, "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", db, "-c", query)
 	return strings.TrimSpace(string(out)), err
 }
 
