@@ -16,6 +16,7 @@ import (
 	"github.com/obsbench/obsbench/internal/cgroup"
 	"github.com/obsbench/obsbench/internal/collect"
 	"github.com/obsbench/obsbench/internal/dataset"
+	"github.com/obsbench/obsbench/internal/counting"
 	"github.com/obsbench/obsbench/internal/driver"
 	"github.com/obsbench/obsbench/internal/engine"
 	"github.com/obsbench/obsbench/internal/experiment"
@@ -530,8 +531,24 @@ func (c Experiment) experimentConfig(target engine.Server, done map[int]result.R
 		Driver: driver.Config{Clients: c.Clients, Warmup: c.Warmup, Duration: c.Duration, Procs: c.DriverThreads, Executions: c.wl.LongStatements,
 			Rate: c.Rate, RateSeed: int64(c.Seed), LatencyLimit: c.LatencyLimit},
 		LoadPct:  c.LoadPct,
+		Then:     c.countedTime(),
 		Progress: report.Progress(stderr),
 	}
+}
+
+// countedTime is the dry run's estimate of the counted part that follows
+// the timed runs (0 when nothing is counted after them).
+func (c Experiment) countedTime() time.Duration {
+	if !c.counting || c.Method.Counted() {
+		return 0
+	}
+	conditions := 1
+	for _, o := range c.observers {
+		if o.Name != observer.Baseline {
+			conditions++
+		}
+	}
+	return counting.PrintPlan(io.Discard, c.Count, conditions, c.Count.Rounds, c.wl.LongStatements, "")
 }
 
 // writeResults writes summary.json and the report in c's format, and

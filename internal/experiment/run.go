@@ -168,6 +168,10 @@ type Config struct {
 	// capacity a closed-loop probe of the baseline measures first
 	// (probeRate): Driver.Rate is set from it.
 	LoadPct float64
+	// Then is about how long what comes after the timed steps takes (the
+	// counted part): the progress lines' time left includes it, so that
+	// their last says what is still to come, not "0s".
+	Then time.Duration
 	// Load runs the sessions elsewhere than in this process (workers);
 	// nil: here.
 	Load Load
@@ -422,8 +426,9 @@ func (pl *planned) finished(cfg Config, p Progress, r *result.Run, i int) {
 	cfg.Progress(p)
 }
 
-// remaining estimates the time the steps from done on will take, from
-// the time the first done steps took: each step weighs what its method
+// remaining estimates the time the steps from done on will take, and
+// what comes after them (cfg.Then), from the time the first done steps
+// took: each step weighs what its method
 // runs (an alternation run its --alt-duration, a round or a duet's phase
 // its warm-up and duration), so that an estimate made after short steps
 // does not jump when long ones come.
@@ -438,9 +443,9 @@ func remaining(elapsed time.Duration, cfg Config, arms []Arm, steps []Step, done
 		}
 	}
 	if past <= 0 {
-		return 0
+		return cfg.Then
 	}
-	return time.Duration(float64(elapsed) * float64(left) / float64(past))
+	return time.Duration(float64(elapsed)*float64(left)/float64(past)) + cfg.Then
 }
 
 // nominal is what one step of arm a runs: its measured time and warm-up.
