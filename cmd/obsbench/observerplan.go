@@ -65,6 +65,8 @@ func observerPlan(eng engine.Engine, o observer.Observer) []string {
 	switch {
 	case o.Sink != nil:
 		out = append(out, "on --dsn: no (its sink, "+o.Sink.String()+", is provided on a managed server only)")
+	case o.Consumer != nil:
+		out = append(out, "on --dsn: no (its consumer, "+o.Consumer.String()+", runs beside a managed server only)")
 	case len(restart) > 0 && info.RestartsApply:
 		out = append(out, "on --dsn: only where "+strings.Join(restart, " ")+" is already in force (obsbench restarts only servers it manages)")
 	default:

@@ -193,6 +193,12 @@ func (o Observer) Summary() string {
 	if o.Sink != nil {
 		parts = append(parts, "sink: "+o.Sink.String())
 	}
+	if o.Consumer != nil {
+		parts = append(parts, "consumer: "+o.Consumer.String())
+	}
+	if o.Poller != nil {
+		parts = append(parts, "poller: "+o.Poller.String())
+	}
 	if len(parts) == 0 {
 		return "no change"
 	}

@@ -37,7 +37,7 @@ func (p Poller) Conns() int { return max(1, p.Sessions) }
 
 // String describes the poller in a few words.
 func (p Poller) String() string {
-	return fmt.Sprintf("a poller of %d queries every %s", len(p.Queries), p.Interval)
+	return fmt.Sprintf("%d queries every %s in %d session(s)", len(p.Queries), p.Interval, p.Conns())
 }
 
 func validatePoller(p Poller) error {
