@@ -34,7 +34,7 @@ interval, its latency, CPU and events recorded. With no flags it starts its
 own PostgreSQL from the local binaries, copies it into a twin, and compares
 the default observers by duet at half load (each twin's server at half
 of its CPU quota; --closed-loop saturates it), then counts each one's
-server instructions per statement under valgrind; that takes about 7
+server instructions per statement under valgrind; that takes about 8
 minutes on 2 cores.`,
 		examples: []string{
 			"obsbench run                                        # the default observers, managed PostgreSQL",
