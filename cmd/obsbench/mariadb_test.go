@@ -98,11 +98,18 @@ func TestStudySyncCommitMariaDB(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
+	// At a fixed rate, as a study takes one: every commit still waits for
+	// the replica's acknowledgement.
 	stdout, _ := runOK(t, "study", "sync-commit", "--engine", "mariadb", "--observers", "semi-sync-off", "--rounds", "2",
-		"--duration", "2s", "--warmup", "300ms", "--batch", "1000", "--seed", "6", "--out", out)
+		"--duration", "2s", "--warmup", "300ms", "--batch", "10", "--rate", "300", "--seed", "6", "--out", out)
 	s, err := readSummary(t, filepath.Join(out, "inserts-autocommit", "summary.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, c := range s.Conditions {
+		if c.Rate == nil || c.Rate.AskedPerS != 300 {
+			t.Errorf("%s: rate %+v; want the study's runs at 300 a second", c.Name, c.Rate)
+		}
 	}
 	const ack = "State:Waiting for semi-sync ACK from slave"
 	share := map[string]float64{}

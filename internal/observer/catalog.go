@@ -215,11 +215,6 @@ func validate(o Observer, engines []string) (field string, err error) {
 	if field, err := checkObjects(o); err != nil {
 		return field, err
 	}
-	if r, _ := rulesOf(o.Engine); r.Check != nil {
-		if field, err := r.Check(o); err != nil {
-			return field, err
-		}
-	}
 	if o.Sink != nil {
 		if err := validateSink(o); err != nil {
 			return "sink", err
@@ -233,6 +228,11 @@ func validate(o Observer, engines []string) (field string, err error) {
 	if o.Poller != nil {
 		if err := validatePoller(*o.Poller); err != nil {
 			return "poller", err
+		}
+	}
+	if r, _ := rulesOf(o.Engine); r.Check != nil {
+		if field, err := r.Check(o); err != nil {
+			return field, err
 		}
 	}
 	if o.Events != nil {

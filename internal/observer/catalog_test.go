@@ -100,6 +100,9 @@ func TestParseErrors(t *testing.T) {
 		{"stall without period", "- name: x\n  engine: postgres\n  description: d\n  settings: {log_directory: '{{sink_dir}}'}\n  sink: {kind: slow-dir, write_delay: 1ms, stall: 300ms}\n", "f.yaml:5:3: stall \"300ms\": want how long and how often"},
 		{"stall as long as its period", "- name: x\n  engine: postgres\n  description: d\n  settings: {log_directory: '{{sink_dir}}'}\n  sink: {kind: slow-dir, write_delay: 1ms, stall: 3s every 3s}\n", "f.yaml:5:3: stall \"3s every 3s\""},
 		{"stall on a stream", "- name: x\n  engine: postgres\n  description: d\n  sink: {kind: stream, stall: 1s every 2s}\n", "f.yaml:4:3: sink write_delay, capacity and stall are for kind slow-dir"},
+		{"poller without queries", "- name: x\n  engine: postgres\n  description: d\n  poller: {interval: 15s}\n", "f.yaml:4:3: poller queries: want the agent's statements"},
+		{"poller interval", "- name: x\n  engine: postgres\n  description: d\n  poller: {interval: 2h, queries: [SELECT 1]}\n", "f.yaml:4:3: poller interval \"2h\": want a duration from 10ms to 1h"},
+		{"consumer plugin", "- name: x\n  engine: postgres\n  description: d\n  consumer: {plugin: 'wal 2 json'}\n", "f.yaml:4:3: consumer plugin: want an output plugin's name"},
 		{"bad file setting", "- name: x\n  engine: mariadb\n  description: d\n  events: {source: server-log, match: x, file_setting: 'a b'}\n", "f.yaml:4:3: events file_setting \"a b\" is not a server setting name"},
 	}
 	for _, tt := range tests {
