@@ -199,11 +199,13 @@ var counterQueries = []struct {
 	{"statements", `SELECT sum(calls)::float8 AS statements FROM pg_stat_statements`, true},
 	// Gauges (engine.GaugePrefix): how far the standbys are behind,
 	// as the primary last measured it; no row without a standby, and no
-	// value (NULL, left out) for a lag not measured lately.
+	// value (NULL, left out) for a lag not measured lately. A logical
+	// slot's reader is a walsender too, and no standby.
 	{"replication", `SELECT (extract(epoch FROM max(write_lag)) * 1000)::float8 AS gauge_replica_write_lag_ms,
 		(extract(epoch FROM max(flush_lag)) * 1000)::float8 AS gauge_replica_flush_lag_ms,
 		(extract(epoch FROM max(replay_lag)) * 1000)::float8 AS gauge_replica_replay_lag_ms
-		FROM pg_stat_replication HAVING count(*) > 0`, true},
+		FROM pg_stat_replication WHERE pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)
+		HAVING count(*) > 0`, true},
 	{"log", `SELECT coalesce(sum(size), 0)::float8 AS log_bytes FROM pg_ls_logdir()`, true},
 	// Gauges of logical slots, no row without one: the WAL the server
 	// keeps for their readers, from the oldest restart point (which moves
