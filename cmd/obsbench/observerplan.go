@@ -30,14 +30,14 @@ func observerPlan(eng engine.Engine, o observer.Observer) []string {
 		restart = append(restart, "preload "+strings.Join(held.Preload, ","))
 	}
 	stays := slices.Clone(restart)
+	rs, knows := eng.(engine.Restarter)
 	for _, k := range slices.Sorted(maps.Keys(held.Settings)) {
 		v := held.Settings[k]
-		if _, alt := o.AlternateOff[k]; alt {
-			stays = append(stays, k+"="+v)
-			continue
+		stays = append(stays, k+"="+v)
+		if _, alt := o.AlternateOff[k]; alt || knows && !rs.StartOnly(k) {
+			continue // held, as a session copies it, but no restart
 		}
 		restart = append(restart, k+"="+v)
-		stays = append(stays, k+"="+v)
 	}
 	kind := info.AddOn + " "
 	for _, e := range held.Extensions {
@@ -54,6 +54,8 @@ func observerPlan(eng engine.Engine, o observer.Observer) []string {
 		out[0] = "needs a restart: " + strings.Join(restart, " ")
 	}
 	switch {
+	case !switchable && len(restart) == 0 && len(held.Settings) > 0:
+		out = append(out, "--method auto: whole, in rounds (a session copies its settings when it starts: no reload switches them for sessions already running)")
 	case !switchable:
 		out = append(out, "--method auto: whole, in rounds (no reload switches it)")
 	case len(stays) > 0:

@@ -191,6 +191,13 @@ type Splitter interface {
 	StaticSplit(o observer.Observer) (held, switched observer.Observer)
 }
 
+// Restarter is a Splitter that also tells, from its documentation, which
+// held settings only a restart changes: a setting a session copies when it
+// starts is held in an alternation run without needing one.
+type Restarter interface {
+	StartOnly(setting string) bool
+}
+
 // SessionSplitter is an Engine whose observers can be split between two
 // groups of sessions on one server (--method split): it knows, from its
 // documentation, which settings a session can set for itself

@@ -421,6 +421,9 @@ var (
 	sessionCopy = map[string]bool{"long_query_time": true, "log_slow_verbosity": true, "slow_query_log": true, "binlog_format": true}
 )
 
+// StartOnly says whether setting is a startup option (engine.Restarter).
+func (Engine) StartOnly(setting string) bool { return startupOnly[setting] }
+
 // StaticSplit is Split without a server, from the documented scopes:
 // what `obsbench observers -v` says of each observer before any server is
 // reached (engine.Splitter).

@@ -476,6 +476,10 @@ func (s *Server) Split(ctx context.Context, o observer.Observer) (held, switched
 // TestStaticSplit checks the list against a server's pg_settings.
 var startOnly = map[string]bool{"logging_collector": true, "shared_preload_libraries": true, "wal_level": true}
 
+// StartOnly says whether setting is read only at server start
+// (engine.Restarter).
+func (Engine) StartOnly(setting string) bool { return startOnly[setting] }
+
 // StaticSplit is Split without a server, from the documented contexts:
 // what `obsbench observers -v` says of each observer before any server is
 // reached (engine.Splitter).
