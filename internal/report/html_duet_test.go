@@ -91,7 +91,7 @@ func TestHTMLReportDuet(t *testing.T) {
 	}
 	page := b.String()
 	checkHas(t, "page", page, `id="chart-timeline"`, `"timeline":{"sides":"twin"`, `"phases":[{"pct":`,
-		"<th>events recorded / executed</th>", "Every row: duet: 16 phases", "Every observer's row measures: whole, runs.")
+		"<th>events recorded / executed</th>", "Every row: duet: 16 phases", "row is the cost of the whole observer, switched on")
 	for _, absent := range []string{`id="chart-throughput-`, `id="waits"`, `id="workers"`, `id="counters"`, "<th>method</th>"} {
 		if strings.Contains(page, absent) {
 			t.Errorf("a duet's page has %q", absent)

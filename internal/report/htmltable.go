@@ -20,8 +20,8 @@ type conditionsView struct {
 	Rows []conditionRow
 	// The optional columns: each shown when a row has it.
 	Measures, ServerCost, Events, EngineLost, Counted bool
-	// SharedMeasures is what every observer's row measures, over what,
-	// said once when Measures is false.
+	// SharedMeasures says in a sentence what every observer's row
+	// measures, over what, once when Measures is false.
 	SharedMeasures string
 	// Methods say how the rows were measured, each method once.
 	Methods []methodNote
@@ -104,10 +104,8 @@ func conditionsTable(s result.Summary) conditionsView {
 	}
 	if len(measures) > 1 {
 		v.Measures = true
-	} else {
-		for m := range measures {
-			v.SharedMeasures = m
-		}
+	} else if len(measures) == 1 {
+		v.SharedMeasures = measuresSentence(s, "")
 	}
 	if len(methods) == 1 {
 		methods[0].Rows = ""
