@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -61,7 +60,7 @@ func (p *Instance) StartConsumer(ctx context.Context, spec ConsumerSpec) (stop f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		readAtRate(out, &rate)
+		_ = readPaced(out, &rate, func([]byte) {}) // its output is thrown away
 	}()
 	stop = func() error {
 		// pg_recvlogical ends at SIGINT once its write to the pipe
@@ -101,26 +100,6 @@ func (p *Instance) waitSlotActive(ctx context.Context, spec ConsumerSpec, done <
 		}
 	}
 	return fmt.Errorf("pg_recvlogical did not start reading slot %s in 30s", spec.Slot)
-}
-
-// readAtRate reads r to its end, at most rate bytes a second (0: as fast
-// as it can); the rate may change meanwhile.
-func readAtRate(r io.Reader, rate *atomic.Int64) {
-	buf := make([]byte, 64<<10)
-	for {
-		chunk := buf
-		bps := rate.Load()
-		if bps > 0 {
-			chunk = buf[:min(len(buf), 4096)]
-		}
-		k, err := r.Read(chunk)
-		if bps > 0 && k > 0 {
-			time.Sleep(time.Duration(float64(k) / float64(bps) * float64(time.Second)))
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // dropSlot drops a logical slot once its reader has let go of it: a

@@ -68,28 +68,38 @@ func openLogStream(path string, uid, gid int) (*LogStream, error) {
 // configured rate, and appends it to the log file.
 func (s *LogStream) copy() {
 	defer close(s.done)
+	err := readPaced(s.r, &s.rate, func(p []byte) {
+		s.scanFaults(p)
+		s.out.Write(p)
+		s.bytes.Add(int64(len(p)))
+	})
+	if err != io.EOF {
+		fmt.Fprintf(s.out, "obsbench: reading the server's log stream: %v\n", err)
+	}
+}
+
+// readPaced reads r until it fails (io.EOF at its end), handing each
+// read to took, at most *rate bytes a second (0: as fast as it can); the
+// rate may change meanwhile. A paced reader reads small chunks, so that
+// it drains a pipe steadily: the pipe's writer sees a slow client, not a
+// client that takes 64 KiB now and then.
+func readPaced(r io.Reader, rate *atomic.Int64, took func([]byte)) error {
 	buf := make([]byte, 64<<10)
 	for {
 		chunk := buf
-		rate := s.rate.Load()
-		if rate > 0 {
-			// Small reads, so that a slow client drains the pipe steadily.
+		bps := rate.Load()
+		if bps > 0 {
 			chunk = buf[:min(len(buf), 4096)]
 		}
-		n, err := s.r.Read(chunk)
+		n, err := r.Read(chunk)
 		if n > 0 {
-			s.scanFaults(chunk[:n])
-			s.out.Write(chunk[:n])
-			s.bytes.Add(int64(n))
-			if rate > 0 {
-				time.Sleep(time.Duration(float64(n) / float64(rate) * float64(time.Second)))
+			took(chunk[:n])
+			if bps > 0 {
+				time.Sleep(time.Duration(float64(n) / float64(bps) * float64(time.Second)))
 			}
 		}
 		if err != nil {
-			if err != io.EOF {
-				fmt.Fprintf(s.out, "obsbench: reading the server's log stream: %v\n", err)
-			}
-			return
+			return err
 		}
 	}
 }
