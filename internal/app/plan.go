@@ -26,12 +26,7 @@ const (
 // server, which obsbench owns whole.
 func planManaged(c Experiment, w io.Writer) error {
 	c.planSetting(w)
-	var observers int
-	for _, o := range c.observers {
-		if o.Name != observer.Baseline {
-			observers++
-		}
-	}
+	observers := c.observerCount()
 	step := c.Warmup + c.Duration
 	upTo := ""
 	if c.Params["blocks"] > 0 || c.Replay.Passes > 0 {
@@ -175,4 +170,16 @@ func collectorNote(c Experiment) string {
 		return ", and the wait sampler"
 	}
 	return ""
+}
+
+// observerCount is how many of c's observers are not the baseline: a
+// plan's conditions are those and the baseline.
+func (c Experiment) observerCount() int {
+	n := 0
+	for _, o := range c.observers {
+		if o.Name != observer.Baseline {
+			n++
+		}
+	}
+	return n
 }

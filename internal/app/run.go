@@ -542,13 +542,7 @@ func (c Experiment) countedTime() time.Duration {
 	if !c.counting || c.Method.Counted() {
 		return 0
 	}
-	conditions := 1
-	for _, o := range c.observers {
-		if o.Name != observer.Baseline {
-			conditions++
-		}
-	}
-	return counting.PrintPlan(io.Discard, c.Count, conditions, c.Count.Rounds, c.wl.LongStatements, "")
+	return counting.PrintPlan(io.Discard, c.Count, 1+c.observerCount(), c.Count.Rounds, c.wl.LongStatements, "")
 }
 
 // writeResults writes summary.json and the report in c's format, and
