@@ -18,13 +18,7 @@ import (
 // delay; reads do not.
 func TestWritesAreDelayed(t *testing.T) {
 	skipShort(t)
-	base := t.TempDir()
-	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
-	for _, d := range []string{dir, backing} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, backing := mountDirs(t)
 	const delay = 20 * time.Millisecond
 	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: delay})
 	if err != nil {
@@ -68,10 +62,7 @@ func TestWritesAreDelayed(t *testing.T) {
 // A full device: writes past its capacity fail with ENOSPC.
 func TestCapacity(t *testing.T) {
 	skipShort(t)
-	base := t.TempDir()
-	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
-	os.Mkdir(dir, 0o755)
-	os.Mkdir(backing, 0o755)
+	dir, backing := mountDirs(t)
 	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond, Capacity: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +87,7 @@ func TestCapacity(t *testing.T) {
 // A process started after the mount does not inherit the FUSE connection.
 func TestChildrenDoNotInheritFuse(t *testing.T) {
 	skipShort(t)
-	base := t.TempDir()
-	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
-	os.Mkdir(dir, 0o755)
-	os.Mkdir(backing, 0o755)
+	dir, backing := mountDirs(t)
 	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond})
 	if err != nil {
 		t.Fatal(err)
@@ -178,10 +166,7 @@ func skipShort(t *testing.T) {
 // sent between stalls only the delay.
 func TestStalls(t *testing.T) {
 	skipShort(t)
-	base := t.TempDir()
-	dir, backing := filepath.Join(base, "mnt"), filepath.Join(base, "backing")
-	os.Mkdir(dir, 0o755)
-	os.Mkdir(backing, 0o755)
+	dir, backing := mountDirs(t)
 	const stall, every = 150 * time.Millisecond, 300 * time.Millisecond
 	m, err := slowfs.New(dir, backing, slowfs.Device{Delay: time.Microsecond, Stall: stall, StallEvery: every})
 	if err != nil {
@@ -212,4 +197,18 @@ func TestStalls(t *testing.T) {
 	if m.Stalled() < int64(slow) {
 		t.Errorf("Stalled = %d; want at least the %d writes seen waiting", m.Stalled(), slow)
 	}
+}
+
+// mountDirs makes a mount point and a backing directory for a test's
+// slow directory.
+func mountDirs(t *testing.T) (dir, backing string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, backing = filepath.Join(base, "mnt"), filepath.Join(base, "backing")
+	for _, d := range []string{dir, backing} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, backing
 }
