@@ -13,13 +13,16 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/obsbench/obsbench/internal/fleet/kube"
+	"github.com/obsbench/obsbench/internal/fleet/kube/kubetest"
 )
 
 // kubelet plays the part of a cluster for the objects obsbench creates in
-// client-go's fake API server: once the Job exists, it runs the Job's pod
+// an API server in memory (kubetest): once the Job exists, it runs the Job's pod
 // template as local processes, one per index, as a kubelet would: the
 // container's args, its environment from the Secret the template names,
 // JOB_COMPLETION_INDEX, and the Service's name resolved to its
@@ -28,7 +31,7 @@ import (
 // real cluster is not run here.
 type kubelet struct {
 	t      *testing.T
-	client kubernetes.Interface
+	client *kube.API
 	ns     string
 	mu     sync.Mutex
 	procs  []*exec.Cmd
@@ -55,14 +58,16 @@ func (l *lockedBuffer) String() string {
 
 func (k *kubelet) run(ctx context.Context) {
 	for ; ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
-		jobs, err := k.client.BatchV1().Jobs(k.ns).List(ctx, metav1.ListOptions{})
-		if err != nil || len(jobs.Items) == 0 {
+		var jobs batchv1.JobList
+		if err := k.client.List(ctx, k.path("Job"), "", &jobs); err != nil || len(jobs.Items) == 0 {
 			continue
 		}
 		job := jobs.Items[0]
 		pod := job.Spec.Template.Spec.Containers[0]
-		slices, _ := k.client.DiscoveryV1().EndpointSlices(k.ns).List(ctx, metav1.ListOptions{})
-		services, _ := k.client.CoreV1().Services(k.ns).List(ctx, metav1.ListOptions{})
+		var slices discoveryv1.EndpointSliceList
+		var services corev1.ServiceList
+		k.client.List(ctx, k.path("EndpointSlice"), "", &slices)
+		k.client.List(ctx, k.path("Service"), "", &services)
 		if len(slices.Items) != 1 || len(services.Items) != 1 {
 			k.t.Errorf("%d endpoint slices, %d services; want 1 each", len(slices.Items), len(services.Items))
 			return
@@ -76,8 +81,8 @@ func (k *kubelet) run(ctx context.Context) {
 		env := []string{"OBSBENCH_TEST_MAIN=1"}
 		for _, e := range pod.Env {
 			ref := e.ValueFrom.SecretKeyRef
-			sec, err := k.client.CoreV1().Secrets(k.ns).Get(ctx, ref.Name, metav1.GetOptions{})
-			if err != nil {
+			var sec corev1.Secret
+			if err := k.client.Get(ctx, k.path("Secret")+"/"+ref.Name, &sec); err != nil {
 				k.t.Errorf("env %s from Secret %s: %v", e.Name, ref.Name, err)
 				return
 			}
@@ -99,6 +104,9 @@ func (k *kubelet) run(ctx context.Context) {
 	}
 }
 
+// path is the path of kind's objects in the kubelet's namespace.
+func (k *kubelet) path(kind string) string { return must(kube.Collection(kind, k.ns)) }
+
 func (k *kubelet) stop() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -108,7 +116,7 @@ func (k *kubelet) stop() {
 	}
 }
 
-// obsbench run --launcher kubernetes against client-go's fake API server,
+// obsbench run --launcher kubernetes against an API server in memory,
 // with the pods played by local processes (kubelet above): the workers
 // register by the Service's name, take their index from
 // JOB_COMPLETION_INDEX and their token from the Secret; the experiment
@@ -121,7 +129,11 @@ func TestKubernetesLauncher(t *testing.T) {
 	before := settings()
 	state := privateTemp(t)
 	t.Setenv("OBSBENCH_STATE_DIR", state)
-	client := fake.NewClientset()
+	srv := kubetest.Start(t)
+	client, err := kube.NewAPIAt(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +148,7 @@ func TestKubernetesLauncher(t *testing.T) {
 	out := filepath.Join(privateTemp(t), "out")
 	var stdout, stderr bytes.Buffer
 	e := testEnv(&stdout, &stderr)
-	e.KubeClient = func(string) (kubernetes.Interface, string, error) { return client, "perf", nil }
+	e.KubeClient = func(string) (*kube.API, string, error) { return client, "perf", nil }
 	code := e.run(context.Background(), []string{"run", "--dsn", dsn, "--allow-changes", "--observers", "log-statements-file",
 		"--workers", "2", "--launcher", "kubernetes", "--image", "registry.test/obsbench:1", "--advertise", "127.0.0.1",
 		"--coordinator-port", fmt.Sprint(port), "--method", "rounds", "--rounds", "2", "--duration", "1s", "--warmup", "500ms",
@@ -156,14 +168,9 @@ func TestKubernetesLauncher(t *testing.T) {
 			t.Errorf("run %d: events %+v; want every statement of both pods recorded", r.Seq, r.Events)
 		}
 	}
-	for kind, n := range map[string]int{
-		"jobs":           len(must(client.BatchV1().Jobs("perf").List(ctx, metav1.ListOptions{})).Items),
-		"services":       len(must(client.CoreV1().Services("perf").List(ctx, metav1.ListOptions{})).Items),
-		"secrets":        len(must(client.CoreV1().Secrets("perf").List(ctx, metav1.ListOptions{})).Items),
-		"endpointslices": len(must(client.DiscoveryV1().EndpointSlices("perf").List(ctx, metav1.ListOptions{})).Items),
-	} {
-		if n != 0 {
-			t.Errorf("%d %s left after the experiment", n, kind)
+	for _, kind := range []string{"Job", "Service", "Secret", "EndpointSlice"} {
+		if n := srv.Count(k.path(kind)); n != 0 {
+			t.Errorf("%d %s objects left after the experiment", n, kind)
 		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(state, "kubernetes", "journal-*")); len(left) != 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -15,12 +16,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/obsbench/obsbench/internal/engine/postgres"
 	"github.com/obsbench/obsbench/internal/engine/servertest"
+	"github.com/obsbench/obsbench/internal/fleet/kube"
 )
 
 // The node scripts/kube-node.sh starts: its address on the pods' bridge,
@@ -38,7 +39,7 @@ const (
 // namespace (make kube-check), where the API server and the pods are.
 type kubeNode struct {
 	coordinator string
-	admin       kubernetes.Interface
+	admin       *kube.API
 }
 
 func needKubeNode(t *testing.T) kubeNode {
@@ -52,13 +53,13 @@ func needKubeNode(t *testing.T) kubeNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin, err := kubernetes.NewForConfig(cfg)
+	admin, err := kube.NewAPI(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+	if err := admin.List(ctx, "/api/v1/nodes", "", &corev1.NodeList{}); err != nil {
 		t.Fatalf("OBSBENCH_KUBE_NODE=%s, but its API server does not answer (run the test inside the node's network namespace: bash scripts/kube-node.sh run ...): %v", dir, err)
 	}
 	return kubeNode{coordinator: filepath.Join(dir, "coordinator.kubeconfig"), admin: admin}
@@ -83,12 +84,13 @@ func serverForPods(t *testing.T, settings map[string]string) (*postgres.Instance
 // objectsLeft counts the obsbench objects in the namespace.
 func (k kubeNode) objectsLeft(ctx context.Context, t *testing.T) map[string]int {
 	t.Helper()
-	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"}
-	left := map[string]int{
-		"jobs":           len(must(k.admin.BatchV1().Jobs(kubeNodeNS).List(ctx, sel)).Items),
-		"services":       len(must(k.admin.CoreV1().Services(kubeNodeNS).List(ctx, sel)).Items),
-		"secrets":        len(must(k.admin.CoreV1().Secrets(kubeNodeNS).List(ctx, sel)).Items),
-		"endpointslices": len(must(k.admin.DiscoveryV1().EndpointSlices(kubeNodeNS).List(ctx, sel)).Items),
+	left := map[string]int{}
+	for _, kind := range []string{"Job", "Service", "Secret", "EndpointSlice"} {
+		var list struct{ Items []json.RawMessage }
+		if err := k.admin.List(ctx, must(kube.Collection(kind, kubeNodeNS)), "app.kubernetes.io/name=obsbench", &list); err != nil {
+			t.Fatal(err)
+		}
+		left[kind] = len(list.Items)
 	}
 	for kind, n := range left {
 		if n == 0 {
@@ -111,8 +113,8 @@ func jobOf(log string) string {
 // workerPods lists the running pods of Job job: an earlier experiment's
 // may still be going.
 func (k kubeNode) workerPods(ctx context.Context, job string) []corev1.Pod {
-	pods, err := k.admin.CoreV1().Pods(kubeNodeNS).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=obsbench"})
-	if err != nil {
+	var pods corev1.PodList
+	if err := k.admin.List(ctx, must(kube.Collection("Pod", kubeNodeNS)), "app.kubernetes.io/name=obsbench", &pods); err != nil {
 		return nil
 	}
 	var running []corev1.Pod
@@ -200,7 +202,7 @@ func TestKubeNodeFaults(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		if pods := k.workerPods(ctx, jobOf(log.String())); len(pods) == 3 {
 			victim = pods[1].Name
-			if err := k.admin.CoreV1().Pods(kubeNodeNS).Delete(ctx, victim, metav1.DeleteOptions{}); err != nil {
+			if err := k.admin.Delete(ctx, must(kube.Object("Pod", kubeNodeNS, victim)), &metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -282,17 +284,18 @@ func TestKubeNodeCoordinatorPod(t *testing.T) {
 	}
 	// The manifest's experiment, shorter; the last of a repeated flag wins.
 	c.Args = append(c.Args, "--workers", "3", "--clients", "6", "--method", "rounds", "--rounds", "2", "--duration", "3s", "--warmup", "1s")
-	secrets := k.admin.CoreV1().Secrets(pod.Namespace)
-	if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "obsbench-target"}, StringData: map[string]string{"dsn": dsn}}, metav1.CreateOptions{}); err != nil {
+	secrets, pods := must(kube.Collection("Secret", pod.Namespace)), must(kube.Collection("Pod", pod.Namespace))
+	target := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: metav1.ObjectMeta{Name: "obsbench-target"},
+		StringData: map[string]string{"dsn": dsn}}
+	if err := k.admin.Create(ctx, secrets, target); err != nil {
 		t.Fatal(err)
 	}
-	pods := k.admin.CoreV1().Pods(pod.Namespace)
 	t.Cleanup(func() {
 		zero := int64(0)
-		pods.Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
-		secrets.Delete(ctx, "obsbench-target", metav1.DeleteOptions{})
+		k.admin.Delete(ctx, pods+"/"+pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		k.admin.Delete(ctx, secrets+"/obsbench-target", nil)
 	})
-	if _, err := pods.Create(ctx, &pod, metav1.CreateOptions{}); err != nil {
+	if err := k.admin.Create(ctx, pods, &pod); err != nil {
 		t.Fatal(err)
 	}
 	var phase corev1.PodPhase
@@ -300,11 +303,12 @@ func TestKubeNodeCoordinatorPod(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("coordinator pod %s after 4 minutes", phase)
 		}
-		if p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{}); err == nil {
+		var p corev1.Pod
+		if err := k.admin.Get(ctx, pods+"/"+pod.Name, &p); err == nil {
 			phase = p.Status.Phase
 		}
 	}
-	logs, err := pods.GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	logs, err := k.admin.Raw(ctx, pods+"/"+pod.Name+"/log")
 	if err != nil {
 		t.Fatal(err)
 	}

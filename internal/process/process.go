@@ -9,9 +9,8 @@ import (
 	"os"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/obsbench/obsbench/internal/cgroup"
+	"github.com/obsbench/obsbench/internal/fleet/kube"
 )
 
 // Env is the process's environment as the experiment runner needs it.
@@ -32,7 +31,7 @@ type Env struct {
 	CgroupRoot      string
 	WorkerCommand   []string
 	RegisterTimeout time.Duration
-	KubeClient      func(kubeconfig string) (kubernetes.Interface, string, error)
+	KubeClient      func(kubeconfig string) (*kube.API, string, error)
 }
 
 // Cgroups is where cgroup hierarchies are mounted.

@@ -8,11 +8,10 @@ import (
 	"testing"
 
 	authv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
@@ -36,18 +35,26 @@ func TestRealAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := root.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "perf"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	root, err := NewAPI(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "perf"}}
+	if err := root.Create(ctx, "/api/v1/namespaces", ns); err != nil && !IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	applyRBAC(t, root)
-	tok, err := root.CoreV1().ServiceAccounts("perf").CreateToken(ctx, "obsbench-coordinator", &authv1.TokenRequest{}, metav1.CreateOptions{})
-	if err != nil {
+	var tok authv1.TokenRequest
+	if err := root.Post(ctx, "/api/v1/namespaces/perf/serviceaccounts/obsbench-coordinator/token",
+		&authv1.TokenRequest{TypeMeta: metav1.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenRequest"}}, &tok); err != nil {
 		t.Fatal(err)
 	}
 	saCfg := rest.AnonymousClientConfig(cfg)
 	saCfg.BearerToken = tok.Status.Token
-	sa := kubernetes.NewForConfigOrDie(saCfg)
+	sa, err := NewAPI(saCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	objs, err := Build(options(), "s3cret")
 	if err != nil {
@@ -57,8 +64,9 @@ func TestRealAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("launch as the coordinator's service account: %v", err)
 	}
-	job, err := root.BatchV1().Jobs("perf").Get(ctx, objs.Job.Name, metav1.GetOptions{})
-	if err != nil {
+	jobPath := must(Object("Job", "perf", objs.Job.Name))
+	var job batchv1.Job
+	if err := root.Get(ctx, jobPath, &job); err != nil {
 		t.Fatal(err)
 	}
 	js := job.Spec
@@ -66,27 +74,34 @@ func TestRealAPIServer(t *testing.T) {
 		len(job.OwnerReferences) != 1 || job.OwnerReferences[0].UID != options().Owner.UID {
 		t.Errorf("job as stored: %+v", js)
 	}
-	slice, err := root.DiscoveryV1().EndpointSlices("perf").Get(ctx, objs.EndpointSlice.Name, metav1.GetOptions{})
-	if err != nil || slice.Endpoints[0].Addresses[0] != "10.1.2.3" {
+	var slice discoveryv1.EndpointSlice
+	if err := root.Get(ctx, must(Object("EndpointSlice", "perf", objs.EndpointSlice.Name)), &slice); err != nil || slice.Endpoints[0].Addresses[0] != "10.1.2.3" {
 		t.Errorf("endpoint slice as stored: %+v, %v", slice, err)
 	}
 	// Nothing beyond the Role: not even reading what it created.
-	if _, err := sa.CoreV1().Pods("perf").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+	if err := sa.List(ctx, must(Collection("Pod", "perf")), "", &corev1.PodList{}); !IsForbidden(err) {
 		t.Errorf("listing pods as the service account: %v; want forbidden", err)
 	}
-	if _, err := sa.BatchV1().Jobs("perf").Get(ctx, objs.Job.Name, metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+	if err := sa.Get(ctx, jobPath, &batchv1.Job{}); !IsForbidden(err) {
 		t.Errorf("reading the Job as the service account: %v; want forbidden", err)
 	}
 	if err := l.Delete(ctx); err != nil {
 		t.Fatalf("delete as the coordinator's service account: %v", err)
 	}
-	if _, err := root.CoreV1().Secrets("perf").Get(ctx, objs.Secret.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if err := root.Get(ctx, must(Object("Secret", "perf", objs.Secret.Name)), &corev1.Secret{}); !IsNotFound(err) {
 		t.Errorf("secret after Delete: %v; want not found", err)
 	}
 }
 
+func must(path string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return path
+}
+
 // applyRBAC creates deploy/kubernetes/rbac.yaml's objects as they are.
-func applyRBAC(t *testing.T, c kubernetes.Interface) {
+func applyRBAC(t *testing.T, c *API) {
 	t.Helper()
 	ctx := context.Background()
 	b, err := os.ReadFile(filepath.Join("..", "..", "..", "deploy", "kubernetes", "rbac.yaml"))
@@ -94,29 +109,29 @@ func applyRBAC(t *testing.T, c kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	for _, doc := range strings.Split(string(b), "\n---\n") {
-		var kind struct{ Kind string }
-		if err := yaml.Unmarshal([]byte(doc), &kind); err != nil {
+		var o struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct{ Namespace string }
+		}
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
 			t.Fatal(err)
 		}
-		var err error
-		switch kind.Kind {
+		var obj map[string]any
+		yaml.Unmarshal([]byte(doc), &obj)
+		var collection string
+		switch o.Kind {
 		case "ServiceAccount":
-			var o corev1.ServiceAccount
-			yaml.Unmarshal([]byte(doc), &o)
-			_, err = c.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
+			collection = "/api/v1/namespaces/" + o.Metadata.Namespace + "/serviceaccounts"
 		case "Role":
-			var o rbacv1.Role
-			yaml.Unmarshal([]byte(doc), &o)
-			_, err = c.RbacV1().Roles(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
+			collection = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + o.Metadata.Namespace + "/roles"
 		case "RoleBinding":
-			var o rbacv1.RoleBinding
-			yaml.Unmarshal([]byte(doc), &o)
-			_, err = c.RbacV1().RoleBindings(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
+			collection = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + o.Metadata.Namespace + "/rolebindings"
 		default:
-			t.Fatalf("rbac.yaml: unexpected %s", kind.Kind)
+			t.Fatalf("rbac.yaml: unexpected %s", o.Kind)
 		}
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("rbac.yaml %s: %v", kind.Kind, err)
+		if err := c.Create(ctx, collection, obj); err != nil && !IsAlreadyExists(err) {
+			t.Fatalf("rbac.yaml %s: %v", o.Kind, err)
 		}
 	}
 }

@@ -12,13 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 
+	"github.com/obsbench/obsbench/internal/fleet/kube/kubetest"
 	"github.com/obsbench/obsbench/internal/journal"
 )
 
@@ -128,21 +129,26 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
-// A launch creates the four objects (through client-go, against its fake
-// API server: no cluster runs here), journaling each first; Delete removes
+// A launch creates the four objects (against an API server in memory,
+// kubetest: no cluster runs here), journaling each first; Delete removes
 // them and the journal. A launch whose obsbench died leaves its journal:
 // Cleanup, at the next start, deletes what it names.
 func TestLaunchDeleteCleanup(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	client := fake.NewClientset()
+	srv := kubetest.Start(t)
+	client, err := NewAPIAt(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
 	objs, _ := Build(options(), "s3cret")
 	l, err := Launch(ctx, client, objs, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.BatchV1().Jobs("perf").Get(ctx, "obsbench-e1-workers", metav1.GetOptions{}); err != nil {
-		t.Errorf("job not created: %v", err)
+	var job batchv1.Job
+	if err := client.Get(ctx, "/apis/batch/v1/namespaces/perf/jobs/obsbench-e1-workers", &job); err != nil || job.Spec.Completions == nil || *job.Spec.Completions != 3 {
+		t.Errorf("job not created as built: %+v, %v", job.Spec, err)
 	}
 	paths, _ := journal.List(dir)
 	if len(paths) != 1 {
@@ -154,8 +160,8 @@ func TestLaunchDeleteCleanup(t *testing.T) {
 	if err := l.Delete(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if jobs, _ := client.BatchV1().Jobs("perf").List(ctx, metav1.ListOptions{}); len(jobs.Items) != 0 {
-		t.Errorf("%d jobs left after Delete", len(jobs.Items))
+	if n := srv.Count("/apis/batch/v1/namespaces/perf/jobs"); n != 0 {
+		t.Errorf("%d jobs left after Delete", n)
 	}
 	if paths, _ := journal.List(dir); len(paths) != 0 {
 		t.Errorf("journal left after Delete: %v", paths)
@@ -173,8 +179,8 @@ func TestLaunchDeleteCleanup(t *testing.T) {
 	if err != nil || n != 4 {
 		t.Fatalf("Cleanup: %d objects, %v; want 4", n, err)
 	}
-	if svcs, _ := client.CoreV1().Services("perf").List(ctx, metav1.ListOptions{}); len(svcs.Items) != 0 {
-		t.Errorf("%d services left after Cleanup", len(svcs.Items))
+	if n := srv.Count("/api/v1/namespaces/perf/services"); n != 0 {
+		t.Errorf("%d services left after Cleanup", n)
 	}
 	if paths, _ := journal.List(dir); len(paths) != 0 {
 		t.Errorf("journal left after Cleanup: %v", paths)
@@ -321,5 +327,32 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if pod.Spec.ServiceAccountName != "obsbench-coordinator" {
 		t.Errorf("coordinator.yaml runs as %q; want the service account of rbac.yaml", pod.Spec.ServiceAccountName)
+	}
+}
+
+// The API server's refusals come back typed, with its message: a name
+// taken, an object not there.
+func TestAPIRefusals(t *testing.T) {
+	ctx := context.Background()
+	srv := kubetest.Start(t)
+	api, err := NewAPIAt(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := Build(options(), "s3cret")
+	secrets, _ := Collection("Secret", "perf")
+	if err := api.Create(ctx, secrets, objs.Secret); err != nil {
+		t.Fatal(err)
+	}
+	err = api.Create(ctx, secrets, objs.Secret)
+	if !IsAlreadyExists(err) || IsNotFound(err) || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second create: %v; want already exists, with the server's message", err)
+	}
+	gone, _ := Object("Job", "perf", "no-such-job")
+	if err := api.Delete(ctx, gone, nil); !IsNotFound(err) || !strings.Contains(err.Error(), "DELETE /apis/batch/v1/namespaces/perf/jobs/no-such-job: 404") {
+		t.Errorf("delete of a missing object: %v; want not found, naming the request", err)
+	}
+	if _, err := Collection("ConfigMap", "perf"); err == nil {
+		t.Error("a kind obsbench never creates has a path")
 	}
 }

@@ -8,9 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -31,7 +28,7 @@ type ref struct {
 
 // Launcher holds the objects of one launch until Delete.
 type Launcher struct {
-	client  kubernetes.Interface
+	client  *API
 	journal *journal.Journal
 	created []ref
 	seqs    []int
@@ -40,14 +37,14 @@ type Launcher struct {
 // Client connects to the API server: from inside a pod with its service
 // account, else with kubeconfig ("" for $KUBECONFIG or ~/.kube/config).
 // namespace is the pod's own, or the kubeconfig context's.
-func Client(kubeconfig string) (client kubernetes.Interface, namespace string, err error) {
+func Client(kubeconfig string) (client *API, namespace string, err error) {
 	cfg, err := rest.InClusterConfig()
 	if err == nil && kubeconfig == "" {
 		ns, rerr := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 		if rerr != nil {
 			return nil, "", fmt.Errorf("in-cluster namespace: %w", rerr)
 		}
-		c, err := kubernetes.NewForConfig(cfg)
+		c, err := NewAPI(cfg)
 		return c, string(ns), err
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -59,13 +56,13 @@ func Client(kubeconfig string) (client kubernetes.Interface, namespace string, e
 	if namespace, _, err = cc.Namespace(); err != nil {
 		return nil, "", fmt.Errorf("kubeconfig namespace: %w", err)
 	}
-	c, err := kubernetes.NewForConfig(cfg)
+	c, err := NewAPI(cfg)
 	return c, namespace, err
 }
 
 // Launch creates objs, journaling each in dir before creating it. On a
 // failure it deletes what it created and returns the error.
-func Launch(ctx context.Context, client kubernetes.Interface, objs Objects, dir string) (*Launcher, error) {
+func Launch(ctx context.Context, client *API, objs Objects, dir string) (*Launcher, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -75,25 +72,13 @@ func Launch(ctx context.Context, client kubernetes.Interface, objs Objects, dir 
 	}
 	l := &Launcher{client: client, journal: j}
 	steps := []struct {
-		r      ref
-		create func() error
+		r   ref
+		obj any
 	}{
-		{ref{"Secret", objs.Secret.Namespace, objs.Secret.Name}, func() error {
-			_, err := client.CoreV1().Secrets(objs.Secret.Namespace).Create(ctx, objs.Secret, metav1.CreateOptions{})
-			return err
-		}},
-		{ref{"Service", objs.Service.Namespace, objs.Service.Name}, func() error {
-			_, err := client.CoreV1().Services(objs.Service.Namespace).Create(ctx, objs.Service, metav1.CreateOptions{})
-			return err
-		}},
-		{ref{"EndpointSlice", objs.EndpointSlice.Namespace, objs.EndpointSlice.Name}, func() error {
-			_, err := client.DiscoveryV1().EndpointSlices(objs.EndpointSlice.Namespace).Create(ctx, objs.EndpointSlice, metav1.CreateOptions{})
-			return err
-		}},
-		{ref{"Job", objs.Job.Namespace, objs.Job.Name}, func() error {
-			_, err := client.BatchV1().Jobs(objs.Job.Namespace).Create(ctx, objs.Job, metav1.CreateOptions{})
-			return err
-		}},
+		{ref{"Secret", objs.Secret.Namespace, objs.Secret.Name}, objs.Secret},
+		{ref{"Service", objs.Service.Namespace, objs.Service.Name}, objs.Service},
+		{ref{"EndpointSlice", objs.EndpointSlice.Namespace, objs.EndpointSlice.Name}, objs.EndpointSlice},
+		{ref{"Job", objs.Job.Namespace, objs.Job.Name}, objs.Job},
 	}
 	for _, s := range steps {
 		seq, err := j.Record(s.r)
@@ -101,7 +86,7 @@ func Launch(ctx context.Context, client kubernetes.Interface, objs Objects, dir 
 			return nil, errors.Join(err, l.Delete(context.WithoutCancel(ctx)))
 		}
 		l.created, l.seqs = append(l.created, s.r), append(l.seqs, seq)
-		if err := s.create(); err != nil {
+		if err := create(ctx, client, s.r, s.obj); err != nil {
 			return nil, errors.Join(fmt.Errorf("create %s %s/%s: %w", s.r.Kind, s.r.Namespace, s.r.Name, err), l.Delete(context.WithoutCancel(ctx)))
 		}
 	}
@@ -125,23 +110,20 @@ func (l *Launcher) Delete(ctx context.Context) error {
 	return errors.Join(append(errs, l.journal.Close())...)
 }
 
-func deleteRef(ctx context.Context, client kubernetes.Interface, r ref) error {
-	background := metav1.DeletePropagationBackground
-	opts := metav1.DeleteOptions{PropagationPolicy: &background}
-	var err error
-	switch r.Kind {
-	case "Secret":
-		err = client.CoreV1().Secrets(r.Namespace).Delete(ctx, r.Name, opts)
-	case "Service":
-		err = client.CoreV1().Services(r.Namespace).Delete(ctx, r.Name, opts)
-	case "EndpointSlice":
-		err = client.DiscoveryV1().EndpointSlices(r.Namespace).Delete(ctx, r.Name, opts)
-	case "Job":
-		err = client.BatchV1().Jobs(r.Namespace).Delete(ctx, r.Name, opts)
-	default:
+func create(ctx context.Context, client *API, r ref, obj any) error {
+	c, err := Collection(r.Kind, r.Namespace)
+	if err != nil {
+		return err
+	}
+	return client.Create(ctx, c, obj)
+}
+
+func deleteRef(ctx context.Context, client *API, r ref) error {
+	path, err := Object(r.Kind, r.Namespace, r.Name)
+	if err != nil {
 		return fmt.Errorf("journal names a %s, which obsbench never creates", r.Kind)
 	}
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err := client.Delete(ctx, path, nil); err != nil && !IsNotFound(err) {
 		return fmt.Errorf("delete %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 	}
 	return nil
@@ -149,7 +131,7 @@ func deleteRef(ctx context.Context, client kubernetes.Interface, r ref) error {
 
 // Cleanup deletes the objects that journals in dir name and that an
 // obsbench no longer running left behind (a crash), and returns how many.
-func Cleanup(ctx context.Context, client kubernetes.Interface, dir string) (int, error) {
+func Cleanup(ctx context.Context, client *API, dir string) (int, error) {
 	paths, err := journal.List(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -7,7 +7,8 @@
 // before it is created).
 //
 // Objects builds them as plain API objects (checked against a golden
-// manifest); Launcher creates and deletes them through client-go.
+// manifest); Launcher creates and deletes them through the API server's
+// REST paths (API).
 package kube
 
 import (

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/obsbench/obsbench/internal/fleet"
 	"github.com/obsbench/obsbench/internal/spec"
@@ -48,8 +47,8 @@ type Start struct {
 	// downward API's POD_IP, POD_NAME, POD_NAMESPACE and POD_UID.
 	Getenv func(string) string
 	// Client reaches the Kubernetes API server; nil is Client (tests
-	// give client-go's fake).
-	Client func(kubeconfig string) (kubernetes.Interface, string, error)
+	// give an API server of their own, kubetest).
+	Client func(kubeconfig string) (*API, string, error)
 }
 
 // StartPods listens for workers on the coordinator's port, creates the
