@@ -10,9 +10,10 @@ VERSION     := $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 demo: deps-demo build
 	./$(BIN) run
 
-# scripts/test.sh is scripts/lint.sh and go test ./... with cmd/obsbench's
-# end-to-end tests (most of the time on a 2-core machine) run several at a
-# time, each in a process of its own.
+# scripts/test.sh is scripts/lint.sh's quick checks (gofmt, function
+# length; make lint adds go vet and staticcheck) and go test ./... with
+# cmd/obsbench's end-to-end tests (most of the time on a 2-core machine)
+# run several at a time, each in a process of its own.
 test: deps
 	@GO=$(GO) ./scripts/test.sh
 

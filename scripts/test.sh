@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the checks (scripts/lint.sh) and every test: the packages with
+# Runs the quick checks (scripts/lint.sh quick) and every test: the packages with
 # `go test`, and cmd/obsbench's end-to-end tests as separate processes of
 # one test binary, several at a time. Most of those tests measure for a
 # fixed time, so they overlap well even on two cores; one process per test
@@ -43,8 +43,8 @@ mkdir -m 1777 "$work/t" && export TMPDIR="$work/t"
 # (internal/engine/postgres/template.go), each with a password of its own.
 mkdir -m 700 "$work/templates" && export OBSBENCH_INITDB_TEMPLATES="$work/templates"
 
-# The checks, mostly one core's type checking, beside everything else.
-GO=$GO ./scripts/lint.sh > "$work/lint.log" 2>&1 &
+# The quick checks beside everything else (make lint runs all of them).
+GO=$GO ./scripts/lint.sh quick > "$work/lint.log" 2>&1 &
 lintpid=$!
 
 # The packages, two at a time as go test does on two cores, beside the
@@ -136,7 +136,7 @@ lintcode=$?
 cat "$work/pkgs.log" "$work/heavy.log"
 echo "cmd/obsbench: $(wc -l < "$work/queue") tests, $JOBS at a time, $(($(date +%s) - start))s"
 if [ $lintcode -ne 0 ]; then
-	echo "FAIL  lint (scripts/lint.sh):"
+	echo "FAIL  lint (scripts/lint.sh quick):"
 	cat "$work/lint.log"
 fi
 [ $cmdcode -eq 0 ] && [ $pkgcode -eq 0 ] && [ $lintcode -eq 0 ]

@@ -97,7 +97,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		delete(s.objects, p)
 		status(w, http.StatusOK, "")
 	default:
-		status(w, http.StatusMethodNotAllowed, r.Method+" is not served here")
+		status(w, http.StatusMethodNotAllowed, r.Method+" is not supported")
 	}
 }
 
