@@ -105,10 +105,16 @@ fi
 # they are given; the tests of fixed work (scripts/test-fixed-work.txt:
 # rounds of fixed work, counted runs, replays) take as long as their CPU
 # lasts. Those run at the normal priority and the rest at nice 10, so the
-# timed tests do not stretch the fixed-work ones beside them.
+# timed tests do not stretch the fixed-work ones beside them. So does
+# the one timed test whose figure must hold to its interval, a known cost
+# recovered by duet: at nice 10 its twins' servers, which inherit the
+# priority, got as little as 0.2 of their 0.5 CPU, too little for it.
+export normal="TestCalibrateDuet"
 one() { # one test of cmd/obsbench, in its own process
 	local name=$1 start end code nice=10
-	grep -qxF "$name" scripts/test-fixed-work.txt && nice=0
+	if grep -qxF "$name" scripts/test-fixed-work.txt || [[ " $normal " == *" $name "* ]]; then
+		nice=0
+	fi
 	start=$(date +%s)
 	(cd cmd/obsbench && nice -n $nice "$work/cmd.test" -test.v -test.count=1 -test.timeout 30m -test.run "^${name}\$" > "$work/$name.log" 2>&1)
 	code=$?
