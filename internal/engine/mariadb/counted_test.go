@@ -1,6 +1,7 @@
 package mariadb_test
 
 import (
+	"database/sql"
 	"fmt"
 	"math"
 	"testing"
@@ -22,9 +23,23 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 	if err := m.CountInstructions(true); err != nil {
 		t.Fatal(err)
 	}
-	session := func(n int) {
+	// Under valgrind the server may not take a connection yet when its
+	// socket is there (EAGAIN on a busy machine): open waits for it.
+	open := func() *sql.DB {
 		t.Helper()
 		db := servertest.Open(t, m.Config("mysql"))
+		var ping error
+		if err := poll.Until(ctx, time.Minute, 200*time.Millisecond, func() (bool, error) {
+			ping = db.PingContext(ctx)
+			return ping == nil, nil
+		}, func() error { return fmt.Errorf("the counted server takes no connection within a minute: %w", ping) }); err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	session := func(n int) {
+		t.Helper()
+		db := open()
 		defer db.Close()
 		db.SetMaxOpenConns(1)
 		st, err := db.PrepareContext(ctx, "SELECT COUNT(*) FROM mysql.global_priv WHERE LENGTH(Priv) >= ?")
@@ -81,17 +96,8 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		servertest.StackShifted(t, pid, 100)
 	}
 	func() {
-		db := servertest.Open(t, m.Config("mysql"))
+		db := open()
 		defer db.Close()
-		// Under valgrind the server may not take a connection yet when
-		// its socket is there (EAGAIN on a busy machine): wait for it.
-		var ping error
-		if err := poll.Until(ctx, time.Minute, 200*time.Millisecond, func() (bool, error) {
-			ping = db.PingContext(ctx)
-			return ping == nil, nil
-		}, func() error { return fmt.Errorf("the counted server takes no connection within a minute: %w", ping) }); err != nil {
-			t.Fatal(err)
-		}
 		var load, old, threads, instances int
 		if err := db.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_load_at_startup, @@innodb_old_blocks_time, @@thread_cache_size, @@table_open_cache_instances").
 			Scan(&load, &old, &threads, &instances); err != nil {
