@@ -75,7 +75,7 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 		t.Fatalf("capture: exit %d: %s", code, stderr.String())
 	}
 
-	var attempts []servertest.Attempt
+	var cmds []servertest.Command
 	for _, s := range []struct {
 		name      string
 		port      int
@@ -89,7 +89,7 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 				{"socket, no password", "host=" + s.socketDir},
 			} {
 				conn := c.conn + " port=" + strconv.Itoa(s.port) + " user=" + role + " dbname=postgres connect_timeout=5"
-				attempts = append(attempts, servertest.AsOutsider(t, s.name+" as "+role+" ("+c.how+")", "psql", "-X", "-w", "-At", "-c", "SELECT 1", conn))
+				cmds = append(cmds, outsider(s.name+" as "+role+" ("+c.how+")", "psql", "-X", "-w", "-At", "-c", "SELECT 1", conn))
 			}
 		}
 	}
@@ -101,31 +101,31 @@ func TestOtherAccountsKeptOut(t *testing.T) {
 		for _, user := range mariaUsers {
 			tcp := []string{"--no-defaults", "--connect-timeout=5", "-h", "127.0.0.1", "-P", strconv.Itoa(s.m.Port()), "-u", user, "-e", "SELECT 1"}
 			sock := []string{"--no-defaults", "--connect-timeout=5", "--socket=" + s.m.Socket(), "-u", user, "-e", "SELECT 1"}
-			attempts = append(attempts,
-				servertest.AsOutsider(t, s.name+" as '"+user+"' (TCP, no password)", "mariadb", tcp...),
-				servertest.AsOutsider(t, s.name+" as '"+user+"' (TCP, empty password)", "mariadb", append([]string{"--no-defaults", "--password="}, tcp[1:]...)...),
-				servertest.AsOutsider(t, s.name+" as '"+user+"' (socket, no password)", "mariadb", sock...),
+			cmds = append(cmds,
+				outsider(s.name+" as '"+user+"' (TCP, no password)", "mariadb", tcp...),
+				outsider(s.name+" as '"+user+"' (TCP, empty password)", "mariadb", append([]string{"--no-defaults", "--password="}, tcp[1:]...)...),
+				outsider(s.name+" as '"+user+"' (socket, no password)", "mariadb", sock...),
 			)
 		}
 		// The replication account's password was once fixed and public.
-		attempts = append(attempts, servertest.AsOutsider(t, s.name+" as obsbench_repl with the old fixed password", "mariadb",
+		cmds = append(cmds, outsider(s.name+" as obsbench_repl with the old fixed password", "mariadb",
 			"--no-defaults", "--connect-timeout=5", "-h", "127.0.0.1", "-P", strconv.Itoa(s.m.Port()), "-u", "obsbench_repl", "--password=obsbench_repl", "-e", "SELECT 1"))
 	}
 	for _, dir := range []string{pg.SinkDir(), m.SinkDir()} {
-		attempts = append(attempts,
-			servertest.AsOutsider(t, "listing the slow mount "+dir, "ls", dir),
-			servertest.AsOutsider(t, "reading through the slow mount", "cat", filepath.Join(dir, "trail.log")),
-			servertest.AsOutsider(t, "writing through the slow mount", "sh", "-c", "echo x >> "+filepath.Join(dir, "trail.log")),
-			servertest.AsOutsider(t, "creating a file through the slow mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
+		cmds = append(cmds,
+			outsider("listing the slow mount "+dir, "ls", dir),
+			outsider("reading through the slow mount", "cat", filepath.Join(dir, "trail.log")),
+			outsider("writing through the slow mount", "sh", "-c", "echo x >> "+filepath.Join(dir, "trail.log")),
+			outsider("creating a file through the slow mount", "sh", "-c", "echo x > "+filepath.Join(dir, "new.log")),
 		)
 	}
-	attempts = append(attempts,
-		servertest.AsOutsider(t, "listing the results directory", "ls", out),
-		servertest.AsOutsider(t, "reading summary.json", "cat", filepath.Join(out, "summary.json")),
-		servertest.AsOutsider(t, "reading results.jsonl", "cat", filepath.Join(out, "results.jsonl")),
-		servertest.AsOutsider(t, "reading the capture file", "cat", capFile),
+	cmds = append(cmds,
+		outsider("listing the results directory", "ls", out),
+		outsider("reading summary.json", "cat", filepath.Join(out, "summary.json")),
+		outsider("reading results.jsonl", "cat", filepath.Join(out, "results.jsonl")),
+		outsider("reading the capture file", "cat", capFile),
 	)
-	servertest.MustBeRefused(t, refusals, attempts...)
+	servertest.MustBeRefused(t, refusals, servertest.AsOutsiderAll(t, cmds)...)
 
 	// Owner-only modes on everything obsbench wrote, whatever the umask:
 	// a group the outsider is not in could still read a 0640 file.
@@ -152,6 +152,11 @@ var refusals = []string{
 	"Access denied for user",         // MariaDB: wrong or no password, a locked account
 	"is not allowed to connect",      // MariaDB: no account for the client's host
 	"' (13)",                         // MariaDB's client on a socket it may not reach: errno 13, EACCES
+}
+
+// outsider is a command for servertest.AsOutsiderAll.
+func outsider(what, name string, args ...string) servertest.Command {
+	return servertest.Command{What: what, Name: name, Args: args}
 }
 
 // pgRoles is every role of a managed server.

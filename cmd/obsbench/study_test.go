@@ -176,7 +176,7 @@ func TestStudyTargets(t *testing.T) {
 	needServers(t)
 	asWorkers(t) // a duet drives each twin from a worker
 	tmp := privateTemp(t)
-	stdout, _ := runOK(t, "study", "targets", "--observers", "log-filtered-out",
+	stdout, _ := runOK(t, "study", "targets", "--observers", "log-filtered-out", "--shrink", "10",
 		"--rounds", "2", "--clients", "1", "--seed", "10", "--out", filepath.Join(tmp, "out"),
 		"--count", "--count-rounds", "2", "--count-statements", "20", "--count-shrink", "50", "--count-sessions", "2")
 	wantPrinted(t, stdout, "What does each kind of target cost", "duet of twin servers, 2 phases of fixed work", "target  ", "as is", "filtered out", "statement log, file", "filtered-out round",

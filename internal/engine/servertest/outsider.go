@@ -12,6 +12,7 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ type Attempt struct {
 func AsOutsider(t testing.TB, what, name string, args ...string) Attempt {
 	t.Helper()
 	uid, gid := ids(t)
+	return asOutsider(uid, gid, what, name, args...)
+}
+
+func asOutsider(uid, gid uint32, what, name string, args ...string) Attempt {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -43,6 +48,35 @@ func AsOutsider(t testing.TB, what, name string, args ...string) Attempt {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return Attempt{What: what, Output: strings.TrimSpace(out.String()), Err: err}
+}
+
+// Command is a command to run as the outsider: What is what it tries, in
+// words.
+type Command struct {
+	What, Name string
+	Args       []string
+}
+
+// AsOutsiderAll runs cmds as the outsider (AsOutsider), several at a time:
+// each waits on a refusal, a process start and the server's answer, which
+// a loaded machine makes slow one after the other. The attempts are in
+// cmds' order.
+func AsOutsiderAll(t testing.TB, cmds []Command) []Attempt {
+	t.Helper()
+	uid, gid := ids(t)
+	attempts := make([]Attempt, len(cmds))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			attempts[i] = asOutsider(uid, gid, c.What, c.Name, c.Args...)
+		}()
+	}
+	wg.Wait()
+	return attempts
 }
 
 // MustBeRefused fails the test for every attempt that succeeded, or that
