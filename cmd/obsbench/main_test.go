@@ -203,8 +203,8 @@ func TestInvalidInputExits2AndTouchesNothing(t *testing.T) {
 		{[]string{"run", "--duration", "60"}, `--duration "60": want a duration with its unit, e.g. 60s, 60ms or 60m`},
 		{[]string{"run", "--out", used}, "already holds an experiment's results"},
 		{[]string{"calibrate", "--effects", "70"}, `--effects 70: want percentages from 0.5 to 50`},
-		{[]string{"calibrate", "--workload", "dss-mix", "--client-work", "30"}, `--client-work does not apply to --workload dss-mix (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)`},
-		{[]string{"calibrate", "--workload", "dss-mix", "--alt-duration", "30s"}, `--alt-duration does not apply to --workload dss-mix (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)`},
+		{[]string{"calibrate", "--workload", "dss-mix", "--client-work", "30"}, `--client-work does not apply to --workload dss-mix (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds, --blocks and --shrink)`},
+		{[]string{"calibrate", "--workload", "dss-mix", "--alt-duration", "30s"}, `--alt-duration does not apply to --workload dss-mix (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds, --blocks and --shrink)`},
 		{[]string{"calibrate", "--alt-duration", "30s"}, `--alt-duration does not apply to --method duet (duet takes --phases, --count, --load and --closed-loop, alternation --alt-duration and --alt-rounds)`},
 		{[]string{"calibrate", "--method", "alternation", "--load", "50"}, `--load does not apply to --method alternation (duet takes --phases, --count, --load and --closed-loop`},
 		{[]string{"calibrate", "--load", "80"}, `--load 80: want a percentage of a twin's quota from above 0 to 70`},
@@ -698,12 +698,14 @@ func readCalibration(t *testing.T, out string) calibrationFile {
 // of dss-mix and compares the runs query by query: the expected change is
 // sized on the baseline's executions, and the measured one has an
 // interval from the rounds. One session: the loop's cost and the added
-// CPU are per execution, so more sessions would only add work.
+// CPU are per execution, so more sessions would only add work. A tenth of
+// the rows, two blocks a run: the same queries, loaded and run in a
+// fraction of the time.
 func TestCalibrateMix(t *testing.T) {
 	needServers(t)
 	tmp := privateTemp(t)
 	out := filepath.Join(tmp, "out")
-	stdout, _ := runOK(t, "calibrate", "--workload", "dss-mix", "--effects", "10", "--rounds", "6",
+	stdout, _ := runOK(t, "calibrate", "--workload", "dss-mix", "--shrink", "10", "--blocks", "2", "--effects", "10", "--rounds", "6",
 		"--clients", "1", "--seed", "2", "--out", out)
 	cal := readCalibration(t, out)
 	if cal.Cost.LoopUS <= 0 || len(cal.Calibrations) != 1 {

@@ -128,6 +128,7 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&o.Workload, "workload", "credit-top1", "credit-top1 (a loop of one short statement, by --method) or dss-mix (the decision-support mix, rounds of fixed work compared query by query)")
 	fs.IntVar(&o.Rounds, "rounds", 8, "dss-mix: rounds (a baseline and each calibration run per round)")
 	fs.IntVar(&o.Blocks, "blocks", 1, "dss-mix: blocks of 101 executions per session and run")
+	fs.IntVar(&o.Shrink, "shrink", 1, "dss-mix: the dss dataset with 1/N of its rows, the queries' parameters drawn over them")
 	fs.IntVar(&o.Clients, "clients", 0, "client sessions (default: 16 for credit-top1, 8 for dss-mix)")
 	fs.IntVar(&o.ClientWork, "client-work", 0, "credit-top1: µs of CPU each session spends in the driver before each statement (a heavier client: the figure is the server's and should not move with it)")
 	fs.Float64Var(&o.LoadPct, "load", spec.DefaultDuetLoad, "--method duet: size and measure at a fixed arrival rate, the one at which the baseline keeps this percentage of a twin's quota busy (default "+strconv.Itoa(spec.DefaultDuetLoad)+", as run's --load for a duet)")
@@ -146,14 +147,14 @@ func calibrateCmd(ctx context.Context, args []string, e env) error {
 		loadGiven = loadGiven || f.Name == "load"
 		alt, duet := f.Name == "alt-duration" || f.Name == "alt-rounds", f.Name == "phases" || f.Name == "count" || f.Name == "method" || f.Name == "load" || f.Name == "closed-loop"
 		switch {
-		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks")) || (mix && f.Name == "client-work"):
+		case ((alt || duet) && mix) || (!alt && !duet && !mix && (f.Name == "rounds" || f.Name == "blocks" || f.Name == "shrink")) || (mix && f.Name == "client-work"):
 			wrong = append(wrong, "--"+f.Name)
 		case (alt && o.Method.Twins()) || (duet && f.Name != "method" && !o.Method.Twins()):
 			wrongMethod = append(wrongMethod, "--"+f.Name)
 		}
 	})
 	if len(wrong) > 0 {
-		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds and --blocks)", strings.Join(wrong, ", "), o.Workload)
+		return usagef("%s does not apply to --workload %s (credit-top1 takes --method, --client-work, --phases, --count, --load and --closed-loop, or with --method alternation --alt-duration and --alt-rounds; dss-mix --rounds, --blocks and --shrink)", strings.Join(wrong, ", "), o.Workload)
 	}
 	if len(wrongMethod) > 0 {
 		return usagef("%s does not apply to --method %s (duet takes --phases, --count, --load and --closed-loop, alternation --alt-duration and --alt-rounds)", strings.Join(wrongMethod, ", "), o.Method)

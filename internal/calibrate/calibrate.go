@@ -91,7 +91,9 @@ type Options struct {
 	AltRounds   int
 	Rounds      int
 	Blocks      int
-	Clients     int
+	// Shrink is dss-mix's dataset with 1/Shrink of its rows (1: all).
+	Shrink  int
+	Clients int
 	// ClientWork is credit-top1's µs of driver CPU before each
 	// statement (the workload's --client-work): a heavier client, which
 	// the duet's figure must not move with.
@@ -294,6 +296,9 @@ func digitsApart(x, lo, hi float64) int {
 // (closeServer).
 func openCalibration(ctx context.Context, wl workload.Meta, out string, getenv func(string) string, logf func(string, ...any)) (engine.Server, dataset.Dataset, error) {
 	ds, err := dataset.Lookup(wl.Dataset)
+	if err == nil && wl.HasParam("shrink") {
+		ds, err = ds.Shrunk(wl.Value("shrink"))
+	}
 	if err != nil {
 		return nil, dataset.Dataset{}, err
 	}

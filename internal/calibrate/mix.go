@@ -42,13 +42,15 @@ func calibrateMix(ctx context.Context, o Options, out Output) error {
 		return spec.Invalidf("--rounds %d: want 2 to 100 (a paired interval needs rounds)", o.Rounds)
 	case o.Blocks < 1 || o.Blocks > 100:
 		return spec.Invalidf("--blocks %d: want 1 to 100", o.Blocks)
+	case o.Shrink < 1:
+		return spec.Invalidf("--shrink %d: want 1 or more", o.Shrink)
 	}
 	logf := report.Notes(stderr)
 	wl, err := workload.Lookup(mixCalibrationWorkload)
 	if err != nil {
 		return err
 	}
-	if wl, err = wl.WithParams(map[string]int{"blocks": o.Blocks}); err != nil {
+	if wl, err = wl.WithParams(map[string]int{"blocks": o.Blocks, "shrink": o.Shrink}); err != nil {
 		return err
 	}
 	target, ds, err := openCalibration(ctx, wl, o.Out, out.Getenv, logf)
