@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -21,35 +20,40 @@ func conditionsByName(s result.Summary) map[string]result.ConditionSummary {
 	return by
 }
 
-// Study writes a study's own table: each set-up with the original set-up
-// it stands for, throughput, overhead, top waits with signatures marked,
-// and events recorded against statements executed.
+// Study writes a study's own table: each set-up's throughput, overhead
+// and events recorded against statements executed; then, a line each,
+// the original set-up it stands for and its top waits, signatures marked.
+// Every line fits textWidth.
 func Study(w io.Writer, st study.Study, s result.Summary) error {
-	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	notef(w, "%s", st.Title)
+	notef(w, "%s", st.Question)
+	fmt.Fprintln(w)
 	byName := conditionsByName(s)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set-up\tstands for\tstmts/s\toverhead % [CI]\ttop waits, % of samples (* = signature)\tevents rec/exec")
+	t := columns{head: []string{"set-up", "stmts/s", "overhead % [CI]", "events rec/exec"}, left: []bool{true}}
 	for _, r := range st.Rows {
 		c, ok := byName[r.Observer]
 		if !ok {
-			fmt.Fprintf(tw, "%s\t%s\tnot run\n", r.Observer, r.Original)
+			t.add(r.Observer, "not run")
 			continue
 		}
-		ov := overheadCell(c.Overhead)
-		waits, sig := "-", ""
-		if c.Waits != nil {
-			waits = WaitLine(c.Waits, studyWaits)
-			if c.Overhead != nil && c.Overhead.Significant && len(c.Waits.Signatures) == 0 {
-				sig = " (no signature)"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\n", r.Observer, r.Original, thousands(c.Throughput.Median), ov, waits, sig, events(c.Events))
+		t.add(r.Observer, thousands(c.Throughput.Median), overheadCell(c.Overhead), events(c.Events))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.write(w); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\nwhat each set-up stands for; its top waits, % of samples (the baseline's), * a signature:")
+	for _, r := range st.Rows {
+		line := r.Observer + ": " + r.Original
+		if c, ok := byName[r.Observer]; ok && c.Waits != nil {
+			line += "; waits: " + WaitLine(c.Waits, studyWaits)
+			if c.Overhead != nil && c.Overhead.Significant && len(c.Waits.Signatures) == 0 {
+				line += " (no signature)"
+			}
+		}
+		notef(w, "%s", line)
+	}
 	for _, u := range st.Unmapped {
-		fmt.Fprintf(w, "not reproduced: %s\n", u)
+		notef(w, "not reproduced: %s", u)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/spec"
+	"github.com/obsbench/obsbench/internal/study"
 )
 
 // Every line of the default text reports fits a terminal of textWidth
@@ -105,5 +106,28 @@ func checkWidth(t *testing.T, what, out string, conds []result.ConditionSummary)
 		if n := utf8.RuneCountInString(line); n > limit {
 			t.Errorf("%s: line %d is %d columns; want at most %d:\n%s", what, i+1, n, limit, line)
 		}
+	}
+}
+
+// A study's own table fits the terminal too.
+func TestStudyWidth(t *testing.T) {
+	for engine, name := range map[string]string{"postgres": "study-wait-signatures", "mariadb": "study-wait-signatures-mariadb"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s result.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		st, err := study.Lookup(engine, "wait-signatures")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := Study(&out, st, s); err != nil {
+			t.Fatal(err)
+		}
+		checkWidth(t, name+" study table", out.String(), s.Conditions)
 	}
 }
