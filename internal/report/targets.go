@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -18,7 +17,7 @@ import (
 // target as is; then each cell's observer with its overhead on time and
 // on server CPU, events and verdict.
 func Targets(w io.Writer, st study.Study, s result.Summary) error {
-	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	studyHeading(w, st)
 	byName := conditionsByName(s)
 	cell := func(observer string) string {
 		c, ok := byName[observer]
@@ -35,7 +34,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 			basis = "on latency, query by query"
 		}
 	}
-	fmt.Fprintf(w, "overhead %% [95%% CI] by target and variant (%s; - : no such variant)\n", basis)
+	notef(w, "overhead %% [95%% CI] by target and variant (%s; - : no such variant)", basis)
 	if err := matrixTable(w, st, targets, at, cell); err != nil {
 		return err
 	}
@@ -51,8 +50,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 	}
 
 	fmt.Fprintln(w, "\nfiltered-out round: the same target recording nothing (a filter no event passes)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tas is\tfiltered out\tevents recorded (filtered out)")
+	round := columns{head: []string{"target", "as is", "filtered out", "events recorded (filtered out)"}, left: []bool{true}}
 	for _, t := range targets {
 		f, ok := at[[2]string{t, study.VariantFilteredOut}]
 		if !ok {
@@ -62,20 +60,19 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		if o, ok := at[[2]string{t, study.VariantAsIs}]; ok {
 			asIs = cell(o)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t, asIs, cell(f), events(byName[f].Events))
+		round.add(t, asIs, cell(f), events(byName[f].Events))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := round.writeFitted(w, 1); err != nil {
 		return err
 	}
 
 	fmt.Fprintln(w, "\ncells:")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	counted := hasCounted(s)
-	countedHead := ""
+	cells := columns{head: []string{"observer", "overhead % [CI]", "verdict", "srv CPU/exec Δ% [CI]", "srv CPU added µs/exec [CI]"}, left: []bool{true, false, true}}
 	if counted {
-		countedHead = "\tinstr/exec Δ% [CI]"
+		cells.head = append(cells.head, "instr/exec Δ% [CI]")
 	}
-	fmt.Fprintf(tw, "  target, variant\tobserver\toverhead %% [CI]\tsrv CPU/exec Δ%% [CI]\tsrv CPU added µs/exec [CI]%s\tevents rec/exec\tverdict\t\n", countedHead)
+	var notes []string
 	for _, c := range st.Matrix {
 		cs := byName[c.Observer]
 		o, cpu, added := headline(cs), "-", "-"
@@ -88,12 +85,18 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		if o != nil {
 			verdict = o.Verdict
 		}
+		row := []string{c.Observer, overheadCell(o), verdict, cpu, added}
 		if counted {
-			added += "\t" + countedCell(s.Counted, c.Observer)
+			row = append(row, countedCell(s.Counted, c.Observer))
 		}
-		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, overheadCell(o), cpu, added, events(cs.Events), verdict)
+		cells.add(row...)
+		note := fmt.Sprintf("%s: %s, %s", c.Observer, c.Target, c.Variant)
+		if cs.Events != nil {
+			note += "; events " + events(cs.Events)
+		}
+		notes = append(notes, note)
 	}
-	return endCells(w, tw, st)
+	return endCells(w, cells, notes, st)
 }
 
 // TargetsCounted writes study 3's tables of a counted run alone
@@ -101,31 +104,44 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 // each cell's observer with its change in the session's instructions and
 // in the server's other processes'.
 func TargetsCounted(w io.Writer, st study.Study, k *result.Counted) error {
-	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	studyHeading(w, st)
 	if err := countedMatrix(w, st, k); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\ncells:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  target, variant\tobserver\tinstr/exec Δ%% [CI]\t%s instr/run Δ%% [CI]\t\n", otherProcesses(k.Threads))
+	cells := columns{head: []string{"observer", "instr/exec Δ% [CI]", otherProcesses(k.Threads) + " instr/run Δ% [CI]"}, left: []bool{true}}
+	var notes []string
 	for _, c := range st.Matrix {
 		helpers := "-"
 		if cc := k.Condition(c.Observer); cc != nil {
 			helpers = countedChange(cc.HelperChange)
 		}
-		fmt.Fprintf(tw, "  %s, %s\t%s\t%s\t%s\t\n", c.Target, c.Variant, c.Observer, countedCell(k, c.Observer), helpers)
+		cells.add(c.Observer, countedCell(k, c.Observer), helpers)
+		notes = append(notes, fmt.Sprintf("%s: %s, %s", c.Observer, c.Target, c.Variant))
 	}
-	return endCells(w, tw, st)
+	return endCells(w, cells, notes, st)
 }
 
-// endCells flushes the table of cells tw and writes under it the
+// studyHeading writes a study's title and question, wrapped.
+func studyHeading(w io.Writer, st study.Study) {
+	notef(w, "%s", st.Title)
+	notef(w, "%s", st.Question)
+	fmt.Fprintln(w)
+}
+
+// endCells writes the table of cells, fitted to the width, each cell's
+// note under it (its target and variant, what it recorded), and the
 // study's set-ups that have no analogue on the engine.
-func endCells(w io.Writer, tw *tabwriter.Writer, st study.Study) error {
-	if err := tw.Flush(); err != nil {
+func endCells(w io.Writer, cells columns, notes []string, st study.Study) error {
+	if err := cells.writeFitted(w, 1); err != nil {
 		return err
 	}
+	fmt.Fprintln(w)
+	for _, n := range notes {
+		notef(w, "%s", n)
+	}
 	for _, u := range st.Unmapped {
-		fmt.Fprintf(w, "not reproduced: %s\n", u)
+		notef(w, "not reproduced: %s", u)
 	}
 	return nil
 }
@@ -133,7 +149,7 @@ func endCells(w io.Writer, tw *tabwriter.Writer, st study.Study) error {
 // countedMatrix writes study 3's condensed table of counted changes, with
 // the line that says what was counted.
 func countedMatrix(w io.Writer, st study.Study, k *result.Counted) error {
-	fmt.Fprintf(w, "counted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)\n",
+	notef(w, "counted: change in the server's instructions per execution, %% [95%% CI] (%d statements after %d%s, %d run(s) each, under valgrind; A/A: the baseline's own runs' spread)",
 		k.Statements, k.Warmup, inEach(k.Sessions), k.Rounds)
 	targets, at := matrixIndex(st)
 	return matrixTable(w, st, targets, at, func(o string) string { return countedCell(k, o) })
@@ -166,24 +182,19 @@ func headline(c result.ConditionSummary) *result.OverheadSummary {
 // column per variant, each cell what cell says of its observer ("-"
 // where the target has no such variant).
 func matrixTable(w io.Writer, st study.Study, targets []string, at map[[2]string]string, cell func(observer string) string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "target")
-	for _, v := range st.Columns() {
-		fmt.Fprintf(tw, "\t%s", v)
-	}
-	fmt.Fprintln(tw)
-	for _, t := range targets {
-		fmt.Fprint(tw, t)
+	t := columns{head: append([]string{"target"}, st.Columns()...), left: []bool{true}}
+	for _, tg := range targets {
+		row := []string{tg}
 		for _, v := range st.Columns() {
 			c := "-"
-			if o, ok := at[[2]string{t, v}]; ok {
+			if o, ok := at[[2]string{tg, v}]; ok {
 				c = cell(o)
 			}
-			fmt.Fprintf(tw, "\t%s", c)
+			row = append(row, c)
 		}
-		fmt.Fprintln(tw)
+		t.add(row...)
 	}
-	return tw.Flush()
+	return t.writeFitted(w, 1)
 }
 
 // countedCell is observer's counted change in a study table: the A/A
