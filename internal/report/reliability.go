@@ -14,18 +14,18 @@ import (
 func Reliability(w io.Writer, r result.Run) error {
 	d := r.Driver
 	seconds := d.Seconds // counting starts before the run and ends after it: warm-up is 0
-	fmt.Fprintf(w, "reliability: %s, %d sessions, %s\n", r.Condition, d.Clients, formatSeconds(seconds))
+	notef(w, "reliability: %s, %d sessions, %s", r.Condition, d.Clients, formatSeconds(seconds))
 	ev := r.Events
 	switch {
 	case r.Error != "":
-		_, err := fmt.Fprintf(w, "  run failed: %s\n", r.Error)
-		return err
+		notef(w, "  run failed: %s", r.Error)
+		return nil
 	case ev == nil:
 		_, err := fmt.Fprintln(w, "  the observer records no events: nothing to check")
 		return err
 	case ev.Error != "":
-		_, err := fmt.Fprintf(w, "  events not counted: %s\n", ev.Error)
-		return err
+		notef(w, "  events not counted: %s", ev.Error)
+		return nil
 	}
 	var bytes int64
 	for _, f := range ev.Files {
@@ -38,7 +38,7 @@ func Reliability(w io.Writer, r result.Run) error {
 	case diff > 0:
 		verdict = fmt.Sprintf("EXTRA: %s more records than statements", thousands(float64(diff)))
 	}
-	fmt.Fprintf(w, "  statements executed (driver) %s; audit records %s in %d file(s): %s\n",
+	notef(w, "  statements executed (driver) %s; audit records %s in %d file(s): %s",
 		thousands(float64(ev.Executed)), thousands(float64(ev.Recorded)), len(ev.Files), verdict)
 	if ev.EngineLost != nil {
 		fmt.Fprintf(w, "  the engine's own lost-record counter grew by %d\n", *ev.EngineLost)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -15,14 +14,13 @@ import (
 // second, statement errors and events; then each set-up's throughput over
 // time in 5-second buckets, and the transients found in it.
 func Replay(w io.Writer, st study.Study, s result.Summary) error {
-	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
+	studyHeading(w, st)
 	byName := conditionsByName(s)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set-up\tstands for\treplay s\toverhead % [CI]\tstmts/s\tfailed stmts\tevents rec/exec\ttransients")
+	t := columns{head: []string{"set-up", "replay s", "overhead % [CI]", "stmts/s", "failed stmts", "events rec/exec", "transients"}, left: []bool{true}}
 	for _, r := range st.Rows {
 		c, ok := byName[r.Observer]
 		if !ok {
-			fmt.Fprintf(tw, "%s\t%s\tnot run\n", r.Observer, r.Original)
+			t.add(r.Observer, "not run")
 			continue
 		}
 		ov := "-"
@@ -37,14 +35,16 @@ func Replay(w io.Writer, st study.Study, s result.Summary) error {
 		if len(rounds) > 0 {
 			trans = fmt.Sprintf("in %d of %d runs", len(rounds), len(c.Throughput.Runs))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\n", r.Observer, r.Original, c.RunSeconds, ov,
-			thousands(c.Throughput.Median), thousands(float64(c.StatementErrors)), events(c.Events), trans)
+		t.add(r.Observer, fmt.Sprintf("%.1f", c.RunSeconds), ov, thousands(c.Throughput.Median), thousands(float64(c.StatementErrors)), events(c.Events), trans)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.writeFitted(w, 1); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\nwhat each set-up stands for:")
+	for _, r := range st.Rows {
+		notef(w, "  %s: %s", r.Observer, r.Original)
+	}
 	fmt.Fprintln(w, "\nstatements/s every 5 s (mean over rounds):")
-	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	for _, r := range st.Rows {
 		c, ok := byName[r.Observer]
 		if !ok || len(c.Series) == 0 {
@@ -54,18 +54,15 @@ func Replay(w io.Writer, st study.Study, s result.Summary) error {
 		for i, v := range c.Series {
 			cells[i] = fmt.Sprintf("%.0f", v)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", r.Observer, strings.Join(cells, " "))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		notef(w, "  %s: %s", r.Observer, strings.Join(cells, " "))
 	}
 	for _, r := range st.Rows {
 		for _, t := range byName[r.Observer].Transients {
-			fmt.Fprintf(w, "transient: %s, round %d: %s\n", r.Observer, t.Round, t.Note)
+			notef(w, "transient: %s, round %d: %s", r.Observer, t.Round, t.Note)
 		}
 	}
 	for _, u := range st.Unmapped {
-		fmt.Fprintf(w, "not reproduced: %s\n", u)
+		notef(w, "not reproduced: %s", u)
 	}
 	return nil
 }

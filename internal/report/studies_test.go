@@ -34,6 +34,7 @@ func TestSweepPerThousand(t *testing.T) {
 	// thousand-query, 1,200 thousand-queries a minute.
 	checkHas(t, "sweep table", b.String(), "ms/unit", "unit: a thousand-query", "100.0", "1200.0", "4.0 [2.0, 6.0]", "slower",
 		"only what a reload switches", "over its on phases")
+	fitsTerminal(t, b.String())
 }
 
 func TestSyncCommitTable(t *testing.T) {
@@ -53,6 +54,7 @@ func TestSyncCommitTable(t *testing.T) {
 	// 2,000 inserts/s: 5 s per 10,000, 0.5 ms an insert; 8,000/s: 1.25 s,
 	// 4 times the baseline's rate (an overhead of -300%), read as a ratio.
 	checkHas(t, "table", b.String(), "5.00", "0.500", "1.25", "0.125", "1990", "0.25", "0.30", "41.5", "4.0× faster [3.8×, 4.2×]", "IPC:SyncRep %")
+	fitsTerminal(t, b.String())
 }
 
 func TestReliabilityVerdicts(t *testing.T) {
@@ -73,7 +75,8 @@ func TestReliabilityVerdicts(t *testing.T) {
 		if err := report.Reliability(&b, tc.r); err != nil {
 			t.Fatal(err)
 		}
-		checkHas(t, "reliability", b.String(), tc.want...)
+		checkHas(t, "reliability", strings.ReplaceAll(b.String(), "\n    ", " "), tc.want...)
+		fitsTerminal(t, b.String())
 	}
 }
 

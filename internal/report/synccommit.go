@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 	"github.com/obsbench/obsbench/internal/study"
@@ -17,14 +16,14 @@ import (
 // MariaDB: mean wait for the acknowledgement) and the share of sampled
 // session time spent waiting for the standby.
 func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
-	fmt.Fprintf(w, "%s\n%s\n\n", st.Title, st.Question)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	studyHeading(w, st)
 	k := st.Commit
 	wait := k.Wait
 	if i := strings.Index(wait, "Waiting for"); i >= 0 {
 		wait = "wait for " + strings.TrimPrefix(wait[i:], "Waiting for ")
 	}
-	fmt.Fprintf(tw, "workload\tcondition\ts per 10,000\tms/insert\toverhead %% [CI]\tcommits/s\tlog flushes/s\tlog MB/s\t%s\t%s %%\t\n", k.LagLabel, wait)
+	t := columns{head: []string{"workload", "condition", "s per 10,000", "ms/insert", "overhead % [CI]", "commits/s", "log flushes/s", "log MB/s", k.LagLabel, wait + " %"},
+		left: []bool{true, true}}
 	for _, s := range sums {
 		byName := conditionsByName(s)
 		for _, r := range st.Rows {
@@ -32,27 +31,26 @@ func SyncCommit(w io.Writer, st study.Study, sums []result.Summary) error {
 			if !ok {
 				continue
 			}
-			t := c.Throughput.Median
+			tp := c.Throughput.Median
 			per10k, msPer := "-", "-"
-			if t > 0 {
-				per10k = fmt.Sprintf("%.2f", 10000/t)
-				msPer = fmt.Sprintf("%.3f", float64(s.Clients)*1000/t)
+			if tp > 0 {
+				per10k = fmt.Sprintf("%.2f", 10000/tp)
+				msPer = fmt.Sprintf("%.3f", float64(s.Clients)*1000/tp)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Workload, r.Observer, per10k, msPer,
-				overheadCell(c.Overhead), counter(c, k.Commits, "%.0f"), counter(c, k.Flushes, "%.0f"),
+			t.add(s.Workload, r.Observer, per10k, msPer, overheadCell(c.Overhead), counter(c, k.Commits, "%.0f"), counter(c, k.Flushes, "%.0f"),
 				counterScaled(c, k.LogBytes, 1e-6, "%.2f"), counter(c, k.Lag, "%.2f"), waitShare(c, k.Wait))
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.writeFitted(w, 2); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nconditions (the study's set-up each stands for):")
 	for _, r := range st.Rows {
-		fmt.Fprintf(w, "  %-26s %s\n", r.Observer, r.Original)
+		notef(w, "  %-26s %s", r.Observer, r.Original)
 	}
-	fmt.Fprintf(w, "s per 10,000 = 10,000 / inserts per second; ms/insert = sessions / inserts per second; %s: %s; a speed-up reads as a ratio of throughputs (N× faster)\n", k.LagLabel, k.LagNote)
+	notef(w, "s per 10,000 = 10,000 / inserts per second; ms/insert = sessions / inserts per second; %s: %s; a speed-up reads as a ratio of throughputs (N× faster)", k.LagLabel, k.LagNote)
 	for _, u := range st.Unmapped {
-		fmt.Fprintf(w, "not reproduced: %s\n", u)
+		notef(w, "not reproduced: %s", u)
 	}
 	return nil
 }
