@@ -71,12 +71,7 @@ func TestInstructionsEndToEndMariaDB(t *testing.T) {
 	if ch := rec.Conditions[1].BackendChange; ch == nil || ch.Pct <= 0 {
 		t.Errorf("general-log-file session change %+v; want a rise", ch)
 	}
-	text := stdout
-	for _, want := range []string{"instructions per statement: credit-top1 on ", "session instr/stmt", "other threads instr/run", "general-log-file", "inside do_command"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("report lacks %q:\n%s", want, text)
-		}
-	}
+	wantPrinted(t, stdout, "instructions per statement: credit-top1 on ", "session instr/stmt", "other threads instr/run", "general-log-file", "inside do_command")
 }
 
 // obsbench run --count on a managed PostgreSQL: after the timed runs, the

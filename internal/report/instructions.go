@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -67,18 +66,19 @@ type InstructionsHead struct {
 // baseline, the other processes' (per run: start to shutdown), the spread
 // of repeated runs, and the system calls that the count does not see.
 func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedCondition) {
-	fmt.Fprintf(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %s, intervals 95%% paired by round\n\n",
+	notef(w, "instructions per statement: %s on %s, %d statements counted after %d %s, %s, intervals 95%% paired by round",
 		h.Workload, h.Server, h.Statements, h.Warmup, perSession(h.Sessions), runsEach(h.Rounds, h.Width, conds, "per condition"))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w)
 	scope, who, others, sys := CountScope(h.Threads, h.Sessions), "backend", otherProcesses(h.Threads), "backend"
 	if h.Threads {
 		who, sys = "session", "process"
 	}
-	fmt.Fprintf(tw, "condition\t%s instr/stmt\tchange %% [95%% CI]\truns' spread\t%s instr/run\tchange %% [95%% CI]\t%s syscalls/stmt\tother syscalls/stmt\ts/run\t\n", who, others, sys)
+	t := columns{head: []string{"condition", who + " instr/stmt", "change % [95% CI]", "runs' spread", others + " instr/run", others + " change % [CI]",
+		sys + " syscalls/stmt", "other syscalls/stmt", "s/run"}, left: []bool{true}}
 	var kernel []string
 	for i, c := range conds {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f%%\t%s\t%s\t%s\t%s\t%.0f\t\n", c.Name, thousands(c.Backend), changeText(c.BackendChange),
-			c.BackendSpreadPct, thousands(c.Helpers), changeText(c.HelperChange), syscallText(c.Syscalls), syscallText(c.HelperSyscalls), c.Seconds)
+		t.add(c.Name, thousands(c.Backend), changeText(c.BackendChange), fmt.Sprintf("%.3f%%", c.BackendSpreadPct), thousands(c.Helpers),
+			changeText(c.HelperChange), syscallText(c.Syscalls), syscallText(c.HelperSyscalls), fmt.Sprintf("%.0f", c.Seconds))
 		if i > 0 && conds[0].Syscalls >= 0 && c.Syscalls >= 0 && c.Syscalls-conds[0].Syscalls >= 0.05 {
 			kernel = append(kernel, fmt.Sprintf("%s makes %.2f more system calls per statement than the baseline", c.Name, c.Syscalls-conds[0].Syscalls))
 		}
@@ -86,11 +86,12 @@ func Instructions(w io.Writer, h InstructionsHead, conds []result.CountedConditi
 			kernel = append(kernel, fmt.Sprintf("%s makes the other processes do %.2f more system calls per statement", c.Name, c.HelperSyscalls-conds[0].HelperSyscalls))
 		}
 	}
-	tw.Flush()
+	t.writeFitted(w, 1)
 	queryCounts(w, conds)
-	fmt.Fprintf(w, "\nscope: %s.\n", scope)
+	fmt.Fprintln(w)
+	notef(w, "scope: %s.", scope)
 	for _, k := range kernel {
-		fmt.Fprintf(w, "not counted: %s: the kernel's work for them is outside the count.\n", k)
+		notef(w, "not counted: %s: the kernel's work for them is outside the count.", k)
 	}
 }
 

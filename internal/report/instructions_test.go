@@ -31,6 +31,7 @@ func TestInstructionsTable(t *testing.T) {
 		var b bytes.Buffer
 		report.Instructions(&b, report.InstructionsHead{Server: "test server 1.0", Workload: "credit-top1", Statements: 400, Warmup: 50, Rounds: 3, Threads: c.threads}, conds)
 		compareGolden(t, c.golden, b.Bytes())
+		fitsTerminal(t, b.String())
 	}
 }
 
@@ -52,5 +53,6 @@ func TestInstructionsPerQuery(t *testing.T) {
 	var b bytes.Buffer
 	report.Instructions(&b, report.InstructionsHead{Server: "test server 1.0", Workload: "dss-mix", Statements: 101, Rounds: 4}, conds)
 	compareGolden(t, "testdata/instructions-queries.txt", b.Bytes())
+	fitsTerminal(t, b.String())
 	checkHas(t, "table", b.String(), "per query: the session's instructions per execution", "q02", "+7.78 [+7.76, +7.80]", "9,870,123")
 }

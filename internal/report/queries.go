@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -16,21 +15,20 @@ func queryCounts(w io.Writer, conds []result.CountedCondition) {
 	if len(conds) == 0 || len(conds[0].Queries) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nper query: the session's instructions per execution, from its start to the next statement's (each session's last statement left out: its count holds the session's end too); change % [95% CI] against the baseline, paired by round")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "query\texecutions/run\tbaseline instr/exec")
+	fmt.Fprintln(w)
+	notef(w, "per query: the session's instructions per execution, from its start to the next statement's (each session's last statement left out: its count holds the session's end too); change %% [95%% CI] against the baseline, paired by round")
+	t := columns{head: []string{"query", "executions/run", "baseline instr/exec"}, left: []bool{true}}
 	for _, c := range conds[1:] {
-		fmt.Fprintf(tw, "\t%s", c.Name)
+		t.head = append(t.head, c.Name)
 	}
-	fmt.Fprintln(tw, "\t")
 	for _, q := range conds[0].Queries {
-		fmt.Fprintf(tw, "%s\t%d\t%s", shortStatement(q.Name), q.Executions, thousands(q.PerExec))
+		row := []string{shortStatement(q.Name), fmt.Sprint(q.Executions), thousands(q.PerExec)}
 		for _, c := range conds[1:] {
-			fmt.Fprintf(tw, "\t%s", changeText(queryChange(c, q.Name)))
+			row = append(row, changeText(queryChange(c, q.Name)))
 		}
-		fmt.Fprintln(tw, "\t")
+		t.add(row...)
 	}
-	tw.Flush()
+	t.writeFitted(w, 1)
 }
 
 // queryChange is condition c's change on query name, nil if it has none.

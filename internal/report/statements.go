@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/obsbench/obsbench/internal/result"
@@ -21,12 +19,17 @@ func Statements(w io.Writer, s result.Summary) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nlatency per statement (mean ms over each condition's window, as pgbench -r; count in brackets):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  statement\t"+strings.Join(m.Names, "\t")+"\t")
-	for _, r := range m.Rows {
-		fmt.Fprintln(tw, "  "+r.Name+"\t"+strings.Join(r.Values, "\t")+"\t")
+	return statementTable(w, m.Names, m.Rows)
+}
+
+// statementTable writes a row per statement, a column per condition, as
+// many columns beside the statements as the width takes.
+func statementTable(w io.Writer, names []string, rows []counterRow) error {
+	t := columns{head: append([]string{"statement"}, names...), left: []bool{true}}
+	for _, r := range rows {
+		t.add(append([]string{r.Name}, r.Values...)...)
 	}
-	return tw.Flush()
+	return t.writeFitted(w, 1)
 }
 
 // statementMatrix is a row per statement, a column per condition (Names),

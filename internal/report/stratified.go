@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/obsbench/obsbench/internal/result"
 )
@@ -97,10 +95,5 @@ func serverCPUMatrix(w io.Writer, s result.Summary) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nserver CPU per statement (mean ms of the session's server process or thread, user and kernel):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  statement\t"+strings.Join(m.Names, "\t")+"\t")
-	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+r.Name+"\t"+strings.Join(r.Values, "\t")+"\t")
-	}
-	return tw.Flush()
+	return statementTable(w, m.Names, rows)
 }
