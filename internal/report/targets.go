@@ -49,20 +49,7 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		}
 	}
 
-	fmt.Fprintln(w, "\nfiltered-out round: the same target recording nothing (a filter no event passes)")
-	round := columns{head: []string{"target", "as is", "filtered out", "events recorded (filtered out)"}, left: []bool{true}}
-	for _, t := range targets {
-		f, ok := at[[2]string{t, study.VariantFilteredOut}]
-		if !ok {
-			continue
-		}
-		asIs := "-"
-		if o, ok := at[[2]string{t, study.VariantAsIs}]; ok {
-			asIs = cell(o)
-		}
-		round.add(t, asIs, cell(f), events(byName[f].Events))
-	}
-	if err := round.writeFitted(w, 1); err != nil {
+	if err := filteredOutRound(w, targets, at, cell, byName); err != nil {
 		return err
 	}
 
@@ -97,6 +84,25 @@ func Targets(w io.Writer, st study.Study, s result.Summary) error {
 		notes = append(notes, note)
 	}
 	return endCells(w, cells, notes, st)
+}
+
+// filteredOutRound writes study 3's filtered-out round: each target's
+// filtered-out variant beside the target as is, with what it recorded.
+func filteredOutRound(w io.Writer, targets []string, at map[[2]string]string, cell func(string) string, byName map[string]result.ConditionSummary) error {
+	fmt.Fprintln(w, "\nfiltered-out round: the same target recording nothing (a filter no event passes)")
+	round := columns{head: []string{"target", "as is", "filtered out", "events recorded (filtered out)"}, left: []bool{true}}
+	for _, t := range targets {
+		f, ok := at[[2]string{t, study.VariantFilteredOut}]
+		if !ok {
+			continue
+		}
+		asIs := "-"
+		if o, ok := at[[2]string{t, study.VariantAsIs}]; ok {
+			asIs = cell(o)
+		}
+		round.add(t, asIs, cell(f), events(byName[f].Events))
+	}
+	return round.writeFitted(w, 1)
 }
 
 // TargetsCounted writes study 3's tables of a counted run alone
