@@ -25,9 +25,7 @@ func conditionsByName(s result.Summary) map[string]result.ConditionSummary {
 // the original set-up it stands for and its top waits, signatures marked.
 // Every line fits textWidth.
 func Study(w io.Writer, st study.Study, s result.Summary) error {
-	notef(w, "%s", st.Title)
-	notef(w, "%s", st.Question)
-	fmt.Fprintln(w)
+	studyHeading(w, st)
 	byName := conditionsByName(s)
 	t := columns{head: []string{"set-up", "stmts/s", "overhead % [CI]", "events rec/exec"}, left: []bool{true}}
 	for _, r := range st.Rows {
