@@ -167,17 +167,8 @@ func (c *Experiment) resolveWorkload() error {
 	if d, err := dataset.Lookup(c.wl.Dataset); err == nil && d.Scale != nil && c.wl.HasParam("scale") {
 		scale = c.wl.Value("scale") // a dataset of one size: --scale is the workload's own (pgbench's :scale)
 	}
-	c.ds, err = workloadDataset(c.wl, scale)
+	c.ds, err = c.wl.DatasetAt(scale)
 	return err
-}
-
-// workloadDataset is wl's dataset at scale, shrunk as wl's --shrink says.
-func workloadDataset(wl workload.Meta, scale int) (dataset.Dataset, error) {
-	ds, err := dataset.Scaled(wl.Dataset, scale)
-	if err != nil || !wl.HasParam("shrink") {
-		return ds, err
-	}
-	return ds.Shrunk(wl.Value("shrink"))
 }
 
 // resolveMethod chooses the method when none was given, and sets a

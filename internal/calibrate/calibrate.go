@@ -295,10 +295,7 @@ func digitsApart(x, lo, hi float64) int {
 // creates the results directory out. The caller closes the server
 // (closeServer).
 func openCalibration(ctx context.Context, wl workload.Meta, out string, getenv func(string) string, logf func(string, ...any)) (engine.Server, dataset.Dataset, error) {
-	ds, err := dataset.Lookup(wl.Dataset)
-	if err == nil && wl.HasParam("shrink") {
-		ds, err = ds.Shrunk(wl.Value("shrink"))
-	}
+	ds, err := wl.DatasetAt(1)
 	if err != nil {
 		return nil, dataset.Dataset{}, err
 	}

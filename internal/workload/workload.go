@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/obsbench/obsbench/internal/dataset"
 )
 
 // Conn is what a workload needs from one database session.
@@ -356,6 +358,15 @@ func (m Meta) Counted() Meta {
 		panic("workload: " + err.Error()) // a parameter's Max is in its range
 	}
 	return c
+}
+
+// DatasetAt is m's dataset at scale, shrunk as m's --shrink says.
+func (m Meta) DatasetAt(scale int) (dataset.Dataset, error) {
+	ds, err := dataset.Scaled(m.Dataset, scale)
+	if err != nil || !m.HasParam("shrink") {
+		return ds, err
+	}
+	return ds.Shrunk(m.Value("shrink"))
 }
 
 // HasParam says whether m takes parameter name.
