@@ -19,12 +19,11 @@ type columns struct {
 // add appends a row of cells.
 func (t *columns) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// write writes the table, its columns two spaces apart, no line ending
-// in spaces.
-func (t *columns) write(w io.Writer) error {
-	all := append([][]string{t.head}, t.rows...)
+// widths are the columns' widths: each its widest cell's, the head's
+// included.
+func (t *columns) widths() []int {
 	var width []int
-	for _, row := range all {
+	for _, row := range append([][]string{t.head}, t.rows...) {
 		for i, cell := range row {
 			if i == len(width) {
 				width = append(width, 0)
@@ -32,8 +31,15 @@ func (t *columns) write(w io.Writer) error {
 			width[i] = max(width[i], utf8.RuneCountInString(cell))
 		}
 	}
+	return width
+}
+
+// write writes the table, its columns two spaces apart, no line ending
+// in spaces.
+func (t *columns) write(w io.Writer) error {
+	width := t.widths()
 	var b strings.Builder
-	for _, row := range all {
+	for _, row := range append([][]string{t.head}, t.rows...) {
 		var line strings.Builder
 		for i, cell := range row {
 			if i > 0 {
@@ -57,12 +63,7 @@ func (t *columns) write(w io.Writer) error {
 // the others in order, as many beside them as fit. A column too wide to
 // fit beside the names gets a table of its own.
 func (t *columns) writeFitted(w io.Writer, keep int) error {
-	width := make([]int, len(t.head))
-	for _, row := range append([][]string{t.head}, t.rows...) {
-		for i, cell := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(cell))
-		}
-	}
+	width := t.widths()
 	base := 0
 	for _, n := range width[:keep] {
 		base += n + 2
