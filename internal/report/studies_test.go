@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -75,7 +76,7 @@ func TestReliabilityVerdicts(t *testing.T) {
 		if err := report.Reliability(&b, tc.r); err != nil {
 			t.Fatal(err)
 		}
-		checkHas(t, "reliability", strings.ReplaceAll(b.String(), "\n    ", " "), tc.want...)
+		checkHas(t, "reliability", joinWrapped(b.String()), tc.want...)
 		fitsTerminal(t, b.String())
 	}
 }
@@ -124,8 +125,7 @@ func TestTargetsLossColumns(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-sqlserver-loss.txt"), b.Bytes())
 	fitsTerminal(t, b.String())
-	// A note wrapped at the width reads as one line again.
-	checkHas(t, "table", strings.ReplaceAll(b.String(), "\n  ", " "), "184,233 recorded (not per statement)", "(engine: 37 buffers lost)", "(engine: blocked 1,840 (unit undocumented))", "(engine: 1,200 lost, 12 buffers lost)",
+	checkHas(t, "table", joinWrapped(b.String()), "184,233 recorded (not per statement)", "(engine: 37 buffers lost)", "(engine: blocked 1,840 (unit undocumented))", "(engine: 1,200 lost, 12 buffers lost)",
 		"700,000 recorded (not per statement) *", "0 recorded (not per statement)")
 }
 
@@ -159,7 +159,7 @@ func TestTargetsCounted(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-counted.txt"), b.Bytes())
 	fitsTerminal(t, b.String())
-	checkHas(t, "table", strings.ReplaceAll(b.String(), "\n  ", " "), "101 statements after 101 in each session, 4 run(s) each", "spread 0.004%", "+0.10 [0.09, 0.11]", "not counted")
+	checkHas(t, "table", joinWrapped(b.String()), "101 statements after 101 in each session, 4 run(s) each", "spread 0.004%", "+0.10 [0.09, 0.11]", "not counted")
 }
 
 // A counted run of study 3 alone: the condensed table of counted
@@ -187,7 +187,7 @@ func TestTargetsCountedOnly(t *testing.T) {
 	}
 	compareGolden(t, filepath.Join("testdata", "targets-counted-only.txt"), b.Bytes())
 	fitsTerminal(t, b.String())
-	checkHas(t, "table", strings.ReplaceAll(b.String(), "\n  ", " "), "101 statements after 0, 8 run(s) each", "spread 0.128%", "other threads instr/run", "+0.10 [0.05, 0.15]", "+1.00 [0.00, 2.00]", "not counted")
+	checkHas(t, "table", joinWrapped(b.String()), "101 statements after 0, 8 run(s) each", "spread 0.128%", "other threads instr/run", "+0.10 [0.05, 0.15]", "+1.00 [0.00, 2.00]", "not counted")
 	if strings.Contains(b.String(), "overhead %") {
 		t.Errorf("a counted run alone shows a timed column:\n%s", b.String())
 	}
@@ -202,3 +202,7 @@ func fitsTerminal(t *testing.T, out string) {
 		}
 	}
 }
+
+// joinWrapped is out with each note wrapped at the width read as one line
+// again: a line break and the indent after it become a space.
+func joinWrapped(out string) string { return regexp.MustCompile(`\n +`).ReplaceAllString(out, " ") }

@@ -136,11 +136,7 @@ func TestBadOptions(t *testing.T) {
 func TestLaunchDeleteCleanup(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	srv := kubetest.Start(t)
-	client, err := NewAPIAt(srv.URL, srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, client := startAPI(t)
 	objs, _ := Build(options(), "s3cret")
 	l, err := Launch(ctx, client, objs, dir)
 	if err != nil {
@@ -334,17 +330,13 @@ func TestDeployManifests(t *testing.T) {
 // taken, an object not there.
 func TestAPIRefusals(t *testing.T) {
 	ctx := context.Background()
-	srv := kubetest.Start(t)
-	api, err := NewAPIAt(srv.URL, srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, api := startAPI(t)
 	objs, _ := Build(options(), "s3cret")
 	secrets, _ := Collection("Secret", "perf")
 	if err := api.Create(ctx, secrets, objs.Secret); err != nil {
 		t.Fatal(err)
 	}
-	err = api.Create(ctx, secrets, objs.Secret)
+	err := api.Create(ctx, secrets, objs.Secret)
 	if !IsAlreadyExists(err) || IsNotFound(err) || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second create: %v; want already exists, with the server's message", err)
 	}
@@ -355,4 +347,15 @@ func TestAPIRefusals(t *testing.T) {
 	if _, err := Collection("ConfigMap", "perf"); err == nil {
 		t.Error("a kind obsbench never creates has a path")
 	}
+}
+
+// startAPI starts an API server in memory and returns it with a client.
+func startAPI(t *testing.T) (*kubetest.Server, *API) {
+	t.Helper()
+	srv := kubetest.Start(t)
+	api, err := NewAPIAt(srv.URL, srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, api
 }
