@@ -25,7 +25,9 @@ var layoutWidths = []int{1280, 390}
 //     wider than the window;
 //   - chart labels that overlap: the boxes of two labels of one chart
 //     (its SVG text and its legend's entries) intersect, or a label
-//     sticks out of its chart.
+//     sticks out of its chart; and the same for the text a script drew
+//     on a canvas (an axis's values and title), as canvasLabels recorded
+//     it.
 const layoutScript = `
 var out = [];
 function where(e) {
@@ -87,7 +89,65 @@ document.querySelectorAll(".chart").forEach(function (c) {
 		}
 	});
 });
+(window.__canvasLabels || []).forEach(function (c) {
+	var name = "canvas in #" + ((c.canvas.closest("[id]") || {}).id || "?");
+	var w = c.canvas.clientWidth, h = c.canvas.clientHeight;
+	if (w === 0) return;
+	c.labels.forEach(function (a, i) {
+		if (a.left < -0.5 || a.top < -0.5 || a.right > w + 0.5 || a.bottom > h + 0.5) {
+			out.push("a label sticks out of its chart: " + JSON.stringify(a.text) + " " + name);
+		}
+		for (var j = i + 1; j < c.labels.length; j++) {
+			var b = c.labels[j];
+			if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) {
+				out.push("labels overlap: " + JSON.stringify(a.text) + " and " + JSON.stringify(b.text) + " " + name);
+			}
+		}
+	});
+});
 return out;`
+
+// canvasLabels runs before a page's own scripts and records, for each
+// canvas, the box of every text drawn on it since it was last cleared
+// whole (a chart redrawn at a new size clears it first), in CSS pixels
+// from the canvas's top left corner: the box the text's own glyphs take
+// (measureText's actual bounding box at the alignment and baseline it
+// was drawn with), through the context's transform (a y axis's title is
+// drawn turned).
+const canvasLabels = `
+window.__canvasLabels = [];
+(function () {
+	var P = CanvasRenderingContext2D.prototype, fill = P.fillText, clear = P.clearRect;
+	function entry(canvas) {
+		for (var i = 0; i < window.__canvasLabels.length; i++) {
+			if (window.__canvasLabels[i].canvas === canvas) return window.__canvasLabels[i];
+		}
+		var e = {canvas: canvas, labels: []};
+		window.__canvasLabels.push(e);
+		return e;
+	}
+	P.clearRect = function (x, y, w, h) {
+		var t = this.getTransform(), c = this.canvas;
+		if (t.isIdentity && x <= 0 && y <= 0 && x + w >= c.width && y + h >= c.height) entry(c).labels = [];
+		return clear.apply(this, arguments);
+	};
+	P.fillText = function (text, x, y) {
+		var m = this.measureText(text), t = this.getTransform(), c = this.canvas;
+		var sx = c.clientWidth ? c.clientWidth / c.width : 1, sy = c.clientHeight ? c.clientHeight / c.height : 1;
+		var xs = [], ys = [];
+		[[x - m.actualBoundingBoxLeft, y - m.actualBoundingBoxAscent], [x + m.actualBoundingBoxRight, y - m.actualBoundingBoxAscent],
+			[x - m.actualBoundingBoxLeft, y + m.actualBoundingBoxDescent], [x + m.actualBoundingBoxRight, y + m.actualBoundingBoxDescent]].forEach(function (p) {
+			var q = t.transformPoint(new DOMPoint(p[0], p[1]));
+			xs.push(q.x * sx);
+			ys.push(q.y * sy);
+		});
+		if (String(text).trim() !== "") {
+			entry(c).labels.push({text: String(text), left: Math.min.apply(null, xs), right: Math.max.apply(null, xs),
+				top: Math.min.apply(null, ys), bottom: Math.max.apply(null, ys)});
+		}
+		return fill.apply(this, arguments);
+	};
+})();`
 
 // openAt loads page in the session's window at width px and waits for
 // its charts to be drawn.
@@ -162,6 +222,17 @@ const brokenPage = `<!DOCTYPE html><html><head><meta charset="utf-8"><meta name=
 <table><tr><td>baseline</td><td>slower</td></tr></table>
 <p class="box">text that runs out of its box</p>
 <div class="chart" id="chart-broken"><svg width="200" height="40"><text x="10" y="20">overhead</text><text x="30" y="20">label</text></svg></div>
+<div class="chart" id="chart-canvas"><canvas width="200" height="60"></canvas></div>
+<script>
+var ctx = document.querySelector("#chart-canvas canvas").getContext("2d");
+ctx.font = "12px sans-serif";
+ctx.clearRect(0, 0, 200, 60);
+ctx.fillText("10,000", 10, 30);
+ctx.fillText("20,000", 30, 30);
+ctx.translate(5, 50);
+ctx.rotate(-Math.PI / 2);
+ctx.fillText("statements/s", 0, 0);
+</script>
 </body></html>`
 
 // The layout checks fail a page laid out as the first report was: a word
@@ -179,7 +250,8 @@ func TestLayoutChecksFailInChromium(t *testing.T) {
 	t.Cleanup(func() { wd.call(t, "DELETE", "/session/"+session, nil) })
 	for _, w := range layoutWidths {
 		got := strings.Join(layoutProblems(t, wd, session, page, w), "\n")
-		for _, want := range []string{`the word "baseline" is broken`, "text runs out of its box", "labels overlap"} {
+		for _, want := range []string{`the word "baseline" is broken`, "text runs out of its box", "labels overlap: text in #chart-broken",
+			`labels overlap: "10,000" and "20,000" canvas in #chart-canvas`, `a label sticks out of its chart: "statements/s" canvas in #chart-canvas`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("at %d px the checks miss %q; they found:\n%s", w, want, got)
 			}

@@ -212,7 +212,8 @@ func startChromeDriver(t *testing.T) webDriver {
 
 // newSession starts headless Chromium with every network request sent to
 // a proxy that does not exist and every name unresolvable: the network is
-// off for the page.
+// off for the page. Its pages record the text drawn on their canvases
+// (canvasLabels).
 func (wd webDriver) newSession(t *testing.T) string {
 	t.Helper()
 	raw := wd.call(t, "POST", "/session", map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
@@ -230,6 +231,10 @@ func (wd webDriver) newSession(t *testing.T) string {
 	if err := json.Unmarshal(raw, &s); err != nil || s.SessionID == "" {
 		t.Fatalf("new session: %s %v", raw, err)
 	}
+	// The text a page's scripts draw on canvases is recorded for
+	// layoutScript (canvasLabels), from the first script of every page on.
+	wd.call(t, "POST", "/session/"+s.SessionID+"/goog/cdp/execute", map[string]any{
+		"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": map[string]any{"source": canvasLabels}})
 	return s.SessionID
 }
 
