@@ -16,9 +16,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-# Four, not more: six at a time left a wait sampler no sample in a run,
-# a duet's known cost below its interval and a load sweep's higher load
-# slower than its lower one.
+# Four, not more: six at a time starved the timed tests whose checks need
+# the CPU (below) even at the normal priority.
 JOBS=${JOBS:-4}
 # -trimpath keeps the checkout's directory out of the build: a fresh clone
 # in a new directory reuses what Go's build cache holds from earlier builds
@@ -119,11 +118,13 @@ fi
 # little as 0.2 of their 0.5 CPU), and a lossy audit sink that must lose
 # records (only statements that outrun its reader's 1 MiB/s fill its
 # pipe: at nice 10 four sessions ran 1,666 a second, and none was lost),
-# and a wait sampler that must see a standby's waits. So do tests of
-# little CPU that would wait their turn behind the timed ones: the
-# outsider's 122 attempts to get in (14 s alone, 125 s at nice 10), and a
-# study at a fixed rate (34 s alone, 64 s at nice 10).
-export normal="TestCalibrateDuet TestStudyAuditLossyFails TestStudySyncCommit TestOtherAccountsKeptOut TestStudySyncCommitMariaDB"
+# a wait sampler that must see a standby's waits, and a sweep of loads
+# whose higher load must run faster (each load's rate comes from a probe
+# of its own, which a starved moment reads low). So do tests of
+# little CPU that at nice 10 wait their turn behind the timed ones, taking
+# several times as long as alone: the outsider's attempts to get in, and
+# a study at a fixed rate.
+export normal="TestCalibrateDuet TestStudyAuditLossyFails TestStudySyncCommit TestOtherAccountsKeptOut TestStudySyncCommitMariaDB TestLoadSweepMariaDB"
 one() { # one test of cmd/obsbench, in its own process
 	local name=$1 start end code nice=10
 	if grep -qxF "$name" scripts/test-fixed-work.txt || [[ " $normal " == *" $name "* ]]; then
