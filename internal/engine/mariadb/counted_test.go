@@ -119,15 +119,16 @@ func TestCountInstructionsMariaDB(t *testing.T) {
 		short, long := lifetime(100), lifetime(1100)
 		per[i] = (float64(long.Commands()) - float64(short.Commands())) / 1000
 		// The session of n statements is the last connection: its part
-		// alone differs by the same 1000 statements. To 1%, not to the
+		// alone differs by the same 1000 statements. To 10%, not to the
 		// lifetimes' 0.3%: what the warm session before it meets of the
 		// server's first-time work moves with timing, and on a busy
-		// machine the two lifetimes' warm sessions differ by more than
-		// 0.3% of the measured work. A split at the wrong place would be
-		// off by whole sessions.
+		// machine the two lifetimes' warm sessions differed by 3% of the
+		// measured work. A split at the wrong place would be off by whole
+		// sessions: the part of the warm one, or of none, differs by
+		// nothing.
 		last := func(t mariadb.Tally) float64 { return float64(t.Connections[len(t.Connections)-2]) }
-		if d := (last(long) - last(short)) / 1000; math.Abs(d-per[i])/per[i] > 0.01 {
-			t.Errorf("the sessions' own parts differ by %.1f instructions a statement, the lifetimes by %.1f: want the same to 1%%", d, per[i])
+		if d := (last(long) - last(short)) / 1000; math.Abs(d-per[i])/per[i] > 0.1 {
+			t.Errorf("the sessions' own parts differ by %.1f instructions a statement, the lifetimes by %.1f: want the same to 10%%", d, per[i])
 		}
 		t.Logf("lifetimes of 100 and 1100 statements: commands %d and %d, rest %d and %d", short.Commands(), long.Commands(), short.Rest, long.Rest)
 	}
