@@ -70,6 +70,14 @@ document.querySelectorAll("td, th, p, li, h1, h2, h3, .legend > span").forEach(f
 		out.push("text runs out of its box, " + e.scrollWidth + " px in " + e.clientWidth + ": " + where(e));
 	}
 });
+// Boxes with left, right, top and bottom, half a pixel of rounding let
+// through.
+function outside(a, f) {
+	return a.left < f.left - 0.5 || a.right > f.right + 0.5 || a.top < f.top - 0.5 || a.bottom > f.bottom + 0.5;
+}
+function overlap(a, b) {
+	return a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+}
 document.querySelectorAll(".chart").forEach(function (c) {
 	var labels = Array.prototype.slice.call(c.querySelectorAll("svg text, .legend > span"));
 	var boxes = labels.map(function (e) { return e.getBoundingClientRect(); });
@@ -78,12 +86,12 @@ document.querySelectorAll(".chart").forEach(function (c) {
 		var ba = boxes[i];
 		if (ba.width === 0) return;
 		var svg = a.closest("svg"), f = svg ? svg.getBoundingClientRect() : frame;
-		if (ba.left < f.left - 0.5 || ba.right > f.right + 0.5 || ba.top < f.top - 0.5 || ba.bottom > f.bottom + 0.5) {
+		if (outside(ba, f)) {
 			out.push("a label sticks out of its chart: " + where(a));
 		}
 		for (var j = i + 1; j < labels.length; j++) {
 			var bb = boxes[j];
-			if (bb.width > 0 && ba.left < bb.right - 0.5 && bb.left < ba.right - 0.5 && ba.top < bb.bottom - 0.5 && bb.top < ba.bottom - 0.5) {
+			if (bb.width > 0 && overlap(ba, bb)) {
 				out.push("labels overlap: " + where(a) + " and " + where(labels[j]));
 			}
 		}
@@ -91,15 +99,15 @@ document.querySelectorAll(".chart").forEach(function (c) {
 });
 (window.__canvasLabels || []).forEach(function (c) {
 	var name = "canvas in #" + ((c.canvas.closest("[id]") || {}).id || "?");
-	var w = c.canvas.clientWidth, h = c.canvas.clientHeight;
-	if (w === 0) return;
+	var f = {left: 0, top: 0, right: c.canvas.clientWidth, bottom: c.canvas.clientHeight};
+	if (f.right === 0) return;
 	c.labels.forEach(function (a, i) {
-		if (a.left < -0.5 || a.top < -0.5 || a.right > w + 0.5 || a.bottom > h + 0.5) {
+		if (outside(a, f)) {
 			out.push("a label sticks out of its chart: " + JSON.stringify(a.text) + " " + name);
 		}
 		for (var j = i + 1; j < c.labels.length; j++) {
 			var b = c.labels[j];
-			if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5) {
+			if (overlap(a, b)) {
 				out.push("labels overlap: " + JSON.stringify(a.text) + " and " + JSON.stringify(b.text) + " " + name);
 			}
 		}
