@@ -203,6 +203,9 @@ func fitsTerminal(t *testing.T, out string) {
 	}
 }
 
+// wrapBreak is a line break and the indent after it in a wrapped note.
+var wrapBreak = regexp.MustCompile(`\n +`)
+
 // joinWrapped is out with each note wrapped at the width read as one line
 // again: a line break and the indent after it become a space.
-func joinWrapped(out string) string { return regexp.MustCompile(`\n +`).ReplaceAllString(out, " ") }
+func joinWrapped(out string) string { return wrapBreak.ReplaceAllString(out, " ") }
