@@ -34,7 +34,7 @@ if grep -E '^\S+ /dev/shm tmpfs ' /proc/mounts | grep -qvE '[ ,]noexec[ ,]'; the
 else
 	work=$(mktemp -d /tmp/obt-XXXXXX)
 fi
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"; rmdir /sys/fs/cgroup/unified/"$(basename "$work")"-* 2>/dev/null' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"; [ -z "${acct:-}" ] || rmdir "$acct"-* 2>/dev/null' EXIT
 # Others may pass through $work to their own directories in t, as in
 # /tmp, but not list or read it.
 chmod 711 "$work"
@@ -49,7 +49,7 @@ mkdir -m 700 "$work/templates" && export OBSBENCH_INITDB_TEMPLATES="$work/templa
 GO=$GO ./scripts/lint.sh quick > "$work/lint.log" 2>&1 &
 lintpid=$!
 
-# The end-to-end tests' binary first, with the machine to itself: the
+# The end-to-end tests' binary first, before the packages start: the
 # queue is the longest part of the run, and on a machine whose build cache
 # is cold it waited for this build while the packages compiled beside it.
 # The packages compile little more after it (their own tests).
