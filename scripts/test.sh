@@ -56,37 +56,35 @@ lintpid=$!
 $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 (cd cmd/obsbench && "$work/cmd.test" -test.list '.*') | grep '^Test' > "$work/all" || exit 1
 
-# The timed tests' processes, their servers included, share a control
-# group of a quarter of the normal CPU weight: their nice value does not
-# reach their servers. pg_ctl starts each PostgreSQL server in a session of
-# its own, and where the kernel groups tasks by session (autogroup,
-# Debian's default) a session gets as much CPU as any other, whatever its
-# processes' nice value; autogroup applies only outside control groups.
-# The other tests stay outside such a group: there each of their servers
-# under valgrind, a session of its own, gets a full share, which a group
-# of the test's would have split (a test of 24 counted server lifetimes
-# took 500 s instead of 300). cgroup v1's cpu controller where it is
-# mounted (obsbench's own twin groups are made there too), else v2's.
-# A group of v2 (beside v1's) also counts the CPU each test used, which
-# its line says: on two cores that, more than its time, is what a test
-# costs the others.
+# Each test's processes, servers included, share one control group, which
+# weighs their CPU against the other tests': the priorities below hold
+# for the servers a test starts too. A nice value does not reach them:
+# pg_ctl starts each PostgreSQL server in a session of its own, and where
+# the kernel groups tasks by session (autogroup, Debian's default), a
+# session's processes together get as much CPU as any other session's,
+# whatever their nice value. In a group of its own they do not: autogroup
+# applies only outside control groups. cgroup v1's cpu controller where
+# it is mounted (obsbench's own twin groups are made there too), else v2's.
+# The same group (v2's, beside v1's) counts the CPU a test used, which its
+# line says: on two cores that, more than its time, is what a test costs
+# the others.
 weigh="" acct=""
 base=$(basename "$work")
 if [ -w /sys/fs/cgroup/cpu/cgroup.procs ] && [ -f /sys/fs/cgroup/cpu/cpu.shares ]; then
-	weigh=/sys/fs/cgroup/cpu/$base wfile=cpu.shares wlow=256
+	weigh=/sys/fs/cgroup/cpu/$base wfile=cpu.shares wnormal=1024
 	[ -w /sys/fs/cgroup/unified/cgroup.procs ] && acct=/sys/fs/cgroup/unified/$base
 elif [ -w /sys/fs/cgroup/cgroup.procs ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
-	weigh=/sys/fs/cgroup/$base wfile=cpu.weight wlow=25 acct=$weigh
+	weigh=/sys/fs/cgroup/$base wfile=cpu.weight wnormal=100 acct=$weigh
 fi
-export weigh acct wfile wlow
-# enter NAME [low]: the calling shell joins group NAME: of the low weight
-# if asked, else only to count its CPU (where that is a group apart).
+export weigh acct wfile wnormal
+# enter NAME PARTS: the calling shell joins group NAME, of PARTS quarters
+# of the normal weight (4: a test at the normal priority).
 enter() {
-	if [ "${2:-}" = low ] && [ -n "$weigh" ] && mkdir "$weigh-$1" 2>/dev/null; then
-		echo $wlow > "$weigh-$1/$wfile"
+	if [ -n "$weigh" ] && { [ -d "$weigh-$1" ] || mkdir "$weigh-$1"; } 2>/dev/null; then
+		echo $((wnormal * $2 / 4)) > "$weigh-$1/$wfile"
 		echo $BASHPID > "$weigh-$1/cgroup.procs"
 	fi
-	if [ -n "$acct" ] && [ "$acct" != "$weigh" ] && mkdir "$acct-$1" 2>/dev/null; then
+	if [ -n "$acct" ] && { [ -d "$acct-$1" ] || mkdir "$acct-$1"; } 2>/dev/null; then
 		echo $BASHPID > "$acct-$1/cgroup.procs"
 	fi
 }
@@ -117,7 +115,8 @@ heavy="internal/app:TestInstructionsRecoverCalibrationMix"
 skip=$(for h in $heavy; do printf '%s|' "^${h#*:}\$"; done)
 t0=$(date +%s)
 (
-	enter packages
+	# Two test processes at a time, and their servers: twice a test's weight.
+	enter packages 8
 	$GO test -count=1 -timeout 50m -skip "${skip%|}" $pkgs > "$work/pkgs.log" 2>&1
 	code=$?
 	echo "packages: $(($(date +%s) - t0))s$(cpuof packages)" >> "$work/pkgs.log"
@@ -125,7 +124,7 @@ t0=$(date +%s)
 ) &
 pkgpid=$!
 (
-	enter heavy
+	enter heavy 1
 	code=0
 	for h in $heavy; do
 		name=${h#*:}
@@ -157,9 +156,9 @@ fi
 # Most of the queue's tests measure for a fixed time and take whatever CPU
 # they are given; the tests of fixed work (scripts/test-fixed-work.txt:
 # rounds of fixed work, counted runs, replays) take as long as their CPU
-# lasts. Those run at the normal priority and the rest at nice 10, in a
-# group of low weight (above), so the timed tests do not stretch the
-# fixed-work ones beside them. So do the
+# lasts. Those run at the normal priority and the rest at a quarter of its
+# weight (and nice 10, which is all there is where no group can be made),
+# so the timed tests do not stretch the fixed-work ones beside them. So do the
 # timed tests whose check needs the CPU: a known cost recovered by duet
 # (at nice 10 its twins' servers, which inherit the priority, got as
 # little as 0.2 of their 0.5 CPU), and a lossy audit sink that must lose
@@ -173,13 +172,13 @@ fi
 # a study at a fixed rate.
 export normal="TestCalibrateDuet TestStudyAuditLossyFails TestStudySyncCommit TestOtherAccountsKeptOut TestStudySyncCommitMariaDB TestLoadSweepMariaDB"
 one() { # one test of cmd/obsbench, in its own process
-	local name=$1 start end code nice=10 weight=low cpu
+	local name=$1 start end code nice=10 parts=1 cpu
 	if grep -qxF "$name" scripts/test-fixed-work.txt || [[ " $normal " == *" $name "* ]]; then
-		nice=0 weight=""
+		nice=0 parts=4
 	fi
 	start=$(date +%s)
 	(
-		enter "$name" $weight
+		enter "$name" $parts
 		cd cmd/obsbench && exec nice -n $nice "$work/cmd.test" -test.v -test.count=1 -test.timeout 30m -test.run "^${name}\$" > "$work/$name.log" 2>&1
 	)
 	code=$?
