@@ -34,7 +34,7 @@ if grep -E '^\S+ /dev/shm tmpfs ' /proc/mounts | grep -qvE '[ ,]noexec[ ,]'; the
 else
 	work=$(mktemp -d /tmp/obt-XXXXXX)
 fi
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"; rmdir ${weigh:+"$weigh"-*} ${acct:+"$acct"-*} 2>/dev/null' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"; [ -z "${acct:-}" ] || rmdir "$acct"-* 2>/dev/null' EXIT
 # Others may pass through $work to their own directories in t, as in
 # /tmp, but not list or read it.
 chmod 711 "$work"
@@ -56,48 +56,6 @@ lintpid=$!
 $GO test -c -o "$work/cmd.test" ./cmd/obsbench || exit 1
 (cd cmd/obsbench && "$work/cmd.test" -test.list '.*') | grep '^Test' > "$work/all" || exit 1
 
-# Each test's processes, servers included, share one control group, which
-# weighs their CPU against the other tests': the priorities below hold
-# for the servers a test starts too. A nice value does not reach them:
-# pg_ctl starts each PostgreSQL server in a session of its own, and where
-# the kernel groups tasks by session (autogroup, Debian's default), a
-# session's processes together get as much CPU as any other session's,
-# whatever their nice value. In a group of its own they do not: autogroup
-# applies only outside control groups. cgroup v1's cpu controller where
-# it is mounted (obsbench's own twin groups are made there too), else v2's.
-# The same group (v2's, beside v1's) counts the CPU a test used, which its
-# line says: on two cores that, more than its time, is what a test costs
-# the others.
-weigh="" acct=""
-base=$(basename "$work")
-if [ -w /sys/fs/cgroup/cpu/cgroup.procs ] && [ -f /sys/fs/cgroup/cpu/cpu.shares ]; then
-	weigh=/sys/fs/cgroup/cpu/$base wfile=cpu.shares wnormal=1024
-	[ -w /sys/fs/cgroup/unified/cgroup.procs ] && acct=/sys/fs/cgroup/unified/$base
-elif [ -w /sys/fs/cgroup/cgroup.procs ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
-	weigh=/sys/fs/cgroup/$base wfile=cpu.weight wnormal=100 acct=$weigh
-fi
-export weigh acct wfile wnormal
-# enter NAME PARTS: the calling shell joins group NAME, of PARTS quarters
-# of the normal weight (4: a test at the normal priority).
-enter() {
-	if [ -n "$weigh" ] && { [ -d "$weigh-$1" ] || mkdir "$weigh-$1"; } 2>/dev/null; then
-		echo $((wnormal * $2 / 4)) > "$weigh-$1/$wfile"
-		echo $BASHPID > "$weigh-$1/cgroup.procs"
-	fi
-	if [ -n "$acct" ] && { [ -d "$acct-$1" ] || mkdir "$acct-$1"; } 2>/dev/null; then
-		echo $BASHPID > "$acct-$1/cgroup.procs"
-	fi
-}
-# cpuof NAME: ", N CPU-s", what group NAME's processes used, and the
-# group removed; nothing where there is no group to read.
-cpuof() {
-	if [ -n "$acct" ] && [ -f "$acct-$1/cpu.stat" ]; then
-		awk '/^usage_usec/ { printf ", %d CPU-s", $2 / 1e6 }' "$acct-$1/cpu.stat"
-	fi
-	rmdir "$weigh-$1" "$acct-$1" 2>/dev/null
-}
-export -f enter cpuof
-
 # The packages, two at a time as go test does on two cores, beside the
 # queue. go test starts them in the order given: the longest first, so
 # that none of them is left running alone at the end.
@@ -115,16 +73,13 @@ heavy="internal/app:TestInstructionsRecoverCalibrationMix"
 skip=$(for h in $heavy; do printf '%s|' "^${h#*:}\$"; done)
 t0=$(date +%s)
 (
-	# Two test processes at a time, and their servers: twice a test's weight.
-	enter packages 8
 	$GO test -count=1 -timeout 50m -skip "${skip%|}" $pkgs > "$work/pkgs.log" 2>&1
 	code=$?
-	echo "packages: $(($(date +%s) - t0))s$(cpuof packages)" >> "$work/pkgs.log"
+	echo "packages: $(($(date +%s) - t0))s" >> "$work/pkgs.log"
 	exit $code
 ) &
 pkgpid=$!
 (
-	enter heavy 1
 	code=0
 	for h in $heavy; do
 		name=${h#*:}
@@ -139,7 +94,7 @@ pkgpid=$!
 			code=1
 		fi
 	done
-	echo "heavy tests (nice 10): $(($(date +%s) - t0))s$(cpuof heavy)" >> "$work/heavy.log"
+	echo "heavy tests (nice 10): $(($(date +%s) - t0))s" >> "$work/heavy.log"
 	exit $code
 ) &
 heavypid=$!
@@ -156,9 +111,8 @@ fi
 # Most of the queue's tests measure for a fixed time and take whatever CPU
 # they are given; the tests of fixed work (scripts/test-fixed-work.txt:
 # rounds of fixed work, counted runs, replays) take as long as their CPU
-# lasts. Those run at the normal priority and the rest at a quarter of its
-# weight (and nice 10, which is all there is where no group can be made),
-# so the timed tests do not stretch the fixed-work ones beside them. So do the
+# lasts. Those run at the normal priority and the rest at nice 10, so the
+# timed tests do not stretch the fixed-work ones beside them. So do the
 # timed tests whose check needs the CPU: a known cost recovered by duet
 # (at nice 10 its twins' servers, which inherit the priority, got as
 # little as 0.2 of their 0.5 CPU), and a lossy audit sink that must lose
@@ -171,19 +125,35 @@ fi
 # several times as long as alone: the outsider's attempts to get in, and
 # a study at a fixed rate.
 export normal="TestCalibrateDuet TestStudyAuditLossyFails TestStudySyncCommit TestOtherAccountsKeptOut TestStudySyncCommitMariaDB TestLoadSweepMariaDB"
+# Where cgroup v2 is mounted beside v1's cpu controller (which obsbench's
+# own groups use there), each test runs in a v2 group of its own, and its
+# line says the CPU all its processes used, servers included (they leave
+# the test's process tree, not its group): on two cores that, more than
+# its time, is what a test costs the others.
+acct=""
+if [ -w /sys/fs/cgroup/unified/cgroup.procs ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+	acct=/sys/fs/cgroup/unified/$(basename "$work")
+fi
+export acct
 one() { # one test of cmd/obsbench, in its own process
-	local name=$1 start end code nice=10 parts=1 cpu
+	local name=$1 start end code nice=10 group="" cpu=""
 	if grep -qxF "$name" scripts/test-fixed-work.txt || [[ " $normal " == *" $name "* ]]; then
-		nice=0 parts=4
+		nice=0
+	fi
+	if [ -n "$acct" ] && mkdir "$acct-$name" 2>/dev/null; then
+		group=$acct-$name
 	fi
 	start=$(date +%s)
 	(
-		enter "$name" $parts
+		[ -z "$group" ] || echo $BASHPID > "$group/cgroup.procs"
 		cd cmd/obsbench && exec nice -n $nice "$work/cmd.test" -test.v -test.count=1 -test.timeout 30m -test.run "^${name}\$" > "$work/$name.log" 2>&1
 	)
 	code=$?
 	end=$(date +%s)
-	cpu=$(cpuof "$name")
+	if [ -n "$group" ]; then
+		cpu=", $(awk '/^usage_usec/ { printf "%d", $2 / 1e6 }' "$group/cpu.stat") CPU-s"
+		rmdir "$group" 2>/dev/null
+	fi
 	if [ $code -eq 0 ] && ! grep -q '^--- SKIP' "$work/$name.log"; then
 		echo "ok    cmd/obsbench $name $((end - start))s$cpu"
 	elif [ $code -eq 0 ]; then
