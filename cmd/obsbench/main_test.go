@@ -564,7 +564,7 @@ func TestRunAlternation(t *testing.T) {
 	// read the wrong sign; the run is then made once more, and must not
 	// fail so twice.
 	if c.CPUChange == nil || c.CPUChange.Pct <= 0 {
-		t.Logf("cpu change %+v: made once more", c.CPUChange)
+		t.Logf("cpu change %+v: the run made again", c.CPUChange)
 		for _, r := range runs {
 			t.Logf("run %s: %d seconds of CPU samples, %d of the driver's, server CPU %+v, phases %+v",
 				r.Condition, len(r.Usage.PerSecond), len(analysis.TotalPerSecond(r.Driver.PerSecond)), r.Usage.Server, r.Phases)
