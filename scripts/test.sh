@@ -22,7 +22,10 @@ JOBS=${JOBS:-4}
 # -trimpath keeps the checkout's directory out of the build: a fresh clone
 # in a new directory reuses what Go's build cache holds from earlier builds
 # instead of compiling every package of the module again, beside the tests.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+# The test binaries carry no DWARF debugging data (a panic's stack trace
+# reads the binary's own line table, not DWARF): on a cold build cache
+# the end-to-end tests' binary takes a tenth less CPU to build.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath -gcflags=all=-dwarf=false -ldflags=-w"
 # The tests' servers live in $TMPDIR. Where /dev/shm is a tmpfs that
 # allows programs to run, TMPDIR is a directory there: on ext4, creating
 # the thousands of files of a server started and removed moments after
