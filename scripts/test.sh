@@ -123,10 +123,10 @@ fi
 # servers was tried: the suite took no less time, its CPU went elsewhere,
 # and a sink that must fall behind no longer did.) So do the
 # timed tests whose check needs the CPU: a known cost recovered by duet
-# (at nice 10 its twins' servers, which inherit the priority, got as
-# little as 0.2 of their 0.5 CPU), and a lossy audit sink that must lose
-# records (only statements that outrun its reader's 1 MiB/s fill its
-# pipe: at nice 10 four sessions ran 1,666 a second, and none was lost),
+# (at nice 10 its twins' servers got as little as 0.2 of their 0.5 CPU),
+# and a lossy audit sink that must lose records (only statements that
+# outrun its reader's 1 MiB/s fill its pipe: at nice 10 four sessions ran
+# 1,666 a second, and none was lost),
 # a wait sampler that must see a standby's waits, and a sweep of loads
 # whose higher load must run faster (each load's rate comes from a probe
 # of its own, which a starved moment reads low). So do tests of
